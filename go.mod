@@ -1,0 +1,3 @@
+module github.com/polydbg/polydbg
+
+go 1.26
