@@ -1,0 +1,421 @@
+package vm
+
+import (
+	"github.com/polydbg/polydbg/kite/compile"
+)
+
+// incTab[op] adds one step and op's cycles to the loop's packed counter.
+var incTab = func() (t [256]uint64) {
+	for op, c := range compile.Cycles {
+		t[op] = 1<<32 | uint64(c)
+	}
+	return t
+}()
+
+// flush moves the loop's packed counter into the VM's counters.
+func (vm *VM) flush(acc uint64) {
+	vm.steps += int64(acc >> 32)
+	vm.cycles += int64(uint32(acc))
+}
+
+// run executes from the top frame until a boundary frame returns, and returns its result.
+// Hot state lives in locals; it is written back to the VM (sync) before anything that can
+// look at the VM: a builtin, a hook, an error.
+func (vm *VM) run() (Value, error) {
+	code := vm.code
+	stack := vm.stack
+	sp := vm.sp
+	fr := &vm.frames[len(vm.frames)-1]
+	pc, fp := fr.pc, fr.fp
+	// acc counts executed instructions (high 32 bits) and their cycles (low 32 bits) since
+	// the last flush into vm.steps and vm.cycles: one add per instruction for both.
+	var acc uint64
+	var err error
+
+	// Before anything that can look at the VM (a builtin, a hook, an error) the loop writes
+	// its state back (fr.pc, vm.sp, the counters) and reads it again afterwards. They are
+	// written out, not closures, so that the hot locals stay in registers.
+	for {
+		ins := code[pc]
+		pc++
+		if compile.Opcode(ins) == compile.BREAK {
+			// A trap patched over the instruction at pc-1: let the debugger look, then run
+			// the original instruction.
+			tpc := pc - 1
+			if vm.hook != nil && vm.evalDepth == 0 {
+				fr.pc, vm.sp = tpc, sp
+				vm.flush(acc)
+				acc = 0
+				err = vm.trap(tpc)
+				code, stack, sp = vm.code, vm.stack, vm.sp
+				fr = &vm.frames[len(vm.frames)-1]
+				if err != nil {
+					pc = tpc + 1
+					goto fail
+				}
+			}
+			ins = vm.orig[tpc]
+		}
+		acc += incTab[compile.Opcode(ins)]
+		switch op := compile.Opcode(ins); op {
+		case compile.LOADLOCAL:
+			stack[sp] = stack[fp+int(ins>>8)]
+			sp++
+		case compile.STORELOCAL:
+			sp--
+			stack[fp+int(ins>>8)] = stack[sp]
+		case compile.SMALLINT:
+			stack[sp] = Value{k: IntKind, n: uint64(int64(int32(ins) >> 8))}
+			sp++
+		case compile.CONST:
+			stack[sp] = vm.consts[ins>>8]
+			sp++
+		case compile.ADD:
+			x, y := &stack[sp-2], &stack[sp-1]
+			if x.k == IntKind && y.k == IntKind {
+				x.n += y.n
+			} else if *x, err = vm.arith(op, *x, *y); err != nil {
+				goto fail
+			}
+			sp--
+		case compile.SUB:
+			x, y := &stack[sp-2], &stack[sp-1]
+			if x.k == IntKind && y.k == IntKind {
+				x.n -= y.n
+			} else if *x, err = vm.arith(op, *x, *y); err != nil {
+				goto fail
+			}
+			sp--
+		case compile.MUL:
+			x, y := &stack[sp-2], &stack[sp-1]
+			if x.k == IntKind && y.k == IntKind {
+				x.n = uint64(int64(x.n) * int64(y.n))
+			} else if *x, err = vm.arith(op, *x, *y); err != nil {
+				goto fail
+			}
+			sp--
+		case compile.DIV, compile.MOD:
+			x, y := &stack[sp-2], &stack[sp-1]
+			if x.k == IntKind && y.k == IntKind && y.n != 0 {
+				if op == compile.DIV {
+					x.n = uint64(int64(x.n) / int64(y.n))
+				} else {
+					x.n = uint64(int64(x.n) % int64(y.n))
+				}
+			} else if *x, err = vm.arith(op, *x, *y); err != nil {
+				goto fail
+			}
+			sp--
+		case compile.LT, compile.LE, compile.GT, compile.GE:
+			x, y := &stack[sp-2], &stack[sp-1]
+			if x.k == IntKind && y.k == IntKind {
+				a, b := int64(x.n), int64(y.n)
+				var r bool
+				switch op {
+				case compile.LT:
+					r = a < b
+				case compile.LE:
+					r = a <= b
+				case compile.GT:
+					r = a > b
+				default:
+					r = a >= b
+				}
+				*x = Bool(r)
+			} else if *x, err = compare(op, *x, *y); err != nil {
+				goto fail
+			}
+			sp--
+		case compile.EQ:
+			stack[sp-2] = Bool(Equal(stack[sp-2], stack[sp-1]))
+			sp--
+		case compile.NE:
+			stack[sp-2] = Bool(!Equal(stack[sp-2], stack[sp-1]))
+			sp--
+		case compile.JUMPFALSE:
+			sp--
+			if v := &stack[sp]; v.k == BoolKind {
+				if v.n == 0 {
+					pc = int(ins >> 8)
+				}
+			} else if !v.Truth() {
+				pc = int(ins >> 8)
+			}
+		case compile.JUMP:
+			pc = int(ins >> 8)
+		case compile.LOOP:
+			pc = int(ins >> 8)
+			vm.flush(acc)
+			acc = 0
+			if vm.cycles >= vm.checkAt || vm.interrupt.Load() {
+				fr.pc, vm.sp = pc, sp
+				err = vm.safePoint()
+				code, stack, sp = vm.code, vm.stack, vm.sp
+				fr = &vm.frames[len(vm.frames)-1]
+				if err != nil {
+					goto fail
+				}
+			}
+		case compile.LOADGLOBAL:
+			v := vm.globals[ins>>8]
+			if v.k == undefKind {
+				err = vm.errorf("undefined variable %s", vm.Prog.Globals[ins>>8].Name)
+				goto fail
+			}
+			stack[sp] = v
+			sp++
+		case compile.STOREGLOBAL:
+			g := &vm.globals[ins>>8]
+			if g.k == undefKind {
+				err = vm.errorf("undefined variable %s", vm.Prog.Globals[ins>>8].Name)
+				goto fail
+			}
+			sp--
+			*g = stack[sp]
+		case compile.DEFGLOBAL:
+			sp--
+			vm.globals[ins>>8] = stack[sp]
+		case compile.LOADBUILTIN:
+			stack[sp] = vm.builtins[ins>>8]
+			sp++
+		case compile.CALL:
+			n := int(ins >> 8)
+			callee := stack[sp-n-1]
+			if callee.k == FuncKind {
+				cl := callee.Closure()
+				f := cl.Fn
+				if n != f.NumParams {
+					err = vm.errorf("wrong argument count: %s expects %d, got %d", fnDisplayName(f.Name), f.NumParams, n)
+					goto fail
+				}
+				if len(vm.frames) >= vm.maxDepth {
+					err = vm.errorf("stack overflow (more than %d frames)", vm.maxDepth)
+					goto fail
+				}
+				if vm.pure > 0 {
+					err = vm.errorf("calling %s is not allowed in pure mode", fnDisplayName(f.Name))
+					goto fail
+				}
+				newfp := sp - n
+				if need := newfp + f.NumLocals + f.MaxStack + 8; need > len(stack) {
+					vm.sp = sp
+					vm.ensureStack(need)
+					stack = vm.stack
+				}
+				for i := sp; i < newfp+f.NumLocals; i++ {
+					stack[i] = Value{}
+				}
+				sp = newfp + f.NumLocals
+				fr.pc = pc
+				vm.frames = append(vm.frames, Frame{cl: cl, pc: f.Entry, fp: newfp, base: newfp - 1})
+				fr = &vm.frames[len(vm.frames)-1]
+				fp, pc = newfp, f.Entry
+				vm.flush(acc)
+				acc = 0
+				if vm.cycles >= vm.checkAt || vm.interrupt.Load() {
+					fr.pc, vm.sp = pc, sp
+					err = vm.safePoint()
+					code, stack, sp = vm.code, vm.stack, vm.sp
+					fr = &vm.frames[len(vm.frames)-1]
+					if err != nil {
+						goto fail
+					}
+				}
+			} else if callee.k == BuiltinKind {
+				b := callee.Builtin()
+				if vm.pure > 0 && !b.Pure {
+					err = vm.errorf("%s is impure and cannot be called in pure mode", b.Name)
+					goto fail
+				}
+				fr.pc, vm.sp = pc-1, sp
+				vm.flush(acc)
+				acc = 0
+				var res Value
+				res, err = b.Fn(vm, stack[sp-n:sp])
+				code, stack, sp = vm.code, vm.stack, vm.sp
+				fr = &vm.frames[len(vm.frames)-1]
+				fr.pc = pc
+				if err != nil {
+					goto fail
+				}
+				sp -= n + 1
+				stack[sp] = res
+				sp++
+			} else {
+				err = vm.errorf("cannot call a value of type %s", callee.TypeName())
+				goto fail
+			}
+		case compile.RETURN, compile.RETURNNIL:
+			var res Value
+			if op == compile.RETURN {
+				res = stack[sp-1]
+			}
+			sp = fr.base
+			stack[sp] = res
+			boundary := fr.boundary
+			vm.frames = vm.frames[:len(vm.frames)-1]
+			if boundary {
+				vm.sp = sp
+				vm.flush(acc)
+				return res, nil
+			}
+			sp++
+			fr = &vm.frames[len(vm.frames)-1]
+			pc, fp = fr.pc, fr.fp
+		case compile.HALT:
+			vm.sp = fr.base
+			vm.frames = vm.frames[:len(vm.frames)-1]
+			vm.flush(acc)
+			return Nil, nil
+		case compile.POP:
+			sp--
+		case compile.NIL:
+			stack[sp] = Value{}
+			sp++
+		case compile.TRUE:
+			stack[sp] = True
+			sp++
+		case compile.FALSE:
+			stack[sp] = False
+			sp++
+		case compile.DUP2:
+			stack[sp], stack[sp+1] = stack[sp-2], stack[sp-1]
+			sp += 2
+		case compile.LOADCELL:
+			stack[sp] = (*Cell)(stack[fp+int(ins>>8)].p).V
+			sp++
+		case compile.STORECELL:
+			sp--
+			(*Cell)(stack[fp+int(ins>>8)].p).V = stack[sp]
+		case compile.INITCELL:
+			sp--
+			stack[fp+int(ins>>8)] = cellValue(&Cell{V: stack[sp]})
+		case compile.LOADFREE:
+			stack[sp] = fr.cl.Free[ins>>8].V
+			sp++
+		case compile.STOREFREE:
+			sp--
+			fr.cl.Free[ins>>8].V = stack[sp]
+		case compile.NEG:
+			v := &stack[sp-1]
+			switch v.k {
+			case IntKind:
+				v.n = uint64(-int64(v.n))
+			case FloatKind:
+				*v = Float(-v.Float())
+			default:
+				err = vm.errorf("bad operand type for unary -: %s", v.TypeName())
+				goto fail
+			}
+		case compile.NOT:
+			stack[sp-1] = Bool(!stack[sp-1].Truth())
+		case compile.JUMPFALSEKEEP:
+			if !stack[sp-1].Truth() {
+				pc = int(ins >> 8)
+			} else {
+				sp--
+			}
+		case compile.JUMPTRUEKEEP:
+			if stack[sp-1].Truth() {
+				pc = int(ins >> 8)
+			} else {
+				sp--
+			}
+		case compile.MAKELIST:
+			n := int(ins >> 8)
+			items := make([]Value, n)
+			copy(items, stack[sp-n:sp])
+			sp -= n
+			stack[sp] = ListOf(items)
+			sp++
+		case compile.MAKEMAP:
+			n := int(ins >> 8)
+			m := NewMap(n)
+			for i := sp - 2*n; i < sp; i += 2 {
+				if !m.Set(stack[i], stack[i+1]) {
+					err = vm.errorf("invalid map key of type %s (keys are int, string or bool)", stack[i].TypeName())
+					goto fail
+				}
+			}
+			sp -= 2 * n
+			stack[sp] = MapValue(m)
+			sp++
+		case compile.INDEX:
+			if stack[sp-2], err = vm.index(stack[sp-2], stack[sp-1]); err != nil {
+				goto fail
+			}
+			sp--
+		case compile.SETINDEX:
+			if err = vm.setIndex(stack[sp-3], stack[sp-2], stack[sp-1]); err != nil {
+				goto fail
+			}
+			sp -= 3
+		case compile.CLOSURE:
+			f := vm.Prog.Funcs[ins>>8]
+			cl := &Closure{Fn: f}
+			if len(f.Free) > 0 {
+				cl.Free = make([]*Cell, len(f.Free))
+				for i, fv := range f.Free {
+					if fv.FromLocal {
+						cl.Free[i] = (*Cell)(stack[fp+fv.Index].p)
+					} else {
+						cl.Free[i] = fr.cl.Free[fv.Index]
+					}
+				}
+			}
+			stack[sp] = FuncValue(cl)
+			sp++
+		case compile.INTERP:
+			n := int(ins >> 8)
+			var s string
+			if s, err = vm.interp(stack[sp-n : sp]); err != nil {
+				goto fail
+			}
+			sp -= n
+			stack[sp] = Str(s)
+			sp++
+		case compile.ITER, compile.ITER2:
+			if stack[sp-1], err = vm.newIter(stack[sp-1], op == compile.ITER2); err != nil {
+				goto fail
+			}
+		case compile.RANGEITER:
+			if stack[sp-3], err = rangeIter(stack[sp-3], stack[sp-2], stack[sp-1]); err != nil {
+				goto fail
+			}
+			sp -= 2
+		case compile.NEXT:
+			it := stack[sp-1].iter()
+			if it.kind == iterRange {
+				if (it.step > 0 && it.i < it.end) || (it.step < 0 && it.i > it.end) {
+					stack[sp] = Value{k: IntKind, n: uint64(it.i)}
+					it.i += it.step
+					sp++
+				} else {
+					sp--
+					pc = int(ins >> 8)
+				}
+			} else if k, v, ok := it.next(); ok {
+				stack[sp] = k
+				sp++
+				if it.pairs {
+					stack[sp] = v
+					sp++
+				}
+			} else {
+				sp--
+				pc = int(ins >> 8)
+			}
+		case compile.NOP:
+		default:
+			err = vm.errorf("invalid instruction %d at pc %d", ins, pc-1)
+			goto fail
+		}
+		continue
+
+	fail:
+		// The failing instruction is pc-1 of the top frame.
+		fr.pc, vm.sp = pc-1, sp
+		vm.flush(acc)
+		return Nil, vm.raise(err)
+	}
+}
