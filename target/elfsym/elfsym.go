@@ -1,0 +1,523 @@
+// Package elfsym reads what a native or remote debugger needs from an ELF file and its
+// DWARF: functions, line tables both ways, call frame information (.debug_frame and
+// .eh_frame, with polydbg's own CFA interpreter) for unwinding, including through a
+// Cortex-M exception entry, and variables through DWARF location expressions.
+//
+// Every address in the API is a run-time address: File.Bias (the load bias of a PIE) is
+// added to link-time addresses on the way out and subtracted on the way in. On ARM, Thumb
+// addresses have bit 0 cleared. Target memory and registers are reached through the small
+// Memory and Registers interfaces, so the package serves any target.
+package elfsym
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Memory reads target memory.
+type Memory interface {
+	ReadMemory(addr uint64, n int) ([]byte, error)
+}
+
+// Registers gives register values by DWARF register number.
+type Registers interface {
+	Register(dwarfReg int) (uint64, bool)
+}
+
+// Pseudo DWARF register numbers for Cortex-M stack pointers (not in the ARM DWARF ABI): a
+// Registers implementation that knows them lets Unwind follow an exception frame on PSP.
+const (
+	RegARMMSP = 0x10000 + iota
+	RegARMPSP
+)
+
+// Arch describes the machine of an ELF file.
+type Arch struct {
+	Machine   elf.Machine
+	Name      string // "x86-64", "arm", "aarch64", "386"
+	PtrSize   int
+	ByteOrder binary.ByteOrder
+	SP, PC    int // DWARF numbers (PC is -1 where DWARF has none)
+	RA        int // default return address column
+	FP        int // frame pointer register, -1 if none
+	RegNames  []string
+}
+
+// RegName is the conventional name of a DWARF register ("" when unknown).
+func (a *Arch) RegName(n int) string {
+	if n >= 0 && n < len(a.RegNames) {
+		return a.RegNames[n]
+	}
+	return ""
+}
+
+// RegNum finds a DWARF register by name.
+func (a *Arch) RegNum(name string) (int, bool) {
+	for i, n := range a.RegNames {
+		if n == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func archOf(f *elf.File) (*Arch, error) {
+	a := &Arch{Machine: f.Machine, ByteOrder: f.ByteOrder, FP: -1}
+	switch f.Machine {
+	case elf.EM_X86_64:
+		a.Name, a.PtrSize, a.SP, a.PC, a.RA, a.FP = "x86-64", 8, 7, 16, 16, 6
+		a.RegNames = []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+			"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"}
+	case elf.EM_386:
+		a.Name, a.PtrSize, a.SP, a.PC, a.RA, a.FP = "386", 4, 4, 8, 8, 5
+		a.RegNames = []string{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "eip"}
+	case elf.EM_ARM:
+		a.Name, a.PtrSize, a.SP, a.PC, a.RA, a.FP = "arm", 4, 13, 15, 14, 11
+		a.RegNames = []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9",
+			"r10", "r11", "r12", "sp", "lr", "pc"}
+	case elf.EM_AARCH64:
+		a.Name, a.PtrSize, a.SP, a.PC, a.RA, a.FP = "aarch64", 8, 31, -1, 30, 29
+		for i := range 31 {
+			a.RegNames = append(a.RegNames, fmt.Sprintf("x%d", i))
+		}
+		a.RegNames = append(a.RegNames, "sp")
+	default:
+		return nil, fmt.Errorf("elfsym: unsupported machine %v", f.Machine)
+	}
+	return a, nil
+}
+
+// Func is a function.
+type Func struct {
+	Name      string
+	Low, High uint64 // link-time [Low, High)
+	File      string
+	Line      int
+	entry     dwarf.Offset // DW_TAG_subprogram, 0 when known only from the symbol table
+	frameBase []byte
+	cu        dwarf.Offset
+}
+
+// LineRow is one row of a line table.
+type LineRow struct {
+	Addr   uint64 // link-time
+	File   string
+	Line   int
+	Column int
+	IsStmt bool
+	End    bool // end of a sequence: Addr is the first address after it
+}
+
+// File is an ELF file with its symbols.
+type File struct {
+	ELF   *elf.File
+	DWARF *dwarf.Data // nil when the file has no debug info
+	Arch  *Arch
+	// Bias is added to every link-time address (the load bias of a PIE; 0 otherwise).
+	Bias uint64
+
+	funcs  []*Func   // sorted by Low
+	rows   []LineRow // sorted by Addr; sequences separated by End rows
+	files  []string  // every source file of the line tables
+	frames *cfiTable
+	closer func() error
+}
+
+// Open opens and reads an ELF file.
+func Open(path string) (*File, error) {
+	ef, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("elfsym: %w", err)
+	}
+	f, err := New(ef)
+	if err != nil {
+		ef.Close()
+		return nil, err
+	}
+	f.closer = ef.Close
+	return f, nil
+}
+
+// New reads symbols from an opened ELF file.
+func New(ef *elf.File) (*File, error) {
+	arch, err := archOf(ef)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{ELF: ef, Arch: arch}
+	if d, err := ef.DWARF(); err == nil {
+		f.DWARF = d
+		if err := f.readDWARF(); err != nil {
+			return nil, err
+		}
+	}
+	f.readSymtab()
+	sort.Slice(f.funcs, func(i, j int) bool { return f.funcs[i].Low < f.funcs[j].Low })
+	sort.SliceStable(f.rows, func(i, j int) bool { return f.rows[i].Addr < f.rows[j].Addr })
+	f.frames, err = readCFI(ef, arch)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Close closes the ELF file when Open opened it.
+func (f *File) Close() error {
+	if f.closer != nil {
+		return f.closer()
+	}
+	return nil
+}
+
+// IsPIE reports whether the file is position independent (its load bias is not known
+// until it runs).
+func (f *File) IsPIE() bool { return f.ELF.Type == elf.ET_DYN }
+
+// Entry is the run-time entry point.
+func (f *File) Entry() uint64 { return f.clearThumb(f.ELF.Entry) + f.Bias }
+
+func (f *File) clearThumb(a uint64) uint64 {
+	if f.Arch.Machine == elf.EM_ARM {
+		return a &^ 1
+	}
+	return a
+}
+
+func (f *File) readDWARF() error {
+	r := f.DWARF.Reader()
+	seenFile := map[string]bool{}
+	for {
+		cu, err := r.Next()
+		if err != nil {
+			return fmt.Errorf("elfsym: DWARF: %w", err)
+		}
+		if cu == nil {
+			break
+		}
+		if cu.Tag != dwarf.TagCompileUnit {
+			r.SkipChildren()
+			continue
+		}
+		if lr, err := f.DWARF.LineReader(cu); err == nil && lr != nil {
+			var le dwarf.LineEntry
+			for {
+				if err := lr.Next(&le); err != nil {
+					break
+				}
+				name := ""
+				if le.File != nil {
+					name = le.File.Name
+				}
+				if name != "" && !seenFile[name] {
+					seenFile[name] = true
+					f.files = append(f.files, name)
+				}
+				f.rows = append(f.rows, LineRow{Addr: f.clearThumb(le.Address), File: name, Line: le.Line,
+					Column: le.Column, IsStmt: le.IsStmt, End: le.EndSequence})
+			}
+		}
+		cuOff := cu.Offset
+		if !cu.Children {
+			continue
+		}
+		// Walk the CU's tree, collecting subprograms at any depth.
+		depth := 1
+		for depth > 0 {
+			e, err := r.Next()
+			if err != nil {
+				return fmt.Errorf("elfsym: DWARF: %w", err)
+			}
+			if e == nil {
+				break
+			}
+			if e.Tag == 0 {
+				depth--
+				continue
+			}
+			if e.Tag == dwarf.TagSubprogram {
+				if fn := f.funcFromEntry(e, cuOff); fn != nil {
+					f.funcs = append(f.funcs, fn)
+				}
+			}
+			if e.Children {
+				depth++
+			}
+		}
+	}
+	return nil
+}
+
+func (f *File) funcFromEntry(e *dwarf.Entry, cu dwarf.Offset) *Func {
+	name, _ := e.Val(dwarf.AttrName).(string)
+	lowv, ok := e.Val(dwarf.AttrLowpc).(uint64)
+	if !ok || name == "" {
+		return nil
+	}
+	var high uint64
+	switch h := e.Val(dwarf.AttrHighpc).(type) {
+	case uint64:
+		high = h
+	case int64:
+		high = lowv + uint64(h)
+	default:
+		return nil
+	}
+	fn := &Func{Name: name, Low: f.clearThumb(lowv), High: f.clearThumb(high), entry: e.Offset, cu: cu}
+	if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+		fn.Line = int(l)
+	}
+	if fb, ok := e.Val(dwarf.AttrFrameBase).([]byte); ok {
+		fn.frameBase = fb
+	}
+	return fn
+}
+
+// readSymtab adds functions of the symbol table that DWARF does not describe.
+func (f *File) readSymtab() {
+	syms, err := f.ELF.Symbols()
+	if err != nil {
+		return
+	}
+	known := map[uint64]bool{}
+	for _, fn := range f.funcs {
+		known[fn.Low] = true
+	}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Value == 0 || s.Name == "" {
+			continue
+		}
+		low := f.clearThumb(s.Value)
+		if known[low] {
+			continue
+		}
+		known[low] = true
+		size := s.Size
+		if size == 0 {
+			size = 1
+		}
+		f.funcs = append(f.funcs, &Func{Name: s.Name, Low: low, High: low + size})
+	}
+}
+
+// Funcs returns every function (link-time addresses; add Bias for run time).
+func (f *File) Funcs() []*Func { return f.funcs }
+
+// Files returns the source files of the line tables.
+func (f *File) Files() []string { return f.files }
+
+// FuncByName finds a function by name.
+func (f *File) FuncByName(name string) (*Func, bool) {
+	var best *Func
+	for _, fn := range f.funcs {
+		if fn.Name == name {
+			if fn.entry != 0 {
+				return fn, true
+			}
+			best = fn
+		}
+	}
+	return best, best != nil
+}
+
+// FuncAt finds the function containing the run-time pc.
+func (f *File) FuncAt(pc uint64) *Func {
+	a := f.clearThumb(pc - f.Bias)
+	i := sort.Search(len(f.funcs), func(i int) bool { return f.funcs[i].Low > a }) - 1
+	for ; i >= 0; i-- {
+		fn := f.funcs[i]
+		if a >= fn.Low && a < fn.High {
+			return fn
+		}
+		if fn.Low+1<<20 < a { // no function spans that far back
+			break
+		}
+	}
+	return nil
+}
+
+// Location is a source position.
+type Location struct {
+	PC       uint64 // run time
+	File     string
+	Line     int
+	Column   int
+	Function string
+}
+
+func (l Location) String() string {
+	s := fmt.Sprintf("%#x", l.PC)
+	if l.Function != "" {
+		s += " in " + l.Function
+	}
+	if l.File != "" {
+		s += fmt.Sprintf(" at %s:%d", filepath.Base(l.File), l.Line)
+	}
+	return s
+}
+
+// PCToLine maps a run-time pc to its source position. ok is false when no line table row
+// covers it (Function may still be set).
+func (f *File) PCToLine(pc uint64) (loc Location, ok bool) {
+	loc.PC = pc
+	if fn := f.FuncAt(pc); fn != nil {
+		loc.Function = fn.Name
+	}
+	a := f.clearThumb(pc - f.Bias)
+	i := sort.Search(len(f.rows), func(i int) bool { return f.rows[i].Addr > a }) - 1
+	// An end-of-sequence row at the same address as the start of another sequence.
+	for i > 0 && f.rows[i].End && f.rows[i].Addr == a && f.rows[i-1].Addr == a {
+		i--
+	}
+	if i < 0 || f.rows[i].End {
+		return loc, false
+	}
+	// Of several rows at the same address, the last one counts.
+	r := f.rows[i]
+	loc.File, loc.Line, loc.Column = r.File, r.Line, r.Column
+	return loc, true
+}
+
+// ErrNoCode means a line (and every line after it in the file) has no code.
+var ErrNoCode = errors.New("elfsym: no code at or after that line")
+
+// matchFile reports whether the line table file name matches the name a user gave (a full
+// path, or a path suffix such as "loop.c" or "src/loop.c").
+func matchFile(tableName, want string) bool {
+	if tableName == want {
+		return true
+	}
+	if filepath.IsAbs(want) {
+		return filepath.Clean(tableName) == filepath.Clean(want)
+	}
+	return strings.HasSuffix(tableName, "/"+strings.TrimPrefix(want, "./"))
+}
+
+// LineToPCs maps file:line to the run-time addresses where a breakpoint for it goes: for
+// each function with is_stmt rows for the line, the lowest such address. A line without
+// code moves to the next line with code; line reports the line really used.
+func (f *File) LineToPCs(file string, line int) (pcs []uint64, got int, err error) {
+	best := -1
+	found := false
+	for _, r := range f.rows {
+		if r.End || !r.IsStmt || r.Line < line || !matchFile(r.File, file) {
+			continue
+		}
+		found = true
+		if best < 0 || r.Line < best {
+			best = r.Line
+		}
+	}
+	if !found {
+		for _, name := range f.files {
+			if matchFile(name, file) {
+				return nil, 0, fmt.Errorf("%w: %s:%d", ErrNoCode, file, line)
+			}
+		}
+		return nil, 0, fmt.Errorf("elfsym: no source file %q in the line tables", file)
+	}
+	perFunc := map[*Func]uint64{}
+	var loose []uint64
+	for _, r := range f.rows {
+		if r.End || !r.IsStmt || r.Line != best || !matchFile(r.File, file) {
+			continue
+		}
+		fn := f.FuncAt(r.Addr + f.Bias)
+		if fn == nil {
+			loose = append(loose, r.Addr)
+			continue
+		}
+		if a, ok := perFunc[fn]; !ok || r.Addr < a {
+			perFunc[fn] = r.Addr
+		}
+	}
+	for fn, a := range perFunc {
+		// A breakpoint on a function's opening line goes after its prologue, like gdb's.
+		if a == fn.Low {
+			a = f.afterPrologue(fn)
+		}
+		pcs = append(pcs, a+f.Bias)
+	}
+	for _, a := range loose {
+		pcs = append(pcs, a+f.Bias)
+	}
+	sort.Slice(pcs, func(i, j int) bool { return pcs[i] < pcs[j] })
+	return pcs, best, nil
+}
+
+// afterPrologue returns the link-time address of the second line table row of fn (the
+// first statement after the prologue), or fn.Low.
+func (f *File) afterPrologue(fn *Func) uint64 {
+	i := sort.Search(len(f.rows), func(i int) bool { return f.rows[i].Addr > fn.Low })
+	for ; i < len(f.rows) && f.rows[i].Addr < fn.High; i++ {
+		r := f.rows[i]
+		if !r.End && r.Addr > fn.Low {
+			return r.Addr
+		}
+	}
+	return fn.Low
+}
+
+// FuncBreakpoint returns the run-time address for a breakpoint on function name: after its
+// prologue when the line table says where that is.
+func (f *File) FuncBreakpoint(name string) (uint64, error) {
+	fn, ok := f.FuncByName(name)
+	if !ok {
+		return 0, fmt.Errorf("elfsym: no function %q", name)
+	}
+	return f.afterPrologue(fn) + f.Bias, nil
+}
+
+// LineRange returns the run-time range [start, end) of consecutive line table rows around
+// pc that belong to the same source line as pc (for stepping by statement).
+func (f *File) LineRange(pc uint64) (start, end uint64, ok bool) {
+	a := f.clearThumb(pc - f.Bias)
+	i := sort.Search(len(f.rows), func(i int) bool { return f.rows[i].Addr > a }) - 1
+	if i < 0 || f.rows[i].End {
+		return 0, 0, false
+	}
+	line, file := f.rows[i].Line, f.rows[i].File
+	s := i
+	for s > 0 && !f.rows[s-1].End && f.rows[s-1].Line == line && f.rows[s-1].File == file {
+		s--
+	}
+	e := i + 1
+	for e < len(f.rows) && !f.rows[e].End && f.rows[e].Line == line && f.rows[e].File == file {
+		e++
+	}
+	if e >= len(f.rows) {
+		return 0, 0, false
+	}
+	return f.rows[s].Addr + f.Bias, f.rows[e].Addr + f.Bias, true
+}
+
+// IsStmt reports whether the run-time pc starts an is_stmt line table row.
+func (f *File) IsStmt(pc uint64) bool {
+	a := f.clearThumb(pc - f.Bias)
+	i := sort.Search(len(f.rows), func(i int) bool { return f.rows[i].Addr >= a })
+	for ; i < len(f.rows) && f.rows[i].Addr == a; i++ {
+		if f.rows[i].IsStmt && !f.rows[i].End {
+			return true
+		}
+	}
+	return false
+}
+
+// Symbol finds an ELF symbol (function or object) by name: its run-time address and size.
+func (f *File) Symbol(name string) (addr, size uint64, ok bool) {
+	syms, err := f.ELF.Symbols()
+	if err != nil {
+		return 0, 0, false
+	}
+	for _, s := range syms {
+		if s.Name == name && s.Value != 0 {
+			return f.clearThumb(s.Value) + f.Bias, s.Size, true
+		}
+	}
+	return 0, 0, false
+}

@@ -1,0 +1,234 @@
+package elfsym
+
+import (
+	"debug/elf"
+	"fmt"
+)
+
+// Frame is one frame of a backtrace.
+type Frame struct {
+	Index int
+	// PC is the frame's pc at run time: the current pc for frame 0 and for a frame an
+	// exception interrupted, the return address for the other callers (its source position
+	// is looked up at PC-1, the call).
+	PC   uint64
+	CFA  uint64 // canonical frame address (0 when unknown)
+	Func *Func  // nil when no function covers the pc
+	Loc  Location
+	// Interrupted is set when a Cortex-M exception interrupted this frame: the frame above
+	// it is the exception handler (gdb shows "<signal handler called>" between them).
+	Interrupted bool
+	regs        map[int]uint64
+}
+
+// Register returns the value of a DWARF register in this frame, where it is known.
+func (fr *Frame) Register(n int) (uint64, bool) {
+	v, ok := fr.regs[n]
+	return v, ok
+}
+
+// Regs returns the registers known in this frame, by DWARF number.
+func (fr *Frame) Regs() map[int]uint64 { return fr.regs }
+
+type regSet map[int]uint64
+
+func (r regSet) Register(n int) (uint64, bool) { v, ok := r[n]; return v, ok }
+
+// Unwind walks the stack from the current registers: through CFI (.debug_frame /
+// .eh_frame), through Cortex-M exception entries (EXC_RETURN in lr), and with a frame
+// pointer or lr fallback where there is no CFI. It stops after main (like gdb), at an
+// undefined return address, or after max frames.
+func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
+	a := f.Arch
+	cur := regSet{}
+	for n := range a.RegNames {
+		if v, ok := regs.Register(n); ok {
+			cur[n] = v
+		}
+	}
+	var psp uint64
+	var havePSP bool
+	if a.Machine == elf.EM_ARM {
+		psp, havePSP = regs.Register(RegARMPSP)
+	}
+	pcReg := a.PC
+	if pcReg < 0 {
+		pcReg = a.RA // aarch64: the pc is not a DWARF register; the caller provides it as RA
+	}
+	pc, ok := cur[pcReg]
+	if !ok {
+		return nil, fmt.Errorf("elfsym: unwind: no pc")
+	}
+	pc = f.clearThumb(pc)
+	interrupted := false
+	var frames []Frame
+	var prevCFA uint64
+	for i := 0; i < max; i++ {
+		lookup := pc
+		if i > 0 && !interrupted {
+			lookup = pc - 1
+		}
+		fr := Frame{Index: i, PC: pc, Func: f.FuncAt(lookup), regs: cur, Interrupted: interrupted}
+		fr.Loc, _ = f.PCToLine(lookup)
+		fr.Loc.PC = pc
+		caller, ra, cfa, ok := f.unwindStep(i, lookup, cur, mem)
+		fr.CFA = cfa
+		frames = append(frames, fr)
+		if !ok || ra == 0 || (fr.Func != nil && fr.Func.Name == "main") {
+			break
+		}
+		if a.Machine == elf.EM_ARM && ra >= 0xFFFFFFE0 {
+			// EXC_RETURN: the caller is the code the exception interrupted; its registers
+			// were stacked by the hardware on MSP (bit 2 clear) or PSP (bit 2 set).
+			sp := cfa
+			if ra&4 != 0 {
+				if !havePSP {
+					break
+				}
+				sp = psp
+			}
+			b, err := mem.ReadMemory(sp, 32)
+			if err != nil || len(b) < 32 {
+				break
+			}
+			w := func(k int) uint64 { return uint64(a.ByteOrder.Uint32(b[4*k:])) }
+			for k, reg := range []int{0, 1, 2, 3, 12, 14} {
+				caller[reg] = w(k)
+			}
+			xpsr := w(7)
+			size := uint64(0x20)
+			if ra&0x10 == 0 {
+				size = 0x68 // extended frame with the FP registers
+			}
+			if xpsr&(1<<9) != 0 {
+				size += 4 // the hardware aligned the stack
+			}
+			caller[13] = sp + size
+			pc = w(6) &^ 1
+			caller[15] = pc
+			interrupted = true
+			prevCFA = 0
+			cur = caller
+			continue
+		}
+		if i > 0 && !interrupted && cfa != 0 && cfa <= prevCFA {
+			break // the stack must grow towards the callers: stop a loop
+		}
+		prevCFA = cfa
+		interrupted = false
+		pc = f.clearThumb(ra)
+		caller[pcReg] = pc
+		cur = caller
+	}
+	return frames, nil
+}
+
+// unwindStep computes the caller's registers, the return address and the CFA of the frame
+// whose registers are cur and whose pc (for lookup) is lookup.
+func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory) (caller regSet, ra, cfa uint64, ok bool) {
+	a := f.Arch
+	caller = regSet{}
+	for k, v := range cur {
+		caller[k] = v
+	}
+	readPtr := func(addr uint64) (uint64, bool) {
+		b, err := mem.ReadMemory(addr, a.PtrSize)
+		if err != nil || len(b) < a.PtrSize {
+			return 0, false
+		}
+		if a.PtrSize == 8 {
+			return a.ByteOrder.Uint64(b), true
+		}
+		return uint64(a.ByteOrder.Uint32(b)), true
+	}
+	if fde := f.frames.find(lookup - f.Bias); fde != nil {
+		row, err := f.frames.rowAt(fde, lookup-f.Bias)
+		if err != nil {
+			return nil, 0, 0, false
+		}
+		if row.cfa.expr != nil {
+			v, err := f.evalExpr(row.cfa.expr, &exprEnv{regs: cur, mem: mem}, nil)
+			if err != nil || v.Kind != LocMemory {
+				return nil, 0, 0, false
+			}
+			cfa = v.Addr
+		} else {
+			base, ok := cur[row.cfa.reg]
+			if !ok {
+				return nil, 0, 0, false
+			}
+			cfa = uint64(int64(base) + row.cfa.off)
+		}
+		if a.PtrSize == 4 {
+			cfa &= 0xffffffff
+		}
+		raUndefined := false
+		for reg, rule := range row.regs {
+			switch rule.kind {
+			case ruleUndefined:
+				delete(caller, reg)
+				if reg == row.ra {
+					raUndefined = true
+				}
+			case ruleSame, ruleUndefinedDefault:
+			case ruleOffset:
+				v, ok := readPtr(uint64(int64(cfa) + rule.off))
+				if !ok {
+					return nil, 0, 0, false
+				}
+				caller[reg] = v
+			case ruleValOffset:
+				caller[reg] = uint64(int64(cfa) + rule.off)
+			case ruleRegister:
+				if v, ok := cur[rule.reg]; ok {
+					caller[reg] = v
+				} else {
+					delete(caller, reg)
+				}
+			case ruleExpr, ruleValExpr:
+				l, err := f.evalExpr(rule.expr, &exprEnv{regs: cur, mem: mem}, []uint64{cfa})
+				if err != nil {
+					delete(caller, reg)
+					continue
+				}
+				if rule.kind == ruleValExpr {
+					caller[reg] = l.Addr
+				} else if v, ok := readPtr(l.Addr); ok {
+					caller[reg] = v
+				}
+			}
+		}
+		if raUndefined {
+			return caller, 0, cfa, false
+		}
+		ra, ok = caller[row.ra]
+		if !ok {
+			return caller, 0, cfa, false
+		}
+		caller[a.SP] = cfa
+		return caller, ra, cfa, true
+	}
+	// No CFI.
+	switch a.Machine {
+	case elf.EM_ARM:
+		if i == 0 { // a leaf: the return address is still in lr
+			ra, ok = cur[14]
+			return caller, ra, cur[13], ok
+		}
+	case elf.EM_X86_64, elf.EM_386:
+		fp, ok := cur[a.FP]
+		if !ok || fp == 0 {
+			return nil, 0, 0, false
+		}
+		savedFP, ok1 := readPtr(fp)
+		ra, ok2 := readPtr(fp + uint64(a.PtrSize))
+		if !ok1 || !ok2 {
+			return nil, 0, 0, false
+		}
+		cfa = fp + 2*uint64(a.PtrSize)
+		caller[a.FP] = savedFP
+		caller[a.SP] = cfa
+		return caller, ra, cfa, true
+	}
+	return nil, 0, 0, false
+}

@@ -1,0 +1,297 @@
+package gdbremote
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// GDB agent expression bytecodes (GDB manual, "Agent Expressions").
+const (
+	axAdd          = 0x02
+	axLogNot       = 0x0e
+	axBitAnd       = 0x0f
+	axBitOr        = 0x10
+	axEqual        = 0x13
+	axLessSigned   = 0x14
+	axLessUnsigned = 0x15
+	axExt          = 0x16
+	axRef8         = 0x17
+	axRef16        = 0x18
+	axRef32        = 0x19
+	axRef64        = 0x1a
+	axConst8       = 0x22
+	axConst16      = 0x23
+	axConst32      = 0x24
+	axConst64      = 0x25
+	axReg          = 0x26
+	axEnd          = 0x27
+	axSwap         = 0x2b
+)
+
+// ErrNotCompilable means a condition is outside what CompileCondition handles; the caller
+// evaluates it on the host instead.
+var ErrNotCompilable = errors.New("gdbremote: condition cannot be evaluated by the stub")
+
+// AgentVar tells the compiler where a variable of a condition lives at the breakpoint.
+type AgentVar struct {
+	// InReg: the value is register Reg itself (a stub register number).
+	InReg bool
+	// Otherwise the value is in memory at Offset, plus register Reg's value when Reg >= 0.
+	Reg    int
+	Offset int64
+	Size   int // 1, 2, 4 or 8 bytes
+	Signed bool
+}
+
+// AgentResolver resolves a variable name of a condition for the breakpoint's address.
+type AgentResolver func(name string) (AgentVar, error)
+
+// CompileCondition compiles a simple condition into an agent expression: comparisons
+// (== != < <= > >=) of a variable with a constant or another variable, a bare variable
+// (true when non-zero), combined with && / and, || / or, ! / not and parentheses. Anything
+// else returns an error wrapping ErrNotCompilable.
+func CompileCondition(cond string, resolve AgentResolver) ([]byte, error) {
+	toks, err := lexCond(cond)
+	if err != nil {
+		return nil, err
+	}
+	p := &condParser{toks: toks, resolve: resolve}
+	if err := p.or(); err != nil {
+		return nil, err
+	}
+	if p.pos != len(p.toks) {
+		return nil, fmt.Errorf("%w: unexpected %q", ErrNotCompilable, p.toks[p.pos])
+	}
+	p.out = append(p.out, axEnd)
+	return p.out, nil
+}
+
+func lexCond(s string) ([]string, error) {
+	var toks []string
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			i++
+		case strings.HasPrefix(s[i:], "&&") || strings.HasPrefix(s[i:], "||") ||
+			strings.HasPrefix(s[i:], "==") || strings.HasPrefix(s[i:], "!=") ||
+			strings.HasPrefix(s[i:], "<=") || strings.HasPrefix(s[i:], ">="):
+			toks = append(toks, s[i:i+2])
+			i += 2
+		case strings.ContainsRune("<>()!-", rune(c)):
+			toks = append(toks, s[i:i+1])
+			i++
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+			j := i
+			for j < len(s) && (s[j] == '_' || s[j] == '.' || s[j] >= 'a' && s[j] <= 'z' ||
+				s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			toks = append(toks, s[i:j])
+			i = j
+		default:
+			return nil, fmt.Errorf("%w: character %q", ErrNotCompilable, c)
+		}
+	}
+	return toks, nil
+}
+
+type condParser struct {
+	toks    []string
+	pos     int
+	out     []byte
+	resolve AgentResolver
+}
+
+func (p *condParser) peek() string {
+	if p.pos < len(p.toks) {
+		return p.toks[p.pos]
+	}
+	return ""
+}
+
+func (p *condParser) or() error {
+	if err := p.and(); err != nil {
+		return err
+	}
+	for p.peek() == "||" || p.peek() == "or" {
+		p.pos++
+		if err := p.and(); err != nil {
+			return err
+		}
+		p.out = append(p.out, axBitOr)
+	}
+	return nil
+}
+
+func (p *condParser) and() error {
+	if err := p.unary(); err != nil {
+		return err
+	}
+	for p.peek() == "&&" || p.peek() == "and" {
+		p.pos++
+		if err := p.unary(); err != nil {
+			return err
+		}
+		p.out = append(p.out, axBitAnd)
+	}
+	return nil
+}
+
+// unary leaves 0 or 1 on the stack.
+func (p *condParser) unary() error {
+	switch p.peek() {
+	case "!", "not":
+		p.pos++
+		if err := p.unary(); err != nil {
+			return err
+		}
+		p.out = append(p.out, axLogNot)
+		return nil
+	case "(":
+		p.pos++
+		if err := p.or(); err != nil {
+			return err
+		}
+		if p.peek() != ")" {
+			return fmt.Errorf("%w: missing )", ErrNotCompilable)
+		}
+		p.pos++
+		return nil
+	}
+	return p.cmp()
+}
+
+func (p *condParser) cmp() error {
+	ls, err := p.operand()
+	if err != nil {
+		return err
+	}
+	op := p.peek()
+	switch op {
+	case "==", "!=", "<", "<=", ">", ">=":
+	default:
+		// a bare operand: true when non-zero
+		p.out = append(p.out, axLogNot, axLogNot)
+		return nil
+	}
+	p.pos++
+	rs, err := p.operand()
+	if err != nil {
+		return err
+	}
+	less := byte(axLessSigned)
+	if !ls || !rs {
+		less = axLessUnsigned
+	}
+	switch op {
+	case "==":
+		p.out = append(p.out, axEqual)
+	case "!=":
+		p.out = append(p.out, axEqual, axLogNot)
+	case "<":
+		p.out = append(p.out, less)
+	case ">":
+		p.out = append(p.out, axSwap, less)
+	case "<=":
+		p.out = append(p.out, axSwap, less, axLogNot)
+	case ">=":
+		p.out = append(p.out, less, axLogNot)
+	}
+	return nil
+}
+
+// operand pushes a constant or a variable and reports whether it is signed.
+func (p *condParser) operand() (signed bool, err error) {
+	t := p.peek()
+	if t == "" {
+		return false, fmt.Errorf("%w: expression ends early", ErrNotCompilable)
+	}
+	neg := false
+	if t == "-" {
+		neg = true
+		p.pos++
+		t = p.peek()
+	}
+	if t != "" && t[0] >= '0' && t[0] <= '9' {
+		p.pos++
+		v, err := strconv.ParseInt(t, 0, 64)
+		if err != nil {
+			return false, fmt.Errorf("%w: number %q", ErrNotCompilable, t)
+		}
+		if neg {
+			v = -v
+		}
+		p.pushConst(uint64(v))
+		return true, nil
+	}
+	if neg || t == "" || !(t[0] == '_' || t[0] >= 'a' && t[0] <= 'z' || t[0] >= 'A' && t[0] <= 'Z') {
+		return false, fmt.Errorf("%w: operand %q", ErrNotCompilable, t)
+	}
+	switch t {
+	case "and", "or", "not":
+		return false, fmt.Errorf("%w: operand %q", ErrNotCompilable, t)
+	}
+	p.pos++
+	if p.resolve == nil {
+		return false, fmt.Errorf("%w: no variables here", ErrNotCompilable)
+	}
+	v, err := p.resolve(t)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s: %v", ErrNotCompilable, t, err)
+	}
+	if err := p.pushVar(v); err != nil {
+		return false, err
+	}
+	return v.Signed, nil
+}
+
+func (p *condParser) pushConst(v uint64) {
+	switch {
+	case v < 1<<8:
+		p.out = append(p.out, axConst8, byte(v))
+	case v < 1<<16:
+		p.out = binary.BigEndian.AppendUint16(append(p.out, axConst16), uint16(v))
+	case v < 1<<32:
+		p.out = binary.BigEndian.AppendUint32(append(p.out, axConst32), uint32(v))
+	default:
+		p.out = binary.BigEndian.AppendUint64(append(p.out, axConst64), v)
+	}
+}
+
+func (p *condParser) pushVar(v AgentVar) error {
+	var ref byte
+	switch v.Size {
+	case 1:
+		ref = axRef8
+	case 2:
+		ref = axRef16
+	case 4:
+		ref = axRef32
+	case 8:
+		ref = axRef64
+	default:
+		return fmt.Errorf("%w: variable of %d bytes", ErrNotCompilable, v.Size)
+	}
+	if v.InReg {
+		p.out = binary.BigEndian.AppendUint16(append(p.out, axReg), uint16(v.Reg))
+	} else {
+		if v.Reg >= 0 {
+			p.out = binary.BigEndian.AppendUint16(append(p.out, axReg), uint16(v.Reg))
+			if v.Offset != 0 {
+				p.pushConst(uint64(v.Offset))
+				p.out = append(p.out, axAdd)
+			}
+		} else {
+			p.pushConst(uint64(v.Offset))
+		}
+		p.out = append(p.out, ref)
+	}
+	if v.Signed && v.Size < 8 {
+		p.out = append(p.out, axExt, byte(8*v.Size))
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package gdbremote
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/target/elfsym"
+)
+
+// srcLine finds the line of a "LINE:name" marker in a testdata source.
+func srcLine(t testing.TB, src, name string) int {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		if strings.Contains(sc.Text(), "LINE:"+name+" ") {
+			return n
+		}
+	}
+	t.Fatalf("no LINE:%s in %s", name, src)
+	return 0
+}
+
+func nativeSrc(t testing.TB) string {
+	p, err := filepath.Abs("testdata/native/loop.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func fwSrc(t testing.TB) string {
+	p, err := filepath.Abs("testdata/cortexm/fw.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// buildNative builds testdata/native/loop.c with gcc -g -O0 into a temp dir.
+func buildNative(t testing.TB) string {
+	t.Helper()
+	realparts.Need(t, "gcc")
+	out := filepath.Join(t.TempDir(), "loop")
+	cmd := exec.Command("gcc", "-g", "-O0", "-o", out, nativeSrc(t))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	return out
+}
+
+// buildFirmware builds testdata/cortexm/fw.c for Cortex-M3 into a temp dir.
+func buildFirmware(t testing.TB) string {
+	t.Helper()
+	realparts.Need(t, "arm-none-eabi-gcc")
+	dir, _ := filepath.Abs("testdata/cortexm")
+	out := filepath.Join(t.TempDir(), "fw.elf")
+	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0",
+		"-nostdlib", "-nostartfiles", "-T", filepath.Join(dir, "link.ld"), "-o", out,
+		filepath.Join(dir, "fw.c"), "-lgcc")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, b)
+	}
+	return out
+}
+
+func testCtx(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func startGdbserver(t testing.TB, prog string, args ...string) *Stub {
+	t.Helper()
+	realparts.Need(t, "gdbserver")
+	s, err := StartGdbserver(testCtx(t, 20*time.Second), prog, args, StubOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	return s
+}
+
+func startQEMU(t testing.TB, machine, elf string) *Stub {
+	t.Helper()
+	realparts.Need(t, "qemu-system-arm")
+	s, err := StartQEMU(testCtx(t, 20*time.Second), machine, elf, StubOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	return s
+}
+
+func dial(t testing.TB, addr string, opts Options) *Client {
+	t.Helper()
+	c, err := Dial(testCtx(t, 10*time.Second), addr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// regView adapts a 'g' reply and a target description to elfsym.Registers.
+type regView struct {
+	arch *elfsym.Arch
+	desc *TargetDesc
+	vals map[int][]byte
+}
+
+func (r *regView) Register(n int) (uint64, bool) {
+	name := r.arch.RegName(n)
+	switch n {
+	case elfsym.RegARMPSP:
+		name = "psp"
+	case elfsym.RegARMMSP:
+		name = "msp"
+	}
+	reg, ok := r.desc.Reg(name)
+	if !ok {
+		return 0, false
+	}
+	b, ok := r.vals[reg.Num]
+	if !ok {
+		return 0, false
+	}
+	return Uint(b, r.arch.ByteOrder), true
+}
+
+type memView struct {
+	ctx context.Context
+	c   *Client
+}
+
+func (m memView) ReadMemory(addr uint64, n int) ([]byte, error) {
+	return m.c.ReadMemory(m.ctx, addr, n)
+}
+
+// readRegs reads all registers ('g', plus 'p' for those outside it).
+func readRegs(t testing.TB, ctx context.Context, c *Client, d *TargetDesc, extra ...string) map[int][]byte {
+	t.Helper()
+	g, err := c.ReadRegisters(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := d.SplitG(g)
+	for _, name := range extra {
+		if r, ok := d.Reg(name); ok {
+			if _, have := vals[r.Num]; !have {
+				if b, err := c.ReadRegister(ctx, r.Num); err == nil {
+					vals[r.Num] = b
+				}
+			}
+		}
+	}
+	return vals
+}
+
+// gdbBatch runs gdb-multiarch -batch connected to addr and returns its output.
+func gdbBatch(t testing.TB, elf, target string, cmds ...string) string {
+	t.Helper()
+	realparts.Need(t, "gdb-multiarch")
+	args := []string{"-batch", "-nx", "-ex", "set pagination off", "-ex", "set confirm off",
+		"-ex", "file " + elf, "-ex", target}
+	for _, c := range cmds {
+		args = append(args, "-ex", c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "gdb-multiarch", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb-multiarch: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+var (
+	gdbRegRE   = regexp.MustCompile(`(?m)^(\w+)\s+(0x[0-9a-f]+)\s`)
+	gdbFrameRE = regexp.MustCompile(`(?m)^#(\d+)\s+(?:(0x[0-9a-f]+) in )?(\S+) \(`)
+)
+
+// gdbRegs parses `info registers` output.
+func gdbRegs(out string) map[string]uint64 {
+	m := map[string]uint64{}
+	for _, g := range gdbRegRE.FindAllStringSubmatch(out, -1) {
+		v, err := strconv.ParseUint(g[2][2:], 16, 64)
+		if err == nil {
+			m[g[1]] = v
+		}
+	}
+	return m
+}
+
+type gdbFrame struct {
+	fn string
+	pc uint64 // 0 for frame 0 (gdb prints no pc there when it has a line)
+}
+
+// gdbBacktrace parses `bt` output, skipping "<signal handler called>".
+func gdbBacktrace(out string) []gdbFrame {
+	var fs []gdbFrame
+	for _, g := range gdbFrameRE.FindAllStringSubmatch(out, -1) {
+		f := gdbFrame{fn: g[3]}
+		if g[2] != "" {
+			f.pc, _ = strconv.ParseUint(g[2][2:], 16, 64)
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+func frameNames(fs []elfsym.Frame) []string {
+	var out []string
+	for _, f := range fs {
+		if f.Func != nil {
+			out = append(out, f.Func.Name)
+		} else {
+			out = append(out, fmt.Sprintf("%#x", f.PC))
+		}
+	}
+	return out
+}
+
+func le32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
