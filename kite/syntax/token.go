@@ -14,7 +14,7 @@ const (
 	IDENT
 	INT    // 12, 0x1f, 1_000
 	FLOAT  // 3.5, 1e9
-	STRING // a string literal without interpolation; see STRINGPART
+	STRING // a string literal without interpolation; see STRING_HEAD
 
 	// Keywords.
 	LET
@@ -63,6 +63,13 @@ const (
 	DOT
 	COLON
 	SEMICOLON
+
+	// An interpolated string "a${x}b${y}c" scans as STRING_HEAD `"a${`, the tokens of x,
+	// STRING_MID `}b${`, the tokens of y, STRING_TAIL `}c"`. (Added after the others so
+	// that the values of the tokens above do not change.)
+	STRING_HEAD
+	STRING_MID
+	STRING_TAIL
 )
 
 var tokenNames = [...]string{
@@ -76,6 +83,7 @@ var tokenNames = [...]string{
 	EQL: "==", NEQ: "!=", LT: "<", LE: "<=", GT: ">", GE: ">=",
 	LPAREN: "(", RPAREN: ")", LBRACK: "[", RBRACK: "]", LBRACE: "{", RBRACE: "}",
 	COMMA: ",", DOT: ".", COLON: ":", SEMICOLON: ";",
+	STRING_HEAD: "string literal", STRING_MID: "}", STRING_TAIL: "}",
 }
 
 func (t Token) String() string {
