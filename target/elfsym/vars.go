@@ -497,7 +497,7 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 		switch target.(type) {
 		case *dwarf.CharType, *dwarf.UcharType:
 			if s, err := f.readCString(mem, u, 200); err == nil {
-				v.Text += " " + strconv.Quote(s)
+				v.Text += " " + cQuote([]byte(s))
 			}
 		case *dwarf.VoidType, *dwarf.FuncType, nil:
 		default:
@@ -536,14 +536,6 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 			break
 		}
 		cnt := n / es
-		if isChar(tt.Type) {
-			s := string(b)
-			if i := strings.IndexByte(s, 0); i >= 0 {
-				s = s[:i]
-			}
-			v.Text = strconv.Quote(s)
-			break
-		}
 		var parts []string
 		for i := 0; i < cnt && i < maxArrayChildren; i++ {
 			c := f.FormatValue(tt.Type, b[i*es:(i+1)*es], addr+uint64(i*es), inMem, mem, depth+1)
@@ -555,6 +547,9 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 			parts = append(parts, "...")
 		}
 		v.Text = "{" + strings.Join(parts, ", ") + "}"
+		if isChar(tt.Type) {
+			v.Text = cQuote(b)
+		}
 	default:
 		v.Kind = "raw"
 		v.Text = fmt.Sprintf("%x", b)
@@ -576,6 +571,33 @@ func (f *File) bitfield(fld *dwarf.StructField, b []byte, c Value) Value {
 	u = (u >> uint(shift)) & (1<<uint(fld.BitSize) - 1)
 	c.Text = strconv.FormatUint(u, 10)
 	return c
+}
+
+// cQuote quotes a C string as gdb prints it: up to the first NUL (all of it if there is
+// none), octal escapes for what is not printable.
+func cQuote(b []byte) string {
+	if i := strings.IndexByte(string(b), 0); i >= 0 {
+		b = b[:i]
+	}
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for _, c := range b {
+		switch {
+		case c == '"' || c == '\\':
+			sb.WriteByte('\\')
+			sb.WriteByte(c)
+		case c == '\n':
+			sb.WriteString(`\n`)
+		case c == '\t':
+			sb.WriteString(`\t`)
+		case c >= 0x20 && c < 0x7f:
+			sb.WriteByte(c)
+		default:
+			fmt.Fprintf(&sb, "\\%03o", c)
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
 }
 
 func isChar(t dwarf.Type) bool {

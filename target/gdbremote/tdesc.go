@@ -229,14 +229,10 @@ func ParseTargetDesc(fetch func(annex string) ([]byte, error)) (*TargetDesc, err
 	off := 0
 	for i := range d.Regs {
 		r := &d.Regs[i]
-		// The 'g' packet holds the registers in number order, without gaps.
-		if i > 0 && r.Num != d.Regs[i-1].Num+1 {
-			off = -1
-		}
-		if off >= 0 {
-			r.Offset = off
-			off += r.Bitsize / 8
-		}
+		// The 'g' packet holds the registers in number order, packed (gaps in the
+		// numbering take no room), as far as the stub sends it.
+		r.Offset = off
+		off += r.Bitsize / 8
 		d.byName[r.Name] = i
 		d.byNum[r.Num] = i
 	}
