@@ -1,0 +1,213 @@
+package lantern
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Error is an error answer of the daemon.
+type Error struct {
+	Code    string `json:"error_code"`
+	Message string `json:"message"`
+	Time    string `json:"time"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Session is the session JSON of the daemon.
+type Session struct {
+	ID        string            `json:"id"`
+	State     string            `json:"state"`
+	PID       *int              `json:"pid"`
+	DebugPort *int              `json:"debug_port"`
+	Bundle    bool              `json:"bundle,omitempty"`
+	ExecPath  string            `json:"exec_path,omitempty"`
+	Args      string            `json:"args,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	Size      int64             `json:"size"`
+	ExitCode  *int              `json:"exit_code,omitempty"`
+	Signal    string            `json:"signal,omitempty"`
+	Ended     string            `json:"ended,omitempty"`
+}
+
+// Output is the answer to OUTPUT.
+type Output struct {
+	ID      string `json:"id"`
+	Output  string `json:"output"`
+	Offset  int64  `json:"offset"`
+	Total   int64  `json:"total"`
+	Next    int64  `json:"next"`
+	Trimmed bool   `json:"trimmed,omitempty"`
+}
+
+// Dep is one entry of DEPS.
+type Dep struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Available   bool   `json:"available"`
+	Required    bool   `json:"required"`
+}
+
+// Deps is the answer to DEPS.
+type Deps struct {
+	Deps         []Dep `json:"deps"`
+	AllSatisfied bool  `json:"all_satisfied"`
+}
+
+// Client is a connection to a debuglantern daemon. It is not safe for concurrent use: the
+// protocol answers one command at a time.
+type Client struct {
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+// Dial connects to the daemon at addr and, when token is not empty, authenticates.
+func Dial(addr, token string, timeout time.Duration) (*Client, error) {
+	conn, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{conn: conn, br: bufio.NewReaderSize(conn, 64<<10)}
+	if token != "" {
+		if _, err := c.Do("AUTH " + token); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Do sends one command line and returns the JSON answer, or an *Error for an error answer.
+func (c *Client) Do(line string) (json.RawMessage, error) {
+	if strings.ContainsAny(line, "\r\n") {
+		return nil, errors.New("lantern: a command is one line")
+	}
+	if _, err := io.WriteString(c.conn, line+"\n"); err != nil {
+		return nil, err
+	}
+	return c.answer()
+}
+
+func (c *Client) answer() (json.RawMessage, error) {
+	line, err := c.br.ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("lantern: reading the answer: %w", err)
+	}
+	line = bytes.TrimSpace(line)
+	var probe struct {
+		OK   *bool  `json:"ok"`
+		Code string `json:"error_code"`
+	}
+	if json.Unmarshal(line, &probe) == nil && probe.OK != nil && !*probe.OK {
+		e := &Error{}
+		json.Unmarshal(line, e)
+		return nil, e
+	}
+	if !json.Valid(line) {
+		return nil, fmt.Errorf("lantern: answer is not JSON: %q", line)
+	}
+	return json.RawMessage(line), nil
+}
+
+// DoInto sends a command and decodes its answer into v.
+func (c *Client) DoInto(line string, v any) error {
+	raw, err := c.Do(line)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// Session runs a command that answers with a session (START, STOP, STATUS, ARGS...).
+func (c *Client) Session(line string) (Session, error) {
+	var s Session
+	err := c.DoInto(line, &s)
+	return s, err
+}
+
+// Upload sends size bytes from r: a single ELF binary when execPath is empty, else a
+// tar.gz bundle whose executable is execPath. It returns the new session's id.
+func (c *Client) Upload(r io.Reader, size int64, execPath string) (string, error) {
+	head := "UPLOAD " + strconv.FormatInt(size, 10)
+	if execPath != "" {
+		head += " " + execPath
+	}
+	if _, err := io.WriteString(c.conn, head+"\n"); err != nil {
+		return "", err
+	}
+	// Send and listen at once: the daemon may refuse early and close.
+	sent := make(chan error, 1)
+	go func() {
+		n, err := io.Copy(c.conn, io.LimitReader(r, size))
+		if err == nil && n < size {
+			err = io.ErrUnexpectedEOF
+		}
+		sent <- err
+	}()
+	raw, err := c.answer()
+	if err != nil {
+		c.conn.Close() // unblocks the sender
+		<-sent
+		return "", err
+	}
+	if err := <-sent; err != nil {
+		return "", err
+	}
+	var s struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", err
+	}
+	return s.ID, nil
+}
+
+// Output asks for the output of a session from offset off.
+func (c *Client) Output(id string, off int64) (Output, error) {
+	var o Output
+	err := c.DoInto(fmt.Sprintf("OUTPUT %s %d", id, off), &o)
+	return o, err
+}
+
+// Sysroot fetches the daemon's sysroot archive (tar.gz) into w and returns its size.
+func (c *Client) Sysroot(w io.Writer) (int64, error) {
+	if _, err := io.WriteString(c.conn, "SYSROOT\n"); err != nil {
+		return 0, err
+	}
+	peek, err := c.br.Peek(1)
+	if err != nil {
+		return 0, err
+	}
+	if peek[0] == '{' {
+		_, err := c.answer()
+		if err == nil {
+			err = errors.New("lantern: unexpected answer to SYSROOT")
+		}
+		return 0, err
+	}
+	head, err := c.br.ReadString('\n')
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(head)
+	if len(f) != 2 || f[0] != "SYSROOT" {
+		return 0, fmt.Errorf("lantern: bad SYSROOT header %q", head)
+	}
+	size, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || size < 0 {
+		return 0, fmt.Errorf("lantern: bad SYSROOT size %q", f[1])
+	}
+	n, err := io.CopyN(w, c.br, size)
+	return n, err
+}
