@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+)
+
+// SetBreakpoint resolves and sets a breakpoint. A line with no code binds to the next line
+// that has code; the returned Breakpoint says where. It works in every state.
+func (s *Session) SetBreakpoint(spec BreakpointSpec) (Breakpoint, error) {
+	b := &bpState{bp: Breakpoint{Spec: spec}}
+	var err error
+	if b.hit, err = parseHitCondition(spec.HitCondition); err != nil {
+		return Breakpoint{}, err
+	}
+	if spec.LogMessage != "" {
+		if b.log, err = parseLogMessage(spec.LogMessage); err != nil {
+			return Breakpoint{}, err
+		}
+		if b.log == nil {
+			b.log = []logPart{}
+		}
+	}
+	var loc Location
+	switch spec.Kind {
+	case LineBreakpoint:
+		if spec.Line <= 0 {
+			return Breakpoint{}, fmt.Errorf("invalid line %d", spec.Line)
+		}
+		loc, err = s.t.ResolveLine(spec.File, spec.Line)
+	case FunctionBreakpoint:
+		loc, err = s.t.ResolveFunction(spec.Function)
+	case InstructionBreakpoint:
+		r, ok := s.t.(InstructionResolver)
+		if !ok {
+			return Breakpoint{}, fmt.Errorf("this target has no instruction breakpoints")
+		}
+		loc, err = r.ResolvePC(spec.PC)
+	default:
+		return Breakpoint{}, fmt.Errorf("unknown breakpoint kind %d", spec.Kind)
+	}
+	if err != nil {
+		return Breakpoint{}, err
+	}
+	if spec.Condition != "" {
+		if b.cond, err = s.t.CompileCondition(loc, spec.Condition); err != nil {
+			return Breakpoint{}, fmt.Errorf("condition %q: %w", spec.Condition, err)
+		}
+	}
+	b.bp.Location, b.bp.Verified, b.key = loc, true, locationKey(loc)
+
+	s.mu.Lock()
+	first := len(s.byKey[b.key]) == 0
+	s.mu.Unlock()
+	if first {
+		if err := s.t.SetTrap(loc, true); err != nil {
+			return Breakpoint{}, err
+		}
+	}
+	s.mu.Lock()
+	s.nextID++
+	b.bp.ID = s.nextID
+	s.bps[b.bp.ID] = b
+	s.byKey[b.key] = append(s.byKey[b.key], b)
+	bp := b.bp
+	s.emit(Event{Kind: EventBreakpointChanged, Breakpoint: &bp})
+	s.mu.Unlock()
+	return bp, nil
+}
+
+// RemoveBreakpoint deletes the breakpoint with this id.
+func (s *Session) RemoveBreakpoint(id int) error {
+	s.mu.Lock()
+	b, ok := s.bps[id]
+	if !ok {
+		s.mu.Unlock()
+		return fmt.Errorf("no breakpoint %d", id)
+	}
+	delete(s.bps, id)
+	list := s.byKey[b.key]
+	for i, x := range list {
+		if x == b {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	last := len(list) == 0
+	if last {
+		delete(s.byKey, b.key)
+	} else {
+		s.byKey[b.key] = list
+	}
+	s.mu.Unlock()
+	if last {
+		return s.t.SetTrap(b.bp.Location, false)
+	}
+	return nil
+}
+
+// ClearBreakpoints deletes every breakpoint.
+func (s *Session) ClearBreakpoints() {
+	for _, bp := range s.Breakpoints() {
+		_ = s.RemoveBreakpoint(bp.ID)
+	}
+}
+
+// Breakpoints lists the breakpoints in id order.
+func (s *Session) Breakpoints() []Breakpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Breakpoint, 0, len(s.bps))
+	for _, b := range s.bps {
+		out = append(out, b.bp)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// SetCondition replaces a breakpoint's condition ("" removes it).
+func (s *Session) SetCondition(id int, cond string) error {
+	s.mu.Lock()
+	b, ok := s.bps[id]
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no breakpoint %d", id)
+	}
+	var c Condition
+	if cond != "" {
+		var err error
+		if c, err = s.t.CompileCondition(b.bp.Location, cond); err != nil {
+			return fmt.Errorf("condition %q: %w", cond, err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bps[id] != b {
+		return fmt.Errorf("no breakpoint %d", id)
+	}
+	nb := &bpState{bp: b.bp, key: b.key, cond: c, hit: b.hit, log: b.log}
+	nb.bp.Spec.Condition = cond
+	s.bps[id] = nb
+	list := append([]*bpState(nil), s.byKey[b.key]...)
+	for i, x := range list {
+		if x == b {
+			list[i] = nb
+		}
+	}
+	s.byKey[b.key] = list
+	return nil
+}

@@ -1,0 +1,342 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Session is one debug session: a target, its breakpoints and its subscribers. Its methods
+// are safe for concurrent use by several front ends.
+type Session struct {
+	t Target
+
+	mu       sync.Mutex
+	state    State
+	subs     []*Subscription
+	bps      map[int]*bpState
+	byKey    map[locKey][]*bpState
+	nextID   int
+	exitCode int
+	lastStop *Stop
+	done     chan struct{}
+}
+
+// NewSession makes a session for t, in state Initialized.
+func NewSession(t Target) *Session {
+	return &Session{t: t, bps: map[int]*bpState{}, byKey: map[locKey][]*bpState{}, done: make(chan struct{})}
+}
+
+// Target returns the session's target, for front ends that use a capability interface.
+func (s *Session) Target() Target { return s.t }
+
+// Subscribe returns a new subscription that receives every event from now on.
+func (s *Session) Subscribe() *Subscription {
+	sub := newSubscription()
+	s.mu.Lock()
+	if s.state.Ended() {
+		sub.finish()
+	} else {
+		s.subs = append(s.subs, sub)
+	}
+	s.mu.Unlock()
+	return sub
+}
+
+// Unsubscribe stops delivering events to sub and closes it.
+func (s *Session) Unsubscribe(sub *Subscription) {
+	s.mu.Lock()
+	for i, x := range s.subs {
+		if x == sub {
+			s.subs = append(s.subs[:i], s.subs[i+1:]...)
+			break
+		}
+	}
+	s.mu.Unlock()
+	sub.Close()
+}
+
+// emit delivers e to every subscriber; s.mu must be held.
+func (s *Session) emit(e Event) {
+	for _, sub := range s.subs {
+		sub.push(e)
+	}
+}
+
+// State is the current state.
+func (s *Session) State() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// LastStop is the stop the session is in, or nil when it is not stopped.
+func (s *Session) LastStop() *Stop {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != Stopped || s.lastStop == nil {
+		return nil
+	}
+	st := *s.lastStop
+	return &st
+}
+
+// Done is closed when the debuggee has exited or been terminated.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// ExitCode is the debuggee's exit code once it has exited.
+func (s *Session) ExitCode() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exitCode
+}
+
+// Start runs the debuggee, stopping on entry when asked.
+func (s *Session) Start(stopOnEntry bool) error {
+	s.mu.Lock()
+	if s.state != Initialized {
+		st := s.state
+		s.mu.Unlock()
+		return fmt.Errorf("cannot start: the program is %s", st)
+	}
+	s.state = Running
+	s.emit(Event{Kind: EventStarted})
+	s.mu.Unlock()
+	if err := s.t.Start(handler{s}, stopOnEntry); err != nil {
+		s.end(Terminated, 0)
+		return err
+	}
+	return nil
+}
+
+// Resume continues a stopped debuggee in the given mode.
+func (s *Session) Resume(mode ResumeMode) error {
+	s.mu.Lock()
+	if err := s.needStopped("resume"); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.state = Running
+	s.lastStop = nil
+	s.emit(Event{Kind: EventContinued, Mode: mode})
+	s.mu.Unlock()
+	if err := s.t.Resume(mode); err != nil {
+		s.mu.Lock()
+		if s.state == Running {
+			s.state = Stopped
+		}
+		s.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// Continue is Resume(Continue).
+func (s *Session) Continue() error { return s.Resume(Continue) }
+
+// Step is Resume with a step mode.
+func (s *Session) Step(mode ResumeMode) error { return s.Resume(mode) }
+
+// Pause stops a running debuggee; it is a no-op when it is already stopped.
+func (s *Session) Pause() error {
+	switch st := s.State(); st {
+	case Running:
+		return s.t.Pause()
+	case Stopped:
+		return nil
+	case Initialized:
+		return ErrNotStarted
+	default:
+		return ErrEnded
+	}
+}
+
+// Terminate ends the debuggee in any state; it is a no-op once it has ended.
+func (s *Session) Terminate() error {
+	switch s.State() {
+	case Initialized:
+		s.end(Terminated, 0)
+		return nil
+	case Exited, Terminated:
+		return nil
+	}
+	return s.t.Terminate()
+}
+
+// Close terminates the debuggee if needed and releases the target.
+func (s *Session) Close() error {
+	_ = s.Terminate()
+	return s.t.Close()
+}
+
+// needStopped returns the error for an operation that needs a stopped debuggee; s.mu held.
+func (s *Session) needStopped(what string) error {
+	switch s.state {
+	case Stopped:
+		return nil
+	case Initialized:
+		return fmt.Errorf("cannot %s: %w", what, ErrNotStarted)
+	case Running:
+		return fmt.Errorf("cannot %s: %w", what, ErrRunning)
+	}
+	return fmt.Errorf("cannot %s: %w", what, ErrEnded)
+}
+
+func (s *Session) checkStopped(what string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.needStopped(what)
+}
+
+// Stack returns the call stack of a stopped debuggee, innermost frame first.
+func (s *Session) Stack() ([]Frame, error) {
+	if err := s.checkStopped("get the stack"); err != nil {
+		return nil, err
+	}
+	return s.t.Stack()
+}
+
+// Scopes returns the variable scopes of frame.
+func (s *Session) Scopes(frame int) ([]Scope, error) {
+	if err := s.checkStopped("get scopes"); err != nil {
+		return nil, err
+	}
+	return s.t.Scopes(frame)
+}
+
+// Variables returns the children of a scope or variable reference.
+func (s *Session) Variables(ref int) ([]Variable, error) {
+	if err := s.checkStopped("get variables"); err != nil {
+		return nil, err
+	}
+	return s.t.Variables(ref)
+}
+
+// Evaluate evaluates expr in frame.
+func (s *Session) Evaluate(frame int, expr string, mode EvalMode) (Variable, error) {
+	if err := s.checkStopped("evaluate"); err != nil {
+		return Variable{}, err
+	}
+	return s.t.Evaluate(frame, expr, mode)
+}
+
+// end moves the session to a final state once and closes the subscriptions after their
+// queued events.
+func (s *Session) end(st State, code int) {
+	s.mu.Lock()
+	if s.state.Ended() {
+		s.mu.Unlock()
+		return
+	}
+	s.state = st
+	s.exitCode = code
+	s.lastStop = nil
+	if st == Exited {
+		s.emit(Event{Kind: EventExited, ExitCode: code})
+	} else {
+		s.emit(Event{Kind: EventTerminated})
+	}
+	subs := s.subs
+	s.subs = nil
+	s.mu.Unlock()
+	for _, sub := range subs {
+		sub.finish()
+	}
+	close(s.done)
+}
+
+// handler is the session's side of the target: it turns reports into state and events.
+type handler struct{ s *Session }
+
+func (h handler) Stopped(stop Stop) {
+	s := h.s
+	s.mu.Lock()
+	if s.state.Ended() {
+		s.mu.Unlock()
+		return
+	}
+	s.state = Stopped
+	s.lastStop = &stop
+	s.emit(Event{Kind: EventStopped, Stop: &stop})
+	var temp *bpState
+	if stop.Reason == ReasonBreakpoint {
+		if b := s.bps[stop.BreakpointID]; b != nil && b.bp.Spec.Temporary {
+			temp = b
+		}
+	}
+	s.mu.Unlock()
+	if temp != nil {
+		_ = s.RemoveBreakpoint(temp.bp.ID)
+	}
+}
+
+func (h handler) Output(category, text string) {
+	h.s.mu.Lock()
+	h.s.emit(Event{Kind: EventOutput, Category: category, Text: text})
+	h.s.mu.Unlock()
+}
+
+func (h handler) Exited(code int) { h.s.end(Exited, code) }
+func (h handler) Terminated()     { h.s.end(Terminated, 0) }
+
+// Trap decides whether reaching loc stops: for each breakpoint there, in id order, its
+// condition (a failing condition stops and says why), its hit condition, then its log
+// message (a logpoint prints and goes on).
+func (h handler) Trap(loc Location) *Stop {
+	s := h.s
+	s.mu.Lock()
+	list := s.byKey[locationKey(loc)]
+	if len(list) == 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock() // lists are copy-on-write and bpState is immutable but for Hits: no copy
+	for _, b := range list {
+		if b.cond != nil {
+			_, truth, err := b.cond.Eval()
+			if err != nil {
+				s.countHit(b)
+				return &Stop{Reason: ReasonBreakpoint, Location: loc, BreakpointID: b.bp.ID,
+					Text: fmt.Sprintf("breakpoint %d: condition %q failed: %v", b.bp.ID, b.bp.Spec.Condition, err)}
+			}
+			if !truth {
+				continue
+			}
+		}
+		if !b.hit.met(s.countHit(b)) {
+			continue
+		}
+		if b.log != nil {
+			h.Output("console", s.interpolate(b.log)+"\n")
+			continue
+		}
+		return &Stop{Reason: ReasonBreakpoint, Location: loc, BreakpointID: b.bp.ID}
+	}
+	return nil
+}
+
+func (s *Session) countHit(b *bpState) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b.bp.Hits++
+	return b.bp.Hits
+}
+
+// interpolate renders a log message in the innermost frame; an expression that fails
+// shows its error in place.
+func (s *Session) interpolate(parts []logPart) string {
+	var out strings.Builder
+	for _, p := range parts {
+		if !p.expr {
+			out.WriteString(p.text)
+			continue
+		}
+		v, err := s.t.Evaluate(0, p.text, EvalMode{Pure: true})
+		if err != nil {
+			out.WriteString("<error: " + err.Error() + ">")
+			continue
+		}
+		out.WriteString(v.Value)
+	}
+	return out.String()
+}

@@ -1,0 +1,173 @@
+// Package engine is polydbg's target-neutral debug session: states, breakpoints (ids,
+// conditions, hit conditions, logpoints), step semantics, stop events and their fan-out to
+// any number of subscribers. It imports no target and no protocol: targets implement the
+// interfaces below, protocols call Session and read its events.
+package engine
+
+import "errors"
+
+// State is a session's lifecycle state.
+type State int
+
+const (
+	Initialized State = iota // loaded, not started
+	Running
+	Stopped
+	Exited
+	Terminated
+)
+
+var stateNames = [...]string{"initialized", "running", "stopped", "exited", "terminated"}
+
+func (s State) String() string { return stateNames[s] }
+
+// Ended reports whether the debuggee is gone.
+func (s State) Ended() bool { return s == Exited || s == Terminated }
+
+// StopReason says why the debuggee stopped.
+type StopReason string
+
+const (
+	ReasonEntry      StopReason = "entry"
+	ReasonBreakpoint StopReason = "breakpoint"
+	ReasonStep       StopReason = "step"
+	ReasonPause      StopReason = "pause"
+	ReasonException  StopReason = "exception"
+	ReasonFrame      StopReason = "frame" // a console target reached a frame boundary
+)
+
+// ResumeMode is how execution continues from a stop.
+type ResumeMode int
+
+const (
+	Continue        ResumeMode = iota
+	StepInto                   // to the next statement, entering calls
+	StepOver                   // to the next statement at the same or a shallower call depth
+	StepOut                    // to the next statement after the current function returns
+	StepInstruction            // exactly one instruction
+	StepFrame                  // to the next frame boundary (console targets)
+)
+
+var resumeNames = [...]string{"continue", "stepInto", "stepOver", "stepOut", "stepInstruction", "stepFrame"}
+
+func (m ResumeMode) String() string { return resumeNames[m] }
+
+// Location is a place in the debuggee. PC is meaningful when HasPC is set.
+type Location struct {
+	File  string `json:"file,omitempty"`
+	Line  int    `json:"line,omitempty"`
+	Col   int    `json:"col,omitempty"`
+	Func  string `json:"func,omitempty"`
+	PC    uint64 `json:"pc,omitempty"`
+	HasPC bool   `json:"-"`
+}
+
+// Stop describes one stop of the debuggee.
+type Stop struct {
+	Reason       StopReason
+	Location     Location
+	BreakpointID int    // for ReasonBreakpoint
+	Text         string // the exception message, or a condition's evaluation error
+}
+
+// Frame is one frame of the call stack; index 0 is the innermost.
+type Frame struct {
+	Index    int
+	Func     string
+	Location Location
+}
+
+// Scope is a group of variables of a frame ("Locals", "Globals", "Registers"...).
+type Scope struct {
+	Name string
+	Ref  int // pass to Variables
+}
+
+// Variable is a named value as a debugger shows it. Ref > 0 means it has children
+// (list items, map entries, captured variables, struct fields) to fetch with Variables.
+type Variable struct {
+	Name  string
+	Value string
+	Type  string
+	Ref   int
+	Len   int // number of children, when known
+}
+
+// EvalMode says what an evaluation may do.
+type EvalMode struct {
+	// Pure evaluation may not assign, call user functions or impure builtins, and has a
+	// step budget: watches, conditions, hit conditions and logpoints use it.
+	Pure bool
+}
+
+// Target is a debuggee. Its methods are called by the Session, never concurrently for
+// one target except Pause and Terminate, which may come from any goroutine at any time.
+type Target interface {
+	// Start begins execution, reporting to h from then on. With stopOnEntry the target
+	// stops (ReasonEntry) before the first statement or instruction of the program.
+	Start(h Handler, stopOnEntry bool) error
+	// Resume continues a stopped target in the given mode.
+	Resume(mode ResumeMode) error
+	// Pause stops a running target as soon as it can (ReasonPause).
+	Pause() error
+	// Terminate ends the debuggee; the target then reports Terminated.
+	Terminate() error
+
+	// ResolveLine finds where a line breakpoint binds: the first line at or after line
+	// that has code.
+	ResolveLine(file string, line int) (Location, error)
+	// ResolveFunction finds the first statement of the named function.
+	ResolveFunction(name string) (Location, error)
+	// SetTrap makes the target call Handler.Trap when execution reaches loc (on=true), or
+	// stops doing so.
+	SetTrap(loc Location, on bool) error
+	// CompileCondition prepares an expression to evaluate (purely) whenever loc is reached.
+	CompileCondition(loc Location, expr string) (Condition, error)
+
+	// These need a stopped target.
+	Stack() ([]Frame, error)
+	Scopes(frame int) ([]Scope, error)
+	Variables(ref int) ([]Variable, error)
+	Evaluate(frame int, expr string, mode EvalMode) (Variable, error)
+
+	// Close releases everything the target holds (processes, connections).
+	Close() error
+}
+
+// Condition is an expression compiled once for a location.
+type Condition interface {
+	// Eval evaluates it in the innermost frame: its value printed, and its truth.
+	Eval() (value string, truth bool, err error)
+}
+
+// InstructionResolver is implemented by targets that have addressable instructions.
+type InstructionResolver interface {
+	// ResolvePC returns the location of the instruction at pc.
+	ResolvePC(pc uint64) (Location, error)
+}
+
+// Handler receives what a target reports. The session implements it.
+type Handler interface {
+	// Trap is called when execution reaches a location set with SetTrap. The handler
+	// decides (breakpoint conditions, hit counts, logpoints) and returns the stop to make,
+	// or nil to keep running. It runs while the target waits, so it must be quick.
+	Trap(loc Location) *Stop
+	// Stopped reports that the target has stopped and waits for Resume.
+	Stopped(stop Stop)
+	// Output reports program output: category "stdout", "stderr" or "console".
+	Output(category, text string)
+	// Exited reports the end of the debuggee with its exit code.
+	Exited(code int)
+	// Terminated reports that the debuggee ended because Terminate was called.
+	Terminated()
+}
+
+// Errors a session returns.
+var (
+	ErrNotStopped = errors.New("the program is not stopped")
+	ErrNotStarted = errors.New("the program has not been started")
+	ErrRunning    = errors.New("the program is running")
+	ErrEnded      = errors.New("the program has ended")
+	ErrNoFrame    = errors.New("no such frame")
+	ErrNoVariable = errors.New("no such variable reference")
+)
