@@ -649,3 +649,23 @@ func (s *Server) tmpDir() string {
 	}
 	return os.TempDir()
 }
+
+// CheckListen enforces the daemon's rule for where it may listen: a loopback address is
+// always fine; any other address needs a token (hasToken) or an explicit insecure opt-in,
+// because whoever can connect can run any program as the daemon's user.
+func CheckListen(addr string, hasToken, insecure bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %w", addr, err)
+	}
+	if hasToken || insecure {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("listening on %q (not loopback) needs --token-file, or --insecure to allow anyone who can connect to run programs as this user", addr)
+}
