@@ -42,6 +42,13 @@ func (s *Session) SetBreakpoint(spec BreakpointSpec) (Breakpoint, error) {
 	if err != nil {
 		return Breakpoint{}, err
 	}
+	for i := range b.log {
+		if b.log[i].expr {
+			if b.log[i].cond, err = s.t.CompileCondition(loc, b.log[i].text); err != nil {
+				return Breakpoint{}, fmt.Errorf("log message ${%s}: %w", b.log[i].text, err)
+			}
+		}
+	}
 	if spec.Condition != "" {
 		if b.cond, err = s.t.CompileCondition(loc, spec.Condition); err != nil {
 			return Breakpoint{}, fmt.Errorf("condition %q: %w", spec.Condition, err)

@@ -93,6 +93,7 @@ func (h *hitCondition) met(hits int) bool {
 type logPart struct {
 	text string
 	expr bool
+	cond Condition // the compiled expression
 }
 
 // parseLogMessage splits "x is ${x}" into its literal and ${expression} parts.

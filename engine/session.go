@@ -293,7 +293,7 @@ func (h handler) Trap(loc Location) *Stop {
 	s.mu.Unlock() // lists are copy-on-write and bpState is immutable but for Hits: no copy
 	for _, b := range list {
 		if b.cond != nil {
-			_, truth, err := b.cond.Eval()
+			truth, err := b.cond.Eval()
 			if err != nil {
 				s.countHit(b)
 				return &Stop{Reason: ReasonBreakpoint, Location: loc, BreakpointID: b.bp.ID,
@@ -331,12 +331,12 @@ func (s *Session) interpolate(parts []logPart) string {
 			out.WriteString(p.text)
 			continue
 		}
-		v, err := s.t.Evaluate(0, p.text, EvalMode{Pure: true})
+		v, err := p.cond.String()
 		if err != nil {
 			out.WriteString("<error: " + err.Error() + ">")
 			continue
 		}
-		out.WriteString(v.Value)
+		out.WriteString(v)
 	}
 	return out.String()
 }

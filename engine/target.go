@@ -121,7 +121,9 @@ type Target interface {
 	// SetTrap makes the target call Handler.Trap when execution reaches loc (on=true), or
 	// stops doing so.
 	SetTrap(loc Location, on bool) error
-	// CompileCondition prepares an expression to evaluate (purely) whenever loc is reached.
+	// CompileCondition prepares an expression to evaluate (purely) whenever loc is reached:
+	// breakpoint conditions and the ${expr} parts of log messages. Its methods are called
+	// from Handler.Trap.
 	CompileCondition(loc Location, expr string) (Condition, error)
 
 	// These need a stopped target.
@@ -136,8 +138,10 @@ type Target interface {
 
 // Condition is an expression compiled once for a location.
 type Condition interface {
-	// Eval evaluates it in the innermost frame: its value printed, and its truth.
-	Eval() (value string, truth bool, err error)
+	// Eval evaluates it in the innermost frame and reports its truth.
+	Eval() (truth bool, err error)
+	// String evaluates it and prints its value (a logpoint's ${expr}).
+	String() (string, error)
 }
 
 // InstructionResolver is implemented by targets that have addressable instructions.

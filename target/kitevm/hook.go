@@ -1,0 +1,148 @@
+package kitevm
+
+import (
+	"math"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/kite/vm"
+)
+
+// hook is the VM's debugger hook; every method runs on the VM goroutine.
+type hook struct{ t *Target }
+
+// Trap decides what a trapped pc means: a terminate or pause request, the entry stop, a
+// breakpoint (the engine evaluates it), the end of a step, or a profiled statement.
+func (h hook) Trap(pc int) error {
+	t := h.t
+	t.applyTraps()
+	if t.termReq.Load() {
+		return ErrTerminated
+	}
+	li := t.vm.Line(pc)
+	if p := t.opts.Profiler; p != nil && li.Stmt {
+		p.Statement(engine.Site{Line: int(li.Line), Col: int(li.Col), Kind: li.Kind}, t.vm.NumFrames(), t.stackKey())
+	}
+	if t.entry && li.Stmt {
+		t.entry = false
+		return t.suspend(engine.Stop{Reason: engine.ReasonEntry, Location: t.here(pc)})
+	}
+	if t.pauseReq.Swap(false) {
+		return t.suspend(engine.Stop{Reason: engine.ReasonPause, Location: t.here(pc)})
+	}
+	if t.bp[pc] {
+		if st := t.h.Trap(t.here(pc)); st != nil {
+			return t.suspend(*st)
+		}
+	}
+	if t.stepping && t.stepDone(li.Stmt) {
+		return t.suspend(engine.Stop{Reason: engine.ReasonStep, Location: t.here(pc)})
+	}
+	return nil
+}
+
+func (t *Target) here(pc int) engine.Location {
+	fn := ""
+	if fi, ok := t.vm.Frame(0); ok {
+		fn = funcName(fi.Func)
+	}
+	return t.location(pc, fn)
+}
+
+// stepDone reports whether the current step ends at this trap: by call depth, so that
+// stepping over or out of a recursive call stops in the right activation.
+func (t *Target) stepDone(stmt bool) bool {
+	switch t.stepMode {
+	case engine.StepInstruction:
+		return true
+	case engine.StepInto:
+		return stmt
+	case engine.StepOver:
+		return stmt && t.vm.NumFrames() <= t.stepDepth
+	case engine.StepOut:
+		return stmt && t.vm.NumFrames() < t.stepDepth
+	}
+	return false
+}
+
+// Exception stops on an uncaught runtime error with its frames still there.
+func (h hook) Exception(err *vm.Error) {
+	t := h.t
+	if t.termReq.Load() {
+		return
+	}
+	loc := engine.Location{File: err.Loc.File, Line: err.Loc.Line, Col: err.Loc.Col, Func: err.Loc.Func, PC: uint64(err.Loc.PC), HasPC: true}
+	_ = t.suspend(engine.Stop{Reason: engine.ReasonException, Location: loc, Text: err.Msg})
+}
+
+// OutOfCycles lets a console pace frames; plain programs have no cycle limit.
+func (h hook) OutOfCycles() error {
+	t := h.t
+	if t.termReq.Load() {
+		return ErrTerminated
+	}
+	if t.opts.OutOfCycles != nil {
+		return t.opts.OutOfCycles(t.vm)
+	}
+	t.vm.SetCycleLimit(math.MaxInt64)
+	return nil
+}
+
+// Suspend stops the program and serves inspections until a resume arrives. Console
+// targets call it for their own stops (frame boundaries).
+func (t *Target) Suspend(stop engine.Stop) error { return t.suspend(stop) }
+
+func (t *Target) suspend(stop engine.Stop) error {
+	t.stepping = false
+	t.refs = t.refs[:0]
+	t.mu.Lock()
+	t.stopped = true
+	t.mu.Unlock()
+	t.h.Stopped(stop)
+	for c := range t.cmds {
+		if c.fn != nil {
+			c.fn()
+			close(c.done)
+			continue
+		}
+		if c.terminate {
+			return ErrTerminated
+		}
+		t.refs = t.refs[:0]
+		t.applyTraps()
+		t.stepping = c.mode != engine.Continue
+		t.stepMode = c.mode
+		t.stepDepth = t.vm.NumFrames()
+		t.setTrapMode()
+		return nil
+	}
+	return ErrTerminated
+}
+
+// stackKey names the frames outermost first, "main;fib;fib", for the profiler. Keys are
+// cached by depth and function, so a deep recursion does not rebuild them.
+type stackKey struct {
+	fn     any
+	parent string
+	key    string
+}
+
+func (t *Target) stackKey() string {
+	n := t.vm.NumFrames()
+	if len(t.stackKeys) < n {
+		t.stackKeys = append(t.stackKeys, make([]stackKey, n-len(t.stackKeys))...)
+	}
+	prev := ""
+	for d := 0; d < n; d++ {
+		fi, _ := t.vm.Frame(n - 1 - d)
+		e := &t.stackKeys[d]
+		if e.key == "" || e.fn != any(fi.Func) || e.parent != prev {
+			name := funcName(fi.Func)
+			if d > 0 {
+				name = prev + ";" + name
+			}
+			*e = stackKey{fn: fi.Func, parent: prev, key: name}
+		}
+		prev = e.key
+	}
+	return prev
+}

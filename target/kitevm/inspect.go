@@ -1,0 +1,279 @@
+package kitevm
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/kite/syntax"
+	"github.com/polydbg/polydbg/kite/vm"
+)
+
+// ref is what a variables reference of the current stop stands for.
+type ref struct {
+	kind  refKind
+	frame int
+	val   vm.Value
+}
+
+type refKind uint8
+
+const (
+	refLocals refKind = iota
+	refGlobals
+	refValue
+)
+
+// MaxChildren bounds how many children of one container are listed.
+const MaxChildren = 10_000
+
+func (t *Target) newRef(r ref) int {
+	t.refs = append(t.refs, r)
+	return len(t.refs)
+}
+
+// Stack implements engine.Target.
+func (t *Target) Stack() ([]engine.Frame, error) {
+	var out []engine.Frame
+	err := t.do(func() {
+		for i := 0; i < t.vm.NumFrames(); i++ {
+			fi, _ := t.vm.Frame(i)
+			out = append(out, engine.Frame{Index: i, Func: funcName(fi.Func), Location: t.location(fi.PC, funcName(fi.Func))})
+		}
+	})
+	return out, err
+}
+
+// Scopes implements engine.Target: a frame's locals, and the globals.
+func (t *Target) Scopes(frame int) ([]engine.Scope, error) {
+	var out []engine.Scope
+	var bad error
+	err := t.do(func() {
+		if frame < 0 || frame >= t.vm.NumFrames() {
+			bad = engine.ErrNoFrame
+			return
+		}
+		out = []engine.Scope{
+			{Name: "Locals", Ref: t.newRef(ref{kind: refLocals, frame: frame})},
+			{Name: "Globals", Ref: t.newRef(ref{kind: refGlobals})},
+		}
+	})
+	if err == nil {
+		err = bad
+	}
+	return out, err
+}
+
+// Variables implements engine.Target.
+func (t *Target) Variables(r int) ([]engine.Variable, error) {
+	var out []engine.Variable
+	var bad error
+	err := t.do(func() {
+		if r <= 0 || r > len(t.refs) {
+			bad = engine.ErrNoVariable
+			return
+		}
+		switch rf := t.refs[r-1]; rf.kind {
+		case refLocals:
+			for _, v := range t.vm.Locals(rf.frame) {
+				out = append(out, t.variable(v.Name, v.Value))
+			}
+		case refGlobals:
+			for _, v := range t.vm.Globals() {
+				out = append(out, t.variable(v.Name, v.Value))
+			}
+		default:
+			out = t.children(rf.val)
+		}
+	})
+	if err == nil {
+		err = bad
+	}
+	return out, err
+}
+
+// LocalsAndGlobals returns frame's locals then the globals, as variables (one call, for
+// front ends that show both at once).
+func (t *Target) LocalsAndGlobals(frame int) (locals, globals []engine.Variable, err error) {
+	var bad error
+	err = t.do(func() {
+		if frame < 0 || frame >= t.vm.NumFrames() {
+			bad = engine.ErrNoFrame
+			return
+		}
+		for _, v := range t.vm.Locals(frame) {
+			locals = append(locals, t.variable(v.Name, v.Value))
+		}
+		for _, v := range t.vm.Globals() {
+			globals = append(globals, t.variable(v.Name, v.Value))
+		}
+	})
+	if err == nil {
+		err = bad
+	}
+	return locals, globals, err
+}
+
+// variable shows a value; containers get a reference to expand them.
+func (t *Target) variable(name string, v vm.Value) engine.Variable {
+	ev := engine.Variable{Name: name, Value: v.Repr(), Type: v.TypeName()}
+	switch v.Kind() {
+	case vm.ListKind:
+		ev.Len = len(v.List().Items)
+	case vm.MapKind:
+		ev.Len = v.Map().Len()
+	case vm.FuncKind:
+		ev.Len = len(v.Closure().Free)
+	}
+	if ev.Len > 0 {
+		ev.Ref = t.newRef(ref{kind: refValue, val: v})
+	}
+	return ev
+}
+
+func (t *Target) children(v vm.Value) []engine.Variable {
+	var out []engine.Variable
+	switch v.Kind() {
+	case vm.ListKind:
+		for i, x := range v.List().Items {
+			if i == MaxChildren {
+				break
+			}
+			out = append(out, t.variable(strconv.Itoa(i), x))
+		}
+	case vm.MapKind:
+		v.Map().Range(func(k, x vm.Value) bool {
+			out = append(out, t.variable(k.Repr(), x))
+			return len(out) < MaxChildren
+		})
+	case vm.FuncKind:
+		cl := v.Closure()
+		for i, fv := range cl.Fn.Free {
+			out = append(out, t.variable(fv.Name, cl.Free[i].V))
+		}
+	}
+	return out
+}
+
+// Evaluate implements engine.Target. Pure mode refuses calls of user functions and impure
+// builtins at compile time, and both modes have a cycle budget.
+func (t *Target) Evaluate(frame int, expr string, mode engine.EvalMode) (engine.Variable, error) {
+	e, err := syntax.ParseExpr("<expr>", []byte(expr))
+	if err != nil {
+		return engine.Variable{}, exprError(err)
+	}
+	var out engine.Variable
+	var bad error
+	err = t.do(func() {
+		if frame < 0 || frame >= t.vm.NumFrames() {
+			bad = engine.ErrNoFrame
+			return
+		}
+		budget := int64(vm.DefaultEvalBudget)
+		if !mode.Pure {
+			budget = 100 * vm.DefaultEvalBudget
+		}
+		v, err := t.vm.Eval(e, frame, vm.EvalMode{Pure: mode.Pure, Budget: budget})
+		if err != nil {
+			bad = exprError(err)
+			return
+		}
+		out = t.variable(expr, v)
+	})
+	if err == nil {
+		err = bad
+	}
+	return out, err
+}
+
+// EvaluateHere evaluates on the VM goroutine (from a hook), in frame 0.
+func (t *Target) EvaluateHere(expr string, pure bool) (vm.Value, error) {
+	e, err := syntax.ParseExpr("<expr>", []byte(expr))
+	if err != nil {
+		return vm.Nil, exprError(err)
+	}
+	return t.vm.Eval(e, 0, vm.EvalMode{Pure: pure})
+}
+
+// exprError strips the file and position from errors about a one-line expression.
+func exprError(err error) error {
+	switch e := err.(type) {
+	case syntax.ErrorList:
+		if len(e) > 0 {
+			return fmt.Errorf("%s", e[0].Msg)
+		}
+	case *vm.Error:
+		return fmt.Errorf("%s", e.Msg)
+	}
+	return err
+}
+
+// condition is a breakpoint condition, compiled on the VM goroutine the first time it is
+// needed (or at once when the program is not running).
+type condition struct {
+	t    *Target
+	e    syntax.Expr
+	pc   int
+	c    *vm.Compiled
+	cerr error
+}
+
+// CompileCondition implements engine.Target.
+func (t *Target) CompileCondition(loc engine.Location, expr string) (engine.Condition, error) {
+	e, err := syntax.ParseExpr("<condition>", []byte(expr))
+	if err != nil {
+		return nil, exprError(err)
+	}
+	c := &condition{t: t, e: e, pc: int(loc.PC)}
+	t.mu.Lock()
+	started, stopped := t.started, t.stopped
+	t.mu.Unlock()
+	switch {
+	case !started:
+		c.compile()
+	case stopped:
+		_ = t.do(c.compile)
+	}
+	if c.cerr != nil {
+		return nil, c.cerr
+	}
+	return c, nil
+}
+
+func (c *condition) compile() {
+	c.c, c.cerr = c.t.vm.Compile(c.e, c.t.prog.FuncAt(c.pc), c.pc, true)
+	c.cerr = errOrNil(c.cerr)
+}
+
+func errOrNil(err error) error {
+	if err == nil {
+		return nil
+	}
+	return exprError(err)
+}
+
+// Eval implements engine.Condition; it runs on the VM goroutine, inside a trap.
+func (c *condition) Eval() (bool, error) {
+	v, err := c.value()
+	return v.Truth(), err
+}
+
+// String implements engine.Condition: the value as print shows it.
+func (c *condition) String() (string, error) {
+	v, err := c.value()
+	return v.String(), err
+}
+
+func (c *condition) value() (vm.Value, error) {
+	if c.c == nil && c.cerr == nil {
+		c.compile()
+	}
+	if c.cerr != nil {
+		return vm.Nil, c.cerr
+	}
+	v, err := c.t.vm.EvalCompiled(c.c, 0, 0)
+	if err != nil {
+		return vm.Nil, exprError(err)
+	}
+	return v, nil
+}

@@ -1,0 +1,353 @@
+// Package kitevm is the engine target for Kite programs: it runs the VM on its own
+// goroutine, which is the only one that ever touches the VM. While the program is stopped,
+// that goroutine waits in the VM's hook and runs the inspections other goroutines post.
+package kitevm
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/kite/compile"
+	"github.com/polydbg/polydbg/kite/vm"
+)
+
+// Options configure a Kite target. The zero value debugs a plain program.
+type Options struct {
+	Host     []*vm.Builtin    // host functions the program was compiled with
+	MaxDepth int              // recursion limit (vm.DefaultMaxDepth when 0)
+	Profiler *engine.Profiler // when set, every statement executed is recorded
+	// OutOfCycles, when set, is called at a safe point once the VM's cycle limit is
+	// reached (a console's frame budget); see vm.Hook.
+	OutOfCycles func(v *vm.VM) error
+	// Setup is called with the VM before the program starts (a console sets its limits).
+	Setup func(v *vm.VM)
+	Seed  uint64
+}
+
+// ErrTerminated ends the program when the debugger terminates it.
+var ErrTerminated = errors.New("terminated by the debugger")
+
+// Target debugs one compiled Kite program.
+type Target struct {
+	prog *compile.Program
+	vm   *vm.VM
+	opts Options
+	h    engine.Handler
+
+	mu       sync.Mutex
+	started  bool
+	stopped  bool // waiting in suspend for commands
+	cmds     chan command
+	pending  []trapChange
+	hasTraps atomic.Bool // pending is not empty
+
+	pauseReq atomic.Bool
+	termReq  atomic.Bool
+
+	// Owned by the VM goroutine.
+	bp        map[int]bool
+	entry     bool
+	stepping  bool
+	stepMode  engine.ResumeMode
+	stepDepth int
+	refs      []ref
+	stackKeys []stackKey
+	mem       vm.MemStats
+	done      chan struct{}
+}
+
+type trapChange struct {
+	pc int
+	on bool
+}
+
+type command struct {
+	fn        func() // an inspection; nil for a resume
+	done      chan struct{}
+	mode      engine.ResumeMode
+	terminate bool
+}
+
+// New makes a target for prog (compiled with opts.Host).
+func New(prog *compile.Program, opts Options) (*Target, error) {
+	t := &Target{prog: prog, opts: opts, cmds: make(chan command), bp: map[int]bool{}, done: make(chan struct{})}
+	v, err := vm.New(prog, vm.Options{
+		Stdout: outputWriter{t, "stdout"}, Stderr: outputWriter{t, "stderr"},
+		MaxDepth: opts.MaxDepth, Host: opts.Host, Seed: opts.Seed,
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.vm = v
+	v.SetHook(hook{t})
+	if opts.Setup != nil {
+		opts.Setup(v)
+	}
+	return t, nil
+}
+
+// Program returns the compiled program.
+func (t *Target) Program() *compile.Program { return t.prog }
+
+// VM returns the VM; use it only from hooks that run on the VM goroutine, or after Done.
+func (t *Target) VM() *vm.VM { return t.vm }
+
+// Done is closed when the program has ended.
+func (t *Target) Done() <-chan struct{} { return t.done }
+
+// Memory is the live-value report taken when the program ended.
+func (t *Target) Memory() vm.MemStats { return t.mem }
+
+type outputWriter struct {
+	t   *Target
+	cat string
+}
+
+func (w outputWriter) Write(p []byte) (int, error) {
+	if w.t.h != nil {
+		w.t.h.Output(w.cat, string(p))
+	}
+	return len(p), nil
+}
+
+// Start implements engine.Target.
+func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
+	t.mu.Lock()
+	if t.started {
+		t.mu.Unlock()
+		return errors.New("already started")
+	}
+	t.started = true
+	t.h = h
+	t.mu.Unlock()
+	t.applyTraps()
+	t.entry = stopOnEntry
+	t.setTrapMode()
+	go t.run()
+	return nil
+}
+
+func (t *Target) run() {
+	err := t.vm.Run()
+	if p := t.opts.Profiler; p != nil {
+		p.Finish()
+	}
+	t.mem = t.vm.MemStats()
+	var re *vm.Error
+	switch {
+	case err == nil:
+		t.h.Exited(0)
+	case errors.Is(err, vm.ErrExit):
+		t.h.Exited(t.vm.ExitCode())
+	case errors.Is(err, ErrTerminated), t.termReq.Load():
+		t.h.Terminated()
+	case errors.As(err, &re):
+		t.h.Output("stderr", re.Error()+"\n"+re.Trace())
+		t.h.Exited(1)
+	default:
+		t.h.Output("stderr", "error: "+err.Error()+"\n")
+		t.h.Exited(1)
+	}
+	close(t.done)
+}
+
+// Resume implements engine.Target.
+func (t *Target) Resume(mode engine.ResumeMode) error {
+	if mode == engine.StepFrame {
+		return errors.New("stepFrame needs a console target")
+	}
+	return t.resume(command{mode: mode})
+}
+
+// ResumeFrame is Resume for console targets, which know what a frame is.
+func (t *Target) resume(c command) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.stopped {
+		return engine.ErrNotStopped
+	}
+	t.stopped = false
+	t.cmds <- c
+	return nil
+}
+
+// Pause implements engine.Target.
+func (t *Target) Pause() error {
+	t.pauseReq.Store(true)
+	t.vm.Interrupt()
+	return nil
+}
+
+// Terminate implements engine.Target: cooperative, at the next statement.
+func (t *Target) Terminate() error {
+	t.termReq.Store(true)
+	t.mu.Lock()
+	stopped := t.stopped
+	if stopped {
+		t.stopped = false
+		t.cmds <- command{terminate: true}
+	}
+	t.mu.Unlock()
+	if !stopped {
+		t.vm.Interrupt()
+	}
+	return nil
+}
+
+// Close implements engine.Target.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	started := t.started
+	t.mu.Unlock()
+	if started {
+		_ = t.Terminate()
+		<-t.done
+	}
+	return nil
+}
+
+// do runs f on the VM goroutine while the program is stopped.
+func (t *Target) do(f func()) error {
+	t.mu.Lock()
+	if !t.stopped {
+		t.mu.Unlock()
+		return engine.ErrNotStopped
+	}
+	done := make(chan struct{})
+	t.cmds <- command{fn: f, done: done}
+	t.mu.Unlock()
+	<-done
+	return nil
+}
+
+// SetTrap implements engine.Target. Changes are queued and applied by the VM goroutine
+// (at once if the program is running: the VM is interrupted for it).
+func (t *Target) SetTrap(loc engine.Location, on bool) error {
+	if !loc.HasPC || loc.PC >= uint64(len(t.prog.Code)) {
+		return fmt.Errorf("no instruction at %v", loc.PC)
+	}
+	t.mu.Lock()
+	t.pending = append(t.pending, trapChange{int(loc.PC), on})
+	t.hasTraps.Store(true)
+	running := t.started && !t.stopped
+	t.mu.Unlock()
+	if running {
+		t.vm.Interrupt()
+	}
+	return nil
+}
+
+// applyTraps patches the queued trap changes into the VM (VM goroutine only).
+func (t *Target) applyTraps() {
+	if !t.hasTraps.Load() {
+		return
+	}
+	t.mu.Lock()
+	changes := t.pending
+	t.pending = nil
+	t.hasTraps.Store(false)
+	t.mu.Unlock()
+	for _, c := range changes {
+		if c.on {
+			t.bp[c.pc] = true
+		} else {
+			delete(t.bp, c.pc)
+		}
+		t.vm.SetBreak(c.pc, c.on)
+	}
+}
+
+// setTrapMode chooses which pcs trap for the current stepping state.
+func (t *Target) setTrapMode() {
+	switch {
+	case t.stepping && t.stepMode == engine.StepInstruction:
+		t.vm.SetTrapMode(vm.TrapInstructions)
+	case t.stepping || t.entry || t.opts.Profiler != nil:
+		t.vm.SetTrapMode(vm.TrapStatements)
+	default:
+		t.vm.SetTrapMode(vm.TrapNone)
+	}
+}
+
+// location describes a pc of the program.
+func (t *Target) location(pc int, fn string) engine.Location {
+	li := t.vm.Line(pc)
+	return engine.Location{File: t.prog.File, Line: int(li.Line), Col: int(li.Col), Func: fn, PC: uint64(pc), HasPC: true}
+}
+
+// SameFile reports whether path names the program's file (after making both absolute,
+// cleaning them and resolving symlinks). An empty path means the program's file.
+func (t *Target) SameFile(path string) bool {
+	return path == "" || normPath(path) == normPath(t.prog.File)
+}
+
+func normPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return filepath.Clean(p)
+}
+
+// ResolveLine implements engine.Target.
+func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
+	if !t.SameFile(file) {
+		return engine.Location{}, fmt.Errorf("%s is not part of the program (%s)", file, t.prog.File)
+	}
+	got, pc, ok := t.prog.NextStmtLine(line)
+	if !ok {
+		return engine.Location{}, fmt.Errorf("no code at or after line %d", line)
+	}
+	_ = got
+	return t.location(pc, funcName(t.prog.FuncAt(pc))), nil
+}
+
+// ResolveFunction implements engine.Target.
+func (t *Target) ResolveFunction(name string) (engine.Location, error) {
+	fs := t.prog.FuncByName(name)
+	if len(fs) == 0 || name == "" {
+		return engine.Location{}, fmt.Errorf("no function %q", name)
+	}
+	pc := fs[0].FirstStmt(t.prog)
+	return t.location(pc, name), nil
+}
+
+// ResolvePC implements engine.InstructionResolver.
+func (t *Target) ResolvePC(pc uint64) (engine.Location, error) {
+	if pc >= uint64(len(t.prog.Code)) {
+		return engine.Location{}, fmt.Errorf("pc %d is outside the program (0..%d)", pc, len(t.prog.Code)-1)
+	}
+	return t.location(int(pc), funcName(t.prog.FuncAt(int(pc)))), nil
+}
+
+func funcName(f *compile.Func) string {
+	if f == nil {
+		return ""
+	}
+	if f.Name == "" {
+		return "<fn>"
+	}
+	return f.Name
+}
+
+// ReadSource returns the program's source lines (for listing).
+func (t *Target) Source() []string {
+	if t.prog.Source == nil {
+		if b, err := os.ReadFile(t.prog.File); err == nil {
+			return strings.Split(string(b), "\n")
+		}
+		return nil
+	}
+	return strings.Split(string(t.prog.Source), "\n")
+}
+
+var _ engine.Target = (*Target)(nil)
+var _ engine.InstructionResolver = (*Target)(nil)
