@@ -27,7 +27,14 @@ type Options struct {
 	OutOfCycles func(v *vm.VM) error
 	// Setup is called with the VM before the program starts (a console sets its limits).
 	Setup func(v *vm.VM)
-	Seed  uint64
+	// Run, when set, drives the program instead of vm.Run: a console runs the top level,
+	// then init() and frame() in a loop. It runs on the VM goroutine and may call Suspend
+	// (frame boundaries), TakePause, TakeFrameStep and Terminating.
+	Run func(t *Target) error
+	// Frames allows Resume(engine.StepFrame): the Run function stops at the next frame
+	// boundary when TakeFrameStep reports true.
+	Frames bool
+	Seed   uint64
 }
 
 // ErrTerminated ends the program when the debugger terminates it.
@@ -47,8 +54,9 @@ type Target struct {
 	pending  []trapChange
 	hasTraps atomic.Bool // pending is not empty
 
-	pauseReq atomic.Bool
-	termReq  atomic.Bool
+	pauseReq  atomic.Bool
+	termReq   atomic.Bool
+	frameStep atomic.Bool
 
 	// Owned by the VM goroutine.
 	bp        map[int]bool
@@ -134,7 +142,12 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 }
 
 func (t *Target) run() {
-	err := t.vm.Run()
+	var err error
+	if t.opts.Run != nil {
+		err = t.opts.Run(t)
+	} else {
+		err = t.vm.Run()
+	}
 	if p := t.opts.Profiler; p != nil {
 		p.Finish()
 	}
@@ -160,10 +173,24 @@ func (t *Target) run() {
 // Resume implements engine.Target.
 func (t *Target) Resume(mode engine.ResumeMode) error {
 	if mode == engine.StepFrame {
-		return errors.New("stepFrame needs a console target")
+		if !t.opts.Frames {
+			return errors.New("stepFrame needs a console target")
+		}
+		t.frameStep.Store(true)
+		mode = engine.Continue
 	}
 	return t.resume(command{mode: mode})
 }
+
+// TakePause reports (once) that a pause was requested; a Run function that waits between
+// frames checks it and suspends.
+func (t *Target) TakePause() bool { return t.pauseReq.Swap(false) }
+
+// TakeFrameStep reports (once) that a StepFrame is in progress.
+func (t *Target) TakeFrameStep() bool { return t.frameStep.Swap(false) }
+
+// Terminating reports that Terminate was called; a Run function returns ErrTerminated.
+func (t *Target) Terminating() bool { return t.termReq.Load() }
 
 // ResumeFrame is Resume for console targets, which know what a frame is.
 func (t *Target) resume(c command) error {
