@@ -243,8 +243,18 @@ func TestListAndDeps(t *testing.T) {
 // gdbBatch runs gdb -batch with the given commands against a gdbserver port.
 func gdbBatch(t *testing.T, binary string, port int, cmds ...string) string {
 	t.Helper()
-	args := []string{"-batch", "-nx", "-ex", "set confirm off", "-ex", "set pagination off",
-		"-ex", fmt.Sprintf("target remote 127.0.0.1:%d", port)}
+	// The daemon runs on this host: its libraries are this host's (no slow remote reads).
+	return gdbBatchSysroot(t, binary, "/", port, cmds...)
+}
+
+// gdbBatchSysroot is gdbBatch with gdb's sysroot set first ("" keeps gdb's default).
+func gdbBatchSysroot(t *testing.T, binary, sysroot string, port int, cmds ...string) string {
+	t.Helper()
+	args := []string{"-batch", "-nx", "-ex", "set confirm off", "-ex", "set pagination off"}
+	if sysroot != "" {
+		args = append(args, "-ex", "set sysroot "+sysroot)
+	}
+	args = append(args, "-ex", fmt.Sprintf("target remote 127.0.0.1:%d", port))
 	for _, c := range cmds {
 		args = append(args, "-ex", c)
 	}
