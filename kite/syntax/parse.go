@@ -301,6 +301,11 @@ func (p *parser) parseStmtRecover() (s Stmt) {
 	case RBRACE, EOF:
 	case ELSE:
 		p.failHere("unexpected 'else' (else must follow the '}' of an if block)")
+	case COLON:
+		if p.peekTok().tok == EQ {
+			p.failHere("unexpected ':=' (declare a variable with let x = ...)")
+		}
+		p.failHere("unexpected ':' at end of statement")
 	default:
 		p.failHere("unexpected %s at end of statement", p.desc())
 	}
@@ -315,7 +320,15 @@ func (p *parser) parseStmtRecover() (s Stmt) {
 //     keyword, unless it is inside brackets opened while skipping (an unclosed bracket is
 //     likelier than a statement that goes on at the indentation of its start).
 func (p *parser) sync(stack []Token, start int, col int32) {
-	own := len(stack) // stack[:own] were opened by the statement, the rest while skipping
+	own := len(stack)              // stack[:own] were opened by the statement, the rest while skipping
+	var count [STRING_TAIL + 1]int // how many of each closer stack holds
+	for _, c := range stack {
+		count[c]++
+	}
+	push := func(c Token) {
+		stack = append(stack, c)
+		count[c]++
+	}
 	for {
 		t := p.tok
 		switch t.tok {
@@ -327,25 +340,29 @@ func (p *parser) sync(stack []Token, start int, col int32) {
 				return
 			}
 		case LPAREN:
-			stack = append(stack, RPAREN)
+			push(RPAREN)
 		case LBRACK:
-			stack = append(stack, RBRACK)
+			push(RBRACK)
 		case LBRACE:
-			stack = append(stack, RBRACE)
+			push(RBRACE)
 		case STRING_HEAD:
-			stack = append(stack, STRING_TAIL)
+			push(STRING_TAIL)
 		case RPAREN, RBRACK, RBRACE, STRING_TAIL:
-			i := len(stack) - 1
-			for i >= 0 && stack[i] != t.tok {
-				i--
+			if count[t.tok] == 0 {
+				if t.tok == RBRACE {
+					return // the end of the enclosing block
+				}
+				break // a stray closer
 			}
-			if i < 0 && t.tok == RBRACE {
-				return
+			for { // close up to the matching opener
+				c := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				count[c]--
+				if c == t.tok {
+					break
+				}
 			}
-			if i >= 0 {
-				stack = stack[:i]
-				own = min(own, i)
-			}
+			own = min(own, len(stack))
 		default:
 			if len(stack) == own && t.first && p.ntok > start &&
 				(t.pos.Col <= col || isStmtKeyword(t.tok)) {
@@ -467,6 +484,9 @@ func (p *parser) parseCond(kw string) Expr {
 	p.noMap = true
 	x := p.parseExpr()
 	p.noMap = old
+	if p.tok.tok == EQ && kw != "for" {
+		p.failHere("unexpected '=' in %s condition (compare with ==)", kw)
+	}
 	return x
 }
 

@@ -471,6 +471,12 @@ func TestParseErrors(t *testing.T) {
 		{"x = 0x", "1:5: invalid number literal 0x"},
 		{"x = 99999999999999999999", "1:5: integer literal 99999999999999999999 overflows int64"},
 		{"x = 1 +\n\nlet y = 2", "3:1: expected expression, found 'let'"},
+		{"x := 1", "1:3: unexpected ':=' (declare a variable with let x = ...)"},
+		{"x : 1", "1:3: unexpected ':' at end of statement"},
+		{"if x = 1 {}", "1:6: unexpected '=' in if condition (compare with ==)"},
+		{"while x = 1 {}", "1:9: unexpected '=' in while condition (compare with ==)"},
+		{"x++", "1:3: expected expression, found '+'"},
+		{"if x: y", "1:5: expected '{' after if condition, found ':'"},
 	}
 	for _, tt := range tests {
 		got := errorsOf(t, tt.src)
