@@ -1,0 +1,254 @@
+// Package cli is polydbg's terminal debugger: gdb's command names and short forms over the
+// engine, for any target. It reads commands line by line, so it works at a terminal and
+// with its input piped from a script.
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// Config says what to debug and where to talk.
+type Config struct {
+	In     io.Reader
+	Out    io.Writer // the debugger's own text and the program's output
+	Prompt string    // "(pdb) " by default
+	// NewSession makes a fresh, unstarted session of the program: at start and for
+	// run/restart after the program ended.
+	NewSession func() (*engine.Session, error)
+	// Echo prints each command after the prompt (useful when input is piped).
+	Echo bool
+	// Interrupts, when set, arranges for pause to be called on Ctrl-C and returns a
+	// function that undoes it.
+	Interrupts func(pause func()) (stop func())
+}
+
+// Debugger is one terminal debugging session.
+type Debugger struct {
+	cfg     Config
+	out     *syncWriter
+	s       *engine.Session
+	sub     *engine.Subscription
+	events  chan engine.Event
+	frame   int
+	specs   []savedBreakpoint // kept across restarts
+	display []string
+	history []string
+	lastCmd string
+	listAt  int // next line for a bare "list"
+	sources map[string][]string
+}
+
+type savedBreakpoint struct {
+	id   int
+	spec engine.BreakpointSpec
+}
+
+// syncWriter serialises the debugger's writes with the program output it forwards.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}
+
+// Run runs the debugger until quit or the end of input; it returns the exit status.
+func Run(cfg Config) int {
+	if cfg.Prompt == "" {
+		cfg.Prompt = "(pdb) "
+	}
+	d := &Debugger{cfg: cfg, out: &syncWriter{w: cfg.Out}, sources: map[string][]string{}}
+	if err := d.newSession(); err != nil {
+		d.printf("%v\n", err)
+		return 1
+	}
+	defer func() { d.s.Close() }()
+	if cfg.Interrupts != nil {
+		stop := cfg.Interrupts(func() { _ = d.s.Pause() })
+		defer stop()
+	}
+	in := bufio.NewScanner(cfg.In)
+	in.Buffer(make([]byte, 64*1024), 1<<20)
+	for {
+		d.printf("%s", cfg.Prompt)
+		if !in.Scan() {
+			d.printf("\n")
+			return 0
+		}
+		line := strings.TrimSpace(in.Text())
+		if cfg.Echo {
+			d.printf("%s\n", line)
+		}
+		if line == "" {
+			line = d.lastCmd // an empty line repeats the last command, as in gdb
+			if line == "" {
+				continue
+			}
+		} else {
+			d.history = append(d.history, line)
+		}
+		d.lastCmd = line
+		if quit := d.exec(line); quit {
+			return 0
+		}
+	}
+}
+
+func (d *Debugger) printf(format string, args ...any) { fmt.Fprintf(d.out, format, args...) }
+
+// newSession replaces the session by a fresh one and sets the saved breakpoints again.
+func (d *Debugger) newSession() error {
+	s, err := d.cfg.NewSession()
+	if err != nil {
+		return err
+	}
+	if d.s != nil {
+		d.s.Close()
+	}
+	d.s, d.frame = s, 0
+	d.sub = s.Subscribe()
+	d.events = make(chan engine.Event, 64)
+	go d.pump(d.sub, d.events)
+	for i, b := range d.specs {
+		bp, err := s.SetBreakpoint(b.spec)
+		if err != nil {
+			d.printf("warning: breakpoint %d: %v\n", b.id, err)
+			continue
+		}
+		d.specs[i].id = bp.ID
+	}
+	return nil
+}
+
+// pump prints program output as it arrives and passes every other event on.
+func (d *Debugger) pump(sub *engine.Subscription, out chan<- engine.Event) {
+	defer close(out)
+	for e := range sub.Events() {
+		if e.Kind == engine.EventOutput {
+			d.out.Write([]byte(e.Text))
+			continue
+		}
+		out <- e
+	}
+}
+
+// wait blocks until the program stops or ends, and reports it.
+func (d *Debugger) wait() {
+	for {
+		select {
+		case e, ok := <-d.events:
+			if !ok {
+				return
+			}
+			switch e.Kind {
+			case engine.EventStopped:
+				d.frame = 0
+				d.reportStop(e.Stop)
+				return
+			case engine.EventExited:
+				if e.ExitCode == 0 {
+					d.printf("[program exited normally]\n")
+				} else {
+					d.printf("[program exited with code %d]\n", e.ExitCode)
+				}
+				return
+			case engine.EventTerminated:
+				d.printf("[program terminated]\n")
+				return
+			}
+		case <-time.After(24 * time.Hour):
+			return
+		}
+	}
+}
+
+func (d *Debugger) reportStop(st *engine.Stop) {
+	loc := st.Location
+	where := fmt.Sprintf("%s at %s:%d", loc.Func, loc.File, loc.Line)
+	switch st.Reason {
+	case engine.ReasonBreakpoint:
+		d.printf("\nBreakpoint %d, %s\n", st.BreakpointID, where)
+		if st.Text != "" {
+			d.printf("%s\n", st.Text)
+		}
+	case engine.ReasonException:
+		d.printf("\nRuntime error: %s\n  in %s\n", st.Text, where)
+	case engine.ReasonPause:
+		d.printf("\nPaused in %s\n", where)
+	case engine.ReasonEntry:
+		d.printf("Stopped at entry, %s\n", where)
+	case engine.ReasonFrame:
+		d.printf("Frame boundary, %s\n", where)
+	default:
+		if loc.Line == 0 && loc.HasPC {
+			d.printf("0x%x in %s\n", loc.PC, loc.Func)
+		}
+	}
+	d.showLine(loc.File, loc.Line)
+	d.listAt = max(1, loc.Line-4)
+	d.showDisplays()
+}
+
+func (d *Debugger) showLine(file string, line int) {
+	if src := d.source(file); line > 0 && line <= len(src) {
+		d.printf("%d\t%s\n", line, src[line-1])
+	}
+}
+
+func (d *Debugger) source(file string) []string {
+	if src, ok := d.sources[file]; ok {
+		return src
+	}
+	b, err := os.ReadFile(file)
+	var lines []string
+	if err == nil {
+		lines = strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	}
+	d.sources[file] = lines
+	return lines
+}
+
+func (d *Debugger) showDisplays() {
+	for i, expr := range d.display {
+		if expr == "" {
+			continue
+		}
+		v, err := d.s.Evaluate(d.frame, expr, engine.EvalMode{Pure: true})
+		if err != nil {
+			d.printf("%d: %s = <error: %v>\n", i+1, expr, err)
+			continue
+		}
+		d.printf("%d: %s = %s\n", i+1, expr, v.Value)
+	}
+}
+
+// explain turns engine errors into the messages a gdb user expects.
+func explain(err error) string {
+	switch {
+	case errors.Is(err, engine.ErrNotStarted):
+		return "The program is not being run. Use \"run\" or \"start\"."
+	case errors.Is(err, engine.ErrRunning):
+		return "The program is running. Use \"interrupt\" (or Ctrl-C) first."
+	case errors.Is(err, engine.ErrEnded):
+		return "The program is not being run (it has ended). Use \"run\" to start it again."
+	}
+	return err.Error()
+}
+
+func atoi(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return n, err == nil
+}

@@ -1,0 +1,500 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+type cmdFunc func(d *Debugger, args string) (quit bool)
+
+type cmdDef struct {
+	name    string
+	aliases []string
+	help    string
+	fn      cmdFunc
+}
+
+var cmdTable []cmdDef
+
+func init() {
+	cmdTable = []cmdDef{
+		{"break", []string{"b", "br"}, "break LOCATION [if COND]  set a breakpoint at FILE:LINE, LINE, FUNCTION or *PC", cmdBreak},
+		{"tbreak", []string{"tb"}, "tbreak LOCATION [if COND]  set a breakpoint deleted when first hit", cmdTbreak},
+		{"delete", []string{"d"}, "delete [N...]  delete breakpoints (all without arguments)", cmdDelete},
+		{"condition", nil, "condition N [COND]  set or remove breakpoint N's condition", cmdCondition},
+		{"run", []string{"r"}, "run  start the program (again, if it ran before)", cmdRun},
+		{"start", nil, "start  start the program and stop at its first statement", cmdStart},
+		{"restart", nil, "restart  start the program again from the beginning", cmdRun},
+		{"continue", []string{"c", "cont"}, "continue  run until a breakpoint or the end", cmdContinue},
+		{"step", []string{"s"}, "step  run to the next statement, entering calls", stepCmd(engine.StepInto)},
+		{"next", []string{"n"}, "next  run to the next statement, stepping over calls", stepCmd(engine.StepOver)},
+		{"finish", []string{"fin"}, "finish  run until the current function returns", stepCmd(engine.StepOut)},
+		{"stepi", []string{"si"}, "stepi  execute one instruction", stepCmd(engine.StepInstruction)},
+		{"interrupt", nil, "interrupt  pause the running program", cmdInterrupt},
+		{"kill", []string{"k"}, "kill  terminate the program", cmdKill},
+		{"print", []string{"p", "inspect"}, "print EXPR  evaluate an expression in the current frame", cmdPrint},
+		{"call", nil, "call EXPR  evaluate an expression that may call functions", cmdCall},
+		{"display", nil, "display [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
+		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
+		{"info", []string{"i"}, "info locals|globals|breakpoints|display|frame|program", cmdInfo},
+		{"backtrace", []string{"bt", "where"}, "backtrace  show the call stack", cmdBacktrace},
+		{"frame", []string{"f"}, "frame [N]  select frame N (show the current one without N)", cmdFrame},
+		{"up", nil, "up  select the caller's frame", func(d *Debugger, _ string) bool { return d.selectFrame(d.frame + 1) }},
+		{"down", nil, "down  select the callee's frame", func(d *Debugger, _ string) bool { return d.selectFrame(d.frame - 1) }},
+		{"list", []string{"l"}, "list [LINE|FUNCTION]  show source lines", cmdList},
+		{"history", nil, "history  show the commands typed so far", cmdHistory},
+		{"help", []string{"h"}, "help  list the commands", cmdHelp},
+		{"quit", []string{"q", "exit"}, "quit  end the session", func(*Debugger, string) bool { return true }},
+	}
+}
+
+// lookup finds a command by name, alias or unambiguous prefix.
+func lookup(word string) (*cmdDef, error) {
+	var matches []*cmdDef
+	for i := range cmdTable {
+		c := &cmdTable[i]
+		if c.name == word {
+			return c, nil
+		}
+		for _, a := range c.aliases {
+			if a == word {
+				return c, nil
+			}
+		}
+		if strings.HasPrefix(c.name, word) {
+			matches = append(matches, c)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return nil, fmt.Errorf("Undefined command: %q. Try \"help\".", word)
+	case 1:
+		return matches[0], nil
+	}
+	names := make([]string, len(matches))
+	for i, m := range matches {
+		names[i] = m.name
+	}
+	return nil, fmt.Errorf("Ambiguous command %q: %s.", word, strings.Join(names, ", "))
+}
+
+func (d *Debugger) exec(line string) bool {
+	word, args, _ := strings.Cut(line, " ")
+	c, err := lookup(word)
+	if err != nil {
+		d.printf("%v\n", err)
+		return false
+	}
+	return c.fn(d, strings.TrimSpace(args))
+}
+
+// parseLocation turns FILE:LINE, LINE, FUNCTION or *PC into a breakpoint spec.
+func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
+	loc, cond, _ := strings.Cut(arg, " if ")
+	loc = strings.TrimSpace(loc)
+	spec := engine.BreakpointSpec{Condition: strings.TrimSpace(cond)}
+	switch {
+	case loc == "":
+		return spec, fmt.Errorf("Argument required (a location: FILE:LINE, LINE, FUNCTION or *PC).")
+	case strings.HasPrefix(loc, "*"):
+		pc, err := strconv.ParseUint(strings.TrimSpace(loc[1:]), 0, 64)
+		if err != nil {
+			return spec, fmt.Errorf("Invalid address %q.", loc[1:])
+		}
+		spec.Kind, spec.PC = engine.InstructionBreakpoint, pc
+	default:
+		if i := strings.LastIndexByte(loc, ':'); i > 0 {
+			if n, ok := atoi(loc[i+1:]); ok {
+				spec.Kind, spec.File, spec.Line = engine.LineBreakpoint, loc[:i], n
+				return spec, nil
+			}
+		}
+		if n, ok := atoi(loc); ok {
+			spec.Kind, spec.Line = engine.LineBreakpoint, n
+			if st := d.s.LastStop(); st != nil {
+				spec.File = st.Location.File
+			}
+			return spec, nil
+		}
+		spec.Kind, spec.Function = engine.FunctionBreakpoint, loc
+	}
+	return spec, nil
+}
+
+func cmdBreak(d *Debugger, args string) bool  { d.setBreak(args, false); return false }
+func cmdTbreak(d *Debugger, args string) bool { d.setBreak(args, true); return false }
+
+func (d *Debugger) setBreak(args string, temp bool) {
+	spec, err := d.parseLocation(args)
+	if err != nil {
+		d.printf("%v\n", err)
+		return
+	}
+	spec.Temporary = temp
+	bp, err := d.s.SetBreakpoint(spec)
+	if err != nil {
+		d.printf("No breakpoint set: %v\n", err)
+		return
+	}
+	kind := "Breakpoint"
+	if temp {
+		kind = "Temporary breakpoint"
+	} else {
+		d.specs = append(d.specs, savedBreakpoint{bp.ID, spec})
+	}
+	d.printf("%s %d at %s\n", kind, bp.ID, describe(bp.Location))
+	if spec.Kind == engine.LineBreakpoint && bp.Location.Line != spec.Line {
+		d.printf("(line %d has no code; moved to line %d)\n", spec.Line, bp.Location.Line)
+	}
+}
+
+func describe(l engine.Location) string {
+	s := fmt.Sprintf("%s:%d", l.File, l.Line)
+	if l.Func != "" {
+		s = l.Func + " " + s
+	}
+	if l.HasPC {
+		s = fmt.Sprintf("pc %d: %s", l.PC, s)
+	}
+	return s
+}
+
+func cmdDelete(d *Debugger, args string) bool {
+	if args == "" {
+		d.s.ClearBreakpoints()
+		d.specs = nil
+		return false
+	}
+	for _, f := range strings.Fields(args) {
+		n, ok := atoi(f)
+		if !ok {
+			d.printf("Invalid breakpoint number %q.\n", f)
+			continue
+		}
+		if err := d.s.RemoveBreakpoint(n); err != nil {
+			d.printf("No breakpoint number %d.\n", n)
+			continue
+		}
+		for i, b := range d.specs {
+			if b.id == n {
+				d.specs = append(d.specs[:i], d.specs[i+1:]...)
+				break
+			}
+		}
+	}
+	return false
+}
+
+func cmdCondition(d *Debugger, args string) bool {
+	num, cond, _ := strings.Cut(args, " ")
+	n, ok := atoi(num)
+	if !ok {
+		d.printf("Argument required (breakpoint number).\n")
+		return false
+	}
+	if err := d.s.SetCondition(n, strings.TrimSpace(cond)); err != nil {
+		d.printf("%v\n", err)
+		return false
+	}
+	for i, b := range d.specs {
+		if b.id == n {
+			d.specs[i].spec.Condition = strings.TrimSpace(cond)
+		}
+	}
+	if cond == "" {
+		d.printf("Breakpoint %d now unconditional.\n", n)
+	}
+	return false
+}
+
+func cmdRun(d *Debugger, _ string) bool   { d.run(false); return false }
+func cmdStart(d *Debugger, _ string) bool { d.run(true); return false }
+
+func (d *Debugger) run(stopOnEntry bool) {
+	if d.s.State() != engine.Initialized {
+		if err := d.newSession(); err != nil {
+			d.printf("%v\n", err)
+			return
+		}
+	}
+	if err := d.s.Start(stopOnEntry); err != nil {
+		d.printf("%v\n", err)
+		return
+	}
+	d.wait()
+}
+
+func cmdContinue(d *Debugger, _ string) bool {
+	if err := d.s.Continue(); err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	d.wait()
+	return false
+}
+
+func stepCmd(mode engine.ResumeMode) cmdFunc {
+	return func(d *Debugger, _ string) bool {
+		if err := d.s.Step(mode); err != nil {
+			d.printf("%s\n", explain(err))
+			return false
+		}
+		d.wait()
+		return false
+	}
+}
+
+func cmdInterrupt(d *Debugger, _ string) bool {
+	if err := d.s.Pause(); err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	d.wait()
+	return false
+}
+
+func cmdKill(d *Debugger, _ string) bool {
+	if st := d.s.State(); st == engine.Initialized || st.Ended() {
+		d.printf("The program is not being run.\n")
+		return false
+	}
+	_ = d.s.Terminate()
+	d.wait()
+	return false
+}
+
+func cmdPrint(d *Debugger, args string) bool { d.evaluate(args, true); return false }
+func cmdCall(d *Debugger, args string) bool  { d.evaluate(args, false); return false }
+
+func (d *Debugger) evaluate(expr string, pure bool) {
+	if expr == "" {
+		d.printf("Argument required (expression to evaluate).\n")
+		return
+	}
+	v, err := d.s.Evaluate(d.frame, expr, engine.EvalMode{Pure: pure})
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return
+	}
+	d.printf("$ = %s\n", v.Value)
+}
+
+func cmdDisplay(d *Debugger, args string) bool {
+	if args == "" {
+		d.showDisplays()
+		return false
+	}
+	d.display = append(d.display, args)
+	if d.s.State() == engine.Stopped {
+		v, err := d.s.Evaluate(d.frame, args, engine.EvalMode{Pure: true})
+		if err != nil {
+			d.printf("%d: %s = <error: %v>\n", len(d.display), args, err)
+		} else {
+			d.printf("%d: %s = %s\n", len(d.display), args, v.Value)
+		}
+	}
+	return false
+}
+
+func cmdUndisplay(d *Debugger, args string) bool {
+	n, ok := atoi(args)
+	if !ok || n < 1 || n > len(d.display) || d.display[n-1] == "" {
+		d.printf("No display number %s.\n", args)
+		return false
+	}
+	d.display[n-1] = ""
+	return false
+}
+
+func cmdInfo(d *Debugger, args string) bool {
+	what, _, _ := strings.Cut(args, " ")
+	switch {
+	case what == "":
+		d.printf("info locals|globals|breakpoints|display|frame|program\n")
+	case strings.HasPrefix("locals", what), strings.HasPrefix("args", what):
+		d.showScope("Locals")
+	case strings.HasPrefix("globals", what), strings.HasPrefix("variables", what):
+		d.showScope("Globals")
+	case strings.HasPrefix("breakpoints", what):
+		bps := d.s.Breakpoints()
+		if len(bps) == 0 {
+			d.printf("No breakpoints.\n")
+		}
+		for _, b := range bps {
+			d.printf("%-4d %-40s hits %d", b.ID, describe(b.Location), b.Hits)
+			if b.Spec.Condition != "" {
+				d.printf("  if %s", b.Spec.Condition)
+			}
+			if b.Spec.HitCondition != "" {
+				d.printf("  hit %s", b.Spec.HitCondition)
+			}
+			if b.Spec.LogMessage != "" {
+				d.printf("  log %q", b.Spec.LogMessage)
+			}
+			d.printf("\n")
+		}
+	case strings.HasPrefix("display", what):
+		for i, e := range d.display {
+			if e != "" {
+				d.printf("%d: %s\n", i+1, e)
+			}
+		}
+	case strings.HasPrefix("frame", what):
+		d.selectFrame(d.frame)
+	case strings.HasPrefix("program", what):
+		d.printf("The program is %s.\n", d.s.State())
+		if st := d.s.LastStop(); st != nil {
+			d.printf("It stopped (%s) at %s.\n", st.Reason, describe(st.Location))
+		}
+	default:
+		d.printf("Undefined info command: %q.\n", what)
+	}
+	return false
+}
+
+func (d *Debugger) showScope(name string) {
+	scopes, err := d.s.Scopes(d.frame)
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return
+	}
+	for _, sc := range scopes {
+		if sc.Name != name {
+			continue
+		}
+		vars, err := d.s.Variables(sc.Ref)
+		if err != nil {
+			d.printf("%s\n", explain(err))
+			return
+		}
+		if len(vars) == 0 {
+			d.printf("No %s.\n", strings.ToLower(name))
+		}
+		for _, v := range vars {
+			d.printf("%s = %s\n", v.Name, v.Value)
+		}
+		return
+	}
+	d.printf("No %s in this frame.\n", strings.ToLower(name))
+}
+
+func cmdBacktrace(d *Debugger, _ string) bool {
+	frames, err := d.s.Stack()
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	for _, f := range frames {
+		mark := " "
+		if f.Index == d.frame {
+			mark = "*"
+		}
+		d.printf("%s#%-3d %s at %s:%d:%d\n", mark, f.Index, f.Func, f.Location.File, f.Location.Line, f.Location.Col)
+	}
+	return false
+}
+
+func cmdFrame(d *Debugger, args string) bool {
+	n := d.frame
+	if args != "" {
+		var ok bool
+		if n, ok = atoi(args); !ok {
+			d.printf("Invalid frame number %q.\n", args)
+			return false
+		}
+	}
+	return d.selectFrame(n)
+}
+
+func (d *Debugger) selectFrame(n int) bool {
+	frames, err := d.s.Stack()
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	if n < 0 || n >= len(frames) {
+		d.printf("No frame %d (the stack has %d).\n", n, len(frames))
+		return false
+	}
+	d.frame = n
+	f := frames[n]
+	d.printf("#%-3d %s at %s:%d:%d\n", f.Index, f.Func, f.Location.File, f.Location.Line, f.Location.Col)
+	d.showLine(f.Location.File, f.Location.Line)
+	return false
+}
+
+func cmdList(d *Debugger, args string) bool {
+	file := ""
+	if st := d.s.LastStop(); st != nil {
+		file = st.Location.File
+	}
+	for _, b := range d.s.Breakpoints() {
+		if file == "" {
+			file = b.Location.File
+		}
+	}
+	if args != "" {
+		if n, ok := atoi(args); ok {
+			d.listAt = max(1, n-5)
+		} else if loc, err := d.s.Target().ResolveFunction(args); err == nil {
+			file, d.listAt = loc.File, max(1, loc.Line-5)
+		} else {
+			d.printf("Function %q not defined.\n", args)
+			return false
+		}
+	}
+	if file == "" {
+		file = d.defaultFile()
+	}
+	src := d.source(file)
+	if len(src) == 0 {
+		d.printf("No source file.\n")
+		return false
+	}
+	if d.listAt == 0 {
+		d.listAt = 1
+	}
+	if d.listAt > len(src) {
+		d.printf("Line number %d out of range; %q has %d lines.\n", d.listAt, file, len(src))
+		return false
+	}
+	end := min(len(src), d.listAt+9)
+	for i := d.listAt; i <= end; i++ {
+		d.printf("%d\t%s\n", i, src[i-1])
+	}
+	d.listAt = end + 1
+	return false
+}
+
+// defaultFile is the program's main file, found through its first statement.
+func (d *Debugger) defaultFile() string {
+	if loc, err := d.s.Target().ResolveLine("", 1); err == nil {
+		return loc.File
+	}
+	return ""
+}
+
+func cmdHistory(d *Debugger, _ string) bool {
+	for i, h := range d.history {
+		d.printf("%5d  %s\n", i+1, h)
+	}
+	return false
+}
+
+func cmdHelp(d *Debugger, _ string) bool {
+	rows := make([]string, 0, len(cmdTable))
+	for _, c := range cmdTable {
+		alias := ""
+		if len(c.aliases) > 0 {
+			alias = " (" + strings.Join(c.aliases, ", ") + ")"
+		}
+		rows = append(rows, fmt.Sprintf("  %-40s%s", c.help, alias))
+	}
+	sort.Strings(rows)
+	d.printf("Commands:\n%s\nAn empty line repeats the last command.\n", strings.Join(rows, "\n"))
+	return false
+}
