@@ -1,0 +1,24 @@
+package main
+
+// `polydbg aura run FILE`: the Aura debug protocol (Sentinel). See docs/protocols/aura.md.
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/polydbg/polydbg/protocol/aura"
+)
+
+func init() {
+	register(&command{
+		name:    "aura",
+		summary: "Aura debug protocol: run a Kite or native program for Sentinel (aura run FILE)",
+		run: func(args []string) int {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return aura.Main(ctx, args, os.LookupEnv, os.Stdin, os.Stdout, os.Stderr)
+		},
+	})
+}

@@ -1,0 +1,134 @@
+package aura
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/polydbg/polydbg/target/process"
+)
+
+// runNative launches a native program under supervision (its own process group, output
+// captured, the whole group killed when it ends or is terminated) and reports
+// nativeLaunch, its output, then nativeExit.
+func (r *runner) runNative(ctx context.Context) int {
+	if r.cfg.Protocol && r.cfg.WaitEnable {
+		if !r.waitEnableNative(ctx) {
+			return ExitTerminated
+		}
+	}
+	exe := r.cfg.File
+	if !strings.Contains(exe, "/") {
+		if p, err := exec.LookPath(exe); err == nil {
+			exe = p
+		}
+	}
+	if abs, err := filepath.Abs(exe); err == nil {
+		exe = abs
+	}
+	args := append([]string{}, r.cfg.Args...)
+	r.out.event(NativeLaunchEvent{Event: "nativeLaunch", Exe: exe, Args: args}, false)
+
+	spec := process.Spec{
+		Path:  exe,
+		Argv0: r.cfg.File,
+		Args:  args,
+		OnOutput: func(s process.Stream, chunk []byte) {
+			if s == process.Stderr {
+				_, _ = r.errw.Write(chunk)
+			} else {
+				r.out.program(chunk)
+			}
+		},
+	}
+	if !r.cfg.Protocol {
+		spec.Stdin = r.cfg.Stdin // with the protocol on, stdin carries commands
+	}
+	p, err := process.Start(spec)
+	if err != nil {
+		r.note("%v", err)
+		code := 127
+		r.out.event(NativeExitEvent{Event: "nativeExit", Code: &code, Error: err.Error()}, true)
+		r.out.finish()
+		return code
+	}
+
+	terminated := false
+	stopping := false
+	stop := func() {
+		if !stopping {
+			stopping = true
+			go p.Stop(r.cfg.TerminateGrace)
+		}
+	}
+	ctxDone := ctx.Done()
+	for waiting := true; waiting; {
+		select {
+		case <-p.Done():
+			waiting = false
+		case c, ok := <-r.cmds:
+			if !ok {
+				r.cmds = nil // the program runs on to its end
+				break
+			}
+			switch c.Cmd {
+			case CmdTerminate:
+				terminated = true
+				stop()
+			case CmdEnable:
+				r.applyEnable(c)
+			case CmdSetBreakpoints, CmdSetWatches:
+				// Native runs have no breakpoints or watches; IDEs send these routinely.
+			default:
+				r.note("ignored %s: native runs support only terminate", c.Cmd)
+			}
+		case <-ctxDone:
+			ctxDone = nil
+			stop()
+		}
+	}
+	st := p.Wait()
+	if terminated {
+		r.out.event(TerminatedEvent{Event: "terminated", Target: "native"}, true)
+	}
+	ev := NativeExitEvent{Event: "nativeExit"}
+	code := st.Code
+	if st.Signaled() {
+		ev.Signal = st.SignalName()
+		code = 128 + int(st.Signal)
+	} else {
+		ev.Code = &code
+	}
+	r.out.event(ev, true)
+	r.out.finish()
+	return code
+}
+
+// waitEnableNative waits for the client's enable before launching; it reports false when
+// the run ended before (a terminate, or a signal to polydbg).
+func (r *runner) waitEnableNative(ctx context.Context) bool {
+	for {
+		select {
+		case c, ok := <-r.cmds:
+			if !ok {
+				r.cmds = nil
+				return true
+			}
+			switch c.Cmd {
+			case CmdEnable:
+				r.applyEnable(c)
+				return true
+			case CmdTerminate:
+				r.out.event(TerminatedEvent{Event: "terminated", Target: "native"}, true)
+				r.out.finish()
+				return false
+			case CmdSetBreakpoints, CmdSetWatches:
+			default:
+				r.note("ignored %s: the program has not started (waiting for enable)", c.Cmd)
+			}
+		case <-ctx.Done():
+			return false
+		}
+	}
+}

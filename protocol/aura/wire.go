@@ -1,0 +1,116 @@
+package aura
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+)
+
+// EventPrefix begins every event line on stdout.
+const EventPrefix = "AURA_DEBUG_EVENT "
+
+// wire is the process's stdout: the program's own output and, with the protocol on, event
+// lines. An event line always begins at the start of a line: a partial line of program
+// output is held back until the program completes it, or until a stop or the end of the
+// run, when it is written with a line end added. Nothing is lost or reordered otherwise.
+type wire struct {
+	mu       sync.Mutex
+	w        io.Writer
+	protocol bool
+	partial  []byte // program output after its last "\n", not yet written
+	failed   bool   // the writer failed (client gone): later writes are dropped
+}
+
+func newWire(w io.Writer, protocol bool) *wire { return &wire{w: w, protocol: protocol} }
+
+func (o *wire) write(p []byte) {
+	if o.failed || len(p) == 0 {
+		return
+	}
+	if _, err := o.w.Write(p); err != nil {
+		o.failed = true
+	}
+}
+
+// program writes program output.
+func (o *wire) program(p []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.protocol {
+		o.write(p)
+		return
+	}
+	i := bytes.LastIndexByte(p, '\n')
+	if i < 0 {
+		o.partial = append(o.partial, p...)
+		return
+	}
+	if len(o.partial) > 0 {
+		buf := append(o.partial, p[:i+1]...)
+		o.write(buf)
+		o.partial = o.partial[:0]
+	} else {
+		o.write(p[:i+1])
+	}
+	o.partial = append(o.partial, p[i+1:]...)
+}
+
+// flushPartial writes a held-back partial line, completed with "\n"; o.mu held.
+func (o *wire) flushPartial() {
+	if len(o.partial) == 0 {
+		return
+	}
+	o.write(append(o.partial, '\n'))
+	o.partial = o.partial[:0]
+}
+
+// event writes one event line. With release, a held-back partial line is written first
+// (a stop, or the end of the run); otherwise it stays held back after the event.
+func (o *wire) event(ev any, release bool) {
+	b := encodeEvent(ev)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.protocol {
+		return
+	}
+	if release {
+		o.flushPartial()
+	}
+	o.write(b)
+}
+
+// finish writes what is left of the program's output (at the end of the run).
+func (o *wire) finish() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.partial) > 0 {
+		o.write(o.partial)
+		o.partial = o.partial[:0]
+	}
+}
+
+// encodeEvent renders an event line: the prefix, compact JSON without HTML escaping, "\n".
+func encodeEvent(ev any) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(EventPrefix)
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ev); err != nil {
+		buf.Reset()
+		buf.WriteString(EventPrefix + `{"event":"error","message":"cannot encode event"}` + "\n")
+	}
+	return buf.Bytes()
+}
+
+// syncWriter serializes writes to a writer shared by several goroutines (stderr).
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
