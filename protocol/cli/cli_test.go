@@ -1,0 +1,132 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/protocol/cli"
+	"github.com/polydbg/polydbg/target/kitevm"
+)
+
+const prog = `fn fib(n) {
+    if n < 2 {
+        return n
+    }
+    return fib(n - 1) + fib(n - 2)
+}
+
+let total = 0
+for i in range(0, 5) {
+    total += fib(i)
+}
+print("total", total)
+`
+
+// script runs the debugger on prog with the given commands piped in.
+func script(t *testing.T, commands string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "prog.kite")
+	if err := os.WriteFile(file, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := kite.CompileFile(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	code := cli.Run(cli.Config{
+		In: strings.NewReader(commands), Out: &out, Echo: true,
+		NewSession: func() (*engine.Session, error) {
+			tg, err := kitevm.New(p, kitevm.Options{})
+			if err != nil {
+				return nil, err
+			}
+			return engine.NewSession(tg), nil
+		},
+	})
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	return strings.ReplaceAll(out.String(), file, "prog.kite")
+}
+
+func expect(t *testing.T, out string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		i := strings.Index(out, w)
+		if i < 0 {
+			t.Fatalf("output lacks %q:\n%s", w, out)
+		}
+		out = out[i+len(w):]
+	}
+}
+
+func TestBreakStepPrintBacktrace(t *testing.T) {
+	out := script(t, `b fib if n == 2
+run
+bt
+info locals
+p n * 10
+next
+n
+s
+finish
+display total
+delete
+c
+quit
+`)
+	expect(t, out,
+		"Breakpoint 1 at pc", "fib prog.kite:2",
+		"Breakpoint 1, fib at prog.kite:2", "2\t    if n < 2 {",
+		"*#0   fib at prog.kite:2:5", "#1   main at prog.kite:10:",
+		"n = 2",
+		"$ = 20",
+		"5\t    return fib(n - 1) + fib(n - 2)", // n == 2: the if is false
+		"9\tfor i in range(0, 5) {",            // next over the return: back in the caller
+		"10\t    total += fib(i)",
+		"Breakpoint 1, fib at prog.kite:2", // finish at the top level runs on: fib(3) calls fib(2)
+		"1: total = 2",
+		"total 7",
+		"[program exited normally]",
+	)
+}
+
+func TestMistakesGetClearMessages(t *testing.T) {
+	out := script(t, `continue
+frobnicate
+s
+b
+b nosuchfn
+b 100
+undisplay 3
+p 1 +
+run
+c
+print n
+history
+`)
+	expect(t, out,
+		`The program is not being run. Use "run" or "start".`,
+		`Undefined command: "frobnicate". Try "help".`,
+		`The program is not being run. Use "run" or "start".`,
+		"Argument required (a location",
+		`No breakpoint set: no function "nosuchfn"`,
+		"No breakpoint set: no code at or after line 100",
+		"No display number 3.",
+		"total 7",
+		"The program is not being run (it has ended).",
+		"   12  history",
+	)
+	if out := script(t, "fin\n"); !strings.Contains(out, `Ambiguous command "fi": finish`) && !strings.Contains(out, "not being run") {
+		t.Fatalf("fin: %s", out)
+	}
+	if out := script(t, "f\nstart\nup\nwhere\nlist\nlist fib\ninfo frame\nkill\n"); !strings.Contains(out, "Stopped at entry") ||
+		!strings.Contains(out, "No frame 1") || !strings.Contains(out, "1\tfn fib(n) {") || !strings.Contains(out, "[program terminated]") {
+		t.Fatalf("start/list/kill:\n%s", out)
+	}
+}
