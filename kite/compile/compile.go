@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/polydbg/polydbg/kite/syntax"
 )
@@ -165,12 +166,20 @@ func (c *compiler) beginStmt(pos syntax.Pos, kind string) {
 	c.stmtPos, c.stmtKind = pos, kind
 }
 
+// floatBits keys a float constant by its bits, so that 0.0 and -0.0 (equal as Go values)
+// stay two constants and NaN finds itself.
+type floatBits uint64
+
 func (c *compiler) constIndex(v any) int {
-	if i, ok := c.consts[v]; ok {
+	key := v
+	if f, ok := v.(float64); ok {
+		key = floatBits(math.Float64bits(f))
+	}
+	if i, ok := c.consts[key]; ok {
 		return i
 	}
 	c.prog.Consts = append(c.prog.Consts, v)
-	c.consts[v] = len(c.prog.Consts) - 1
+	c.consts[key] = len(c.prog.Consts) - 1
 	return len(c.prog.Consts) - 1
 }
 

@@ -33,11 +33,23 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d:%d: error: %s", e.Loc.File, e.Loc.Line, e.Loc.Col, e.Msg)
 }
 
-// Trace is the Kite stack trace printed after the error line.
+// TraceEdge is how many innermost and outermost frames Trace prints of a deeper stack; the
+// frames between them are summarised in one line (Stack still has them all).
+const TraceEdge = 10
+
+// Trace is the Kite stack trace printed after the error line: one line per frame,
+// innermost first. A stack deeper than 2*TraceEdge frames (runaway recursion) prints its
+// TraceEdge innermost and TraceEdge outermost frames and a line saying how many were left out.
 func (e *Error) Trace() string {
 	var b strings.Builder
 	b.WriteString("stack trace:\n")
-	for _, l := range e.Stack {
+	for i, l := range e.Stack {
+		if n := len(e.Stack); n > 2*TraceEdge && i >= TraceEdge && i < n-TraceEdge {
+			if i == TraceEdge {
+				fmt.Fprintf(&b, "  ... %d more frames ...\n", n-2*TraceEdge)
+			}
+			continue
+		}
 		fmt.Fprintf(&b, "  at %s (%s:%d:%d)\n", fnDisplayName(l.Func), l.File, l.Line, l.Col)
 	}
 	return b.String()
