@@ -293,6 +293,9 @@ type StaticLoc struct {
 // emits without optimisation are handled (DW_OP_addr, DW_OP_fbreg over DW_OP_call_frame_cfa
 // or a register, DW_OP_breg*, DW_OP_reg*).
 func (f *File) StaticLocation(v *Var, pc uint64) (StaticLoc, error) {
+	if v.fn != nil && f.FuncAt(pc) != v.fn {
+		return StaticLoc{}, fmt.Errorf("elfsym: %s is not visible at %#x", v.Name, pc)
+	}
 	l, err := f.staticExpr(v.loc, v.fn, pc)
 	if err != nil {
 		return l, fmt.Errorf("elfsym: %s: %w", v.Name, err)
@@ -645,4 +648,18 @@ func (f *File) readCString(mem Memory, addr uint64, max int) (string, error) {
 		}
 	}
 	return string(out), nil
+}
+
+// IntKind reports whether t (through typedefs and qualifiers) is an integer-like type
+// (integers, chars, bools, enums, pointers) and whether it is signed.
+func IntKind(t dwarf.Type) (isInt, signed bool) {
+	switch resolve(t).(type) {
+	case *dwarf.IntType, *dwarf.CharType:
+		return true, true
+	case *dwarf.EnumType:
+		return true, true
+	case *dwarf.UintType, *dwarf.UcharType, *dwarf.BoolType, *dwarf.PtrType:
+		return true, false
+	}
+	return false, false
 }

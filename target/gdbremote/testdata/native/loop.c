@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 		total += i; /* LINE:loop_total */
 	}
 	total += factorial(5); /* LINE:after_loop */
-	printf("counter=%d total=%d argc=%d\n", counter, total, argc);
+	printf("counter=%d total=%d argc=%d\n", counter, total, argc); /* LINE:print */
 	fflush(stdout);
 	return counter % 200;
 }

@@ -1,0 +1,413 @@
+package gdbremote
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/target/elfsym"
+)
+
+// evaluator evaluates expressions on the host in one frame: variables with field, index
+// and dereference paths, registers, numbers, and conditions.
+type evaluator struct {
+	t  *Target
+	fr *elfsym.Frame
+}
+
+// value evaluates name, name.f, name[i], name->f, *name, $reg or a number.
+func (e *evaluator) value(expr string) (elfsym.Value, error) {
+	if expr == "" {
+		return elfsym.Value{}, fmt.Errorf("empty expression")
+	}
+	if n, err := strconv.ParseInt(expr, 0, 64); err == nil {
+		return elfsym.Value{Name: expr, Type: "long", Kind: "int", Text: strconv.FormatInt(n, 10)}, nil
+	}
+	if expr[0] == '$' {
+		name := expr[1:]
+		if name == "pc" {
+			if r, ok := e.t.desc.PCReg(); ok {
+				name = r.Name
+			}
+		}
+		if n, ok := e.t.sym.Arch.RegNum(name); ok {
+			if v, ok := e.fr.Register(n); ok {
+				return elfsym.Value{Name: expr, Type: "register", Kind: "uint", Text: strconv.FormatUint(v, 10)}, nil
+			}
+		}
+		if e.fr.Index == 0 {
+			if r, ok := e.t.desc.Reg(name); ok {
+				b, err := e.t.reg(r.Num)
+				if err != nil {
+					return elfsym.Value{}, err
+				}
+				return elfsym.Value{Name: expr, Type: "register", Kind: "uint", Text: strconv.FormatUint(Uint(b, e.t.order), 10)}, nil
+			}
+		}
+		return elfsym.Value{}, fmt.Errorf("no register %s", expr)
+	}
+	deref := strings.HasPrefix(expr, "*")
+	path := strings.TrimPrefix(expr, "*")
+	i := 0
+	for i < len(path) && (path[i] == '_' || path[i] >= 'a' && path[i] <= 'z' || path[i] >= 'A' && path[i] <= 'Z' || path[i] >= '0' && path[i] <= '9') {
+		i++
+	}
+	name, rest := path[:i], path[i:]
+	if name == "" {
+		return elfsym.Value{}, fmt.Errorf("cannot evaluate %q", expr)
+	}
+	v, err := e.t.sym.LookupVar(lookupPC(e.fr), name)
+	if err != nil {
+		return elfsym.Value{}, err
+	}
+	val, err := e.t.sym.ReadVar(v, e.fr, cachedMem{e.t})
+	if err != nil {
+		return val, err
+	}
+	for rest != "" {
+		var key string
+		switch {
+		case strings.HasPrefix(rest, "->"):
+			if val, err = child(val, "*"); err != nil {
+				return val, err
+			}
+			rest = rest[2:]
+			key, rest = ident(rest)
+		case rest[0] == '.':
+			key, rest = ident(rest[1:])
+		case rest[0] == '[':
+			j := strings.IndexByte(rest, ']')
+			if j < 0 {
+				return val, fmt.Errorf("missing ] in %q", expr)
+			}
+			idx := strings.TrimSpace(rest[1:j])
+			if n, err := strconv.Atoi(idx); err == nil {
+				idx = strconv.Itoa(n)
+			}
+			key, rest = "["+idx+"]", rest[j+1:]
+		default:
+			return val, fmt.Errorf("cannot evaluate %q", expr)
+		}
+		if val, err = child(val, key); err != nil {
+			return val, err
+		}
+	}
+	if deref {
+		if val, err = child(val, "*"); err != nil {
+			return val, err
+		}
+	}
+	val.Name = expr
+	return val, nil
+}
+
+func ident(s string) (string, string) {
+	i := 0
+	for i < len(s) && (s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9') {
+		i++
+	}
+	return s[:i], s[i:]
+}
+
+func child(v elfsym.Value, key string) (elfsym.Value, error) {
+	for _, c := range v.Children {
+		if c.Name == key {
+			return c, nil
+		}
+	}
+	if key == "*" {
+		return v, fmt.Errorf("%s is not a pointer that can be followed", v.Name)
+	}
+	return v, fmt.Errorf("%s has no %s", v.Name, key)
+}
+
+// number extracts an integer from a formatted value ("42", "112 'p'", "true", "0x10").
+func number(v elfsym.Value) (int64, error) {
+	s := v.Text
+	if f := strings.Fields(s); len(f) > 0 {
+		s = f[0]
+	}
+	switch s {
+	case "true":
+		return 1, nil
+	case "false":
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return n, nil
+	}
+	if n, err := strconv.ParseUint(s, 0, 64); err == nil {
+		return int64(n), nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return int64(f), nil
+	}
+	return 0, fmt.Errorf("%s (%s) is not a number", v.Name, v.Type)
+}
+
+// condNode is a parsed condition.
+type condNode struct {
+	op          string // "||", "&&", "!", a comparison, or "" for an operand
+	left, right *condNode
+	operand     string
+}
+
+func parseCond(s string) (*condNode, error) {
+	toks, err := lexCond(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &nodeParser{toks: toks}
+	n, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	if p.pos != len(toks) {
+		return nil, fmt.Errorf("unexpected %q in condition", toks[p.pos])
+	}
+	return n, nil
+}
+
+type nodeParser struct {
+	toks []string
+	pos  int
+}
+
+func (p *nodeParser) peek() string {
+	if p.pos < len(p.toks) {
+		return p.toks[p.pos]
+	}
+	return ""
+}
+
+func (p *nodeParser) or() (*condNode, error) {
+	l, err := p.and()
+	for err == nil && (p.peek() == "||" || p.peek() == "or") {
+		p.pos++
+		var r *condNode
+		if r, err = p.and(); err == nil {
+			l = &condNode{op: "||", left: l, right: r}
+		}
+	}
+	return l, err
+}
+
+func (p *nodeParser) and() (*condNode, error) {
+	l, err := p.unary()
+	for err == nil && (p.peek() == "&&" || p.peek() == "and") {
+		p.pos++
+		var r *condNode
+		if r, err = p.unary(); err == nil {
+			l = &condNode{op: "&&", left: l, right: r}
+		}
+	}
+	return l, err
+}
+
+func (p *nodeParser) unary() (*condNode, error) {
+	switch p.peek() {
+	case "!", "not":
+		p.pos++
+		n, err := p.unary()
+		return &condNode{op: "!", left: n}, err
+	case "(":
+		p.pos++
+		n, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		if p.peek() != ")" {
+			return nil, fmt.Errorf("missing ) in condition")
+		}
+		p.pos++
+		return n, nil
+	}
+	l, err := p.operand()
+	if err != nil {
+		return nil, err
+	}
+	switch op := p.peek(); op {
+	case "==", "!=", "<", "<=", ">", ">=":
+		p.pos++
+		r, err := p.operand()
+		return &condNode{op: op, left: l, right: r}, err
+	}
+	return l, nil
+}
+
+func (p *nodeParser) operand() (*condNode, error) {
+	t := p.peek()
+	if t == "" {
+		return nil, fmt.Errorf("condition ends early")
+	}
+	if t == "-" {
+		p.pos++
+		n := p.peek()
+		if n == "" || n[0] < '0' || n[0] > '9' {
+			return nil, fmt.Errorf("bad negative number")
+		}
+		p.pos++
+		return &condNode{operand: "-" + n}, nil
+	}
+	switch t {
+	case "(", ")", "&&", "||", "==", "!=", "<", "<=", ">", ">=", "!":
+		return nil, fmt.Errorf("unexpected %q in condition", t)
+	}
+	p.pos++
+	return &condNode{operand: t}, nil
+}
+
+func (e *evaluator) num(n *condNode) (int64, error) {
+	if n.op != "" {
+		b, err := e.eval(n)
+		if b {
+			return 1, err
+		}
+		return 0, err
+	}
+	if v, err := strconv.ParseInt(n.operand, 0, 64); err == nil {
+		return v, nil
+	}
+	v, err := e.value(n.operand)
+	if err != nil {
+		return 0, err
+	}
+	return number(v)
+}
+
+func (e *evaluator) eval(n *condNode) (bool, error) {
+	switch n.op {
+	case "":
+		v, err := e.num(n)
+		return v != 0, err
+	case "!":
+		b, err := e.eval(n.left)
+		return !b, err
+	case "&&":
+		b, err := e.eval(n.left)
+		if err != nil || !b {
+			return false, err
+		}
+		return e.eval(n.right)
+	case "||":
+		b, err := e.eval(n.left)
+		if err != nil || b {
+			return b, err
+		}
+		return e.eval(n.right)
+	}
+	l, err := e.num(n.left)
+	if err != nil {
+		return false, err
+	}
+	r, err := e.num(n.right)
+	if err != nil {
+		return false, err
+	}
+	switch n.op {
+	case "==":
+		return l == r, nil
+	case "!=":
+		return l != r, nil
+	case "<":
+		return l < r, nil
+	case "<=":
+		return l <= r, nil
+	case ">":
+		return l > r, nil
+	}
+	return l >= r, nil
+}
+
+func (e *evaluator) cond(expr string) (bool, error) {
+	n, err := parseCond(expr)
+	if err != nil {
+		return false, err
+	}
+	return e.eval(n)
+}
+
+// hostCond is a compiled condition: evaluated on the host in frame 0, and, when simple
+// enough, also compiled to an agent expression the stub can evaluate (SetTrapConditions).
+type hostCond struct {
+	t     *Target
+	expr  string
+	node  *condNode // nil: a value expression (for log messages), not a condition
+	agent []byte
+}
+
+func (c *hostCond) String() (string, error) {
+	fr, err := c.t.frame(0)
+	if err != nil {
+		return "", err
+	}
+	ev := &evaluator{t: c.t, fr: fr}
+	if v, err := ev.value(strings.TrimSpace(c.expr)); err == nil {
+		return v.Text, nil
+	}
+	if c.node == nil {
+		_, err := ev.value(strings.TrimSpace(c.expr))
+		return "", err
+	}
+	b, err := ev.eval(c.node)
+	return strconv.FormatBool(b), err
+}
+
+func (c *hostCond) Eval() (bool, error) {
+	if c.node == nil {
+		return false, fmt.Errorf("%q is not a condition", c.expr)
+	}
+	fr, err := c.t.frame(0)
+	if err != nil {
+		return false, err
+	}
+	return (&evaluator{t: c.t, fr: fr}).eval(c.node)
+}
+
+// CanRunOnStub reports whether the condition compiled to an agent expression.
+func (c *hostCond) CanRunOnStub() bool { return c.agent != nil }
+
+// CompileCondition implements engine.Target.
+func (t *Target) CompileCondition(loc engine.Location, expr string) (engine.Condition, error) {
+	c := &hostCond{t: t, expr: expr}
+	n, err := parseCond(expr)
+	if err == nil {
+		c.node = n
+	} else if strings.ContainsAny(expr, "=<>&|!") {
+		return nil, err
+	}
+	if loc.HasPC && c.node != nil {
+		if code, err := CompileCondition(expr, t.agentResolver(loc.PC)); err == nil {
+			c.agent = code
+		}
+	}
+	return c, nil
+}
+
+// agentResolver locates variables for agent expressions at pc.
+func (t *Target) agentResolver(pc uint64) AgentResolver {
+	return func(name string) (AgentVar, error) {
+		v, err := t.sym.LookupVar(pc, name)
+		if err != nil {
+			return AgentVar{}, err
+		}
+		isInt, signed := elfsym.IntKind(v.Type)
+		if !isInt {
+			return AgentVar{}, fmt.Errorf("%s is not an integer", name)
+		}
+		sl, err := t.sym.StaticLocation(v, pc)
+		if err != nil {
+			return AgentVar{}, err
+		}
+		av := AgentVar{InReg: sl.InReg, Reg: -1, Offset: sl.Offset, Size: v.Size(), Signed: signed}
+		if sl.Reg >= 0 {
+			r, ok := t.desc.Reg(t.sym.Arch.RegName(sl.Reg))
+			if !ok {
+				return AgentVar{}, fmt.Errorf("register %d of %s is not in the target description", sl.Reg, name)
+			}
+			av.Reg = r.Num
+		}
+		return av, nil
+	}
+}
