@@ -111,7 +111,7 @@ func FuzzParseExpr(f *testing.F) {
 // recovery, deep recursion, many errors on one line). Each must finish quickly; a test
 // timeout, not a clock, is the judge.
 func TestPathological(t *testing.T) {
-	const k = 20000
+	const k = 10000
 	r := strings.Repeat
 	inputs := map[string]string{
 		"skipped brackets":     "x = (" + r("[", k) + r(")", k),

@@ -1,5 +1,37 @@
 package syntax
 
+// The grammar, where NL is a NEWLINE token (see needsNewline in scanner.go), ';' or, before
+// a '}' or the end of the file, nothing:
+//
+//	File      = { Stmt NL } .
+//	Stmt      = ("let" | "const") ident "=" Expr
+//	          | "fn" ident Func
+//	          | "if" Cond Block [ "else" ( IfStmt | Block ) ]
+//	          | "while" Cond Block
+//	          | "for" ident [ "," ident ] "in" Cond Block
+//	          | "break" | "continue" | "return" [ Expr ]
+//	          | Block
+//	          | Expr [ ( "=" | "+=" | "-=" | "*=" | "/=" | "%=" ) Expr ] .
+//	Block     = "{" { Stmt NL } "}" .
+//	Cond      = Expr .                       // a '{' here begins the block, not a map
+//	Expr      = And { "or" And } .
+//	And       = Not { "and" Not } .
+//	Not       = "not" Not | Cmp .
+//	Cmp       = Sum [ ( "==" | "!=" | "<" | "<=" | ">" | ">=" ) Sum ] .   // no chains
+//	Sum       = Product { ( "+" | "-" ) Product } .
+//	Product   = Unary { ( "*" | "/" | "%" ) Unary } .
+//	Unary     = "-" Unary | Postfix .
+//	Postfix   = Operand { "(" [ Exprs ] ")" | "[" Expr "]" | "." ident } .
+//	Operand   = ident | int | float | string | Interp | "true" | "false" | "nil"
+//	          | "(" Expr ")" | "[" [ Exprs ] "]" | "{" [ Entry { "," Entry } [ "," ] ] "}"
+//	          | "fn" Func .
+//	Func      = "(" [ ident { "," ident } [ "," ] ] ")" Block .
+//	Exprs     = Expr { "," Expr } [ "," ] .
+//	Entry     = Expr ":" Expr .              // a bare identifier key is a string
+//	Interp    = STRING_HEAD Expr { STRING_MID Expr } STRING_TAIL .
+//
+// Inside ( ), [ ], map literals and ${ } newlines are not statement ends.
+
 import (
 	"fmt"
 	"sort"
@@ -19,8 +51,11 @@ const (
 )
 
 // Parse parses a Kite source file. When the error is non-nil it is an ErrorList holding
-// every error found (at most one per line, at most MaxErrors) in source order, and the File
-// holds the statements that parsed without error: enough for tools, not for compiling.
+// every error found, in source order: at most one per line (the leftmost; later ones on a
+// line are most often its consequences) and at most MaxErrors. Even then the File is not
+// nil: it holds the statements that could be parsed (a statement with a syntax error is
+// left out; one with a bad literal is kept, the literal's Value being 0 or ""). That is
+// enough for tools such as an outline, not for compiling.
 func Parse(filename string, src []byte) (*File, error) {
 	p := newParser(filename, src)
 	f := &File{Name: filename}
@@ -84,6 +119,7 @@ type parser struct {
 
 	errs    ErrorList
 	errLine map[int32]int // line -> index in errs
+	bailing bool          // a bailout is unwinding the stack
 }
 
 func newParser(filename string, src []byte) *parser {
@@ -123,8 +159,13 @@ func (p *parser) errorAt(pos Pos, msg string) {
 	p.errLine[pos.Line] = len(p.errs)
 	p.errs = append(p.errs, &Error{File: p.file, Pos: pos, Msg: msg})
 	if len(p.errs) >= MaxErrors {
-		panic(bailout{})
+		p.bail()
 	}
+}
+
+func (p *parser) bail() {
+	p.bailing = true
+	panic(bailout{})
 }
 
 // fail records an error and abandons the current statement.
@@ -180,7 +221,7 @@ func (p *parser) enter() {
 	p.depth++
 	if p.nest > MaxNesting {
 		p.errorAt(p.tok.pos, fmt.Sprintf("nesting too deep (more than %d levels)", MaxNesting))
-		panic(bailout{})
+		p.bail()
 	}
 	p.deep()
 }
@@ -193,7 +234,7 @@ func (p *parser) leave() {
 func (p *parser) deep() {
 	if p.depth > MaxDepth {
 		p.errorAt(p.tok.pos, fmt.Sprintf("expression too deep (more than %d levels)", MaxDepth))
-		panic(bailout{})
+		p.bail()
 	}
 }
 
@@ -276,6 +317,9 @@ func (p *parser) parseStmtList(inBlock bool, lbrace Pos) []Stmt {
 func (p *parser) parseStmtRecover() (s Stmt) {
 	ctxLen, noMap, nest, depth, start, col := len(p.ctx), p.noMap, p.nest, p.depth, p.ntok, p.tok.pos.Col
 	defer func() {
+		if p.bailing {
+			return // let it unwind to Parse without a recover and a new panic at every level
+		}
 		r := recover()
 		if r == nil {
 			return

@@ -625,7 +625,7 @@ func TestMaxErrors(t *testing.T) {
 }
 
 func TestNestingTooDeep(t *testing.T) {
-	const n = 100000
+	const n = 20000
 	exprs := map[string]string{
 		"parens":        strings.Repeat("(", n),
 		"brackets":      strings.Repeat("[", n),
