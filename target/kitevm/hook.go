@@ -26,7 +26,7 @@ func (h hook) Trap(pc int) error {
 		t.entry = false
 		return t.suspend(engine.Stop{Reason: engine.ReasonEntry, Location: t.here(pc)})
 	}
-	if t.pauseReq.Swap(false) {
+	if t.pauseReq.Load() && t.pauseReq.Swap(false) {
 		return t.suspend(engine.Stop{Reason: engine.ReasonPause, Location: t.here(pc)})
 	}
 	if t.bp[pc] {
@@ -40,12 +40,20 @@ func (h hook) Trap(pc int) error {
 	return nil
 }
 
+// here is the location of a program pc, with its function's name. Locations are made
+// once per pc and kept: a conditional breakpoint checks one on every hit.
 func (t *Target) here(pc int) engine.Location {
-	fn := ""
-	if fi, ok := t.vm.Frame(0); ok {
-		fn = funcName(fi.Func)
+	if pc >= len(t.prog.Code) {
+		return t.location(pc, "")
 	}
-	return t.location(pc, fn)
+	if t.locs == nil {
+		t.locs = make([]engine.Location, len(t.prog.Code))
+	}
+	if l := &t.locs[pc]; l.HasPC {
+		return *l
+	}
+	t.locs[pc] = t.location(pc, funcName(t.prog.FuncAt(pc)))
+	return t.locs[pc]
 }
 
 // stepDone reports whether the current step ends at this trap: by call depth, so that

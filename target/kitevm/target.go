@@ -59,7 +59,8 @@ type Target struct {
 	frameStep atomic.Bool
 
 	// Owned by the VM goroutine.
-	bp        map[int]bool
+	bp        []bool // per pc: a trap the engine asked for
+	locs      []engine.Location
 	entry     bool
 	stepping  bool
 	stepMode  engine.ResumeMode
@@ -84,7 +85,7 @@ type command struct {
 
 // New makes a target for prog (compiled with opts.Host).
 func New(prog *compile.Program, opts Options) (*Target, error) {
-	t := &Target{prog: prog, opts: opts, cmds: make(chan command), bp: map[int]bool{}, done: make(chan struct{})}
+	t := &Target{prog: prog, opts: opts, cmds: make(chan command), bp: make([]bool, len(prog.Code)), done: make(chan struct{})}
 	v, err := vm.New(prog, vm.Options{
 		Stdout: outputWriter{t, "stdout"}, Stderr: outputWriter{t, "stderr"},
 		MaxDepth: opts.MaxDepth, Host: opts.Host, Seed: opts.Seed,
@@ -281,11 +282,7 @@ func (t *Target) applyTraps() {
 	t.hasTraps.Store(false)
 	t.mu.Unlock()
 	for _, c := range changes {
-		if c.on {
-			t.bp[c.pc] = true
-		} else {
-			delete(t.bp, c.pc)
-		}
+		t.bp[c.pc] = c.on
 		t.vm.SetBreak(c.pc, c.on)
 	}
 }
