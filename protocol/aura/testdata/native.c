@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
 		printf("pro");
 		usleep(20000);
 		printf("mpt: ");
+		fprintf(stderr, "sleeping\n");
 		for (;;) pause();
 	}
 	if (!strcmp(mode, "fork")) { /* a child that sleeps; argv[2] == "exit": the parent leaves */

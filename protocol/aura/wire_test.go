@@ -1,0 +1,81 @@
+package aura
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestWirePartialLines: event lines always begin a line; program text is held back only
+// while its line is incomplete, and comes out whole and in order.
+func TestWirePartialLines(t *testing.T) {
+	ev := TerminatedEvent{Event: "terminated", Target: "devvm"}
+	evLine := string(encodeEvent(ev))
+	for _, tc := range []struct {
+		name string
+		run  func(o *wire)
+		want string
+	}{
+		{"whole lines pass at once", func(o *wire) {
+			o.program([]byte("a\nb\n"))
+			o.event(ev, false)
+		}, "a\nb\n" + evLine},
+		{"partial held behind an event", func(o *wire) {
+			o.program([]byte("ab"))
+			o.event(ev, false)
+			o.program([]byte("c\nd"))
+			o.finish()
+		}, evLine + "abc\nd"},
+		{"a stop releases the partial line", func(o *wire) {
+			o.program([]byte("x\npro"))
+			o.program([]byte("mpt: "))
+			o.event(ev, true)
+			o.program([]byte("rest\n"))
+		}, "x\nprompt: \n" + evLine + "rest\n"},
+		{"no partial line: nothing added", func(o *wire) {
+			o.program([]byte("x\n"))
+			o.event(ev, true)
+			o.finish()
+		}, "x\n" + evLine},
+		{"many chunks", func(o *wire) {
+			for _, c := range []string{"1", "2", "3\n4", "5\n", "6"} {
+				o.program([]byte(c))
+			}
+			o.event(ev, false)
+			o.finish()
+		}, "123\n45\n" + evLine + "6"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			o := newWire(&buf, true)
+			tc.run(o)
+			if buf.String() != tc.want {
+				t.Fatalf("got %q, want %q", buf.String(), tc.want)
+			}
+			for _, l := range strings.SplitAfter(buf.String(), "\n") {
+				if i := strings.Index(l, EventPrefix); i > 0 {
+					t.Fatalf("event glued to program text: %q", l)
+				}
+			}
+		})
+	}
+}
+
+func TestWireProtocolOff(t *testing.T) {
+	var buf bytes.Buffer
+	o := newWire(&buf, false)
+	o.program([]byte("ab"))
+	o.event(TerminatedEvent{Event: "terminated"}, true)
+	o.program([]byte("c\n"))
+	o.finish()
+	if buf.String() != "abc\n" {
+		t.Fatalf("got %q", buf.String())
+	}
+}
+
+func TestEncodeEventNoHTMLEscape(t *testing.T) {
+	got := string(encodeEvent(StoppedEvent{Event: "stopped", Env: map[string]string{"f": "<fn f>"}}))
+	if !strings.Contains(got, `"f":"<fn f>"`) || !strings.HasSuffix(got, "}\n") || strings.Count(got, "\n") != 1 {
+		t.Fatalf("got %q", got)
+	}
+}
