@@ -49,7 +49,9 @@ func (u *uploadReader) Read(p []byte) (int, error) {
 }
 
 // copyTo writes the rest of the payload to f: the buffered part, then straight from the
-// socket in chunks, each with its own deadline.
+// socket, each chunk with its own deadline. Receiving and writing overlap (a reader
+// goroutine fills buffers while this one writes them), because writing into a fresh memfd
+// costs about as much as receiving from loopback.
 func (u *uploadReader) copyTo(f *os.File) (int64, error) {
 	var total int64
 	if b := u.br.Buffered(); b > 0 && u.left > 0 {
@@ -60,17 +62,54 @@ func (u *uploadReader) copyTo(f *os.File) (int64, error) {
 			return total, err
 		}
 	}
-	for u.left > 0 {
-		u.conn.SetReadDeadline(time.Now().Add(uploadChunkTimeout))
-		n, err := io.CopyN(f, u.conn, min(u.left, uploadChunk))
-		total += n
-		u.left -= n
-		if err != nil {
+	if u.left == 0 {
+		return total, nil
+	}
+	const bufSize, nbuf = 1 << 20, 4
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	free := make(chan []byte, nbuf)
+	full := make(chan chunk, nbuf)
+	for i := 0; i < nbuf; i++ {
+		free <- make([]byte, bufSize)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	left := u.left
+	go func() {
+		for left > 0 {
+			var b []byte
+			select {
+			case b = <-free:
+			case <-stop:
+				return
+			}
+			u.conn.SetReadDeadline(time.Now().Add(uploadChunkTimeout))
+			n, err := io.ReadAtLeast(u.conn, b[:min(int64(len(b)), left)], 1)
+			left -= int64(n)
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
+			full <- chunk{b[:n], err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for u.left > 0 {
+		c := <-full
+		n, err := f.Write(c.b)
+		total += int64(n)
+		u.left -= int64(n)
+		if err == nil {
+			err = c.err
+		}
+		if err != nil {
 			return total, err
 		}
+		free <- c.b[:cap(c.b)]
 	}
 	return total, nil
 }
