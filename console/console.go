@@ -172,18 +172,6 @@ func (c *Console) Screen() *Framebuffer {
 	return &fb
 }
 
-// Live returns the counters and the screen being drawn; the program must be stopped (it
-// runs on the VM goroutine). Use Snapshot and Screen while it runs.
-func (c *Console) Live() (Counters, *Framebuffer, error) {
-	var n Counters
-	var fb Framebuffer
-	err := c.tg.Inspect(func(v *vm.VM) {
-		n = Counters{FrameIndex: c.frame, Steps: v.Steps(), Cycles: v.Cycles(), Syscalls: c.totalSyscalls}
-		fb = c.fb
-	})
-	return n, &fb, err
-}
-
 // run drives the cartridge on the VM goroutine: the top level, init(), then frame() once
 // per frame until the program ends, the frame count is reached or it is terminated.
 func (c *Console) run(t *kitevm.Target) error {
@@ -353,4 +341,33 @@ func (c *Console) pace(t *kitevm.Target, cut bool) error {
 }
 
 // Disassemble returns up to count instructions from pc, as `polydbg disasm` prints them.
-func (c *Console) Disassemble(pc, count int) []Instruction { return disassemble(c.cart.Program, pc, count) }
+func (c *Console) Disassemble(pc, count int) []Instruction {
+	return disassemble(c.cart.Program, pc, count)
+}
+
+// LiveState is what a debugger reads from a stopped console.
+type LiveState struct {
+	Counters
+	StackTop *string // the operand stack's top value, printed; nil when empty
+}
+
+// Live reads the counters and the operand stack's top; the program must be stopped.
+func (c *Console) Live() (LiveState, error) {
+	var st LiveState
+	err := c.tg.Inspect(func(v *vm.VM) {
+		st.Counters = Counters{FrameIndex: c.frame, Steps: v.Steps(), Cycles: v.Cycles(), Syscalls: c.totalSyscalls}
+		if top, ok := v.OperandTop(); ok {
+			s := top.Repr()
+			st.StackTop = &s
+		}
+	})
+	return st, err
+}
+
+// LiveScreen returns the screen as drawn so far (mid-frame when stopped inside frame());
+// the program must be stopped.
+func (c *Console) LiveScreen() (*Framebuffer, error) {
+	var fb Framebuffer
+	err := c.tg.Inspect(func(*vm.VM) { fb = c.fb })
+	return &fb, err
+}

@@ -1,0 +1,320 @@
+// Package prometeu is the Prometeu DevTools server: JSON lines over TCP between the
+// fantasy console (package console) and debuggers. It translates requests into engine
+// calls and the engine's and the console's events into messages; the debugging itself is
+// the engine's.
+package prometeu
+
+import (
+	"bufio"
+	"errors"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/polydbg/polydbg/console"
+	"github.com/polydbg/polydbg/engine"
+)
+
+// ProtocolVersion and RuntimeVersion are sent in the handshake.
+const (
+	ProtocolVersion = 1
+	RuntimeVersion  = "0.1.0"
+)
+
+// MaxLine is the longest request line; a longer one gets an error response and is skipped.
+const MaxLine = 1 << 20
+
+// maxQueue is how many messages may wait for a client; a client that falls that far
+// behind is disconnected so that it cannot hold the console back.
+const maxQueue = 1 << 16
+
+// Options configure a server.
+type Options struct {
+	// Waiting says that the session was started stopped on entry (--wait): the first
+	// start request resumes it.
+	Waiting bool
+	// AppMode is the app_mode of the handshake ("Debug" for a runtime started for
+	// debugging; the manifest's mode when empty).
+	AppMode string
+	Logger  *slog.Logger
+}
+
+// Server serves one console session to any number of clients.
+type Server struct {
+	sess *engine.Session
+	con  *console.Console
+	opts Options
+	log  *slog.Logger
+
+	// order makes a request's response precede the events its action causes: a request
+	// is handled and answered, and an event is delivered, while holding it.
+	order sync.Mutex
+
+	mu        sync.Mutex
+	clients   map[*client]struct{}
+	listeners []net.Listener
+	bps       map[uint64]int // pc -> engine breakpoint id
+	waiting   bool
+	closed    bool
+
+	wg     sync.WaitGroup
+	events sync.WaitGroup
+}
+
+// New makes a server for a console's session. Call it before the session starts, so that
+// no event is missed.
+func New(sess *engine.Session, con *console.Console, opts Options) *Server {
+	s := &Server{sess: sess, con: con, opts: opts, log: opts.Logger, clients: map[*client]struct{}{},
+		bps: map[uint64]int{}, waiting: opts.Waiting}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	con.SetEventHandler(s.consoleEvent)
+	sub := sess.Subscribe()
+	s.events.Add(1)
+	go s.engineEvents(sub)
+	return s
+}
+
+// Serve accepts clients on ln until Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		ln.Close()
+		return net.ErrClosed
+	}
+	s.listeners = append(s.listeners, ln)
+	s.wg.Add(1)
+	s.mu.Unlock()
+	defer s.wg.Done()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			return err
+		}
+		s.addClient(conn)
+	}
+}
+
+// Close stops accepting, delivers what is queued to each client (waiting at most
+// timeout) and disconnects them.
+func (s *Server) Close(timeout time.Duration) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	for _, ln := range s.listeners {
+		ln.Close()
+	}
+	clients := make([]*client, 0, len(s.clients))
+	for c := range s.clients {
+		clients = append(clients, c)
+	}
+	s.mu.Unlock()
+	deadline := time.Now().Add(timeout)
+	for _, c := range clients {
+		c.finish(deadline)
+	}
+	s.wg.Wait()
+	return nil
+}
+
+// Clients is the number of connected clients.
+func (s *Server) Clients() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.clients)
+}
+
+// broadcast sends an event to every client that has answered the handshake.
+func (s *Server) broadcast(msg []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.clients {
+		if c.isReady() {
+			c.send(msg)
+		}
+	}
+}
+
+func (s *Server) addClient(conn net.Conn) {
+	c := &client{s: s, conn: conn, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		conn.Close()
+		return
+	}
+	s.clients[c] = struct{}{}
+	s.wg.Add(2)
+	s.mu.Unlock()
+	c.send(s.handshake())
+	go c.writeLoop()
+	go c.readLoop()
+}
+
+func (s *Server) removeClient(c *client) {
+	s.mu.Lock()
+	delete(s.clients, c)
+	s.mu.Unlock()
+}
+
+// client is one connection. Its messages wait in a queue that its writer drains, so a
+// slow client never blocks the console or the other clients.
+type client struct {
+	s    *Server
+	conn net.Conn
+
+	mu      sync.Mutex
+	queue   [][]byte
+	ready   bool // answered the handshake
+	closing bool // write what is queued, then close
+	gone    bool
+	wake    chan struct{}
+	done    chan struct{} // closed when the writer has ended
+}
+
+func (c *client) isReady() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ready
+}
+
+func (c *client) setReady() {
+	c.mu.Lock()
+	c.ready = true
+	c.mu.Unlock()
+}
+
+func (c *client) send(msg []byte) {
+	c.mu.Lock()
+	if c.gone || c.closing {
+		c.mu.Unlock()
+		return
+	}
+	if len(c.queue) >= maxQueue {
+		c.mu.Unlock()
+		c.s.log.Warn("prometeu: disconnecting a client that does not read", "remote", c.conn.RemoteAddr())
+		go c.close() // not here: the caller may hold the server's lock
+		return
+	}
+	c.queue = append(c.queue, msg)
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// close drops the connection at once.
+func (c *client) close() {
+	c.mu.Lock()
+	if c.gone {
+		c.mu.Unlock()
+		return
+	}
+	c.gone = true
+	c.queue = nil
+	c.mu.Unlock()
+	c.conn.Close()
+	c.s.removeClient(c)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// finish writes what is queued (until deadline) and closes the connection.
+func (c *client) finish(deadline time.Time) {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	_ = c.conn.SetWriteDeadline(deadline)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case <-c.done:
+	case <-time.After(time.Until(deadline) + 100*time.Millisecond):
+	}
+	c.close()
+}
+
+func (c *client) writeLoop() {
+	defer c.s.wg.Done()
+	defer close(c.done)
+	w := bufio.NewWriter(c.conn)
+	for {
+		<-c.wake
+		for {
+			c.mu.Lock()
+			batch, closing, gone := c.queue, c.closing, c.gone
+			c.queue = nil
+			c.mu.Unlock()
+			if gone {
+				return
+			}
+			if len(batch) == 0 {
+				if closing {
+					return
+				}
+				break
+			}
+			for _, m := range batch {
+				w.Write(m)
+				w.WriteByte('\n')
+			}
+			if err := w.Flush(); err != nil {
+				c.close()
+				return
+			}
+		}
+	}
+}
+
+func (c *client) readLoop() {
+	defer c.s.wg.Done()
+	defer c.close()
+	r := bufio.NewReaderSize(c.conn, 64<<10)
+	for {
+		line, err := ReadLine(r, MaxLine)
+		if errors.Is(err, ErrLineTooLong) {
+			c.send(errorResponse(nil, "", "request line longer than 1 MiB; it was skipped"))
+			continue
+		}
+		if line != nil {
+			c.handleLine(line)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// relFile names a source file relative to the cartridge's directory.
+func (s *Server) relFile(file string) string {
+	if file == "" {
+		return ""
+	}
+	if rel, err := filepath.Rel(s.con.Cartridge().Dir, file); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return file
+}
