@@ -284,6 +284,8 @@ func (c *conn) waitOutput(id, want string) string {
 			c.t.Fatal(err)
 		}
 		if strings.Contains(o.Output, want) {
+			b, _ := json.Marshal(o)
+			logExchange(c.t, "OUTPUT "+id, b)
 			return o.Output
 		}
 		if time.Now().After(deadline) {

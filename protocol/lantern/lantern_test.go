@@ -387,6 +387,7 @@ func TestBundleWithSharedLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	logExchange(t, fmt.Sprintf("UPLOAD %d my_app/bin/my_app", len(archive)), raw)
 	json.Unmarshal(raw, &resp)
 	id, _ := resp["id"].(string)
 	if resp["state"] != "LOADED" || resp["bundle"] != true || resp["exec_path"] != "my_app/bin/my_app" || resp["size"] != float64(len(archive)) {

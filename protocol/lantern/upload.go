@@ -181,10 +181,7 @@ func (s *Server) upload(conn net.Conn, br *bufio.Reader, cmd command) (any, erro
 	}
 	ok = true
 	s.log.Info("lantern: upload", "id", ss.id, "size", size, "bundle", bundle)
-	if bundle {
-		return map[string]any{"id": ss.id, "state": StateLoaded, "size": size, "bundle": true, "exec_path": execPath}, nil
-	}
-	return map[string]any{"id": ss.id, "state": StateLoaded, "size": size}, nil
+	return uploadView{ID: ss.id, State: StateLoaded, Size: size, Bundle: bundle, ExecPath: execPath}, nil
 }
 
 func (s *Server) receiveBinary(ss *session, u *uploadReader) error {
@@ -274,4 +271,13 @@ func (s *Server) bundleBase(id string) string {
 		}
 	}
 	return os.TempDir()
+}
+
+// uploadView is UPLOAD's answer, in the document's field order.
+type uploadView struct {
+	ID       string `json:"id"`
+	State    string `json:"state"`
+	Size     int64  `json:"size"`
+	Bundle   bool   `json:"bundle,omitempty"`
+	ExecPath string `json:"exec_path,omitempty"`
 }
