@@ -71,9 +71,12 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		fr := Frame{Index: i, PC: pc, Func: f.FuncAt(lookup), regs: cur, Interrupted: interrupted}
 		fr.Loc, _ = f.PCToLine(lookup)
 		fr.Loc.PC = pc
-		caller, ra, cfa, ok := f.unwindStep(i, lookup, cur, mem)
+		caller, ra, cfa, ok := f.unwindStep(i, lookup, cur, mem, max == 1)
 		fr.CFA = cfa
 		frames = append(frames, fr)
+		if max == 1 {
+			break
+		}
 		if !ok || ra == 0 || (fr.Func != nil && fr.Func.Name == "main") {
 			break
 		}
@@ -125,7 +128,8 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 
 // unwindStep computes the caller's registers, the return address and the CFA of the frame
 // whose registers are cur and whose pc (for lookup) is lookup.
-func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory) (caller regSet, ra, cfa uint64, ok bool) {
+// With cfaOnly it computes just the CFA (no memory is read for the caller's registers).
+func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory, cfaOnly bool) (caller regSet, ra, cfa uint64, ok bool) {
 	a := f.Arch
 	caller = regSet{}
 	for k, v := range cur {
@@ -161,6 +165,9 @@ func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory) (caller 
 		}
 		if a.PtrSize == 4 {
 			cfa &= 0xffffffff
+		}
+		if cfaOnly {
+			return caller, 0, cfa, false
 		}
 		raUndefined := false
 		for reg, rule := range row.regs {

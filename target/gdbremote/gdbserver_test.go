@@ -264,6 +264,11 @@ func TestGdbserverSession(t *testing.T) {
 	if sr.Kind != StopExited || sr.Signal != 10000%200 {
 		t.Fatalf("exit %+v", sr)
 	}
+	// the output pipe is read asynchronously: poll for it
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(n.stub.Output(), "counter=10000") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if !strings.Contains(n.stub.Output(), "counter=10000") {
 		t.Errorf("program output %q", n.stub.Output())
 	}

@@ -69,6 +69,7 @@ type stopCache struct {
 	full   bool           // all of 'g' read
 	mem    map[uint64][]byte
 	frames []elfsym.Frame
+	frame0 *elfsym.Frame // the innermost frame alone (Unwind with max 1)
 }
 
 const cacheLine = 64
@@ -422,7 +423,7 @@ func (t *Target) WriteMemory(addr uint64, data []byte) error {
 		return err
 	}
 	t.cache().mem = map[uint64][]byte{}
-	t.cache().frames = nil
+	t.cache().frames, t.cache().frame0 = nil, nil
 	return t.c.WriteMemory(t.ctx, addr, data)
 }
 
@@ -479,7 +480,7 @@ func (t *Target) WriteRegister(name string, value uint64) error {
 	}
 	sc := t.cache()
 	sc.regs[r.Num] = b
-	sc.frames = nil
+	sc.frames, sc.frame0 = nil, nil
 	return nil
 }
 
@@ -1286,6 +1287,21 @@ func (t *Target) Stack() ([]engine.Frame, error) {
 }
 
 func (t *Target) frame(i int) (*elfsym.Frame, error) {
+	if i == 0 {
+		// Conditions and logpoints need only the innermost frame: do not walk the stack.
+		sc := t.cache()
+		if sc.frames != nil {
+			return &sc.frames[0], nil
+		}
+		if sc.frame0 == nil {
+			fs, err := t.sym.Unwind(dwarfRegs{t}, cachedMem{t}, 1)
+			if err != nil || len(fs) == 0 {
+				return nil, fmt.Errorf("gdbremote: no frame: %v", err)
+			}
+			sc.frame0 = &fs[0]
+		}
+		return sc.frame0, nil
+	}
 	fs, err := t.frames()
 	if err != nil {
 		return nil, err

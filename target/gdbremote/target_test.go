@@ -207,6 +207,18 @@ func TestTargetNative(t *testing.T) {
 	if e.Kind != engine.EventExited || e.ExitCode != 10000%200 {
 		t.Fatalf("end %+v", e)
 	}
+	// program output arrives through a pipe, possibly after the exit event
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(x.out.String(), "counter=10000") && time.Now().Before(deadline); {
+		select {
+		case e, ok := <-x.sub.Events():
+			if !ok {
+				deadline = time.Now()
+			} else if e.Kind == engine.EventOutput {
+				x.out.WriteString(e.Text)
+			}
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	if !strings.Contains(x.out.String(), "total is 49995120") || !strings.Contains(x.out.String(), "counter=10000") {
 		t.Errorf("output %q", x.out.String())
 	}
