@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -199,15 +200,15 @@ func TestBreakpointsConditionsAndWatches(t *testing.T) {
 // still stops, and the stopped event says why.
 func TestConditionErrors(t *testing.T) {
 	a := start(t, true, []string{wait}, "testdata/loop.kite")
-	a.send(`{"cmd":"setBreakpoints","breakpoints":[{"line":9,"condition":"nosuch > 1"},{"line":2,"condition":"add(a, 1) > 2"}]}`)
+	a.send(`{"cmd":"setBreakpoints","breakpoints":[{"line":9,"condition":"items[5] > 1"},{"line":2,"condition":"add(a, 1) > 2"}]}`)
 	a.send(`{"cmd":"enable","perf":false}`)
 	var bps BreakpointsEvent
 	a.expectInto("breakpoints", &bps)
-	if b := bps.Breakpoints[1]; !b.Verified || !strings.Contains(b.Error, "not allowed in pure mode") {
+	if b := bps.Breakpoints[1]; !b.Verified || b.Error != `condition "add(a, 1) > 2": calling add is not allowed in pure mode (only pure builtins)` {
 		t.Fatalf("breakpoint with a refused condition: %+v", b)
 	}
 	st := a.stopped("breakpoint", 9)
-	if !strings.Contains(st.Error, "nosuch") {
+	if st.Error != `breakpoint 1: condition "items[5] > 1" failed: index 5 out of range (list of length 0)` || st.BreakpointID != 1 {
 		t.Fatalf("stop error %q", st.Error)
 	}
 	a.send(`{"cmd":"setBreakpoints","breakpoints":[{"line":2,"condition":"add(a, 1) > 2"}]}`)
@@ -216,9 +217,27 @@ func TestConditionErrors(t *testing.T) {
 	if !strings.Contains(st.Error, "not allowed in pure mode") || st.Env["a"] != "0" {
 		t.Fatalf("stop %+v", st)
 	}
-	a.send(`{"cmd":"setBreakpoints","breakpoints":[]}`)
+	a.send(`{"cmd":"setBreakpoints","breakpoints":[{"line":99}]}`)
+	var none BreakpointsEvent
+	a.expectInto("breakpoints", &none)
+	if b := none.Breakpoints[0]; b.Verified || b.ID != 0 || b.Error == "" || b.RequestedLine != 99 {
+		t.Fatalf("breakpoint after the last line: %+v", b)
+	}
 	a.send(`{"cmd":"continue"}`)
 	if code := a.exit(); code != 3 {
+		t.Fatalf("exit code %d", code)
+	}
+}
+
+// TestSignalToPolydbg: SIGTERM to polydbg terminates the Dev-VM program cleanly.
+func TestSignalToPolydbg(t *testing.T) {
+	a := start(t, true, nil, "testdata/spin.kite")
+	a.waitStdout("spinning")
+	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	a.expect("terminated")
+	if code := a.exit(); code != ExitTerminated {
 		t.Fatalf("exit code %d", code)
 	}
 }
