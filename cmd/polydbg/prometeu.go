@@ -113,6 +113,7 @@ func prometeuRun(args []string, stdout, stderr io.Writer) int {
 	defer sess.Close()
 
 	var srv *prometeu.Server
+	var listener net.Listener
 	if *devtools != "" {
 		addr, err := devtoolsAddr(*devtools, *remote)
 		if err != nil {
@@ -125,8 +126,8 @@ func prometeuRun(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		srv = prometeu.New(sess, con, prometeu.Options{Waiting: *wait, AppMode: "Debug"})
-		go srv.Serve(ln)
-		fmt.Fprintf(stderr, "prometeu: DevTools listening on %s\n", ln.Addr())
+		defer ln.Close()
+		listener = ln
 	} else {
 		con.SetEventHandler(func(e console.Event) {
 			switch e.Kind {
@@ -138,7 +139,14 @@ func prometeuRun(args []string, stdout, stderr io.Writer) int {
 		})
 	}
 	sub := sess.Subscribe()
-	if err := sess.Start(*wait); err != nil {
+	if srv != nil {
+		if err := srv.Start(*wait); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		go srv.Serve(listener)
+		fmt.Fprintf(stderr, "prometeu: DevTools listening on %s\n", listener.Addr())
+	} else if err := sess.Start(false); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
@@ -143,7 +144,7 @@ func (r request) intParam(name string, lo, hi int64, required bool, def int64) (
 		return def, nil
 	}
 	var f float64
-	if err := json.Unmarshal(v, &f); err != nil || f != math.Trunc(f) {
+	if err := json.Unmarshal(v, &f); err != nil || string(v) == "null" || f != math.Trunc(f) {
 		return 0, bad("%s: %s must be an integer", r.typ, name)
 	}
 	if f < float64(lo) || f > float64(hi) {
@@ -437,7 +438,27 @@ func (s *Server) engineEvents(sub *engine.Subscription) {
 		s.order.Lock()
 		s.broadcast(msg)
 		s.order.Unlock()
+		if e.Kind == engine.EventStopped || e.Kind == engine.EventExited || e.Kind == engine.EventTerminated {
+			s.firstStop.Do(func() { close(s.stopped) })
+		}
 	}
+	s.firstStop.Do(func() { close(s.stopped) })
+}
+
+// Start starts the session; with wait, it stops on entry and Start returns once it has
+// (serve clients after that, so that they find it stopped).
+func (s *Server) Start(wait bool) error {
+	if err := s.sess.Start(wait); err != nil {
+		return err
+	}
+	if wait {
+		select {
+		case <-s.stopped:
+		case <-time.After(10 * time.Second):
+			return errors.New("the cartridge did not reach its entry stop")
+		}
+	}
+	return nil
 }
 
 // Wait waits until the session's last event has been delivered to the clients' queues.

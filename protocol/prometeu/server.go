@@ -59,15 +59,17 @@ type Server struct {
 	waiting   bool
 	closed    bool
 
-	wg     sync.WaitGroup
-	events sync.WaitGroup
+	wg        sync.WaitGroup
+	events    sync.WaitGroup
+	firstStop sync.Once
+	stopped   chan struct{} // closed at the first stop (or the end)
 }
 
 // New makes a server for a console's session. Call it before the session starts, so that
 // no event is missed.
 func New(sess *engine.Session, con *console.Console, opts Options) *Server {
 	s := &Server{sess: sess, con: con, opts: opts, log: opts.Logger, clients: map[*client]struct{}{},
-		bps: map[uint64]int{}, waiting: opts.Waiting}
+		bps: map[uint64]int{}, waiting: opts.Waiting, stopped: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
