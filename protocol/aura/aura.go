@@ -111,7 +111,7 @@ func Run(ctx context.Context, cfg Config) int {
 	if cfg.Protocol {
 		r.out.event(HelloEvent{Event: "hello", Protocol: ProtocolVersion, Capabilities: Capabilities}, false)
 		r.cmds = make(chan Command)
-		go r.readCommands()
+		go r.readCommands(r.cmds)
 	}
 	if cfg.Native || isELF(cfg.File) {
 		return r.runNative(ctx)
@@ -137,12 +137,13 @@ type runner struct {
 	detached bool
 }
 
-// readCommands feeds r.cmds from stdin and closes it at the end of input.
-func (r *runner) readCommands() {
-	defer close(r.cmds)
+// readCommands feeds cmds from stdin and closes it at the end of input. It ends when Run
+// has returned (r.done) or stdin ends, whichever comes last.
+func (r *runner) readCommands(cmds chan<- Command) {
+	defer close(cmds)
 	err := ReadCommands(r.cfg.Stdin, MaxLineBytes, func(c Command) {
 		select {
-		case r.cmds <- c:
+		case cmds <- c:
 		case <-r.done:
 		}
 	}, func(reason string) {
