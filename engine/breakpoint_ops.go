@@ -72,7 +72,32 @@ func (s *Session) SetBreakpoint(spec BreakpointSpec) (Breakpoint, error) {
 	bp := b.bp
 	s.emit(Event{Kind: EventBreakpointChanged, Breakpoint: &bp})
 	s.mu.Unlock()
+	s.syncConditions(b.key, loc)
 	return bp, nil
+}
+
+// syncConditions hands the conditions at a location to a target that evaluates them
+// itself (see TrapConditioner).
+func (s *Session) syncConditions(key locKey, loc Location) {
+	tc, ok := s.t.(TrapConditioner)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	list := s.byKey[key]
+	var conds []Condition
+	for _, b := range list {
+		if b.cond == nil {
+			conds = nil
+			break
+		}
+		conds = append(conds, b.cond)
+	}
+	s.mu.Unlock()
+	if len(list) == 0 {
+		return
+	}
+	_ = tc.SetTrapConditions(loc, conds) // on error the trap stays unconditional
 }
 
 // RemoveBreakpoint deletes the breakpoint with this id.
@@ -101,6 +126,7 @@ func (s *Session) RemoveBreakpoint(id int) error {
 	if last {
 		return s.t.SetTrap(b.bp.Location, false)
 	}
+	s.syncConditions(b.key, b.bp.Location)
 	return nil
 }
 
@@ -139,8 +165,8 @@ func (s *Session) SetCondition(id int, cond string) error {
 		}
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.bps[id] != b {
+		s.mu.Unlock()
 		return fmt.Errorf("no breakpoint %d", id)
 	}
 	nb := &bpState{bp: b.bp, key: b.key, cond: c, hit: b.hit, log: b.log}
@@ -153,5 +179,7 @@ func (s *Session) SetCondition(id int, cond string) error {
 		}
 	}
 	s.byKey[b.key] = list
+	s.mu.Unlock()
+	s.syncConditions(b.key, b.bp.Location)
 	return nil
 }

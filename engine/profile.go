@@ -52,6 +52,29 @@ type Profiler struct {
 	open     []openStmt
 	end      time.Time
 	finished bool
+	pausedAt time.Time // set while the program is stopped in the debugger
+}
+
+// Pause stops the clock while the program is stopped in the debugger, so that time spent
+// at a breakpoint is not charged to the statement there.
+func (p *Profiler) Pause() {
+	if p.started && !p.finished && p.pausedAt.IsZero() {
+		p.pausedAt = p.now()
+	}
+}
+
+// Resume restarts the clock: every open interval is moved forward by the pause.
+func (p *Profiler) Resume() {
+	if p.pausedAt.IsZero() {
+		return
+	}
+	d := p.now().Sub(p.pausedAt)
+	p.pausedAt = time.Time{}
+	p.start = p.start.Add(d)
+	p.last = p.last.Add(d)
+	for i := range p.open {
+		p.open[i].start = p.open[i].start.Add(d)
+	}
 }
 
 type siteAcc struct{ SiteStats }

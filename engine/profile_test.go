@@ -64,3 +64,18 @@ func TestProfileNumbersAddUp(t *testing.T) {
 		t.Fatalf("svg lacks frame f:\n%s", svg.String())
 	}
 }
+
+func TestProfilePauseIsNotCharged(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(0, 0), step: 100 * time.Nanosecond}
+	p := &Profiler{Now: clk.now}
+	p.Statement(Site{1, 1, "Let"}, 1, "main")
+	p.Pause()
+	clk.t = clk.t.Add(time.Second) // stopped at a breakpoint for a second
+	p.Resume()
+	p.Statement(Site{2, 1, "Let"}, 1, "main")
+	p.Finish()
+	r := p.Report()
+	if r.TotalNs > 1000 || r.Timeline[0].DurNs > 1000 {
+		t.Fatalf("a pause was charged: total %d, first statement %d", r.TotalNs, r.Timeline[0].DurNs)
+	}
+}

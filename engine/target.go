@@ -150,6 +150,16 @@ type InstructionResolver interface {
 	ResolvePC(pc uint64) (Location, error)
 }
 
+// TrapConditioner is implemented by targets that can evaluate conditions where the
+// debuggee runs (gdbserver's agent expressions), so a false condition never stops it.
+// The session calls it whenever the breakpoints at a location change: with the conditions
+// when every breakpoint there has one (the target reports the trap when any is true), or
+// with nil to make the trap unconditional again. An error leaves the trap unconditional;
+// the session still checks every condition itself, so correctness never depends on it.
+type TrapConditioner interface {
+	SetTrapConditions(loc Location, conds []Condition) error
+}
+
 // Handler receives what a target reports. The session implements it.
 type Handler interface {
 	// Trap is called when execution reaches a location set with SetTrap. The handler

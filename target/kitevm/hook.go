@@ -102,6 +102,10 @@ func (t *Target) Suspend(stop engine.Stop) error { return t.suspend(stop) }
 func (t *Target) suspend(stop engine.Stop) error {
 	t.stepping = false
 	t.refs = t.refs[:0]
+	if p := t.opts.Profiler; p != nil {
+		p.Pause()
+		defer p.Resume()
+	}
 	t.mu.Lock()
 	t.stopped = true
 	t.mu.Unlock()
