@@ -16,3 +16,14 @@ build:
 
 bench:
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem
+
+# Regenerates the committed gRPC code of the Aether front end from proto/aether.proto.
+# Needs protoc (Debian protobuf-compiler) and, from the Go module proxy,
+# protoc-gen-go and protoc-gen-go-grpc (scripts/deps.sh installs them).
+PROTOC_GEN_GO_VERSION ?= v1.36.11
+PROTOC_GEN_GO_GRPC_VERSION ?= v1.6.0
+proto:
+	GOBIN=$$($(GO) env GOPATH)/bin $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	GOBIN=$$($(GO) env GOPATH)/bin $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc -I proto --go_out=. --go_opt=module=github.com/polydbg/polydbg \
+		--go-grpc_out=. --go-grpc_opt=module=github.com/polydbg/polydbg proto/aether.proto
