@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/cli"
+	"github.com/polydbg/polydbg/target/gdbremote"
 	"github.com/polydbg/polydbg/target/kitevm"
 )
 
@@ -16,55 +18,80 @@ func init() {
 	register(&command{name: "debug", summary: "debug a program in the terminal, with gdb's commands", run: debugCmd})
 }
 
-// sessionMakers lets other targets (gdb remote, native, QEMU) plug into `debug` by flag.
-var debugTargets []func(fs *flag.FlagSet) func(args []string) (func() (*engine.Session, error), bool, error)
+const debugUsage = `usage:
+  polydbg debug FILE.kite                      a Kite program
+  polydbg debug --native PROG [args...]        a native program, under gdbserver on loopback
+  polydbg debug --gdb HOST:PORT --elf FILE     any GDB remote stub (gdbserver, OpenOCD, a probe...)
+  polydbg debug --qemu MACHINE FILE.elf        firmware in qemu-system-arm, halted at reset
+flags:`
 
 func debugCmd(args []string) int {
 	fs := flag.NewFlagSet("debug", flag.ContinueOnError)
 	echo := fs.Bool("echo", false, "echo each command (for piped scripts)")
-	var extra []func(args []string) (func() (*engine.Session, error), bool, error)
-	for _, t := range debugTargets {
-		extra = append(extra, t(fs))
-	}
+	native := fs.Bool("native", false, "debug a native program under gdbserver")
+	gdbAddr := fs.String("gdb", "", "connect to a GDB remote stub at `HOST:PORT`")
+	elf := fs.String("elf", "", "the ELF `file` of the program behind --gdb")
+	machine := fs.String("qemu", "", "start qemu-system-arm for `MACHINE` (lm3s6965evb, mps2-an385...)")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: polydbg debug [flags] FILE.kite")
+		fmt.Fprintln(os.Stderr, debugUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	var newSession func() (*engine.Session, error)
-	for _, pick := range extra {
-		mk, ok, err := pick(fs.Args())
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "polydbg debug:", err)
-			return 2
-		}
-		if ok {
-			newSession = mk
-			break
-		}
-	}
-	if newSession == nil {
-		if fs.NArg() < 1 {
+	newSession, err := debugTarget(fs.Args(), *native, *gdbAddr, *elf, *machine)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "polydbg debug:", err)
+		if err == errUsage {
 			fs.Usage()
 			return 2
 		}
-		file := fs.Arg(0)
-		prog, err := kite.CompileFile(file, nil)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
+		return 1
+	}
+	return cli.Run(cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt})
+}
+
+var errUsage = fmt.Errorf("missing or conflicting arguments")
+
+// debugTarget returns how to make a fresh session for what the flags name; the terminal
+// debugger calls it again to run the program once more.
+func debugTarget(args []string, native bool, gdbAddr, elf, machine string) (func() (*engine.Session, error), error) {
+	remote := func(open func(ctx context.Context) (*gdbremote.Target, error)) func() (*engine.Session, error) {
+		return func() (*engine.Session, error) {
+			t, err := open(context.Background())
+			if err != nil {
+				return nil, err
+			}
+			return engine.NewSession(t), nil
 		}
-		newSession = func() (*engine.Session, error) {
+	}
+	switch {
+	case native && gdbAddr == "" && machine == "" && len(args) >= 1:
+		return remote(func(ctx context.Context) (*gdbremote.Target, error) {
+			return gdbremote.LaunchNative(ctx, args[0], args[1:], gdbremote.Config{})
+		}), nil
+	case gdbAddr != "" && !native && machine == "" && elf != "" && len(args) == 0:
+		return remote(func(ctx context.Context) (*gdbremote.Target, error) {
+			return gdbremote.Connect(ctx, gdbAddr, elf, gdbremote.Config{})
+		}), nil
+	case machine != "" && !native && gdbAddr == "" && len(args) == 1:
+		return remote(func(ctx context.Context) (*gdbremote.Target, error) {
+			return gdbremote.StartQEMUTarget(ctx, machine, args[0], gdbremote.Config{})
+		}), nil
+	case !native && gdbAddr == "" && machine == "" && len(args) == 1:
+		prog, err := kite.CompileFile(args[0], nil)
+		if err != nil {
+			return nil, err
+		}
+		return func() (*engine.Session, error) {
 			tg, err := kitevm.New(prog, kitevm.Options{})
 			if err != nil {
 				return nil, err
 			}
 			return engine.NewSession(tg), nil
-		}
+		}, nil
 	}
-	return cli.Run(cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt})
+	return nil, errUsage
 }
 
 // withInterrupt pauses the running program on Ctrl-C instead of killing the debugger.

@@ -157,7 +157,10 @@ func describe(l engine.Location) string {
 	if l.Func != "" {
 		s = l.Func + " " + s
 	}
-	if l.HasPC {
+	switch {
+	case l.HasPC && l.PC >= 1<<16: // a machine address
+		s = fmt.Sprintf("%#x: %s", l.PC, s)
+	case l.HasPC: // a Kite VM instruction index
 		s = fmt.Sprintf("pc %d: %s", l.PC, s)
 	}
 	return s

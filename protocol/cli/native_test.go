@@ -1,0 +1,64 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/protocol/cli"
+	"github.com/polydbg/polydbg/target/gdbremote"
+)
+
+const cProg = `#include <stdio.h>
+int counter;
+int square(int x) { return x * x; }
+int main(void) {
+    int sum = 0;
+    for (int i = 0; i < 5; i++) {
+        counter++;
+        sum += square(i);
+    }
+    printf("sum %d\n", sum);
+    return 0;
+}
+`
+
+// The same commands work on a native program under gdbserver as on a Kite program.
+func TestSameCommandsOnNativeProgram(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver")
+	dir := t.TempDir()
+	src, exe := filepath.Join(dir, "loop.c"), filepath.Join(dir, "loop")
+	if err := os.WriteFile(src, []byte(cProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	var out strings.Builder
+	cli.Run(cli.Config{
+		In: strings.NewReader("break square if x == 3\nrun\nbt\nprint x\nprint counter\nfinish\nprint sum\ndelete\nc\n"),
+		Out: &out, Echo: true,
+		NewSession: func() (*engine.Session, error) {
+			tg, err := gdbremote.LaunchNative(context.Background(), exe, nil, gdbremote.Config{})
+			if err != nil {
+				return nil, err
+			}
+			return engine.NewSession(tg), nil
+		},
+	})
+	expect(t, strings.ReplaceAll(out.String(), dir+"/", ""),
+		"Breakpoint 1 at 0x", "square loop.c:3",
+		"Breakpoint 1, square at loop.c:3",
+		"*#0   square at loop.c:3:", "#1   main at loop.c:8:",
+		"$ = 3",
+		"$ = 4",
+		"8\t        sum += square(i);",
+		"$ = 5",
+		"[program exited normally]",
+	)
+}
