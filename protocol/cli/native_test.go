@@ -41,7 +41,7 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 	}
 	var out strings.Builder
 	cli.Run(cli.Config{
-		In: strings.NewReader("break square if x == 3\nrun\nbt\nprint x\nprint counter\nfinish\nprint sum\ndelete\nc\n"),
+		In:  strings.NewReader("break square if x == 3\nrun\nbt\nprint x\nprint counter\nfinish\nprint sum\ndelete\nc\n"),
 		Out: &out, Echo: true,
 		NewSession: func() (*engine.Session, error) {
 			tg, err := gdbremote.LaunchNative(context.Background(), exe, nil, gdbremote.Config{})
