@@ -1,0 +1,418 @@
+package ez
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// handlers maps each command of the document (and our extensions) to its handler.
+var handlers = map[string]func(srv *server, params json.RawMessage) error{
+	"initialize":      (*server).initialize,
+	"start":           (*server).start,
+	"stepInto":        func(srv *server, _ json.RawMessage) error { return srv.step(engine.StepInto, "stepInto") },
+	"stepOver":        func(srv *server, _ json.RawMessage) error { return srv.step(engine.StepOver, "stepOver") },
+	"stepOut":         func(srv *server, _ json.RawMessage) error { return srv.step(engine.StepOut, "stepOut") },
+	"continue":        (*server).cont,
+	"pause":           (*server).pause,
+	"setBreakpoint":   (*server).setBreakpoint,
+	"clearBreakpoint": (*server).clearBreakpoint,
+	"getVariables":    (*server).getVariables,
+	"getStackTrace":   (*server).getStackTrace,
+	"evaluate":        (*server).evaluate,
+	"terminate":       (*server).terminate,
+}
+
+// handleLine runs one command line; every failure is answered with an error event.
+func (srv *server) handleLine(line []byte) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	req, err := parseRequest(line)
+	if err != nil {
+		srv.fail(req.Command, err)
+		return
+	}
+	h, ok := handlers[req.Command]
+	if !ok {
+		srv.fail(req.Command, fmt.Errorf("unknown command %q", req.Command))
+		return
+	}
+	srv.catchUp()
+	if err := h(srv, req.Params); err != nil {
+		srv.fail(req.Command, err)
+	}
+}
+
+// need returns the loaded program or the error for a command that needs one.
+func (srv *server) need(verb string) (*session, error) {
+	if srv.sess == nil {
+		return nil, fmt.Errorf("Cannot %s: no program loaded (send initialize first)", verb)
+	}
+	return srv.sess, nil
+}
+
+// cannot words an engine error the way the document does ("Cannot step: program not
+// started").
+func cannot(verb string, err error) error {
+	var why string
+	switch {
+	case errors.Is(err, engine.ErrNotStarted):
+		why = "program not started"
+	case errors.Is(err, engine.ErrRunning):
+		why = "program is running"
+	case errors.Is(err, engine.ErrEnded):
+		why = "program has ended"
+	case errors.Is(err, engine.ErrNotStopped):
+		why = "program is not stopped"
+	case errors.Is(err, engine.ErrNoFrame):
+		why = "no such frame"
+	default:
+		return fmt.Errorf("Cannot %s: %w", verb, err)
+	}
+	return fmt.Errorf("Cannot %s: %s", verb, why)
+}
+
+// stateErr is the engine error for a state that does not allow a command.
+func stateErr(st engine.State) error {
+	switch st {
+	case engine.Initialized:
+		return engine.ErrNotStarted
+	case engine.Running:
+		return engine.ErrRunning
+	case engine.Stopped:
+		return nil
+	}
+	return engine.ErrEnded
+}
+
+func (srv *server) initialize(raw json.RawMessage) error {
+	var p initializeParams
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	ss, err := srv.load(p)
+	if err != nil {
+		srv.send("error", compileErrorData(err))
+		return nil
+	}
+	srv.closeSession()
+	srv.sess = ss
+	srv.send("initialized", initializedData{File: ss.file})
+	return nil
+}
+
+func (srv *server) start(raw json.RawMessage) error {
+	ss, err := srv.need("start")
+	if err != nil {
+		return err
+	}
+	var p startParams
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	switch st := ss.s.State(); st {
+	case engine.Initialized:
+		stop := len(ss.s.Breakpoints()) == 0
+		if p.StopOnEntry != nil {
+			stop = *p.StopOnEntry
+		}
+		if err := ss.s.Start(stop); err != nil {
+			return cannot("start", err)
+		}
+		return nil
+	case engine.Stopped: // "Begin or resume program execution"
+		srv.send("started", empty{})
+		return srv.resume(ss, engine.Continue, "start")
+	case engine.Running:
+		return errors.New("Cannot start: program is already running")
+	default:
+		return errors.New("Cannot start: program has ended (send initialize to run it again)")
+	}
+}
+
+func (srv *server) cont(json.RawMessage) error {
+	ss, err := srv.need("continue")
+	if err != nil {
+		return err
+	}
+	return srv.resume(ss, engine.Continue, "continue")
+}
+
+func (srv *server) step(mode engine.ResumeMode, verb string) error {
+	ss, err := srv.need(verb)
+	if err != nil {
+		return err
+	}
+	return srv.resume(ss, mode, verb)
+}
+
+// resume continues a stopped program. Before a step it records frame 0's variables
+// (unless the last step's stop already did) to report what the step changed.
+func (srv *server) resume(ss *session, mode engine.ResumeMode, verb string) error {
+	if !ss.reportedStop {
+		st := ss.s.State()
+		if st == engine.Stopped { // stopped, but not yet reported: still running for the IDE
+			st = engine.Running
+		}
+		return cannot(verb, stateErr(st))
+	}
+	stepping := mode != engine.Continue
+	if stepping && !ss.haveBefore {
+		ss.before, ss.haveBefore = ss.snapshot()
+	}
+	if err := ss.s.Resume(mode); err != nil {
+		return cannot(verb, err)
+	}
+	ss.stepping, ss.reportedStop = stepping, false
+	if !stepping {
+		ss.haveBefore = false
+	}
+	return nil
+}
+
+func (srv *server) pause(json.RawMessage) error {
+	ss, err := srv.need("pause")
+	if err != nil {
+		return err
+	}
+	if st := ss.s.State(); st != engine.Running {
+		if st == engine.Stopped {
+			return errors.New("Cannot pause: program is already stopped")
+		}
+		return cannot("pause", stateErr(st))
+	}
+	if err := ss.s.Pause(); err != nil {
+		return cannot("pause", err)
+	}
+	return nil
+}
+
+func (srv *server) setBreakpoint(raw json.RawMessage) error {
+	ss, err := srv.need("set breakpoint")
+	if err != nil {
+		return err
+	}
+	var p breakpointParams
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	file, abs := p.File, resolvePath(p.File, ss.workDir)
+	if abs == "" {
+		file, abs = ss.file, ss.file
+	}
+	bp, err := ss.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: abs, Line: p.Line,
+		Condition: p.Condition, HitCondition: p.HitCondition, LogMessage: p.LogMessage})
+	if err != nil {
+		return fmt.Errorf("Cannot set breakpoint at %s:%d: %w", file, p.Line, err)
+	}
+	info := &bpInfo{id: bp.ID, file: file, norm: normPath(abs), requested: p.Line, line: bp.Location.Line}
+	// One breakpoint per line: setting a line again replaces it (new options, new id).
+	for id, o := range ss.bps {
+		if o.line == info.line && o.norm == info.norm {
+			_ = ss.s.RemoveBreakpoint(id)
+			delete(ss.bps, id)
+		}
+	}
+	ss.bps[bp.ID] = info
+	d := breakpointSetData{File: file, Line: info.line, ID: bp.ID}
+	if info.line != p.Line {
+		d.RequestedLine = p.Line
+	}
+	srv.send("breakpointSet", d)
+	return nil
+}
+
+func (srv *server) clearBreakpoint(raw json.RawMessage) error {
+	ss, err := srv.need("clear breakpoint")
+	if err != nil {
+		return err
+	}
+	var p breakpointParams
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	abs := resolvePath(p.File, ss.workDir)
+	if abs == "" {
+		abs = ss.file
+	}
+	norm := normPath(abs)
+	var gone []*bpInfo
+	for id, o := range ss.bps {
+		if (p.ID != 0 && id == p.ID) || (p.ID == 0 && o.norm == norm && (o.line == p.Line || o.requested == p.Line)) {
+			gone = append(gone, o)
+		}
+	}
+	if len(gone) == 0 {
+		if p.ID != 0 {
+			return fmt.Errorf("Cannot clear breakpoint: no breakpoint %d", p.ID)
+		}
+		return fmt.Errorf("Cannot clear breakpoint: no breakpoint at %s:%d", p.File, p.Line)
+	}
+	for _, o := range gone {
+		_ = ss.s.RemoveBreakpoint(o.id)
+		delete(ss.bps, o.id)
+	}
+	d := breakpointClearedData{File: p.File, Line: p.Line}
+	if len(gone) == 1 {
+		d.ID = gone[0].id
+		if p.ID != 0 {
+			d.File, d.Line = gone[0].file, gone[0].line
+		}
+	}
+	srv.send("breakpointCleared", d)
+	return nil
+}
+
+// frameVars returns a frame's locals then the globals.
+func (ss *session) frameVars(frameIndex int) ([]variable, error) {
+	scopes, err := ss.s.Scopes(frameIndex)
+	if err != nil {
+		return nil, err
+	}
+	out := []variable{}
+	for _, sc := range scopes {
+		vs, err := ss.s.Variables(sc.Ref)
+		if err != nil {
+			return nil, err
+		}
+		scope := strings.ToLower(strings.TrimSuffix(sc.Name, "s"))
+		for _, v := range vs {
+			out = append(out, variable{Name: v.Name, Value: v.Value, Type: v.Type, Scope: scope})
+		}
+	}
+	return out, nil
+}
+
+func (srv *server) getVariables(raw json.RawMessage) error {
+	ss, err := srv.need("get variables")
+	if err != nil {
+		return err
+	}
+	var p frameParams
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	vs, err := ss.frameVars(p.FrameIndex)
+	if err != nil {
+		return cannot("get variables", err)
+	}
+	srv.send("variables", variablesData{FrameIndex: p.FrameIndex, Variables: vs})
+	return nil
+}
+
+func (srv *server) getStackTrace(json.RawMessage) error {
+	ss, err := srv.need("get stack trace")
+	if err != nil {
+		return err
+	}
+	st, err := ss.s.Stack()
+	if err != nil {
+		return cannot("get stack trace", err)
+	}
+	frames := make([]frame, 0, len(st))
+	for _, f := range st {
+		frames = append(frames, frame{Index: f.Index, Function: f.Func, File: f.Location.File, Line: f.Location.Line, Column: f.Location.Col})
+	}
+	srv.send("stackTrace", stackTraceData{Frames: frames})
+	return nil
+}
+
+func (srv *server) evaluate(raw json.RawMessage) error {
+	ss, err := srv.need("evaluate")
+	if err != nil {
+		return err
+	}
+	var p evaluateParams
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	if strings.TrimSpace(p.Expression) == "" {
+		return errors.New("Cannot evaluate: empty expression")
+	}
+	if err := stateErr(ss.s.State()); err != nil {
+		return cannot("evaluate", err)
+	}
+	v, err := ss.s.Evaluate(p.FrameIndex, p.Expression, engine.EvalMode{Pure: !p.SideEffects})
+	if err != nil {
+		if errors.Is(err, engine.ErrNoFrame) || errors.Is(err, engine.ErrNotStopped) {
+			return cannot("evaluate", err)
+		}
+		return err
+	}
+	if p.SideEffects {
+		ss.haveBefore = false // the variables may have changed
+	}
+	srv.send("evaluateResult", evaluateResultData{Expression: p.Expression, Result: v.Value, Type: v.Type})
+	return nil
+}
+
+func (srv *server) terminate(json.RawMessage) error {
+	ss, err := srv.need("terminate")
+	if err != nil {
+		return err
+	}
+	ss.terminateReq = true
+	if ss.s.State().Ended() {
+		if ss.endSent {
+			srv.send("terminated", empty{})
+		}
+		return nil // else terminated follows the exited event still on its way
+	}
+	if err := ss.s.Terminate(); err != nil {
+		return cannot("terminate", err)
+	}
+	return nil
+}
+
+// handleEvent translates one engine event.
+func (srv *server) handleEvent(e engine.Event) {
+	ss := srv.sess
+	switch e.Kind {
+	case engine.EventStarted:
+		srv.send("started", empty{})
+	case engine.EventStopped:
+		st := e.Stop
+		loc := location{File: st.Location.File, Line: st.Location.Line, Column: st.Location.Col}
+		if st.Text != "" { // a runtime error, or a breakpoint condition that failed
+			srv.send("error", errorData{Message: st.Text, Location: &loc})
+		}
+		d := stoppedData{Reason: string(st.Reason), Location: loc, Function: st.Location.Func}
+		if st.Reason == engine.ReasonBreakpoint {
+			d.BreakpointID = st.BreakpointID
+		}
+		srv.send("stopped", d)
+		ss.reportedStop = true
+		if ss.stepping {
+			after, ok := ss.snapshot()
+			if ok && ss.haveBefore {
+				for _, v := range changed(ss.before, after) {
+					srv.send("variableUpdate", variableUpdateData{Name: v.Name, Value: v.Value, Type: v.Type, Scope: v.Scope})
+				}
+			}
+			ss.before, ss.haveBefore = after, ok
+		} else {
+			ss.haveBefore = false
+		}
+		ss.stepping = false
+	case engine.EventOutput:
+		cat := e.Category
+		if cat != "stderr" {
+			cat = "stdout" // logpoints ("console") print like the program
+		}
+		srv.send("output", outputData{Category: cat, Text: e.Text})
+	case engine.EventExited:
+		srv.send("exited", exitedData{ExitCode: e.ExitCode})
+		if ss.terminateReq {
+			srv.send("terminated", empty{})
+		}
+		ss.endSent, ss.reportedStop = true, false
+	case engine.EventTerminated:
+		srv.send("terminated", empty{})
+		ss.endSent, ss.reportedStop = true, false
+	}
+}

@@ -1,0 +1,331 @@
+// Package ez is the EZ debugger protocol (newline-delimited JSON commands and events on
+// stdin/stdout, as the EZ IDE speaks it) as a front end of the engine, debugging Kite
+// programs. It only translates: commands become engine.Session calls, engine events
+// become EZ events.
+//
+// One goroutine (Serve's) writes every event, so lines never interleave and events keep
+// the engine's order; a second goroutine only reads lines from the input.
+package ez
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/kite/syntax"
+	"github.com/polydbg/polydbg/target/kitevm"
+)
+
+// Options configure a server.
+type Options struct {
+	// File is the program to debug when initialize names none (the command line's FILE).
+	File string
+	// WorkingDir resolves relative paths when initialize gives no workingDir; the
+	// process's working directory when empty.
+	WorkingDir string
+	// MaxLine bounds a command line (MaxLine when 0).
+	MaxLine int
+	// Logger gets diagnostics (never the protocol stream); slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// shutdownWait bounds how long the end of input waits for the program to stop.
+const shutdownWait = 5 * time.Second
+
+// input is one item from the reader goroutine.
+type input struct {
+	line []byte
+	err  error // errLineTooLong, io.EOF or a read error
+}
+
+// Serve runs one EZ debug session: it reads commands from in and writes events to out
+// until in ends (the program is then terminated and Serve returns nil) or ctx is done.
+// Serve returns an error only when out fails or in fails with something else than EOF.
+// The reader goroutine ends when in reaches EOF or fails; a caller that cancels ctx
+// should close in as well.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	srv := &server{opts: opts, log: opts.Logger, w: bufio.NewWriterSize(out, 64<<10)}
+	if srv.log == nil {
+		srv.log = slog.Default()
+	}
+	srv.enc = json.NewEncoder(srv.w)
+	srv.enc.SetEscapeHTML(false)
+
+	lines := make(chan input)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		lr := newLineReader(in, opts.MaxLine)
+		for {
+			line, err := lr.next()
+			select {
+			case lines <- input{line: line, err: err}:
+			case <-done:
+				return
+			}
+			if err != nil && !errors.Is(err, errLineTooLong) {
+				return
+			}
+		}
+	}()
+	return srv.loop(ctx, lines)
+}
+
+type server struct {
+	opts Options
+	log  *slog.Logger
+	w    *bufio.Writer
+	enc  *json.Encoder
+	werr error // first write error: the IDE is gone
+
+	sess *session
+}
+
+// session is one loaded program.
+type session struct {
+	s       *engine.Session
+	sub     *engine.Subscription
+	events  <-chan engine.Event // nil once the subscription has ended
+	file    string              // absolute path of the program
+	workDir string
+	bps     map[int]*bpInfo
+
+	reportedStop bool       // stopped was written and no resume followed
+	stepping     bool       // the last resume was a step: report variable changes at the stop
+	before       []variable // frame 0's variables when the step began
+	haveBefore   bool       // before is valid
+	terminateReq bool       // terminate was asked: report terminated even if it exited
+	endSent      bool       // exited or terminated was written
+}
+
+// bpInfo is what the server remembers of a breakpoint to clear it by file and line.
+type bpInfo struct {
+	id        int
+	file      string // as the IDE named it
+	norm      string // normalised path
+	requested int
+	line      int // where it bound
+}
+
+func (srv *server) loop(ctx context.Context, lines <-chan input) error {
+	defer srv.closeSession()
+	for {
+		var events <-chan engine.Event
+		if srv.sess != nil {
+			events = srv.sess.events
+		}
+		select {
+		case in := <-lines:
+			switch {
+			case in.err == nil:
+				srv.handleLine(in.line)
+			case errors.Is(in.err, errLineTooLong):
+				srv.send("error", errorData{Message: fmt.Sprintf("command line longer than %d bytes: skipped", srv.maxLine())})
+			case errors.Is(in.err, io.EOF):
+				srv.shutdown()
+				return srv.flush()
+			default:
+				srv.log.Error("ez: reading commands", "err", in.err)
+				srv.shutdown()
+				_ = srv.flush()
+				return fmt.Errorf("ez: reading commands: %w", in.err)
+			}
+		case e, ok := <-events:
+			if !ok {
+				srv.sess.events = nil
+				break
+			}
+			srv.handleEvent(e)
+		case <-ctx.Done():
+			srv.shutdown()
+			_ = srv.flush()
+			return ctx.Err()
+		}
+		if err := srv.flush(); err != nil {
+			srv.log.Error("ez: writing events", "err", err)
+			return fmt.Errorf("ez: writing events: %w", err)
+		}
+	}
+}
+
+func (srv *server) maxLine() int {
+	if srv.opts.MaxLine > 0 {
+		return srv.opts.MaxLine
+	}
+	return MaxLine
+}
+
+// send writes one event line (buffered; the loop flushes after each input or event).
+func (srv *server) send(name string, data any) {
+	if srv.werr != nil {
+		return
+	}
+	if err := srv.enc.Encode(event{Type: "event", Event: name, Data: data}); err != nil {
+		srv.werr = err
+	}
+}
+
+func (srv *server) flush() error {
+	if srv.werr == nil {
+		srv.werr = srv.w.Flush()
+	}
+	return srv.werr
+}
+
+// fail answers a command that cannot be done.
+func (srv *server) fail(cmd string, err error) {
+	srv.log.Debug("ez: command failed", "command", cmd, "err", err)
+	srv.send("error", errorData{Message: err.Error(), Command: cmd})
+}
+
+// shutdown ends the program at the end of input and writes the events that follow.
+func (srv *server) shutdown() {
+	ss := srv.sess
+	if ss == nil {
+		return
+	}
+	if !ss.s.State().Ended() {
+		ss.terminateReq = true
+		_ = ss.s.Terminate()
+	}
+	timeout := time.NewTimer(shutdownWait)
+	defer timeout.Stop()
+	for ss.events != nil {
+		select {
+		case e, ok := <-ss.events:
+			if !ok {
+				ss.events = nil
+				continue
+			}
+			srv.handleEvent(e)
+		case <-timeout.C:
+			srv.log.Warn("ez: the program did not end in time")
+			return
+		}
+	}
+}
+
+// closeSession releases the current program, if any.
+func (srv *server) closeSession() {
+	if ss := srv.sess; ss != nil {
+		srv.sess = nil
+		ss.s.Unsubscribe(ss.sub)
+		done := make(chan struct{})
+		go func() { _ = ss.s.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(shutdownWait):
+			srv.log.Warn("ez: the program did not end in time")
+		}
+	}
+}
+
+// catchUp writes the events of a stop or an end the engine has already queued, so that a
+// command is handled in the state the IDE has been told about: after a program stops, a
+// command that arrives before the server has written "stopped" finds it written.
+func (srv *server) catchUp() {
+	ss := srv.sess
+	if ss == nil {
+		return
+	}
+	var timeout <-chan time.Time
+	for ss.events != nil {
+		st := ss.s.State()
+		if st == engine.Running || st == engine.Initialized || (st == engine.Stopped && ss.reportedStop) {
+			return
+		}
+		if timeout == nil {
+			timeout = time.After(time.Second)
+		}
+		select {
+		case e, ok := <-ss.events:
+			if !ok {
+				ss.events = nil
+				return
+			}
+			srv.handleEvent(e)
+		case <-timeout:
+			srv.log.Warn("ez: the engine's events are late", "state", st)
+			return
+		}
+	}
+}
+
+// resolvePath makes p absolute against the session's working directory.
+func resolvePath(p, wd string) string {
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(wd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// normPath is a path as compared: absolute, clean, symlinks resolved.
+func normPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return filepath.Clean(p)
+}
+
+// load compiles the program and makes its session.
+func (srv *server) load(p initializeParams) (*session, error) {
+	wd := p.WorkingDir
+	if wd == "" {
+		wd = srv.opts.WorkingDir
+	}
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	wd = filepath.Clean(wd)
+	file := p.File
+	if file == "" {
+		file = srv.opts.File
+	}
+	if file == "" {
+		return nil, errors.New("Cannot initialize: no file given (params.file)")
+	}
+	file = resolvePath(file, wd)
+	prog, err := kite.CompileFile(file, nil)
+	if err != nil {
+		return nil, err
+	}
+	tg, err := kitevm.New(prog, kitevm.Options{})
+	if err != nil {
+		return nil, err
+	}
+	s := engine.NewSession(tg)
+	sub := s.Subscribe()
+	return &session{s: s, sub: sub, events: sub.Events(), file: file, workDir: wd, bps: map[int]*bpInfo{}}, nil
+}
+
+// compileErrorData turns a compiler's error list into one error event.
+func compileErrorData(err error) errorData {
+	d := errorData{Message: err.Error(), Command: "initialize"}
+	var list syntax.ErrorList
+	if errors.As(err, &list) {
+		for _, e := range list {
+			d.Errors = append(d.Errors, compileError{Message: e.Msg,
+				Location: location{File: e.File, Line: int(e.Pos.Line), Column: int(e.Pos.Col)}})
+		}
+		if len(d.Errors) > 0 {
+			l := d.Errors[0].Location
+			d.Location = &l
+		}
+	}
+	return d
+}
