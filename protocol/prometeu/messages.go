@@ -38,16 +38,20 @@ func encode(typ string, f fields) []byte {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var v bytes.Buffer
+	enc := json.NewEncoder(&v)
+	enc.SetEscapeHTML(false)
 	for _, k := range keys {
-		v, err := json.Marshal(f[k])
-		if err != nil {
-			v = []byte("null")
+		v.Reset()
+		if err := enc.Encode(f[k]); err != nil {
+			v.Reset()
+			v.WriteString("null")
 		}
 		b.WriteByte(',')
 		kb, _ := json.Marshal(k)
 		b.Write(kb)
 		b.WriteByte(':')
-		b.Write(v)
+		b.Write(bytes.TrimSuffix(v.Bytes(), []byte("\n")))
 	}
 	b.WriteByte('}')
 	return b.Bytes()
