@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 )
 
 // MaxLine is the longest command line the server reads (not counting its line end). A
@@ -82,6 +83,8 @@ type request struct {
 	Params  json.RawMessage `json:"params"`
 }
 
+var commandRe = regexp.MustCompile(`"command"\s*:\s*"([A-Za-z]{1,40})"`)
+
 // parseRequest decodes one line. On error it still returns the command name when it
 // could be read, so the error event can say which command failed.
 func parseRequest(line []byte) (request, error) {
@@ -90,7 +93,11 @@ func parseRequest(line []byte) (request, error) {
 		var probe struct {
 			Command string `json:"command"`
 		}
-		_ = json.Unmarshal(line, &probe)
+		if json.Unmarshal(line, &probe) != nil {
+			if m := commandRe.FindSubmatch(line); m != nil { // a broken line may still name it
+				probe.Command = string(m[1])
+			}
+		}
 		return request{Command: probe.Command}, fmt.Errorf("malformed JSON: %w", err)
 	}
 	if req.Type != "" && req.Type != "command" {
