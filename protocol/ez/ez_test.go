@@ -589,7 +589,7 @@ func TestBadInput(t *testing.T) {
 		c.raw(tc.line + "\n")
 		c.expectError(tc.command, tc.message)
 	}
-	c.raw("\n   \r\n") // blank lines are ignored
+	c.raw("\n   \r\n")                                                          // blank lines are ignored
 	c.raw(`{"command":"initialize","params":{"file":"` + file + `"}}` + "\r\n") // "type" may be left out; CRLF works
 	c.expect("initialized")
 	for _, tc := range []struct {

@@ -231,6 +231,9 @@ func (c *client) rest() []string {
 	var names []string
 	for e := range c.events {
 		c.seen = append(c.seen, e.Raw)
+		if e.Event == "!invalid" {
+			c.t.Fatalf("invalid event line %q", e.Raw)
+		}
 		names = append(names, e.Event)
 	}
 	return names

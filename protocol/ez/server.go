@@ -38,6 +38,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// MaxProgram bounds the size of a program file.
+const MaxProgram = 64 << 20
+
 // shutdownWait bounds how long the end of input waits for the program to stop.
 const shutdownWait = 5 * time.Second
 
@@ -300,6 +303,13 @@ func (srv *server) load(p initializeParams) (*session, error) {
 		return nil, errors.New("Cannot initialize: no file given (params.file)")
 	}
 	file = resolvePath(file, wd)
+	if fi, err := os.Stat(file); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", file)
+	} else if fi.Size() > MaxProgram {
+		return nil, fmt.Errorf("%s is larger than %d bytes", file, MaxProgram)
+	}
 	prog, err := kite.CompileFile(file, nil)
 	if err != nil {
 		return nil, err
