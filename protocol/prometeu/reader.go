@@ -46,6 +46,10 @@ func ReadLine(r *bufio.Reader, max int) ([]byte, error) {
 				return nil, err
 			}
 			if errors.Is(err, io.EOF) {
+				line = bytes.TrimSuffix(line, []byte("\r"))
+				if len(line) == 0 {
+					return nil, io.EOF
+				}
 				if len(line) > max {
 					return nil, ErrLineTooLong
 				}
