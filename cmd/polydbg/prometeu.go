@@ -95,6 +95,13 @@ func prometeuRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "polydbg prometeu run: --wait needs --devtools")
 		return 2
 	}
+	var addr string
+	if *devtools != "" {
+		if addr, err = devtoolsAddr(*devtools, *remote); err != nil {
+			fmt.Fprintln(stderr, "polydbg prometeu run:", err)
+			return 2
+		}
+	}
 	cart, err := console.Load(pos[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -115,11 +122,6 @@ func prometeuRun(args []string, stdout, stderr io.Writer) int {
 	var srv *prometeu.Server
 	var listener net.Listener
 	if *devtools != "" {
-		addr, err := devtoolsAddr(*devtools, *remote)
-		if err != nil {
-			fmt.Fprintln(stderr, "polydbg prometeu run:", err)
-			return 2
-		}
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			fmt.Fprintln(stderr, "polydbg prometeu run:", err)
