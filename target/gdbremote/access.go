@@ -131,3 +131,6 @@ func (t *Target) ResetHalt() (uint64, error) {
 	t.newStop(sr)
 	return t.pc()
 }
+
+// Stub is the stub process the target started (QEMU, gdbserver), or nil.
+func (t *Target) Stub() *Stub { return t.stub }

@@ -54,19 +54,18 @@ type AgentResolver func(name string) (AgentVar, error)
 // (true when non-zero), combined with && / and, || / or, ! / not and parentheses. Anything
 // else returns an error wrapping ErrNotCompilable.
 func CompileCondition(cond string, resolve AgentResolver) ([]byte, error) {
-	toks, err := lexCond(cond)
+	n, err := parseCond(cond) // the grammar the host evaluates
 	if err != nil {
+		if errors.Is(err, ErrNotCompilable) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", ErrNotCompilable, err)
+	}
+	c := &agentCompiler{resolve: resolve}
+	if err := c.truth(n); err != nil {
 		return nil, err
 	}
-	p := &condParser{toks: toks, resolve: resolve}
-	if err := p.or(); err != nil {
-		return nil, err
-	}
-	if p.pos != len(p.toks) {
-		return nil, fmt.Errorf("%w: unexpected %q", ErrNotCompilable, p.toks[p.pos])
-	}
-	p.out = append(p.out, axEnd)
-	return p.out, nil
+	return append(c.out, axEnd), nil
 }
 
 func lexCond(s string) ([]string, error) {
@@ -99,87 +98,50 @@ func lexCond(s string) ([]string, error) {
 	return toks, nil
 }
 
-type condParser struct {
-	toks    []string
-	pos     int
+// agentCompiler turns a parsed condition into agent bytecode.
+type agentCompiler struct {
 	out     []byte
 	resolve AgentResolver
 }
 
-func (p *condParser) peek() string {
-	if p.pos < len(p.toks) {
-		return p.toks[p.pos]
-	}
-	return ""
-}
-
-func (p *condParser) or() error {
-	if err := p.and(); err != nil {
-		return err
-	}
-	for p.peek() == "||" || p.peek() == "or" {
-		p.pos++
-		if err := p.and(); err != nil {
+// truth compiles n so that it leaves 0 or 1 on the stack.
+func (p *agentCompiler) truth(n *condNode) error {
+	switch n.op {
+	case "||", "&&":
+		if err := p.truth(n.left); err != nil {
 			return err
 		}
-		p.out = append(p.out, axBitOr)
-	}
-	return nil
-}
-
-func (p *condParser) and() error {
-	if err := p.unary(); err != nil {
-		return err
-	}
-	for p.peek() == "&&" || p.peek() == "and" {
-		p.pos++
-		if err := p.unary(); err != nil {
+		if err := p.truth(n.right); err != nil {
 			return err
 		}
-		p.out = append(p.out, axBitAnd)
-	}
-	return nil
-}
-
-// unary leaves 0 or 1 on the stack.
-func (p *condParser) unary() error {
-	switch p.peek() {
-	case "!", "not":
-		p.pos++
-		if err := p.unary(); err != nil {
+		if n.op == "||" {
+			p.out = append(p.out, axBitOr)
+		} else {
+			p.out = append(p.out, axBitAnd)
+		}
+		return nil
+	case "!":
+		if err := p.truth(n.left); err != nil {
 			return err
 		}
 		p.out = append(p.out, axLogNot)
 		return nil
-	case "(":
-		p.pos++
-		if err := p.or(); err != nil {
+	case "":
+		// a bare operand: true when non-zero
+		if _, err := p.operand(n.operand); err != nil {
 			return err
 		}
-		if p.peek() != ")" {
-			return fmt.Errorf("%w: missing )", ErrNotCompilable)
-		}
-		p.pos++
-		return nil
-	}
-	return p.cmp()
-}
-
-func (p *condParser) cmp() error {
-	ls, err := p.operand()
-	if err != nil {
-		return err
-	}
-	op := p.peek()
-	switch op {
-	case "==", "!=", "<", "<=", ">", ">=":
-	default:
-		// a bare operand: true when non-zero
 		p.out = append(p.out, axLogNot, axLogNot)
 		return nil
 	}
-	p.pos++
-	rs, err := p.operand()
+	if n.left.op != "" || n.right.op != "" {
+		return fmt.Errorf("%w: comparison of conditions", ErrNotCompilable)
+	}
+	ls, err := p.operand(n.left.operand)
+	if err != nil {
+		return err
+	}
+	rs, err := p.operand(n.right.operand)
 	if err != nil {
 		return err
 	}
@@ -187,7 +149,7 @@ func (p *condParser) cmp() error {
 	if !ls || !rs {
 		less = axLessUnsigned
 	}
-	switch op {
+	switch n.op {
 	case "==":
 		p.out = append(p.out, axEqual)
 	case "!=":
@@ -200,42 +162,29 @@ func (p *condParser) cmp() error {
 		p.out = append(p.out, axSwap, less, axLogNot)
 	case ">=":
 		p.out = append(p.out, less, axLogNot)
+	default:
+		return fmt.Errorf("%w: operator %q", ErrNotCompilable, n.op)
 	}
 	return nil
 }
 
 // operand pushes a constant or a variable and reports whether it is signed.
-func (p *condParser) operand() (signed bool, err error) {
-	t := p.peek()
-	if t == "" {
-		return false, fmt.Errorf("%w: expression ends early", ErrNotCompilable)
-	}
-	neg := false
-	if t == "-" {
-		neg = true
-		p.pos++
-		t = p.peek()
-	}
-	if t != "" && t[0] >= '0' && t[0] <= '9' {
-		p.pos++
+func (p *agentCompiler) operand(t string) (signed bool, err error) {
+	if num := strings.TrimPrefix(t, "-"); num != "" && num[0] >= '0' && num[0] <= '9' {
 		v, err := strconv.ParseInt(t, 0, 64)
 		if err != nil {
 			return false, fmt.Errorf("%w: number %q", ErrNotCompilable, t)
 		}
-		if neg {
-			v = -v
-		}
 		p.pushConst(uint64(v))
 		return true, nil
 	}
-	if neg || t == "" || !(t[0] == '_' || t[0] >= 'a' && t[0] <= 'z' || t[0] >= 'A' && t[0] <= 'Z') {
+	if t == "" || !(t[0] == '_' || t[0] >= 'a' && t[0] <= 'z' || t[0] >= 'A' && t[0] <= 'Z') {
 		return false, fmt.Errorf("%w: operand %q", ErrNotCompilable, t)
 	}
 	switch t {
 	case "and", "or", "not":
 		return false, fmt.Errorf("%w: operand %q", ErrNotCompilable, t)
 	}
-	p.pos++
 	if p.resolve == nil {
 		return false, fmt.Errorf("%w: no variables here", ErrNotCompilable)
 	}
@@ -249,7 +198,7 @@ func (p *condParser) operand() (signed bool, err error) {
 	return v.Signed, nil
 }
 
-func (p *condParser) pushConst(v uint64) {
+func (p *agentCompiler) pushConst(v uint64) {
 	switch {
 	case v < 1<<8:
 		p.out = append(p.out, axConst8, byte(v))
@@ -262,7 +211,7 @@ func (p *condParser) pushConst(v uint64) {
 	}
 }
 
-func (p *condParser) pushVar(v AgentVar) error {
+func (p *agentCompiler) pushVar(v AgentVar) error {
 	var ref byte
 	switch v.Size {
 	case 1:

@@ -3,6 +3,8 @@ package gdbremote
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"reflect"
 	"testing"
 )
 
@@ -43,6 +45,56 @@ func FuzzParseStopReply(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ParseStopReply(s)
+		sr, err := ParseStopReply(s)
+		if err != nil {
+			return
+		}
+		// an accepted reply is consistent with its text
+		if sr.Raw != s {
+			t.Fatalf("Raw %q", sr.Raw)
+		}
+		want := map[byte]StopKind{'S': StopSignal, 'T': StopSignal, 'W': StopExited, 'X': StopTerminated,
+			'N': StopNoResumed, 'w': StopThreadExit, 'F': StopFileIO}
+		if k, ok := want[s[0]]; !ok || sr.Kind != k {
+			t.Fatalf("kind %v for %q", sr.Kind, s)
+		}
+		if sr.Signal < 0 || sr.Signal > 255 {
+			t.Fatalf("signal %d", sr.Signal)
+		}
+		if s[0] != 'T' && len(sr.Regs) > 0 {
+			t.Fatalf("registers in a %c reply", s[0])
+		}
+		for n, b := range sr.Regs {
+			if len(b) == 0 {
+				t.Fatalf("register %d accepted without a value in %q", n, s)
+			}
+		}
+		if s[0] != 'T' {
+			return
+		}
+		// a T reply re-encoded from what was parsed parses to the same thing
+		re := fmt.Sprintf("T%02x", sr.Signal)
+		for n, b := range sr.Regs {
+			re += fmt.Sprintf("%x:%x;", n, b)
+		}
+		if sr.Thread != "" {
+			re += "thread:" + sr.Thread + ";"
+		}
+		if sr.Core >= 0 {
+			re += fmt.Sprintf("core:%x;", sr.Core)
+		}
+		if sr.Reason == "watch" || sr.Reason == "rwatch" || sr.Reason == "awatch" {
+			re += fmt.Sprintf("%s:%x;", sr.Reason, sr.WatchAddr)
+		} else if sr.Reason != "" {
+			re += sr.Reason + ":;"
+		}
+		sr2, err := ParseStopReply(re)
+		if err != nil {
+			t.Fatalf("re-encoded %q of %q: %v", re, s, err)
+		}
+		sr2.Raw = sr.Raw
+		if !reflect.DeepEqual(sr, sr2) {
+			t.Fatalf("%q parsed as %+v, re-encoded %q as %+v", s, sr, re, sr2)
+		}
 	})
 }

@@ -1,7 +1,6 @@
 package gdbremote
 
 import (
-	"context"
 	"encoding/binary"
 	"strings"
 	"testing"
@@ -12,107 +11,23 @@ import (
 
 // native is one debugging session of testdata/native/loop.c under gdbserver.
 type native struct {
-	t    *testing.T
-	ctx  context.Context
+	*stubSession
 	prog string
-	stub *Stub
-	c    *Client
-	sym  *elfsym.File
-	desc *TargetDesc
-	bps  map[uint64][][]byte
 }
 
 func newNative(t *testing.T, args ...string) *native {
 	prog := buildNative(t)
 	stub := startGdbserver(t, prog, args...)
-	ctx := testCtx(t, 40*time.Second)
 	c := dial(t, stub.Addr, Options{Extended: true})
-	sym, err := elfsym.Open(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sym.Close() })
-	if _, err := c.HaltReason(ctx); err != nil {
-		t.Fatal(err)
-	}
-	aux, err := c.Auxv(ctx, 8, binary.LittleEndian)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sym.IsPIE() {
-		sym.Bias = aux[9] - sym.ELF.Entry // AT_ENTRY
-	}
-	desc, err := c.ReadTargetDesc(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &native{t: t, ctx: ctx, prog: prog, stub: stub, c: c, sym: sym, desc: desc, bps: map[uint64][][]byte{}}
+	s := newStubSession(t, stub, c, prog, nativeSrc(t), 1)
+	return &native{stubSession: s, prog: prog}
 }
 
 func (n *native) lineBP(name string, conds ...[]byte) uint64 {
 	n.t.Helper()
-	line := srcLine(n.t, nativeSrc(n.t), name)
-	pcs, got, err := n.sym.LineToPCs("loop.c", line)
-	if err != nil || len(pcs) != 1 || got != line {
-		n.t.Fatalf("LineToPCs(loop.c:%d) = %x, %d, %v", line, pcs, got, err)
-	}
-	n.setBP(pcs[0], conds...)
-	return pcs[0]
-}
-
-func (n *native) setBP(pc uint64, conds ...[]byte) {
-	n.t.Helper()
-	if _, err := n.c.SetBreakpoint(n.ctx, pc, 1, conds...); err != nil {
-		n.t.Fatal(err)
-	}
-	n.bps[pc] = append([][]byte{}, conds...)
-}
-
-func (n *native) clearBP(pc uint64) {
-	n.t.Helper()
-	if err := n.c.ClearBreakpoint(n.ctx, SoftwareBreak, pc, 1); err != nil {
-		n.t.Fatal(err)
-	}
-	delete(n.bps, pc)
-}
-
-func (n *native) cont() StopReply {
-	n.t.Helper()
-	// Step off a breakpoint we are stopped at.
-	if pc := n.pc(); n.bps[pc] != nil {
-		if _, err := n.c.StepOver(n.ctx, "", SoftwareBreak, pc, 1, n.bps[pc]...); err != nil {
-			n.t.Fatal(err)
-		}
-	}
-	if err := n.c.Continue(n.ctx); err != nil {
-		n.t.Fatal(err)
-	}
-	sr, err := n.c.Wait(n.ctx)
-	if err != nil {
-		n.t.Fatal(err)
-	}
-	return sr
-}
-
-func (n *native) regs() *regView {
-	return &regView{arch: n.sym.Arch, desc: n.desc, vals: readRegs(n.t, n.ctx, n.c, n.desc)}
-}
-
-func (n *native) pc() uint64 {
-	v, ok := n.regs().Register(16)
-	if !ok {
-		n.t.Fatal("no rip")
-	}
-	return v
-}
-
-func (n *native) frames() []elfsym.Frame {
-	n.t.Helper()
-	fs, err := n.sym.Unwind(n.regs(), memView{n.ctx, n.c}, 64)
-	if err != nil {
-		n.t.Fatal(err)
-	}
-	return fs
+	pc := n.line(name)
+	n.setBP(pc, conds...)
+	return pc
 }
 
 func (n *native) local(fr *elfsym.Frame, name string) elfsym.Value {

@@ -64,6 +64,21 @@ func buildNative(t testing.TB) string {
 	return out
 }
 
+// buildC builds a C program given as source with gcc -g -O0 into a temp dir.
+func buildC(t testing.TB, src string) string {
+	t.Helper()
+	realparts.Need(t, "gcc")
+	dir := t.TempDir()
+	c, out := filepath.Join(dir, "prog.c"), filepath.Join(dir, "prog")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("gcc", "-g", "-O0", "-o", out, c).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	return out
+}
+
 // buildFirmware builds testdata/cortexm/fw.c for Cortex-M3 into a temp dir.
 func buildFirmware(t testing.TB) string {
 	t.Helper()
@@ -238,3 +253,114 @@ func frameNames(fs []elfsym.Frame) []string {
 }
 
 func le32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
+
+// stubSession is a session of the raw client on a stub (no engine), with the breakpoints
+// it set: the fixture of the gdbserver and QEMU client tests.
+type stubSession struct {
+	t         *testing.T
+	ctx       context.Context
+	stub      *Stub
+	c         *Client
+	sym       *elfsym.File
+	desc      *TargetDesc
+	bps       map[uint64][][]byte // address -> conditions
+	bpLen     int                 // breakpoint kind: 1 on x86, 2 for Thumb
+	src       string              // the program's source file
+	extraRegs []string            // registers outside 'g' that unwinding needs
+}
+
+func newStubSession(t *testing.T, stub *Stub, c *Client, elf, src string, bpLen int, extraRegs ...string) *stubSession {
+	t.Helper()
+	ctx := testCtx(t, 40*time.Second)
+	sym, err := elfsym.Open(elf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sym.Close() })
+	if _, err := c.HaltReason(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sym.IsPIE() {
+		aux, err := c.Auxv(ctx, sym.Arch.PtrSize, sym.Arch.ByteOrder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sym.Bias = aux[9] - sym.ELF.Entry // AT_ENTRY
+	}
+	desc, err := c.ReadTargetDesc(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &stubSession{t: t, ctx: ctx, stub: stub, c: c, sym: sym, desc: desc, bps: map[uint64][][]byte{},
+		bpLen: bpLen, src: src, extraRegs: extraRegs}
+}
+
+// line is the address of the source line marked LINE:name.
+func (s *stubSession) line(name string) uint64 {
+	s.t.Helper()
+	line := srcLine(s.t, s.src, name)
+	file := filepath.Base(s.src)
+	pcs, got, err := s.sym.LineToPCs(file, line)
+	if err != nil || len(pcs) != 1 || got != line {
+		s.t.Fatalf("LineToPCs(%s:%d) = %x, %d, %v", file, line, pcs, got, err)
+	}
+	return pcs[0]
+}
+
+func (s *stubSession) setBP(pc uint64, conds ...[]byte) {
+	s.t.Helper()
+	if _, err := s.c.SetBreakpoint(s.ctx, pc, s.bpLen, conds...); err != nil {
+		s.t.Fatal(err)
+	}
+	s.bps[pc] = append([][]byte{}, conds...)
+}
+
+func (s *stubSession) clearBP(pc uint64) {
+	s.t.Helper()
+	if err := s.c.ClearBreakpoint(s.ctx, SoftwareBreak, pc, s.bpLen); err != nil {
+		s.t.Fatal(err)
+	}
+	delete(s.bps, pc)
+}
+
+func (s *stubSession) pc() uint64 {
+	s.t.Helper()
+	pc, err := s.c.PC(s.ctx, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return pc
+}
+
+// cont steps off a breakpoint it is stopped at, continues and waits for the stop.
+func (s *stubSession) cont() StopReply {
+	s.t.Helper()
+	if pc := s.pc(); s.bps[pc] != nil {
+		if _, err := s.c.StepOver(s.ctx, "", SoftwareBreak, pc, s.bpLen, s.bps[pc]...); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	if err := s.c.Continue(s.ctx); err != nil {
+		s.t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
+	defer cancel()
+	sr, err := s.c.Wait(wctx)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return sr
+}
+
+func (s *stubSession) regs() *regView {
+	return &regView{arch: s.sym.Arch, desc: s.desc, vals: readRegs(s.t, s.ctx, s.c, s.desc, s.extraRegs...)}
+}
+
+func (s *stubSession) frames() []elfsym.Frame {
+	s.t.Helper()
+	fs, err := s.sym.Unwind(s.regs(), memView{s.ctx, s.c}, 64)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return fs
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -20,18 +21,24 @@ type Stub struct {
 	Addr string // HOST:PORT of its GDB stub
 	Cmd  *exec.Cmd
 
-	out      *lockedBuffer
-	waitOnce sync.Once
-	waitErr  error
-	exited   chan struct{}
+	out    *lockedBuffer
+	pipe   *outPipe
+	outW   io.Writer // StubOptions.Output
+	exited chan struct{}
 }
 
 // Output returns what the stub process (and, for gdbserver, the debugged program) wrote to
 // stdout and stderr so far.
 func (s *Stub) Output() string { return s.out.String() }
 
-// Exited is closed when the stub process has ended.
+// Exited is closed when the stub process has ended and its output has been read.
 func (s *Stub) Exited() <-chan struct{} { return s.exited }
+
+// DrainOutput takes, at once, every byte the stub and the programs it runs have written to
+// its stdout and stderr so far and passes it on (Stub.Output, StubOptions.Output). After
+// the debugged program has exited, everything it printed has been delivered when
+// DrainOutput returns.
+func (s *Stub) DrainOutput() { s.pipe.drain() }
 
 // Stop kills the stub process (and its process group) and waits for it.
 func (s *Stub) Stop() error {
@@ -68,6 +75,67 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// outPipe reads the stub's stdout and stderr from a pipe of our own (not os/exec's copying
+// goroutine), so drain can take every byte already in the pipe: each read happens under
+// mu, and the reader and drain both read until the pipe is empty.
+type outPipe struct {
+	mu   sync.Mutex
+	r    *os.File
+	rc   syscall.RawConn
+	dst  io.Writer
+	buf  [32 << 10]byte
+	done chan struct{} // closed at EOF (every writer gone) or when r is closed
+}
+
+func newOutPipe(dst io.Writer) (p *outPipe, w *os.File, err error) {
+	r, w, err := os.Pipe() // the read end is non-blocking and uses the poller
+	if err != nil {
+		return nil, nil, fmt.Errorf("gdbremote: output pipe: %w", err)
+	}
+	rc, err := r.SyscallConn()
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, nil, fmt.Errorf("gdbremote: output pipe: %w", err)
+	}
+	return &outPipe{r: r, rc: rc, dst: dst, done: make(chan struct{})}, w, nil
+}
+
+// run reads until EOF; the poller wakes it whenever the pipe has data.
+func (p *outPipe) run() {
+	defer close(p.done)
+	p.rc.Read(func(fd uintptr) bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.readAvailable(fd)
+	})
+}
+
+// readAvailable reads what the pipe holds, without blocking; it reports whether the pipe
+// is finished (EOF or an error). mu is held.
+func (p *outPipe) readAvailable(fd uintptr) (finished bool) {
+	for {
+		n, err := syscall.Read(int(fd), p.buf[:])
+		switch {
+		case n > 0:
+			p.dst.Write(p.buf[:n])
+		case err == syscall.EINTR:
+		case err == syscall.EAGAIN:
+			return false
+		default: // EOF or an error
+			return true
+		}
+	}
+}
+
+func (p *outPipe) drain() {
+	p.rc.Control(func(fd uintptr) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.readAvailable(fd)
+	})
+}
+
 // StubOptions configure StartGdbserver and StartQEMU.
 type StubOptions struct {
 	// Program output (stdout and stderr of the stub process) is copied here as it comes,
@@ -77,22 +145,44 @@ type StubOptions struct {
 	Path string
 	// Extra arguments for the stub before the program (gdbserver) or at the end (QEMU).
 	Extra []string
+	// Serial gives QEMU's -serial backends in order (UART0, UART1...), e.g.
+	// "file:/tmp/u0"; none means "-serial null". Not used by gdbserver.
+	Serial []string
 }
 
+// outputGrace bounds how long an ended stub's output pipe stays open for programs it left
+// behind that still hold it.
+const outputGrace = time.Second
+
 func startStub(cmd *exec.Cmd, opts StubOptions) (*Stub, *lockedBuffer, error) {
-	s := &Stub{Cmd: cmd, out: &lockedBuffer{}, exited: make(chan struct{})}
+	s := &Stub{Cmd: cmd, out: &lockedBuffer{}, outW: opts.Output, exited: make(chan struct{})}
 	if opts.Output != nil {
 		w := opts.Output
 		s.out.tee = func(p []byte) { w.Write(p) }
 	}
-	cmd.Stdout = s.out
-	cmd.Stderr = s.out
+	pipe, w, err := newOutPipe(s.out)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.pipe = pipe
+	cmd.Stdout = w
+	cmd.Stderr = w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close() // the stub holds its own copy
+	if err != nil {
+		pipe.r.Close()
 		return nil, nil, fmt.Errorf("gdbremote: start %s: %w", cmd.Path, err)
 	}
+	go pipe.run()
 	go func() {
-		s.waitErr = cmd.Wait()
+		cmd.Wait()
+		select {
+		case <-pipe.done:
+		case <-time.After(outputGrace):
+		}
+		pipe.r.Close() // ends run if something still holds the pipe
+		<-pipe.done
 		close(s.exited)
 	}()
 	return s, s.out, nil
@@ -138,6 +228,10 @@ func StartQEMU(ctx context.Context, machine, elfPath string, opts StubOptions) (
 	if path == "" {
 		path = "qemu-system-arm"
 	}
+	serial := opts.Serial
+	if len(serial) == 0 {
+		serial = []string{"null"}
+	}
 	var lastErr error
 	for range 5 {
 		port, err := freePort()
@@ -145,9 +239,12 @@ func StartQEMU(ctx context.Context, machine, elfPath string, opts StubOptions) (
 			return nil, err
 		}
 		addr := "127.0.0.1:" + strconv.Itoa(port)
-		argv := []string{"-M", machine, "-nographic", "-monitor", "none", "-serial", "null",
-			"-semihosting-config", "enable=on,target=native",
-			"-S", "-gdb", "tcp:" + addr, "-kernel", elfPath}
+		argv := []string{"-M", machine, "-nographic", "-monitor", "none"}
+		for _, s := range serial {
+			argv = append(argv, "-serial", s)
+		}
+		argv = append(argv, "-semihosting-config", "enable=on,target=native",
+			"-S", "-gdb", "tcp:"+addr, "-kernel", elfPath)
 		argv = append(argv, opts.Extra...)
 		s, out, err := startStub(exec.Command(path, argv...), opts)
 		if err != nil {

@@ -13,97 +13,15 @@ import (
 var machines = []string{"lm3s6965evb", "mps2-an385"}
 
 type board struct {
-	t    *testing.T
-	ctx  context.Context
-	elf  string
-	stub *Stub
-	c    *Client
-	sym  *elfsym.File
-	desc *TargetDesc
-	bps  map[uint64]bool
+	*stubSession
+	elf string
 }
 
 func newBoard(t *testing.T, machine, elf string) *board {
 	stub := startQEMU(t, machine, elf)
-	ctx := testCtx(t, 40*time.Second)
 	c := dial(t, stub.Addr, Options{})
-	sym, err := elfsym.Open(elf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sym.Close() })
-	desc, err := c.ReadTargetDesc(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &board{t: t, ctx: ctx, elf: elf, stub: stub, c: c, sym: sym, desc: desc, bps: map[uint64]bool{}}
-}
-
-func (b *board) line(name string) uint64 {
-	b.t.Helper()
-	line := srcLine(b.t, fwSrc(b.t), name)
-	pcs, got, err := b.sym.LineToPCs("fw.c", line)
-	if err != nil || len(pcs) != 1 || got != line {
-		b.t.Fatalf("LineToPCs(fw.c:%d) = %x, %d, %v", line, pcs, got, err)
-	}
-	return pcs[0]
-}
-
-func (b *board) setBP(pc uint64) {
-	b.t.Helper()
-	if _, err := b.c.SetBreakpoint(b.ctx, pc, 2); err != nil {
-		b.t.Fatal(err)
-	}
-	b.bps[pc] = true
-}
-
-func (b *board) clearBP(pc uint64) {
-	b.t.Helper()
-	if err := b.c.ClearBreakpoint(b.ctx, SoftwareBreak, pc, 2); err != nil {
-		b.t.Fatal(err)
-	}
-	delete(b.bps, pc)
-}
-
-func (b *board) pc() uint64 {
-	b.t.Helper()
-	pc, err := b.c.PC(b.ctx, nil)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return pc
-}
-
-func (b *board) cont() StopReply {
-	b.t.Helper()
-	if pc := b.pc(); b.bps[pc] {
-		if _, err := b.c.StepOver(b.ctx, "", SoftwareBreak, pc, 2); err != nil {
-			b.t.Fatal(err)
-		}
-	}
-	if err := b.c.Continue(b.ctx); err != nil {
-		b.t.Fatal(err)
-	}
-	wctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
-	defer cancel()
-	sr, err := b.c.Wait(wctx)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return sr
-}
-
-func (b *board) regs() *regView {
-	return &regView{arch: b.sym.Arch, desc: b.desc, vals: readRegs(b.t, b.ctx, b.c, b.desc, "msp", "psp")}
-}
-
-func (b *board) frames() []elfsym.Frame {
-	b.t.Helper()
-	fs, err := b.sym.Unwind(b.regs(), memView{b.ctx, b.c}, 64)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return fs
+	s := newStubSession(t, stub, c, elf, fwSrc(t), 2, "msp", "psp")
+	return &board{stubSession: s, elf: elf}
 }
 
 func (b *board) global(name string) elfsym.Value {

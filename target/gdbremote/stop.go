@@ -117,6 +117,9 @@ func ParseStopReply(r string) (StopReply, error) {
 			if err != nil {
 				continue // an unknown named field: ignore as the manual asks
 			}
+			if v == "" {
+				return bad("register without a value")
+			}
 			b, err := hex.DecodeString(v)
 			if err != nil {
 				if strings.Contains(v, "x") { // unavailable bytes

@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"bytes"
 	"context"
 	"debug/elf"
 	"encoding/binary"
@@ -34,7 +35,8 @@ type Target struct {
 	c     *Client
 	sym   *elfsym.File
 	desc  *TargetDesc
-	stub  *Stub // started by us, or nil
+	stub  *Stub     // started by us, or nil
+	sink  *lineSink // the stub's output as lines (with stub)
 	log   *slog.Logger
 	order binary.ByteOrder
 	bpLen int // Z0 kind: 1 on x86, 2 for Thumb
@@ -88,37 +90,24 @@ func Connect(ctx context.Context, addr, elfPath string, cfg Config) (*Target, er
 // LaunchNative starts prog under gdbserver on a free loopback port and connects to it.
 // Program output reaches the handler as "stdout" output events.
 func LaunchNative(ctx context.Context, prog string, args []string, cfg Config) (*Target, error) {
-	var t *Target
-	var mu sync.Mutex
-	out := &lineSink{fn: func(s string) {
-		mu.Lock()
-		tt := t
-		mu.Unlock()
-		if tt != nil {
-			tt.output("stdout", s)
-		}
-	}}
-	stub, err := StartGdbserver(ctx, prog, args, StubOptions{Output: out})
-	if err != nil {
-		return nil, err
-	}
-	tt, err := connect(ctx, stub.Addr, prog, cfg, stub, true)
-	if err != nil {
-		stub.Stop()
-		return nil, err
-	}
-	mu.Lock()
-	t = tt
-	mu.Unlock()
-	return tt, nil
+	return launch(ctx, prog, cfg, true, func(opts StubOptions) (*Stub, error) {
+		return StartGdbserver(ctx, prog, args, opts)
+	})
 }
 
 // StartQEMUTarget starts qemu-system-arm for machine with the ELF file, halted at reset,
 // and connects to its stub. Semihosting output reaches the handler as "stdout".
 func StartQEMUTarget(ctx context.Context, machine, elfPath string, cfg Config) (*Target, error) {
+	return launch(ctx, elfPath, cfg, false, func(opts StubOptions) (*Stub, error) {
+		return StartQEMU(ctx, machine, elfPath, opts)
+	})
+}
+
+// launch starts a stub whose output becomes "stdout" events of the target, and connects.
+func launch(ctx context.Context, elfPath string, cfg Config, extended bool, start func(StubOptions) (*Stub, error)) (*Target, error) {
 	var t *Target
 	var mu sync.Mutex
-	out := &lineSink{fn: func(s string) {
+	sink := &lineSink{fn: func(s string) {
 		mu.Lock()
 		tt := t
 		mu.Unlock()
@@ -126,11 +115,11 @@ func StartQEMUTarget(ctx context.Context, machine, elfPath string, cfg Config) (
 			tt.output("stdout", s)
 		}
 	}}
-	stub, err := StartQEMU(ctx, machine, elfPath, StubOptions{Output: out})
+	stub, err := start(StubOptions{Output: sink})
 	if err != nil {
 		return nil, err
 	}
-	tt, err := connect(ctx, stub.Addr, elfPath, cfg, stub, false)
+	tt, err := connect(ctx, stub.Addr, elfPath, cfg, stub, extended)
 	if err != nil {
 		stub.Stop()
 		return nil, err
@@ -141,7 +130,7 @@ func StartQEMUTarget(ctx context.Context, machine, elfPath string, cfg Config) (
 	return tt, nil
 }
 
-// lineSink forwards complete lines (and, for the filtered gdbserver banner, nothing).
+// lineSink forwards complete lines, without gdbserver's own messages.
 type lineSink struct {
 	mu  sync.Mutex
 	buf []byte
@@ -153,20 +142,49 @@ func (w *lineSink) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	w.buf = append(w.buf, p...)
 	for {
-		i := strings.IndexByte(string(w.buf), '\n')
+		i := bytes.IndexByte(w.buf, '\n')
 		if i < 0 {
 			break
 		}
 		line := string(w.buf[:i+1])
 		w.buf = w.buf[i+1:]
-		if strings.HasPrefix(line, "Process ") && strings.Contains(line, "created; pid") ||
-			strings.HasPrefix(line, "Listening on port") || strings.HasPrefix(line, "Remote debugging from host") ||
-			strings.HasPrefix(line, "Child exited with status") || strings.HasPrefix(line, "Detaching from process") {
-			continue // gdbserver's own messages
+		if line == "\n" && isStubMessage(string(w.buf)) {
+			continue // gdbserver starts its messages on a fresh line: not the program's
 		}
-		w.fn(line)
+		if !isStubMessage(line) {
+			w.fn(line)
+		}
 	}
 	return len(p), nil
+}
+
+// flush forwards a last line without a newline.
+func (w *lineSink) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		line := string(w.buf)
+		w.buf = nil
+		if !isStubMessage(line) {
+			w.fn(line)
+		}
+	}
+}
+
+func isStubMessage(line string) bool {
+	return strings.HasPrefix(line, "Process ") && strings.Contains(line, "created; pid") ||
+		strings.HasPrefix(line, "Listening on port") || strings.HasPrefix(line, "Remote debugging from host") ||
+		strings.HasPrefix(line, "Child exited with status") || strings.HasPrefix(line, "Child terminated with signal") || strings.HasPrefix(line, "Detaching from process")
+}
+
+// flushOutput delivers all the program has printed so far (called before reporting its
+// end, so the last lines come before the exited event).
+func (t *Target) flushOutput() {
+	if t.stub == nil || t.sink == nil {
+		return
+	}
+	t.stub.DrainOutput()
+	t.sink.flush()
 }
 
 func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, extended bool) (*Target, error) {
@@ -175,6 +193,9 @@ func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, 
 		return nil, err
 	}
 	t := &Target{sym: sym, stub: stub, log: cfg.Logger, traps: map[uint64]*trap{}, refs: map[int]refEntry{}}
+	if stub != nil {
+		t.sink, _ = stub.outW.(*lineSink) // drained before the exit is reported
+	}
 	if t.log == nil {
 		t.log = slog.Default()
 	}
@@ -797,6 +818,7 @@ func (t *Target) run(mode engine.ResumeMode) {
 		t.log.Warn("gdbremote: run failed", "err", err)
 		if t.c.Err() != nil {
 			// the connection is gone: the session is over
+			t.flushOutput()
 			t.mu.Lock()
 			t.running = false
 			t.ended = true
@@ -818,6 +840,7 @@ type exitedError struct{ sr StopReply }
 func (e *exitedError) Error() string { return "exited" }
 
 func (t *Target) finish(sr StopReply) {
+	t.flushOutput()
 	t.mu.Lock()
 	t.running = false
 	t.ended = true
@@ -993,11 +1016,8 @@ func (t *Target) doContinue() (*engine.Stop, error) {
 // checkStopAfterStep handles what may stop the target during a step-off: a pause, or
 // arriving at another trap.
 func (t *Target) checkStopAfterStep() *engine.Stop {
-	t.mu.Lock()
-	pausing := t.pausing
-	t.mu.Unlock()
-	if pausing {
-		return &engine.Stop{Reason: engine.ReasonPause}
+	if st := t.pauseStop(); st != nil {
+		return st
 	}
 	sr := t.lastStopReply()
 	if sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 {
@@ -1104,11 +1124,8 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 	startLoc, _ := t.sym.PCToLine(pc)
 	startFn := t.sym.FuncAt(pc)
 	for range 100000 {
-		t.mu.Lock()
-		pausing := t.pausing
-		t.mu.Unlock()
-		if pausing {
-			return &engine.Stop{Reason: engine.ReasonPause}, nil
+		if st := t.pauseStop(); st != nil {
+			return st, nil
 		}
 		pc, err = t.pc()
 		if err != nil {
@@ -1141,7 +1158,7 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 			if err := t.finishCall(); err != nil {
 				return nil, err
 			}
-			if st := t.checkTrapAfterReturn(); st != nil {
+			if st := t.pauseStop(); st != nil {
 				return st, nil
 			}
 			continue
@@ -1170,7 +1187,8 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 	return &engine.Stop{Reason: engine.ReasonStep}, nil
 }
 
-func (t *Target) checkTrapAfterReturn() *engine.Stop {
+// pauseStop is the stop to report when a pause was asked for, or nil.
+func (t *Target) pauseStop() *engine.Stop {
 	t.mu.Lock()
 	pausing := t.pausing
 	t.mu.Unlock()
@@ -1256,11 +1274,8 @@ func (t *Target) doStepOut() (*engine.Stop, error) {
 	if err := t.finishCall(); err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	pausing := t.pausing
-	t.mu.Unlock()
-	if pausing {
-		return &engine.Stop{Reason: engine.ReasonPause}, nil
+	if st := t.pauseStop(); st != nil {
+		return st, nil
 	}
 	return &engine.Stop{Reason: engine.ReasonStep}, nil
 }

@@ -207,18 +207,7 @@ func TestTargetNative(t *testing.T) {
 	if e.Kind != engine.EventExited || e.ExitCode != 10000%200 {
 		t.Fatalf("end %+v", e)
 	}
-	// program output arrives through a pipe, possibly after the exit event
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(x.out.String(), "counter=10000") && time.Now().Before(deadline); {
-		select {
-		case e, ok := <-x.sub.Events():
-			if !ok {
-				deadline = time.Now()
-			} else if e.Kind == engine.EventOutput {
-				x.out.WriteString(e.Text)
-			}
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	// all program output arrives before the exit event
 	if !strings.Contains(x.out.String(), "total is 49995120") || !strings.Contains(x.out.String(), "counter=10000") {
 		t.Errorf("output %q", x.out.String())
 	}
@@ -336,3 +325,36 @@ func TestTargetQEMU(t *testing.T) {
 }
 
 var _ = context.Background
+
+// A program that prints and exits at once: all of its output, the last line included,
+// arrives before the exited event (the target drains the stub's output pipe on W).
+func TestTargetNativeOutputBeforeExit(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver")
+	prog := buildC(t, `#include <stdio.h>
+int main(void) {
+	for (int i = 0; i < 2000; i++)
+		printf("line %d of the program's output\n", i);
+	printf("last line\n");
+	return 7;
+}
+`)
+	for run := range 3 {
+		tg, err := LaunchNative(testCtx(t, 20*time.Second), prog, nil, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := newSess(t, tg)
+		if err := x.s.Start(false); err != nil {
+			t.Fatal(err)
+		}
+		e := x.next(engine.EventExited, engine.EventStopped, engine.EventTerminated)
+		if e.Kind != engine.EventExited || e.ExitCode != 7 {
+			t.Fatalf("run %d: %+v", run, e)
+		}
+		out := x.out.String()
+		if !strings.HasSuffix(out, "line 1999 of the program's output\nlast line\n") || strings.Count(out, "\n") != 2001 {
+			t.Fatalf("run %d: output before the exit event ends with %q (%d lines)", run, out[max(0, len(out)-80):], strings.Count(out, "\n"))
+		}
+		x.s.Close()
+	}
+}
