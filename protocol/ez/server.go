@@ -304,11 +304,11 @@ func (srv *server) load(p initializeParams) (*session, error) {
 	}
 	file = resolvePath(file, wd)
 	if fi, err := os.Stat(file); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("Cannot initialize: %w", err)
 	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", file)
+		return nil, fmt.Errorf("Cannot initialize: %s is not a regular file", file)
 	} else if fi.Size() > MaxProgram {
-		return nil, fmt.Errorf("%s is larger than %d bytes", file, MaxProgram)
+		return nil, fmt.Errorf("Cannot initialize: %s is larger than %d bytes", file, MaxProgram)
 	}
 	prog, err := kite.CompileFile(file, nil)
 	if err != nil {

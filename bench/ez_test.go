@@ -1,0 +1,223 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/protocol/ez"
+	"github.com/polydbg/polydbg/target/kitevm"
+)
+
+// ezProgram never ends, so every stepInto stops again; each step changes a variable, so
+// every stop also carries a variableUpdate event, as in a real stepping session.
+const ezProgram = `let i = 0
+let total = 0
+while true {
+    i += 1
+    total += i
+}
+`
+
+var (
+	ezBuildOnce sync.Once
+	ezBin       string
+	ezBuildErr  error
+)
+
+// polydbgBinary builds the real binary from the main module once.
+func polydbgBinary(b *testing.B) string {
+	ezBuildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "bench-polydbg-")
+		if err != nil {
+			ezBuildErr = err
+			return
+		}
+		ezBin = filepath.Join(dir, "polydbg")
+		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		out, err := exec.Command(goTool, "build", "-C", "..", "-o", ezBin, "./cmd/polydbg").CombinedOutput()
+		if err != nil {
+			ezBuildErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if ezBuildErr != nil {
+		b.Fatalf("building polydbg: %v", ezBuildErr)
+	}
+	return ezBin
+}
+
+// ezConn is the IDE side of an EZ session.
+type ezConn struct {
+	w io.Writer
+	r *bufio.Reader
+}
+
+func (c *ezConn) send(b *testing.B, line string) {
+	if _, err := io.WriteString(c.w, line+"\n"); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// until reads lines until one holds `"event":"name"`.
+func (c *ezConn) until(b *testing.B, name string) string {
+	want := `"event":"` + name + `"`
+	for {
+		line, err := c.r.ReadString('\n')
+		if err != nil {
+			b.Fatalf("reading events: %v", err)
+		}
+		if strings.Contains(line, want) {
+			return line
+		}
+		if strings.Contains(line, `"event":"error"`) || strings.Contains(line, `"event":"exited"`) {
+			b.Fatalf("unexpected %s", line)
+		}
+	}
+}
+
+// stepLoop measures stepInto -> stopped b.N times and reports p50, p99 and steps/s.
+func stepLoop(b *testing.B, c *ezConn, file string) {
+	c.send(b, fmt.Sprintf(`{"type":"command","command":"initialize","params":{"file":%q}}`, file))
+	c.until(b, "initialized")
+	c.send(b, `{"type":"command","command":"start","params":{}}`)
+	c.until(b, "stopped")
+	const step = `{"type":"command","command":"stepInto","params":{}}`
+	for range 200 { // warm up
+		c.send(b, step)
+		c.until(b, "stopped")
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		t0 := time.Now()
+		c.send(b, step)
+		c.until(b, "stopped")
+		lat = append(lat, time.Since(t0))
+	}
+	total := time.Since(start)
+	b.StopTimer()
+	reportLatencies(b, lat, total)
+	c.send(b, `{"type":"command","command":"terminate","params":{}}`)
+	c.until(b, "terminated")
+}
+
+func reportLatencies(b *testing.B, lat []time.Duration, total time.Duration) {
+	slices.Sort(lat)
+	q := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(q(0.50), "p50-µs")
+	b.ReportMetric(q(0.99), "p99-µs")
+	b.ReportMetric(float64(len(lat))/total.Seconds(), "steps/s")
+}
+
+func writeEZProgram(b *testing.B) string {
+	file := filepath.Join(b.TempDir(), "loop.kite")
+	if err := os.WriteFile(file, []byte(ezProgram), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return file
+}
+
+// BenchmarkEZStepRoundTrip: an IDE's stepInto until its stopped event.
+//
+//   - process: a real "polydbg ez" process, over its stdin/stdout pipes;
+//   - os-pipe: ez.Serve in this process, over os.Pipe (the same syscalls, no process);
+//   - engine: the baseline with no protocol: engine.Session.Step until the stopped event.
+func BenchmarkEZStepRoundTrip(b *testing.B) {
+	b.Run("process", func(b *testing.B) {
+		file := writeEZProgram(b)
+		cmd := exec.Command(polydbgBinary(b), "ez")
+		w, err := cmd.StdinPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer cmd.Wait()
+		defer w.Close()
+		stepLoop(b, &ezConn{w: w, r: bufio.NewReaderSize(r, 64<<10)}, file)
+	})
+	b.Run("os-pipe", func(b *testing.B) {
+		file := writeEZProgram(b)
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			done <- ez.Serve(context.Background(), inR, outW, ez.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			outW.Close()
+		}()
+		stepLoop(b, &ezConn{w: inW, r: bufio.NewReaderSize(outR, 64<<10)}, file)
+		inW.Close()
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+		inR.Close()
+		outR.Close()
+	})
+	b.Run("engine", func(b *testing.B) {
+		prog, err := kite.Compile("loop.kite", []byte(ezProgram), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tg, err := kitevm.New(prog, kitevm.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := engine.NewSession(tg)
+		sub := s.Subscribe()
+		defer s.Close()
+		stopped := func() {
+			for e := range sub.Events() {
+				if e.Kind == engine.EventStopped {
+					return
+				}
+			}
+			b.Fatal("session ended")
+		}
+		if err := s.Start(true); err != nil {
+			b.Fatal(err)
+		}
+		stopped()
+		lat := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		start := time.Now()
+		for range b.N {
+			t0 := time.Now()
+			if err := s.Step(engine.StepInto); err != nil {
+				b.Fatal(err)
+			}
+			stopped()
+			lat = append(lat, time.Since(t0))
+		}
+		total := time.Since(start)
+		b.StopTimer()
+		reportLatencies(b, lat, total)
+	})
+}
