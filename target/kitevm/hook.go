@@ -34,6 +34,14 @@ func (h hook) Trap(pc int) error {
 			return t.suspend(*st)
 		}
 	}
+	if t.between {
+		// The first trap after a stop between instructions is the instruction that was
+		// about to run: an instruction step runs it first.
+		t.between = false
+		if t.stepping && t.stepMode == engine.StepInstruction {
+			return nil
+		}
+	}
 	if t.stepping && t.stepDone(li.Stmt) {
 		return t.suspend(engine.Stop{Reason: engine.ReasonStep, Location: t.here(pc)})
 	}
@@ -97,10 +105,19 @@ func (h hook) OutOfCycles() error {
 
 // Suspend stops the program and serves inspections until a resume arrives. Console
 // targets call it for their own stops (frame boundaries).
-func (t *Target) Suspend(stop engine.Stop) error { return t.suspend(stop) }
+// The program is then between two instructions, not at a trap: an instruction step from
+// there runs the next instruction before it stops.
+func (t *Target) Suspend(stop engine.Stop) error {
+	err := t.suspend(stop)
+	t.between = true
+	return err
+}
 
 func (t *Target) suspend(stop engine.Stop) error {
 	t.stepping = false
+	t.between = false
+	t.frameStep.Store(false) // any stop ends a frame step
+
 	t.refs = t.refs[:0]
 	if p := t.opts.Profiler; p != nil {
 		p.Pause()

@@ -65,6 +65,7 @@ type Target struct {
 	stepping  bool
 	stepMode  engine.ResumeMode
 	stepDepth int
+	between   bool // suspended by Suspend between instructions, not at a trap
 	refs      []ref
 	stackKeys []stackKey
 	mem       vm.MemStats
