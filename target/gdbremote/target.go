@@ -586,42 +586,58 @@ func (t *Target) SetTrap(loc engine.Location, on bool) error {
 // only when one of conds is true. Every condition must have been made by this target's
 // CompileCondition and be simple enough for an agent expression (CanRunOnStub), and the
 // stub must support it (gdbserver does); otherwise it returns an error wrapping
-// ErrNotCompilable or ErrUnsupported and the trap stays unconditional. A nil conds makes
-// it unconditional again. The session calls it when every breakpoint at loc has a
-// condition and no log message (hit counts still work: they count true hits).
+// ErrNotCompilable or ErrUnsupported and the trap is unconditional (the session then
+// checks every condition itself). A nil conds makes it unconditional again. The session
+// calls it when every breakpoint at loc has a condition and no log message (hit counts
+// still work: they count true hits).
 func (t *Target) SetTrapConditions(loc engine.Location, conds []engine.Condition) error {
-	if !t.c.Supports("ConditionalBreakpoints") && len(conds) > 0 {
-		return fmt.Errorf("%w: target-side conditions", ErrUnsupported)
-	}
 	var exprs [][]byte
+	var cerr error
+	if !t.c.Supports("ConditionalBreakpoints") && len(conds) > 0 {
+		cerr = fmt.Errorf("%w: target-side conditions", ErrUnsupported)
+	}
 	for _, c := range conds {
+		if cerr != nil {
+			break
+		}
 		hc, ok := c.(*hostCond)
 		if !ok || hc.agent == nil {
-			return fmt.Errorf("%w: %v", ErrNotCompilable, c)
+			cerr = fmt.Errorf("%w: %v", ErrNotCompilable, c)
+			break
 		}
 		exprs = append(exprs, hc.agent)
 	}
+	if cerr != nil {
+		exprs = nil // unconditional: a condition the stub cannot check must still stop it
+	}
 	pc := loc.PC
-	return t.whileStopped(func() error {
+	err := t.whileStopped(func() error {
 		t.mu.Lock()
 		tr := t.traps[pc]
 		t.mu.Unlock()
 		if tr == nil {
 			return fmt.Errorf("gdbremote: no trap at %#x", pc)
 		}
+		if tr.conds == nil && exprs == nil {
+			return nil // already unconditional
+		}
 		if err := t.c.ClearBreakpoint(t.ctx, tr.kind, pc, t.bpLen); err != nil {
 			return err
 		}
 		k, err := t.c.SetBreakpoint(t.ctx, pc, t.bpLen, exprs...)
 		if err != nil {
-			t.c.SetBreakpoint(t.ctx, pc, t.bpLen)
-			return err
+			k, _ = t.c.SetBreakpoint(t.ctx, pc, t.bpLen)
+			exprs = nil
 		}
 		t.mu.Lock()
 		t.traps[pc] = &trap{kind: k, conds: exprs}
 		t.mu.Unlock()
-		return nil
+		return err
 	})
+	if cerr != nil {
+		return cerr
+	}
+	return err
 }
 
 // whileStopped runs fn now if the target is stopped, or queues it for the run loop and

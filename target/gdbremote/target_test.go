@@ -213,6 +213,10 @@ func TestTargetNative(t *testing.T) {
 	}
 }
 
+// Conditions through the session: the engine hands simple conditions to the target, which
+// has gdbserver evaluate them (no stop for a false hit, counted in packets); a breakpoint
+// without a condition, or with one the stub cannot check, at the same line makes the trap
+// unconditional again, and removing it makes it conditional again.
 func TestTargetNativeTargetSideCondition(t *testing.T) {
 	realparts.Need(t, "gdbserver")
 	prog := buildNative(t)
@@ -221,28 +225,67 @@ func TestTargetNativeTargetSideCondition(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := newSess(t, tg)
-	bp, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: "loop.c",
-		Line: srcLine(t, nativeSrc(t), "work_add"), Condition: "i == 9000"})
-	if err != nil {
+	line := srcLine(t, nativeSrc(t), "work_add")
+	set := func(cond string) engine.Breakpoint {
+		t.Helper()
+		bp, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: "loop.c", Line: line, Condition: cond})
+		if err != nil || !bp.Verified {
+			t.Fatalf("%+v %v", bp, err)
+		}
+		return bp
+	}
+	// run continues (or starts) and checks where it stops and how many packets it took
+	run := func(start bool, wantBP int, wantI string, maxPackets int64) {
+		t.Helper()
+		before := tg.c.Stats()
+		if start {
+			err = x.s.Start(false)
+		} else {
+			err = x.s.Resume(engine.Continue)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := x.stopped()
+		n := tg.c.Stats().PacketsReceived - before.PacketsReceived
+		if st.BreakpointID != wantBP || x.eval("i") != wantI {
+			t.Fatalf("stop %+v i=%s, want breakpoint %d at i=%s", st, x.eval("i"), wantBP, wantI)
+		}
+		if n > maxPackets {
+			t.Errorf("%d packets to stop at i=%s, want at most %d", n, wantI, maxPackets)
+		}
+	}
+	cond := set("i == 5000 || i == 7000")
+	// 5000 false hits: the stub checks them, a handful of packets in all
+	run(true, cond.ID, "5000", 40)
+	// an unconditional breakpoint at the same line: the very next iteration stops
+	plain := set("")
+	run(false, plain.ID, "5001", 40)
+	// without it the trap is conditional again: 1998 false hits cost no packets
+	if err := x.s.RemoveBreakpoint(plain.ID); err != nil {
 		t.Fatal(err)
 	}
-	cond, err := tg.CompileCondition(bp.Location, "i == 9000")
-	if err != nil {
+	run(false, cond.ID, "7000", 40)
+	// a condition the stub cannot check (a struct field): the trap is unconditional and the
+	// session checks both conditions (2 false hits on the host)
+	field := set("p.y == 14004")
+	if c, err := tg.CompileCondition(field.Location, "p.y == 14004"); err != nil || c.(*hostCond).CanRunOnStub() {
+		t.Fatalf("p.y == 14004 should be a host-only condition (%v)", err)
+	}
+	run(false, field.ID, "7002", 200)
+	if err := x.s.RemoveBreakpoint(field.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := tg.SetTrapConditions(bp.Location, []engine.Condition{cond}); err != nil {
-		t.Fatal(err)
-	}
-	if err := x.s.Start(false); err != nil {
-		t.Fatal(err)
-	}
+	// the remaining 2997 hits are all false: the program ends with no stop on the way
 	before := tg.c.Stats()
-	st := x.stopped()
-	if st.BreakpointID != bp.ID || x.eval("i") != "9000" {
-		t.Fatalf("%+v i=%s", st, x.eval("i"))
+	if err := x.s.Resume(engine.Continue); err != nil {
+		t.Fatal(err)
 	}
-	if n := tg.c.Stats().PacketsReceived - before.PacketsReceived; n > 30 {
-		t.Errorf("%d packets for 9000 false hits", n)
+	if e := x.next(engine.EventExited, engine.EventStopped); e.Kind != engine.EventExited {
+		t.Fatalf("wanted the end, got %+v", e)
+	}
+	if n := tg.c.Stats().PacketsReceived - before.PacketsReceived; n > 40 {
+		t.Errorf("%d packets for 2997 false hits", n)
 	}
 }
 
