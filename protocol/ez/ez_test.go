@@ -669,3 +669,42 @@ func TestEndOfInput(t *testing.T) {
 		t.Fatalf("%d goroutines, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// TestFailingConditionStopsWithError: a condition that cannot be evaluated stops the program
+// with an error event saying why, then stopped at the breakpoint.
+func TestFailingConditionStopsWithError(t *testing.T) {
+	file := prog(t, "fact.kite")
+	c := initialized(t, file)
+	c.send("setBreakpoint", map[string]any{"file": file, "line": 3, "condition": "10 / (n - 3) > 0"})
+	c.expect("breakpointSet")
+	c.send("start", nil)
+	c.expect("started")
+	c.stopped("breakpoint", 3) // n == 5: 10 / 2 > 0
+	c.send("continue", nil)
+	c.stopped("breakpoint", 3) // n == 4
+	c.send("continue", nil)
+	e := c.expect("error")
+	if !strings.Contains(e.str("message"), "division by zero") || e.line() != 3 {
+		t.Fatalf("error %s", e.Raw)
+	}
+	if e := c.stopped("breakpoint", 3); e.num("breakpointId") != 1 {
+		t.Fatalf("stop %s", e.Raw)
+	}
+	if e := c.eval("n", 0); e.str("result") != "3" {
+		t.Fatalf("n = %s", e.Raw)
+	}
+	c.send("terminate", nil)
+	c.expect("terminated")
+
+	// A step after a runtime error ends the program like continue.
+	c = initialized(t, prog(t, "divzero.kite"))
+	c.send("start", map[string]any{"stopOnEntry": false})
+	c.expect("started")
+	c.expect("output")
+	c.expect("error")
+	c.stopped("exception", 2)
+	c.send("stepInto", nil)
+	if e := c.skipTo("exited"); e.num("exitCode") != 1 {
+		t.Fatalf("exited %s", e.Raw)
+	}
+}
