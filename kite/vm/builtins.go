@@ -69,10 +69,15 @@ func argKind(name string, args []Value, i int, kinds ...Kind) error {
 
 // charge accounts work a builtin does in proportion to its input, so that a pure
 // evaluation's budget also bounds builtins such as range or sorted.
+// It also enforces Options.MaxCycles, which the interpreter checks only at loop back edges
+// and calls: a straight line of expensive builtin calls stops too.
 func (vm *VM) charge(n int) error {
 	vm.cycles += int64(n)
 	if vm.evalDepth > 0 && vm.cycles > vm.evalLimit {
 		return Errorf("evaluation budget exceeded")
+	}
+	if vm.opts.MaxCycles > 0 && vm.cycles >= vm.opts.MaxCycles {
+		return Errorf("cycle limit exceeded (%d cycles)", vm.opts.MaxCycles)
 	}
 	return nil
 }
@@ -97,6 +102,9 @@ func init() {
 			return Nil, err
 		}
 		s := a[0].String()
+		if len(s) > MaxStringBytes {
+			return Nil, Errorf("str: string too long (limit %d bytes)", MaxStringBytes)
+		}
 		return Str(s), vm.charge(len(s) / 8)
 	})
 	def("type", true, func(vm *VM, a []Value) (Value, error) {
@@ -114,7 +122,7 @@ func init() {
 			return v, nil
 		case FloatKind:
 			f := v.Float()
-			if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.3e18 || f <= -9.3e18 {
+			if !fitsInt(f) {
 				return Nil, Errorf("int: %s does not fit an int", FormatFloat(f))
 			}
 			return Int(int64(f)), nil
@@ -219,7 +227,7 @@ func init() {
 			return v, nil
 		case FloatKind:
 			f := math.Floor(v.Float())
-			if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.3e18 || f <= -9.3e18 {
+			if !fitsInt(f) {
 				return Nil, Errorf("floor: %s does not fit an int", FormatFloat(v.Float()))
 			}
 			return Int(int64(f)), nil
@@ -385,6 +393,10 @@ func init() {
 	})
 }
 
+// fitsInt reports whether the float f truncates to an int64: -2^63 <= f < 2^63 (NaN does
+// not fit).
+func fitsInt(f float64) bool { return f >= -(1<<63) && f < 1<<63 }
+
 // next64 is splitmix64: a small deterministic generator seeded per VM.
 func (vm *VM) next64() uint64 {
 	vm.rng += 0x9E3779B97F4A7C15
@@ -404,8 +416,14 @@ func (vm *VM) write(w interface{ Write([]byte) (int, error) }, a []Value, counte
 			b.WriteByte(' ')
 		}
 		b.WriteString(x.String())
+		if b.Len() > MaxStringBytes {
+			return Errorf("output too long (limit %d bytes per call)", MaxStringBytes)
+		}
 	}
 	b.WriteByte('\n')
+	if err := vm.charge(b.Len() / 8); err != nil {
+		return err
+	}
 	if counted {
 		vm.stdoutBytes += int64(b.Len())
 	}

@@ -22,12 +22,7 @@ func builtinRange(vm *VM, a []Value) (Value, error) {
 		return Nil, err
 	}
 	it := itv.iter()
-	var n int64
-	if it.step > 0 && it.i < it.end {
-		n = (it.end - it.i + it.step - 1) / it.step
-	} else if it.step < 0 && it.i > it.end {
-		n = (it.i - it.end - it.step - 1) / -it.step
-	}
+	n := it.left
 	if n > MaxListItems {
 		return Nil, Errorf("range too large (%d items, limit %d)", n, MaxListItems)
 	}

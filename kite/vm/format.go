@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // String renders v as print, str and ${...} do: strings as themselves at top level.
@@ -49,7 +51,9 @@ func FormatFloat(f float64) string {
 const maxPrintDepth = 500
 
 // writeValue writes v in its repr form; seen holds the containers being printed, so a
-// container that contains itself prints [...] or {...} at the repeat.
+// container that contains itself prints [...] or {...} at the repeat. It stops writing the
+// items of a container once the text is longer than MaxStringBytes, so that printing a huge
+// value costs bounded memory; callers that produce program values check the length.
 func writeValue(b *strings.Builder, v Value, seen []Value) {
 	switch v.k {
 	case NilKind:
@@ -65,7 +69,7 @@ func writeValue(b *strings.Builder, v Value, seen []Value) {
 	case FloatKind:
 		b.WriteString(FormatFloat(v.Float()))
 	case StringKind:
-		b.WriteString(strconv.Quote(v.Str()))
+		quote(b, v.Str())
 	case ListKind:
 		if isSeen(seen, v) || len(seen) > maxPrintDepth {
 			b.WriteString("[...]")
@@ -74,6 +78,9 @@ func writeValue(b *strings.Builder, v Value, seen []Value) {
 		seen = append(seen, v)
 		b.WriteByte('[')
 		for i, x := range v.List().Items {
+			if b.Len() > MaxStringBytes {
+				break // the caller reports the text as too long
+			}
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -89,6 +96,9 @@ func writeValue(b *strings.Builder, v Value, seen []Value) {
 		b.WriteByte('{')
 		first := true
 		v.Map().Range(func(k, x Value) bool {
+			if b.Len() > MaxStringBytes {
+				return false // the caller reports the text as too long
+			}
 			if !first {
 				b.WriteString(", ")
 			}
@@ -106,6 +116,38 @@ func writeValue(b *strings.Builder, v Value, seen []Value) {
 	default:
 		b.WriteString("<" + v.k.String() + ">")
 	}
+}
+
+// quote writes s as a Kite string literal that reads back to s: the escapes \n \t \r \"
+// \\, \$ before '{' (so that it does not read as an interpolation), \u{X} for any other
+// control or non-printable character (and \u{FFFD} for a byte that is not UTF-8).
+func quote(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for i, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '$' && i+1 < len(s) && s[i+1] == '{':
+			b.WriteString(`\$`)
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			b.WriteString(`\u{FFFD}`)
+		case !unicode.IsPrint(r):
+			b.WriteString(`\u{`)
+			b.WriteString(strconv.FormatInt(int64(r), 16))
+			b.WriteByte('}')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
 }
 
 func writeFnName(b *strings.Builder, name string) {

@@ -26,6 +26,7 @@ type iterator struct {
 	n     int64 // character index for strings
 	end   int64
 	step  int64
+	left  uint64 // range: values still to yield (overflow-free; see rangeIter)
 }
 
 func iterValue(it *iterator) Value { return Value{k: iterKind, p: unsafe.Pointer(it)} }
@@ -53,7 +54,21 @@ func rangeIter(a, b, step Value) (Value, error) {
 	if step.Int() == 0 {
 		return Nil, Errorf("range step must not be zero")
 	}
-	return iterValue(&iterator{kind: iterRange, i: a.Int(), end: b.Int(), step: step.Int()}), nil
+	it := &iterator{kind: iterRange, i: a.Int(), end: b.Int(), step: step.Int()}
+	it.left = rangeLen(it.i, it.end, it.step)
+	return iterValue(it), nil
+}
+
+// rangeLen is how many values range(start, end, step) has, computed without overflow
+// (range(-9e18, 9e18) has more values than an int64 difference can hold).
+func rangeLen(start, end, step int64) uint64 {
+	switch {
+	case step > 0 && start < end:
+		return (uint64(end)-uint64(start)-1)/uint64(step) + 1
+	case step < 0 && start > end:
+		return (uint64(start)-uint64(end)-1)/(-uint64(step)) + 1
+	}
+	return 0
 }
 
 // next returns the next item (and its pair value), or ok false at the end.
