@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
 // The same false conditional breakpoint, hit 10,000 times, under polydbg and under
 // `gdb -batch`, against gdbserver (loop.c: work_add with i == 9999, so 9,999 false hits
-// and one true) and against QEMU (fw.c: busy_add with loops >= 10000: 9,999 false hits).
+// and one true) and against QEMU (internal/firmware's fw.c: busy_add with loops >= 10000: 9,999 false hits).
 // gdb's start-up and connection time is measured separately and subtracted.
 //
 //	cd bench && go test -run '^$' -bench GDBRemote -benchtime 1x
@@ -52,14 +53,8 @@ func buildLoop(b *testing.B) string {
 }
 
 func buildFW(b *testing.B) string {
-	realparts.Need(b, "arm-none-eabi-gcc", "qemu-system-arm", "gdb-multiarch")
-	out := filepath.Join(b.TempDir(), "fw.elf")
-	dir := filepath.Join(testdata, "cortexm")
-	if o, err := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-nostdlib",
-		"-nostartfiles", "-T", filepath.Join(dir, "link.ld"), "-o", out, filepath.Join(dir, "fw.c"), "-lgcc").CombinedOutput(); err != nil {
-		b.Fatalf("arm-none-eabi-gcc: %v %s", err, o)
-	}
-	return out
+	realparts.Need(b, "qemu-system-arm", "gdb-multiarch")
+	return firmware.Build(b)
 }
 
 // ours runs the session until the conditional breakpoint stops it; it returns the time
@@ -155,7 +150,7 @@ func BenchmarkGDBRemoteGdbserverFalseCondition(b *testing.B) {
 
 func BenchmarkGDBRemoteQEMUFalseCondition(b *testing.B) {
 	elf := buildFW(b)
-	line := markerLine(b, filepath.Join(testdata, "cortexm/fw.c"), "busy_add")
+	line := firmware.Line(b, "busy_add")
 	hits := 10000
 	if s := os.Getenv("POLYDBG_BENCH_HITS"); s != "" {
 		hits, _ = strconv.Atoi(s)

@@ -1,37 +1,21 @@
 package elfsym
 
 import (
-	"bufio"
 	"debug/elf"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 )
 
-const (
-	nativeSrc = "../gdbremote/testdata/native/loop.c"
-	fwDir     = "../gdbremote/testdata/cortexm"
-)
+const nativeSrc = "../gdbremote/testdata/native/loop.c"
 
 func srcLine(t *testing.T, src, name string) int {
 	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		if strings.Contains(sc.Text(), "LINE:"+name+" ") {
-			return n
-		}
-	}
-	t.Fatalf("no LINE:%s", name)
-	return 0
+	return firmware.MarkerLine(t, src, name)
 }
 
 func build(t *testing.T, cc string, args ...string) *File {
@@ -55,8 +39,12 @@ func buildNative(t *testing.T, extra ...string) *File {
 }
 
 func buildFW(t *testing.T) *File {
-	return build(t, "arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-nostdlib",
-		"-nostartfiles", "-T", filepath.Join(fwDir, "link.ld"), filepath.Join(fwDir, "fw.c"), "-lgcc")
+	f, err := Open(firmware.Build(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
 
 func TestNativeSymbols(t *testing.T) {
@@ -209,7 +197,7 @@ func TestCortexMExceptionUnwind(t *testing.T) {
 	handler := mustFunc(t, f, "SysTick_Handler")
 	busy := mustFunc(t, f, "busy")
 	// the handler's call to tick_work: a return address inside SysTick_Handler
-	line := srcLine(t, filepath.Join(fwDir, "fw.c"), "systick_call")
+	line := firmware.Line(t, "systick_call")
 	callPCs, _, err := f.LineToPCs("fw.c", line)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package gdbremote
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -10,10 +9,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 	"github.com/polydbg/polydbg/target/elfsym"
 )
@@ -21,19 +20,7 @@ import (
 // srcLine finds the line of a "LINE:name" marker in a testdata source.
 func srcLine(t testing.TB, src, name string) int {
 	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		if strings.Contains(sc.Text(), "LINE:"+name+" ") {
-			return n
-		}
-	}
-	t.Fatalf("no LINE:%s in %s", name, src)
-	return 0
+	return firmware.MarkerLine(t, src, name)
 }
 
 func nativeSrc(t testing.TB) string {
@@ -44,13 +31,8 @@ func nativeSrc(t testing.TB) string {
 	return p
 }
 
-func fwSrc(t testing.TB) string {
-	p, err := filepath.Abs("testdata/cortexm/fw.c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+// fwSrc is the test firmware's source (internal/firmware/testdata/fw.c).
+func fwSrc(testing.TB) string { return firmware.Source() }
 
 // buildNative builds testdata/native/loop.c with gcc -g -O0 into a temp dir.
 func buildNative(t testing.TB) string {
@@ -79,20 +61,8 @@ func buildC(t testing.TB, src string) string {
 	return out
 }
 
-// buildFirmware builds testdata/cortexm/fw.c for Cortex-M3 into a temp dir.
-func buildFirmware(t testing.TB) string {
-	t.Helper()
-	realparts.Need(t, "arm-none-eabi-gcc")
-	dir, _ := filepath.Abs("testdata/cortexm")
-	out := filepath.Join(t.TempDir(), "fw.elf")
-	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0",
-		"-nostdlib", "-nostartfiles", "-T", filepath.Join(dir, "link.ld"), "-o", out,
-		filepath.Join(dir, "fw.c"), "-lgcc")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, b)
-	}
-	return out
-}
+// buildFirmware builds the test firmware for Cortex-M3 into a temp dir.
+func buildFirmware(t testing.TB) string { return firmware.Build(t) }
 
 func testCtx(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)

@@ -173,7 +173,7 @@ func (w *lineSink) flush() {
 
 func isStubMessage(line string) bool {
 	return strings.HasPrefix(line, "Process ") && strings.Contains(line, "created; pid") ||
-		strings.HasPrefix(line, "Listening on port") || strings.HasPrefix(line, "Remote debugging from host") ||
+		strings.HasPrefix(line, "Listening on port") || strings.HasSuffix(line, "QEMU: Terminated via GDBstub\n") || strings.HasPrefix(line, "Remote debugging from host") ||
 		strings.HasPrefix(line, "Child exited with status") || strings.HasPrefix(line, "Child terminated with signal") || strings.HasPrefix(line, "Detaching from process")
 }
 

@@ -1,0 +1,64 @@
+// Package firmware builds the Cortex-M3 test firmware (testdata/fw.c with testdata/link.ld)
+// that the tests of target/gdbremote, target/elfsym and protocol/cli, and the benchmarks,
+// run in QEMU (lm3s6965evb and mps2-an385: code at 0, RAM at 0x20000000 on both).
+package firmware
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// Dir is the directory holding fw.c and link.ld.
+func Dir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "testdata")
+}
+
+// Source is the path of fw.c.
+func Source() string { return filepath.Join(Dir(), "fw.c") }
+
+// Build compiles fw.c with arm-none-eabi-gcc (-g -O0, Thumb, no C library) into a
+// temporary directory of t and returns the ELF file's path.
+func Build(t testing.TB) string {
+	t.Helper()
+	realparts.Need(t, "arm-none-eabi-gcc")
+	out := filepath.Join(t.TempDir(), "fw.elf")
+	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0",
+		"-nostdlib", "-nostartfiles", "-T", filepath.Join(Dir(), "link.ld"), "-o", out,
+		Source(), "-lgcc")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, b)
+	}
+	return out
+}
+
+// Line is the line of fw.c marked with the comment LINE:name.
+func Line(t testing.TB, name string) int {
+	t.Helper()
+	return MarkerLine(t, Source(), name)
+}
+
+// MarkerLine is the line of the source file src marked with the comment LINE:name.
+func MarkerLine(t testing.TB, src, name string) int {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		if strings.Contains(sc.Text(), "LINE:"+name+" ") {
+			return n
+		}
+	}
+	t.Fatalf("no LINE:%s in %s", name, src)
+	return 0
+}

@@ -1,0 +1,163 @@
+package cli_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/firmware"
+	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/protocol/cli"
+	"github.com/polydbg/polydbg/target/gdbremote"
+)
+
+// remoteScript runs the terminal debugger with the commands piped in, on sessions opened
+// by open (what `polydbg debug --qemu` / `--gdb` do), and returns its output.
+func remoteScript(t *testing.T, commands string, open func(ctx context.Context) (*gdbremote.Target, error)) string {
+	t.Helper()
+	var out strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Run(cli.Config{
+			In: strings.NewReader(commands), Out: &out, Echo: true,
+			NewSession: func() (*engine.Session, error) {
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				tg, err := open(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return engine.NewSession(tg), nil
+			},
+		})
+	}()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, out.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the debugger did not finish")
+	}
+	return out.String()
+}
+
+// `polydbg debug --qemu lm3s6965evb fw.elf`: the same commands as for Kite, on firmware in
+// QEMU: a conditional function breakpoint, a backtrace through the SysTick handler into the
+// main loop, globals, an instruction step, another breakpoint, and the end.
+func TestDebugQEMU(t *testing.T) {
+	realparts.Need(t, "qemu-system-arm")
+	elf := firmware.Build(t)
+	out := remoteScript(t, `break tick_work if ticks == 2
+run
+bt
+print ticks
+print sample
+print $pc
+stepi
+print $pc
+delete
+break busy
+continue
+bt
+print loops > 0
+kill
+`, func(ctx context.Context) (*gdbremote.Target, error) {
+		return gdbremote.StartQEMUTarget(ctx, "lm3s6965evb", elf, gdbremote.Config{})
+	})
+	out = strings.ReplaceAll(out, firmware.Dir()+"/", "")
+	tick := firmware.Line(t, "tick_work")
+	expect(t, out,
+		"(pdb) break tick_work if ticks == 2", "Breakpoint 1 at ", fmt.Sprintf("tick_work fw.c:%d", tick),
+		"(pdb) run", "fw start", // semihosting output
+		fmt.Sprintf("Breakpoint 1, tick_work at fw.c:%d", tick),
+		"(pdb) bt", "*#0   tick_work at fw.c:", "\n #1   SysTick_Handler at fw.c:"+fmt.Sprint(firmware.Line(t, "systick_call")),
+		" main at fw.c:", "(pdb) print ticks", "$ = 2\n",
+		"(pdb) print sample", "$ = {a = 7, b = -3, c = ",
+		"(pdb) print $pc", "(pdb) stepi", "(pdb) print $pc",
+		"(pdb) break busy", "Breakpoint 2 at ",
+		"(pdb) continue", fmt.Sprintf("Breakpoint 2, busy at fw.c:%d", firmware.Line(t, "busy_add")),
+		"(pdb) bt", "*#0   busy at fw.c:", " main at fw.c:"+fmt.Sprint(firmware.Line(t, "main_busy")),
+		"(pdb) print loops > 0", "$ = true",
+		"(pdb) kill", "[program terminated]",
+	)
+	if pcs := stepiPCs(out); len(pcs) != 2 || pcs[0] == pcs[1] {
+		t.Errorf("pc before and after stepi: %v\n%s", pcs, out)
+	}
+	if strings.Contains(out, "Terminated via GDBstub") {
+		t.Errorf("QEMU's own message shown as program output:\n%s", out)
+	}
+}
+
+// `polydbg debug --gdb HOST:PORT --elf FILE`: connect to a gdbserver started by hand.
+func TestDebugGdbConnect(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver")
+	dir := t.TempDir()
+	src, exe := filepath.Join(dir, "loop.c"), filepath.Join(dir, "loop")
+	if err := os.WriteFile(src, []byte(cProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stub, err := gdbremote.StartGdbserver(ctx, exe, nil, gdbremote.StubOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stub.Stop()
+	out := remoteScript(t, `break square if x == 3
+run
+bt
+print x
+print counter
+finish
+print sum
+print $pc
+stepi
+print $pc
+delete
+continue
+`, func(ctx context.Context) (*gdbremote.Target, error) {
+		return gdbremote.Connect(ctx, stub.Addr, exe, gdbremote.Config{})
+	})
+	expect(t, strings.ReplaceAll(out, dir+"/", ""),
+		"Breakpoint 1 at 0x", "square loop.c:3",
+		"Breakpoint 1, square at loop.c:3",
+		"*#0   square at loop.c:3:", "#1   main at loop.c:8:",
+		"(pdb) print x", "$ = 3",
+		"(pdb) print counter", "$ = 4",
+		"(pdb) finish", "8\t        sum += square(i);",
+		"(pdb) print sum", "$ = 5",
+		"(pdb) stepi", "(pdb) continue", "[program exited normally]",
+	)
+	if pcs := stepiPCs(out); len(pcs) != 2 || pcs[0] == pcs[1] {
+		t.Errorf("pc before and after stepi: %v\n%s", pcs, out)
+	}
+	// the program's output goes to the stub's terminal, as with gdb
+	select {
+	case <-stub.Exited():
+	case <-time.After(10 * time.Second):
+		t.Fatal("gdbserver did not end with the program")
+	}
+	if !strings.Contains(stub.Output(), "sum 30") {
+		t.Errorf("gdbserver output %q", stub.Output())
+	}
+}
+
+// stepiPCs returns the values printed by "print $pc" (before and after a stepi).
+func stepiPCs(out string) []string {
+	var pcs []string
+	for _, m := range regexp.MustCompile(`\(pdb\) print \$pc\n\$ = (\d+)`).FindAllStringSubmatch(out, -1) {
+		pcs = append(pcs, m[1])
+	}
+	return pcs
+}
