@@ -15,6 +15,7 @@ import (
 	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 	"github.com/polydbg/polydbg/protocol/cli"
+	"github.com/polydbg/polydbg/target/elfsym"
 	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
@@ -51,10 +52,19 @@ func remoteScript(t *testing.T, commands string, open func(ctx context.Context) 
 
 // `polydbg debug --qemu lm3s6965evb fw.elf`: the same commands as for Kite, on firmware in
 // QEMU: a conditional function breakpoint, a backtrace through the SysTick handler into the
-// main loop, globals, an instruction step, another breakpoint, and the end.
+// main loop, globals, an instruction step, a conditional instruction breakpoint, the end.
 func TestDebugQEMU(t *testing.T) {
 	realparts.Need(t, "qemu-system-arm")
 	elf := firmware.Build(t)
+	sym, err := elfsym.Open(elf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sym.Close()
+	busyAdd, _, err := sym.LineToPCs("fw.c", firmware.Line(t, "busy_add"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := remoteScript(t, `break tick_work if ticks == 2
 run
 bt
@@ -64,10 +74,10 @@ print $pc
 stepi
 print $pc
 delete
-break busy
+break *`+fmt.Sprintf("%#x", busyAdd[0])+` if loops > 5000
 continue
 bt
-print loops > 0
+print loops > 5000
 kill
 `, func(ctx context.Context) (*gdbremote.Target, error) {
 		return gdbremote.StartQEMUTarget(ctx, "lm3s6965evb", elf, gdbremote.Config{})
@@ -82,10 +92,10 @@ kill
 		" main at fw.c:", "(pdb) print ticks", "$ = 2\n",
 		"(pdb) print sample", "$ = {a = 7, b = -3, c = ",
 		"(pdb) print $pc", "(pdb) stepi", "(pdb) print $pc",
-		"(pdb) break busy", "Breakpoint 2 at ",
+		"(pdb) break *0x", "Breakpoint 2 at ",
 		"(pdb) continue", fmt.Sprintf("Breakpoint 2, busy at fw.c:%d", firmware.Line(t, "busy_add")),
 		"(pdb) bt", "*#0   busy at fw.c:", " main at fw.c:"+fmt.Sprint(firmware.Line(t, "main_busy")),
-		"(pdb) print loops > 0", "$ = true",
+		"(pdb) print loops > 5000", "$ = true",
 		"(pdb) kill", "[program terminated]",
 	)
 	if pcs := stepiPCs(out); len(pcs) != 2 || pcs[0] == pcs[1] {

@@ -254,6 +254,51 @@ func TestGdbserverWrites(t *testing.T) {
 	}
 }
 
+// A write watchpoint (Z2) stops where the program writes the variable, with the address
+// in the stop reply; detaching (D) lets the program run to its end.
+func TestGdbserverWatchAndDetach(t *testing.T) {
+	n := newNative(t)
+	c, ctx := n.c, n.ctx
+	n.setBP(n.sym.Entry())
+	n.cont() // past the dynamic loader: the program's memory is mapped
+	n.clearBP(n.sym.Entry())
+	v, ok := n.sym.Global("counter")
+	if !ok {
+		t.Fatal("no global counter")
+	}
+	loc, err := n.sym.Locate(v, nil, memView{ctx, c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetWatchpoint(ctx, WriteWatch, loc.Addr, 4); err != nil {
+		t.Fatal(err)
+	}
+	sr := n.cont()
+	if sr.Kind != StopSignal || sr.Reason != "watch" || sr.WatchAddr != loc.Addr {
+		t.Fatalf("stop %+v, want a watch stop at %#x", sr, loc.Addr)
+	}
+	if fs := n.frames(); len(fs) < 2 || fs[0].Func == nil || fs[0].Func.Name != "work" {
+		t.Errorf("watch stop in %v, want work", frameNames(fs))
+	}
+	if b, err := c.ReadMemory(ctx, loc.Addr, 4); err != nil || b[0] != 1 {
+		t.Errorf("counter after the first write: %x %v", b, err)
+	}
+	if err := c.ClearWatchpoint(ctx, WriteWatch, loc.Addr, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Detach(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// the program runs on (gdbserver stays, in extended mode) and ends
+	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(n.stub.Output(), "counter=10000"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("output of the detached program %q", n.stub.Output())
+		}
+		n.stub.DrainOutput()
+		time.Sleep(10 * time.Millisecond) // polling, bounded by the deadline
+	}
+}
+
 // A condition compiled to an agent expression is evaluated by gdbserver: the client sees
 // one stop only, where the condition holds.
 func TestGdbserverTargetCondition(t *testing.T) {
