@@ -98,18 +98,20 @@ func TestBinaryEndToEnd(t *testing.T) {
 	file := prog(t, "simple.kite")
 	c, cmd, stderr := runBinary(t, filepath.Dir(file), "ez", "simple.kite")
 	replay(t, c, simpleSession, file)
-	c.w.Close()
-	if code := wait(t, cmd); code != 0 {
-		t.Fatalf("exit code %d; stderr %s", code, stderr)
-	}
+	// Read stdout to its end before Wait, which closes the pipe.
 	if rest := c.rest(); len(rest) != 0 {
 		t.Fatalf("events after exited: %v", rest)
+	}
+	if code := wait(t, cmd); code != 0 {
+		t.Fatalf("exit code %d; stderr %s", code, stderr)
 	}
 
 	file = prog(t, "breakpoint.kite")
 	c, cmd, stderr = runBinary(t, filepath.Dir(file), "debugserver", file)
 	replay(t, c, breakpointSession, file)
-	c.w.Close()
+	if rest := c.rest(); len(rest) != 0 {
+		t.Fatalf("events after exited: %v", rest)
+	}
 	if code := wait(t, cmd); code != 0 {
 		t.Fatalf("exit code %d; stderr %s", code, stderr)
 	}
@@ -131,12 +133,11 @@ func TestBinaryEndOfInputEndsRunningProgram(t *testing.T) {
 	if e := c.expect("output"); !strings.HasPrefix(e.str("text"), "tick 1000\n") {
 		t.Fatalf("output %s", e.Raw)
 	}
-	c.w.Close()
-	if code := wait(t, cmd); code != 0 {
-		t.Fatalf("exit code %d; stderr %s", code, stderr)
-	}
-	rest := c.rest() // the reader fails on any line that is not an event
+	rest := c.rest() // closes stdin, reads stdout to its end; fails on a line that is not an event
 	if len(rest) == 0 || rest[len(rest)-1] != "terminated" {
 		t.Fatalf("last events %v", rest[max(0, len(rest)-3):])
+	}
+	if code := wait(t, cmd); code != 0 {
+		t.Fatalf("exit code %d; stderr %s", code, stderr)
 	}
 }
