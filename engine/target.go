@@ -144,6 +144,12 @@ type Condition interface {
 	String() (string, error)
 }
 
+// IndexedPCs is implemented by targets whose pcs are instruction indexes rather than
+// machine addresses (the Kite VM), so that front ends print them as numbers, not in hex.
+type IndexedPCs interface {
+	PCsAreIndexes() bool
+}
+
 // InstructionResolver is implemented by targets that have addressable instructions.
 type InstructionResolver interface {
 	// ResolvePC returns the location of the instruction at pc.

@@ -146,22 +146,24 @@ func (d *Debugger) setBreak(args string, temp bool) {
 	} else {
 		d.specs = append(d.specs, savedBreakpoint{bp.ID, spec})
 	}
-	d.printf("%s %d at %s\n", kind, bp.ID, describe(bp.Location))
+	d.printf("%s %d at %s\n", kind, bp.ID, d.describe(bp.Location))
 	if spec.Kind == engine.LineBreakpoint && bp.Location.Line != spec.Line {
 		d.printf("(line %d has no code; moved to line %d)\n", spec.Line, bp.Location.Line)
 	}
 }
 
-func describe(l engine.Location) string {
+// describe prints a location; pcs in hex unless the target numbers its instructions.
+func (d *Debugger) describe(l engine.Location) string {
 	s := fmt.Sprintf("%s:%d", l.File, l.Line)
 	if l.Func != "" {
 		s = l.Func + " " + s
 	}
-	switch {
-	case l.HasPC && l.PC >= 1<<16: // a machine address
-		s = fmt.Sprintf("%#x: %s", l.PC, s)
-	case l.HasPC: // a Kite VM instruction index
-		s = fmt.Sprintf("pc %d: %s", l.PC, s)
+	if l.HasPC {
+		if ix, ok := d.s.Target().(engine.IndexedPCs); ok && ix.PCsAreIndexes() {
+			s = fmt.Sprintf("pc %d: %s", l.PC, s)
+		} else {
+			s = fmt.Sprintf("%#x: %s", l.PC, s)
+		}
 	}
 	return s
 }
@@ -328,7 +330,7 @@ func cmdInfo(d *Debugger, args string) bool {
 			d.printf("No breakpoints.\n")
 		}
 		for _, b := range bps {
-			d.printf("%-4d %-40s hits %d", b.ID, describe(b.Location), b.Hits)
+			d.printf("%-4d %-40s hits %d", b.ID, d.describe(b.Location), b.Hits)
 			if b.Spec.Condition != "" {
 				d.printf("  if %s", b.Spec.Condition)
 			}
@@ -351,7 +353,7 @@ func cmdInfo(d *Debugger, args string) bool {
 	case strings.HasPrefix("program", what):
 		d.printf("The program is %s.\n", d.s.State())
 		if st := d.s.LastStop(); st != nil {
-			d.printf("It stopped (%s) at %s.\n", st.Reason, describe(st.Location))
+			d.printf("It stopped (%s) at %s.\n", st.Reason, d.describe(st.Location))
 		}
 	default:
 		d.printf("Undefined info command: %q.\n", what)

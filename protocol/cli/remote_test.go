@@ -85,7 +85,7 @@ kill
 	out = strings.ReplaceAll(out, firmware.Dir()+"/", "")
 	tick := firmware.Line(t, "tick_work")
 	expect(t, out,
-		"(pdb) break tick_work if ticks == 2", "Breakpoint 1 at ", fmt.Sprintf("tick_work fw.c:%d", tick),
+		"(pdb) break tick_work if ticks == 2", "Breakpoint 1 at 0x", fmt.Sprintf("tick_work fw.c:%d", tick),
 		"(pdb) run", "fw start", // semihosting output
 		fmt.Sprintf("Breakpoint 1, tick_work at fw.c:%d", tick),
 		"(pdb) bt", "*#0   tick_work at fw.c:", "\n #1   SysTick_Handler at fw.c:"+fmt.Sprint(firmware.Line(t, "systick_call")),

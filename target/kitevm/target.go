@@ -345,6 +345,9 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 	return t.location(pc, name), nil
 }
 
+// PCsAreIndexes implements engine.IndexedPCs: a Kite pc is an instruction's index.
+func (t *Target) PCsAreIndexes() bool { return true }
+
 // ResolvePC implements engine.InstructionResolver.
 func (t *Target) ResolvePC(pc uint64) (engine.Location, error) {
 	if pc >= uint64(len(t.prog.Code)) {
