@@ -30,7 +30,11 @@ func Disassemble(w io.Writer, p *Program) error {
 			}
 			ins := p.Code[pc]
 			op := Op(ins)
-			fmt.Fprintf(&buf, "  %6d  %2dc  %-14s%s\n", pc, Cycles[op], op, p.operand(ins))
+			if arg := p.operand(ins); arg != "" {
+				fmt.Fprintf(&buf, "  %6d  %2dc  %-14s%s\n", pc, Cycles[op], op, arg)
+			} else {
+				fmt.Fprintf(&buf, "  %6d  %2dc  %s\n", pc, Cycles[op], op)
+			}
 		}
 		buf.WriteByte('\n')
 	}

@@ -69,6 +69,7 @@ func (c *compiler) expr(e syntax.Expr) {
 			}
 			j := c.emitAt(e.OpPos, op, 0)
 			c.expr(e.Y)
+			c.fn.depth-- // one value is left whichever way: X (jumped) or Y (X popped)
 			c.patch(j, c.here())
 		default:
 			c.expr(e.X)

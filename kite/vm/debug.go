@@ -115,7 +115,10 @@ func (vm *VM) Frame(i int) (FrameInfo, bool) {
 	}
 	fr := &vm.frames[j]
 	pc := fr.pc
-	if i > 0 {
+	// A caller whose callee was pushed by the CALL instruction holds its return address, one
+	// after the call. Below a boundary frame (a function a builtin such as map calls back, or
+	// an evaluation) the frame holds the pc of the call or instruction it is stopped at.
+	if i > 0 && !vm.frames[j+1].boundary {
 		pc--
 	}
 	return FrameInfo{Func: fr.cl.Fn, Location: vm.location(fr.cl.Fn.Name, pc), Depth: j + 1}, true
