@@ -1,0 +1,195 @@
+package gdbremote
+
+// Target: the engine's run control (start, resume, pause, terminate, close, restart).
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// Start implements engine.Target. The stub already holds the program stopped (gdbserver:
+// before the dynamic loader; QEMU: at reset): the target first runs to the ELF entry point.
+func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
+	t.mu.Lock()
+	t.h = h
+	t.mu.Unlock()
+	entry := t.sym.Entry()
+	pc, err := t.pc()
+	if err != nil {
+		return err
+	}
+	if pc != entry {
+		if err := t.runTo(entry); err != nil {
+			return err
+		}
+	}
+	if stopOnEntry {
+		t.reportStop(engine.Stop{Reason: engine.ReasonEntry})
+		return nil
+	}
+	return t.Resume(engine.Continue)
+}
+
+// runTo runs synchronously to addr with a temporary breakpoint (before Start reports).
+func (t *Target) runTo(addr uint64) error {
+	ctx := t.ctx
+	had := t.traps[addr] != nil
+	if !had {
+		if _, err := t.c.SetBreakpoint(ctx, addr, t.bpLen); err != nil {
+			return err
+		}
+	}
+	if err := t.c.Continue(ctx); err != nil {
+		return err
+	}
+	sr, err := t.c.Wait(ctx)
+	t.newStop(sr)
+	if !had {
+		t.c.ClearBreakpoint(ctx, SoftwareBreak, addr, t.bpLen)
+	}
+	if err != nil {
+		return err
+	}
+	if sr.Exited() {
+		return fmt.Errorf("gdbremote: the program ended before its entry point")
+	}
+	return nil
+}
+
+// Resume implements engine.Target.
+func (t *Target) Resume(mode engine.ResumeMode) error {
+	t.mu.Lock()
+	if t.ended {
+		t.mu.Unlock()
+		return engine.ErrEnded
+	}
+	if t.running {
+		t.mu.Unlock()
+		return engine.ErrRunning
+	}
+	t.running = true
+	t.pausing = false
+	done := make(chan struct{})
+	t.runDone = done
+	t.mu.Unlock()
+	go func() {
+		defer close(done)
+		t.run(mode)
+	}()
+	return nil
+}
+
+// Pause implements engine.Target.
+func (t *Target) Pause() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.running {
+		return nil
+	}
+	t.pausing = true
+	if err := t.c.Interrupt(); err != nil && !errors.Is(err, ErrNotRunning) {
+		return err
+	}
+	return nil // not running between two packets: the run loop sees pausing
+}
+
+// Terminate implements engine.Target.
+func (t *Target) Terminate() error {
+	t.mu.Lock()
+	if t.ended {
+		t.mu.Unlock()
+		return nil
+	}
+	t.killing = true
+	running := t.running
+	done := t.runDone
+	t.mu.Unlock()
+	if running {
+		t.c.Interrupt()
+		if done != nil {
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}
+	if t.stub != nil && t.sym.Arch.Machine == elf.EM_ARM {
+		// QEMU: 'k' ends the emulator
+		t.c.Kill(t.ctx)
+	} else {
+		t.c.Kill(t.ctx)
+	}
+	t.mu.Lock()
+	t.ended = true
+	h := t.h
+	t.mu.Unlock()
+	if h != nil {
+		h.Terminated()
+	}
+	return nil
+}
+
+// Close implements engine.Target.
+func (t *Target) Close() error {
+	t.stop()
+	t.c.Close()
+	if t.stub != nil {
+		t.stub.Stop()
+	}
+	t.mu.Lock()
+	done := t.runDone
+	t.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+	return t.sym.Close()
+}
+
+// Restart restarts the program (gdbserver: vRun in extended mode; QEMU: system_reset) and
+// runs to its entry point; the target is then stopped there.
+func (t *Target) Restart() error {
+	if err := t.needStopped(); err != nil {
+		t.Pause()
+		deadline := time.Now().Add(5 * time.Second)
+		for t.needStopped() != nil && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	sr, err := t.c.Restart(t.ctx)
+	if err != nil {
+		return err
+	}
+	t.newStop(sr)
+	if t.sym.IsPIE() {
+		if aux, err := t.c.Auxv(t.ctx, t.sym.Arch.PtrSize, t.sym.Arch.ByteOrder); err == nil {
+			if e, ok := aux[9]; ok && e-t.sym.ELF.Entry != t.sym.Bias {
+				return fmt.Errorf("gdbremote: the program moved on restart; breakpoints are stale")
+			}
+		}
+	}
+	// breakpoints of the old process are gone with it (gdbserver); set them again
+	t.mu.Lock()
+	traps := make(map[uint64]*trap, len(t.traps))
+	for pc, tr := range t.traps {
+		traps[pc] = tr
+	}
+	t.mu.Unlock()
+	for pc, tr := range traps {
+		t.c.ClearBreakpoint(t.ctx, tr.kind, pc, t.bpLen)
+		if k, err := t.c.SetBreakpoint(t.ctx, pc, t.bpLen, tr.conds...); err == nil {
+			tr.kind = k
+		}
+	}
+	pc, err := t.pc()
+	if err != nil {
+		return err
+	}
+	if pc != t.sym.Entry() {
+		return t.runTo(t.sym.Entry())
+	}
+	return nil
+}

@@ -1,0 +1,251 @@
+package gdbremote
+
+// Target: memory, registers, stack, scopes, variables and evaluation for a stopped target.
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/target/elfsym"
+)
+
+// ReadMemory reads target memory (the target must be stopped).
+func (t *Target) ReadMemory(addr uint64, n int) ([]byte, error) {
+	if err := t.needStopped(); err != nil {
+		return nil, err
+	}
+	return t.readCached(addr, n)
+}
+
+// WriteMemory writes target memory (the target must be stopped).
+func (t *Target) WriteMemory(addr uint64, data []byte) error {
+	if err := t.needStopped(); err != nil {
+		return err
+	}
+	t.cache().mem = map[uint64][]byte{}
+	t.cache().frames, t.cache().frame0 = nil, nil
+	return t.c.WriteMemory(t.ctx, addr, data)
+}
+
+// Register is one register's value.
+type Register struct {
+	Name  string
+	Num   int
+	Size  int
+	Value uint64 // the low 64 bits
+	Bytes []byte
+}
+
+// Registers returns the general registers of the current thread (those in the 'g' packet).
+func (t *Target) Registers() ([]Register, error) {
+	if err := t.needStopped(); err != nil {
+		return nil, err
+	}
+	var out []Register
+	for _, r := range t.desc.Regs {
+		if r.Offset < 0 {
+			continue
+		}
+		b, err := t.reg(r.Num)
+		if err != nil {
+			continue
+		}
+		if !t.cache().full {
+			continue
+		}
+		out = append(out, Register{Name: r.Name, Num: r.Num, Size: r.Bitsize / 8, Value: Uint(b, t.order), Bytes: b})
+	}
+	return out, nil
+}
+
+// WriteRegister sets a register by name.
+func (t *Target) WriteRegister(name string, value uint64) error {
+	if err := t.needStopped(); err != nil {
+		return err
+	}
+	r, ok := t.desc.Reg(name)
+	if !ok {
+		return fmt.Errorf("gdbremote: no register %q", name)
+	}
+	b := make([]byte, r.Bitsize/8)
+	var full [8]byte
+	t.order.PutUint64(full[:], value)
+	if t.order == binary.BigEndian {
+		copy(b[max(0, len(b)-8):], full[max(0, 8-len(b)):])
+	} else {
+		copy(b, full[:])
+	}
+	if err := t.c.WriteRegister(t.ctx, r.Num, b); err != nil {
+		return err
+	}
+	sc := t.cache()
+	sc.regs[r.Num] = b
+	sc.frames, sc.frame0 = nil, nil
+	return nil
+}
+
+// Stack implements engine.Target.
+func (t *Target) Stack() ([]engine.Frame, error) {
+	if err := t.needStopped(); err != nil {
+		return nil, err
+	}
+	fs, err := t.frames()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]engine.Frame, len(fs))
+	for i, f := range fs {
+		name := fmt.Sprintf("%#x", f.PC)
+		if f.Func != nil {
+			name = f.Func.Name
+		}
+		out[i] = engine.Frame{Index: i, Func: name, Location: engine.Location{File: f.Loc.File, Line: f.Loc.Line,
+			Col: f.Loc.Column, Func: f.Loc.Function, PC: f.PC, HasPC: true}}
+	}
+	return out, nil
+}
+
+func (t *Target) newRef(e refEntry) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.nextRef++
+	t.refs[t.nextRef] = e
+	return t.nextRef
+}
+
+// Scopes implements engine.Target: Locals (parameters and locals), Globals, Registers.
+func (t *Target) Scopes(frame int) ([]engine.Scope, error) {
+	if err := t.needStopped(); err != nil {
+		return nil, err
+	}
+	if _, err := t.frame(frame); err != nil {
+		return nil, err
+	}
+	return []engine.Scope{
+		{Name: "Locals", Ref: t.newRef(refEntry{frame: frame, kind: "locals"})},
+		{Name: "Globals", Ref: t.newRef(refEntry{frame: frame, kind: "globals"})},
+		{Name: "Registers", Ref: t.newRef(refEntry{frame: frame, kind: "registers"})},
+	}, nil
+}
+
+// lookupPC is where variables of frame fr are looked up (the call, for callers).
+func lookupPC(fr *elfsym.Frame) uint64 {
+	if fr.Index > 0 && !fr.Interrupted {
+		return fr.PC - 1
+	}
+	return fr.PC
+}
+
+// Variables implements engine.Target.
+func (t *Target) Variables(ref int) ([]engine.Variable, error) {
+	if err := t.needStopped(); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	e, ok := t.refs[ref]
+	t.mu.Unlock()
+	if !ok {
+		return nil, engine.ErrNoVariable
+	}
+	switch e.kind {
+	case "locals", "globals":
+		fr, err := t.frame(e.frame)
+		if err != nil {
+			return nil, err
+		}
+		var vars []*elfsym.Var
+		if e.kind == "locals" {
+			params, locals, err := t.sym.FrameVars(lookupPC(fr))
+			if err != nil {
+				return nil, err
+			}
+			vars = append(params, locals...)
+		} else {
+			vars = t.sym.Globals()
+			sort.Slice(vars, func(i, j int) bool { return vars[i].Name < vars[j].Name })
+		}
+		out := make([]engine.Variable, 0, len(vars))
+		for _, v := range vars {
+			val, _ := t.sym.ReadVar(v, fr, cachedMem{t})
+			out = append(out, t.variable(e.frame, val))
+		}
+		return out, nil
+	case "registers":
+		fr, err := t.frame(e.frame)
+		if err != nil {
+			return nil, err
+		}
+		var out []engine.Variable
+		if e.frame == 0 {
+			regs, err := t.Registers()
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range regs {
+				out = append(out, engine.Variable{Name: r.Name, Value: fmt.Sprintf("%#x", r.Value), Type: fmt.Sprintf("uint%d", 8*r.Size)})
+			}
+			return out, nil
+		}
+		regs := fr.Regs()
+		nums := make([]int, 0, len(regs))
+		for n := range regs {
+			nums = append(nums, n)
+		}
+		sort.Ints(nums)
+		for _, n := range nums {
+			if name := t.sym.Arch.RegName(n); name != "" {
+				out = append(out, engine.Variable{Name: name, Value: fmt.Sprintf("%#x", regs[n])})
+			}
+		}
+		return out, nil
+	case "value":
+		out := make([]engine.Variable, 0, len(e.val.Children))
+		for _, c := range e.val.Children {
+			out = append(out, t.variable(e.frame, c))
+		}
+		return out, nil
+	}
+	return nil, engine.ErrNoVariable
+}
+
+func (t *Target) variable(frame int, v elfsym.Value) engine.Variable {
+	ev := engine.Variable{Name: v.Name, Value: v.Text, Type: v.Type}
+	if len(v.Children) > 0 {
+		ev.Ref = t.newRef(refEntry{frame: frame, kind: "value", val: v})
+		ev.Len = len(v.Children)
+	}
+	return ev
+}
+
+// Evaluate implements engine.Target: a variable (name, name.field, name[i], *name), a
+// register ($pc, $sp, $rax...), a number, or a condition (comparisons with and/or).
+func (t *Target) Evaluate(frame int, expr string, mode engine.EvalMode) (engine.Variable, error) {
+	if err := t.needStopped(); err != nil {
+		return engine.Variable{}, err
+	}
+	fr, err := t.frame(frame)
+	if err != nil {
+		return engine.Variable{}, err
+	}
+	ev := &evaluator{t: t, fr: fr}
+	v, err := ev.value(strings.TrimSpace(expr))
+	if err == nil {
+		out := t.variable(frame, v)
+		out.Name = expr
+		return out, nil
+	}
+	if truth, cerr := ev.cond(expr); cerr == nil {
+		return engine.Variable{Name: expr, Value: strconv.FormatBool(truth), Type: "bool"}, nil
+	}
+	return engine.Variable{}, err
+}
+
+type refEntry struct {
+	frame int
+	kind  string // "locals", "globals", "registers", "value"
+	val   elfsym.Value
+}

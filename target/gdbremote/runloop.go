@@ -1,0 +1,318 @@
+package gdbremote
+
+// Target: the run loop of one resume request (continue, stop classification, stepping off traps).
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// run executes one resume request until something must be reported.
+func (t *Target) run(mode engine.ResumeMode) {
+	var stop *engine.Stop
+	var err error
+	switch mode {
+	case engine.Continue:
+		stop, err = t.doContinue()
+	case engine.StepInstruction:
+		stop, err = t.doStepInstruction()
+	case engine.StepInto, engine.StepOver:
+		stop, err = t.doStepLine(mode == engine.StepOver)
+	case engine.StepOut:
+		stop, err = t.doStepOut()
+	default:
+		err = fmt.Errorf("gdbremote: resume mode %v is not supported", mode)
+	}
+	if errors.Is(err, errPaused) {
+		stop, err = &engine.Stop{Reason: engine.ReasonPause}, nil
+	}
+	if err != nil {
+		var ex *exitedError
+		if errors.As(err, &ex) {
+			t.finish(ex.sr)
+			return
+		}
+		t.mu.Lock()
+		killing := t.killing
+		t.mu.Unlock()
+		if killing {
+			t.mu.Lock()
+			t.running = false
+			t.mu.Unlock()
+			return
+		}
+		t.log.Warn("gdbremote: run failed", "err", err)
+		if t.c.Err() != nil {
+			// the connection is gone: the session is over
+			t.flushOutput()
+			t.mu.Lock()
+			t.running = false
+			t.ended = true
+			h := t.h
+			t.mu.Unlock()
+			if h != nil {
+				h.Output("console", "gdbremote: "+err.Error()+"\n")
+				h.Terminated()
+			}
+			return
+		}
+		stop = &engine.Stop{Reason: engine.ReasonException, Text: err.Error()}
+	}
+	t.reportStop(*stop)
+}
+
+type exitedError struct{ sr StopReply }
+
+func (e *exitedError) Error() string { return "exited" }
+
+func (t *Target) finish(sr StopReply) {
+	t.flushOutput()
+	t.mu.Lock()
+	t.running = false
+	t.ended = true
+	h := t.h
+	killing := t.killing
+	t.mu.Unlock()
+	if h == nil || killing {
+		return
+	}
+	if sr.Kind == StopExited {
+		h.Exited(sr.Signal)
+	} else {
+		h.Output("console", fmt.Sprintf("program terminated by signal %d\n", sr.Signal))
+		h.Exited(128 + sr.Signal)
+	}
+}
+
+func (t *Target) reportStop(st engine.Stop) {
+	t.mu.Lock()
+	pending := t.pending
+	t.pending = nil
+	killing := t.killing
+	t.mu.Unlock()
+	for _, fn := range pending {
+		fn()
+	}
+	if killing {
+		t.mu.Lock()
+		t.running = false
+		t.mu.Unlock()
+		return
+	}
+	if !st.Location.HasPC {
+		if pc, err := t.pc(); err == nil {
+			st.Location = t.location(pc)
+		}
+	}
+	t.mu.Lock()
+	t.running = false
+	h := t.h
+	t.mu.Unlock()
+	if h != nil {
+		h.Stopped(st)
+	}
+}
+
+// errPaused ends a run loop that was asked to pause between two packets.
+var errPaused = errors.New("paused")
+
+// resumeWait sends one resume and waits for the stop, applying queued trap changes
+// (which interrupt the target) and resuming again after them.
+func (t *Target) resumeWait(action string, start, end uint64) (StopReply, error) {
+	for {
+		t.mu.Lock()
+		pending := t.pending
+		t.pending = nil
+		t.mu.Unlock()
+		for _, fn := range pending {
+			fn()
+		}
+		// Checking for a pause and resuming under the lock closes the race with Pause:
+		// either it sees the client running and interrupts, or we see its request here.
+		t.mu.Lock()
+		if t.pausing {
+			t.mu.Unlock()
+			return StopReply{}, errPaused
+		}
+		var err error
+		if action == "r" {
+			err = t.c.StepRange(t.ctx, t.threadID, start, end)
+		} else {
+			err = t.c.Resume(t.ctx, action, "")
+		}
+		t.mu.Unlock()
+		if err != nil {
+			return StopReply{}, err
+		}
+		sr, err := t.c.Wait(t.ctx)
+		if err != nil {
+			return sr, err
+		}
+		t.newStop(sr)
+		if sr.Exited() {
+			return sr, &exitedError{sr}
+		}
+		t.mu.Lock()
+		pending = t.pending
+		t.pending = nil
+		pausing := t.pausing
+		t.mu.Unlock()
+		if len(pending) == 0 {
+			return sr, nil
+		}
+		for _, fn := range pending {
+			fn()
+		}
+		// the interrupt was ours: go on unless something else stopped the target
+		pc, _ := t.pc()
+		t.mu.Lock()
+		atTrap := t.traps[pc] != nil
+		t.mu.Unlock()
+		if pausing || atTrap || sr.Signal != int(syscall.SIGINT) && sr.Signal != int(syscall.SIGTRAP) {
+			return sr, nil
+		}
+		if action != "c" {
+			return sr, nil
+		}
+	}
+}
+
+// stepOff steps one instruction, over the breakpoint at the pc if there is one.
+func (t *Target) stepOff() (StopReply, error) {
+	pc, err := t.pc()
+	if err != nil {
+		return StopReply{}, err
+	}
+	t.mu.Lock()
+	tr := t.traps[pc]
+	t.mu.Unlock()
+	var sr StopReply
+	if tr != nil {
+		sr, err = t.c.StepOver(t.ctx, "", tr.kind, pc, t.bpLen, tr.conds...)
+		if err == nil {
+			t.newStop(sr)
+			if sr.Exited() {
+				return sr, &exitedError{sr}
+			}
+		}
+		return sr, err
+	}
+	return t.resumeWait("s", 0, 0)
+}
+
+// doContinue runs until a trap the handler wants to stop at, a pause or a signal.
+func (t *Target) doContinue() (*engine.Stop, error) {
+	first := true
+	for {
+		if first {
+			first = false
+			pc, err := t.pc()
+			if err != nil {
+				return nil, err
+			}
+			t.mu.Lock()
+			atTrap := t.traps[pc] != nil
+			t.mu.Unlock()
+			if atTrap {
+				if _, err := t.stepOff(); err != nil {
+					return nil, err
+				}
+				if st := t.checkStopAfterStep(); st != nil {
+					return st, nil
+				}
+			}
+		}
+		sr, err := t.resumeWait("c", 0, 0)
+		if err != nil {
+			return nil, err
+		}
+		if st := t.classify(sr); st != nil {
+			return st, nil
+		}
+		// a trap whose conditions are false: step off it and go on
+		if _, err := t.stepOff(); err != nil {
+			return nil, err
+		}
+		if st := t.checkStopAfterStep(); st != nil {
+			return st, nil
+		}
+	}
+}
+
+// checkStopAfterStep handles what may stop the target during a step-off: a pause, or
+// arriving at another trap.
+func (t *Target) checkStopAfterStep() *engine.Stop {
+	if st := t.pauseStop(); st != nil {
+		return st
+	}
+	sr := t.lastStopReply()
+	if sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 {
+		return t.classify(sr)
+	}
+	pc, err := t.pc()
+	if err != nil {
+		return nil
+	}
+	t.mu.Lock()
+	atTrap := t.traps[pc] != nil
+	h := t.h
+	t.mu.Unlock()
+	if atTrap && h != nil {
+		if st := h.Trap(t.location(pc)); st != nil {
+			return st
+		}
+	}
+	return nil
+}
+
+func (t *Target) lastStopReply() StopReply {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastStop
+}
+
+// classify turns a stop reply during continue into a stop to report, or nil to go on.
+func (t *Target) classify(sr StopReply) *engine.Stop {
+	t.mu.Lock()
+	pausing := t.pausing
+	h := t.h
+	t.mu.Unlock()
+	pc, err := t.pc()
+	if err != nil {
+		return &engine.Stop{Reason: engine.ReasonException, Text: err.Error()}
+	}
+	t.mu.Lock()
+	atTrap := t.traps[pc] != nil
+	t.mu.Unlock()
+	if atTrap && (sr.Signal == int(syscall.SIGTRAP) || sr.Signal == 0) {
+		if h == nil {
+			return &engine.Stop{Reason: engine.ReasonBreakpoint}
+		}
+		if st := h.Trap(t.location(pc)); st != nil {
+			return st
+		}
+		if pausing {
+			return &engine.Stop{Reason: engine.ReasonPause}
+		}
+		return nil
+	}
+	if pausing {
+		return &engine.Stop{Reason: engine.ReasonPause}
+	}
+	if sr.Signal == int(syscall.SIGTRAP) || sr.Signal == int(syscall.SIGINT) {
+		return &engine.Stop{Reason: engine.ReasonPause}
+	}
+	return &engine.Stop{Reason: engine.ReasonException, Text: "signal " + signalName(sr.Signal)}
+}
+
+func signalName(n int) string {
+	if s := syscall.Signal(n).String(); !strings.HasPrefix(s, "signal ") {
+		return s
+	}
+	return strconv.Itoa(n)
+}

@@ -1,0 +1,184 @@
+package gdbremote
+
+// Target: statement and instruction steps, step out.
+
+import (
+	"fmt"
+	"syscall"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+func (t *Target) doStepInstruction() (*engine.Stop, error) {
+	if _, err := t.stepOff(); err != nil {
+		return nil, err
+	}
+	return &engine.Stop{Reason: engine.ReasonStep}, nil
+}
+
+// doStepLine steps to the next statement: into calls (StepInto) or over them (StepOver,
+// with a temporary breakpoint on the return address). A call into code without line
+// information is stepped over in both modes.
+func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
+	pc, err := t.pc()
+	if err != nil {
+		return nil, err
+	}
+	startLoc, _ := t.sym.PCToLine(pc)
+	startFn := t.sym.FuncAt(pc)
+	for range 100000 {
+		if st := t.pauseStop(); st != nil {
+			return st, nil
+		}
+		pc, err = t.pc()
+		if err != nil {
+			return nil, err
+		}
+		s, e, ok := t.sym.LineRange(pc)
+		t.mu.Lock()
+		atTrap := t.traps[pc] != nil
+		t.mu.Unlock()
+		if ok && !atTrap && t.c.HasVCont("r") && pc >= s && pc < e {
+			if _, err := t.resumeWait("r", s, e); err != nil {
+				return nil, err
+			}
+		} else if _, err := t.stepOff(); err != nil {
+			return nil, err
+		}
+		sr := t.lastStopReply()
+		if sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 && sr.Signal != int(syscall.SIGINT) {
+			return t.classify(sr), nil
+		}
+		npc, err := t.pc()
+		if err != nil {
+			return nil, err
+		}
+		fn := t.sym.FuncAt(npc)
+		// A call: the pc is at a function's first instruction (or in code without lines).
+		isCall := fn != nil && npc == fn.Low+t.sym.Bias && npc != pc
+		loc, hasLine := t.sym.PCToLine(npc)
+		if (isCall && over) || !hasLine || fn == nil {
+			if err := t.finishCall(); err != nil {
+				return nil, err
+			}
+			if st := t.pauseStop(); st != nil {
+				return st, nil
+			}
+			continue
+		}
+		if isCall {
+			// step into: stop at the first statement after the callee's prologue
+			bp, err := t.sym.FuncBreakpoint(fn.Name)
+			if err == nil && bp != npc {
+				if err := t.runToTemp(bp, 0); err != nil {
+					return nil, err
+				}
+			}
+			return &engine.Stop{Reason: engine.ReasonStep}, nil
+		}
+		if !t.sym.IsStmt(npc) {
+			continue
+		}
+		if loc.Line != startLoc.Line || loc.File != startLoc.File || fn != startFn {
+			return &engine.Stop{Reason: engine.ReasonStep}, nil
+		}
+		if npc <= pc && fn == startFn && loc.Line == startLoc.Line {
+			// back to the start of the same line (a loop on one line): a new statement
+			return &engine.Stop{Reason: engine.ReasonStep}, nil
+		}
+	}
+	return &engine.Stop{Reason: engine.ReasonStep}, nil
+}
+
+// pauseStop is the stop to report when a pause was asked for, or nil.
+func (t *Target) pauseStop() *engine.Stop {
+	t.mu.Lock()
+	pausing := t.pausing
+	t.mu.Unlock()
+	if pausing {
+		return &engine.Stop{Reason: engine.ReasonPause}
+	}
+	return nil
+}
+
+// finishCall runs until the current function returns to its caller: a temporary
+// breakpoint on the return address, taken only when the stack is back above the callee's
+// frame (so recursion works).
+func (t *Target) finishCall() error {
+	fs, err := t.frames()
+	if err != nil {
+		return err
+	}
+	if len(fs) < 2 {
+		return fmt.Errorf("gdbremote: no caller to return to")
+	}
+	ra := fs[1].PC
+	return t.runToTemp(ra, fs[0].CFA)
+}
+
+// runToTemp continues to addr with a temporary breakpoint; with minCFA > 0 a hit counts
+// only when the stack pointer is at or above minCFA (the callee's frame is gone). User
+// breakpoints hit on the way stop the run (reported by the caller via h.Trap).
+func (t *Target) runToTemp(addr, minCFA uint64) error {
+	t.mu.Lock()
+	_, had := t.traps[addr]
+	t.mu.Unlock()
+	if !had {
+		if _, err := t.c.SetBreakpoint(t.ctx, addr, t.bpLen); err != nil {
+			return err
+		}
+		defer t.c.ClearBreakpoint(t.ctx, SoftwareBreak, addr, t.bpLen)
+	}
+	for {
+		sr, err := t.resumeWait("c", 0, 0)
+		if err != nil {
+			return err
+		}
+		pc, err := t.pc()
+		if err != nil {
+			return err
+		}
+		t.mu.Lock()
+		pausing := t.pausing
+		t.mu.Unlock()
+		if pausing || sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 {
+			return nil
+		}
+		if pc == addr && (minCFA == 0 || t.sp() >= minCFA) {
+			return nil
+		}
+		// another trap (or a recursive hit of the return address): step off and go on
+		if _, err := t.stepOffTemp(addr); err != nil {
+			return err
+		}
+	}
+}
+
+func (t *Target) stepOffTemp(addr uint64) (StopReply, error) {
+	pc, err := t.pc()
+	if err != nil {
+		return StopReply{}, err
+	}
+	t.mu.Lock()
+	_, user := t.traps[pc]
+	t.mu.Unlock()
+	if pc == addr && !user {
+		sr, err := t.c.StepOver(t.ctx, "", SoftwareBreak, pc, t.bpLen)
+		if err == nil {
+			t.newStop(sr)
+		}
+		return sr, err
+	}
+	return t.stepOff()
+}
+
+// doStepOut runs until the current function returns.
+func (t *Target) doStepOut() (*engine.Stop, error) {
+	if err := t.finishCall(); err != nil {
+		return nil, err
+	}
+	if st := t.pauseStop(); st != nil {
+		return st, nil
+	}
+	return &engine.Stop{Reason: engine.ReasonStep}, nil
+}

@@ -1,0 +1,204 @@
+package gdbremote
+
+// Target: what is read during one stop (registers, memory, frames), cached until the next resume.
+
+import (
+	"debug/elf"
+	"fmt"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/target/elfsym"
+)
+
+// stopCache holds what was read from the target during one stop.
+type stopCache struct {
+	regs   map[int][]byte // by stub register number
+	full   bool           // all of 'g' read
+	mem    map[uint64][]byte
+	frames []elfsym.Frame
+	frame0 *elfsym.Frame // the innermost frame alone (Unwind with max 1)
+}
+
+const cacheLine = 64
+
+func (t *Target) newStop(sr StopReply) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lastStop = sr
+	if sr.Thread != "" {
+		t.threadID = sr.Thread
+	}
+	regs := map[int][]byte{}
+	for k, v := range sr.Regs {
+		regs[k] = v
+	}
+	t.stopCache = &stopCache{regs: regs, mem: map[uint64][]byte{}}
+	t.refs = map[int]refEntry{}
+	t.nextRef = 0
+}
+
+func (t *Target) cache() *stopCache {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopCache == nil {
+		t.stopCache = &stopCache{regs: map[int][]byte{}, mem: map[uint64][]byte{}}
+	}
+	return t.stopCache
+}
+
+// reg reads a register by stub number, from the stop's cache, expedited registers first.
+func (t *Target) reg(n int) ([]byte, error) {
+	sc := t.cache()
+	if b, ok := sc.regs[n]; ok {
+		return b, nil
+	}
+	if !sc.full {
+		if g, err := t.c.ReadRegisters(t.ctx); err == nil {
+			for k, v := range t.desc.SplitG(g) {
+				if _, ok := sc.regs[k]; !ok {
+					sc.regs[k] = v
+				}
+			}
+			sc.full = true
+			if b, ok := sc.regs[n]; ok {
+				return b, nil
+			}
+		}
+	}
+	b, err := t.c.ReadRegister(t.ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	sc.regs[n] = b
+	return b, nil
+}
+
+func (t *Target) pc() (uint64, error) {
+	r, ok := t.desc.PCReg()
+	if !ok {
+		return 0, fmt.Errorf("gdbremote: no pc register")
+	}
+	b, err := t.reg(r.Num)
+	if err != nil {
+		return 0, err
+	}
+	return t.sym.Entry()*0 + t.clearThumb(Uint(b, t.order)), nil
+}
+
+func (t *Target) clearThumb(a uint64) uint64 {
+	if t.sym.Arch.Machine == elf.EM_ARM {
+		return a &^ 1
+	}
+	return a
+}
+
+// dwarfRegs adapts the stop cache to elfsym.Registers.
+type dwarfRegs struct{ t *Target }
+
+func (d dwarfRegs) Register(n int) (uint64, bool) {
+	name := d.t.sym.Arch.RegName(n)
+	switch n {
+	case elfsym.RegARMPSP:
+		name = "psp"
+	case elfsym.RegARMMSP:
+		name = "msp"
+	}
+	r, ok := d.t.desc.Reg(name)
+	if !ok {
+		return 0, false
+	}
+	b, err := d.t.reg(r.Num)
+	if err != nil {
+		return 0, false
+	}
+	return Uint(b, d.t.order), true
+}
+
+// cachedMem reads memory through the stop's cache, in aligned lines.
+type cachedMem struct{ t *Target }
+
+func (m cachedMem) ReadMemory(addr uint64, n int) ([]byte, error) {
+	return m.t.readCached(addr, n)
+}
+
+func (t *Target) readCached(addr uint64, n int) ([]byte, error) {
+	if n > 4*cacheLine {
+		return t.c.ReadMemory(t.ctx, addr, n)
+	}
+	sc := t.cache()
+	out := make([]byte, 0, n)
+	for a := addr &^ (cacheLine - 1); a < addr+uint64(n); a += cacheLine {
+		line, ok := sc.mem[a]
+		if !ok {
+			var err error
+			line, err = t.c.ReadMemory(t.ctx, a, cacheLine)
+			if err != nil || len(line) < cacheLine {
+				// a line at the edge of readable memory: read just what was asked
+				return t.c.ReadMemory(t.ctx, addr, n)
+			}
+			sc.mem[a] = line
+		}
+		lo := max(addr, a) - a
+		hi := min(addr+uint64(n), a+cacheLine) - a
+		out = append(out, line[lo:hi]...)
+	}
+	return out, nil
+}
+
+func (t *Target) needStopped() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended {
+		return engine.ErrEnded
+	}
+	if t.running {
+		return engine.ErrRunning
+	}
+	return nil
+}
+
+// frames unwinds the current stop (cached).
+func (t *Target) frames() ([]elfsym.Frame, error) {
+	sc := t.cache()
+	if sc.frames != nil {
+		return sc.frames, nil
+	}
+	fs, err := t.sym.Unwind(dwarfRegs{t}, cachedMem{t}, 256)
+	if err != nil {
+		return nil, err
+	}
+	sc.frames = fs
+	return fs, nil
+}
+
+// sp reads the stack pointer.
+func (t *Target) sp() uint64 {
+	v, _ := dwarfRegs{t}.Register(t.sym.Arch.SP)
+	return v
+}
+
+func (t *Target) frame(i int) (*elfsym.Frame, error) {
+	if i == 0 {
+		// Conditions and logpoints need only the innermost frame: do not walk the stack.
+		sc := t.cache()
+		if sc.frames != nil {
+			return &sc.frames[0], nil
+		}
+		if sc.frame0 == nil {
+			fs, err := t.sym.Unwind(dwarfRegs{t}, cachedMem{t}, 1)
+			if err != nil || len(fs) == 0 {
+				return nil, fmt.Errorf("gdbremote: no frame: %v", err)
+			}
+			sc.frame0 = &fs[0]
+		}
+		return sc.frame0, nil
+	}
+	fs, err := t.frames()
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= len(fs) {
+		return nil, engine.ErrNoFrame
+	}
+	return &fs[i], nil
+}

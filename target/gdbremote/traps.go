@@ -1,0 +1,162 @@
+package gdbremote
+
+// Target: resolving locations, and traps (breakpoints) set while stopped or running.
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// ResolveLine implements engine.Target.
+func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
+	pcs, got, err := t.sym.LineToPCs(file, line)
+	if err != nil {
+		return engine.Location{}, err
+	}
+	loc := t.location(pcs[0])
+	loc.Line = got
+	return loc, nil
+}
+
+// ResolveFunction implements engine.Target.
+func (t *Target) ResolveFunction(name string) (engine.Location, error) {
+	pc, err := t.sym.FuncBreakpoint(name)
+	if err != nil {
+		return engine.Location{}, err
+	}
+	return t.location(pc), nil
+}
+
+// ResolvePC implements engine.InstructionResolver.
+func (t *Target) ResolvePC(pc uint64) (engine.Location, error) {
+	return t.location(t.clearThumb(pc)), nil
+}
+
+func (t *Target) location(pc uint64) engine.Location {
+	l, _ := t.sym.PCToLine(pc)
+	return engine.Location{File: l.File, Line: l.Line, Col: l.Column, Func: l.Function, PC: pc, HasPC: true}
+}
+
+// SetTrap implements engine.Target: a breakpoint at loc.PC. While the target runs it is
+// interrupted, the change made, and resumed.
+func (t *Target) SetTrap(loc engine.Location, on bool) error {
+	if !loc.HasPC {
+		return fmt.Errorf("gdbremote: a trap needs an address")
+	}
+	pc := loc.PC
+	apply := func() error {
+		t.mu.Lock()
+		tr := t.traps[pc]
+		t.mu.Unlock()
+		if on {
+			if tr != nil {
+				return nil
+			}
+			k, err := t.c.SetBreakpoint(t.ctx, pc, t.bpLen)
+			if err != nil {
+				return err
+			}
+			t.mu.Lock()
+			t.traps[pc] = &trap{kind: k}
+			t.mu.Unlock()
+			return nil
+		}
+		if tr == nil {
+			return nil
+		}
+		t.mu.Lock()
+		delete(t.traps, pc)
+		t.mu.Unlock()
+		return t.c.ClearBreakpoint(t.ctx, tr.kind, pc, t.bpLen)
+	}
+	return t.whileStopped(apply)
+}
+
+// SetTrapConditions makes the stub itself evaluate the trap at loc: it reports the trap
+// only when one of conds is true. Every condition must have been made by this target's
+// CompileCondition and be simple enough for an agent expression (CanRunOnStub), and the
+// stub must support it (gdbserver does); otherwise it returns an error wrapping
+// ErrNotCompilable or ErrUnsupported and the trap is unconditional (the session then
+// checks every condition itself). A nil conds makes it unconditional again. The session
+// calls it when every breakpoint at loc has a condition and no log message (hit counts
+// still work: they count true hits).
+func (t *Target) SetTrapConditions(loc engine.Location, conds []engine.Condition) error {
+	var exprs [][]byte
+	var cerr error
+	if !t.c.Supports("ConditionalBreakpoints") && len(conds) > 0 {
+		cerr = fmt.Errorf("%w: target-side conditions", ErrUnsupported)
+	}
+	for _, c := range conds {
+		if cerr != nil {
+			break
+		}
+		hc, ok := c.(*hostCond)
+		if !ok || hc.agent == nil {
+			cerr = fmt.Errorf("%w: %v", ErrNotCompilable, c)
+			break
+		}
+		exprs = append(exprs, hc.agent)
+	}
+	if cerr != nil {
+		exprs = nil // unconditional: a condition the stub cannot check must still stop it
+	}
+	pc := loc.PC
+	err := t.whileStopped(func() error {
+		t.mu.Lock()
+		tr := t.traps[pc]
+		t.mu.Unlock()
+		if tr == nil {
+			return fmt.Errorf("gdbremote: no trap at %#x", pc)
+		}
+		if tr.conds == nil && exprs == nil {
+			return nil // already unconditional
+		}
+		if err := t.c.ClearBreakpoint(t.ctx, tr.kind, pc, t.bpLen); err != nil {
+			return err
+		}
+		k, err := t.c.SetBreakpoint(t.ctx, pc, t.bpLen, exprs...)
+		if err != nil {
+			k, _ = t.c.SetBreakpoint(t.ctx, pc, t.bpLen)
+			exprs = nil
+		}
+		t.mu.Lock()
+		t.traps[pc] = &trap{kind: k, conds: exprs}
+		t.mu.Unlock()
+		return err
+	})
+	if cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+// whileStopped runs fn now if the target is stopped, or queues it for the run loop and
+// interrupts the target, which applies it and resumes.
+func (t *Target) whileStopped(fn func() error) error {
+	t.mu.Lock()
+	if !t.running {
+		t.mu.Unlock()
+		return fn()
+	}
+	errc := make(chan error, 1)
+	t.pending = append(t.pending, func() error { err := fn(); errc <- err; return err })
+	err := t.c.Interrupt()
+	t.mu.Unlock()
+	if err != nil && !errors.Is(err, ErrNotRunning) {
+		return err
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("gdbremote: the target did not stop to change a breakpoint")
+	}
+}
+
+type trap struct {
+	kind  BreakKind
+	conds [][]byte // agent expressions, when the stub evaluates them
+}
