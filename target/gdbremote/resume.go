@@ -1,0 +1,255 @@
+package gdbremote
+
+// Client: run control (halt reason, resume, step, interrupt, wait for the stop, kill, restart).
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// HaltReason asks why the target stopped ('?').
+func (c *Client) HaltReason(ctx context.Context) (StopReply, error) {
+	r, err := c.Exchange(ctx, "?")
+	if err != nil {
+		return StopReply{}, err
+	}
+	return ParseStopReply(r)
+}
+
+// Resume actions for Resume.
+const (
+	ActContinue = "c"
+	ActStep     = "s"
+)
+
+// Continue resumes the target; Wait reports the stop.
+func (c *Client) Continue(ctx context.Context) error { return c.Resume(ctx, ActContinue, "") }
+
+// Step single-steps one instruction; Wait reports the stop.
+func (c *Client) Step(ctx context.Context) error { return c.Resume(ctx, ActStep, "") }
+
+// Resume sends a resume action ("c" or "s") for thread (empty: the current one), using
+// vCont when the stub offered that action and the plain packets otherwise.
+func (c *Client) Resume(ctx context.Context, action, thread string) error {
+	return c.resume(ctx, action, thread, 0, 0)
+}
+
+// StepRange steps thread while its pc stays in [start, end) (vCont;r, where the stub offers
+// it; ErrUnsupported otherwise). Wait reports the stop.
+func (c *Client) StepRange(ctx context.Context, thread string, start, end uint64) error {
+	if !c.vcont["r"] {
+		return fmt.Errorf("%w: vCont;r", ErrUnsupported)
+	}
+	return c.resume(ctx, "r", thread, start, end)
+}
+
+func (c *Client) resume(ctx context.Context, action, thread string, start, end uint64) error {
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if c.running.Load() {
+		return ErrRunning
+	}
+	var cmd string
+	if c.vcont[action] {
+		cmd = "vCont;" + action
+		if action == "r" {
+			cmd += fmt.Sprintf("%x,%x", start, end)
+		}
+		if thread != "" {
+			cmd += ":" + thread
+		}
+	} else {
+		if thread != "" {
+			c.cmu.Unlock()
+			err := c.expectOK(ctx, "Hc"+thread)
+			c.cmu.Lock()
+			if err != nil {
+				return err
+			}
+		}
+		cmd = action
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	c.running.Store(true)
+	if err := c.send(ctx, []byte(cmd)); err != nil {
+		c.running.Store(false)
+		return err
+	}
+	return nil
+}
+
+// Interrupt asks a running target to stop (the 0x03 byte). Wait reports the stop.
+func (c *Client) Interrupt() error {
+	if !c.running.Load() {
+		return ErrNotRunning
+	}
+	c.stats.intr.Add(1)
+	return c.writeRaw([]byte{0x03})
+}
+
+// Wait waits for the stop reply of a resumed target. Output ("O" packets) goes to
+// Options.Output. When ctx ends first the target keeps running and Wait may be called again;
+// when the connection ends, Wait returns its error.
+func (c *Client) Wait(ctx context.Context) (StopReply, error) {
+	if !c.running.Load() {
+		return StopReply{}, ErrNotRunning
+	}
+	for {
+		p, err := c.recv(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				c.running.Store(false)
+			}
+			return StopReply{}, err
+		}
+		if isOutput(p) {
+			c.output(p[1:])
+			continue
+		}
+		sr, err := ParseStopReply(string(p))
+		if err != nil {
+			c.fail(err)
+			c.running.Store(false)
+			return sr, err
+		}
+		if sr.Kind == StopFileIO {
+			// File-I/O requests are not supported: tell the target the call failed (ENOSYS).
+			c.log.Debug("gdbremote: File-I/O request refused", "req", sr.Raw)
+			if err := c.send(ctx, []byte("F-1,58")); err != nil {
+				c.running.Store(false)
+				return sr, err
+			}
+			continue
+		}
+		c.running.Store(false)
+		return sr, nil
+	}
+}
+
+// Detach detaches from the target and lets it run on.
+func (c *Client) Detach(ctx context.Context) error {
+	return c.expectOK(ctx, "D")
+}
+
+// Kill kills the target. The stub may close the connection, which is not an error here.
+func (c *Client) Kill(ctx context.Context) error {
+	if c.running.Load() {
+		return ErrRunning
+	}
+	if c.extended {
+		_, err := c.Exchange(ctx, "vKill;"+c.pid(ctx))
+		return err
+	}
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	if err := c.send(ctx, []byte("k")); err != nil {
+		return nil
+	}
+	// 'k' has no reply in the original protocol; gdbserver may answer with X09.
+	short, cancel2 := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel2()
+	c.recv(short)
+	return nil
+}
+
+// Restart restarts the program: in extended mode with vRun (gdbserver: the last program and
+// arguments), otherwise with the monitor command "system_reset" (QEMU). The target is then
+// stopped at its entry; the returned stop reply says where.
+func (c *Client) Restart(ctx context.Context) (StopReply, error) {
+	if c.extended {
+		c.Exchange(ctx, "vKill;"+c.pid(ctx))
+		r, err := c.Exchange(ctx, "vRun;")
+		if err != nil {
+			return StopReply{}, err
+		}
+		if err := replyError("vRun", r); err != nil {
+			return StopReply{}, err
+		}
+		return ParseStopReply(r)
+	}
+	if _, err := c.Monitor(ctx, "system_reset"); err != nil {
+		return StopReply{}, fmt.Errorf("gdbremote: restart: %w", err)
+	}
+	return c.HaltReason(ctx)
+}
+
+func (c *Client) pid(ctx context.Context) string {
+	r, err := c.Exchange(ctx, "qC")
+	if err != nil || !strings.HasPrefix(r, "QC") {
+		return "1"
+	}
+	id := r[2:]
+	if p, ok := strings.CutPrefix(id, "p"); ok {
+		id, _, _ = strings.Cut(p, ".")
+	}
+	return id
+}
+
+// PC reads the program counter of the current thread: from the stop reply's expedited
+// registers when it has them, else with 'p' (or 'g'). It needs the target description.
+func (c *Client) PC(ctx context.Context, sr *StopReply) (uint64, error) {
+	if c.desc == nil {
+		return 0, fmt.Errorf("gdbremote: no target description")
+	}
+	r, ok := c.desc.PCReg()
+	if !ok {
+		return 0, fmt.Errorf("gdbremote: the target description names no pc")
+	}
+	if sr != nil {
+		if b, ok := sr.Regs[r.Num]; ok {
+			return Uint(b, c.desc.Order()), nil
+		}
+	}
+	b, err := c.ReadRegister(ctx, r.Num)
+	if err != nil {
+		return 0, err
+	}
+	return Uint(b, c.desc.Order()), nil
+}
+
+// StepOver single-steps the current thread off a software breakpoint at addr (set with
+// SetBreakpoint, which returned bk). Stubs differ: QEMU steps over its breakpoints, while
+// gdbserver would hit the breakpoint again. The first call finds out which kind of stub
+// this is; afterwards a step costs one packet on the first kind and three (z, s, Z) on the
+// second. It returns the stop reply of the step.
+func (c *Client) StepOver(ctx context.Context, thread string, bk BreakKind, addr uint64, kind int, conds ...[]byte) (StopReply, error) {
+	if c.stepOver == stepOverUnknown || c.stepOver == stepOverKeeps {
+		if err := c.Resume(ctx, ActStep, thread); err != nil {
+			return StopReply{}, err
+		}
+		sr, err := c.Wait(ctx)
+		if err != nil || c.stepOver == stepOverKeeps || sr.Kind != StopSignal {
+			return sr, err
+		}
+		pc, err := c.PC(ctx, &sr)
+		if err != nil {
+			return sr, err
+		}
+		if pc != addr {
+			c.stepOver = stepOverKeeps
+			return sr, nil
+		}
+		c.stepOver = stepOverRemoves
+	}
+	if err := c.ClearBreakpoint(ctx, bk, addr, kind); err != nil {
+		return StopReply{}, err
+	}
+	if err := c.Resume(ctx, ActStep, thread); err != nil {
+		return StopReply{}, err
+	}
+	sr, err := c.Wait(ctx)
+	if err != nil {
+		return sr, err
+	}
+	if c.Supports("ConditionalBreakpoints") {
+		_, err = c.SetBreakpoint(ctx, addr, kind, conds...)
+	} else {
+		_, err = c.SetBreakpoint(ctx, addr, kind)
+	}
+	return sr, err
+}
