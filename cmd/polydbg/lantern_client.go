@@ -29,25 +29,6 @@ func (l *lanternCLI) dial() (*lantern.Client, error) {
 	return lantern.Dial(l.addr, l.token, 10*time.Second)
 }
 
-// verbFlags parses flags that may come before or after the positional arguments.
-func verbFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
 type multiFlag []string
 
 func (m *multiFlag) String() string { return strings.Join(*m, ",") }
@@ -57,7 +38,12 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func (l *lanternCLI) run(verb string, args []string) (int, error) {
 	fs := flag.NewFlagSet("polydbg lantern "+verb, flag.ContinueOnError)
 	fs.SetOutput(l.stderr)
-	one := func(pos []string) (string, error) {
+	// oneID parses the verb's flags and its one positional argument, a session id.
+	oneID := func() (string, error) {
+		pos, err := parseInterspersed(fs, args)
+		if err != nil {
+			return "", err
+		}
 		if len(pos) != 1 {
 			return "", fmt.Errorf("usage: polydbg lantern %s ID", verb)
 		}
@@ -67,17 +53,13 @@ func (l *lanternCLI) run(verb string, args []string) (int, error) {
 	case "push":
 		return l.push(fs, args)
 	case "ls", "list":
-		pos, err := verbFlags(fs, args)
+		pos, err := parseInterspersed(fs, args)
 		if err != nil || len(pos) != 0 {
 			return 2, err
 		}
 		return l.ls()
 	case "status", "stop", "kill", "rm", "delete", "debug":
-		pos, err := verbFlags(fs, args)
-		if err != nil {
-			return 2, err
-		}
-		id, err := one(pos)
+		id, err := oneID()
 		if err != nil {
 			return 2, err
 		}
@@ -85,11 +67,7 @@ func (l *lanternCLI) run(verb string, args []string) (int, error) {
 		return l.simple(wire + " " + id)
 	case "start":
 		debug := fs.Bool("debug", false, "start under gdbserver")
-		pos, err := verbFlags(fs, args)
-		if err != nil {
-			return 2, err
-		}
-		id, err := one(pos)
+		id, err := oneID()
 		if err != nil {
 			return 2, err
 		}
@@ -107,11 +85,7 @@ func (l *lanternCLI) run(verb string, args []string) (int, error) {
 		return l.env(args)
 	case "logs":
 		follow := fs.Bool("f", false, "follow the output until the program ends")
-		pos, err := verbFlags(fs, args)
-		if err != nil {
-			return 2, err
-		}
-		id, err := one(pos)
+		id, err := oneID()
 		if err != nil {
 			return 2, err
 		}
@@ -120,7 +94,7 @@ func (l *lanternCLI) run(verb string, args []string) (int, error) {
 		return l.deps()
 	case "sysroot":
 		out := fs.String("o", "", "directory to unpack the sysroot into")
-		if _, err := verbFlags(fs, args); err != nil {
+		if _, err := parseInterspersed(fs, args); err != nil {
 			return 2, err
 		}
 		if *out == "" {

@@ -91,7 +91,7 @@ func (l *lanternCLI) gdb(fs *flag.FlagSet, args []string) (int, error) {
 			break
 		}
 	}
-	pos, err := verbFlags(fs, args)
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2, err
 	}

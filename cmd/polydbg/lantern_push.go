@@ -24,7 +24,7 @@ func (l *lanternCLI) push(fs *flag.FlagSet, args []string) (int, error) {
 	fs.Var(&env, "env", "K=V environment variable of the program (repeatable)")
 	start := fs.Bool("start", false, "start the program after the upload")
 	debug := fs.Bool("debug", false, "start it under gdbserver (implies --start)")
-	pos, err := verbFlags(fs, args)
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2, err
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -68,4 +69,24 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'polydbg COMMAND -h' for a command's flags.")
+}
+
+// parseInterspersed parses flags that may come before or after the positional arguments,
+// and returns those. Everything after a "--" that is left after flag parsing is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
 }

@@ -51,23 +51,6 @@ func prometeuMain(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-// parseInterspersed parses flags that may come before or after the one positional
-// argument (the cartridge).
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
 func prometeuRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("prometeu run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
