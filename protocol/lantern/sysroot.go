@@ -191,3 +191,13 @@ func buildSysroot(tmpDir, root string, dirs []string, all bool) (*os.File, int64
 	}
 	return f, size, nil
 }
+
+// sysroot answers SYSROOT: an archive of the host's libraries, one at a time.
+func (s *Server) sysroot(cmd command) (*os.File, int64, error) {
+	if len(cmd.args) != 0 {
+		return nil, 0, perr("invalid_arguments", "SYSROOT takes no arguments")
+	}
+	s.sysrootMu.Lock() // one archive at a time: each can be large
+	defer s.sysrootMu.Unlock()
+	return buildSysroot(s.tmpDir(), s.cfg.SysrootRoot, s.cfg.SysrootDirs, s.cfg.SysrootAll)
+}
