@@ -144,7 +144,7 @@ func checkProgram(t *testing.T, p *compile.Program) {
 func FuzzRun(f *testing.F) {
 	addProgramSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		runBounded(t, src)
+		runBounded(t, src, false)
 	})
 }
 
@@ -159,13 +159,14 @@ func FuzzRunGenerated(f *testing.F) {
 			// generator bug (or a compiler one): look at the two.
 			t.Fatalf("generated program does not compile: %v\n%s", err, src)
 		}
-		runBounded(t, src)
+		runBounded(t, src, len(data) > 0 && data[0]%4 == 1)
 	})
 }
 
 // runBounded compiles and runs src with the fuzz limits and fails if it panics, takes
-// longer than runTimeout or ends with an error that is not a runtime error.
-func runBounded(t *testing.T, src []byte) {
+// longer than runTimeout or ends with an error that is not a runtime error. With debug, a
+// debugger hook stops at statements and inspects and evaluates in every frame.
+func runBounded(t *testing.T, src []byte, debug bool) {
 	prog, err := Compile("fuzz.kite", src, nil)
 	if err != nil {
 		return
@@ -173,6 +174,12 @@ func runBounded(t *testing.T, src []byte) {
 	m, err := vm.New(prog, vm.Options{MaxCycles: fuzzMaxCycles, MaxDepth: fuzzMaxDepth, Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		t.Fatal(err)
+	}
+	var hook *fuzzHook
+	if debug {
+		hook = &fuzzHook{t: t, m: m}
+		m.SetHook(hook)
+		m.SetTrapMode(vm.TrapStatements)
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -190,6 +197,9 @@ func runBounded(t *testing.T, src []byte) {
 		buf = buf[:runtime.Stack(buf, true)]
 		t.Fatalf("run did not end within %v:\n%s\n%s", runTimeout, src, buf)
 	}
+	if hook != nil && hook.failure != "" {
+		t.Fatalf("%s\n%s", hook.failure, src)
+	}
 	var re *vm.Error
 	switch {
 	case err == nil, errors.Is(err, vm.ErrExit):
@@ -202,6 +212,76 @@ func runBounded(t *testing.T, src []byte) {
 		t.Fatalf("run: %v\n%s", err, src)
 	}
 }
+
+// watchExprs are evaluated in every frame at the statements where fuzzHook stops.
+var watchExprs = func() (es []syntax.Expr) {
+	for _, src := range []string{"a", "xs", "m", "s", "a + 1", "len(xs)", "str(m)", "xs[0]", "m.k", "[a, b, s]",
+		`contains(m, "k")`, "sorted(xs)", "range(1000000)", `"${a}${s}"`, "not a or b", "f(1)", "q", "p7", "v6",
+		"print(1)", "fn(x) { return x }", "xs[0] = 1"} {
+		if e, err := syntax.ParseExpr("watch", []byte(src)); err == nil {
+			es = append(es, e)
+		}
+	}
+	return es
+}()
+
+// fuzzHook plays a debugger: at each of its first stops it looks at every frame, reads its
+// variables and evaluates watches, in pure mode (which must not change the program's
+// counters) and now and then in REPL mode.
+type fuzzHook struct {
+	t       *testing.T
+	m       *vm.VM
+	stops   int
+	failure string
+}
+
+func (h *fuzzHook) Trap(pc int) error {
+	h.stops++
+	if h.stops > 50 {
+		h.m.SetTrapMode(vm.TrapNone)
+		return nil
+	}
+	steps, cycles := h.m.Steps(), h.m.Cycles()
+	for i := 0; i < h.m.NumFrames(); i++ {
+		if _, ok := h.m.Frame(i); !ok {
+			h.failure = fmt.Sprintf("no frame %d of %d", i, h.m.NumFrames())
+			return nil
+		}
+		for _, v := range h.m.Locals(i) {
+			_ = v.Value.String()
+			if e, err := syntax.ParseExpr("watch", []byte(v.Name)); err == nil {
+				if _, err := h.m.Eval(e, i, vm.EvalMode{Pure: true, Budget: 5000}); err != nil {
+					h.failure = fmt.Sprintf("stop %d: frame %d: evaluating local %s: %v", h.stops, i, v.Name, err)
+					return nil
+				}
+			}
+		}
+		for _, e := range watchExprs {
+			_, _ = h.m.Eval(e, i, vm.EvalMode{Pure: true, Budget: 5000})
+		}
+	}
+	for _, g := range h.m.Globals() {
+		_ = g.Value.String()
+	}
+	if h.m.Steps() != steps || h.m.Cycles() != cycles {
+		h.failure = fmt.Sprintf("pure evaluation changed the counters: steps %d -> %d, cycles %d -> %d", steps, h.m.Steps(), cycles, h.m.Cycles())
+		return nil
+	}
+	if h.stops%7 == 0 {
+		for _, e := range watchExprs {
+			_, _ = h.m.Eval(e, 0, vm.EvalMode{Budget: 5000})
+		}
+	}
+	return nil
+}
+
+func (h *fuzzHook) Exception(err *vm.Error) {
+	for i := 0; i < h.m.NumFrames(); i++ {
+		h.m.Locals(i)
+	}
+}
+
+func (h *fuzzHook) OutOfCycles() error { return nil }
 
 // gen writes a random valid Kite program, taking its choices from data (zeros when data
 // runs out, which makes every choice the first and simplest one, so generation ends).

@@ -114,14 +114,20 @@ func (vm *VM) Frame(i int) (FrameInfo, bool) {
 		return FrameInfo{}, false
 	}
 	fr := &vm.frames[j]
-	pc := fr.pc
-	// A caller whose callee was pushed by the CALL instruction holds its return address, one
-	// after the call. Below a boundary frame (a function a builtin such as map calls back, or
-	// an evaluation) the frame holds the pc of the call or instruction it is stopped at.
-	if i > 0 && !vm.frames[j+1].boundary {
+	pc := vm.framePC(j)
+	return FrameInfo{Func: fr.cl.Fn, Location: vm.location(fr.cl.Fn.Name, pc), Depth: j + 1}, true
+}
+
+// framePC is the pc that frame j (0: outermost) is at. A caller whose callee was pushed by
+// the CALL instruction holds its return address, one after the call. The innermost frame,
+// and a frame below a boundary frame (a function that a builtin such as map calls back, or
+// an evaluation), hold the pc of the instruction they are executing or stopped at.
+func (vm *VM) framePC(j int) int {
+	pc := vm.frames[j].pc
+	if j+1 < len(vm.frames) && !vm.frames[j+1].boundary {
 		pc--
 	}
-	return FrameInfo{Func: fr.cl.Fn, Location: vm.location(fr.cl.Fn.Name, pc), Depth: j + 1}, true
+	return pc
 }
 
 // Variable is a named value of a scope.
@@ -138,10 +144,7 @@ func (vm *VM) Locals(i int) []Variable {
 		return nil
 	}
 	fr := &vm.frames[j]
-	pc := fr.pc
-	if i > 0 {
-		pc--
-	}
+	pc := vm.framePC(j)
 	var out []Variable
 	for _, l := range fr.cl.Fn.VisibleLocals(pc) {
 		v := vm.stack[fr.fp+l.Slot]
