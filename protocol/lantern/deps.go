@@ -12,14 +12,8 @@ import (
 
 // deps answers DEPS: what this host has of what the daemon uses.
 func (s *Server) deps() map[string]any {
-	type dep struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		Available   bool   `json:"available"`
-		Required    bool   `json:"required"`
-	}
 	_, gdbErr := exec.LookPath(s.cfg.Gdbserver)
-	list := []dep{
+	list := []Dep{
 		{"gdbserver", "GDB's remote server: START --debug and DEBUG run it", gdbErr == nil, true},
 		{"memfd_create", "Linux in-memory files: uploaded binaries run without touching the disk", process.MemfdSupported(), true},
 		{"ptrace_attach", "permission to attach a debugger to a running program (DEBUG); see /proc/sys/kernel/yama/ptrace_scope", ptraceAttachAllowed(), false},

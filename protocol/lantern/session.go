@@ -68,31 +68,14 @@ type run struct {
 	ended     chan struct{}    // closed once the session shows the run as ended
 }
 
-// sessionView is the session JSON of the original, plus what this daemon adds (exit
-// status, why a run ended, the upload size).
-type sessionView struct {
-	ID        string            `json:"id"`
-	State     string            `json:"state"`
-	PID       *int              `json:"pid"`
-	DebugPort *int              `json:"debug_port"`
-	Bundle    bool              `json:"bundle,omitempty"`
-	ExecPath  string            `json:"exec_path,omitempty"`
-	Args      string            `json:"args,omitempty"`
-	Env       map[string]string `json:"env,omitempty"`
-	Size      int64             `json:"size"`
-	ExitCode  *int              `json:"exit_code,omitempty"`
-	Signal    string            `json:"signal,omitempty"`
-	Ended     string            `json:"ended,omitempty"`
-}
-
-func (ss *session) view() sessionView {
+func (ss *session) view() Session {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return ss.viewLocked()
 }
 
-func (ss *session) viewLocked() sessionView {
-	v := sessionView{ID: ss.id, State: ss.state, Bundle: ss.bundle, ExecPath: ss.execPath, Args: ss.args, Size: ss.size, Ended: ss.ended}
+func (ss *session) viewLocked() Session {
+	v := Session{ID: ss.id, State: ss.state, Bundle: ss.bundle, ExecPath: ss.execPath, Args: ss.args, Size: ss.size, Ended: ss.ended}
 	if len(ss.env) > 0 {
 		v.Env = make(map[string]string, len(ss.env))
 		for k, val := range ss.env {
@@ -121,27 +104,17 @@ func (ss *session) viewLocked() sessionView {
 	return v
 }
 
-// outputView is OUTPUT's answer.
-type outputView struct {
-	ID      string `json:"id"`
-	Output  string `json:"output"`
-	Offset  int64  `json:"offset"`
-	Total   int64  `json:"total"`
-	Next    int64  `json:"next"`
-	Trimmed bool   `json:"trimmed,omitempty"`
-}
-
 // output answers OUTPUT: the output from off on. offset is where the returned output
 // really starts (later than asked when the ring dropped that part, and then trimmed is
 // true); next is the offset to ask for next time. An incomplete UTF-8 sequence at the very
 // end is held back until its last bytes arrive, so that JSON never mangles a character
 // split across two answers; bytes that are not UTF-8 at all become U+FFFD.
-func (ss *session) output(off int64) outputView {
+func (ss *session) output(off int64) Output {
 	data, from, total, trimmed := ss.out.ReadFrom(off)
 	if n := incompleteUTF8Suffix(data); n > 0 {
 		data = data[:len(data)-n]
 	}
-	return outputView{ID: ss.id, Output: string(data), Offset: from, Total: total, Next: from + int64(len(data)), Trimmed: trimmed}
+	return Output{ID: ss.id, Output: string(data), Offset: from, Total: total, Next: from + int64(len(data)), Trimmed: trimmed}
 }
 
 // incompleteUTF8Suffix returns the length of a UTF-8 sequence cut short at the end of b.

@@ -28,7 +28,7 @@ func (s *Server) withSession(id string, f func(*session) (any, error)) (any, err
 	return f(ss)
 }
 
-func (s *Server) list() []sessionView {
+func (s *Server) list() []Session {
 	s.mu.Lock()
 	list := make([]*session, 0, len(s.sessions))
 	for _, ss := range s.sessions {
@@ -36,7 +36,7 @@ func (s *Server) list() []sessionView {
 	}
 	s.mu.Unlock()
 	sort.Slice(list, func(i, j int) bool { return list[i].seq < list[j].seq })
-	out := make([]sessionView, 0, len(list))
+	out := make([]Session, 0, len(list))
 	for _, ss := range list {
 		out = append(out, ss.view())
 	}
