@@ -10,8 +10,8 @@ package kite
 //     driven by the input bytes) and runs it, which reaches the VM far more often.
 //
 // Runs are bounded by a cycle limit and a small recursion limit, and each must end within
-// runTimeout. Inputs that once failed live in testdata/fuzz/<FuzzName>/ and run as ordinary
-// tests with `go test`. To fuzz: go test ./kite -run '^$' -fuzz FuzzRunGenerated -fuzztime 2m
+// runTimeout. testdata/fuzz/<FuzzName>/ holds a sample of the corpus the fuzzers grew and
+// any input that once failed; they run as ordinary tests with `go test`. To fuzz: go test ./kite -run '^$' -fuzz FuzzRunGenerated -fuzztime 2m
 
 import (
 	"bytes"
