@@ -31,8 +31,7 @@ func (l *lanternCLI) dial() (*lantern.Client, error) {
 
 type multiFlag []string
 
-func (m *multiFlag) String() string { return strings.Join(*m, ",") }
-
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func (l *lanternCLI) run(verb string, args []string) (int, error) {
