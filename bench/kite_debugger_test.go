@@ -182,27 +182,60 @@ func TestDebuggerPrograms(t *testing.T) {
 // benchmark, so that the load of a shared machine falls on both alike; each side's time is
 // summed apart and reported as a metric (vm-ns/op, engine-ns/op, ...).
 
-// pairs runs a and b b.N times each, interleaved, and returns their mean times in ns.
-func pairs(b *testing.B, first, second func()) (float64, float64) {
-	var ta, tb time.Duration
+// side is the mean time of one side of a pair: wall-clock and, where measured, the CPU
+// time of the process.
+type side struct{ wall, cpu float64 }
+
+// pairs runs first and second b.N times each, interleaved, and returns their mean times.
+func pairs(b *testing.B, first, second func()) (side, side) {
+	var wall, cpu [2]time.Duration
+	f := [2]func(){first, second}
+	cpuOK := true
 	for i := 0; i < b.N; i++ {
-		if i%2 == 0 {
+		for k := range 2 {
+			j := k ^ (i & 1) // alternate the order
+			c0, ok0 := cpuTime()
 			t0 := time.Now()
-			first()
-			t1 := time.Now()
-			second()
-			ta += t1.Sub(t0)
-			tb += time.Since(t1)
-		} else {
-			t0 := time.Now()
-			second()
-			t1 := time.Now()
-			first()
-			tb += t1.Sub(t0)
-			ta += time.Since(t1)
+			f[j]()
+			wall[j] += time.Since(t0)
+			c1, ok1 := cpuTime()
+			cpu[j] += c1 - c0
+			cpuOK = cpuOK && ok0 && ok1
 		}
 	}
-	return float64(ta.Nanoseconds()) / float64(b.N), float64(tb.Nanoseconds()) / float64(b.N)
+	mean := func(j int) side {
+		s := side{wall: float64(wall[j].Nanoseconds()) / float64(b.N), cpu: -1}
+		if cpuOK {
+			s.cpu = float64(cpu[j].Nanoseconds()) / float64(b.N)
+		}
+		return s
+	}
+	return mean(0), mean(1)
+}
+
+// reportPair reports and records the two sides of a pair and their ratio (or, with per > 0,
+// their difference divided by per, as unit).
+func reportPair(b *testing.B, names [2]string, a, c side, per float64, unit string) {
+	for _, m := range []struct {
+		suffix string
+		a, c   float64
+	}{{"", a.wall, c.wall}, {"cpu-", a.cpu, c.cpu}} {
+		if m.a < 0 || m.c < 0 {
+			continue
+		}
+		b.ReportMetric(m.a, m.suffix+names[0]+"-ns/op")
+		b.ReportMetric(m.c, m.suffix+names[1]+"-ns/op")
+		recordValue(b, m.suffix+names[0], m.a)
+		recordValue(b, m.suffix+names[1], m.c)
+		var v float64
+		if per > 0 {
+			v = (m.c - m.a) / per
+		} else {
+			v = m.c / m.a
+		}
+		b.ReportMetric(v, m.suffix+unit)
+		recordValue(b, m.suffix+"cost", v)
+	}
 }
 
 // BenchmarkArmed: the integer loop on the plain VM, and under the engine with 10 breakpoints
@@ -212,7 +245,7 @@ func BenchmarkArmed(b *testing.B) {
 	prog := compileKite(b, "loop.kite", src)
 	want := wantChecksum["loop"]
 	bps := armedBreakpoints(lines)
-	vmNs, engNs := pairs(b, func() {
+	vm, eng := pairs(b, func() {
 		if got, err := runKite(prog); err != nil || got != want {
 			b.Fatalf("result %d (%v), want %d", got, err, want)
 		}
@@ -221,12 +254,7 @@ func BenchmarkArmed(b *testing.B) {
 			b.Fatalf("result %d, want %d", got, want)
 		}
 	})
-	b.ReportMetric(vmNs, "vm-ns/op")
-	b.ReportMetric(engNs, "engine-ns/op")
-	b.ReportMetric(engNs/vmNs, "engine/vm")
-	recordValue(b, "vm", vmNs)
-	recordValue(b, "engine", engNs)
-	recordValue(b, "ratio", engNs/vmNs)
+	reportPair(b, [2]string{"vm", "engine"}, vm, eng, 0, "engine/vm")
 }
 
 // BenchmarkCondBreak: a loop of condIters iterations under the engine without a
@@ -236,7 +264,7 @@ func BenchmarkCondBreak(b *testing.B) {
 	prog := compileKite(b, "cond.kite", []byte(condSource))
 	want := goSum(condIters)
 	bps := condBreakpoint()
-	noneNs, condNs := pairs(b, func() {
+	none, cond := pairs(b, func() {
 		if got := runEngine(b, prog, nil, nil); got != want {
 			b.Fatalf("result %d, want %d", got, want)
 		}
@@ -245,37 +273,37 @@ func BenchmarkCondBreak(b *testing.B) {
 			b.Fatalf("result %d, want %d", got, want)
 		}
 	})
-	hit := (condNs - noneNs) / condIters
-	b.ReportMetric(noneNs, "none-ns/op")
-	b.ReportMetric(condNs, "false-ns/op")
-	b.ReportMetric(hit, "ns/hit")
-	recordValue(b, "none", noneNs)
-	recordValue(b, "false", condNs)
-	recordValue(b, "hit", hit)
+	reportPair(b, [2]string{"none", "false"}, none, cond, condIters, "ns/hit")
 }
 
 // debuggerTable prints the armed engine's ratio and the cost of a false conditional hit.
 func debuggerTable(w io.Writer) {
 	var rows [][]string
-	vmNs, ok1 := nsPerOp("BenchmarkArmed:vm")
-	engNs, ok2 := nsPerOp("BenchmarkArmed:engine")
-	r, ok3 := nsPerOp("BenchmarkArmed:ratio")
-	if ok1 && ok2 && ok3 {
-		rows = append(rows, []string{"integer loop (10M): plain VM / engine armed", fmtNs(vmNs, true), fmtNs(engNs, true),
-			fmt.Sprintf("ratio %.3f", r), "≤ 1.05", metOrNot(r <= 1.05)})
+	for _, clock := range []struct{ prefix, name string }{{"", "wall"}, {"cpu-", "CPU"}} {
+		get := func(bench, metric string) (float64, bool) { return medianOf(bench + ":" + clock.prefix + metric) }
+		vm, ok1 := get("BenchmarkArmed", "vm")
+		eng, ok2 := get("BenchmarkArmed", "engine")
+		r, ok3 := get("BenchmarkArmed", "cost")
+		if ok1 && ok2 && ok3 {
+			rows = append(rows, []string{"integer loop (10M): plain VM / engine armed", clock.name, fmtNs(vm, true), fmtNs(eng, true),
+				fmt.Sprintf("ratio %.3f", r), "≤ 1.05", metOrNot(r <= 1.05)})
+		}
 	}
-	none, ok1 := nsPerOp("BenchmarkCondBreak:none")
-	cond, ok2 := nsPerOp("BenchmarkCondBreak:false")
-	hit, ok3 := nsPerOp("BenchmarkCondBreak:hit")
-	if ok1 && ok2 && ok3 {
-		rows = append(rows, []string{fmt.Sprintf("loop (%d): no breakpoint / false condition", condIters), fmtNs(none, true), fmtNs(cond, true),
-			fmt.Sprintf("%.0f ns/hit", hit), "< 200 ns/hit", metOrNot(hit < 200)})
+	for _, clock := range []struct{ prefix, name string }{{"", "wall"}, {"cpu-", "CPU"}} {
+		get := func(bench, metric string) (float64, bool) { return medianOf(bench + ":" + clock.prefix + metric) }
+		none, ok1 := get("BenchmarkCondBreak", "none")
+		cond, ok2 := get("BenchmarkCondBreak", "false")
+		hit, ok3 := get("BenchmarkCondBreak", "cost")
+		if ok1 && ok2 && ok3 {
+			rows = append(rows, []string{fmt.Sprintf("loop (%d): no breakpoint / false condition", condIters), clock.name, fmtNs(none, true), fmtNs(cond, true),
+				fmt.Sprintf("%.0f ns/hit", hit), "< 200 ns/hit", metOrNot(hit < 200)})
+		}
 	}
 	if len(rows) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nDebugger overhead (ns/op, median of rounds; both sides run interleaved)")
-	printTable(w, []string{"measure", "without", "with", "cost", "goal", "met"}, rows)
+	printTable(w, []string{"measure", "clock", "without", "with", "cost", "goal", "met"}, rows)
 }
 
 func metOrNot(ok bool) string {
