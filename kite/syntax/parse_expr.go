@@ -39,14 +39,18 @@ func (p *parser) binary(sub func() Expr, ops ...Token) Expr {
 func (p *parser) parseOr() Expr  { return p.binary(p.parseAnd, OR) }
 func (p *parser) parseAnd() Expr { return p.binary(p.parseNot, AND) }
 
-func (p *parser) parseNot() Expr {
-	if p.tok.tok != NOT {
-		return p.parseCmp()
+func (p *parser) parseNot() Expr { return p.prefix(NOT, p.parseNot, p.parseCmp) }
+
+// prefix parses the prefix operator op applied to what self parses (so that it may repeat),
+// or, without op, what sub parses.
+func (p *parser) prefix(op Token, self, sub func() Expr) Expr {
+	if p.tok.tok != op {
+		return sub()
 	}
 	pos := p.tok.pos
 	p.enter()
 	p.next()
-	x := &UnaryExpr{OpPos: pos, Op: NOT, X: p.parseNot()}
+	x := &UnaryExpr{OpPos: pos, Op: op, X: self()}
 	p.leave()
 	return x
 }
@@ -76,17 +80,7 @@ func (p *parser) parseCmp() Expr {
 func (p *parser) parseAdd() Expr { return p.binary(p.parseMul, PLUS, MINUS) }
 func (p *parser) parseMul() Expr { return p.binary(p.parseUnary, STAR, SLASH, PERCENT) }
 
-func (p *parser) parseUnary() Expr {
-	if p.tok.tok != MINUS {
-		return p.parsePostfix()
-	}
-	pos := p.tok.pos
-	p.enter()
-	p.next()
-	x := &UnaryExpr{OpPos: pos, Op: MINUS, X: p.parseUnary()}
-	p.leave()
-	return x
-}
+func (p *parser) parseUnary() Expr { return p.prefix(MINUS, p.parseUnary, p.parsePostfix) }
 
 func (p *parser) parsePostfix() Expr {
 	x := p.parseOperand()

@@ -104,12 +104,7 @@ func writeExpr(b *strings.Builder, x Expr, min int) {
 		b.WriteByte('"')
 	case *ListExpr:
 		b.WriteByte('[')
-		for i, e := range x.Elems {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeExpr(b, e, precLowest)
-		}
+		writeExprs(b, x.Elems)
 		b.WriteByte(']')
 	case *MapExpr:
 		b.WriteByte('{')
@@ -155,12 +150,7 @@ func writeExpr(b *strings.Builder, x Expr, min int) {
 	case *CallExpr:
 		writeExpr(b, x.Fn, precPostfix)
 		b.WriteByte('(')
-		for i, a := range x.Args {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeExpr(b, a, precLowest)
-		}
+		writeExprs(b, x.Args)
 		b.WriteByte(')')
 	case *IndexExpr:
 		writeExpr(b, x.X, precPostfix)
@@ -253,6 +243,16 @@ func quote(s string, withQuotes bool) string {
 		b.WriteByte('"')
 	}
 	return b.String()
+}
+
+// writeExprs writes xs separated by commas (the elements of a list, a call's arguments).
+func writeExprs(b *strings.Builder, xs []Expr) {
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeExpr(b, x, precLowest)
+	}
 }
 
 func writeParams(b *strings.Builder, params []*Ident) {
