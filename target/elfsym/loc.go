@@ -267,3 +267,116 @@ func uintFrom(b []byte, a *Arch) uint64 {
 	}
 	return v
 }
+
+// Locate evaluates the variable's location in frame fr (nil for globals).
+func (f *File) Locate(v *Var, fr *Frame, mem Memory) (Loc, error) {
+	if v.loc == nil {
+		return Loc{}, fmt.Errorf("elfsym: %s has no location (optimized out)", v.Name)
+	}
+	env := &exprEnv{mem: mem}
+	if fr != nil {
+		env.regs = fr
+		cfa := fr.CFA
+		env.cfa = func() (uint64, error) {
+			if cfa == 0 {
+				return 0, fmt.Errorf("elfsym: the frame's CFA is unknown")
+			}
+			return cfa, nil
+		}
+		if v.fn != nil && v.fn.frameBase != nil {
+			fb := v.fn.frameBase
+			env.frameBase = func() (uint64, error) {
+				l, err := f.evalExpr(fb, &exprEnv{regs: fr, mem: mem, cfa: env.cfa}, nil)
+				if err != nil {
+					return 0, err
+				}
+				switch l.Kind {
+				case LocRegister:
+					r, ok := fr.Register(l.Reg)
+					if !ok {
+						return 0, fmt.Errorf("elfsym: frame base register %d unknown", l.Reg)
+					}
+					return r, nil
+				case LocMemory:
+					return l.Addr, nil
+				}
+				return 0, fmt.Errorf("%w: frame base", ErrUnsupportedExpr)
+			}
+		}
+	}
+	return f.evalExpr(v.loc, env, nil)
+}
+
+// StaticLoc is where a variable lives at a given pc, as a register plus an offset, without
+// reading the target: what a breakpoint condition evaluated by a stub needs.
+type StaticLoc struct {
+	InReg  bool  // the value is DWARF register Reg
+	Reg    int   // DWARF register, -1 for an absolute address
+	Offset int64 // address = Reg's value + Offset (or Offset alone)
+}
+
+// StaticLocation computes v's location at the run-time pc from its location expression,
+// the function's frame base and the CFI rule for the CFA at pc. Only the simple forms gcc
+// emits without optimisation are handled (DW_OP_addr, DW_OP_fbreg over DW_OP_call_frame_cfa
+// or a register, DW_OP_breg*, DW_OP_reg*).
+func (f *File) StaticLocation(v *Var, pc uint64) (StaticLoc, error) {
+	if v.fn != nil && f.FuncAt(pc) != v.fn {
+		return StaticLoc{}, fmt.Errorf("elfsym: %s is not visible at %#x", v.Name, pc)
+	}
+	l, err := f.staticExpr(v.loc, v.fn, pc)
+	if err != nil {
+		return l, fmt.Errorf("elfsym: %s: %w", v.Name, err)
+	}
+	return l, nil
+}
+
+func (f *File) staticExpr(expr []byte, fn *Func, pc uint64) (StaticLoc, error) {
+	if len(expr) == 0 {
+		return StaticLoc{}, fmt.Errorf("no location")
+	}
+	r := &cfiReader{b: expr, order: f.Arch.ByteOrder}
+	op := r.u8()
+	var out StaticLoc
+	switch {
+	case op == 0x03:
+		out = StaticLoc{Reg: -1, Offset: int64(r.addr(f.Arch.PtrSize) + f.Bias)}
+	case op >= 0x50 && op <= 0x6f:
+		out = StaticLoc{InReg: true, Reg: int(op - 0x50)}
+	case op == 0x90:
+		out = StaticLoc{InReg: true, Reg: int(r.uleb())}
+	case op >= 0x70 && op <= 0x8f:
+		out = StaticLoc{Reg: int(op - 0x70), Offset: r.sleb()}
+	case op == 0x92:
+		reg := int(r.uleb())
+		out = StaticLoc{Reg: reg, Offset: r.sleb()}
+	case op == 0x9c:
+		fde := f.frames.find(f.clearThumb(pc - f.Bias))
+		if fde == nil {
+			return out, fmt.Errorf("no CFI at %#x", pc)
+		}
+		row, err := f.frames.rowAt(fde, f.clearThumb(pc-f.Bias))
+		if err != nil || row.cfa.expr != nil {
+			return out, fmt.Errorf("CFA at %#x is not register+offset", pc)
+		}
+		out = StaticLoc{Reg: row.cfa.reg, Offset: row.cfa.off}
+	case op == 0x91:
+		off := r.sleb()
+		if fn == nil || fn.frameBase == nil {
+			return out, fmt.Errorf("no frame base")
+		}
+		fb, err := f.staticExpr(fn.frameBase, fn, pc)
+		if err != nil {
+			return out, err
+		}
+		if fb.InReg {
+			fb = StaticLoc{Reg: fb.Reg}
+		}
+		out = StaticLoc{Reg: fb.Reg, Offset: fb.Offset + off}
+	default:
+		return out, fmt.Errorf("%w: opcode %#x", ErrUnsupportedExpr, op)
+	}
+	if r.err != nil || r.pos != len(expr) {
+		return StaticLoc{}, fmt.Errorf("%w: not a simple location", ErrUnsupportedExpr)
+	}
+	return out, nil
+}

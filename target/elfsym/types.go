@@ -1,0 +1,84 @@
+package elfsym
+
+// C names and kinds of DWARF types.
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"strings"
+)
+
+// TypeName is the C spelling of a DWARF type: "const char *", "int [5]", "struct point".
+func TypeName(t dwarf.Type) string {
+	switch tt := t.(type) {
+	case nil:
+		return "?"
+	case *dwarf.PtrType:
+		if _, ok := tt.Type.(*dwarf.VoidType); ok || tt.Type == nil {
+			return "void *"
+		}
+		inner := TypeName(tt.Type)
+		if strings.HasSuffix(inner, "*") {
+			return inner + "*"
+		}
+		return inner + " *"
+	case *dwarf.QualType:
+		return tt.Qual + " " + TypeName(tt.Type)
+	case *dwarf.ArrayType:
+		n := TypeName(tt.Type)
+		if i := strings.Index(n, " ["); i >= 0 { // int [2][3]
+			return n[:i] + fmt.Sprintf(" [%d]", tt.Count) + n[i+1:]
+		}
+		return n + fmt.Sprintf(" [%d]", tt.Count)
+	case *dwarf.StructType:
+		if tt.StructName == "" {
+			return tt.Kind + " {...}"
+		}
+		return tt.Kind + " " + tt.StructName
+	case *dwarf.EnumType:
+		if tt.EnumName == "" {
+			return "enum {...}"
+		}
+		return "enum " + tt.EnumName
+	case *dwarf.TypedefType:
+		return tt.Name
+	}
+	return t.String()
+}
+
+// resolve strips typedefs and qualifiers off t.
+func resolve(t dwarf.Type) dwarf.Type {
+	for range 32 {
+		switch tt := t.(type) {
+		case *dwarf.TypedefType:
+			t = tt.Type
+		case *dwarf.QualType:
+			t = tt.Type
+		default:
+			return t
+		}
+	}
+	return t
+}
+
+func isChar(t dwarf.Type) bool {
+	switch resolve(t).(type) {
+	case *dwarf.CharType, *dwarf.UcharType:
+		return true
+	}
+	return false
+}
+
+// IntKind reports whether t (through typedefs and qualifiers) is an integer-like type
+// (integers, chars, bools, enums, pointers) and whether it is signed.
+func IntKind(t dwarf.Type) (isInt, signed bool) {
+	switch resolve(t).(type) {
+	case *dwarf.IntType, *dwarf.CharType:
+		return true, true
+	case *dwarf.EnumType:
+		return true, true
+	case *dwarf.UintType, *dwarf.UcharType, *dwarf.BoolType, *dwarf.PtrType:
+		return true, false
+	}
+	return false, false
+}

@@ -1,0 +1,286 @@
+package elfsym
+
+// Reading a variable's value and formatting it like gdb.
+
+import (
+	"debug/dwarf"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Value is a variable's value, formatted like gdb prints it.
+type Value struct {
+	Name     string
+	Type     string
+	Kind     string // int, uint, float, bool, char, enum, pointer, struct, array, raw
+	Addr     uint64 // where it lives, when InMemory
+	InMemory bool
+	Bytes    []byte
+	Text     string
+	Children []Value // struct fields, array elements, a pointer's target
+}
+
+const (
+	maxArrayChildren = 100
+	maxDepth         = 4
+)
+
+// ReadVar reads and formats a variable in frame fr (nil for globals).
+func (f *File) ReadVar(v *Var, fr *Frame, mem Memory) (Value, error) {
+	loc, err := f.Locate(v, fr, mem)
+	if err != nil {
+		return Value{Name: v.Name, Type: v.TypeName(), Kind: "raw", Text: "<" + err.Error() + ">"}, err
+	}
+	size := v.Size()
+	if size < 0 {
+		size = f.Arch.PtrSize
+	}
+	var b []byte
+	val := Value{Name: v.Name, Type: v.TypeName()}
+	switch loc.Kind {
+	case LocMemory:
+		b, err = mem.ReadMemory(loc.Addr, size)
+		if err == nil && len(b) < size {
+			err = fmt.Errorf("elfsym: short read at %#x", loc.Addr)
+		}
+		if err != nil {
+			val.Kind, val.Text = "raw", "<"+err.Error()+">"
+			return val, err
+		}
+		val.Addr, val.InMemory = loc.Addr, true
+	case LocRegister:
+		if fr == nil {
+			return val, fmt.Errorf("elfsym: %s is in a register but there is no frame", v.Name)
+		}
+		r, ok := fr.Register(loc.Reg)
+		if !ok {
+			return val, fmt.Errorf("elfsym: register %d unknown in this frame", loc.Reg)
+		}
+		b = make([]byte, 8)
+		f.Arch.ByteOrder.PutUint64(b, r)
+		if f.Arch.ByteOrder == binary.BigEndian {
+			b = b[8-size:]
+		} else {
+			b = b[:min(size, 8)]
+		}
+	case LocValue:
+		if loc.Bytes != nil {
+			b = loc.Bytes
+		} else {
+			b = make([]byte, 8)
+			f.Arch.ByteOrder.PutUint64(b, loc.Addr)
+			b = b[:min(size, 8)]
+		}
+	}
+	out := f.FormatValue(v.Type, b, val.Addr, val.InMemory, mem, 0)
+	out.Name, out.Addr, out.InMemory = v.Name, val.Addr, val.InMemory
+	return out, nil
+}
+
+// FormatValue formats the bytes b of type t (at addr when inMem) like gdb. Pointers to
+// char are followed to show the string; other pointers get their target as a child.
+func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem Memory, depth int) Value {
+	v := Value{Bytes: b, Addr: addr, InMemory: inMem}
+	if t == nil {
+		v.Kind, v.Type, v.Text = "raw", "?", fmt.Sprintf("%x", b)
+		return v
+	}
+	v.Type = TypeName(t)
+	u := uintFrom(b, f.Arch)
+	n := len(b)
+	sext := func() int64 {
+		if n == 0 || n >= 8 {
+			return int64(u)
+		}
+		shift := uint(64 - 8*n)
+		return int64(u<<shift) >> shift
+	}
+	switch tt := resolve(t).(type) {
+	case *dwarf.BoolType:
+		v.Kind = "bool"
+		v.Text = strconv.FormatBool(u != 0)
+	case *dwarf.CharType:
+		v.Kind = "char"
+		v.Text = fmt.Sprintf("%d %s", sext(), charLit(byte(u)))
+	case *dwarf.UcharType:
+		v.Kind = "char"
+		v.Text = fmt.Sprintf("%d %s", u, charLit(byte(u)))
+	case *dwarf.IntType:
+		v.Kind = "int"
+		v.Text = strconv.FormatInt(sext(), 10)
+	case *dwarf.UintType:
+		v.Kind = "uint"
+		v.Text = strconv.FormatUint(u, 10)
+	case *dwarf.FloatType:
+		v.Kind = "float"
+		switch n {
+		case 4:
+			v.Text = strconv.FormatFloat(float64(math.Float32frombits(uint32(u))), 'g', -1, 32)
+		case 8:
+			v.Text = strconv.FormatFloat(math.Float64frombits(u), 'g', -1, 64)
+		default:
+			v.Kind, v.Text = "raw", fmt.Sprintf("%x", b)
+		}
+	case *dwarf.EnumType:
+		v.Kind = "enum"
+		x := sext()
+		v.Text = strconv.FormatInt(x, 10)
+		for _, e := range tt.Val {
+			if e.Val == x {
+				v.Text = e.Name
+			}
+		}
+	case *dwarf.PtrType:
+		v.Kind = "pointer"
+		v.Text = fmt.Sprintf("%#x", u)
+		if u == 0 || mem == nil || depth >= maxDepth {
+			break
+		}
+		target := resolve(tt.Type)
+		switch target.(type) {
+		case *dwarf.CharType, *dwarf.UcharType:
+			if s, err := f.readCString(mem, u, 200); err == nil {
+				v.Text += " " + cQuote([]byte(s))
+			}
+		case *dwarf.VoidType, *dwarf.FuncType, nil:
+		default:
+			sz := int(tt.Type.Size())
+			if sz > 0 && sz <= 1<<16 {
+				if tb, err := mem.ReadMemory(u, sz); err == nil && len(tb) == sz {
+					c := f.FormatValue(tt.Type, tb, u, true, mem, depth+1)
+					c.Name = "*"
+					v.Children = []Value{c}
+				}
+			}
+		}
+	case *dwarf.StructType:
+		v.Kind = "struct"
+		var parts []string
+		for _, fld := range tt.Field {
+			off := int(fld.ByteOffset)
+			sz := int(fld.Type.Size())
+			if off < 0 || sz < 0 || off+sz > n {
+				continue
+			}
+			c := f.FormatValue(fld.Type, b[off:off+sz], addr+uint64(off), inMem, mem, depth+1)
+			if fld.BitSize > 0 {
+				c = f.bitfield(fld, b[off:off+sz], c)
+			}
+			c.Name = fld.Name
+			v.Children = append(v.Children, c)
+			parts = append(parts, fld.Name+" = "+c.Text)
+		}
+		v.Text = "{" + strings.Join(parts, ", ") + "}"
+	case *dwarf.ArrayType:
+		v.Kind = "array"
+		es := int(tt.Type.Size())
+		if es <= 0 {
+			v.Kind, v.Text = "raw", fmt.Sprintf("%x", b)
+			break
+		}
+		cnt := n / es
+		var parts []string
+		for i := 0; i < cnt && i < maxArrayChildren; i++ {
+			c := f.FormatValue(tt.Type, b[i*es:(i+1)*es], addr+uint64(i*es), inMem, mem, depth+1)
+			c.Name = fmt.Sprintf("[%d]", i)
+			v.Children = append(v.Children, c)
+			parts = append(parts, c.Text)
+		}
+		if cnt > maxArrayChildren {
+			parts = append(parts, "...")
+		}
+		v.Text = "{" + strings.Join(parts, ", ") + "}"
+		if isChar(tt.Type) {
+			v.Text = cQuote(b)
+		}
+	default:
+		v.Kind = "raw"
+		v.Text = fmt.Sprintf("%x", b)
+	}
+	return v
+}
+
+func (f *File) bitfield(fld *dwarf.StructField, b []byte, c Value) Value {
+	u := uintFrom(b, f.Arch)
+	var shift int64
+	if fld.DataBitOffset > 0 || fld.BitOffset == 0 {
+		shift = fld.DataBitOffset - 8*fld.ByteOffset
+	} else {
+		shift = 8*int64(len(b)) - fld.BitOffset - fld.BitSize
+	}
+	if shift < 0 || shift >= 64 {
+		return c
+	}
+	u = (u >> uint(shift)) & (1<<uint(fld.BitSize) - 1)
+	c.Text = strconv.FormatUint(u, 10)
+	return c
+}
+
+// cQuote quotes a C string as gdb prints it: up to the first NUL (all of it if there is
+// none), octal escapes for what is not printable.
+func cQuote(b []byte) string {
+	if i := strings.IndexByte(string(b), 0); i >= 0 {
+		b = b[:i]
+	}
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for _, c := range b {
+		switch {
+		case c == '"' || c == '\\':
+			sb.WriteByte('\\')
+			sb.WriteByte(c)
+		case c == '\n':
+			sb.WriteString(`\n`)
+		case c == '\t':
+			sb.WriteString(`\t`)
+		case c >= 0x20 && c < 0x7f:
+			sb.WriteByte(c)
+		default:
+			fmt.Fprintf(&sb, "\\%03o", c)
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}
+
+func charLit(c byte) string {
+	switch {
+	case c == '\'':
+		return `'\''`
+	case c >= 0x20 && c < 0x7f:
+		return "'" + string(rune(c)) + "'"
+	case c == 0:
+		return `'\000'`
+	case c == '\n':
+		return `'\n'`
+	case c == '\t':
+		return `'\t'`
+	}
+	return fmt.Sprintf(`'\%03o'`, c)
+}
+
+func (f *File) readCString(mem Memory, addr uint64, max int) (string, error) {
+	var out []byte
+	for len(out) < max {
+		chunk, err := mem.ReadMemory(addr+uint64(len(out)), 32)
+		if err != nil {
+			if len(out) > 0 {
+				return string(out), nil
+			}
+			return "", err
+		}
+		if len(chunk) == 0 {
+			break
+		}
+		for _, c := range chunk {
+			if c == 0 {
+				return string(out), nil
+			}
+			out = append(out, c)
+		}
+	}
+	return string(out), nil
+}
