@@ -13,6 +13,9 @@ import (
 type Access interface {
 	ReadMemory(addr uint64, n int) ([]byte, error)
 	WriteMemory(addr uint64, data []byte) error
+	// StoreIO writes a memory-mapped I/O register (1, 2 or 4 bytes) so that the device
+	// sees the write, even on stubs whose memory writes skip I/O (QEMU).
+	StoreIO(addr uint64, data []byte) error
 }
 
 type directMem struct{ t *Target }

@@ -1,0 +1,337 @@
+package aether
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/polydbg/polydbg/engine"
+	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
+	"github.com/polydbg/polydbg/target/gdbremote"
+)
+
+var empty = &pb.Empty{}
+
+func (s *Server) checkEnded() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return status.Errorf(codes.Unavailable, "the target has %s", s.endedWhy)
+	}
+	return nil
+}
+
+// Halt stops the core and returns once it has halted.
+func (s *Server) Halt(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
+	if err := s.checkEnded(); err != nil {
+		return nil, err
+	}
+	seq0 := s.seq()
+	if s.sess.State() == engine.Stopped {
+		s.mu.Lock()
+		halted := s.st.halted
+		s.mu.Unlock()
+		if halted {
+			return s.status(), nil
+		}
+		return s.waitHalt(ctx, seq0) // stopped, its event on the way
+	}
+	if err := s.sess.Pause(); err != nil {
+		return nil, s.grpcErr(err)
+	}
+	return s.waitHalt(ctx, seq0)
+}
+
+// Resume continues the core and returns at once.
+func (s *Server) Resume(_ context.Context, _ *pb.Empty) (*pb.Empty, error) {
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
+	if err := s.checkEnded(); err != nil {
+		return nil, err
+	}
+	if s.sess.State() == engine.Running {
+		return empty, nil
+	}
+	if err := s.sess.Continue(); err != nil {
+		if errors.Is(err, engine.ErrRunning) {
+			return empty, nil
+		}
+		return nil, s.grpcErr(err)
+	}
+	return empty, nil
+}
+
+func (s *Server) step(ctx context.Context, mode engine.ResumeMode) (*pb.StatusResponse, error) {
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
+	if err := s.checkEnded(); err != nil {
+		return nil, err
+	}
+	seq0 := s.seq()
+	if err := s.sess.Step(mode); err != nil {
+		return nil, s.grpcErr(err)
+	}
+	return s.waitHalt(ctx, seq0)
+}
+
+// Step executes one instruction.
+func (s *Server) Step(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
+	return s.step(ctx, engine.StepInstruction)
+}
+
+// StepOver steps over the current line, calls included.
+func (s *Server) StepOver(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
+	return s.step(ctx, engine.StepOver)
+}
+
+// StepInto steps to the next line, entering calls.
+func (s *Server) StepInto(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
+	return s.step(ctx, engine.StepInto)
+}
+
+// StepOut runs until the current function returns.
+func (s *Server) StepOut(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
+	return s.step(ctx, engine.StepOut)
+}
+
+// Reset resets the target and returns once it is halted at the reset vector.
+func (s *Server) Reset(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
+	if err := s.checkEnded(); err != nil {
+		return nil, err
+	}
+	if s.sess.State() == engine.Running {
+		seq0 := s.seq()
+		if err := s.sess.Pause(); err != nil {
+			return nil, s.grpcErr(err)
+		}
+		if _, err := s.waitHalt(ctx, seq0); err != nil {
+			return nil, err
+		}
+	}
+	type result struct {
+		pc  uint64
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		pc, err := s.tgt.ResetHalt()
+		done <- result{pc, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		return nil, status.FromContextError(ctx.Err()).Err()
+	}
+	if r.err != nil {
+		return nil, s.grpcErr(r.err)
+	}
+	s.rtt.reset()
+	loc, _ := s.tgt.ResolvePC(r.pc)
+	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Halted{Halted: &pb.HaltedEvent{Pc: r.pc, Reason: "reset"}}})
+	s.halted(statusSnap{halted: true, pc: r.pc, reason: "reset", loc: loc})
+	return s.status(), nil
+}
+
+// GetStatus reports whether the core is halted, and where.
+func (s *Server) GetStatus(context.Context, *pb.Empty) (*pb.StatusResponse, error) {
+	return s.status(), nil
+}
+
+func (s *Server) normPC(addr uint64) uint64 {
+	if s.isARM() {
+		return addr &^ 1
+	}
+	return addr
+}
+
+// SetBreakpoint sets a breakpoint at an address (idempotent).
+func (s *Server) SetBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*pb.Empty, error) {
+	if err := s.checkEnded(); err != nil {
+		return nil, err
+	}
+	addr := s.normPC(req.Address)
+	s.bpMu.Lock()
+	defer s.bpMu.Unlock()
+	if _, ok := s.bps[addr]; ok {
+		return empty, nil
+	}
+	bp, err := s.sess.SetBreakpoint(engine.BreakpointSpec{Kind: engine.InstructionBreakpoint, PC: addr})
+	if err != nil {
+		return nil, s.grpcErr(err)
+	}
+	s.bps[addr] = bp.ID
+	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Breakpoint{Breakpoint: &pb.BreakpointEvent{Address: addr, Enabled: true}}})
+	return empty, nil
+}
+
+// ClearBreakpoint removes the breakpoint at an address; NOT_FOUND if there is none.
+func (s *Server) ClearBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*pb.Empty, error) {
+	addr := s.normPC(req.Address)
+	s.bpMu.Lock()
+	defer s.bpMu.Unlock()
+	id, ok := s.bps[addr]
+	if !ok {
+		return nil, status.Errorf(codes.NotFound, "no breakpoint at %#x", addr)
+	}
+	if err := s.sess.RemoveBreakpoint(id); err != nil {
+		return nil, s.grpcErr(err)
+	}
+	delete(s.bps, addr)
+	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Breakpoint{Breakpoint: &pb.BreakpointEvent{Address: addr, Enabled: false}}})
+	return empty, nil
+}
+
+// ListBreakpoints lists the breakpoint addresses in order.
+func (s *Server) ListBreakpoints(context.Context, *pb.Empty) (*pb.BreakpointList, error) {
+	s.bpMu.Lock()
+	defer s.bpMu.Unlock()
+	out := &pb.BreakpointList{Addresses: make([]uint64, 0, len(s.bps))}
+	for a := range s.bps {
+		out.Addresses = append(out.Addresses, a)
+	}
+	sort.Slice(out.Addresses, func(i, j int) bool { return out.Addresses[i] < out.Addresses[j] })
+	return out, nil
+}
+
+func checkLen(n int) error {
+	if n == 0 {
+		return status.Error(codes.InvalidArgument, "length must not be zero")
+	}
+	if n > MaxTransfer {
+		return status.Errorf(codes.InvalidArgument, "length %d is over the limit of %d bytes", n, MaxTransfer)
+	}
+	return nil
+}
+
+// memErr maps a failed memory access: a stub refusal is an address out of range.
+func (s *Server) memErr(err error, addr uint64, n int) error {
+	var se *gdbremote.StubError
+	if errors.As(err, &se) {
+		return status.Errorf(codes.OutOfRange, "cannot access %d bytes at %#x: %v", n, addr, err)
+	}
+	return s.grpcErr(err)
+}
+
+// ReadMemory reads target memory, in a brief halt if the core runs.
+func (s *Server) ReadMemory(_ context.Context, req *pb.ReadMemoryRequest) (*pb.MemoryResponse, error) {
+	if err := checkLen(int(req.Length)); err != nil {
+		return nil, err
+	}
+	if err := s.checkEnded(); err != nil {
+		return nil, err
+	}
+	var data []byte
+	err := s.tgt.Access(func(m gdbremote.Access) error {
+		var err error
+		data, err = m.ReadMemory(req.Address, int(req.Length))
+		return err
+	})
+	if err != nil {
+		return nil, s.memErr(err, req.Address, int(req.Length))
+	}
+	if len(data) < int(req.Length) {
+		return nil, status.Errorf(codes.OutOfRange, "only %d of %d bytes at %#x are readable", len(data), req.Length, req.Address)
+	}
+	return &pb.MemoryResponse{Data: data}, nil
+}
+
+// WriteMemory writes target memory, in a brief halt if the core runs.
+func (s *Server) WriteMemory(_ context.Context, req *pb.WriteMemoryRequest) (*pb.Empty, error) {
+	if err := checkLen(len(req.Data)); err != nil {
+		return nil, err
+	}
+	if err := s.checkEnded(); err != nil {
+		return nil, err
+	}
+	err := s.tgt.Access(func(m gdbremote.Access) error { return m.StoreIO(req.Address, req.Data) })
+	if err != nil {
+		return nil, s.memErr(err, req.Address, len(req.Data))
+	}
+	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Memory{Memory: &pb.MemoryEvent{Address: req.Address, Data: req.Data}}})
+	return empty, nil
+}
+
+func (s *Server) needHalted() error {
+	if err := s.checkEnded(); err != nil {
+		return err
+	}
+	if st := s.sess.State(); st != engine.Stopped {
+		return status.Errorf(codes.FailedPrecondition, "the core is %s; Halt it first", st)
+	}
+	return nil
+}
+
+// ReadRegister reads a register by the stub's register number (see ListRegisters).
+func (s *Server) ReadRegister(_ context.Context, req *pb.ReadRegisterRequest) (*pb.RegisterResponse, error) {
+	d := s.tgt.Desc()
+	if _, ok := d.RegByNum(int(req.RegisterNumber)); !ok {
+		return nil, status.Errorf(codes.InvalidArgument, "no register number %d (ListRegisters names them)", req.RegisterNumber)
+	}
+	if err := s.needHalted(); err != nil {
+		return nil, err
+	}
+	b, err := s.tgt.ReadRegisterNum(int(req.RegisterNumber))
+	if err != nil {
+		return nil, s.grpcErr(err)
+	}
+	return &pb.RegisterResponse{Value: gdbremote.Uint(b, d.Order())}, nil
+}
+
+// WriteRegister writes a register by the stub's register number.
+func (s *Server) WriteRegister(_ context.Context, req *pb.WriteRegisterRequest) (*pb.Empty, error) {
+	d := s.tgt.Desc()
+	r, ok := d.RegByNum(int(req.RegisterNumber))
+	if !ok {
+		return nil, status.Errorf(codes.InvalidArgument, "no register number %d (ListRegisters names them)", req.RegisterNumber)
+	}
+	if r.Bitsize < 64 && req.Value>>r.Bitsize != 0 {
+		return nil, status.Errorf(codes.InvalidArgument, "value %#x does not fit the %d-bit register %s", req.Value, r.Bitsize, r.Name)
+	}
+	if err := s.needHalted(); err != nil {
+		return nil, err
+	}
+	if err := s.tgt.WriteRegisterNum(int(req.RegisterNumber), req.Value); err != nil {
+		return nil, s.grpcErr(err)
+	}
+	if pcr, ok := d.PCReg(); ok && pcr.Num == r.Num {
+		s.mu.Lock()
+		s.st.pc = s.normPC(req.Value)
+		s.st.loc, _ = s.tgt.ResolvePC(req.Value)
+		s.mu.Unlock()
+	}
+	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Register{Register: &pb.RegisterEvent{Register: req.RegisterNumber, Value: req.Value}}})
+	return empty, nil
+}
+
+// ListRegisters lists the registers of the stub's target description.
+func (s *Server) ListRegisters(context.Context, *pb.Empty) (*pb.RegisterList, error) {
+	out := &pb.RegisterList{}
+	for _, r := range s.tgt.Desc().Regs {
+		out.Registers = append(out.Registers, &pb.RegisterInfo{Number: uint32(r.Num), Name: r.Name, Bits: uint32(r.Bitsize), Group: r.Group})
+	}
+	return out, nil
+}
+
+// GetStack unwinds the halted core's stack with the ELF file's DWARF.
+func (s *Server) GetStack(context.Context, *pb.Empty) (*pb.StackResponse, error) {
+	if err := s.needHalted(); err != nil {
+		return nil, err
+	}
+	fs, err := s.sess.Stack()
+	if err != nil {
+		return nil, s.grpcErr(err)
+	}
+	out := &pb.StackResponse{}
+	for _, f := range fs {
+		out.Frames = append(out.Frames, &pb.StackFrame{Pc: f.Location.PC, FunctionName: f.Func, File: f.Location.File, Line: uint32(max(f.Location.Line, 0))})
+	}
+	return out, nil
+}

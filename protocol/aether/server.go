@@ -1,0 +1,314 @@
+// Package aether is the Aether agent interface of polydbg: a gRPC service
+// (proto/aether.proto, docs/protocols/aether.md) through which AI agents and tools drive a
+// target behind a GDB stub — a microcontroller through QEMU, OpenOCD, pyOCD, probe-rs or
+// J-Link, or a Linux program through gdbserver. It translates RPCs to engine.Session calls
+// and the gdbremote target's capabilities, and engine events, RTT data, variable samples
+// and task switches to DebugEvents.
+package aether
+
+import (
+	"context"
+	"crypto/subtle"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/polydbg/polydbg/engine"
+	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
+	"github.com/polydbg/polydbg/rtos"
+	"github.com/polydbg/polydbg/svd"
+	"github.com/polydbg/polydbg/target/gdbremote"
+)
+
+// Defaults of Config.
+const (
+	DefaultSyncTimeout = 2 * time.Second
+	DefaultEventBuffer = 1024
+	DefaultPollPeriod  = 20 * time.Millisecond
+	// MaxTransfer bounds ReadMemory, WriteMemory and RttWrite lengths.
+	MaxTransfer = 1 << 20
+	// ConsoleChannel is the RttEvent channel of program output that is not RTT: semihosting
+	// output of firmware, stdout of a Linux program, a stub's console messages.
+	ConsoleChannel = 0xFFFF
+)
+
+// Config configures a Server.
+type Config struct {
+	Target *gdbremote.Target // required; the server owns it from now on
+	SVD    *svd.Device       // optional: ReadPeripheral and friends answer FAILED_PRECONDITION without it
+
+	// SyncTimeout bounds Halt, the Step family and Reset (default 2 s).
+	SyncTimeout time.Duration
+	// EventBuffer is each subscriber's queue bound (default 1024 events).
+	EventBuffer int
+	// PollPeriod is how often RTT buffers are drained while the core runs, with a brief
+	// halt each time on stubs that cannot read running memory (default 20 ms; negative
+	// disables RTT polling).
+	PollPeriod time.Duration
+	// RTTAddress is where the RTT control block is (0: the symbol _SEGGER_RTT, else a scan
+	// of RTTScanStart..+RTTScanSize, else of the ELF file's writable segments).
+	RTTAddress   uint64
+	RTTScanStart uint64
+	RTTScanSize  uint64
+	// Token, when set, is required from every call as metadata "authorization: Bearer TOKEN".
+	Token string
+	// Run starts the program running; otherwise it is halted at its entry point.
+	Run    bool
+	Logger *slog.Logger
+}
+
+// Server implements aetherpb.AetherDebugServer.
+type Server struct {
+	pb.UnimplementedAetherDebugServer
+
+	cfg   Config
+	tgt   *gdbremote.Target
+	sess  *engine.Session
+	hub   *hub
+	log   *slog.Logger
+	t0    time.Time
+	rtos  *rtos.FreeRTOS
+	ctx   context.Context
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+	kick  chan struct{}
+	opMu  sync.Mutex // serialises execution control
+	bpMu  sync.Mutex
+	bps   map[uint64]int // address -> engine breakpoint id
+	watch *watcher
+	rtt   *rttState
+
+	mu       sync.Mutex
+	haltSeq  uint64
+	haltCh   chan struct{}
+	st       statusSnap
+	ended    bool
+	endedWhy string
+}
+
+type statusSnap struct {
+	halted bool
+	pc     uint64
+	reason string
+	loc    engine.Location
+}
+
+// New starts a session on cfg.Target (halted at the program's entry unless cfg.Run) and
+// the server's event pump and poller.
+func New(cfg Config) (*Server, error) {
+	if cfg.Target == nil {
+		return nil, errors.New("aether: no target")
+	}
+	if cfg.SyncTimeout <= 0 {
+		cfg.SyncTimeout = DefaultSyncTimeout
+	}
+	if cfg.EventBuffer <= 0 {
+		cfg.EventBuffer = DefaultEventBuffer
+	}
+	if cfg.PollPeriod == 0 {
+		cfg.PollPeriod = DefaultPollPeriod
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{cfg: cfg, tgt: cfg.Target, hub: newHub(cfg.EventBuffer), log: cfg.Logger, t0: time.Now(),
+		kick: make(chan struct{}, 1), bps: map[uint64]int{}, haltCh: make(chan struct{})}
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	if r, err := rtos.Open(cfg.Target.Symbols()); err == nil {
+		s.rtos = r
+	}
+	s.watch = newWatcher()
+	s.rtt = newRTTState(s)
+	s.sess = engine.NewSession(cfg.Target)
+	sub := s.sess.Subscribe()
+	s.wg.Add(2)
+	go s.pump(sub)
+	go s.poll()
+	if err := s.sess.Start(!cfg.Run); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("aether: start: %w", err)
+	}
+	return s, nil
+}
+
+// Session is the engine session the server drives.
+func (s *Server) Session() *engine.Session { return s.sess }
+
+// Close ends the debug session, the target and the server's goroutines.
+func (s *Server) Close() error {
+	s.stop()
+	err := s.sess.Close()
+	s.wg.Wait()
+	return err
+}
+
+// Register adds the service to a gRPC server.
+func (s *Server) Register(g *grpc.Server) { pb.RegisterAetherDebugServer(g, s) }
+
+// ServerOptions are the interceptors that check the token (when one is configured).
+func (s *Server) ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			if err := s.auth(ctx); err != nil {
+				return nil, err
+			}
+			return h(ctx, req)
+		}),
+		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			if err := s.auth(ss.Context()); err != nil {
+				return err
+			}
+			return h(srv, ss)
+		}),
+	}
+}
+
+func (s *Server) auth(ctx context.Context) error {
+	if s.cfg.Token == "" {
+		return nil
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, v := range md.Get("authorization") {
+		tok, ok := strings.CutPrefix(v, "Bearer ")
+		if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) == 1 {
+			return nil
+		}
+	}
+	return status.Error(codes.Unauthenticated, "a valid \"authorization: Bearer TOKEN\" is required")
+}
+
+func (s *Server) now() float64 { return time.Since(s.t0).Seconds() }
+
+func (s *Server) publish(e *pb.DebugEvent) { s.hub.publish(e) }
+
+// pump turns engine events into DebugEvents and tracks the core's state.
+func (s *Server) pump(sub *engine.Subscription) {
+	defer s.wg.Done()
+	for e := range sub.Events() {
+		switch e.Kind {
+		case engine.EventStopped:
+			st := statusSnap{halted: true, pc: e.Stop.Location.PC, reason: string(e.Stop.Reason), loc: e.Stop.Location}
+			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Halted{Halted: &pb.HaltedEvent{Pc: st.pc, Reason: st.reason}}})
+			s.halted(st)
+		case engine.EventContinued:
+			s.mu.Lock()
+			s.st = statusSnap{}
+			s.mu.Unlock()
+			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Resumed{Resumed: &pb.ResumedEvent{}}})
+		case engine.EventOutput:
+			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Rtt{Rtt: &pb.RttEvent{Channel: ConsoleChannel, Data: []byte(e.Text)}}})
+		case engine.EventExited, engine.EventTerminated:
+			why := "terminated"
+			if e.Kind == engine.EventExited {
+				why = "exited"
+			}
+			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Ended{Ended: &pb.EndedEvent{Reason: why, ExitCode: int32(e.ExitCode)}}})
+			s.mu.Lock()
+			s.ended, s.endedWhy = true, why
+			s.st = statusSnap{}
+			close(s.haltCh)
+			s.haltCh = make(chan struct{})
+			s.mu.Unlock()
+		}
+	}
+}
+
+// halted records a halt (after its event went out) and wakes the synchronous calls.
+func (s *Server) halted(st statusSnap) {
+	s.mu.Lock()
+	s.st = st
+	s.haltSeq++
+	close(s.haltCh)
+	s.haltCh = make(chan struct{})
+	s.mu.Unlock()
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Server) seq() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.haltSeq
+}
+
+// waitHalt waits for a halt after seq0.
+func (s *Server) waitHalt(ctx context.Context, seq0 uint64) (*pb.StatusResponse, error) {
+	timer := time.NewTimer(s.cfg.SyncTimeout)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		if s.haltSeq > seq0 {
+			s.mu.Unlock()
+			return s.status(), nil
+		}
+		if s.ended {
+			s.mu.Unlock()
+			return nil, status.Errorf(codes.Unavailable, "the target has %s", s.endedWhy)
+		}
+		ch := s.haltCh
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-timer.C:
+			return nil, status.Errorf(codes.DeadlineExceeded, "the core did not halt within %v (it is still running; Halt stops it)", s.cfg.SyncTimeout)
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+	}
+}
+
+func (s *Server) status() *pb.StatusResponse {
+	s.mu.Lock()
+	st, ended, why := s.st, s.ended, s.endedWhy
+	s.mu.Unlock()
+	if ended {
+		return &pb.StatusResponse{CoreStatus: why}
+	}
+	if !st.halted {
+		if s.sess.State() == engine.Initialized {
+			return &pb.StatusResponse{CoreStatus: "initialized"}
+		}
+		return &pb.StatusResponse{CoreStatus: "running"}
+	}
+	return &pb.StatusResponse{Halted: true, Pc: st.pc, CoreStatus: "halted", Reason: st.reason,
+		FunctionName: st.loc.Func, File: st.loc.File, Line: uint32(max(st.loc.Line, 0))}
+}
+
+// grpcErr maps an error to its gRPC status.
+func (s *Server) grpcErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	var se *gdbremote.StubError
+	switch {
+	case errors.Is(err, engine.ErrRunning), errors.Is(err, gdbremote.ErrRunning):
+		return status.Errorf(codes.FailedPrecondition, "the core is running (Halt it first): %v", err)
+	case errors.Is(err, engine.ErrNotStarted):
+		return status.Error(codes.FailedPrecondition, err.Error())
+	case errors.Is(err, engine.ErrEnded), errors.Is(err, gdbremote.ErrClosed), s.tgt.Ended():
+		return status.Errorf(codes.Unavailable, "the target is gone: %v", err)
+	case errors.Is(err, svd.ErrNoPeripheral), errors.Is(err, svd.ErrNoRegister), errors.Is(err, svd.ErrNoField):
+		return status.Error(codes.NotFound, err.Error())
+	case errors.As(err, &se):
+		return status.Errorf(codes.Aborted, "the stub refused: %v", err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, err.Error())
+	}
+	return status.Error(codes.Internal, err.Error())
+}
+
+func (s *Server) isARM() bool { return s.tgt.Symbols().Arch.Machine == elf.EM_ARM }
