@@ -82,7 +82,7 @@ func (t *Target) pc() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return t.sym.Entry()*0 + t.clearThumb(Uint(b, t.order)), nil
+	return t.clearThumb(Uint(b, t.order)), nil
 }
 
 func (t *Target) clearThumb(a uint64) uint64 {
