@@ -13,7 +13,8 @@ type Session struct {
 
 	mu       sync.Mutex
 	state    State
-	subs     []*Subscription
+	subs     []*Subscription // receiving events
+	all      []*Subscription // every subscription, closed by Close
 	bps      map[int]*bpState
 	byKey    map[locKey][]*bpState
 	nextID   int
@@ -34,6 +35,7 @@ func (s *Session) Target() Target { return s.t }
 func (s *Session) Subscribe() *Subscription {
 	sub := newSubscription()
 	s.mu.Lock()
+	s.all = append(s.all, sub)
 	if s.state.Ended() {
 		sub.finish()
 	} else {
@@ -163,10 +165,19 @@ func (s *Session) Terminate() error {
 	return s.t.Terminate()
 }
 
-// Close terminates the debuggee if needed and releases the target.
+// Close terminates the debuggee if needed, releases the target and ends every
+// subscription (events not yet read are dropped), so nothing of the session lingers.
 func (s *Session) Close() error {
 	_ = s.Terminate()
-	return s.t.Close()
+	err := s.t.Close()
+	s.mu.Lock()
+	all := s.all
+	s.all = nil
+	s.mu.Unlock()
+	for _, sub := range all {
+		sub.Close()
+	}
+	return err
 }
 
 // needStopped returns the error for an operation that needs a stopped debuggee; s.mu held.
