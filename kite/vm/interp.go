@@ -386,7 +386,8 @@ func (vm *VM) run() (Value, error) {
 		case compile.NEXT:
 			it := stack[sp-1].iter()
 			if it.kind == iterRange {
-				if (it.step > 0 && it.i < it.end) || (it.step < 0 && it.i > it.end) {
+				if it.left > 0 { // a count, not a comparison: no overflow at the int64 limits
+					it.left--
 					stack[sp] = Value{k: IntKind, n: uint64(it.i)}
 					it.i += it.step
 					sp++
