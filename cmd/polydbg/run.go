@@ -15,24 +15,32 @@ import (
 )
 
 func init() {
-	register(&command{name: "run", summary: "run a Kite program (exit code is the program's)", run: runCmd})
-	register(&command{name: "disasm", summary: "print a Kite program's bytecode with pcs, lines and cycle costs", run: disasmCmd})
+	register(&command{name: "run", summary: "run a Kite program (exit code is the program's)", run: func(args []string) int {
+		return runMain(args, os.Stdout, os.Stderr)
+	}})
+	register(&command{name: "disasm", summary: "print a Kite program's bytecode with pcs, lines and cycle costs", run: func(args []string) int {
+		return disasmMain(args, os.Stdout, os.Stderr)
+	}})
 }
 
 // flushingStderr flushes the buffered stdout before each write to stderr, so that a
 // terminal shows both streams in the order the program wrote them.
-type flushingStderr struct{ out *bufio.Writer }
+type flushingStderr struct {
+	out    *bufio.Writer
+	stderr io.Writer
+}
 
 func (w flushingStderr) Write(p []byte) (int, error) {
 	w.out.Flush()
-	return os.Stderr.Write(p)
+	return w.stderr.Write(p)
 }
 
-func runCmd(args []string) int {
+func runMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	flame := fs.String("flame", "", "profile the run and write an SVG flame graph to this `file`")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: polydbg run [--flame out.svg] FILE.kite [args...]")
+		fmt.Fprintln(stderr, "usage: polydbg run [--flame out.svg] FILE.kite [args...]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -43,12 +51,13 @@ func runCmd(args []string) int {
 		return 2
 	}
 	file := fs.Arg(0)
-	out := bufio.NewWriterSize(os.Stdout, 64<<10)
+	out := bufio.NewWriterSize(stdout, 64<<10)
 	defer out.Flush()
+	errw := flushingStderr{out, stderr}
 	if *flame != "" {
-		return runProfiled(file, *flame, out, flushingStderr{out})
+		return runProfiled(file, *flame, out, errw)
 	}
-	return kite.RunFile(file, fs.Args()[1:], out, flushingStderr{out})
+	return kite.RunFile(file, fs.Args()[1:], out, errw)
 }
 
 // runProfiled runs the program under the engine with the profiler on, then writes the
@@ -105,20 +114,20 @@ func runProfiled(file, svg string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func disasmCmd(args []string) int {
+func disasmMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: polydbg disasm FILE.kite")
+		fmt.Fprintln(stderr, "usage: polydbg disasm FILE.kite")
 		return 2
 	}
 	prog, err := kite.CompileFile(args[0], nil)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	out := bufio.NewWriter(os.Stdout)
+	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	if err := compile.Disassemble(out, prog); err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	return 0

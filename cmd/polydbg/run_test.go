@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func kiteFile(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "prog.kite")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRunExitCodesAndErrors(t *testing.T) {
+	tests := []struct {
+		name, src   string
+		code        int
+		out, errOut []string
+	}{
+		{"ok", "print(1 + 2)\n", 0, []string{"3\n"}, nil},
+		{"exit", "print(\"bye\")\nexit(3)\nprint(\"never\")\n", 3, []string{"bye\n"}, nil},
+		{"runtime error", "fn f(x) {\n    return 1 / x\n}\nf(0)\n", 1, nil,
+			[]string{"prog.kite:2:14: error: division by zero\n", "stack trace:\n  at f (", "  at main ("}},
+		{"compile errors", "let = 1\nlet y = )\n", 1, nil, []string{"prog.kite:1:5: error:", "prog.kite:2:9: error:"}},
+		{"missing file", "", 1, nil, []string{"error:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := kiteFile(t, tt.src)
+			if tt.src == "" {
+				file = filepath.Join(t.TempDir(), "none.kite")
+			}
+			var stdout, stderr bytes.Buffer
+			if code := runMain([]string{file}, &stdout, &stderr); code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, stderr.String())
+			}
+			for _, w := range tt.out {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("stdout %q lacks %q", stdout.String(), w)
+				}
+			}
+			for _, w := range tt.errOut {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr %q lacks %q", stderr.String(), w)
+				}
+			}
+		})
+	}
+}
+
+func TestRunFlameGraph(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "fib.svg")
+	var stdout, stderr bytes.Buffer
+	if code := runMain([]string{"--flame", svg, "../../examples/fib.kite"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.HasPrefix(stdout.String(), "sum: 88\n") {
+		t.Fatalf("stdout %q", stdout.String())
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "<title>fib (") {
+		t.Fatalf("not a flame graph of fib:\n%.300s", b)
+	}
+	if !strings.Contains(stderr.String(), "flame graph: "+svg) || !strings.Contains(stderr.String(), "main;fib") {
+		t.Fatalf("summary %q", stderr.String())
+	}
+}
+
+func TestDisasm(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := disasmMain([]string{"../../examples/fib.kite"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, w := range []string{"fn main  (", "fn fib  (", "; 3:5 If  if n < 2 { return n }", "  5c  call", "loadlocal"} {
+		if !strings.Contains(stdout.String(), w) {
+			t.Errorf("disassembly lacks %q", w)
+		}
+	}
+	if code := disasmMain(nil, &stdout, &stderr); code != 2 {
+		t.Errorf("no file: exit %d", code)
+	}
+}
+
+func TestDemoTellsTheWholeTour(t *testing.T) {
+	var out bytes.Buffer
+	if err := demo(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"(pdb) break fib if n == 3", "stopped (breakpoint) in fib at line 15",
+		"(pdb) backtrace", "#1 main at line",
+		"locals: n = 3 (int)", "watch: n * 10 = 30",
+		"(pdb) next", "(pdb) step", "watch: n * 10 = 10", "(pdb) finish",
+		"refused: append is impure", "program exited with code 0", "hottest stacks",
+	} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("demo output lacks %q", w)
+		}
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	var stderr bytes.Buffer
+	if code := dispatch([]string{"frobnicate"}, &stderr); code != 2 || !strings.Contains(stderr.String(), `unknown command "frobnicate"`) {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+}
