@@ -80,15 +80,19 @@ func Run(cfg Config) int {
 		stop := cfg.Interrupts(func() { _ = d.s.Pause() })
 		defer stop()
 	}
-	in := bufio.NewScanner(cfg.In)
-	in.Buffer(make([]byte, 64*1024), 1<<20)
+	in := bufio.NewReader(cfg.In)
 	for {
 		d.printf("%s", cfg.Prompt)
-		if !in.Scan() {
+		raw, err := readLine(in)
+		if err == errLineTooLong {
+			d.printf("Line too long (more than %d bytes); ignored.\n", maxLine)
+			continue
+		}
+		if err != nil {
 			d.printf("\n")
 			return 0
 		}
-		line := strings.TrimSpace(in.Text())
+		line := strings.TrimSpace(raw)
 		if cfg.Echo {
 			d.printf("%s\n", line)
 		}
@@ -246,6 +250,38 @@ func explain(err error) string {
 		return "The program is not being run (it has ended). Use \"run\" to start it again."
 	}
 	return err.Error()
+}
+
+const maxLine = 1 << 20
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one line; a line longer than maxLine is consumed and reported.
+func readLine(r *bufio.Reader) (string, error) {
+	var b []byte
+	for {
+		chunk, isPrefix, err := r.ReadLine()
+		if err != nil {
+			if len(b) > 0 && err == io.EOF {
+				return string(b), nil
+			}
+			return "", err
+		}
+		if len(b)+len(chunk) <= maxLine {
+			b = append(b, chunk...)
+		} else {
+			b = b[:0]
+			for isPrefix {
+				if _, isPrefix, err = r.ReadLine(); err != nil {
+					return "", err
+				}
+			}
+			return "", errLineTooLong
+		}
+		if !isPrefix {
+			return string(b), nil
+		}
+	}
 }
 
 func atoi(s string) (int, bool) {

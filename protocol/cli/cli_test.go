@@ -130,3 +130,9 @@ history
 		t.Fatalf("start/list/kill:\n%s", out)
 	}
 }
+
+func TestGarbageAndHugeLines(t *testing.T) {
+	huge := strings.Repeat("x", 3<<20)
+	out := script(t, "\x00\x01\xff\n"+huge+"\nb fib\nrun\n   \n\"unclosed\nq\n")
+	expect(t, out, "Undefined command", "Line too long", "Breakpoint 1 at pc", "Breakpoint 1, fib at")
+}
