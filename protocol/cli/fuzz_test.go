@@ -1,0 +1,51 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/protocol/cli"
+	"github.com/polydbg/polydbg/target/kitevm"
+)
+
+// FuzzCommands feeds arbitrary command scripts to the terminal debugger: it must answer
+// every line and end at the end of input, never panic or hang.
+func FuzzCommands(f *testing.F) {
+	for _, seed := range []string{
+		"b fib if n == 2\nrun\nbt\nn\ns\nfinish\np n\nc\n",
+		"start\nsi\nsi\ninfo locals\ninfo breakpoints\nlist\nlist fib\nup\ndown\nframe 9\nkill\n",
+		"b *3\nb prog.kite:2\ntbreak 5 if n > 1\ncondition 1 n == 0\ndelete 2\nrun\ndisplay n + 1\nc\nc\n",
+		"p (\nb\nb *zz\ncondition x\nundisplay -1\nhistory\nhelp\nfr\n\n\n",
+	} {
+		f.Add(seed)
+	}
+	p, err := kite.Compile("prog.kite", []byte(prog), nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		if len(script) > 4096 || strings.Count(script, "\n") > 64 {
+			return
+		}
+		var out strings.Builder
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			cli.Run(cli.Config{In: strings.NewReader(script), Out: &out, NewSession: func() (*engine.Session, error) {
+				tg, err := kitevm.New(p, kitevm.Options{})
+				if err != nil {
+					return nil, err
+				}
+				return engine.NewSession(tg), nil
+			}})
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the debugger did not finish the script %q", script)
+		}
+	})
+}
