@@ -246,6 +246,8 @@ func explain(err error) string {
 		return "The program is not being run. Use \"run\" or \"start\"."
 	case errors.Is(err, engine.ErrRunning):
 		return "The program is running. Use \"interrupt\" (or Ctrl-C) first."
+	case errors.Is(err, engine.ErrUnsupported):
+		return "Not available on this target (" + err.Error() + "): it has no machine registers or memory."
 	case errors.Is(err, engine.ErrEnded):
 		return "The program is not being run (it has ended). Use \"run\" to start it again."
 	}

@@ -41,6 +41,8 @@ func init() {
 		{"display", nil, "display [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
 		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
 		{"info", []string{"i"}, "info locals|globals|breakpoints|display|frame|program", cmdInfo},
+		{"x", nil, "x/NFU ADDR  examine memory: N units (b, h, w, g) in format x, d, u or c at ADDR or $REG", cmdExamine},
+		{"set", nil, "set $REG = VALUE  change a register", cmdSet},
 		{"backtrace", []string{"bt", "where"}, "backtrace  show the call stack", cmdBacktrace},
 		{"frame", []string{"f"}, "frame [N]  select frame N (show the current one without N)", cmdFrame},
 		{"up", nil, "up  select the caller's frame", func(d *Debugger, _ string) bool { return d.selectFrame(d.frame + 1) }},
@@ -84,6 +86,9 @@ func lookup(word string) (*cmdDef, error) {
 
 func (d *Debugger) exec(line string) bool {
 	word, args, _ := strings.Cut(line, " ")
+	if i := strings.IndexByte(word, '/'); i > 0 { // x/8xb ADDR: the format belongs to the arguments
+		word, args = word[:i], word[i:]+" "+args
+	}
 	c, err := lookup(word)
 	if err != nil {
 		d.printf("%v\n", err)
@@ -319,11 +324,13 @@ func cmdInfo(d *Debugger, args string) bool {
 	what, _, _ := strings.Cut(args, " ")
 	switch {
 	case what == "":
-		d.printf("info locals|globals|breakpoints|display|frame|program\n")
+		d.printf("info locals|globals|registers|breakpoints|display|frame|program\n")
 	case strings.HasPrefix("locals", what), strings.HasPrefix("args", what):
 		d.showScope("Locals")
 	case strings.HasPrefix("globals", what), strings.HasPrefix("variables", what):
 		d.showScope("Globals")
+	case strings.HasPrefix("registers", what) && len(what) >= 2, what == "r":
+		d.infoRegisters(strings.Fields(args)[1:])
 	case strings.HasPrefix("breakpoints", what):
 		bps := d.s.Breakpoints()
 		if len(bps) == 0 {

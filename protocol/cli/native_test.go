@@ -62,3 +62,39 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 		"[program exited normally]",
 	)
 }
+
+// Registers and memory on a native program; a Kite program says it has none.
+func TestMachineCommands(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver")
+	dir := t.TempDir()
+	src, exe := filepath.Join(dir, "loop.c"), filepath.Join(dir, "loop")
+	if err := os.WriteFile(src, []byte(cProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	var out strings.Builder
+	cli.Run(cli.Config{
+		In:  strings.NewReader("break square\nrun\ninfo registers rip rsp\nx/8xb $rsp\nx/2dw $rsp\nset $rax = 0x1234\ninfo registers rax\nx/4xg\nset rax\nkill\n"),
+		Out: &out, Echo: true,
+		NewSession: func() (*engine.Session, error) {
+			tg, err := gdbremote.LaunchNative(context.Background(), exe, nil, gdbremote.Config{})
+			if err != nil {
+				return nil, err
+			}
+			return engine.NewSession(tg), nil
+		},
+	})
+	expect(t, out.String(),
+		"(pdb) info registers rip rsp", "rsp        0x", "rip        0x",
+		"(pdb) x/8xb $rsp", "0x7", ":\t0x", "\t0x",
+		"(pdb) x/2dw $rsp", ":\t",
+		"(pdb) info registers rax", "rax        0x1234",
+		"(pdb) x/4xg", "Argument required",
+		"(pdb) set rax", "Usage: set $REGISTER = VALUE",
+	)
+	if out := script(t, "start\ninfo registers\nx/4xb 0\n"); !strings.Contains(out, "Not available on this target") {
+		t.Fatalf("kite target:\n%s", out)
+	}
+}

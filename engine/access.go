@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Register is one machine register of a stopped target.
+type Register struct {
+	Name  string
+	Num   int // the target's own numbering (a GDB stub's register number)
+	Size  int // bytes
+	Value uint64
+}
+
+// MemoryAccess is implemented by targets whose memory a debugger may read and write
+// while they are stopped (native programs, microcontrollers).
+type MemoryAccess interface {
+	ReadMemory(addr uint64, n int) ([]byte, error)
+	WriteMemory(addr uint64, data []byte) error
+}
+
+// RegisterAccess is implemented by targets with machine registers.
+type RegisterAccess interface {
+	ReadRegisters() ([]Register, error)
+	WriteRegister(name string, value uint64) error
+}
+
+// ErrUnsupported says that the target lacks a capability (the Kite VM has no memory).
+var ErrUnsupported = errors.New("not supported by this target")
+
+// MaxMemoryRead bounds one memory read through the session.
+const MaxMemoryRead = 1 << 20
+
+// ReadMemory reads n bytes at addr of a stopped target.
+func (s *Session) ReadMemory(addr uint64, n int) ([]byte, error) {
+	m, ok := s.t.(MemoryAccess)
+	if !ok {
+		return nil, fmt.Errorf("read memory: %w", ErrUnsupported)
+	}
+	if n <= 0 || n > MaxMemoryRead {
+		return nil, fmt.Errorf("read memory: length %d out of range (1..%d)", n, MaxMemoryRead)
+	}
+	if err := s.checkStopped("read memory"); err != nil {
+		return nil, err
+	}
+	return m.ReadMemory(addr, n)
+}
+
+// WriteMemory writes data at addr of a stopped target.
+func (s *Session) WriteMemory(addr uint64, data []byte) error {
+	m, ok := s.t.(MemoryAccess)
+	if !ok {
+		return fmt.Errorf("write memory: %w", ErrUnsupported)
+	}
+	if len(data) == 0 || len(data) > MaxMemoryRead {
+		return fmt.Errorf("write memory: length %d out of range (1..%d)", len(data), MaxMemoryRead)
+	}
+	if err := s.checkStopped("write memory"); err != nil {
+		return err
+	}
+	return m.WriteMemory(addr, data)
+}
+
+// Registers returns the registers of a stopped target.
+func (s *Session) Registers() ([]Register, error) {
+	r, ok := s.t.(RegisterAccess)
+	if !ok {
+		return nil, fmt.Errorf("registers: %w", ErrUnsupported)
+	}
+	if err := s.checkStopped("read registers"); err != nil {
+		return nil, err
+	}
+	return r.ReadRegisters()
+}
+
+// WriteRegister sets a register of a stopped target by name.
+func (s *Session) WriteRegister(name string, value uint64) error {
+	r, ok := s.t.(RegisterAccess)
+	if !ok {
+		return fmt.Errorf("write register: %w", ErrUnsupported)
+	}
+	if err := s.checkStopped("write register"); err != nil {
+		return err
+	}
+	return r.WriteRegister(name, value)
+}
