@@ -25,11 +25,7 @@ func (m directMem) ReadMemory(addr uint64, n int) ([]byte, error) {
 }
 
 func (m directMem) WriteMemory(addr uint64, data []byte) error {
-	sc := m.t.cache()
-	m.t.mu.Lock()
-	sc.mem = map[uint64][]byte{}
-	sc.frames = nil
-	m.t.mu.Unlock()
+	m.t.cache().forget(-1, nil)
 	return m.t.c.WriteMemory(m.t.ctx, addr, data)
 }
 
@@ -112,6 +108,8 @@ func (t *Target) ResetHalt() (uint64, error) {
 			return 0, err
 		}
 	}
+	t.stopMu.Lock() // no resume and no brief halt meanwhile
+	defer t.stopMu.Unlock()
 	if t.c.Extended() {
 		if err := t.Restart(); err != nil {
 			return 0, err

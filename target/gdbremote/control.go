@@ -62,6 +62,8 @@ func (t *Target) runTo(addr uint64) error {
 
 // Resume implements engine.Target.
 func (t *Target) Resume(mode engine.ResumeMode) error {
+	t.stopMu.Lock() // not in the middle of work on the stopped target
+	defer t.stopMu.Unlock()
 	t.mu.Lock()
 	if t.ended {
 		t.mu.Unlock()
@@ -86,15 +88,20 @@ func (t *Target) Resume(mode engine.ResumeMode) error {
 // Pause implements engine.Target.
 func (t *Target) Pause() error {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if !t.running {
+		t.mu.Unlock()
 		return nil
 	}
 	t.pausing = true
+	intr := t.wantInterrupt()
+	t.mu.Unlock()
+	if !intr {
+		return nil // not waiting for a stop: the run loop sees pausing at its next step
+	}
 	if err := t.c.Interrupt(); err != nil && !errors.Is(err, ErrNotRunning) {
 		return err
 	}
-	return nil // not running between two packets: the run loop sees pausing
+	return nil
 }
 
 // Terminate implements engine.Target.

@@ -1,9 +1,12 @@
 package gdbremote
 
 import (
+	"context"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"time"
 )
 
 // IsDeviceAddr reports whether addr is in a Cortex-M peripheral or system region
@@ -12,98 +15,137 @@ func (t *Target) IsDeviceAddr(addr uint64) bool {
 	return t.sym.Arch.Machine == elf.EM_ARM && (addr >= 0x40000000 && addr < 0x60000000 || addr >= 0xE0000000 && addr < 1<<32)
 }
 
+// stepTimeout bounds the single step of storeViaCore.
+const stepTimeout = 5 * time.Second
+
+// xPSR bits of the IT (If-Then) state: ICI/IT[7:2] at 15:10 and IT[1:0] at 26:25. A store
+// stepped inside an IT block would be conditional, so they are cleared for the step.
+const xpsrIT = 0x3F<<10 | 3<<25
+
 // storeViaCore writes a memory-mapped register by making the core execute one store
 // instruction, for stubs whose memory writes skip I/O (QEMU writes memory with "debug"
 // accesses that only reach RAM and ROM, so a peripheral register written with 'X' or 'M'
 // is silently unchanged). Cortex-M (Thumb) only; size 1, 2 or 4. The target must be
-// stopped. It saves r0, r1, pc and two bytes below the stack, places "str r1, [r0]"
-// there, single-steps it (QEMU masks interrupts while stepping) and restores everything.
-func (t *Target) storeViaCore(addr uint64, size int, value uint64) error {
+// stopped. It saves r0, r1, pc, xpsr and two bytes 64 bytes below the stack pointer,
+// places "str r1, [r0]" there, points the pc at it (an even address: Cortex-M is always
+// in Thumb state, and QEMU takes a written pc as is), single-steps it (QEMU masks
+// interrupts and timers while stepping, so no handler runs in between), checks that the
+// pc advanced by 2, and restores everything.
+func (t *Target) storeViaCore(addr uint64, size int, value uint64) (err error) {
 	insn := map[int]uint16{1: 0x7001, 2: 0x8001, 4: 0x6001}[size] // strb/strh/str r1, [r0]
 	if insn == 0 {
 		return fmt.Errorf("gdbremote: a %d-byte store", size)
 	}
 	ctx := t.ctx
 	regs := map[string]int{}
-	for _, n := range []string{"r0", "r1", "sp", "pc"} {
+	for _, n := range []string{"r0", "r1", "sp", "pc", "xpsr"} {
 		r, ok := t.desc.Reg(n)
 		if !ok {
+			if n == "xpsr" {
+				continue
+			}
 			return fmt.Errorf("gdbremote: no register %s", n)
 		}
 		regs[n] = r.Num
 	}
-	saved := map[int][]byte{}
-	for _, n := range []string{"r0", "r1", "pc", "sp"} {
-		b, err := t.c.ReadRegister(ctx, regs[n])
+	saved := map[string][]byte{}
+	for n, num := range regs {
+		b, err := t.c.ReadRegister(ctx, num)
 		if err != nil {
 			return err
 		}
-		saved[regs[n]] = b
+		saved[n] = b
 	}
 	order := t.order
-	scratch := (Uint(saved[regs["sp"]], order) - 64) &^ 3
+	scratch := (Uint(saved["sp"], order) - 64) &^ 3
 	oldCode, err := t.c.ReadMemory(ctx, scratch, 2)
 	if err != nil || len(oldCode) < 2 {
 		return fmt.Errorf("gdbremote: scratch memory at %#x: %v", scratch, err)
 	}
-	restore := func() error {
-		if err := t.c.WriteMemory(ctx, scratch, oldCode); err != nil {
-			return err
-		}
-		for _, n := range []string{"r0", "r1", "pc"} {
-			if err := t.c.WriteRegister(ctx, regs[n], saved[regs[n]]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	code := make([]byte, 2)
-	order.PutUint16(code, insn)
-	if order == binary.BigEndian {
-		binary.BigEndian.PutUint16(code, insn)
-	}
 	put := func(n string, v uint64) error {
-		b := make([]byte, len(saved[regs[n]]))
+		b := make([]byte, len(saved[n]))
 		var full [8]byte
-		binary.LittleEndian.PutUint64(full[:], v)
-		copy(b, full[:])
+		if order == binary.BigEndian {
+			binary.BigEndian.PutUint64(full[:], v)
+			copy(b, full[8-len(b):])
+		} else {
+			binary.LittleEndian.PutUint64(full[:], v)
+			copy(b, full[:])
+		}
 		return t.c.WriteRegister(ctx, regs[n], b)
 	}
+	// Whatever happens, put back the code bytes and the registers, and forget what the
+	// stop's cache holds of them.
+	defer func() {
+		rerr := t.c.WriteMemory(ctx, scratch, oldCode)
+		for _, n := range []string{"r0", "r1", "pc", "xpsr"} {
+			if b, ok := saved[n]; ok {
+				if e := t.c.WriteRegister(ctx, regs[n], b); e != nil && rerr == nil {
+					rerr = e
+				}
+			}
+		}
+		t.cache().forget(-1, nil)
+		if err == nil && rerr != nil {
+			err = fmt.Errorf("gdbremote: restoring the registers after a store: %w", rerr)
+		}
+	}()
+	code := make([]byte, 2)
+	order.PutUint16(code, insn)
 	if err := t.c.WriteMemory(ctx, scratch, code); err != nil {
 		return err
 	}
 	if err := put("r0", addr); err != nil {
-		restore()
 		return err
 	}
 	if err := put("r1", value); err != nil {
-		restore()
 		return err
 	}
-	if err := put("pc", scratch|1); err != nil { // bit 0: stay in Thumb state
-		restore()
+	if err := put("pc", scratch); err != nil {
 		return err
+	}
+	if b, ok := saved["xpsr"]; ok {
+		if x := Uint(b, order); x&xpsrIT != 0 {
+			if err := put("xpsr", x&^xpsrIT); err != nil {
+				return err
+			}
+		}
 	}
 	if err := t.c.Step(ctx); err != nil {
-		restore()
 		return err
 	}
-	sr, err := t.c.Wait(ctx)
+	sr, err := t.waitStep()
 	if err != nil {
 		return err
 	}
-	t.mu.Lock()
-	if t.stopCache != nil {
-		t.stopCache.mem = map[uint64][]byte{}
-	}
-	t.mu.Unlock()
-	if err := restore(); err != nil {
+	pc, err := t.c.PC(ctx, &sr)
+	if err != nil {
 		return err
 	}
-	if pc, err := t.c.PC(ctx, &sr); err == nil && pc != scratch+2 {
-		return fmt.Errorf("gdbremote: the store at %#x did not complete (pc %#x)", addr, pc)
+	if pc&^1 != scratch+2 {
+		return fmt.Errorf("gdbremote: the store to %#x did not complete (pc %#x after the step, want %#x; stop %q)", addr, pc, scratch+2, sr.Raw)
 	}
 	return nil
+}
+
+// waitStep waits for the stop of a single step sent outside the run loop, within
+// stepTimeout; past it the target is interrupted, and if even that brings no stop the
+// connection is given up (a late stop reply would be taken for another reply).
+func (t *Target) waitStep() (StopReply, error) {
+	ctx, cancel := context.WithTimeout(t.ctx, stepTimeout)
+	sr, err := t.c.Wait(ctx)
+	cancel()
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		return sr, err
+	}
+	t.c.Interrupt()
+	ctx, cancel = context.WithTimeout(t.ctx, stepTimeout)
+	defer cancel()
+	if sr, err = t.c.Wait(ctx); err != nil {
+		t.c.fail(fmt.Errorf("gdbremote: a single step never stopped: %w", err))
+		return sr, err
+	}
+	return sr, fmt.Errorf("gdbremote: a single step did not stop by itself")
 }
 
 // StoreIO writes a memory-mapped I/O register of size 1, 2 or 4 bytes: through the core

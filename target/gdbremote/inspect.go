@@ -26,8 +26,7 @@ func (t *Target) WriteMemory(addr uint64, data []byte) error {
 	if err := t.needStopped(); err != nil {
 		return err
 	}
-	t.cache().mem = map[uint64][]byte{}
-	t.cache().frames, t.cache().frame0 = nil, nil
+	t.cache().forget(-1, nil)
 	return t.c.WriteMemory(t.ctx, addr, data)
 }
 
@@ -54,7 +53,7 @@ func (t *Target) Registers() ([]Register, error) {
 		if err != nil {
 			continue
 		}
-		if !t.cache().full {
+		if !t.cache().hasAllRegs() {
 			continue
 		}
 		out = append(out, Register{Name: r.Name, Num: r.Num, Size: r.Bitsize / 8, Value: Uint(b, t.order), Bytes: b})
@@ -82,9 +81,7 @@ func (t *Target) WriteRegister(name string, value uint64) error {
 	if err := t.c.WriteRegister(t.ctx, r.Num, b); err != nil {
 		return err
 	}
-	sc := t.cache()
-	sc.regs[r.Num] = b
-	sc.frames, sc.frame0 = nil, nil
+	t.cache().forget(r.Num, b)
 	return nil
 }
 

@@ -41,18 +41,15 @@ func (t *Target) run(mode engine.ResumeMode) {
 		killing := t.killing
 		t.mu.Unlock()
 		if killing {
-			t.mu.Lock()
-			t.running = false
-			t.mu.Unlock()
+			t.abortRun(false, fmt.Errorf("gdbremote: the target is being terminated"))
 			return
 		}
 		t.log.Warn("gdbremote: run failed", "err", err)
 		if t.c.Err() != nil {
 			// the connection is gone: the session is over
 			t.flushOutput()
+			t.abortRun(true, fmt.Errorf("gdbremote: %w", err))
 			t.mu.Lock()
-			t.running = false
-			t.ended = true
 			h := t.h
 			t.mu.Unlock()
 			if h != nil {
@@ -72,9 +69,8 @@ func (e *exitedError) Error() string { return "exited" }
 
 func (t *Target) finish(sr StopReply) {
 	t.flushOutput()
+	t.abortRun(true, fmt.Errorf("gdbremote: %w", errEndedAccess))
 	t.mu.Lock()
-	t.running = false
-	t.ended = true
 	h := t.h
 	killing := t.killing
 	t.mu.Unlock()
@@ -91,17 +87,10 @@ func (t *Target) finish(sr StopReply) {
 
 func (t *Target) reportStop(st engine.Stop) {
 	t.mu.Lock()
-	pending := t.pending
-	t.pending = nil
 	killing := t.killing
 	t.mu.Unlock()
-	for _, fn := range pending {
-		fn()
-	}
 	if killing {
-		t.mu.Lock()
-		t.running = false
-		t.mu.Unlock()
+		t.abortRun(false, fmt.Errorf("gdbremote: the target is being terminated"))
 		return
 	}
 	if !st.Location.HasPC {
@@ -109,8 +98,8 @@ func (t *Target) reportStop(st engine.Stop) {
 			st.Location = t.location(pc)
 		}
 	}
+	t.stopRunning()
 	t.mu.Lock()
-	t.running = false
 	h := t.h
 	t.mu.Unlock()
 	if h != nil {
@@ -121,22 +110,22 @@ func (t *Target) reportStop(st engine.Stop) {
 // errPaused ends a run loop that was asked to pause between two packets.
 var errPaused = errors.New("paused")
 
-// resumeWait sends one resume and waits for the stop, applying queued trap changes
-// (which interrupt the target) and resuming again after them.
+// resumeWait sends one resume and waits for the stop, doing the queued work (which
+// interrupts the target) and resuming again after it. A continue ("c") and a range step
+// ("r") may be interrupted; a single step ("s") is short and is not, so that an interrupt
+// never cuts it short.
 func (t *Target) resumeWait(action string, start, end uint64) (StopReply, error) {
+	interruptible := action != "s"
 	for {
 		t.mu.Lock()
-		pending := t.pending
-		t.pending = nil
+		ops := t.takePending()
+		pausing := t.pausing
 		t.mu.Unlock()
-		for _, fn := range pending {
-			fn()
+		if len(ops) > 0 {
+			runPending(ops)
+			continue // more may have come meanwhile
 		}
-		// Checking for a pause and resuming under the lock closes the race with Pause:
-		// either it sees the client running and interrupts, or we see its request here.
-		t.mu.Lock()
-		if t.pausing {
-			t.mu.Unlock()
+		if pausing {
 			return StopReply{}, errPaused
 		}
 		var err error
@@ -145,11 +134,22 @@ func (t *Target) resumeWait(action string, start, end uint64) (StopReply, error)
 		} else {
 			err = t.c.Resume(t.ctx, action, "")
 		}
-		t.mu.Unlock()
 		if err != nil {
 			return StopReply{}, err
 		}
+		// A pause or work that came while the resume was being sent found nothing to
+		// interrupt: interrupt for it now.
+		t.mu.Lock()
+		t.waiting = interruptible
+		intr := interruptible && (t.pausing || len(t.pending) > 0) && t.wantInterrupt()
+		t.mu.Unlock()
+		if intr {
+			t.c.Interrupt()
+		}
 		sr, err := t.c.Wait(t.ctx)
+		t.mu.Lock()
+		t.waiting, t.intrSent = false, false
+		t.mu.Unlock()
 		if err != nil {
 			return sr, err
 		}
@@ -158,25 +158,19 @@ func (t *Target) resumeWait(action string, start, end uint64) (StopReply, error)
 			return sr, &exitedError{sr}
 		}
 		t.mu.Lock()
-		pending = t.pending
-		t.pending = nil
-		pausing := t.pausing
+		ops = t.takePending()
 		t.mu.Unlock()
-		if len(pending) == 0 {
+		if len(ops) == 0 {
 			return sr, nil
 		}
-		for _, fn := range pending {
-			fn()
-		}
+		runPending(ops)
 		// the interrupt was ours: go on unless something else stopped the target
 		pc, _ := t.pc()
 		t.mu.Lock()
 		atTrap := t.traps[pc] != nil
+		pausing = t.pausing
 		t.mu.Unlock()
-		if pausing || atTrap || sr.Signal != int(syscall.SIGINT) && sr.Signal != int(syscall.SIGTRAP) {
-			return sr, nil
-		}
-		if action != "c" {
+		if pausing || atTrap || sr.Signal != int(syscall.SIGINT) || action != "c" {
 			return sr, nil
 		}
 	}
@@ -289,7 +283,9 @@ func (t *Target) classify(sr StopReply) *engine.Stop {
 	t.mu.Lock()
 	atTrap := t.traps[pc] != nil
 	t.mu.Unlock()
-	if atTrap && (sr.Signal == int(syscall.SIGTRAP) || sr.Signal == 0) {
+	// An interrupt (ours, for queued work) that lands just before a breakpoint's
+	// instruction stops there with SIGINT: the breakpoint is reached all the same.
+	if atTrap && (sr.Signal == int(syscall.SIGTRAP) || sr.Signal == 0 || sr.Signal == int(syscall.SIGINT) && !pausing) {
 		if h == nil {
 			return &engine.Stop{Reason: engine.ReasonBreakpoint}
 		}

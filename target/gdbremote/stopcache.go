@@ -5,6 +5,7 @@ package gdbremote
 import (
 	"debug/elf"
 	"fmt"
+	"sync"
 
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/target/elfsym"
@@ -12,6 +13,9 @@ import (
 
 // stopCache holds what was read from the target during one stop.
 type stopCache struct {
+	// mu guards the fields; reg and readCached hold it across their reads from the stub,
+	// so that concurrent callers (several front-end requests) fill the cache once.
+	mu     sync.Mutex
 	regs   map[int][]byte // by stub register number
 	full   bool           // all of 'g' read
 	mem    map[uint64][]byte
@@ -49,6 +53,8 @@ func (t *Target) cache() *stopCache {
 // reg reads a register by stub number, from the stop's cache, expedited registers first.
 func (t *Target) reg(n int) ([]byte, error) {
 	sc := t.cache()
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
 	if b, ok := sc.regs[n]; ok {
 		return b, nil
 	}
@@ -126,6 +132,8 @@ func (t *Target) readCached(addr uint64, n int) ([]byte, error) {
 		return t.c.ReadMemory(t.ctx, addr, n)
 	}
 	sc := t.cache()
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
 	out := make([]byte, 0, n)
 	for a := addr &^ (cacheLine - 1); a < addr+uint64(n); a += cacheLine {
 		line, ok := sc.mem[a]
@@ -160,15 +168,39 @@ func (t *Target) needStopped() error {
 // frames unwinds the current stop (cached).
 func (t *Target) frames() ([]elfsym.Frame, error) {
 	sc := t.cache()
-	if sc.frames != nil {
-		return sc.frames, nil
+	sc.mu.Lock()
+	fs := sc.frames
+	sc.mu.Unlock()
+	if fs != nil {
+		return fs, nil
 	}
 	fs, err := t.sym.Unwind(dwarfRegs{t}, cachedMem{t}, 256)
 	if err != nil {
 		return nil, err
 	}
+	sc.mu.Lock()
 	sc.frames = fs
+	sc.mu.Unlock()
 	return fs, nil
+}
+
+// forget drops what the cache holds of memory and frames (after a write), and sets
+// register n when n >= 0.
+func (sc *stopCache) forget(n int, val []byte) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.mem = map[uint64][]byte{}
+	sc.frames, sc.frame0 = nil, nil
+	if n >= 0 {
+		sc.regs[n] = val
+	}
+}
+
+// hasAllRegs reports whether the whole 'g' packet was read.
+func (sc *stopCache) hasAllRegs() bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.full
 }
 
 // sp reads the stack pointer.
@@ -181,17 +213,23 @@ func (t *Target) frame(i int) (*elfsym.Frame, error) {
 	if i == 0 {
 		// Conditions and logpoints need only the innermost frame: do not walk the stack.
 		sc := t.cache()
-		if sc.frames != nil {
-			return &sc.frames[0], nil
+		sc.mu.Lock()
+		fs, f0 := sc.frames, sc.frame0
+		sc.mu.Unlock()
+		if fs != nil {
+			return &fs[0], nil
 		}
-		if sc.frame0 == nil {
+		if f0 == nil {
 			fs, err := t.sym.Unwind(dwarfRegs{t}, cachedMem{t}, 1)
 			if err != nil || len(fs) == 0 {
 				return nil, fmt.Errorf("gdbremote: no frame: %v", err)
 			}
-			sc.frame0 = &fs[0]
+			f0 = &fs[0]
+			sc.mu.Lock()
+			sc.frame0 = f0
+			sc.mu.Unlock()
 		}
-		return sc.frame0, nil
+		return f0, nil
 	}
 	fs, err := t.frames()
 	if err != nil {

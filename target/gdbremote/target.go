@@ -43,13 +43,20 @@ type Target struct {
 	ctx  context.Context
 	stop context.CancelFunc
 
+	// stopMu is held while something works on the stopped target outside the run loop
+	// (whileStopped's direct path, ResetHalt), and by Resume while it starts the run
+	// loop, so that no resume begins in the middle of it.
+	stopMu sync.Mutex
+
 	mu        sync.Mutex // guards the fields below
 	traps     map[uint64]*trap
 	running   bool
 	pausing   bool
 	ended     bool
 	killing   bool
-	pending   []func() error // trap changes requested while running
+	pending   []*pendingOp // work (trap changes, memory access) requested while running
+	waiting   bool         // the run loop waits for the stop of an interruptible resume
+	intrSent  bool         // an interrupt was sent during that wait
 	runDone   chan struct{}
 	threadID  string
 	lastStop  StopReply

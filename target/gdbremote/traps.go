@@ -3,9 +3,7 @@ package gdbremote
 // Target: resolving locations, and traps (breakpoints) set while stopped or running.
 
 import (
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/polydbg/polydbg/engine"
 )
@@ -131,29 +129,6 @@ func (t *Target) SetTrapConditions(loc engine.Location, conds []engine.Condition
 		return cerr
 	}
 	return err
-}
-
-// whileStopped runs fn now if the target is stopped, or queues it for the run loop and
-// interrupts the target, which applies it and resumes.
-func (t *Target) whileStopped(fn func() error) error {
-	t.mu.Lock()
-	if !t.running {
-		t.mu.Unlock()
-		return fn()
-	}
-	errc := make(chan error, 1)
-	t.pending = append(t.pending, func() error { err := fn(); errc <- err; return err })
-	err := t.c.Interrupt()
-	t.mu.Unlock()
-	if err != nil && !errors.Is(err, ErrNotRunning) {
-		return err
-	}
-	select {
-	case err := <-errc:
-		return err
-	case <-time.After(10 * time.Second):
-		return fmt.Errorf("gdbremote: the target did not stop to change a breakpoint")
-	}
 }
 
 type trap struct {

@@ -1,0 +1,121 @@
+package gdbremote
+
+// Target: work on a stopped target requested while it runs (trap changes, memory access
+// in a brief halt), and the interrupts that bring the run loop to it.
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// pendingTimeout bounds how long whileStopped waits for the run loop to do its work.
+const pendingTimeout = 10 * time.Second
+
+// pendingOp is one piece of work queued for the run loop.
+type pendingOp struct {
+	fn        func() error
+	done      chan error // buffered: the run loop never blocks on it
+	abandoned atomic.Bool
+}
+
+// whileStopped runs fn now if the target is stopped (no resume can begin meanwhile), or
+// queues it for the run loop and interrupts the target, which does it and resumes.
+func (t *Target) whileStopped(fn func() error) error {
+	t.stopMu.Lock()
+	t.mu.Lock()
+	if t.ended && !t.running {
+		t.mu.Unlock()
+		t.stopMu.Unlock()
+		return fmt.Errorf("gdbremote: %w", errEndedAccess)
+	}
+	if !t.running {
+		t.mu.Unlock()
+		defer t.stopMu.Unlock()
+		return fn()
+	}
+	t.stopMu.Unlock()
+	op := &pendingOp{fn: fn, done: make(chan error, 1)}
+	t.pending = append(t.pending, op)
+	intr := t.wantInterrupt()
+	t.mu.Unlock()
+	if intr {
+		t.c.Interrupt()
+	}
+	timer := time.NewTimer(pendingTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-op.done:
+		return err
+	case <-timer.C:
+		op.abandoned.Store(true)
+		return fmt.Errorf("gdbremote: the target did not stop within %v to let this be done", pendingTimeout)
+	}
+}
+
+// wantInterrupt says whether the caller must interrupt the target now: the run loop waits
+// for an interruptible stop and no interrupt was sent for it yet. One interrupt per wait:
+// a second one could arrive after the run loop resumed again and stop the target for no
+// reason (QEMU's stub stops on any byte while the guest runs). t.mu held.
+func (t *Target) wantInterrupt() bool {
+	if t.waiting && !t.intrSent {
+		t.intrSent = true
+		return true
+	}
+	return false
+}
+
+// takePending takes the queued work. t.mu held.
+func (t *Target) takePending() []*pendingOp {
+	p := t.pending
+	t.pending = nil
+	return p
+}
+
+// runPending does queued work (in the run loop, with the target stopped).
+func runPending(ops []*pendingOp) {
+	for _, op := range ops {
+		if op.abandoned.Load() {
+			op.done <- fmt.Errorf("abandoned")
+			continue
+		}
+		op.done <- op.fn()
+	}
+}
+
+// failPending answers queued work that can no longer be done.
+func failPending(ops []*pendingOp, err error) {
+	for _, op := range ops {
+		op.done <- err
+	}
+}
+
+// stopRunning ends a run: the queued work is done, and the target counts as stopped from
+// the moment the queue is empty (so no work is left behind for a run loop that is gone).
+func (t *Target) stopRunning() {
+	for {
+		t.mu.Lock()
+		ops := t.takePending()
+		if len(ops) == 0 {
+			t.running = false
+			t.waiting, t.intrSent = false, false
+			t.mu.Unlock()
+			return
+		}
+		t.mu.Unlock()
+		runPending(ops)
+	}
+}
+
+// abortRun ends a run whose target is gone: queued work fails.
+func (t *Target) abortRun(ended bool, err error) {
+	t.mu.Lock()
+	ops := t.takePending()
+	t.running = false
+	t.waiting, t.intrSent = false, false
+	if ended {
+		t.ended = true
+	}
+	t.mu.Unlock()
+	failPending(ops, err)
+}
