@@ -58,9 +58,10 @@ func prometeuRun(args []string, stdout, stderr io.Writer) int {
 	fps := fs.Int("fps", console.DefaultFPS, "frames per second (0: unpaced)")
 	seed := fs.Uint64("seed", 1, "seed of rnd()")
 	shot := fs.String("screenshot", "", "write the last frame to this PNG `file` when the run ends")
-	devtools := fs.String("devtools", "", "serve the DevTools protocol on `host:port` (loopback unless --allow-remote)")
+	devtools := fs.String("devtools", "", "serve the DevTools protocol on `host:port` (loopback unless --token-file or --allow-remote)")
+	tokenFile := fs.String("token-file", "", "clients must answer the handshake with the token in this `file` (required beyond loopback)")
 	wait := fs.Bool("wait", false, "with --devtools: start paused until a client says start")
-	remote := fs.Bool("allow-remote", false, "allow --devtools on a non-loopback address (no authentication!)")
+	remote := fs.Bool("allow-remote", false, "allow --devtools on a non-loopback address without a token (no authentication!)")
 	telemetry := fs.Int("telemetry", console.DefaultTelemetry, "frames between telemetry events (0: none)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -78,11 +79,20 @@ func prometeuRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "polydbg prometeu run: --wait needs --devtools")
 		return 2
 	}
-	var addr string
-	if *devtools != "" {
-		if addr, err = devtoolsAddr(*devtools, *remote); err != nil {
+	var addr, token string
+	if *tokenFile != "" {
+		if token, err = readToken(*tokenFile); err != nil {
 			fmt.Fprintln(stderr, "polydbg prometeu run:", err)
 			return 2
+		}
+	}
+	if *devtools != "" {
+		if addr, err = devtoolsAddr(*devtools, *remote || token != ""); err != nil {
+			fmt.Fprintln(stderr, "polydbg prometeu run:", err)
+			return 2
+		}
+		if *remote && token == "" && !isLoopback(addr) {
+			fmt.Fprintln(stderr, "polydbg prometeu run: warning: DevTools on", addr, "without a token: anyone who can connect controls the console")
 		}
 	}
 	cart, err := console.Load(pos[0])
@@ -110,7 +120,7 @@ func prometeuRun(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "polydbg prometeu run:", err)
 			return 1
 		}
-		srv = prometeu.New(sess, con, prometeu.Options{Waiting: *wait, AppMode: "Debug"})
+		srv = prometeu.New(sess, con, prometeu.Options{Waiting: *wait, AppMode: "Debug", Token: token})
 		defer ln.Close()
 		listener = ln
 	} else {
@@ -195,9 +205,15 @@ func devtoolsAddr(addr string, allowRemote bool) (string, error) {
 	}
 	ip := net.ParseIP(host)
 	if !allowRemote && (ip == nil || !ip.IsLoopback()) {
-		return "", fmt.Errorf("--devtools %s is not a loopback address; add --allow-remote to serve it (anyone who can connect controls the console)", host)
+		return "", fmt.Errorf("--devtools %s is not a loopback address; give --token-file (clients then answer the handshake with the token) or --allow-remote (anyone who can connect controls the console)", host)
 	}
 	return net.JoinHostPort(host, port), nil
+}
+
+func isLoopback(addr string) bool {
+	host, _, _ := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func prometeuBuild(args []string, stdout, stderr io.Writer) int {

@@ -25,6 +25,12 @@ type runtime struct {
 
 func startRuntime(t *testing.T, dir string, opts console.Options, wait bool) *runtime {
 	t.Helper()
+	return startRuntimeWith(t, dir, opts, Options{Waiting: wait, AppMode: "Debug"})
+}
+
+func startRuntimeWith(t *testing.T, dir string, opts console.Options, sopts Options) *runtime {
+	t.Helper()
+	wait := sopts.Waiting
 	cart, err := console.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +40,7 @@ func startRuntime(t *testing.T, dir string, opts console.Options, wait bool) *ru
 		t.Fatal(err)
 	}
 	sess := engine.NewSession(con.Target())
-	srv := New(sess, con, Options{Waiting: wait, AppMode: "Debug"})
+	srv := New(sess, con, sopts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package prometeu
 
 import (
 	"bytes"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -199,6 +200,10 @@ func (c *client) handleLine(line []byte) {
 	s.order.Lock()
 	defer s.order.Unlock()
 	if req.typ == "start" || req.typ == "ok" {
+		if !s.authorized(req) {
+			c.send(errorResponse(&req, "", "unauthorized: the handshake answer needs the server's token (\"token\": \"...\")"))
+			return
+		}
 		c.setReady()
 		if req.typ == "start" {
 			s.mu.Lock()
@@ -225,6 +230,18 @@ func (c *client) handleLine(line []byte) {
 		return
 	}
 	c.send(response(req, f))
+}
+
+// authorized checks the token of a handshake answer when the server has one.
+func (s *Server) authorized(req request) bool {
+	if s.opts.Token == "" {
+		return true
+	}
+	var tok string
+	if raw, ok := req.params["token"]; !ok || json.Unmarshal(raw, &tok) != nil {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) == 1
 }
 
 // serve runs one request (after the handshake).

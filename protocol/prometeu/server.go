@@ -38,7 +38,10 @@ type Options struct {
 	// AppMode is the app_mode of the handshake ("Debug" for a runtime started for
 	// debugging; the manifest's mode when empty).
 	AppMode string
-	Logger  *slog.Logger
+	// Token, when set, must be given as "token" in the client's start/ok answer to the
+	// handshake; it is required when the server listens beyond loopback.
+	Token  string
+	Logger *slog.Logger
 }
 
 // Server serves one console session to any number of clients.

@@ -366,3 +366,31 @@ func TestExited(t *testing.T) {
 		t.Fatal(r)
 	}
 }
+
+func TestTokenGuardsTheHandshake(t *testing.T) {
+	r := startRuntimeWith(t, cartDir("colorsquare"), console.Options{}, Options{AppMode: "Debug", Token: "s3cret"})
+	for _, tc := range []struct {
+		answer string
+		ok     bool
+	}{
+		{`{"type":"start","id":1}`, false},
+		{`{"type":"ok","token":"wrong","id":2}`, false},
+		{`{"type":"start","token":7,"id":3}`, false},
+		{`{"type":"start","token":"s3cret","id":4}`, true},
+	} {
+		c := dial(t, r.addr)
+		if h := c.read(); h["type"] != "handshake" {
+			t.Fatalf("first message %v", h)
+		}
+		c.sendLine(tc.answer)
+		resp := c.read()
+		if resp["type"] != "response" || resp["ok"] != tc.ok {
+			t.Fatalf("%s: %v", tc.answer, resp)
+		}
+		if !tc.ok {
+			if resp := c.request("getState", nil); resp["ok"] != false {
+				t.Fatalf("served before a good token: %v", resp)
+			}
+		}
+	}
+}
