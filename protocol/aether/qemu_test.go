@@ -100,7 +100,7 @@ func newRig(t *testing.T, cfg Config) *rig {
 		t.Fatal(err)
 	}
 	go g.Serve(l)
-	conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()), rpcTimeout())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,6 +118,19 @@ func newRig(t *testing.T, cfg Config) *rig {
 		uart1: uart1, stub: tgt.Stub(), ctx: ctx}
 }
 
+// callTimeout bounds every unary call of the tests: a regression fails quickly instead
+// of hanging the test binary.
+const callTimeout = 20 * time.Second
+
+// rpcTimeout is a client option that gives every unary call a callTimeout deadline.
+func rpcTimeout() grpc.DialOption {
+	return grpc.WithUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		ctx, cancel := context.WithTimeout(ctx, callTimeout)
+		defer cancel()
+		return invoker(ctx, method, req, reply, cc, opts...)
+	})
+}
+
 // agent collects the events of one subscription.
 type agent struct {
 	t      *testing.T
@@ -128,21 +141,23 @@ type agent struct {
 
 // slowAgent subscribes on its own connection whose flow-control window is fixed at
 // 64 KiB, so that unread events stay on the server.
-func (r *rig) slowAgent() pb.AetherDebug_SubscribeEventsClient {
-	conn, err := grpc.NewClient(r.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+func (r *rig) slowAgent() (pb.AetherDebug_SubscribeEventsClient, context.CancelFunc) {
+	conn, err := grpc.NewClient(r.addr, grpc.WithTransportCredentials(insecure.NewCredentials()), rpcTimeout(),
 		grpc.WithInitialWindowSize(1<<16), grpc.WithInitialConnWindowSize(1<<16))
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	r.t.Cleanup(func() { conn.Close() })
-	st, err := pb.NewAetherDebugClient(conn).SubscribeEvents(r.ctx, &pb.Empty{})
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.t.Cleanup(cancel)
+	st, err := pb.NewAetherDebugClient(conn).SubscribeEvents(ctx, &pb.Empty{})
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	if _, err := st.Header(); err != nil {
 		r.t.Fatal(err)
 	}
-	return st
+	return st, cancel
 }
 
 func (r *rig) subscribe(read bool) (*agent, pb.AetherDebug_SubscribeEventsClient) {
@@ -206,19 +221,6 @@ func (a *agent) waitFor(from int, what string, ok func(*pb.DebugEvent) bool) *pb
 	}
 }
 
-func (a *agent) collect(from int, until time.Duration, ok func(*pb.DebugEvent) bool) []*pb.DebugEvent {
-	time.Sleep(until)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var out []*pb.DebugEvent
-	for _, e := range a.events[from:] {
-		if ok(e) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func code(err error) codes.Code { return status.Code(err) }
 
 func wantCode(t *testing.T, what string, err error, c codes.Code) {
@@ -232,7 +234,7 @@ func TestAetherQEMU(t *testing.T) {
 	r := newRig(t, Config{PollPeriod: 10 * time.Millisecond, EventBuffer: 64})
 	cl, ctx := r.cl, r.ctx
 	a, _ := r.subscribe(true)
-	slow := r.slowAgent() // an agent that never reads
+	slow, cancelSlow := r.slowAgent() // an agent that never reads
 	entry := r.sym.Entry()
 
 	t.Run("status at entry", func(t *testing.T) {
@@ -578,6 +580,8 @@ func TestAetherQEMU(t *testing.T) {
 			t.Errorf("the target stopped: %v", st)
 		}
 		lagged := false
+		stop := time.AfterFunc(callTimeout, cancelSlow) // never block on Recv
+		defer stop.Stop()
 		for i := 0; i < 100000 && !lagged; i++ {
 			e, err := slow.Recv()
 			if err != nil {
@@ -648,7 +652,7 @@ func TestAetherQEMU(t *testing.T) {
 		l, _ := net.Listen("tcp", "127.0.0.1:0")
 		go g.Serve(l)
 		defer g.Stop()
-		conn, _ := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		conn, _ := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()), rpcTimeout())
 		defer conn.Close()
 		c2 := pb.NewAetherDebugClient(conn)
 		_, err := c2.GetStatus(ctx, &pb.Empty{})

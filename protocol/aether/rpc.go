@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -26,8 +27,10 @@ func (s *Server) checkEnded() error {
 
 // Halt stops the core and returns once it has halted.
 func (s *Server) Halt(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
-	s.opMu.Lock()
-	defer s.opMu.Unlock()
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.release()
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
@@ -48,9 +51,11 @@ func (s *Server) Halt(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, err
 }
 
 // Resume continues the core and returns at once.
-func (s *Server) Resume(_ context.Context, _ *pb.Empty) (*pb.Empty, error) {
-	s.opMu.Lock()
-	defer s.opMu.Unlock()
+func (s *Server) Resume(ctx context.Context, _ *pb.Empty) (*pb.Empty, error) {
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.release()
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
@@ -67,8 +72,10 @@ func (s *Server) Resume(_ context.Context, _ *pb.Empty) (*pb.Empty, error) {
 }
 
 func (s *Server) step(ctx context.Context, mode engine.ResumeMode) (*pb.StatusResponse, error) {
-	s.opMu.Lock()
-	defer s.opMu.Unlock()
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.release()
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
@@ -99,44 +106,47 @@ func (s *Server) StepOut(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, 
 	return s.step(ctx, engine.StepOut)
 }
 
-// Reset resets the target and returns once it is halted at the reset vector.
+// Reset resets the target and returns once it is halted at the reset vector, within
+// SyncTimeout. Past it the answer is DEADLINE_EXCEEDED; the reset still completes in the
+// background (and its halted event goes out), and execution control calls wait for it.
 func (s *Server) Reset(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
-	s.opMu.Lock()
-	defer s.opMu.Unlock()
-	if err := s.checkEnded(); err != nil {
+	if err := s.acquire(ctx); err != nil {
 		return nil, err
 	}
-	if s.sess.State() == engine.Running {
-		seq0 := s.seq()
-		if err := s.sess.Pause(); err != nil {
+	if err := s.checkEnded(); err != nil {
+		s.release()
+		return nil, err
+	}
+	seq0 := s.seq()
+	errc := make(chan error, 1)
+	go func() {
+		defer s.release()
+		pc, err := s.tgt.ResetHalt()
+		if err != nil {
+			errc <- err
+			return
+		}
+		s.rtt.reset()
+		loc, _ := s.tgt.ResolvePC(pc)
+		s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Halted{Halted: &pb.HaltedEvent{Pc: pc, Reason: "reset"}}})
+		s.halted(statusSnap{halted: true, pc: pc, reason: "reset", loc: loc})
+		errc <- nil
+	}()
+	timer := time.NewTimer(s.cfg.SyncTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-errc:
+		if err != nil {
 			return nil, s.grpcErr(err)
 		}
-		if _, err := s.waitHalt(ctx, seq0); err != nil {
-			return nil, err
-		}
-	}
-	type result struct {
-		pc  uint64
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		pc, err := s.tgt.ResetHalt()
-		done <- result{pc, err}
-	}()
-	var r result
-	select {
-	case r = <-done:
+	case <-timer.C:
+		return nil, status.Errorf(codes.DeadlineExceeded, "the target did not halt at its reset vector within %v", s.cfg.SyncTimeout)
 	case <-ctx.Done():
 		return nil, status.FromContextError(ctx.Err()).Err()
 	}
-	if r.err != nil {
-		return nil, s.grpcErr(r.err)
+	if _, err := s.waitHalt(ctx, seq0); err != nil {
+		return nil, err
 	}
-	s.rtt.reset()
-	loc, _ := s.tgt.ResolvePC(r.pc)
-	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Halted{Halted: &pb.HaltedEvent{Pc: r.pc, Reason: "reset"}}})
-	s.halted(statusSnap{halted: true, pc: r.pc, reason: "reset", loc: loc})
 	return s.status(), nil
 }
 

@@ -81,7 +81,7 @@ type Server struct {
 	stop  context.CancelFunc
 	wg    sync.WaitGroup
 	kick  chan struct{}
-	opMu  sync.Mutex // serialises execution control
+	op    chan struct{} // a token: serialises execution control (see acquire)
 	bpMu  sync.Mutex
 	bps   map[uint64]int // address -> engine breakpoint id
 	watch *watcher
@@ -121,7 +121,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, tgt: cfg.Target, hub: newHub(cfg.EventBuffer), log: cfg.Logger, t0: time.Now(),
-		kick: make(chan struct{}, 1), bps: map[uint64]int{}, haltCh: make(chan struct{})}
+		kick: make(chan struct{}, 1), op: make(chan struct{}, 1), bps: map[uint64]int{}, haltCh: make(chan struct{})}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	if r, err := rtos.Open(cfg.Target.Symbols()); err == nil {
 		s.rtos = r
@@ -241,6 +241,30 @@ func (s *Server) seq() uint64 {
 	defer s.mu.Unlock()
 	return s.haltSeq
 }
+
+// acquire takes the execution-control token, waiting at most SyncTimeout (or until ctx
+// ends) for the call that holds it; release gives it back.
+func (s *Server) acquire(ctx context.Context) error {
+	select {
+	case s.op <- struct{}{}:
+		return nil
+	default:
+	}
+	timer := time.NewTimer(s.cfg.SyncTimeout)
+	defer timer.Stop()
+	select {
+	case s.op <- struct{}{}:
+		return nil
+	case <-timer.C:
+		return status.Errorf(codes.Aborted, "another execution control call (a Reset?) is still in progress after %v", s.cfg.SyncTimeout)
+	case <-ctx.Done():
+		return status.FromContextError(ctx.Err()).Err()
+	case <-s.ctx.Done():
+		return status.Error(codes.Unavailable, "the server is shutting down")
+	}
+}
+
+func (s *Server) release() { <-s.op }
 
 // waitHalt waits for a halt after seq0.
 func (s *Server) waitHalt(ctx context.Context, seq0 uint64) (*pb.StatusResponse, error) {

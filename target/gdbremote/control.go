@@ -140,6 +140,9 @@ func (t *Target) Terminate() error {
 	return nil
 }
 
+// closeTimeout bounds how long Close waits for the run loop to end.
+const closeTimeout = 10 * time.Second
+
 // Close implements engine.Target.
 func (t *Target) Close() error {
 	t.stop()
@@ -151,7 +154,13 @@ func (t *Target) Close() error {
 	done := t.runDone
 	t.mu.Unlock()
 	if done != nil {
-		<-done
+		// the connection is closed: the run loop ends at its next exchange
+		select {
+		case <-done:
+		case <-time.After(closeTimeout):
+			t.log.Warn("gdbremote: the run loop did not end on close")
+			return nil // it may still use the symbols
+		}
 	}
 	return t.sym.Close()
 }
