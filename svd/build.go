@@ -49,7 +49,30 @@ func resolvePeripheral(p *xPeripheral, all map[string]*xPeripheral, depth int) (
 	return &out, nil
 }
 
-type builder struct{}
+// Limits of the expansion of dim arrays: a file that asks for more is refused instead of
+// taking the parser's time and memory (the largest real SVD files have a few tens of
+// thousands of registers; a dim of 4096 nested in a dim of 4096 would be 16 million).
+const (
+	// MaxDim is the largest dim of one array.
+	MaxDim = 4096
+	// MaxElements bounds the peripherals, clusters and registers a file expands to.
+	MaxElements = 1 << 18
+	// maxNesting bounds how deep clusters nest.
+	maxNesting = 32
+)
+
+type builder struct {
+	elems int // peripheral, cluster and register instances so far
+}
+
+// count charges n instances to the file's budget.
+func (b *builder) count(n int) error {
+	b.elems += n
+	if b.elems > MaxElements {
+		return fmt.Errorf("svd: the file expands to more than %d peripherals, clusters and registers", MaxElements)
+	}
+	return nil
+}
 
 // dims expands a dim group into (name suffix substitution, offset) pairs; a name without
 // dim yields itself.
@@ -58,7 +81,7 @@ func dims(name string, d xDim) ([]string, []uint64, error) {
 		return []string{name}, []uint64{0}, nil
 	}
 	n, err := parseNum(*d.Dim)
-	if err != nil || n == 0 || n > 4096 {
+	if err != nil || n == 0 || n > MaxDim {
 		return nil, nil, fmt.Errorf("svd: %s: bad dim %q", name, *d.Dim)
 	}
 	var inc uint64
@@ -138,6 +161,9 @@ func (b *builder) peripheral(x *xPeripheral, dev props) ([]*Peripheral, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := b.count(len(names)); err != nil {
+		return nil, err
+	}
 	var out []*Peripheral
 	for i, name := range names {
 		p := &Peripheral{Name: name, Description: deref(x.Description), GroupName: deref(x.GroupName),
@@ -213,6 +239,9 @@ func resolveItem(x *xRegOrCluster, siblings []xRegOrCluster, depth int) (*xRegOr
 // items adds the registers and clusters of a scope to p; prefix is the cluster path and
 // off its offset from the peripheral's base.
 func (b *builder) items(p *Peripheral, items []xRegOrCluster, prefix string, off uint64, inherited props) error {
+	if strings.Count(prefix, ".") > maxNesting {
+		return fmt.Errorf("%sclusters nest deeper than %d", prefix, maxNesting)
+	}
 	for i := range items {
 		kind := items[i].XMLName.Local
 		if kind != "register" && kind != "cluster" {
@@ -235,6 +264,9 @@ func (b *builder) items(p *Peripheral, items []xRegOrCluster, prefix string, off
 		}
 		names, offs, err := dims(x.Name, x.xDim)
 		if err != nil {
+			return err
+		}
+		if err := b.count(len(names)); err != nil {
 			return err
 		}
 		for j, name := range names {

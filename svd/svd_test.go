@@ -235,3 +235,21 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A file whose dim arrays expand to millions of registers is refused quickly.
+func TestDimExpansionLimit(t *testing.T) {
+	doc := `<device><name>BIG</name><size>32</size><peripherals><peripheral>
+<name>P%s</name><dim>64</dim><dimIncrement>0x10000</dimIncrement><baseAddress>0x40000000</baseAddress><registers>
+<cluster><name>A[%s]</name><dim>4096</dim><dimIncrement>0x100</dimIncrement><addressOffset>0</addressOffset>
+<cluster><name>B[%s]</name><dim>4096</dim><dimIncrement>4</dimIncrement><addressOffset>0</addressOffset>
+<register><name>R</name><addressOffset>0</addressOffset></register>
+</cluster></cluster></registers></peripheral></peripherals></device>`
+	_, err := Parse(strings.NewReader(doc))
+	if err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = Parse(strings.NewReader(strings.Replace(doc, "<dim>64</dim>", "<dim>4097</dim>", 1)))
+	if err == nil || !strings.Contains(err.Error(), "bad dim") {
+		t.Fatalf("dim over MaxDim: err = %v", err)
+	}
+}
