@@ -52,6 +52,7 @@ type namedList struct {
 type tcbLayout struct {
 	topOfStack, stateItem, eventItem, priority, stack, name, endOfStack int
 	nameLen                                                             int
+	stackElem                                                           int // sizeof(StackType_t)
 	hasEnd                                                              bool
 }
 
@@ -183,6 +184,14 @@ func (f *FreeRTOS) layouts(tcb, list *dwarf.StructType) error {
 	}
 	if nf := field(tcb, "pcTaskName"); nf != nil {
 		t.nameLen = int(nf.Type.Size())
+	}
+	t.stackElem = f.ptr
+	if st := field(tcb, "pxStack"); st != nil {
+		if pt, ok := strip(st.Type).(*dwarf.PtrType); ok {
+			if n := strip(pt.Type).Size(); n > 0 && n <= 8 {
+				t.stackElem = int(n)
+			}
+		}
 	}
 	if e := field(tcb, "pxEndOfStack"); e != nil {
 		t.endOfStack, t.hasEnd = int(e.ByteOffset), true
@@ -337,7 +346,7 @@ func (f *FreeRTOS) task(m elfsym.Memory, tcb uint64) (Task, error) {
 	if f.tcb.hasEnd {
 		end := ptr(f.tcb.endOfStack)
 		if end > stack && end-stack < 1<<20 {
-			t.StackSize = uint32(end - stack + uint64(f.ptr)) // pxEndOfStack is the last slot
+			t.StackSize = uint32(end - stack + uint64(f.tcb.stackElem)) // pxEndOfStack is the last slot
 			if s, err := m.ReadMemory(stack, int(t.StackSize)); err == nil {
 				unused := 0
 				for unused < len(s) && s[unused] == StackFill {

@@ -1,0 +1,186 @@
+package rtos
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/target/elfsym"
+)
+
+// image is the data and bss of a program as they were in memory.
+type image struct {
+	base uint64
+	data []byte
+}
+
+func (m *image) ReadMemory(addr uint64, n int) ([]byte, error) {
+	if addr < m.base || addr+uint64(n) > m.base+uint64(len(m.data)) {
+		return nil, fmt.Errorf("no memory at %#x+%d", addr, n)
+	}
+	return m.data[addr-m.base : addr-m.base+uint64(n)], nil
+}
+
+// kernel builds testdata/kernel.c with the given defines, runs it and returns its symbols
+// and memory image.
+func kernel(t *testing.T, defines ...string) (*elfsym.File, *image) {
+	t.Helper()
+	realparts.Need(t, "gcc")
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "kernel")
+	args := append([]string{"-g", "-O0", "-no-pie", "-Wno-stringop-truncation", "-o", exe, "testdata/kernel.c"}, defines...)
+	if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	img := filepath.Join(dir, "mem")
+	if out, err := exec.Command(exe, img).CombinedOutput(); err != nil {
+		t.Fatalf("kernel: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr, rest, ok := bytes.Cut(b, []byte("\n"))
+	if !ok {
+		t.Fatal("no header in the image")
+	}
+	base, err := strconv.ParseUint(string(hdr), 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym, err := elfsym.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sym.Close() })
+	return sym, &image{base: base, data: rest}
+}
+
+func TestTasks(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		defines []string
+		stacks  bool // pxEndOfStack: sizes and usage known
+	}{
+		{"FreeRTOS 10", nil, true},
+		{"FreeRTOS 9 names", []string{"-DOLD_NAMES"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sym, mem := kernel(t, tc.defines...)
+			k, err := Open(sym)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cur, err := k.Current(mem)
+			if err != nil || cur == 0 {
+				t.Fatalf("Current = %#x, %v", cur, err)
+			}
+			if a, _, ok := sym.Symbol("pxCurrentTCB"); !ok || a != k.CurrentAddr() {
+				t.Errorf("CurrentAddr = %#x, symbol %#x", k.CurrentAddr(), a)
+			}
+			tasks, err := k.Tasks(mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []struct {
+				name  string
+				prio  uint32
+				state string
+				used  uint32 // stack words
+			}{
+				{"IDLE", 0, "ready", 4},
+				{"control", 4, "running", 10},
+				{"logger", 4, "ready", 6},
+				{"net", 2, "blocked", 20},
+				{"watchdog", 3, "blocked", 8},
+				{"shell", 1, "suspended", 31},
+				{"rx_waiter", 2, "blocked", 12},
+				{"a_very_long_", 1, "deleted", 32},
+			}
+			got := map[string]Task{}
+			for _, tk := range tasks {
+				got[tk.Name] = tk
+			}
+			if len(tasks) != len(want) || len(got) != len(want) {
+				t.Fatalf("tasks %+v", tasks)
+			}
+			for _, w := range want {
+				tk, ok := got[w.name]
+				if !ok {
+					t.Errorf("no task %q in %+v", w.name, tasks)
+					continue
+				}
+				if tk.Priority != w.prio || tk.State != w.state || tk.Handle == 0 {
+					t.Errorf("%s = %+v, want priority %d, %s", w.name, tk, w.prio, w.state)
+				}
+				if w.state == "running" && tk.Handle != cur {
+					t.Errorf("the running task's handle %#x is not pxCurrentTCB %#x", tk.Handle, cur)
+				}
+				size, used := uint32(0), uint32(0)
+				if tc.stacks {
+					size, used = 32*4, w.used*4
+					if w.used == 32 {
+						used = size // the whole stack: nothing left of the fill
+					}
+				}
+				if tk.StackSize != size || tk.StackUsage != used {
+					t.Errorf("%s stack %d of %d bytes, want %d of %d", w.name, tk.StackUsage, tk.StackSize, used, size)
+				}
+			}
+		})
+	}
+}
+
+// A list that never comes back to its end is reported, not walked forever.
+func TestBrokenList(t *testing.T) {
+	sym, mem := kernel(t, "-DBROKEN")
+	k, err := Open(sym)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Tasks(mem); err == nil {
+		t.Fatal("a cyclic list gave no error")
+	}
+}
+
+// Memory that cannot be read is an error, never a panic.
+func TestUnreadable(t *testing.T) {
+	sym, mem := kernel(t)
+	k, err := Open(sym)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := &image{base: mem.base, data: mem.data[:16]}
+	if _, err := k.Tasks(short); err == nil {
+		t.Error("Tasks on unreadable memory gave no error")
+	}
+	if _, err := k.Current(short); err == nil && k.CurrentAddr() >= short.base+16 {
+		t.Error("Current on unreadable memory gave no error")
+	}
+}
+
+// A program without the kernel's symbols has no tasks to read.
+func TestNoKernel(t *testing.T) {
+	realparts.Need(t, "gcc")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "plain.c")
+	os.WriteFile(src, []byte("int counter;\nint main(void) { return counter; }\n"), 0o644)
+	exe := filepath.Join(dir, "plain")
+	if out, err := exec.Command("gcc", "-g", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	sym, err := elfsym.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sym.Close()
+	if _, err := Open(sym); !errors.Is(err, ErrNoKernel) {
+		t.Errorf("Open = %v, want ErrNoKernel", err)
+	}
+}

@@ -1,0 +1,150 @@
+/* A host program whose task structures are laid out as FreeRTOS 10/11's (list.h and
+ * tasks.c, with configRECORD_STACK_HIGH_ADDRESS) — or, with -DOLD_NAMES, as FreeRTOS 9's
+ * (pvContainer, no pxEndOfStack). It builds a task list like the kernel's and writes its
+ * data and bss, as they are in memory, to the file named by its argument; the rtos tests
+ * read the tasks from that image. -DBROKEN makes one list never come back to its end. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef uint32_t TickType_t;
+typedef unsigned long UBaseType_t;
+typedef uint32_t StackType_t;
+struct xLIST;
+struct xLIST_ITEM {
+	TickType_t xItemValue;
+	struct xLIST_ITEM *pxNext;
+	struct xLIST_ITEM *pxPrevious;
+	void *pvOwner;
+#ifdef OLD_NAMES
+	void *pvContainer;
+#else
+	struct xLIST *pxContainer;
+#endif
+};
+typedef struct xLIST_ITEM ListItem_t;
+struct xMINI_LIST_ITEM {
+	TickType_t xItemValue;
+	struct xLIST_ITEM *pxNext;
+	struct xLIST_ITEM *pxPrevious;
+};
+typedef struct xMINI_LIST_ITEM MiniListItem_t;
+typedef struct xLIST {
+	volatile UBaseType_t uxNumberOfItems;
+	ListItem_t *pxIndex;
+	MiniListItem_t xListEnd;
+} List_t;
+
+#define configMAX_PRIORITIES 5
+#define configMAX_TASK_NAME_LEN 12
+typedef struct tskTaskControlBlock {
+	volatile StackType_t *pxTopOfStack;
+	ListItem_t xStateListItem;
+	ListItem_t xEventListItem;
+	UBaseType_t uxPriority;
+	StackType_t *pxStack;
+	char pcTaskName[configMAX_TASK_NAME_LEN];
+#ifndef OLD_NAMES
+	StackType_t *pxEndOfStack;
+#endif
+	UBaseType_t uxBasePriority;
+} tskTCB;
+typedef tskTCB TCB_t;
+
+TCB_t *volatile pxCurrentTCB;
+List_t pxReadyTasksLists[configMAX_PRIORITIES];
+List_t xDelayedTaskList1, xDelayedTaskList2;
+List_t *volatile pxDelayedTaskList;
+List_t *volatile pxOverflowDelayedTaskList;
+List_t xPendingReadyList;
+List_t xSuspendedTaskList;
+List_t xTasksWaitingTermination;
+
+static void list_init(List_t *l)
+{
+	l->uxNumberOfItems = 0;
+	l->pxIndex = (ListItem_t *)&l->xListEnd;
+	l->xListEnd.xItemValue = 0xffffffff;
+	l->xListEnd.pxNext = (ListItem_t *)&l->xListEnd;
+	l->xListEnd.pxPrevious = (ListItem_t *)&l->xListEnd;
+}
+
+static void list_insert_end(List_t *l, ListItem_t *it)
+{
+	ListItem_t *idx = l->pxIndex;
+	it->pxNext = idx;
+	it->pxPrevious = idx->pxPrevious;
+	idx->pxPrevious->pxNext = it;
+	idx->pxPrevious = it;
+#ifdef OLD_NAMES
+	it->pvContainer = l;
+#else
+	it->pxContainer = l;
+#endif
+	l->uxNumberOfItems++;
+}
+
+#define NTASKS 8
+#define STACK_WORDS 32
+TCB_t tcbs[NTASKS];
+StackType_t stacks[NTASKS][STACK_WORDS];
+
+static TCB_t *task_create(int i, const char *name, UBaseType_t prio, unsigned used_words, List_t *list)
+{
+	TCB_t *t = &tcbs[i];
+	memset(stacks[i], 0xA5, sizeof stacks[i]);
+	for (unsigned w = 0; w < used_words; w++)
+		stacks[i][STACK_WORDS - 1 - w] = 0x1000 + w; /* used, from the top down */
+	t->pxStack = stacks[i];
+#ifndef OLD_NAMES
+	t->pxEndOfStack = &stacks[i][STACK_WORDS - 1];
+#endif
+	t->pxTopOfStack = &stacks[i][STACK_WORDS - used_words];
+	t->uxPriority = t->uxBasePriority = prio;
+	strncpy(t->pcTaskName, name, configMAX_TASK_NAME_LEN);
+	t->xStateListItem.pvOwner = t;
+	t->xEventListItem.pvOwner = t;
+	list_insert_end(list, &t->xStateListItem);
+	return t;
+}
+
+extern char __data_start[], _end[];
+
+int main(int argc, char **argv)
+{
+	for (int p = 0; p < configMAX_PRIORITIES; p++)
+		list_init(&pxReadyTasksLists[p]);
+	list_init(&xDelayedTaskList1);
+	list_init(&xDelayedTaskList2);
+	list_init(&xPendingReadyList);
+	list_init(&xSuspendedTaskList);
+	list_init(&xTasksWaitingTermination);
+	pxDelayedTaskList = &xDelayedTaskList2; /* the lists have swapped once */
+	pxOverflowDelayedTaskList = &xDelayedTaskList1;
+	task_create(0, "IDLE", 0, 4, &pxReadyTasksLists[0]);
+	TCB_t *run = task_create(1, "control", 4, 10, &pxReadyTasksLists[4]);
+	task_create(2, "logger", 4, 6, &pxReadyTasksLists[4]);
+	task_create(3, "net", 2, 20, &xDelayedTaskList2);
+	task_create(4, "watchdog", 3, 8, &xDelayedTaskList1);
+	task_create(5, "shell", 1, 31, &xSuspendedTaskList);
+	/* blocked on a queue without timeout: in the suspended list, its event item in a list */
+	TCB_t *q = task_create(6, "rx_waiter", 2, 12, &xSuspendedTaskList);
+#ifdef OLD_NAMES
+	q->xEventListItem.pvContainer = &xPendingReadyList;
+#else
+	q->xEventListItem.pxContainer = &xPendingReadyList;
+#endif
+	task_create(7, "a_very_long_task_name", 1, 32, &xTasksWaitingTermination);
+	pxCurrentTCB = run;
+#ifdef BROKEN
+	tcbs[2].xStateListItem.pxNext = &tcbs[1].xStateListItem; /* a cycle that skips the end */
+#endif
+	if (argc < 2)
+		return 2;
+	FILE *f = fopen(argv[1], "wb");
+	if (!f)
+		return 1;
+	fprintf(f, "%016llx\n", (unsigned long long)(uintptr_t)__data_start);
+	fwrite(__data_start, 1, (size_t)(_end - __data_start), f);
+	return fclose(f) != 0;
+}
