@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -80,7 +81,7 @@ func runAether(args []string) int {
 	tgt, err := aether.Launch{Gdb: *gdbAddr, QEMU: *qemu, Native: *native, Args: fs.Args(), ELF: *elfPath, QEMUSerial: serial}.Start(ctx, gdbremote.Config{})
 	cancel()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "aether:", err)
+		fmt.Fprintln(os.Stderr, "aether:", strings.TrimPrefix(err.Error(), "aether: "))
 		return 1
 	}
 	pp := *poll

@@ -3,6 +3,8 @@ package aether
 import (
 	"context"
 	"encoding/binary"
+	"encoding/xml"
+	"strconv"
 	"strings"
 
 	"google.golang.org/grpc/codes"
@@ -197,26 +199,60 @@ func (s *Server) GetTasks(ctx context.Context, _ *pb.Empty) (*pb.TasksResponse, 
 	if err := s.needHalted(); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.SyncTimeout)
+	defer cancel()
+	out := &pb.TasksResponse{}
+	if ts, err := s.threadsXfer(ctx); err == nil {
+		out.Tasks = ts
+		return out, nil
+	}
 	ids, err := s.tgt.Client().Threads(ctx)
 	if err != nil {
 		return nil, s.grpcErr(err)
 	}
-	out := &pb.TasksResponse{}
 	for _, id := range ids {
-		h := id
-		if _, t, ok := strings.Cut(id, "."); ok {
-			h = t
+		out.Tasks = append(out.Tasks, &pb.TaskInfo{Name: "thread " + id, State: "stopped", Handle: threadHandle(id), TaskType: "thread"})
+	}
+	return out, nil
+}
+
+// threadHandle is the thread number of a thread id ("p1234.1235" or "4d3").
+func threadHandle(id string) uint64 {
+	h := id
+	if _, t, ok := strings.Cut(id, "."); ok {
+		h = t
+	}
+	v, _ := strconv.ParseUint(strings.TrimPrefix(h, "p"), 16, 64)
+	return v
+}
+
+// threadsXfer lists the threads with their names (qXfer:threads:read, gdbserver).
+func (s *Server) threadsXfer(ctx context.Context) ([]*pb.TaskInfo, error) {
+	c := s.tgt.Client()
+	if !c.Supports("qXfer:threads:read") {
+		return nil, gdbremote.ErrUnsupported
+	}
+	b, err := c.ReadXfer(ctx, "threads", "")
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Threads []struct {
+			ID   string `xml:"id,attr"`
+			Name string `xml:"name,attr"`
+			Core string `xml:"core,attr"`
+		} `xml:"thread"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	var out []*pb.TaskInfo
+	for _, t := range doc.Threads {
+		name := t.Name
+		if name == "" {
+			name = "thread " + t.ID
 		}
-		var handle uint64
-		for _, c := range strings.TrimPrefix(h, "p") {
-			switch {
-			case c >= '0' && c <= '9':
-				handle = handle*16 + uint64(c-'0')
-			case c >= 'a' && c <= 'f':
-				handle = handle*16 + uint64(c-'a'+10)
-			}
-		}
-		out.Tasks = append(out.Tasks, &pb.TaskInfo{Name: "thread " + id, State: "stopped", Handle: handle, TaskType: "thread"})
+		out = append(out, &pb.TaskInfo{Name: name, State: "stopped", Handle: threadHandle(t.ID), TaskType: "thread"})
 	}
 	return out, nil
 }
