@@ -48,11 +48,24 @@ func runAether(args []string) int {
 	poll := fs.Duration("poll", aether.DefaultPollPeriod, "RTT polling period while running (0 disables RTT)")
 	rttAddr := fs.String("rtt-addr", "", "address of the RTT control block")
 	timeout := fs.Duration("timeout", aether.DefaultSyncTimeout, "limit of the synchronous calls")
-	token := fs.String("token", os.Getenv("POLYDBG_AETHER_TOKEN"), "require authorization: Bearer TOKEN")
+	token := fs.String("token", os.Getenv("POLYDBG_AETHER_TOKEN"), "require authorization: Bearer TOKEN (visible to other users in ps: prefer --token-file or $POLYDBG_AETHER_TOKEN)")
+	tokenFile := fs.String("token-file", "", "read the token from this file (its first line)")
 	cert := fs.String("tls-cert", "", "TLS certificate file")
 	key := fs.String("tls-key", "", "TLS key file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
+	}
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "aether:", err)
+			return 2
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		if *token = strings.TrimSpace(line); *token == "" {
+			fmt.Fprintln(os.Stderr, "aether: the token file is empty")
+			return 2
+		}
 	}
 	host, _, err := net.SplitHostPort(*listen)
 	if err != nil {
@@ -60,7 +73,7 @@ func runAether(args []string) int {
 		return 2
 	}
 	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && host != "localhost" && *token == "" {
-		fmt.Fprintln(os.Stderr, "aether: listening beyond loopback needs --token (or POLYDBG_AETHER_TOKEN)")
+		fmt.Fprintln(os.Stderr, "aether: listening beyond loopback needs --token-file, --token or $POLYDBG_AETHER_TOKEN")
 		return 2
 	}
 	var ra uint64

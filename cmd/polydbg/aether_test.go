@@ -203,6 +203,7 @@ func TestAetherServeUsage(t *testing.T) {
 		{[]string{"serve", "--listen", "127.0.0.1:0", "--elf", "x"}, 1},                                        // no target
 		{[]string{"serve", "--listen", "127.0.0.1:0", "--gdb", "127.0.0.1:1", "--qemu", "m", "--elf", "x"}, 1}, // two
 		{[]string{"serve", "--listen", "127.0.0.1:0", "--svd", "/nonexistent.svd", "--gdb", "127.0.0.1:1"}, 1},
+		{[]string{"serve", "--token-file", "/nonexistent-token", "--gdb", "127.0.0.1:1"}, 2},
 	}
 	for _, c := range cases {
 		if got := runAether(c.args); got != c.code {
@@ -216,8 +217,10 @@ func TestAetherServeQEMUWithTLS(t *testing.T) {
 	realparts.Need(t, "qemu-system-arm")
 	fw := buildAetherFirmware(t)
 	certPath, keyPath, pool := selfSigned(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte("tok-42\n"), 0o600)
 	addr := aetherServe(t, "--elf", fw, "--qemu", "lm3s6965evb", "--svd", "../../svd/testdata/lm3s6965.svd",
-		"--token", "tok-42", "--tls-cert", certPath, "--tls-key", keyPath)
+		"--token-file", tokenFile, "--tls-cert", certPath, "--tls-key", keyPath)
 	creds := credentials.NewTLS(&tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12})
 	cl := aetherClient(t, addr, creds)
 	ctx := context.Background()

@@ -27,11 +27,15 @@ func newHub(bound int) *hub {
 	return &hub{subs: map[*subscriber]struct{}{}, bound: bound}
 }
 
-func (h *hub) subscribe() *subscriber {
+// subscribe adds a subscriber, or returns nil when there are max already.
+func (h *hub) subscribe(max int) *subscriber {
 	s := &subscriber{wake: make(chan struct{}, 1), bound: h.bound}
 	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.subs) >= max {
+		return nil
+	}
 	h.subs[s] = struct{}{}
-	h.mu.Unlock()
 	return s
 }
 

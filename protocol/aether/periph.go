@@ -273,7 +273,10 @@ func (s *Server) readTasks(m gdbremote.Access) (*pb.TasksResponse, error) {
 // SubscribeEvents streams every event from now on until the client cancels or the
 // session ends. The subscription is in place when the response headers arrive.
 func (s *Server) SubscribeEvents(_ *pb.Empty, stream pb.AetherDebug_SubscribeEventsServer) error {
-	sub := s.hub.subscribe()
+	sub := s.hub.subscribe(MaxSubscribers)
+	if sub == nil {
+		return status.Errorf(codes.ResourceExhausted, "%d agents are subscribed already", MaxSubscribers)
+	}
 	defer s.hub.unsubscribe(sub)
 	if err := stream.SendHeader(metadata.MD{}); err != nil {
 		return err

@@ -205,6 +205,7 @@ type watched struct {
 	addr   uint64
 	size   int
 	kind   byte // 'i' signed, 'u' unsigned, 'f' float
+	typ    string
 	period time.Duration
 	next   time.Time
 }
@@ -232,7 +233,7 @@ func (s *Server) WatchVariable(_ context.Context, req *pb.WatchVariableRequest) 
 	if !ok {
 		return nil, status.Errorf(codes.NotFound, "no global variable %q in the ELF file", req.Name)
 	}
-	w := &watched{name: req.Name, size: v.Size(), period: time.Duration(req.PeriodMs) * time.Millisecond}
+	w := &watched{name: req.Name, size: v.Size(), typ: v.TypeName(), period: time.Duration(req.PeriodMs) * time.Millisecond}
 	switch t := strip(v.Type).(type) {
 	case *dwarf.FloatType:
 		if w.size != 4 && w.size != 8 {
@@ -296,7 +297,9 @@ func (w *watcher) due(now time.Time) ([]watched, time.Time) {
 	return out, next
 }
 
-func (s *Server) sample(m gdbremote.Access, w watched) {
+// sample reads a watched variable and publishes its value as a PlotEvent, and as a
+// VariableEvent when it differs from the last sample (last holds them by name).
+func (s *Server) sample(m gdbremote.Access, w watched, last map[string]string) {
 	b, err := m.ReadMemory(w.addr, w.size)
 	if err != nil || len(b) < w.size {
 		return
@@ -304,20 +307,28 @@ func (s *Server) sample(m gdbremote.Access, w watched) {
 	o := s.order()
 	u := gdbremote.Uint(b, o)
 	var v float64
+	var text string
 	switch w.kind {
 	case 'f':
 		if w.size == 4 {
-			v = float64(math.Float32frombits(uint32(u)))
+			f := math.Float32frombits(uint32(u))
+			v, text = float64(f), strconv.FormatFloat(float64(f), 'g', -1, 32)
 		} else {
 			v = math.Float64frombits(u)
+			text = strconv.FormatFloat(v, 'g', -1, 64)
 		}
 	case 'i':
 		shift := 64 - 8*w.size
-		v = float64(int64(u<<shift) >> shift)
+		i := int64(u<<shift) >> shift
+		v, text = float64(i), strconv.FormatInt(i, 10)
 	default:
-		v = float64(u)
+		v, text = float64(u), strconv.FormatUint(u, 10)
 	}
 	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Plot{Plot: &pb.PlotEvent{Name: w.name, Timestamp: s.now(), Value: v}}})
+	if prev, ok := last[w.name]; !ok || prev != text {
+		last[w.name] = text
+		s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Variable{Variable: &pb.VariableEvent{Name: w.name, Value: text, Type: w.typ, Address: w.addr}}})
+	}
 }
 
 // poll is the background loop: while the core runs it drains RTT every PollPeriod and
@@ -334,6 +345,7 @@ func (s *Server) poll() {
 	defer ticker.Stop()
 	var lastTCB uint64
 	names := map[uint64]string{}
+	lastVal := map[string]string{}
 	for {
 		afterHalt := false
 		select {
@@ -360,7 +372,7 @@ func (s *Server) poll() {
 				s.rtt.drain(m)
 			}
 			for _, w := range ws {
-				s.sample(m, w)
+				s.sample(m, w, lastVal)
 			}
 			if s.rtos != nil && (afterHalt || wantRTT) {
 				cur, err := s.rtos.Current(m)

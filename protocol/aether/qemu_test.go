@@ -286,6 +286,10 @@ func TestAetherQEMU(t *testing.T) {
 			m = a.mark()
 		}
 		sp := a.waitFor(0, "speed plot", func(e *pb.DebugEvent) bool { return e.GetPlot() != nil && e.GetPlot().Name == "speed" })
+		ve := a.waitFor(0, "counter variable", func(e *pb.DebugEvent) bool { return e.GetVariable() != nil && e.GetVariable().Name == "counter" })
+		if v := ve.GetVariable(); v.Type != "volatile int32_t" && v.Type != "int32_t" || v.Address == 0 || v.Value == "" {
+			t.Errorf("variable event %v", v)
+		}
 		if v := sp.GetPlot().Value; v < 1.5 || v > 100.25 || v*4 != float64(int(v*4)) {
 			t.Errorf("speed = %v", v)
 		}

@@ -36,6 +36,8 @@ const (
 	DefaultPollPeriod  = 20 * time.Millisecond
 	// MaxTransfer bounds ReadMemory, WriteMemory and RttWrite lengths.
 	MaxTransfer = 1 << 20
+	// MaxSubscribers bounds the SubscribeEvents streams open at once.
+	MaxSubscribers = 64
 	// ConsoleChannel is the RttEvent channel of program output that is not RTT: semihosting
 	// output of firmware, stdout of a Linux program, a stub's console messages.
 	ConsoleChannel = 0xFFFF
@@ -154,9 +156,13 @@ func (s *Server) Close() error {
 // Register adds the service to a gRPC server.
 func (s *Server) Register(g *grpc.Server) { pb.RegisterAetherDebugServer(g, s) }
 
-// ServerOptions are the interceptors that check the token (when one is configured).
+// ServerOptions are the interceptors that check the token (when one is configured) and
+// the limits of the gRPC server: requests of at most MaxTransfer plus 64 KiB, at most 256
+// concurrent calls per connection.
 func (s *Server) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(MaxTransfer + 64<<10),
+		grpc.MaxConcurrentStreams(256),
 		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			if err := s.auth(ctx); err != nil {
 				return nil, err
