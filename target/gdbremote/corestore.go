@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -148,12 +150,39 @@ func (t *Target) waitStep() (StopReply, error) {
 	return sr, fmt.Errorf("gdbremote: a single step did not stop by itself")
 }
 
-// StoreIO writes a memory-mapped I/O register of size 1, 2 or 4 bytes: through the core
-// (see storeViaCore) for device addresses of ARM targets, else as a memory write. Use it
-// inside Access.
+// qemuStub reports whether the stub is QEMU's: it alone answers "qqemu.sstepbits" (with
+// the single-step flags it knows, "ENABLE=1,NOIRQ=2,NOTIMER=4"). Asked once.
+func (t *Target) qemuStub() bool {
+	t.qemuOnce.Do(func() {
+		r, err := t.c.Exchange(t.ctx, "qqemu.sstepbits")
+		t.isQEMU = err == nil && strings.Contains(r, "NOIRQ")
+	})
+	return t.isQEMU
+}
+
+// stepMasked runs fn (which single-steps) with QEMU's stepping flags set to mask
+// interrupts and timers, as they are by default, restoring them afterwards.
+func (t *Target) stepMasked(fn func() error) error {
+	r, err := t.c.Exchange(t.ctx, "qqemu.sstep")
+	flags, perr := strconv.ParseUint(strings.TrimPrefix(r, "0x"), 16, 32)
+	if err != nil || perr != nil || flags&6 == 6 {
+		return fn()
+	}
+	if err := t.c.expectOK(t.ctx, fmt.Sprintf("Qqemu.sstep=%x", flags|7)); err != nil {
+		return fn()
+	}
+	defer t.c.expectOK(t.ctx, fmt.Sprintf("Qqemu.sstep=%x", flags))
+	return fn()
+}
+
+// StoreIO writes a memory-mapped I/O register of size 1, 2 or 4 bytes. On QEMU, whose
+// memory writes skip devices, a device address of an ARM target is written by the core
+// itself (see storeViaCore); everywhere else (real probes write devices) it is a memory
+// write. Use it inside Access.
 func (m directMem) StoreIO(addr uint64, data []byte) error {
-	if !m.t.IsDeviceAddr(addr) || len(data) != 1 && len(data) != 2 && len(data) != 4 || addr%uint64(len(data)) != 0 {
+	t := m.t
+	if !t.IsDeviceAddr(addr) || len(data) != 1 && len(data) != 2 && len(data) != 4 || addr%uint64(len(data)) != 0 || !t.qemuStub() {
 		return m.WriteMemory(addr, data)
 	}
-	return m.t.storeViaCore(addr, len(data), Uint(data, m.t.order))
+	return t.stepMasked(func() error { return t.storeViaCore(addr, len(data), Uint(data, t.order)) })
 }

@@ -48,6 +48,9 @@ type Target struct {
 	// loop, so that no resume begins in the middle of it.
 	stopMu sync.Mutex
 
+	qemuOnce sync.Once
+	isQEMU   bool // QEMU's stub (it answers qqemu.sstepbits): device stores go through the core
+
 	mu        sync.Mutex // guards the fields below
 	traps     map[uint64]*trap
 	running   bool
