@@ -50,6 +50,15 @@ func (r *rttState) reset() {
 	r.mu.Unlock()
 }
 
+// worth says whether a drain while the core runs can find anything: the control block is
+// known, or its address is, or a scan for it is due (once a second). Without it a
+// firmware that has no RTT is not halted every period for nothing.
+func (r *rttState) worth() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cb != nil || r.addr != 0 || time.Since(r.lastScan) >= time.Second
+}
+
 // locate finds the control block; r.mu held.
 func (r *rttState) locate(m gdbremote.Access) *rtt.ControlBlock {
 	if r.cb != nil {
@@ -361,7 +370,7 @@ func (s *Server) poll() {
 		now := time.Now()
 		ws, _ := s.watch.due(now)
 		running := s.tgt.Running()
-		wantRTT := rttOn && (running || afterHalt)
+		wantRTT := rttOn && (afterHalt || running && (s.rtt.worth() || s.rtos != nil))
 		if !wantRTT && len(ws) == 0 && !afterHalt {
 			continue
 		}
