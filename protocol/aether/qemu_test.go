@@ -480,6 +480,8 @@ func TestAetherQEMU(t *testing.T) {
 		wantCode(t, "over-limit length", err, codes.InvalidArgument)
 		_, err = cl.WriteMemory(ctx, &pb.WriteMemoryRequest{Address: addr})
 		wantCode(t, "empty write", err, codes.InvalidArgument)
+		_, err = cl.ReadMemory(ctx, &pb.ReadMemoryRequest{Address: 0x30000000, Length: 16}) // nothing there
+		wantCode(t, "unmapped memory", err, codes.OutOfRange)
 		// while running, through a brief halt (rx_total is written by the firmware only
 		// when RTT data arrives)
 		if _, err := cl.Resume(ctx, &pb.Empty{}); err != nil {
