@@ -2,11 +2,14 @@ package gdbremote
 
 import (
 	"bytes"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 )
 
@@ -116,5 +119,54 @@ func TestAccessQEMU(t *testing.T) {
 	}
 	if st := x.stopped(); st.Reason != engine.ReasonPause {
 		t.Errorf("the first stop after the brief halts is %+v, want the pause", st)
+	}
+}
+
+// A single step of a WFI that nothing will wake does not hang the session: past
+// stepTimeout the step is interrupted and reports where the core is; a pause interrupts a
+// step at once.
+func TestStepWFIQEMU(t *testing.T) {
+	realparts.Need(t, "qemu-system-arm", "arm-none-eabi-gcc")
+	elf := filepath.Join(t.TempDir(), "wfi.elf")
+	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-nostdlib", "-nostartfiles",
+		"-T", filepath.Join(firmware.Dir(), "link.ld"), "-o", elf, "testdata/wfi/wfi.c")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, out)
+	}
+	tg, err := StartQEMUTarget(testCtx(t, 20*time.Second), "lm3s6965evb", elf, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newSess(t, tg)
+	if err := x.s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	x.stopped()
+	for range 10 { // to the wfi
+		pc, _ := tg.PC()
+		if code, _ := tg.c.ReadMemory(tg.ctx, pc, 2); len(code) == 2 && code[0] == 0x30 && code[1] == 0xbf {
+			break
+		}
+		x.resume(engine.StepInstruction)
+	}
+	start := time.Now()
+	st := x.resume(engine.StepInstruction)
+	if d := time.Since(start); d > stepTimeout+5*time.Second {
+		t.Errorf("the step took %v", d)
+	}
+	if st.Reason != engine.ReasonStep {
+		t.Errorf("stop %+v", st)
+	}
+	t.Logf("the step of a WFI took %v", time.Since(start))
+	if err := x.s.Resume(engine.StepInstruction); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.s.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	x.stopped()
+	if d := time.Since(start); d > stepTimeout+5*time.Second {
+		t.Errorf("a paused step took %v", d)
 	}
 }

@@ -3,6 +3,7 @@ package gdbremote
 // Target: the engine's run control (start, resume, pause, terminate, close, restart).
 
 import (
+	"context"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -34,6 +35,9 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	return t.Resume(engine.Continue)
 }
 
+// entryTimeout bounds how long runTo waits for the program to reach its entry point.
+const entryTimeout = 30 * time.Second
+
 // runTo runs synchronously to addr with a temporary breakpoint (before Start reports).
 func (t *Target) runTo(addr uint64) error {
 	ctx := t.ctx
@@ -46,7 +50,19 @@ func (t *Target) runTo(addr uint64) error {
 	if err := t.c.Continue(ctx); err != nil {
 		return err
 	}
-	sr, err := t.c.Wait(ctx)
+	wctx, cancel := context.WithTimeout(ctx, entryTimeout)
+	sr, err := t.c.Wait(wctx)
+	cancel()
+	if errors.Is(err, context.DeadlineExceeded) {
+		// it never gets there: stop it where it is
+		t.c.Interrupt()
+		wctx, cancel := context.WithTimeout(ctx, stepTimeout)
+		sr, err = t.c.Wait(wctx)
+		cancel()
+		if err == nil {
+			err = fmt.Errorf("gdbremote: the program did not reach %#x within %v", addr, entryTimeout)
+		}
+	}
 	t.newStop(sr)
 	if !had {
 		t.c.ClearBreakpoint(ctx, SoftwareBreak, addr, t.bpLen)
@@ -93,7 +109,7 @@ func (t *Target) Pause() error {
 		return nil
 	}
 	t.pausing = true
-	intr := t.wantInterrupt()
+	intr := t.wantInterrupt(true)
 	t.mu.Unlock()
 	if !intr {
 		return nil // not waiting for a stop: the run loop sees pausing at its next step

@@ -17,8 +17,10 @@ func (t *Target) IsDeviceAddr(addr uint64) bool {
 	return t.sym.Arch.Machine == elf.EM_ARM && (addr >= 0x40000000 && addr < 0x60000000 || addr >= 0xE0000000 && addr < 1<<32)
 }
 
-// stepTimeout bounds the single step of storeViaCore.
-const stepTimeout = 5 * time.Second
+// stepTimeout bounds a single step: storeViaCore's, and the run loop's (a WFI with
+// interrupts masked never completes one on QEMU). It is below the Aether front end's 2 s
+// limit of a synchronous step.
+const stepTimeout = 1500 * time.Millisecond
 
 // xPSR bits of the IT (If-Then) state: ICI/IT[7:2] at 15:10 and IT[1:0] at 26:25. A store
 // stepped inside an IT block would be conditional, so they are cleared for the step.

@@ -37,7 +37,7 @@ func (t *Target) whileStopped(fn func() error) error {
 	t.stopMu.Unlock()
 	op := &pendingOp{fn: fn, done: make(chan error, 1)}
 	t.pending = append(t.pending, op)
-	intr := t.wantInterrupt()
+	intr := t.wantInterrupt(false)
 	t.mu.Unlock()
 	if intr {
 		t.c.Interrupt()
@@ -54,11 +54,12 @@ func (t *Target) whileStopped(fn func() error) error {
 }
 
 // wantInterrupt says whether the caller must interrupt the target now: the run loop waits
-// for an interruptible stop and no interrupt was sent for it yet. One interrupt per wait:
-// a second one could arrive after the run loop resumed again and stop the target for no
-// reason (QEMU's stub stops on any byte while the guest runs). t.mu held.
-func (t *Target) wantInterrupt() bool {
-	if t.waiting && !t.intrSent {
+// for an interruptible stop (or, for a pause, a single step) and no interrupt was sent for
+// it yet. One interrupt per wait: a second one could arrive after the run loop resumed
+// again and stop the target for no reason (QEMU's stub stops on any byte while the guest
+// runs). Queued work never cuts a single step short. t.mu held.
+func (t *Target) wantInterrupt(pause bool) bool {
+	if (t.waiting || pause && t.stepping) && !t.intrSent {
 		t.intrSent = true
 		return true
 	}
@@ -98,7 +99,7 @@ func (t *Target) stopRunning() {
 		ops := t.takePending()
 		if len(ops) == 0 {
 			t.running = false
-			t.waiting, t.intrSent = false, false
+			t.waiting, t.stepping, t.intrSent = false, false, false
 			t.mu.Unlock()
 			return
 		}
@@ -112,7 +113,7 @@ func (t *Target) abortRun(ended bool, err error) {
 	t.mu.Lock()
 	ops := t.takePending()
 	t.running = false
-	t.waiting, t.intrSent = false, false
+	t.waiting, t.stepping, t.intrSent = false, false, false
 	if ended {
 		t.ended = true
 	}

@@ -212,6 +212,11 @@ func (c *Client) PC(ctx context.Context, sr *StopReply) (uint64, error) {
 	return Uint(b, c.desc.Order()), nil
 }
 
+// keepsBreakpointOnStep reports whether the stub is known to step over its own breakpoint
+// at the pc (QEMU), so that a plain step is a step-over. Call it from the goroutine that
+// steps.
+func (c *Client) keepsBreakpointOnStep() bool { return c.stepOver == stepOverKeeps }
+
 // StepOver single-steps the current thread off a software breakpoint at addr (set with
 // SetBreakpoint, which returned bk). Stubs differ: QEMU steps over its breakpoints, while
 // gdbserver would hit the breakpoint again. The first call finds out which kind of stub

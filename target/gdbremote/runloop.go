@@ -3,6 +3,7 @@ package gdbremote
 // Target: the run loop of one resume request (continue, stop classification, stepping off traps).
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -140,15 +141,15 @@ func (t *Target) resumeWait(action string, start, end uint64) (StopReply, error)
 		// A pause or work that came while the resume was being sent found nothing to
 		// interrupt: interrupt for it now.
 		t.mu.Lock()
-		t.waiting = interruptible
-		intr := interruptible && (t.pausing || len(t.pending) > 0) && t.wantInterrupt()
+		t.waiting, t.stepping = interruptible, !interruptible
+		intr := (t.pausing || interruptible && len(t.pending) > 0) && t.wantInterrupt(t.pausing)
 		t.mu.Unlock()
 		if intr {
 			t.c.Interrupt()
 		}
-		sr, err := t.c.Wait(t.ctx)
+		sr, err := t.waitResumed(interruptible)
 		t.mu.Lock()
-		t.waiting, t.intrSent = false, false
+		t.waiting, t.stepping, t.intrSent = false, false, false
 		t.mu.Unlock()
 		if err != nil {
 			return sr, err
@@ -176,6 +177,30 @@ func (t *Target) resumeWait(action string, start, end uint64) (StopReply, error)
 	}
 }
 
+// waitResumed waits for the stop of a resume. A continue may run for ever; a single step
+// that has not stopped within stepTimeout (a WFI with interrupts masked, a blocking system
+// call) is interrupted, and the step reports where the core is.
+func (t *Target) waitResumed(interruptible bool) (StopReply, error) {
+	if interruptible {
+		return t.c.Wait(t.ctx)
+	}
+	ctx, cancel := context.WithTimeout(t.ctx, stepTimeout)
+	sr, err := t.c.Wait(ctx)
+	cancel()
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		return sr, err
+	}
+	t.mu.Lock()
+	intr := !t.intrSent
+	t.intrSent = true
+	t.mu.Unlock()
+	if intr {
+		t.log.Warn("gdbremote: a single step did not stop; interrupting it")
+		t.c.Interrupt()
+	}
+	return t.c.Wait(t.ctx)
+}
+
 // stepOff steps one instruction, over the breakpoint at the pc if there is one.
 func (t *Target) stepOff() (StopReply, error) {
 	pc, err := t.pc()
@@ -186,7 +211,7 @@ func (t *Target) stepOff() (StopReply, error) {
 	tr := t.traps[pc]
 	t.mu.Unlock()
 	var sr StopReply
-	if tr != nil {
+	if tr != nil && !t.c.keepsBreakpointOnStep() {
 		sr, err = t.c.StepOver(t.ctx, "", tr.kind, pc, t.bpLen, tr.conds...)
 		if err == nil {
 			t.newStop(sr)

@@ -59,6 +59,7 @@ type Target struct {
 	killing   bool
 	pending   []*pendingOp // work (trap changes, memory access) requested while running
 	waiting   bool         // the run loop waits for the stop of an interruptible resume
+	stepping  bool         // the run loop waits for a single step: only a pause interrupts it
 	intrSent  bool         // an interrupt was sent during that wait
 	runDone   chan struct{}
 	threadID  string
