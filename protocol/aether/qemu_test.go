@@ -621,7 +621,13 @@ func TestAetherQEMU(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("not in wait_forever: %v", st)
 			}
-			cl.Resume(ctx, &pb.Empty{})
+			start := time.Now()
+			if _, err := cl.Resume(ctx, &pb.Empty{}); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("Resume took %v", d)
+			}
 		}
 		start := time.Now()
 		_, err := cl.StepOut(ctx, &pb.Empty{})
