@@ -341,4 +341,24 @@ func TestAetherServeNative(t *testing.T) {
 	if len(tasks.Tasks) != 3 || !names["threads"] || !names["sensor"] || !names["logger"] {
 		t.Errorf("GetTasks = %v", tasks)
 	}
+	// Reset starts the program again, halted at its entry, with its breakpoint kept
+	st, err := cl.Reset(ctx, &pb.Empty{})
+	if err != nil || !st.Halted || st.Reason != "reset" || st.Pc != sym.Entry() {
+		t.Fatalf("Reset = %v, %v (entry %#x)", st, err, sym.Entry())
+	}
+	if _, err := cl.Resume(ctx, &pb.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		e, err := events.Recv()
+		if err != nil {
+			t.Fatalf("no halted event after the reset: %v", err)
+		}
+		if h := e.GetHalted(); h != nil && h.Reason != "reset" {
+			if h.Pc != bp || h.Reason != "breakpoint" {
+				t.Fatalf("halted %v after the reset, want the breakpoint at %#x", h, bp)
+			}
+			break
+		}
+	}
 }
