@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 const wait = "AURA_DEBUG_WAIT=1"
@@ -416,7 +417,14 @@ func TestInvalidLines(t *testing.T) {
 	if len(we.Watches) != 1 || *we.Watches[0].Value != "45" {
 		t.Fatalf("watches %+v", we)
 	}
-	errLines := strings.Split(strings.TrimSpace(a.stderrText()), "\n")
+	// stderr is its own pipe: its lines may trail the watches event on stdout.
+	var errLines []string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		errLines = strings.Split(strings.TrimSpace(a.stderrText()), "\n")
+		if len(errLines) >= len(bad) || time.Now().After(deadline) {
+			break
+		}
+	}
 	if len(errLines) != len(bad) {
 		t.Fatalf("%d stderr lines for %d invalid lines:\n%s", len(errLines), len(bad), a.stderrText())
 	}
