@@ -91,19 +91,19 @@ func Open(sym *elfsym.File) (*FreeRTOS, error) {
 	if f.current, err = addr(cur); err != nil {
 		return nil, err
 	}
-	tcbT, ok := strip(cur.Type).(*dwarf.PtrType)
+	tcbT, ok := elfsym.Underlying(cur.Type).(*dwarf.PtrType)
 	if !ok {
 		return nil, fmt.Errorf("rtos: pxCurrentTCB is not a pointer")
 	}
-	tcb, ok := strip(tcbT.Type).(*dwarf.StructType)
+	tcb, ok := elfsym.Underlying(tcbT.Type).(*dwarf.StructType)
 	if !ok {
 		return nil, fmt.Errorf("rtos: the TCB type is not a struct")
 	}
-	arr, ok := strip(ready.Type).(*dwarf.ArrayType)
+	arr, ok := elfsym.Underlying(ready.Type).(*dwarf.ArrayType)
 	if !ok {
 		return nil, fmt.Errorf("rtos: pxReadyTasksLists is not an array")
 	}
-	listT, ok := strip(arr.Type).(*dwarf.StructType)
+	listT, ok := elfsym.Underlying(arr.Type).(*dwarf.StructType)
 	if !ok {
 		return nil, fmt.Errorf("rtos: List_t is not a struct")
 	}
@@ -140,20 +140,6 @@ func Open(sym *elfsym.File) (*FreeRTOS, error) {
 	return f, nil
 }
 
-func strip(t dwarf.Type) dwarf.Type {
-	for range 16 {
-		switch tt := t.(type) {
-		case *dwarf.TypedefType:
-			t = tt.Type
-		case *dwarf.QualType:
-			t = tt.Type
-		default:
-			return t
-		}
-	}
-	return t
-}
-
 func field(s *dwarf.StructType, name string) *dwarf.StructField {
 	for _, f := range s.Field {
 		if f.Name == name {
@@ -187,8 +173,8 @@ func (f *FreeRTOS) layouts(tcb, list *dwarf.StructType) error {
 	}
 	t.stackElem = f.ptr
 	if st := field(tcb, "pxStack"); st != nil {
-		if pt, ok := strip(st.Type).(*dwarf.PtrType); ok {
-			if n := strip(pt.Type).Size(); n > 0 && n <= 8 {
+		if pt, ok := elfsym.Underlying(st.Type).(*dwarf.PtrType); ok {
+			if n := elfsym.Underlying(pt.Type).Size(); n > 0 && n <= 8 {
 				t.stackElem = int(n)
 			}
 		}
@@ -207,14 +193,14 @@ func (f *FreeRTOS) layouts(tcb, list *dwarf.StructType) error {
 	if l.end, err = need(list, "xListEnd"); err != nil {
 		return err
 	}
-	mini, ok := strip(field(list, "xListEnd").Type).(*dwarf.StructType)
+	mini, ok := elfsym.Underlying(field(list, "xListEnd").Type).(*dwarf.StructType)
 	if !ok {
 		return fmt.Errorf("rtos: xListEnd is not a struct")
 	}
 	if l.miniNext, err = need(mini, "pxNext"); err != nil {
 		return err
 	}
-	item, ok := strip(field(tcb, "xStateListItem").Type).(*dwarf.StructType)
+	item, ok := elfsym.Underlying(field(tcb, "xStateListItem").Type).(*dwarf.StructType)
 	if !ok {
 		return fmt.Errorf("rtos: xStateListItem is not a struct")
 	}

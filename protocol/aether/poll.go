@@ -243,7 +243,7 @@ func (s *Server) WatchVariable(_ context.Context, req *pb.WatchVariableRequest) 
 		return nil, status.Errorf(codes.NotFound, "no global variable %q in the ELF file", req.Name)
 	}
 	w := &watched{name: req.Name, size: v.Size(), typ: v.TypeName(), period: time.Duration(req.PeriodMs) * time.Millisecond}
-	switch t := strip(v.Type).(type) {
+	switch t := elfsym.Underlying(v.Type).(type) {
 	case *dwarf.FloatType:
 		if w.size != 4 && w.size != 8 {
 			return nil, status.Errorf(codes.InvalidArgument, "%s is a %d-byte float", req.Name, w.size)
@@ -272,20 +272,6 @@ func (s *Server) WatchVariable(_ context.Context, req *pb.WatchVariableRequest) 
 	default:
 	}
 	return empty, nil
-}
-
-func strip(t dwarf.Type) dwarf.Type {
-	for range 16 {
-		switch tt := t.(type) {
-		case *dwarf.TypedefType:
-			t = tt.Type
-		case *dwarf.QualType:
-			t = tt.Type
-		default:
-			return t
-		}
-	}
-	return t
 }
 
 // due returns the watches to sample now and the time of the next one.

@@ -46,6 +46,9 @@ func TypeName(t dwarf.Type) string {
 	return t.String()
 }
 
+// Underlying strips typedefs and qualifiers (const, volatile) off t.
+func Underlying(t dwarf.Type) dwarf.Type { return resolve(t) }
+
 // resolve strips typedefs and qualifiers off t.
 func resolve(t dwarf.Type) dwarf.Type {
 	for range 32 {
