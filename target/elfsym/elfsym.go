@@ -182,6 +182,10 @@ func (f *File) IsPIE() bool { return f.ELF.Type == elf.ET_DYN }
 // Entry is the run-time entry point.
 func (f *File) Entry() uint64 { return f.clearThumb(f.ELF.Entry) + f.Bias }
 
+// ClearThumb drops the Thumb bit of an ARM code address (a pc, a return address); other
+// architectures' addresses are returned as they are.
+func (f *File) ClearThumb(a uint64) uint64 { return f.clearThumb(a) }
+
 func (f *File) clearThumb(a uint64) uint64 {
 	if f.Arch.Machine == elf.EM_ARM {
 		return a &^ 1

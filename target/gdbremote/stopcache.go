@@ -3,7 +3,6 @@ package gdbremote
 // Target: what is read during one stop (registers, memory, frames), cached until the next resume.
 
 import (
-	"debug/elf"
 	"fmt"
 	"sync"
 
@@ -91,12 +90,7 @@ func (t *Target) pc() (uint64, error) {
 	return t.clearThumb(Uint(b, t.order)), nil
 }
 
-func (t *Target) clearThumb(a uint64) uint64 {
-	if t.sym.Arch.Machine == elf.EM_ARM {
-		return a &^ 1
-	}
-	return a
-}
+func (t *Target) clearThumb(a uint64) uint64 { return t.sym.ClearThumb(a) }
 
 // dwarfRegs adapts the stop cache to elfsym.Registers.
 type dwarfRegs struct{ t *Target }
