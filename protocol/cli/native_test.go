@@ -28,10 +28,12 @@ int main(void) {
 }
 `
 
-// The same commands work on a native program under gdbserver as on a Kite program.
-func TestSameCommandsOnNativeProgram(t *testing.T) {
+// nativeScript builds cProg with gcc and runs the debugger on it under gdbserver with the
+// given commands; it returns the build directory and the transcript.
+func nativeScript(t *testing.T, commands string) (dir, transcript string) {
+	t.Helper()
 	realparts.Need(t, "gcc", "gdbserver")
-	dir := t.TempDir()
+	dir = t.TempDir()
 	src, exe := filepath.Join(dir, "loop.c"), filepath.Join(dir, "loop")
 	if err := os.WriteFile(src, []byte(cProg), 0o644); err != nil {
 		t.Fatal(err)
@@ -41,8 +43,7 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 	}
 	var out strings.Builder
 	cli.Run(cli.Config{
-		In:  strings.NewReader("break square if x == 3\nrun\nbt\nprint x\nprint counter\nfinish\nprint sum\ndelete\nc\n"),
-		Out: &out, Echo: true,
+		In: strings.NewReader(commands), Out: &out, Echo: true,
 		NewSession: func() (*engine.Session, error) {
 			tg, err := gdbremote.LaunchNative(context.Background(), exe, nil, gdbremote.Config{})
 			if err != nil {
@@ -51,7 +52,13 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 			return engine.NewSession(tg), nil
 		},
 	})
-	expect(t, strings.ReplaceAll(out.String(), dir+"/", ""),
+	return dir, out.String()
+}
+
+// The same commands work on a native program under gdbserver as on a Kite program.
+func TestSameCommandsOnNativeProgram(t *testing.T) {
+	dir, out := nativeScript(t, "break square if x == 3\nrun\nbt\nprint x\nprint counter\nfinish\nprint sum\ndelete\nc\n")
+	expect(t, strings.ReplaceAll(out, dir+"/", ""),
 		"Breakpoint 1 at 0x", "square loop.c:3",
 		"Breakpoint 1, square at loop.c:3",
 		"*#0   square at loop.c:3:", "#1   main at loop.c:8:",
@@ -65,28 +72,8 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 
 // Registers and memory on a native program; a Kite program says it has none.
 func TestMachineCommands(t *testing.T) {
-	realparts.Need(t, "gcc", "gdbserver")
-	dir := t.TempDir()
-	src, exe := filepath.Join(dir, "loop.c"), filepath.Join(dir, "loop")
-	if err := os.WriteFile(src, []byte(cProg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
-	var out strings.Builder
-	cli.Run(cli.Config{
-		In:  strings.NewReader("break square\nrun\ninfo registers rip rsp\nx/8xb $rsp\nx/2dw $rsp\nset $rax = 0x1234\ninfo registers rax\nx/4xg\nset rax\nkill\n"),
-		Out: &out, Echo: true,
-		NewSession: func() (*engine.Session, error) {
-			tg, err := gdbremote.LaunchNative(context.Background(), exe, nil, gdbremote.Config{})
-			if err != nil {
-				return nil, err
-			}
-			return engine.NewSession(tg), nil
-		},
-	})
-	expect(t, out.String(),
+	_, out := nativeScript(t, "break square\nrun\ninfo registers rip rsp\nx/8xb $rsp\nx/2dw $rsp\nset $rax = 0x1234\ninfo registers rax\nx/4xg\nset rax\nkill\n")
+	expect(t, out,
 		"(pdb) info registers rip rsp", "rsp        0x", "rip        0x",
 		"(pdb) x/8xb $rsp", "0x7", ":\t0x", "\t0x",
 		"(pdb) x/2dw $rsp", ":\t",
