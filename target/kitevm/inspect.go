@@ -92,28 +92,6 @@ func (t *Target) Variables(r int) ([]engine.Variable, error) {
 	return out, err
 }
 
-// LocalsAndGlobals returns frame's locals then the globals, as variables (one call, for
-// front ends that show both at once).
-func (t *Target) LocalsAndGlobals(frame int) (locals, globals []engine.Variable, err error) {
-	var bad error
-	err = t.do(func() {
-		if frame < 0 || frame >= t.vm.NumFrames() {
-			bad = engine.ErrNoFrame
-			return
-		}
-		for _, v := range t.vm.Locals(frame) {
-			locals = append(locals, t.variable(v.Name, v.Value))
-		}
-		for _, v := range t.vm.Globals() {
-			globals = append(globals, t.variable(v.Name, v.Value))
-		}
-	})
-	if err == nil {
-		err = bad
-	}
-	return locals, globals, err
-}
-
 // variable shows a value; containers get a reference to expand them.
 func (t *Target) variable(name string, v vm.Value) engine.Variable {
 	ev := engine.Variable{Name: name, Value: v.Repr(), Type: v.TypeName()}
@@ -184,15 +162,6 @@ func (t *Target) Evaluate(frame int, expr string, mode engine.EvalMode) (engine.
 		err = bad
 	}
 	return out, err
-}
-
-// EvaluateHere evaluates on the VM goroutine (from a hook), in frame 0.
-func (t *Target) EvaluateHere(expr string, pure bool) (vm.Value, error) {
-	e, err := syntax.ParseExpr("<expr>", []byte(expr))
-	if err != nil {
-		return vm.Nil, exprError(err)
-	}
-	return t.vm.Eval(e, 0, vm.EvalMode{Pure: pure})
 }
 
 // exprError strips the file and position from errors about a one-line expression.

@@ -6,9 +6,7 @@ package kitevm
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -194,7 +192,7 @@ func (t *Target) TakeFrameStep() bool { return t.frameStep.Swap(false) }
 // Terminating reports that Terminate was called; a Run function returns ErrTerminated.
 func (t *Target) Terminating() bool { return t.termReq.Load() }
 
-// ResumeFrame is Resume for console targets, which know what a frame is.
+// resume hands a resume command to the VM goroutine waiting in suspend.
 func (t *Target) resume(c command) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -327,11 +325,10 @@ func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
 	if !t.SameFile(file) {
 		return engine.Location{}, fmt.Errorf("%s is not part of the program (%s)", file, t.prog.File)
 	}
-	got, pc, ok := t.prog.NextStmtLine(line)
+	_, pc, ok := t.prog.NextStmtLine(line)
 	if !ok {
 		return engine.Location{}, fmt.Errorf("no code at or after line %d", line)
 	}
-	_ = got
 	return t.location(pc, funcName(t.prog.FuncAt(pc))), nil
 }
 
@@ -364,17 +361,6 @@ func funcName(f *compile.Func) string {
 		return "<fn>"
 	}
 	return f.Name
-}
-
-// ReadSource returns the program's source lines (for listing).
-func (t *Target) Source() []string {
-	if t.prog.Source == nil {
-		if b, err := os.ReadFile(t.prog.File); err == nil {
-			return strings.Split(string(b), "\n")
-		}
-		return nil
-	}
-	return strings.Split(string(t.prog.Source), "\n")
 }
 
 var _ engine.Target = (*Target)(nil)
