@@ -43,10 +43,9 @@ type FreeRTOS struct {
 }
 
 type namedList struct {
-	addr   uint64 // a List_t, or (indirect) a List_t * variable
-	state  string
-	indir  bool
-	prioOK bool
+	addr  uint64 // a List_t, or (indirect) a List_t * variable
+	state string
+	indir bool
 }
 
 type tcbLayout struct {

@@ -17,30 +17,6 @@ type xDevice struct {
 	Peripherals []xPeripheral `xml:"peripherals>peripheral"`
 }
 
-// xProps is the register properties group, inherited downwards.
-type xProps struct {
-	Size       *string
-	Access     *string
-	ResetValue *string
-	ResetMask  *string
-}
-
-func (p xProps) over(base xProps) xProps {
-	if p.Size == nil {
-		p.Size = base.Size
-	}
-	if p.Access == nil {
-		p.Access = base.Access
-	}
-	if p.ResetValue == nil {
-		p.ResetValue = base.ResetValue
-	}
-	if p.ResetMask == nil {
-		p.ResetMask = base.ResetMask
-	}
-	return p
-}
-
 type xDim struct {
 	Dim          *string `xml:"dim"`
 	DimIncrement *string `xml:"dimIncrement"`

@@ -68,19 +68,18 @@ func ListValue(l *List) Value       { return Value{k: ListKind, p: unsafe.Pointe
 func FuncValue(c *Closure) Value    { return Value{k: FuncKind, p: unsafe.Pointer(c)} }
 func BuiltinValue(b *Builtin) Value { return Value{k: BuiltinKind, p: unsafe.Pointer(b)} }
 
-func (v Value) Kind() Kind          { return v.k }
-func (v Value) Int() int64          { return int64(v.n) }
-func (v Value) Float() float64      { return math.Float64frombits(v.n) }
-func (v Value) BoolVal() bool       { return v.n != 0 }
-func (v Value) Str() string         { return unsafe.String((*byte)(v.p), int(v.n)) }
-func (v Value) List() *List         { return (*List)(v.p) }
-func (v Value) Map() *Map           { return (*Map)(v.p) }
-func (v Value) Closure() *Closure   { return (*Closure)(v.p) }
-func (v Value) Builtin() *Builtin   { return (*Builtin)(v.p) }
-func (v Value) iter() *iterator     { return (*iterator)(v.p) }
-func cellValue(c *Cell) Value       { return Value{k: cellKind, p: unsafe.Pointer(c)} }
-func (v Value) IsNil() bool         { return v.k == NilKind }
-func (v Value) ptr() unsafe.Pointer { return v.p }
+func (v Value) Kind() Kind        { return v.k }
+func (v Value) Int() int64        { return int64(v.n) }
+func (v Value) Float() float64    { return math.Float64frombits(v.n) }
+func (v Value) BoolVal() bool     { return v.n != 0 }
+func (v Value) Str() string       { return unsafe.String((*byte)(v.p), int(v.n)) }
+func (v Value) List() *List       { return (*List)(v.p) }
+func (v Value) Map() *Map         { return (*Map)(v.p) }
+func (v Value) Closure() *Closure { return (*Closure)(v.p) }
+func (v Value) Builtin() *Builtin { return (*Builtin)(v.p) }
+func (v Value) iter() *iterator   { return (*iterator)(v.p) }
+func cellValue(c *Cell) Value     { return Value{k: cellKind, p: unsafe.Pointer(c)} }
+func (v Value) IsNil() bool       { return v.k == NilKind }
 
 // TypeName is the value's Kite type name.
 func (v Value) TypeName() string { return v.k.String() }

@@ -272,7 +272,6 @@ func readLine(r *bufio.Reader) (string, error) {
 		if len(b)+len(chunk) <= maxLine {
 			b = append(b, chunk...)
 		} else {
-			b = b[:0]
 			for isPrefix {
 				if _, isPrefix, err = r.ReadLine(); err != nil {
 					return "", err

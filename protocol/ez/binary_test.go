@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -36,8 +35,7 @@ func polydbg(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "polydbg")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		out, err := exec.Command(goTool, "build", "-o", binPath, "github.com/polydbg/polydbg/cmd/polydbg").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/polydbg/polydbg/cmd/polydbg").CombinedOutput()
 		if err != nil {
 			binErr = err
 			binPath = string(out)

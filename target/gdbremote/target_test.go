@@ -158,7 +158,7 @@ func TestTargetNative(t *testing.T) {
 	// step into add via a breakpoint at the call line in the next iteration
 	bp2, _ := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: "loop.c", Line: srcLine(t, src, "work_add")})
 	x.resume(engine.Continue)
-	st = x.resume(engine.StepInto)
+	x.resume(engine.StepInto)
 	if x.stackNames() != "add work main" || x.line() != srcLine(t, src, "add_body") {
 		t.Errorf("step into: stack %s line %d", x.stackNames(), x.line())
 	}

@@ -107,29 +107,6 @@ func Uint(b []byte, order binary.ByteOrder) uint64 {
 	return binary.LittleEndian.Uint64(buf[:])
 }
 
-type xmlTarget struct {
-	Arch     string       `xml:"architecture"`
-	Features []xmlFeature `xml:"feature"`
-	Includes []xmlInclude `xml:"include"`
-}
-
-type xmlInclude struct {
-	Href string `xml:"href,attr"`
-}
-
-type xmlFeature struct {
-	Name string   `xml:"name,attr"`
-	Regs []xmlReg `xml:"reg"`
-}
-
-type xmlReg struct {
-	Name    string `xml:"name,attr"`
-	Bitsize string `xml:"bitsize,attr"`
-	Regnum  string `xml:"regnum,attr"`
-	Type    string `xml:"type,attr"`
-	Group   string `xml:"group,attr"`
-}
-
 // ReadTargetDesc reads target.xml and its includes.
 func (c *Client) ReadTargetDesc(ctx context.Context) (*TargetDesc, error) {
 	if !c.Supports("qXfer:features:read") {
