@@ -37,8 +37,8 @@ func TestCommandsInWrongStateAreErrors(t *testing.T) {
 }
 
 func TestTwoSubscribersSeeEverything(t *testing.T) {
-	h := start(t, fibSrc, func(h *harness) { h.line(15) }, false)
-	other := h.s.Subscribe() // subscribed after the start: sees what follows
+	var other *engine.Subscription
+	h := start(t, fibSrc, func(h *harness) { h.line(15); other = h.s.Subscribe() }, false)
 	h.stop(engine.ReasonBreakpoint, 15)
 	h.do(h.s.Continue())
 	h.exit(0)
@@ -47,7 +47,7 @@ func TestTwoSubscribersSeeEverything(t *testing.T) {
 		kinds = append(kinds, string(e.Kind))
 	}
 	got := strings.Join(kinds, ",")
-	if !strings.HasSuffix(got, "stopped,continued,output,exited") {
+	if got != "started,stopped,continued,output,exited" {
 		t.Fatalf("second subscriber saw %s", got)
 	}
 }
