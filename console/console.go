@@ -114,6 +114,7 @@ func New(cart *Cartridge, opts Options) (*Console, error) {
 		Run:         c.run,
 		Frames:      true,
 		OutOfCycles: c.outOfCycles,
+		Annotate:    func(st *engine.Stop) { st.FrameIndex = c.FrameIndex() },
 		Seed:        opts.Seed,
 	})
 	if err != nil {

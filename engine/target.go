@@ -68,6 +68,9 @@ type Stop struct {
 	Location     Location
 	BreakpointID int    // for ReasonBreakpoint
 	Text         string // the exception message, or a condition's evaluation error
+	// FrameIndex is, for console targets, the frame being run when the stop happened
+	// (taken then, so a client that reads the event later sees the right frame).
+	FrameIndex int64
 }
 
 // Frame is one frame of the call stack; index 0 is the innermost.

@@ -424,7 +424,7 @@ func (s *Server) engineEvents(sub *engine.Subscription) {
 		switch e.Kind {
 		case engine.EventStopped:
 			loc := e.Stop.Location
-			f := fields{"pc": loc.PC, "frame_index": s.con.FrameIndex(), "file": s.relFile(loc.File), "line": loc.Line, "function": loc.Func}
+			f := fields{"pc": loc.PC, "frame_index": e.Stop.FrameIndex, "file": s.relFile(loc.File), "line": loc.Line, "function": loc.Func}
 			if e.Stop.Reason == engine.ReasonBreakpoint {
 				f["breakpoint_id"] = e.Stop.BreakpointID
 				if e.Stop.Text != "" {

@@ -123,6 +123,9 @@ func (t *Target) suspend(stop engine.Stop) error {
 		p.Pause()
 		defer p.Resume()
 	}
+	if t.opts.Annotate != nil {
+		t.opts.Annotate(&stop)
+	}
 	t.mu.Lock()
 	t.stopped = true
 	t.mu.Unlock()

@@ -32,7 +32,10 @@ type Options struct {
 	// Frames allows Resume(engine.StepFrame): the Run function stops at the next frame
 	// boundary when TakeFrameStep reports true.
 	Frames bool
-	Seed   uint64
+	// Annotate, when set, completes every stop before it is reported (a console sets the
+	// frame index). It runs on the VM goroutine.
+	Annotate func(stop *engine.Stop)
+	Seed     uint64
 }
 
 // ErrTerminated ends the program when the debugger terminates it.
