@@ -72,7 +72,7 @@ const (
 	RANGEITER // a b step -> iterator over range(a, b, step) without building a list
 	NEXT      // iterator -> iterator item [item2], or pop the iterator and pc = arg when done
 
-	numOpcodes
+	NumOpcodes
 )
 
 var opNames = [...]string{
@@ -90,7 +90,7 @@ var opNames = [...]string{
 }
 
 func (op Opcode) String() string {
-	if op < numOpcodes && opNames[op] != "" {
+	if op < NumOpcodes && opNames[op] != "" {
 		return opNames[op]
 	}
 	return fmt.Sprintf("op(%d)", op)

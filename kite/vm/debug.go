@@ -262,7 +262,7 @@ func (vm *VM) Eval(e syntax.Expr, frame int, mode EvalMode) (Value, error) {
 
 // EvalCompiled runs a compiled expression in frame i. The program's counters are left as
 // they were: an evaluation costs the program nothing it can observe.
-func (vm *VM) EvalCompiled(c *Compiled, frame int, budget int64) (Value, error) {
+func (vm *VM) EvalCompiled(c *Compiled, frame int, budget int64) (_ Value, err error) {
 	var cl *Closure
 	fp := 0
 	if j := len(vm.frames) - 1 - frame; frame >= 0 && j >= 0 {
@@ -276,6 +276,15 @@ func (vm *VM) EvalCompiled(c *Compiled, frame int, budget int64) (Value, error) 
 		budget = DefaultEvalBudget
 	}
 	steps, cycles, limit, sp := vm.steps, vm.cycles, vm.evalLimit, vm.sp
+	evalDepth, pure, nframes := vm.evalDepth, vm.pure, len(vm.frames)
+	defer func() {
+		if err != nil && vm.evalDepth != evalDepth { // a panic left the evaluation half done
+			vm.evalDepth, vm.pure = evalDepth, pure
+			vm.steps, vm.cycles, vm.evalLimit, vm.sp = steps, cycles, limit, sp
+			vm.updateCheck()
+		}
+	}()
+	defer vm.guard(&err, nframes)
 	vm.ensureStack(vm.sp + c.maxStack + 8)
 	vm.frames = append(vm.frames, Frame{cl: cl, pc: c.entry, fp: fp, base: vm.sp, boundary: true})
 	vm.evalDepth++

@@ -282,11 +282,21 @@ func (vm *VM) run() (Value, error) {
 			stack[sp], stack[sp+1] = stack[sp-2], stack[sp-1]
 			sp += 2
 		case compile.LOADCELL:
-			stack[sp] = (*Cell)(stack[fp+int(ins>>8)].p).V
+			c := stack[fp+int(ins>>8)]
+			if c.k != cellKind { // only corrupt bytecode gets here; never reinterpret memory
+				err = vm.errorf("invalid bytecode: slot %d holds no cell", ins>>8)
+				goto fail
+			}
+			stack[sp] = (*Cell)(c.p).V
 			sp++
 		case compile.STORECELL:
+			c := stack[fp+int(ins>>8)]
+			if c.k != cellKind {
+				err = vm.errorf("invalid bytecode: slot %d holds no cell", ins>>8)
+				goto fail
+			}
 			sp--
-			(*Cell)(stack[fp+int(ins>>8)].p).V = stack[sp]
+			(*Cell)(c.p).V = stack[sp]
 		case compile.INITCELL:
 			sp--
 			stack[fp+int(ins>>8)] = cellValue(&Cell{V: stack[sp]})
@@ -323,13 +333,15 @@ func (vm *VM) run() (Value, error) {
 			}
 		case compile.MAKELIST:
 			n := int(ins >> 8)
+			src := stack[sp-n : sp] // before allocating: a corrupt count fails here
 			items := make([]Value, n)
-			copy(items, stack[sp-n:sp])
+			copy(items, src)
 			sp -= n
 			stack[sp] = ListOf(items)
 			sp++
 		case compile.MAKEMAP:
 			n := int(ins >> 8)
+			_ = stack[sp-2*n : sp] // before allocating: a corrupt count fails here
 			m := NewMap(n)
 			for i := sp - 2*n; i < sp; i += 2 {
 				if !m.Set(stack[i], stack[i+1]) {
@@ -357,7 +369,12 @@ func (vm *VM) run() (Value, error) {
 				cl.Free = make([]*Cell, len(f.Free))
 				for i, fv := range f.Free {
 					if fv.FromLocal {
-						cl.Free[i] = (*Cell)(stack[fp+fv.Index].p)
+						c := stack[fp+fv.Index]
+						if c.k != cellKind {
+							err = vm.errorf("invalid bytecode: slot %d holds no cell", fv.Index)
+							goto fail
+						}
+						cl.Free[i] = (*Cell)(c.p)
 					} else {
 						cl.Free[i] = fr.cl.Free[fv.Index]
 					}
@@ -384,6 +401,10 @@ func (vm *VM) run() (Value, error) {
 			}
 			sp -= 2
 		case compile.NEXT:
+			if stack[sp-1].k != iterKind {
+				err = vm.errorf("invalid bytecode: no iterator for next")
+				goto fail
+			}
 			it := stack[sp-1].iter()
 			if it.kind == iterRange {
 				if it.left > 0 { // a count, not a comparison: no overflow at the int64 limits

@@ -2,6 +2,7 @@ package vm
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"sync/atomic"
@@ -94,6 +95,9 @@ func New(prog *compile.Program, opts Options) (*VM, error) {
 	if vm.opts.Stderr == nil {
 		vm.opts.Stderr = io.Discard
 	}
+	if err := verify(prog); err != nil {
+		return nil, err
+	}
 	vm.code = append([]uint32(nil), prog.Code...)
 	vm.orig = prog.Code
 	vm.lines = append([]compile.LineInfo(nil), prog.Lines...)
@@ -176,13 +180,14 @@ func (vm *VM) Interrupt() { vm.interrupt.Store(true) }
 // Run runs the program's top level (and main, if defined) to the end.
 // It returns nil, ErrExit after exit(), or the error that ended it (*Error for a runtime
 // error, or the error a hook returned).
-func (vm *VM) Run() error {
+func (vm *VM) Run() (err error) {
+	defer vm.guard(&err, 0)
 	top := &Closure{Fn: vm.Prog.Funcs[0]}
 	vm.stack[0] = FuncValue(top)
 	vm.sp = 1
 	vm.pushFrame(top, 1, 0, true)
 	vm.sp = 1 + top.Fn.NumLocals
-	_, err := vm.run()
+	_, err = vm.run()
 	if errors.Is(err, ErrExit) {
 		return ErrExit
 	}
@@ -209,7 +214,10 @@ func (vm *VM) ensureStack(n int) {
 
 // Call calls a function value with arguments and returns its result. Builtins use it to
 // call back into Kite (map, filter), and the debugger's REPL to call user functions.
-func (vm *VM) Call(fn Value, args ...Value) (Value, error) {
+func (vm *VM) Call(fn Value, args ...Value) (_ Value, err error) {
+	if len(vm.frames) == 0 { // called by the host, not by a builtin inside the VM
+		defer vm.guard(&err, 0)
+	}
 	vm.ensureStack(vm.sp + len(args) + 1)
 	base := vm.sp
 	vm.stack[vm.sp] = fn
@@ -254,4 +262,57 @@ func fnDisplayName(name string) string {
 		return "<fn>"
 	}
 	return name
+}
+
+// guard turns a Go panic in the interpreter into a runtime error and drops the frames above
+// nframes. Compiled code is trusted, so this is a safety net: it keeps a corrupt program (a
+// damaged compiled file) or a bug from taking the host process down.
+func (vm *VM) guard(err *error, nframes int) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	loc := Location{File: vm.Prog.File}
+	if len(vm.frames) > nframes {
+		fr := &vm.frames[len(vm.frames)-1]
+		loc = vm.location(fr.cl.Fn.Name, fr.pc)
+	}
+	vm.frames = vm.frames[:nframes]
+	*err = &Error{Msg: fmt.Sprintf("internal error: %v", r), Loc: loc, Stack: []Location{loc}, located: true, raised: true}
+}
+
+// verify checks what the interpreter assumes of every program without checking it again at
+// run time: known opcodes, and jumps that stay in their function, forward except for loops
+// (whose back edges are the safe points where pause, terminate and cycle limits act). The
+// compiler always produces such code; a damaged compiled file may not.
+func verify(p *compile.Program) error {
+	if len(p.Funcs) == 0 || len(p.Lines) != len(p.Code) {
+		return errors.New("kite: invalid program: inconsistent tables")
+	}
+	for _, f := range p.Funcs {
+		if f.Entry < 0 || f.End > len(p.Code) || f.Entry >= f.End {
+			return fmt.Errorf("kite: invalid program: function %q has no code", f.Name)
+		}
+		for pc := f.Entry; pc < f.End; pc++ {
+			ins := p.Code[pc]
+			op, arg := compile.Op(ins), compile.Arg(ins)
+			switch {
+			case op >= compile.NumOpcodes || op == compile.BREAK:
+				return fmt.Errorf("kite: invalid program: bad opcode %d at pc %d", op, pc)
+			case op == compile.LOOP && (arg < f.Entry || arg > pc):
+				return fmt.Errorf("kite: invalid program: loop at pc %d jumps to %d", pc, arg)
+			case isForwardJump(op) && (arg <= pc || arg >= f.End):
+				return fmt.Errorf("kite: invalid program: jump at pc %d goes to %d", pc, arg)
+			}
+		}
+	}
+	return nil
+}
+
+func isForwardJump(op compile.Opcode) bool {
+	switch op {
+	case compile.JUMP, compile.JUMPFALSE, compile.JUMPFALSEKEEP, compile.JUMPTRUEKEEP, compile.NEXT:
+		return true
+	}
+	return false
 }
