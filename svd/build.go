@@ -28,11 +28,6 @@ func resolvePeripheral(p *xPeripheral, all map[string]*xPeripheral, depth int) (
 		return nil, err
 	}
 	out := *p
-	pick := func(dst **string, b *string) {
-		if *dst == nil {
-			*dst = b
-		}
-	}
 	pick(&out.Description, base.Description)
 	pick(&out.GroupName, base.GroupName)
 	pick(&out.BaseAddress, base.BaseAddress)
@@ -212,11 +207,6 @@ func resolveItem(x *xRegOrCluster, siblings []xRegOrCluster, depth int) (*xRegOr
 		return nil, err
 	}
 	out := *x
-	pick := func(dst **string, b *string) {
-		if *dst == nil {
-			*dst = b
-		}
-	}
 	pick(&out.DisplayName, base.DisplayName)
 	pick(&out.Description, base.Description)
 	pick(&out.AddressOffset, base.AddressOffset)
@@ -426,4 +416,11 @@ func enumsOf(evs []xEnums, siblings []xField) []xEnums {
 		out = append(out, ev)
 	}
 	return out
+}
+
+// pick fills a property the element leaves unset with its base's (derivedFrom).
+func pick(dst **string, b *string) {
+	if *dst == nil {
+		*dst = b
+	}
 }
