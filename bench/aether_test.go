@@ -12,10 +12,10 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/internal/realparts"
 	"github.com/polydbg/polydbg/protocol/aether"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
-	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
 // Aether's round trips against the stub's own: ReadRegister and a 64 KiB ReadMemory

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/ez"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 // ezProgram never ends, so every stepInto stops again; each step changes a variable, so

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
-	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
 // The same false conditional breakpoint, hit 10,000 times, under polydbg and under
@@ -25,7 +25,7 @@ import (
 //
 //	cd bench && go test -run '^$' -bench GDBRemote -benchtime 1x
 
-const testdata = "../target/gdbremote/testdata"
+const testdata = "../backend/gdbremote/testdata"
 
 func markerLine(b *testing.B, src, name string) int {
 	f, err := os.Open(src)

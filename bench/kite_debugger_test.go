@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/kite/compile"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 // neverCalled is appended to programs/loop.kite: the armed engine's breakpoints sit on its

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/process"
 	"github.com/polydbg/polydbg/protocol/lantern"
-	"github.com/polydbg/polydbg/target/process"
 )
 
 // uploadSize is the size of the binary uploaded in each iteration.

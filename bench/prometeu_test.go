@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 // The console's cost over a plain run of the same code: the cartridge's frame() called

@@ -1,6 +1,6 @@
 // Package console is polydbg's fantasy console, Prometeu: it runs Kite cartridges on a
 // 128×128, 16-colour screen at a fixed frame rate, with counted syscalls, a per-frame cycle
-// budget and certification rules. A Console is an engine target (target/kitevm) whose Run
+// budget and certification rules. A Console is an engine target (backend/kitevm) whose Run
 // function drives the frame loop, so every front end can debug a cartridge.
 package console
 
@@ -12,9 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite/vm"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 // DefaultFPS is the console's frame rate; DefaultTelemetry the frames between telemetry

@@ -16,9 +16,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/backend/mcu/svd"
 	"github.com/polydbg/polydbg/protocol/aether"
-	"github.com/polydbg/polydbg/svd"
-	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
 func init() {

@@ -29,9 +29,9 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/internal/realparts"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
-	"github.com/polydbg/polydbg/target/elfsym"
 )
 
 // aetherCallTimeout bounds every call of these tests, so that a regression fails fast.
@@ -219,7 +219,7 @@ func TestAetherServeQEMUWithTLS(t *testing.T) {
 	certPath, keyPath, pool := selfSigned(t)
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(tokenFile, []byte("tok-42\n"), 0o600)
-	addr := aetherServe(t, "--elf", fw, "--qemu", "lm3s6965evb", "--svd", "../../svd/testdata/lm3s6965.svd",
+	addr := aetherServe(t, "--elf", fw, "--qemu", "lm3s6965evb", "--svd", "../../backend/mcu/svd/testdata/lm3s6965.svd",
 		"--token-file", tokenFile, "--tls-cert", certPath, "--tls-key", keyPath)
 	creds := credentials.NewTLS(&tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12})
 	cl := aetherClient(t, addr, creds)

@@ -7,11 +7,11 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/cli"
-	"github.com/polydbg/polydbg/target/gdbremote"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 func init() {

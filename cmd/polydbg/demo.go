@@ -7,10 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/examples"
 	"github.com/polydbg/polydbg/kite"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 func init() {
@@ -190,7 +191,7 @@ func demo(w io.Writer) error {
 	}
 
 	t.action("run --flame demo.svg", "the same program with the statement profiler on")
-	prof := &engine.Profiler{}
+	prof := &profile.Profiler{}
 	ptg, err := kitevm.New(prog, kitevm.Options{Profiler: prof})
 	if err != nil {
 		return err
@@ -205,7 +206,7 @@ func demo(w io.Writer) error {
 	}
 	r := prof.Report()
 	t.say("  %d statements in %.3f ms; hottest stacks (self time):", len(r.Timeline)+int(r.TimelineDropped), float64(r.TotalNs)/1e6)
-	for _, l := range engine.FlameSummary(r.FlameFolded, 5) {
+	for _, l := range profile.FlameSummary(r.FlameFolded, 5) {
 		t.say("    %s", l)
 	}
 	t.say("\nThat was the engine every polydbg front end drives. Next: polydbg debug examples/%s", name)

@@ -8,10 +8,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/kite/compile"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 func init() {
@@ -68,7 +69,7 @@ func runProfiled(file, svg string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	prof := &engine.Profiler{}
+	prof := &profile.Profiler{}
 	tg, err := kitevm.New(prog, kitevm.Options{Profiler: prof})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -98,7 +99,7 @@ func runProfiled(file, svg string, stdout, stderr io.Writer) int {
 	r := prof.Report()
 	f, err := os.Create(svg)
 	if err == nil {
-		err = engine.WriteFlameSVG(f, r.FlameFolded, "polydbg flame graph: "+filepath.Base(file))
+		err = profile.WriteFlameSVG(f, r.FlameFolded, "polydbg flame graph: "+filepath.Base(file))
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -108,7 +109,7 @@ func runProfiled(file, svg string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stderr, "flame graph: %s (%.3f ms, %d statements)\n", svg, float64(r.TotalNs)/1e6, len(r.Timeline)+int(r.TimelineDropped))
-	for _, line := range engine.FlameSummary(r.FlameFolded, 5) {
+	for _, line := range profile.FlameSummary(r.FlameFolded, 5) {
 		fmt.Fprintln(stderr, "  "+line)
 	}
 	return code

@@ -1,5 +1,5 @@
 // Package firmware builds the Cortex-M3 test firmware (testdata/fw.c with testdata/link.ld)
-// that the tests of target/gdbremote, target/elfsym and protocol/cli, and the benchmarks,
+// that the tests of backend/gdbremote, backend/elfsym and protocol/cli, and the benchmarks,
 // run in QEMU (lm3s6965evb and mps2-an385: code at 0, RAM at 0x20000000 on both).
 package firmware
 

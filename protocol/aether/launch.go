@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/polydbg/polydbg/target/gdbremote"
+	"github.com/polydbg/polydbg/backend/gdbremote"
 )
 
 // Launch says how to reach the target: exactly one of Gdb, QEMU and Native.

@@ -11,9 +11,9 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/backend/mcu/svd"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
-	"github.com/polydbg/polydbg/svd"
-	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
 func (s *Server) svdReg(p, r string) (*svd.Register, error) {

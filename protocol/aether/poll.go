@@ -15,10 +15,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/backend/mcu/rtt"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
-	"github.com/polydbg/polydbg/rtt"
-	"github.com/polydbg/polydbg/target/elfsym"
-	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
 // rttState is the host side of RTT: the located control block and the line buffers of

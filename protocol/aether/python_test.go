@@ -14,7 +14,7 @@ import (
 )
 
 // runPythonExample runs the Python example of docs/protocols/aether.md as written, with
-// only its port changed, using stubs that grpc_tools generates from proto/aether.proto.
+// only its port changed, using stubs that grpc_tools generates from protocol/aether/aether.proto.
 func runPythonExample(t *testing.T, addr string) {
 	t.Helper()
 	realparts.Need(t, "/usr/bin/python3")
@@ -34,7 +34,7 @@ func runPythonExample(t *testing.T, addr string) {
 	_, port, _ := strings.Cut(addr, ":")
 	src = strings.Replace(src, "localhost:50051", "localhost:"+port, 1)
 	dir := t.TempDir()
-	proto, _ := filepath.Abs("../../proto")
+	proto, _ := filepath.Abs(".")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	gen := exec.CommandContext(ctx, "/usr/bin/python3", "-m", "grpc_tools.protoc", "-I", proto,

@@ -19,11 +19,11 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/backend/mcu/svd"
 	"github.com/polydbg/polydbg/internal/realparts"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
-	"github.com/polydbg/polydbg/svd"
-	"github.com/polydbg/polydbg/target/elfsym"
-	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
 // buildFirmware builds testdata/fw/fw.c for the lm3s6965's Cortex-M3.
@@ -83,7 +83,7 @@ func newRig(t *testing.T, cfg Config) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := svd.ParseFile("../../svd/testdata/lm3s6965.svd")
+	dev, err := svd.ParseFile("../../backend/mcu/svd/testdata/lm3s6965.svd")
 	if err != nil {
 		t.Fatal(err)
 	}

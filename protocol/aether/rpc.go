@@ -9,9 +9,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/engine"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
-	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
 var empty = &pb.Empty{}

@@ -1,5 +1,5 @@
 // Package aether is the Aether agent interface of polydbg: a gRPC service
-// (proto/aether.proto, docs/protocols/aether.md) through which AI agents and tools drive a
+// (protocol/aether/aether.proto, docs/protocols/aether.md) through which AI agents and tools drive a
 // target behind a GDB stub — a microcontroller through QEMU, OpenOCD, pyOCD, probe-rs or
 // J-Link, or a Linux program through gdbserver. It translates RPCs to engine.Session calls
 // and the gdbremote target's capabilities, and engine events, RTT data, variable samples
@@ -22,11 +22,11 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/backend/mcu/rtos"
+	"github.com/polydbg/polydbg/backend/mcu/svd"
 	"github.com/polydbg/polydbg/engine"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
-	"github.com/polydbg/polydbg/rtos"
-	"github.com/polydbg/polydbg/svd"
-	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
 // Defaults of Config.

@@ -1,6 +1,6 @@
 // Package aura is the Aura debug protocol (Sentinel's protocol for the Aura runtime) as a
 // front end of polydbg's engine: `polydbg aura run FILE` runs a Kite program in the Dev-VM,
-// or a native program under supervision (target/process), and, when the environment has
+// or a native program under supervision (backend/process), and, when the environment has
 // AURA_DEBUG_PROTOCOL, reads NDJSON commands from stdin and writes
 // `AURA_DEBUG_EVENT {json}` lines to stdout among the program's own output lines.
 //

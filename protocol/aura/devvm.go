@@ -7,9 +7,10 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/kite"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 // MaxValueBytes bounds one printed value in env and watches; a longer one is cut and ends
@@ -22,7 +23,7 @@ type devvm struct {
 	file     string
 	s        *engine.Session
 	tg       *kitevm.Target
-	prof     *engine.Profiler
+	prof     *profile.Profiler
 	watches  []string
 	bps      []Breakpoint // the set asked for (applied once the session exists)
 	bpsSet   bool
@@ -50,7 +51,7 @@ func (r *runner) runKite(ctx context.Context) int {
 		}
 	}
 	if r.cfg.Protocol && r.perf {
-		d.prof = &engine.Profiler{}
+		d.prof = &profile.Profiler{}
 	}
 	d.tg, err = kitevm.New(prog, kitevm.Options{Profiler: d.prof})
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/polydbg/polydbg/target/process"
+	"github.com/polydbg/polydbg/backend/process"
 )
 
 // runNative launches a native program under supervision (its own process group, output

@@ -1,7 +1,7 @@
 package aura
 
 import (
-	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/kite/vm"
 )
 
@@ -46,7 +46,7 @@ func memory(m vm.MemStats, totalNs int64) map[string]int64 {
 }
 
 // buildPerfReport turns the engine's profile and the VM's memory report into a perfReport.
-func buildPerfReport(r engine.Report, m vm.MemStats) PerfReport {
+func buildPerfReport(r profile.Report, m vm.MemStats) PerfReport {
 	tl := make([]TimelineEntry, len(r.Timeline))
 	for i, e := range r.Timeline {
 		tl[i] = TimelineEntry{Line: e.Line, Col: e.Col, Kind: e.Kind, DurNs: e.DurNs}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/engine/profile"
 )
 
 // foldedTotal sums the counts of folded-stack text and checks its form.
@@ -63,7 +63,7 @@ func TestPerfReportAddsUp(t *testing.T) {
 		t.Fatalf("timeline %d ns, folded %d ns, total %d ns, perf_total_ns %d: they must agree",
 			sum, folded, r.TotalNs, r.Memory["perf_total_ns"])
 	}
-	if r.TimelineDropped != 0 || r.TimelineCap != engine.DefaultTimelineCap {
+	if r.TimelineDropped != 0 || r.TimelineCap != profile.DefaultTimelineCap {
 		t.Fatalf("cap %d dropped %d", r.TimelineCap, r.TimelineDropped)
 	}
 }

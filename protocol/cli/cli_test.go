@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/cli"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 const prog = `fn fib(n) {

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/cli"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 // FuzzCommands feeds arbitrary command scripts to the terminal debugger: it must answer

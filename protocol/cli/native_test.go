@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/internal/realparts"
 	"github.com/polydbg/polydbg/protocol/cli"
-	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
 const cProg = `#include <stdio.h>

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 	"github.com/polydbg/polydbg/protocol/cli"
-	"github.com/polydbg/polydbg/target/elfsym"
-	"github.com/polydbg/polydbg/target/gdbremote"
 )
 
 // remoteScript runs the terminal debugger with the commands piped in, on sessions opened

@@ -19,10 +19,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/kite/syntax"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 // Options configure a server.

@@ -7,7 +7,7 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/polydbg/polydbg/target/process"
+	"github.com/polydbg/polydbg/backend/process"
 )
 
 // deps answers DEPS: what this host has of what the daemon uses.

@@ -2,7 +2,7 @@
 // a daemon that takes ELF binaries or tar.gz bundles over TCP, runs them, keeps their
 // output, and starts gdbserver on request; and a Go client for it.
 //
-// The daemon is a process supervisor, not a debugger: programs run through target/process
+// The daemon is a process supervisor, not a debugger: programs run through backend/process
 // (own process group, output capture, memfd execution) and debugging is delegated to
 // gdbserver. Unlike the original it is safe by default: loopback only unless a token is
 // required, bounded in every resource a client can make it spend, and it keeps no process

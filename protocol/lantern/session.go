@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/polydbg/polydbg/target/process"
+	"github.com/polydbg/polydbg/backend/process"
 )
 
 // Session states, as the original names them.

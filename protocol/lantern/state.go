@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/polydbg/polydbg/target/process"
+	"github.com/polydbg/polydbg/backend/process"
 )
 
 // savedSession is a session as kept in the state directory (session.json).

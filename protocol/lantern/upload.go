@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/polydbg/polydbg/target/process"
+	"github.com/polydbg/polydbg/backend/process"
 )
 
 var elfMagic = []byte{0x7f, 'E', 'L', 'F'}

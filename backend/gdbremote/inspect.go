@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
-	"github.com/polydbg/polydbg/target/elfsym"
 )
 
 // ReadMemory reads target memory (the target must be stopped).

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polydbg/polydbg/target/elfsym"
+	"github.com/polydbg/polydbg/backend/elfsym"
 )
 
 var machines = []string{"lm3s6965evb", "mps2-an385"}

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
-	"github.com/polydbg/polydbg/target/elfsym"
 )
 
 // Config configures a Target.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
-	"github.com/polydbg/polydbg/target/elfsym"
 )
 
 // stopCache holds what was read from the target during one stop.

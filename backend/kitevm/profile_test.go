@@ -4,9 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/kite"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 // The profiler sees every statement, its numbers add up, and time spent stopped at a
@@ -16,7 +17,7 @@ func TestProfileUnderTheDebugger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof := &engine.Profiler{}
+	prof := &profile.Profiler{}
 	tg, err := kitevm.New(prog, kitevm.Options{Profiler: prof})
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/internal/realparts"
-	"github.com/polydbg/polydbg/target/elfsym"
 )
 
 // image is the data and bss of a program as they were in memory.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polydbg/polydbg/target/elfsym"
+	"github.com/polydbg/polydbg/backend/elfsym"
 )
 
 // native is one debugging session of testdata/native/loop.c under gdbserver.

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
-	"github.com/polydbg/polydbg/target/elfsym"
 )
 
 // evaluator evaluates expressions on the host in one frame: variables with field, index

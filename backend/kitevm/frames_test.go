@@ -3,10 +3,10 @@ package kitevm_test
 import (
 	"testing"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/kite/vm"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 // frameTarget drives frame() five times with a frame boundary before each call, the way

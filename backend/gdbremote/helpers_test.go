@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
-	"github.com/polydbg/polydbg/target/elfsym"
 )
 
 // srcLine finds the line of a "LINE:name" marker in a testdata source.

@@ -11,7 +11,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/polydbg/polydbg/target/elfsym"
+	"github.com/polydbg/polydbg/backend/elfsym"
 )
 
 // Task is one task.

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
-	"github.com/polydbg/polydbg/target/kitevm"
 )
 
 // harness runs one Kite program under a session and collects its events.

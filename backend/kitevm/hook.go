@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/kite/vm"
 )
 
@@ -20,7 +21,7 @@ func (h hook) Trap(pc int) error {
 	}
 	li := t.vm.Line(pc)
 	if p := t.opts.Profiler; p != nil && li.Stmt {
-		p.Statement(engine.Site{Line: int(li.Line), Col: int(li.Col), Kind: li.Kind}, t.vm.NumFrames(), t.stackKey())
+		p.Statement(profile.Site{Line: int(li.Line), Col: int(li.Col), Kind: li.Kind}, t.vm.NumFrames(), t.stackKey())
 	}
 	if t.entry && li.Stmt {
 		t.entry = false

@@ -11,15 +11,16 @@ import (
 	"sync/atomic"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/kite/compile"
 	"github.com/polydbg/polydbg/kite/vm"
 )
 
 // Options configure a Kite target. The zero value debugs a plain program.
 type Options struct {
-	Host     []*vm.Builtin    // host functions the program was compiled with
-	MaxDepth int              // recursion limit (vm.DefaultMaxDepth when 0)
-	Profiler *engine.Profiler // when set, every statement executed is recorded
+	Host     []*vm.Builtin     // host functions the program was compiled with
+	MaxDepth int               // recursion limit (vm.DefaultMaxDepth when 0)
+	Profiler *profile.Profiler // when set, every statement executed is recorded
 	// OutOfCycles, when set, is called at a safe point once the VM's cycle limit is
 	// reached (a console's frame budget); see vm.Hook.
 	OutOfCycles func(v *vm.VM) error
