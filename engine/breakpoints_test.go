@@ -58,7 +58,7 @@ func TestLogMessageParts(t *testing.T) {
 }
 
 func TestSubscriptionKeepsOrderAndDrains(t *testing.T) {
-	sub := newSubscription()
+	sub := newSubscription(SubscribeOptions{})
 	for i := 0; i < 1000; i++ {
 		sub.push(Event{Kind: EventOutput, ExitCode: i})
 	}
@@ -76,11 +76,19 @@ func TestSubscriptionKeepsOrderAndDrains(t *testing.T) {
 }
 
 func TestClosedSubscriptionDropsAndEnds(t *testing.T) {
-	sub := newSubscription()
+	sub := newSubscription(SubscribeOptions{})
 	sub.push(Event{Kind: EventOutput})
 	sub.Close()
-	sub.Close() // twice is fine
-	for range sub.Events() {
-	}
+	sub.Close()                        // twice is fine
 	sub.push(Event{Kind: EventOutput}) // after close: dropped, no panic
+	n := 0
+	for range sub.Events() { // ends: the channel is closed
+		n++
+	}
+	if n != 0 {
+		t.Fatalf("a closed subscription delivered %d events", n)
+	}
+	if _, ok, ended := sub.TryNext(); ok || !ended {
+		t.Fatalf("TryNext after Close: ok=%v ended=%v", ok, ended)
+	}
 }

@@ -1,6 +1,10 @@
 package engine
 
-import "sync"
+import (
+	"context"
+	"io"
+	"sync"
+)
 
 // EventKind names an engine event.
 type EventKind string
@@ -13,101 +17,178 @@ const (
 	EventExited            EventKind = "exited"
 	EventTerminated        EventKind = "terminated"
 	EventBreakpointChanged EventKind = "breakpoint"
+	EventBreakpointRemoved EventKind = "breakpointRemoved"
+	EventReset             EventKind = "reset" // the target was reset; a stop event follows
 )
 
 // Event is something that happened in a session, in the order it happened.
 type Event struct {
+	// Seq numbers the session's events from 1, without gaps: a front end compares it with
+	// Session.Seq and WaitStop to know what it has seen.
+	Seq        uint64
 	Kind       EventKind
 	Stop       *Stop       // EventStopped
 	Mode       ResumeMode  // EventContinued
 	Category   string      // EventOutput: "stdout", "stderr" or "console" (logpoints)
 	Text       string      // EventOutput
 	ExitCode   int         // EventExited
-	Breakpoint *Breakpoint // EventBreakpointChanged (a copy)
+	Breakpoint *Breakpoint // EventBreakpointChanged, EventBreakpointRemoved (a copy)
 }
 
-// Subscription delivers a session's events to one subscriber, in order. Its queue is
-// unbounded, so a slow subscriber never blocks the debuggee or other subscribers; a front
-// end that must bound memory drops what it cannot send and says so in its own protocol.
+// SubscribeOptions tune one subscription.
+type SubscribeOptions struct {
+	// MaxQueued bounds the events waiting to be read (0: unbounded). When the queue is
+	// full, program output blocks the debuggee until the subscriber reads (backpressure, as
+	// a terminal applies); other events are never held back, so a stop or an end is never
+	// lost, and they are few.
+	MaxQueued int
+}
+
+// Subscription delivers a session's events to one subscriber, in order. Events are queued
+// at the moment they happen, under the session's lock, so a front end that drains the
+// queue (TryNext) before it handles a command has seen every event up to the session's
+// current state: no stop is reported late and no reply overtakes an event.
+//
+// Read it either with Next/TryNext/Ready or with the Events channel, not both.
 type Subscription struct {
-	ch     chan Event
 	mu     sync.Mutex
 	queue  []Event
-	wake   chan struct{}
-	closed bool
+	head   int
+	max    int
+	ended  bool // no more events will come: the queue drains, then the subscription ends
+	closed bool // dropped: nothing more is delivered
+	ready  chan struct{}
+	room   chan struct{} // signalled when a full queue gets room
 	done   chan struct{}
 	once   sync.Once
+	chOnce sync.Once
+	ch     chan Event
 }
 
-// Events is the channel of events; it is closed when the subscription ends.
-func (s *Subscription) Events() <-chan Event { return s.ch }
-
-func newSubscription() *Subscription {
-	s := &Subscription{ch: make(chan Event), wake: make(chan struct{}, 1), done: make(chan struct{})}
-	go s.pump()
-	return s
+func newSubscription(opts SubscribeOptions) *Subscription {
+	return &Subscription{max: opts.MaxQueued, ready: make(chan struct{}, 1),
+		room: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-func (s *Subscription) push(e Event) {
-	s.mu.Lock()
-	if !s.closed {
-		s.queue = append(s.queue, e)
-	}
-	s.mu.Unlock()
+func signal(c chan struct{}) {
 	select {
-	case s.wake <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
 }
 
-// pump moves queued events to the channel; it ends when the subscription is closed and
-// its queue drained (after an end event) or when it is cancelled.
-func (s *Subscription) pump() {
-	defer close(s.ch)
+func (s *Subscription) push(e Event) {
+	s.mu.Lock()
+	if !s.closed && !s.ended {
+		s.queue = append(s.queue, e)
+	}
+	s.mu.Unlock()
+	signal(s.ready)
+}
+
+// full reports whether the queue is at its bound.
+func (s *Subscription) full() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.max > 0 && !s.closed && len(s.queue)-s.head >= s.max
+}
+
+// Ready is signalled when events may be waiting; after it fires, call TryNext until it
+// reports none.
+func (s *Subscription) Ready() <-chan struct{} { return s.ready }
+
+// TryNext returns the next queued event without waiting. ok is false when none is
+// queued; ended is then true when none will ever come again.
+func (s *Subscription) TryNext() (e Event, ok, ended bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return Event{}, false, true
+	}
+	if s.head == len(s.queue) {
+		return Event{}, false, s.ended
+	}
+	e = s.queue[s.head]
+	s.queue[s.head] = Event{}
+	s.head++
+	if s.head == len(s.queue) {
+		s.queue, s.head = s.queue[:0], 0
+	}
+	if s.max > 0 {
+		signal(s.room)
+	}
+	return e, true, false
+}
+
+// Next waits for the next event. It returns io.EOF once the subscription has ended and
+// its queue is drained, or ctx's error.
+func (s *Subscription) Next(ctx context.Context) (Event, error) {
 	for {
-		s.mu.Lock()
-		q := s.queue
-		s.queue = nil
-		closed := s.closed
-		s.mu.Unlock()
-		for _, e := range q {
-			select {
-			case s.ch <- e:
-			case <-s.done:
-				return
-			}
+		e, ok, ended := s.TryNext()
+		if ok {
+			return e, nil
 		}
-		if closed && len(q) == 0 {
-			return
-		}
-		if len(q) > 0 {
-			continue
+		if ended {
+			return Event{}, io.EOF
 		}
 		select {
-		case <-s.wake:
+		case <-s.ready:
+		case <-s.done:
+		case <-ctx.Done():
+			return Event{}, ctx.Err()
+		}
+	}
+}
+
+// Events returns a channel of the events, closed when the subscription ends. The first
+// call starts a goroutine that moves events to it; it ends with the subscription.
+func (s *Subscription) Events() <-chan Event {
+	s.chOnce.Do(func() {
+		s.ch = make(chan Event)
+		go s.pump()
+	})
+	return s.ch
+}
+
+func (s *Subscription) pump() {
+	defer close(s.ch)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for {
+		e, err := s.Next(ctx)
+		if err != nil {
+			return
+		}
+		select {
+		case s.ch <- e:
 		case <-s.done:
 			return
 		}
 	}
 }
 
-// finish lets the queued events drain, then closes the channel.
+// finish lets the queued events drain, then ends the subscription.
 func (s *Subscription) finish() {
 	s.mu.Lock()
-	s.closed = true
+	s.ended = true
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	signal(s.ready)
 }
 
-// Close ends the subscription now; queued events are dropped.
+// Close ends the subscription now; queued events are dropped and nothing more is
+// delivered. A debuggee blocked on its full queue goes on.
 func (s *Subscription) Close() {
 	s.mu.Lock()
-	if !s.closed {
-		s.closed = true
-	}
+	s.closed, s.ended = true, true
+	s.queue, s.head = nil, 0
 	s.mu.Unlock()
 	s.once.Do(func() { close(s.done) })
+	signal(s.ready)
 }

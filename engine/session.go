@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -20,46 +21,119 @@ type Session struct {
 	nextID   int
 	exitCode int
 	lastStop *Stop
+	seq      uint64        // of the last event
+	halt     Halt          // the last stop or end
+	haltCh   chan struct{} // closed and replaced at every halt
 	done     chan struct{}
+	quit     chan struct{} // closed when Terminate or Close is called: output stops blocking
+	quitOnce sync.Once
+	blocking []*Subscription // subscriptions with a bound: output waits for their room
+}
+
+// Halt is where the debuggee came to rest: a stop, or its end.
+type Halt struct {
+	Seq      uint64 // the event's sequence number
+	State    State  // Stopped, Exited or Terminated
+	Stop     *Stop  // when Stopped
+	ExitCode int    // when Exited
 }
 
 // NewSession makes a session for t, in state Initialized.
 func NewSession(t Target) *Session {
-	return &Session{t: t, bps: map[int]*bpState{}, byKey: map[locKey][]*bpState{}, done: make(chan struct{})}
+	return &Session{t: t, bps: map[int]*bpState{}, byKey: map[locKey][]*bpState{},
+		done: make(chan struct{}), haltCh: make(chan struct{}), quit: make(chan struct{})}
 }
 
 // Target returns the session's target, for front ends that use a capability interface.
 func (s *Session) Target() Target { return s.t }
 
-// Subscribe returns a new subscription that receives every event from now on.
-func (s *Session) Subscribe() *Subscription {
-	sub := newSubscription()
+// Subscribe returns a new subscription that receives every event from now on, with an
+// unbounded queue: a slow subscriber never blocks the debuggee.
+func (s *Session) Subscribe() *Subscription { return s.SubscribeWith(SubscribeOptions{}) }
+
+// SubscribeWith returns a new subscription with options, such as a bounded queue whose
+// subscriber holds back the debuggee's output when it does not read.
+func (s *Session) SubscribeWith(opts SubscribeOptions) *Subscription {
+	sub := newSubscription(opts)
 	s.mu.Lock()
 	s.all = append(s.all, sub)
 	if s.state.Ended() {
 		sub.finish()
 	} else {
 		s.subs = append(s.subs, sub)
+		if opts.MaxQueued > 0 {
+			s.blocking = append(s.blocking, sub)
+		}
 	}
 	s.mu.Unlock()
 	return sub
 }
 
+// Seq is the sequence number of the last event (0 before the first). Take it before a
+// command that resumes, then WaitStop(ctx, seq) waits for the stop or end that follows.
+func (s *Session) Seq() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+// WaitStop waits until the debuggee halts (stops, exits or is terminated) in an event
+// numbered after after, and returns that halt; at once when it already has. It returns
+// ctx's error when ctx ends first.
+func (s *Session) WaitStop(ctx context.Context, after uint64) (Halt, error) {
+	for {
+		s.mu.Lock()
+		h, ch := s.halt, s.haltCh
+		s.mu.Unlock()
+		if h.Seq > after {
+			return h, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return Halt{}, ctx.Err()
+		}
+	}
+}
+
+// ResumeAndWait resumes in mode and waits for the halt that follows.
+func (s *Session) ResumeAndWait(ctx context.Context, mode ResumeMode) (Halt, error) {
+	seq := s.Seq()
+	if err := s.Resume(mode); err != nil {
+		return Halt{}, err
+	}
+	return s.WaitStop(ctx, seq)
+}
+
+// halted records a halt event; s.mu held, after emit.
+func (s *Session) halted(st State, stop *Stop, code int) {
+	s.halt = Halt{Seq: s.seq, State: st, Stop: stop, ExitCode: code}
+	close(s.haltCh)
+	s.haltCh = make(chan struct{})
+}
+
 // Unsubscribe stops delivering events to sub and closes it.
 func (s *Session) Unsubscribe(sub *Subscription) {
 	s.mu.Lock()
-	for i, x := range s.subs {
-		if x == sub {
-			s.subs = append(s.subs[:i], s.subs[i+1:]...)
-			break
-		}
-	}
+	s.subs = without(s.subs, sub)
+	s.blocking = without(s.blocking, sub)
 	s.mu.Unlock()
 	sub.Close()
 }
 
-// emit delivers e to every subscriber; s.mu must be held.
+func without(list []*Subscription, sub *Subscription) []*Subscription {
+	for i, x := range list {
+		if x == sub {
+			return append(list[:i:i], list[i+1:]...)
+		}
+	}
+	return list
+}
+
+// emit numbers e and delivers it to every subscriber; s.mu must be held.
 func (s *Session) emit(e Event) {
+	s.seq++
+	e.Seq = s.seq
 	for _, sub := range s.subs {
 		sub.push(e)
 	}
@@ -155,6 +229,7 @@ func (s *Session) Pause() error {
 
 // Terminate ends the debuggee in any state; it is a no-op once it has ended.
 func (s *Session) Terminate() error {
+	s.quitOnce.Do(func() { close(s.quit) })
 	switch s.State() {
 	case Initialized:
 		s.end(Terminated, 0)
@@ -247,13 +322,32 @@ func (s *Session) end(st State, code int) {
 	} else {
 		s.emit(Event{Kind: EventTerminated})
 	}
+	s.halted(st, nil, code)
 	subs := s.subs
-	s.subs = nil
+	s.subs, s.blocking = nil, nil
 	s.mu.Unlock()
 	for _, sub := range subs {
 		sub.finish()
 	}
 	close(s.done)
+}
+
+// waitRoom holds program output back while a bounded subscriber's queue is full, until it
+// reads or the session is being terminated.
+func (s *Session) waitRoom() {
+	s.mu.Lock()
+	blocking := s.blocking
+	s.mu.Unlock()
+	for _, sub := range blocking {
+		for sub.full() {
+			select {
+			case <-sub.room:
+			case <-sub.done:
+			case <-s.quit:
+				return
+			}
+		}
+	}
 }
 
 // handler is the session's side of the target: it turns reports into state and events.
@@ -269,6 +363,7 @@ func (h handler) Stopped(stop Stop) {
 	s.state = Stopped
 	s.lastStop = &stop
 	s.emit(Event{Kind: EventStopped, Stop: &stop})
+	s.halted(Stopped, &stop, 0)
 	var temp *bpState
 	if stop.Reason == ReasonBreakpoint {
 		if b := s.bps[stop.BreakpointID]; b != nil && b.bp.Spec.Temporary {
@@ -282,6 +377,7 @@ func (h handler) Stopped(stop Stop) {
 }
 
 func (h handler) Output(category, text string) {
+	h.s.waitRoom()
 	h.s.mu.Lock()
 	h.s.emit(Event{Kind: EventOutput, Category: category, Text: text})
 	h.s.mu.Unlock()

@@ -71,6 +71,9 @@ type Stop struct {
 	// FrameIndex is, for console targets, the frame being run when the stop happened
 	// (taken then, so a client that reads the event later sees the right frame).
 	FrameIndex int64
+	// ReturnValue is, after a step that left a function (step out, or a step from its last
+	// statement), the value it returned; nil otherwise.
+	ReturnValue *Variable
 }
 
 // Frame is one frame of the call stack; index 0 is the innermost.

@@ -43,6 +43,12 @@ func (h hook) Trap(pc int) error {
 			return nil
 		}
 	}
+	if t.stepping && t.retArmed && pc == t.retPC && t.vm.NumFrames() < t.stepDepth {
+		// Back in the caller right after the call: a step that leaves a function ends here,
+		// mid-line, with the returned value on the stack.
+		t.returned = true
+		return t.suspend(engine.Stop{Reason: engine.ReasonStep, Location: t.here(pc)})
+	}
 	if t.stepping && t.stepDone(li.Stmt) {
 		return t.suspend(engine.Stop{Reason: engine.ReasonStep, Location: t.here(pc)})
 	}
@@ -66,7 +72,8 @@ func (t *Target) here(pc int) engine.Location {
 }
 
 // stepDone reports whether the current step ends at this trap: by call depth, so that
-// stepping over or out of a recursive call stops in the right activation.
+// stepping over or out of a recursive call stops in the right activation. (A step that
+// leaves the function usually ends earlier, at the return address: see armReturn.)
 func (t *Target) stepDone(stmt bool) bool {
 	switch t.stepMode {
 	case engine.StepInstruction:
@@ -120,6 +127,14 @@ func (t *Target) suspend(stop engine.Stop) error {
 	t.frameStep.Store(false) // any stop ends a frame step
 
 	t.refs = t.refs[:0]
+	t.disarmReturn()
+	if t.returned {
+		t.returned = false
+		if v, ok := t.vm.StackTop(); ok {
+			rv := t.variable(t.retFunc, v)
+			stop.ReturnValue = &rv
+		}
+	}
 	if p := t.opts.Profiler; p != nil {
 		p.Pause()
 		defer p.Resume()
@@ -145,6 +160,7 @@ func (t *Target) suspend(stop engine.Stop) error {
 		t.stepping = c.mode != engine.Continue
 		t.stepMode = c.mode
 		t.stepDepth = t.vm.NumFrames()
+		t.armReturn()
 		t.setTrapMode()
 		return nil
 	}
@@ -178,4 +194,34 @@ func (t *Target) stackKey() string {
 		prev = e.key
 	}
 	return prev
+}
+
+// armReturn traps the return address of the innermost frame for a statement step, so that
+// a step leaving the function stops in the caller right after the call returns, as gdb's
+// finish does, instead of at the caller's next statement. A function called back by a
+// builtin has no return address in Kite code: its step ends at the next statement.
+func (t *Target) armReturn() {
+	switch t.stepMode {
+	case engine.StepInto, engine.StepOver, engine.StepOut:
+	default:
+		return
+	}
+	if !t.stepping {
+		return
+	}
+	pc, ok := t.vm.ReturnAddress(0)
+	if !ok {
+		return
+	}
+	fi, _ := t.vm.Frame(0)
+	t.retPC, t.retArmed, t.retFunc = pc, true, funcName(fi.Func)
+	t.vm.SetBreak(pc, true)
+}
+
+// disarmReturn removes the trap armReturn set, keeping a breakpoint that is there.
+func (t *Target) disarmReturn() {
+	if t.retArmed {
+		t.retArmed = false
+		t.vm.SetBreak(t.retPC, t.bp[t.retPC])
+	}
 }

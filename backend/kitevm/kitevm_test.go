@@ -202,14 +202,18 @@ func TestStepsByCallDepth(t *testing.T) {
 	if depth() != d0+1 || h.eval("n") != "1" {
 		t.Fatalf("after step into: depth %d n=%s", depth(), h.eval("n"))
 	}
-	h.do(h.s.Step(engine.StepOut))
+	h.do(h.s.Step(engine.StepOut)) // back in the caller right after the call, mid-line
+	st := h.stop(engine.ReasonStep, 6)
+	if depth() != d0 || st.ReturnValue == nil || st.ReturnValue.Value != "1" || st.Location.Col <= 5 {
+		t.Fatalf("after step out: depth %d (want %d), stop %+v", depth(), d0, st)
+	}
+	h.do(h.s.Step(engine.StepOver)) // the rest of the line: b is assigned
 	h.stop(engine.ReasonStep, 7)
 	if depth() != d0 || h.eval("b") != "1" {
-		t.Fatalf("after step out: depth %d b=%s", depth(), h.eval("b"))
+		t.Fatalf("after the line: depth %d b=%s", depth(), h.eval("b"))
 	}
 	h.do(h.s.Step(engine.StepInstruction))
-	st := h.stop(engine.ReasonStep, 7)
-	_ = st
+	h.stop(engine.ReasonStep, 7)
 	h.do(h.s.Continue())
 	h.exit(0)
 }
@@ -270,4 +274,48 @@ func TestPureEvaluationRefusesEffects(t *testing.T) {
 	if got := h.output.String(); got != "[1] 1\n" {
 		t.Fatalf("output %q", got)
 	}
+}
+
+const factSrc = `fn fact(n) {
+    if n <= 1 { return 1 }
+    return n * fact(n - 1)
+}
+print(fact(5))
+`
+
+// A step out of a recursion ends one activation up, in the caller right after the call
+// returned, never further: the issue's fact(5) scenario.
+func TestStepOutOfRecursionLandsInCaller(t *testing.T) {
+	h := start(t, factSrc, func(h *harness) { h.line(2, func(s *engine.BreakpointSpec) { s.Condition = "n == 1" }) }, false)
+	h.stop(engine.ReasonBreakpoint, 2)
+	h.s.ClearBreakpoints()
+	fr, err := h.s.Stack()
+	h.do(err)
+	if len(fr) != 6 { // fact(5..1) and the top level
+		t.Fatalf("at the base case: %d frames", len(fr))
+	}
+	for _, mode := range []engine.ResumeMode{engine.StepOut, engine.StepOver} {
+		h.do(h.s.Step(mode))
+		st := h.stop(engine.ReasonStep, 3)
+		fr, err = h.s.Stack()
+		h.do(err)
+		if len(fr) != 5 || fr[0].Func != "fact" || h.eval("n") != "2" {
+			t.Fatalf("after %v: %d frames, innermost %s n=%s", mode, len(fr), fr[0].Func, h.eval("n"))
+		}
+		if st.ReturnValue == nil || st.ReturnValue.Value != "1" {
+			t.Fatalf("after %v: returned %+v", mode, st.ReturnValue)
+		}
+		if mode == engine.StepOut {
+			// Step over from the middle of the line runs the multiplication and the return:
+			// it leaves fact(2) and lands in fact(3) with 2 returned.
+			h.do(h.s.Step(engine.StepOver))
+			st = h.stop(engine.ReasonStep, 3)
+			if h.eval("n") != "3" || st.ReturnValue == nil || st.ReturnValue.Value != "2" {
+				t.Fatalf("step over the rest of fact(2): n=%s returned %+v", h.eval("n"), st.ReturnValue)
+			}
+			break
+		}
+	}
+	h.do(h.s.Continue())
+	h.exit(0)
 }

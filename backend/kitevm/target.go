@@ -67,7 +67,11 @@ type Target struct {
 	stepping  bool
 	stepMode  engine.ResumeMode
 	stepDepth int
-	between   bool // suspended by Suspend between instructions, not at a trap
+	retPC     int    // the return address trapped for a step (armReturn)
+	retArmed  bool   // retPC is trapped
+	retFunc   string // the function the step may return from
+	returned  bool   // the stop being made is at the return address
+	between   bool   // suspended by Suspend between instructions, not at a trap
 	refs      []ref
 	stackKeys []stackKey
 	mem       vm.MemStats

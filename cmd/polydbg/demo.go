@@ -52,6 +52,9 @@ func (t *tour) waitStop() (*engine.Stop, error) {
 			case engine.EventStopped:
 				loc := e.Stop.Location
 				t.say("  stopped (%s) in %s at line %d:  %s", e.Stop.Reason, loc.Func, loc.Line, strings.TrimSpace(t.src[loc.Line-1]))
+				if rv := e.Stop.ReturnValue; rv != nil {
+					t.say("  value returned by %s: %s", rv.Name, rv.Value)
+				}
 				return e.Stop, nil
 			case engine.EventExited:
 				t.say("  program exited with code %d", e.ExitCode)
@@ -157,7 +160,8 @@ func demo(w io.Writer) error {
 		{"next", "step over the statement", engine.StepOver},
 		{"next", "step over a recursive call: we stay in this activation", engine.StepOver},
 		{"step", "step into fib(n - 2)", engine.StepInto},
-		{"finish", "step out, back to the caller", engine.StepOut},
+		{"finish", "step out: back in the caller right after the call", engine.StepOut},
+		{"next", "the rest of the line: b gets the returned value", engine.StepOver},
 	}
 	for _, st := range steps {
 		t.action(st.cmd, st.why)

@@ -302,3 +302,23 @@ func (vm *VM) EvalCompiled(c *Compiled, frame int, budget int64) (_ Value, err e
 	vm.updateCheck()
 	return v, err
 }
+
+// ReturnAddress is the pc at which the caller of frame i (0: innermost) resumes when frame i
+// returns: the instruction after its call. ok is false for the outermost frame and for a
+// function called back by a builtin or an evaluation, which return into Go code.
+func (vm *VM) ReturnAddress(i int) (pc int, ok bool) {
+	j := len(vm.frames) - 1 - i
+	if i < 0 || j < 1 || vm.frames[j].boundary {
+		return 0, false
+	}
+	return vm.frames[j-1].pc, true
+}
+
+// StackTop is the value on top of the innermost frame's operand stack: at a function's
+// return address, the value it returned.
+func (vm *VM) StackTop() (Value, bool) {
+	if len(vm.frames) == 0 || vm.sp <= vm.frames[len(vm.frames)-1].fp {
+		return Nil, false
+	}
+	return vm.stack[vm.sp-1], true
+}

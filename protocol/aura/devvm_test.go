@@ -274,9 +274,14 @@ func TestSteps(t *testing.T) {
 		t.Fatalf("step over: env %v", st.Env)
 	}
 	a.send(`{"cmd":"stepOut"}`)
-	st = a.stopped("step", 8) // back in the caller: the for loop's next iteration
+	st = a.stopped("step", 9) // back in the caller right after the call, mid-line
 	if st.Func != "main" || st.Env["total"] != "0" {
 		t.Fatalf("step out: %+v", st)
+	}
+	a.send(`{"cmd":"step"}`) // the rest of the line, then the loop's next iteration
+	st = a.stopped("step", 8)
+	if st.Env["total"] != "0" {
+		t.Fatalf("step: env %v", st.Env)
 	}
 	a.send(`{"cmd":"step"}`)
 	st = a.stopped("step", 9)

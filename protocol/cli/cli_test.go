@@ -87,8 +87,8 @@ quit
 		"n = 2",
 		"$ = 20",
 		"5\t    return fib(n - 1) + fib(n - 2)", // n == 2: the if is false
-		"9\tfor i in range(0, 5) {",             // next over the return: back in the caller
-		"10\t    total += fib(i)",
+		"10\t    total += fib(i)",               // next over the return: back in the caller, mid-line
+		"9\tfor i in range(0, 5) {",
 		"Breakpoint 1, fib at prog.kite:2", // finish at the top level runs on: fib(3) calls fib(2)
 		"1: total = 2",
 		"total 7",

@@ -257,30 +257,31 @@ func TestStepOutOfDeepRecursionAndEvaluateInFrames(t *testing.T) {
 
 	c.send("clearBreakpoint", map[string]any{"file": file, "line": 4})
 	c.expect("breakpointCleared")
+	// A step out lands in the caller right after the call returned, mid-line (sub is
+	// assigned by the rest of the line), one activation at a time.
 	for _, n := range []int{2, 3, 4} {
 		c.send("stepOut", nil)
-		c.stopped("step", 7)
-		upd := map[string]string{}
-		for len(upd) < 2 {
-			e := c.expect("variableUpdate")
-			upd[e.str("name")] = e.str("value")
-		}
-		if upd["n"] != fmt.Sprint(n) || upd["sub"] == "" {
-			t.Fatalf("after stepOut: updates %v", upd)
+		c.stopped("step", 6)
+		if e := c.expect("variableUpdate"); e.str("name") != "n" || e.str("value") != fmt.Sprint(n) {
+			t.Fatalf("after stepOut to n=%d: update %s", n, e.Raw)
 		}
 		if got := c.stack(); len(got) != 7-n {
 			t.Fatalf("after stepOut to n=%d: stack %v", n, got)
 		}
+		c.send("stepOver", nil) // the rest of the line: sub = fact(n - 1)
+		c.stopped("step", 7)
+		if e := c.expect("variableUpdate"); e.str("name") != "sub" || e.str("value") != fmt.Sprint(fact(n-1)) {
+			t.Fatalf("after the line in fact(%d): update %s", n, e.Raw)
+		}
 	}
-	c.send("stepOver", nil) // return n * sub in fact(4): back in fact(5), line 7
-	c.stopped("step", 7)
+	c.send("stepOver", nil) // return n * sub in fact(4): back in fact(5), mid-line 6
+	c.stopped("step", 6)
 	if e := c.expect("variableUpdate"); e.str("name") != "n" || e.str("value") != "5" {
 		t.Fatalf("update %s", e.Raw)
 	}
-	if e := c.expect("variableUpdate"); e.str("name") != "sub" || e.str("value") != "24" {
-		t.Fatalf("update %s", e.Raw)
-	}
-	c.send("stepOut", nil) // out of fact(5): back at the top level
+	c.send("stepOut", nil) // out of fact(5): back at the top level, mid-line 11
+	c.stopped("step", 11)
+	c.send("stepOver", nil)
 	c.stopped("step", 12)
 	// Frame 0 is now the top level: the globals were there before (unchanged: not
 	// reported) but for result, which is new.
@@ -707,4 +708,11 @@ func TestFailingConditionStopsWithError(t *testing.T) {
 	if e := c.skipTo("exited"); e.num("exitCode") != 1 {
 		t.Fatalf("exited %s", e.Raw)
 	}
+}
+
+func fact(n int) int {
+	if n <= 1 {
+		return 1
+	}
+	return n * fact(n-1)
 }
