@@ -8,6 +8,11 @@ import (
 // SetBreakpoint resolves and sets a breakpoint. A line with no code binds to the next line
 // that has code; the returned Breakpoint says where. It works in every state.
 func (s *Session) SetBreakpoint(spec BreakpointSpec) (Breakpoint, error) {
+	return s.addBreakpoint(spec, 0)
+}
+
+// addBreakpoint sets a breakpoint with the given id, or a new one when id is 0.
+func (s *Session) addBreakpoint(spec BreakpointSpec, id int) (Breakpoint, error) {
 	b := &bpState{bp: Breakpoint{Spec: spec}}
 	var err error
 	if b.hit, err = parseHitCondition(spec.HitCondition); err != nil {
@@ -65,8 +70,13 @@ func (s *Session) SetBreakpoint(spec BreakpointSpec) (Breakpoint, error) {
 		}
 	}
 	s.mu.Lock()
-	s.nextID++
-	b.bp.ID = s.nextID
+	if id == 0 || s.bps[id] != nil {
+		s.nextID++
+		id = s.nextID
+	} else if id > s.nextID {
+		s.nextID = id
+	}
+	b.bp.ID = id
 	s.bps[b.bp.ID] = b
 	s.byKey[b.key] = append(s.byKey[b.key], b)
 	bp := b.bp
@@ -109,6 +119,8 @@ func (s *Session) RemoveBreakpoint(id int) error {
 		return fmt.Errorf("no breakpoint %d", id)
 	}
 	delete(s.bps, id)
+	gone := b.bp
+	s.emit(Event{Kind: EventBreakpointRemoved, Breakpoint: &gone})
 	list := s.byKey[b.key]
 	for i, x := range list {
 		if x == b {

@@ -36,7 +36,8 @@ type Breakpoint struct {
 	Spec     BreakpointSpec
 	Location Location // where it bound (a line with no code moves to the next one)
 	Verified bool
-	Hits     int // times its location was reached with its condition true
+	Hits     int    // times its location was reached with its condition true
+	Message  string // why it is not verified
 }
 
 // hitCondition is a parsed HitCondition.

@@ -28,6 +28,12 @@ type Session struct {
 	quit     chan struct{} // closed when Terminate or Close is called: output stops blocking
 	quitOnce sync.Once
 	blocking []*Subscription // subscriptions with a bound: output waits for their room
+
+	watches   []Watch
+	nextWatch int
+	snap      watchSnap // the watches' values at the current stop
+
+	noExceptionStops bool // exception stops are not wanted: the program goes on
 }
 
 // Halt is where the debuggee came to rest: a stop, or its end.
@@ -187,6 +193,7 @@ func (s *Session) Start(stopOnEntry bool) error {
 
 // Resume continues a stopped debuggee in the given mode.
 func (s *Session) Resume(mode ResumeMode) error {
+	s.takeWatches() // a stop's watches are taken before it ends
 	s.mu.Lock()
 	if err := s.needStopped("resume"); err != nil {
 		s.mu.Unlock()
@@ -205,6 +212,14 @@ func (s *Session) Resume(mode ResumeMode) error {
 		return err
 	}
 	return nil
+}
+
+// SetExceptionStops says whether an uncaught exception (a Kite runtime error) stops the
+// debuggee, which is the default, or lets it end with its error.
+func (s *Session) SetExceptionStops(on bool) {
+	s.mu.Lock()
+	s.noExceptionStops = !on
+	s.mu.Unlock()
 }
 
 // Continue is Resume(Continue).
@@ -358,6 +373,11 @@ func (h handler) Stopped(stop Stop) {
 	s.mu.Lock()
 	if s.state.Ended() {
 		s.mu.Unlock()
+		return
+	}
+	if stop.Reason == ReasonException && s.noExceptionStops {
+		s.mu.Unlock()
+		go func() { _ = s.t.Resume(Continue) }() // the target waits for it; not from its own goroutine
 		return
 	}
 	s.state = Stopped

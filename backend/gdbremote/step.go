@@ -26,6 +26,12 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 	}
 	startLoc, _ := t.sym.PCToLine(pc)
 	startFn := t.sym.FuncAt(pc)
+	// The stack pointer is back at the frame's CFA once the function has returned: a step
+	// that leaves it stops there, in the caller right after the call, as gdb's finish does.
+	var startCFA uint64
+	if fs, err := t.frames(); err == nil && len(fs) > 1 && startFn != nil && pc != startFn.Low+t.sym.Bias {
+		startCFA = fs[0].CFA
+	}
 	for range 100000 {
 		if st := t.pauseStop(); st != nil {
 			return st, nil
@@ -54,6 +60,9 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 			return nil, err
 		}
 		fn := t.sym.FuncAt(npc)
+		if startCFA != 0 && t.sp() >= startCFA {
+			return &engine.Stop{Reason: engine.ReasonStep, ReturnValue: t.returnValue(startFn)}, nil
+		}
 		// A call: the pc is at a function's first instruction (or in code without lines).
 		isCall := fn != nil && npc == fn.Low+t.sym.Bias && npc != pc
 		loc, hasLine := t.sym.PCToLine(npc)
@@ -172,13 +181,19 @@ func (t *Target) stepOffTemp(addr uint64) (StopReply, error) {
 	return t.stepOff()
 }
 
-// doStepOut runs until the current function returns.
+// doStepOut runs until the current function returns, and stops in the caller right after
+// the call with the returned value.
 func (t *Target) doStepOut() (*engine.Stop, error) {
+	pc, err := t.pc()
+	if err != nil {
+		return nil, err
+	}
+	fn := t.sym.FuncAt(pc)
 	if err := t.finishCall(); err != nil {
 		return nil, err
 	}
 	if st := t.pauseStop(); st != nil {
 		return st, nil
 	}
-	return &engine.Stop{Reason: engine.ReasonStep}, nil
+	return &engine.Stop{Reason: engine.ReasonStep, ReturnValue: t.returnValue(fn)}, nil
 }

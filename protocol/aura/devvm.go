@@ -217,7 +217,7 @@ func clip(s string) string {
 	if len(s) <= MaxValueBytes {
 		return s
 	}
-	return s[:MaxValueBytes] + "..."
+	return engine.ClipValue(s, MaxValueBytes)
 }
 
 // command applies one client command to the session.

@@ -63,9 +63,20 @@ void busy(void)
 	result = (uint32_t)compute((int)loops);
 }
 
+uint32_t fact_result;
+
+/* Recursion for the engine's conformance suite (launch tests). */
+uint32_t fact(uint32_t n)
+{
+	if (n <= 1)
+		return 1; /* LINE:fact_base */
+	return n * fact(n - 1); /* LINE:fact_rec */
+}
+
 int main(void)
 {
 	semihost_write0("fw start\n");
+	fact_result = fact(5); /* LINE:main_fact */
 	SYST_RVR = 20000;
 	SYST_CVR = 0;
 	SYST_CSR = 7; /* enable, interrupt, processor clock */

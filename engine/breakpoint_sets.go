@@ -1,0 +1,99 @@
+package engine
+
+import "path/filepath"
+
+// SetBreakpoints replaces the line breakpoints of one source file with specs, as DAP's
+// setBreakpoints does, and returns one Breakpoint per spec, in order. A breakpoint asked
+// for again on the same line keeps its id and hit count (with its options updated); lines
+// no longer asked for lose theirs. A spec that cannot be set comes back unverified with a
+// Message and is not kept. Temporary breakpoints are not part of any set.
+func (s *Session) SetBreakpoints(file string, specs []BreakpointSpec) []Breakpoint {
+	file = filepath.Clean(file)
+	for i := range specs {
+		specs[i].Kind, specs[i].File = LineBreakpoint, file
+	}
+	return s.replaceSet(func(sp BreakpointSpec) bool {
+		return sp.Kind == LineBreakpoint && filepath.Clean(sp.File) == file
+	}, specs)
+}
+
+// SetFunctionBreakpoints replaces every function breakpoint with specs (DAP's
+// setFunctionBreakpoints).
+func (s *Session) SetFunctionBreakpoints(specs []BreakpointSpec) []Breakpoint {
+	for i := range specs {
+		specs[i].Kind = FunctionBreakpoint
+	}
+	return s.replaceSet(func(sp BreakpointSpec) bool { return sp.Kind == FunctionBreakpoint }, specs)
+}
+
+// SetInstructionBreakpoints replaces every instruction breakpoint with specs (DAP's
+// setInstructionBreakpoints).
+func (s *Session) SetInstructionBreakpoints(specs []BreakpointSpec) []Breakpoint {
+	for i := range specs {
+		specs[i].Kind = InstructionBreakpoint
+	}
+	return s.replaceSet(func(sp BreakpointSpec) bool { return sp.Kind == InstructionBreakpoint }, specs)
+}
+
+// place is what identifies a breakpoint within its set: where it was asked for.
+type place struct {
+	kind BreakpointKind
+	file string
+	line int
+	fn   string
+	pc   uint64
+}
+
+func placeOf(sp BreakpointSpec) place {
+	return place{sp.Kind, filepath.Clean(sp.File), sp.Line, sp.Function, sp.PC}
+}
+
+// replaceSet makes the breakpoints whose spec is in the set exactly specs.
+func (s *Session) replaceSet(inSet func(BreakpointSpec) bool, specs []BreakpointSpec) []Breakpoint {
+	old := map[place][]Breakpoint{}
+	for _, bp := range s.Breakpoints() {
+		if !bp.Spec.Temporary && inSet(bp.Spec) {
+			p := placeOf(bp.Spec)
+			old[p] = append(old[p], bp)
+		}
+	}
+	out := make([]Breakpoint, len(specs))
+	for i, sp := range specs {
+		p := placeOf(sp)
+		id := 0
+		if prev := old[p]; len(prev) > 0 {
+			old[p] = prev[1:]
+			if prev[0].Spec == sp {
+				out[i] = prev[0] // unchanged
+				continue
+			}
+			id = prev[0].ID
+			_ = s.RemoveBreakpoint(id)
+		}
+		bp, err := s.addBreakpoint(sp, id)
+		if err != nil {
+			bp = Breakpoint{ID: id, Spec: sp, Message: err.Error()}
+		}
+		out[i] = bp
+	}
+	for _, rest := range old {
+		for _, bp := range rest {
+			_ = s.RemoveBreakpoint(bp.ID)
+		}
+	}
+	return out
+}
+
+// RestoreBreakpoints sets the breakpoints of an earlier session of the same program (a
+// restart) with their ids, so that a client's ids stay valid. Hit counts start again.
+func (s *Session) RestoreBreakpoints(bps []Breakpoint) []Breakpoint {
+	out := make([]Breakpoint, 0, len(bps))
+	for _, old := range bps {
+		bp, err := s.addBreakpoint(old.Spec, old.ID)
+		if err != nil {
+			bp = Breakpoint{ID: old.ID, Spec: old.Spec, Message: err.Error()}
+		}
+		out = append(out, bp)
+	}
+	return out
+}

@@ -1,0 +1,182 @@
+// Package launch turns one description of a debuggee (a Kite file, a console cartridge, a
+// native program under gdbserver, firmware in QEMU, any GDB stub) into a running
+// engine.Session. Front ends and the command line start debuggees only through it, so that
+// every protocol offers the same kinds of target with the same options, and DAP's and MCP's
+// launch configurations map onto a Spec one to one (the role Delve's service/debugger plays).
+package launch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/backend/kitevm"
+	"github.com/polydbg/polydbg/backend/mcu/svd"
+	"github.com/polydbg/polydbg/console"
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/engine/profile"
+	"github.com/polydbg/polydbg/kite"
+)
+
+// Kind names a kind of debuggee.
+type Kind string
+
+const (
+	Kite      Kind = "kite"      // Program is a .kite source file
+	Cartridge Kind = "cartridge" // Program is a console cartridge (directory or built file)
+	Native    Kind = "native"    // Program is a Linux executable, run under gdbserver
+	QEMU      Kind = "qemu"      // ELF is firmware for qemu-system-arm's Machine
+	Remote    Kind = "remote"    // Address is a running GDB stub (QEMU, OpenOCD, probe-rs, gdbserver, a lantern session) debugging ELF
+)
+
+// Spec describes one debuggee. The zero value of every option works.
+type Spec struct {
+	Kind    Kind     // empty: Detect(Program)
+	Program string   // the Kite file, cartridge or executable
+	Args    []string // the program's arguments (Native)
+	ELF     string   // the firmware or program with its symbols (QEMU, Remote; Native defaults to Program)
+	Machine string   // a qemu-system-arm machine: lm3s6965evb, mps2-an385... (QEMU)
+	Address string   // HOST:PORT of a GDB stub (Remote)
+	SVD     string   // the device's SVD file: peripherals by name (QEMU, Remote)
+
+	// QEMUSerial are QEMU's -serial backends (UART0, UART1...); none means "-serial null".
+	QEMUSerial []string
+	// Console configures a cartridge's console (frame rate, seed, telemetry).
+	Console console.Options
+	// Profile records a statement profile of a Kite program (Debuggee.Profiler).
+	Profile bool
+	// Seed seeds a Kite program's rnd() (0 means 1).
+	Seed uint64
+	// Remote configures the GDB remote client (exchange timeout, logger).
+	Remote gdbremote.Config
+}
+
+// Debuggee is a started Spec: its session, and what its kind adds.
+type Debuggee struct {
+	*engine.Session
+	Spec     Spec
+	Console  *console.Console  // Cartridge
+	Profiler *profile.Profiler // Kite with Spec.Profile
+	Device   *svd.Device       // QEMU and Remote with Spec.SVD
+}
+
+// Detect says what kind of debuggee a file is: an ELF executable runs natively, a directory
+// is a cartridge, anything else a Kite source.
+func Detect(path string) Kind {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return Cartridge
+	}
+	if f, err := os.Open(path); err == nil {
+		defer f.Close()
+		magic := make([]byte, 4)
+		if _, err := io.ReadFull(f, magic); err == nil && bytes.Equal(magic, []byte("\x7fELF")) {
+			return Native
+		}
+	}
+	return Kite
+}
+
+// Start makes the debuggee's session, in state Initialized (Session.Start runs it). For
+// targets behind a GDB stub, the stub is started or connected to now: ctx bounds that.
+func Start(ctx context.Context, spec Spec) (*Debuggee, error) {
+	if spec.Kind == "" {
+		if spec.Program == "" {
+			return nil, errors.New("launch: nothing to debug: give a program")
+		}
+		spec.Kind = Detect(spec.Program)
+	}
+	d := &Debuggee{Spec: spec}
+	var t engine.Target
+	var err error
+	switch spec.Kind {
+	case Kite:
+		t, err = d.kite()
+	case Cartridge:
+		t, err = d.cartridge()
+	case Native, QEMU, Remote:
+		t, err = d.remote(ctx)
+	default:
+		return nil, fmt.Errorf("launch: unknown kind %q (want kite, cartridge, native, qemu or remote)", spec.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.Session = engine.NewSession(t)
+	return d, nil
+}
+
+// Restart makes a fresh debuggee from the same spec, with the breakpoints and watches of
+// this one (same ids), and closes this one.
+func (d *Debuggee) Restart(ctx context.Context) (*Debuggee, error) {
+	bps, watches := d.Breakpoints(), d.Watches()
+	_ = d.Close()
+	nd, err := Start(ctx, d.Spec)
+	if err != nil {
+		return nil, err
+	}
+	nd.RestoreBreakpoints(bps)
+	for _, w := range watches {
+		nd.AddWatch(w.Expr)
+	}
+	return nd, nil
+}
+
+func (d *Debuggee) kite() (engine.Target, error) {
+	if d.Spec.Program == "" {
+		return nil, errors.New("launch: no Kite program given")
+	}
+	prog, err := kite.CompileFile(d.Spec.Program, nil)
+	if err != nil {
+		return nil, err
+	}
+	opts := kitevm.Options{Seed: d.Spec.Seed}
+	if d.Spec.Profile {
+		d.Profiler = &profile.Profiler{}
+		opts.Profiler = d.Profiler
+	}
+	return kitevm.New(prog, opts)
+}
+
+func (d *Debuggee) cartridge() (engine.Target, error) {
+	cart, err := console.Load(d.Spec.Program)
+	if err != nil {
+		return nil, err
+	}
+	con, err := console.New(cart, d.Spec.Console)
+	if err != nil {
+		return nil, err
+	}
+	d.Console = con
+	return con.Target(), nil
+}
+
+func (d *Debuggee) remote(ctx context.Context) (engine.Target, error) {
+	s := d.Spec
+	if s.SVD != "" {
+		dev, err := svd.ParseFile(s.SVD)
+		if err != nil {
+			return nil, err
+		}
+		d.Device = dev
+	}
+	switch s.Kind {
+	case Native:
+		if s.Program == "" {
+			return nil, errors.New("launch: no program given")
+		}
+		return gdbremote.LaunchNative(ctx, s.Program, s.Args, s.Remote)
+	case QEMU:
+		if s.Machine == "" || s.ELF == "" {
+			return nil, errors.New("launch: QEMU needs a machine and an ELF file")
+		}
+		return gdbremote.StartQEMUWith(ctx, s.Machine, s.ELF, gdbremote.QEMUOptions{Serial: s.QEMUSerial}, s.Remote)
+	}
+	if s.Address == "" || s.ELF == "" {
+		return nil, errors.New("launch: a remote stub needs an address (HOST:PORT) and an ELF file")
+	}
+	return gdbremote.Connect(ctx, s.Address, s.ELF, s.Remote)
+}
