@@ -132,9 +132,10 @@ func parseLogMessage(msg string) ([]logPart, error) {
 
 // bpState is a breakpoint with what the engine prepared to check it quickly.
 type bpState struct {
-	bp   Breakpoint
-	key  locKey
-	cond Condition
+	bp      Breakpoint
+	key     locKey
+	condErr string // the condition did not compile: every hit stops and says so
+	cond    Condition
 	hit  *hitCondition
 	log  []logPart
 }

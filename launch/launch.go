@@ -20,6 +20,7 @@ import (
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/kite/vm"
 )
 
 // Kind names a kind of debuggee.
@@ -107,6 +108,15 @@ func Start(ctx context.Context, spec Spec) (*Debuggee, error) {
 	}
 	d.Session = engine.NewSession(t)
 	return d, nil
+}
+
+// KiteMemory is the live-value report of a Kite program, taken when it ended (zero for
+// other kinds, or before the end).
+func (d *Debuggee) KiteMemory() vm.MemStats {
+	if t, ok := d.Target().(*kitevm.Target); ok {
+		return t.Memory()
+	}
+	return vm.MemStats{}
 }
 
 // Restart makes a fresh debuggee from the same spec, with the breakpoints and watches of
