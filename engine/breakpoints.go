@@ -136,8 +136,8 @@ type bpState struct {
 	key     locKey
 	condErr string // the condition did not compile: every hit stops and says so
 	cond    Condition
-	hit  *hitCondition
-	log  []logPart
+	hit     *hitCondition
+	log     []logPart
 }
 
 // locKey identifies a trap location: its pc when it has one, else file and line.
