@@ -38,8 +38,8 @@ func (lr *LineReader) Reader() *bufio.Reader { return lr.r }
 
 // Next returns the next line without its "\n" (and a "\r" before it). A line over the limit
 // is consumed up to and including its newline and reported as ErrLineTooLong, so the caller
-// can answer and read on. At the end of input it returns io.EOF, after a last line without
-// a newline (unless DropUnterminated). The returned slice is valid until the next call.
+// can answer and read on. At the end of input it returns io.EOF, after a last non-empty line
+// without a newline (unless DropUnterminated). The returned slice is valid until the next call.
 func (lr *LineReader) Next() ([]byte, error) {
 	var line []byte
 	long := false
@@ -67,7 +67,7 @@ func (lr *LineReader) Next() ([]byte, error) {
 			if long {
 				return nil, ErrLineTooLong
 			}
-			if len(line) > 0 && !lr.DropUnterminated {
+			if len(bytes.TrimSuffix(line, []byte("\r"))) > 0 && !lr.DropUnterminated {
 				return lr.trim(line)
 			}
 			return nil, io.EOF
