@@ -99,7 +99,8 @@ func (d *devvm) waitEnable(ctx context.Context) (code int, ended bool) {
 func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 	ctxDone := ctx.Done()
 	code, terminated, ended := 0, false, false
-	drain := func() {
+	drain := func() { // up to the events that happened before it began
+		upTo := d.s.Seq()
 		for !ended {
 			e, ok, end := sub.TryNext()
 			if !ok {
@@ -119,6 +120,9 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 				code = e.ExitCode
 			case engine.EventTerminated:
 				terminated = true
+			}
+			if e.Seq >= upTo {
+				return
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,7 @@ func TestOutputIsHeldBackWhenTheIDEStopsReading(t *testing.T) {
 			t.Fatal(err)
 		}
 	case <-time.After(10 * time.Second):
+		_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
 		t.Fatal("the server did not end after the IDE read again and closed its input")
 	}
 }

@@ -227,15 +227,24 @@ func (srv *server) closeSession() {
 // drain writes every event the engine has queued. Events are queued the moment they
 // happen, so after drain the IDE has been told everything up to the engine's state: a
 // command handled next finds "started" and "stopped" already written before its reply.
+// It stops at the events that happened after it began, so that a program printing
+// without end cannot keep the server from reading commands.
 func (srv *server) drain() {
 	ss := srv.sess
-	for ss != nil && !ss.ended {
+	if ss == nil {
+		return
+	}
+	upTo := ss.s.Seq()
+	for !ss.ended {
 		e, ok, ended := ss.sub.TryNext()
 		if !ok {
 			ss.ended = ended
 			return
 		}
 		srv.handleEvent(e)
+		if e.Seq >= upTo {
+			return
+		}
 	}
 }
 

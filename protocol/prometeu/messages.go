@@ -203,6 +203,7 @@ func (c *client) handleLine(line []byte) {
 	}
 	s.order.Lock()
 	defer s.order.Unlock()
+	s.drainLocked()
 	if req.typ == "start" || req.typ == "ok" {
 		if !s.authorized(req) {
 			c.send(errorResponse(&req, "", "unauthorized: the handshake answer needs the server's token (\"token\": \"...\")"))
@@ -417,50 +418,77 @@ func (s *Server) consoleEvent(e console.Event) {
 	s.order.Unlock()
 }
 
-// engineEvents translates the session's events until it ends.
+// engineEvents delivers the session's events to the clients until it ends.
 func (s *Server) engineEvents(sub *engine.Subscription) {
 	defer s.events.Done()
-	for e := range sub.Events() {
-		var msg []byte
-		switch e.Kind {
-		case engine.EventStopped:
-			loc := e.Stop.Location
-			f := fields{"pc": loc.PC, "frame_index": e.Stop.FrameIndex, "file": s.relFile(loc.File), "line": loc.Line, "function": loc.Func}
-			if e.Stop.Reason == engine.ReasonBreakpoint {
-				f["breakpoint_id"] = e.Stop.BreakpointID
-				if e.Stop.Text != "" {
-					f["message"] = e.Stop.Text
-				}
-				msg = encode("breakpointHit", f)
-			} else {
-				f["reason"] = string(e.Stop.Reason)
-				if e.Stop.Text != "" {
-					f["message"] = e.Stop.Text
-				}
-				msg = encode("stopped", f)
-			}
-		case engine.EventContinued:
-			msg = encode("resumed", fields{"mode": e.Mode.String()})
-		case engine.EventOutput:
-			level, source := "info", e.Category
-			switch e.Category {
-			case "stderr":
-				level = "error"
-			case "console":
-				source = "debugger"
-			}
-			msg = encode("log", fields{"level": level, "source": source, "msg": strings.TrimSuffix(e.Text, "\n"), "frame_index": s.con.FrameIndex()})
-		case engine.EventExited:
-			msg = encode("exited", fields{"code": e.ExitCode, "frame_index": s.con.FrameIndex()})
-		case engine.EventTerminated:
-			msg = encode("terminated", fields{"frame_index": s.con.FrameIndex()})
-		default:
-			continue
-		}
+	for range sub.Ready() {
 		s.order.Lock()
-		s.broadcast(msg)
+		ended := s.drainLocked()
 		s.order.Unlock()
+		if ended {
+			return
+		}
 	}
+}
+
+// drainLocked broadcasts the events queued up to now (s.order held): a request handled
+// next finds every event that happened before it already delivered, so its response
+// follows them and precedes the events its action causes. It reports the subscription's end.
+func (s *Server) drainLocked() (ended bool) {
+	upTo := s.sess.Seq()
+	for {
+		e, ok, end := s.sub.TryNext()
+		if !ok {
+			return end
+		}
+		if msg := s.eventMessage(e); msg != nil {
+			s.broadcast(msg)
+		}
+		if e.Seq >= upTo {
+			return false
+		}
+	}
+}
+
+// eventMessage is the message for an engine event, or nil for one clients are not told.
+func (s *Server) eventMessage(e engine.Event) []byte {
+	var msg []byte
+	switch e.Kind {
+	case engine.EventStopped:
+		loc := e.Stop.Location
+		f := fields{"pc": loc.PC, "frame_index": e.Stop.FrameIndex, "file": s.relFile(loc.File), "line": loc.Line, "function": loc.Func}
+		if e.Stop.Reason == engine.ReasonBreakpoint {
+			f["breakpoint_id"] = e.Stop.BreakpointID
+			if e.Stop.Text != "" {
+				f["message"] = e.Stop.Text
+			}
+			msg = encode("breakpointHit", f)
+		} else {
+			f["reason"] = string(e.Stop.Reason)
+			if e.Stop.Text != "" {
+				f["message"] = e.Stop.Text
+			}
+			msg = encode("stopped", f)
+		}
+	case engine.EventContinued:
+		msg = encode("resumed", fields{"mode": e.Mode.String()})
+	case engine.EventOutput:
+		level, source := "info", e.Category
+		switch e.Category {
+		case "stderr":
+			level = "error"
+		case "console":
+			source = "debugger"
+		}
+		msg = encode("log", fields{"level": level, "source": source, "msg": strings.TrimSuffix(e.Text, "\n"), "frame_index": s.con.FrameIndex()})
+	case engine.EventExited:
+		msg = encode("exited", fields{"code": e.ExitCode, "frame_index": s.con.FrameIndex()})
+	case engine.EventTerminated:
+		msg = encode("terminated", fields{"frame_index": s.con.FrameIndex()})
+	default:
+		return nil
+	}
+	return msg
 }
 
 // Start starts the session; with wait, it stops on entry and Start returns once it has
@@ -476,6 +504,9 @@ func (s *Server) Start(wait bool) error {
 		if _, err := s.sess.WaitStop(ctx, seq); err != nil {
 			return errors.New("the cartridge did not reach its entry stop")
 		}
+		s.order.Lock()
+		s.drainLocked()
+		s.order.Unlock()
 	}
 	return nil
 }

@@ -48,6 +48,7 @@ type Options struct {
 // Server serves one console session to any number of clients.
 type Server struct {
 	sess *engine.Session
+	sub  *engine.Subscription
 	con  *console.Console
 	opts Options
 	log  *slog.Logger
@@ -75,9 +76,9 @@ func New(sess *engine.Session, con *console.Console, opts Options) *Server {
 		s.log = slog.Default()
 	}
 	con.SetEventHandler(s.consoleEvent)
-	sub := sess.Subscribe()
+	s.sub = sess.Subscribe()
 	s.events.Add(1)
-	go s.engineEvents(sub)
+	go s.engineEvents(s.sub)
 	return s
 }
 
