@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/polydbg/polydbg/engine"
@@ -82,6 +83,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 			case <-done:
 				return
 			}
+			runtime.Gosched() // let the command run before this goroutine blocks reading again
 			if err != nil && !errors.Is(err, wire.ErrLineTooLong) {
 				return
 			}
