@@ -18,19 +18,21 @@ type fakeTarget struct {
 	printAt, failAt int
 
 	h     Handler
-	cmds  chan ResumeMode // a resume; -1 terminates
+	cmds  chan ResumeMode
 	mu    sync.Mutex
 	traps map[int]bool
 	i     int // the round, read while stopped
 	line  int
 	pause atomic.Bool
 	term  atomic.Bool
+	quit  chan struct{} // closed by Terminate
+	once  sync.Once
 	done  chan struct{}
 }
 
 func newFake(lines, loops int) *fakeTarget {
 	return &fakeTarget{file: "/prog.fake", lines: lines, loops: loops, cmds: make(chan ResumeMode),
-		traps: map[int]bool{}, done: make(chan struct{})}
+		traps: map[int]bool{}, quit: make(chan struct{}), done: make(chan struct{})}
 }
 
 func (f *fakeTarget) loc(line int) Location {
@@ -74,8 +76,10 @@ func (f *fakeTarget) run(entry bool) {
 			}
 			if stop != nil {
 				f.h.Stopped(*stop)
-				mode := <-f.cmds
-				if mode < 0 {
+				var mode ResumeMode
+				select {
+				case mode = <-f.cmds:
+				case <-f.quit:
 					f.h.Terminated()
 					return
 				}
@@ -93,10 +97,7 @@ func (f *fakeTarget) Resume(mode ResumeMode) error { f.cmds <- mode; return nil 
 func (f *fakeTarget) Pause() error                 { f.pause.Store(true); return nil }
 func (f *fakeTarget) Terminate() error {
 	f.term.Store(true)
-	select {
-	case f.cmds <- -1:
-	default:
-	}
+	f.once.Do(func() { close(f.quit) })
 	return nil
 }
 
