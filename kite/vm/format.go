@@ -118,7 +118,6 @@ func writeValue(b *strings.Builder, v Value, seen []Value) {
 	}
 }
 
-
 func writeFnName(b *strings.Builder, name string) {
 	if name == "" {
 		b.WriteString("<fn>")
