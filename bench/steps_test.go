@@ -6,11 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -20,30 +17,9 @@ import (
 // once over the same kind of pipes) and one with the real polydbg process, so both see the
 // same machine load. The figure that matters is the ratio of the two medians.
 
-var (
-	answerOnce sync.Once
-	answerBin  string
-	answerErr  error
-)
+var answerBin builtBinary
 
-func answerBinary(b *testing.B) string {
-	answerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "bench-answer-")
-		if err != nil {
-			answerErr = err
-			return
-		}
-		answerBin = filepath.Join(dir, "answer")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if out, err := exec.Command(goTool, "build", "-o", answerBin, "./cmd/answer").CombinedOutput(); err != nil {
-			answerErr = fmt.Errorf("%v\n%s", err, out)
-		}
-	})
-	if answerErr != nil {
-		b.Fatalf("building the floor child: %v", answerErr)
-	}
-	return answerBin
-}
+func answerBinary(b *testing.B) string { return answerBin.get(b, ".", "./cmd/answer", "answer") }
 
 // pipeProc is a child process driven line by line over its stdin and stdout.
 type pipeProc struct {
