@@ -122,11 +122,15 @@ func splitFormat(args string) (format byte, rest string, err error) {
 
 // formatValue shows every integer in a value's text in the format (gdb formats each member
 // of a struct or array the same way); other text is kept.
-func formatValue(v engine.Variable, format byte) string {
+// cTypes says whether type names are C's (so "int" is 32 bits wide) or Kite's (64).
+func formatValue(v engine.Variable, format byte, cTypes bool) string {
 	if format == 0 {
 		return v.Value
 	}
-	bits := typeBits(v.Type)
+	bits := 64
+	if cTypes {
+		bits = typeBits(v.Type)
+	}
 	var b strings.Builder
 	s := v.Value
 	for i := 0; i < len(s); {
@@ -186,7 +190,8 @@ func formatInt(lit string, format byte, bits int) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// typeBits is the width of a C integer type by its name; 64 for anything else.
+// typeBits is the width of a C integer type by its name; 64 for anything else (long, a
+// pointer).
 func typeBits(t string) int {
 	t = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(t, "unsigned "), "signed "))
 	switch t {
@@ -221,7 +226,14 @@ func (d *Debugger) evaluate(args string, pure bool) {
 		d.printf("%s\n", explain(err))
 		return
 	}
-	d.printf("$%d = %s\n", d.record(v), formatValue(v, format))
+	d.printf("$%d = %s\n", d.record(v), formatValue(v, format, d.cTypes()))
+}
+
+// cTypes reports whether the program is C (or anything but Kite), whose integer types
+// have the widths their names say.
+func (d *Debugger) cTypes() bool {
+	st := d.s.LastStop()
+	return st == nil || !strings.HasSuffix(st.Location.File, ".kite")
 }
 
 // eval evaluates an expression in the selected frame after substituting history values.
