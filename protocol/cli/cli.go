@@ -49,8 +49,7 @@ type Debugger struct {
 	cfg       Config
 	out       *syncWriter
 	s         *engine.Session
-	sub       *engine.Subscription
-	events    chan engine.Event
+	output    *output // prints the session's program output as it comes
 	frame     int
 	specs     []savedBreakpoint // kept across restarts
 	display   []string
@@ -148,9 +147,7 @@ func (d *Debugger) newSession() error {
 		d.s.Close()
 	}
 	d.s, d.frame = s, 0
-	d.sub = s.Subscribe()
-	d.events = make(chan engine.Event, 64)
-	go d.pump(d.sub, d.events)
+	d.output = startOutput(d.out, s)
 	for i, b := range d.specs {
 		bp, err := s.SetBreakpoint(b.spec)
 		if err != nil {
@@ -160,53 +157,6 @@ func (d *Debugger) newSession() error {
 		d.specs[i].id = bp.ID
 	}
 	return nil
-}
-
-// pump prints program output as it arrives and passes every other event on.
-func (d *Debugger) pump(sub *engine.Subscription, out chan<- engine.Event) {
-	defer close(out)
-	for e := range sub.Events() {
-		if e.Kind == engine.EventOutput {
-			d.out.Write([]byte(e.Text))
-			continue
-		}
-		out <- e
-	}
-}
-
-// next waits until the program stops or ends and returns that event (false when the
-// session has gone).
-func (d *Debugger) next() (engine.Event, bool) {
-	for e := range d.events {
-		switch e.Kind {
-		case engine.EventStopped, engine.EventExited, engine.EventTerminated:
-			return e, true
-		}
-	}
-	return engine.Event{}, false
-}
-
-// wait blocks until the program stops or ends, and reports it.
-func (d *Debugger) wait() {
-	if e, ok := d.next(); ok {
-		d.report(e)
-	}
-}
-
-func (d *Debugger) report(e engine.Event) {
-	switch e.Kind {
-	case engine.EventStopped:
-		d.frame = 0
-		d.reportStop(e.Stop)
-	case engine.EventExited:
-		if e.ExitCode == 0 {
-			d.printf("[program exited normally]\n")
-		} else {
-			d.printf("[program exited with code %d]\n", e.ExitCode)
-		}
-	case engine.EventTerminated:
-		d.printf("[program terminated]\n")
-	}
 }
 
 func (d *Debugger) reportStop(st *engine.Stop) {

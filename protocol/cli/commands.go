@@ -32,7 +32,7 @@ func init() {
 		{"continue", []string{"c", "cont"}, "continue [N]  run until a breakpoint or the end (N: ignore this breakpoint N-1 more times)", cmdContinue},
 		{"step", []string{"s"}, "step  run to the next statement, entering calls", stepCmd(engine.StepInto)},
 		{"next", []string{"n"}, "next  run to the next statement, stepping over calls", stepCmd(engine.StepOver)},
-		{"finish", []string{"fin"}, "finish  run until the current function returns", stepCmd(engine.StepOut)},
+		{"finish", []string{"fin"}, "finish  run until the current function returns, and print the value it returned as $N", cmdFinish},
 		{"stepi", []string{"si"}, "stepi  execute one instruction", stepCmd(engine.StepInstruction)},
 		{"interrupt", nil, "interrupt  pause the running program", cmdInterrupt},
 		{"kill", []string{"k"}, "kill  terminate the program", cmdKill},
@@ -234,11 +234,7 @@ func (d *Debugger) run(stopOnEntry bool) {
 			return
 		}
 	}
-	if err := d.s.Start(stopOnEntry); err != nil {
-		d.printf("%v\n", err)
-		return
-	}
-	d.wait()
+	d.runAndReport(func() error { return d.s.Start(stopOnEntry) })
 }
 
 // cmdContinue is gdb's continue [N]: with N, the breakpoint the program is stopped at is
@@ -259,40 +255,47 @@ func cmdContinue(d *Debugger, args string) bool {
 		}
 	}
 	for {
-		if err := d.s.Continue(); err != nil {
-			d.printf("%s\n", explain(err))
-			return false
-		}
-		e, ok := d.next()
+		h, ok := d.resume(d.s.Continue)
 		if !ok {
 			return false
 		}
-		if ignore > 0 && e.Kind == engine.EventStopped && e.Stop.Reason == engine.ReasonBreakpoint && e.Stop.BreakpointID == bp {
+		if ignore > 0 && h.State == engine.Stopped && h.Stop.Reason == engine.ReasonBreakpoint && h.Stop.BreakpointID == bp {
 			ignore--
 			continue
 		}
-		d.report(e)
+		d.report(h)
 		return false
 	}
 }
 
 func stepCmd(mode engine.ResumeMode) cmdFunc {
 	return func(d *Debugger, _ string) bool {
-		if err := d.s.Step(mode); err != nil {
-			d.printf("%s\n", explain(err))
-			return false
-		}
-		d.wait()
+		d.runAndReport(func() error { return d.s.Step(mode) })
 		return false
 	}
 }
 
-func cmdInterrupt(d *Debugger, _ string) bool {
-	if err := d.s.Pause(); err != nil {
-		d.printf("%s\n", explain(err))
+// cmdFinish is gdb's finish: it says which frame it runs out of, and prints the returned
+// value, which joins the value history.
+func cmdFinish(d *Debugger, _ string) bool {
+	if frames, err := d.s.Stack(); err == nil && len(frames) > 1 {
+		f := frames[0]
+		d.printf("Run till exit from #0  %s at %s:%d\n", f.Func, f.Location.File, f.Location.Line)
+	}
+	h, ok := d.resume(func() error { return d.s.Step(engine.StepOut) })
+	if !ok {
 		return false
 	}
-	d.wait()
+	d.report(h)
+	if h.State == engine.Stopped && h.Stop.ReturnValue != nil {
+		v := *h.Stop.ReturnValue
+		d.printf("Value returned is $%d = %s\n", d.record(v), v.Value)
+	}
+	return false
+}
+
+func cmdInterrupt(d *Debugger, _ string) bool {
+	d.runAndReport(d.s.Pause)
 	return false
 }
 
@@ -301,8 +304,7 @@ func cmdKill(d *Debugger, _ string) bool {
 		d.printf("The program is not being run.\n")
 		return false
 	}
-	_ = d.s.Terminate()
-	d.wait()
+	d.runAndReport(d.s.Terminate)
 	return false
 }
 

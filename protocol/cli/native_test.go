@@ -64,8 +64,10 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 		"*#0   square at loop.c:3:", "#1   main at loop.c:8:",
 		"$1 = 3",
 		"$2 = 4",
+		"Run till exit from #0  square at loop.c:3",
 		"8\t        sum += square(i);",
-		"$3 = 5",
+		"Value returned is $3 = 9", // square(3), gdb's words
+		"$4 = 5",
 		"[program exited normally]",
 	)
 }

@@ -145,8 +145,8 @@ continue
 		"*#0   square at loop.c:3:", "#1   main at loop.c:8:",
 		"(polydbg) print x", "$1 = 3",
 		"(polydbg) print counter", "$2 = 4",
-		"(polydbg) finish", "8\t        sum += square(i);",
-		"(polydbg) print sum", "$3 = 5",
+		"(polydbg) finish", "8\t        sum += square(i);", "Value returned is $3 = 9",
+		"(polydbg) print sum", "$4 = 5",
 		"(polydbg) stepi", "(polydbg) continue", "[program exited normally]",
 	)
 	if pcs := stepiPCs(out); len(pcs) != 2 || pcs[0] == pcs[1] {

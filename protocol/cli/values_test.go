@@ -85,3 +85,14 @@ info locals
 		t.Errorf("escape codes in piped output:\n%q", out)
 	}
 }
+
+// finish says which frame it leaves and keeps the returned value as $N, as gdb does.
+func TestFinishPrintsTheReturnedValue(t *testing.T) {
+	out := script(t, "b fib if n == 2\nrun\nfinish\np $ + 1\n")
+	expect(t, out,
+		"(polydbg) finish\nRun till exit from #0  fib at prog.kite:2\n",
+		"10\t    total += fib(i)\n",
+		"Value returned is $1 = 1\n",
+		"(polydbg) p $ + 1\n$2 = 2\n",
+	)
+}
