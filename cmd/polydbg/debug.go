@@ -84,10 +84,8 @@ func targetNames(t engine.Target) (funcs, files []string) {
 		}
 		files = []string{t.Program().File, filepath.Base(t.Program().File)}
 	case *gdbremote.Target:
-		for _, f := range t.Symbols().Funcs() {
-			if f.File != "" { // functions with line information, not every libc symbol
-				funcs = append(funcs, f.Name)
-			}
+		for _, f := range t.Symbols().Funcs() { // the program's own: libraries are not read
+			funcs = append(funcs, f.Name)
 		}
 		for _, f := range t.Symbols().Files() {
 			files = append(files, f, filepath.Base(f))

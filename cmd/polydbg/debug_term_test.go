@@ -2,9 +2,12 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
 )
 
 // A Kite program that runs for a very long time, so Ctrl-C has something to interrupt.
@@ -84,6 +87,8 @@ func TestDebugAtATerminal(t *testing.T) {
 	p.do("Paused in ", "C-c")
 	p.enter("continue", "(polydbg) continue")
 	p.do("Paused in ", "C-c")
+	p.typeText("half a comma")
+	p.do("Quit", "C-c") // Ctrl-C at the prompt drops the line, as in gdb
 	s := p.enter("print total", "$6 = ")
 	if strings.Contains(s, "[exit") {
 		t.Fatalf("Ctrl-C ended polydbg:\n%s", s)
@@ -123,4 +128,78 @@ func TestDebugAtATerminal(t *testing.T) {
 	if after := readFile(t, hist); after != before {
 		t.Errorf("--no-history changed the history file:\n%s", after)
 	}
+}
+
+const cPoint = `#include <stdio.h>
+struct point { int x; int y; };
+int counter;
+int square(int x) { return x * x; }
+int main(void) {
+    struct point pt = {3, 4};
+    int sum = 0;
+    for (int i = 0; i < 5; i++) {
+        counter++;
+        sum += square(i) + pt.x;
+    }
+    printf("sum %d\n", sum);
+    return 0;
+}
+`
+
+// On a native program under gdbserver: Tab completes a C function, a $register and a
+// struct field; the context display shows source in colour, the stack, the variables and
+// the general registers; NO_COLOR turns the colour off.
+func TestDebugNativeAtATerminal(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver")
+	bin := polydbgBinary(t)
+	dir := t.TempDir()
+	src, exe := filepath.Join(dir, "pt.c"), filepath.Join(dir, "pt")
+	if err := os.WriteFile(src, []byte(cPoint), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	p := startPane(t, []string{"POLYDBG_HISTORY=" + filepath.Join(dir, "history")}, bin, "debug", "--native", exe)
+	p.waitFor("(polydbg) ", 1)
+	p.typeText("break squ")
+	p.keys("Tab")
+	p.waitPrompt("(polydbg) break square")
+	p.do("Breakpoint 1 at 0x", "Enter")
+	p.enter("run", "Breakpoint 1, square at")
+	p.typeText("p $ri")
+	p.keys("Tab")
+	p.waitPrompt("(polydbg) p $rip")
+	p.do("$1 = ", "Enter")
+	p.enter("up", "#1   main at")
+	p.typeText("p pt.")
+	p.keys("Tab", "Tab")
+	p.waitFor("\nx y \n", 1) // both fields listed
+	p.typeText("y")
+	p.do("$2 = 4", "Enter")
+
+	p.enter("set context on", "(polydbg) set context on")
+	s := p.enter("continue", "── registers ──")
+	for _, want := range []string{"── source ──", "*>   4  int square", "── stack ──", "#1   main at pt.c:10", "── variables ──", "x = 1", "rip    0x", "eflags 0x"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("context display lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "xmm0") {
+		t.Errorf("context display shows vector registers:\n%s", s)
+	}
+	colour := p.tmux("capture-pane", "-p", "-e", "-t", "0")
+	if !strings.Contains(colour, "\x1b[35mint") {
+		t.Errorf("no syntax colour on the terminal:\n%q", colour)
+	}
+	p.do("[exit 0]", "C-d")
+
+	plain := startPane(t, []string{"NO_COLOR=1"}, bin, "debug", "--no-history", "--context", "--native", exe)
+	plain.waitFor("(polydbg) ", 1)
+	plain.enter("break square", "Breakpoint 1 at")
+	plain.enter("run", "── registers ──")
+	if s := plain.tmux("capture-pane", "-p", "-e", "-t", "0"); strings.Contains(s, "\x1b[35m") {
+		t.Errorf("colour with NO_COLOR:\n%q", s)
+	}
+	plain.do("[exit 0]", "C-d")
 }

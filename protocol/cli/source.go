@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -176,13 +177,15 @@ func (d *Debugger) showContext(loc engine.Location) {
 		}
 	}
 	if regs, err := d.s.Registers(); err == nil && len(regs) > 0 {
+		regs = generalRegisters(regs)
 		d.rule("registers")
 		for i, r := range regs {
-			sep := "  "
+			cell := fmt.Sprintf("%-6s %#x", r.Name, r.Value)
 			if i%4 == 3 || i == len(regs)-1 {
-				sep = "\n"
+				d.printf("%s\n", cell)
+			} else {
+				d.printf("%-27s", cell)
 			}
-			d.printf("%-6s %#-18x%s", r.Name, r.Value, sep)
 		}
 	}
 	d.rule("")
@@ -205,4 +208,20 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// generalRegisters are the registers up to the pc and the status register after it, as a
+// target description lists them (rax..r15, rip, eflags; r0..r12, sp, lr, pc, xpsr): the
+// floating-point and vector registers that follow are left to info registers.
+func generalRegisters(regs []engine.Register) []engine.Register {
+	for i, r := range regs {
+		if r.Name != "pc" && r.Name != "rip" && r.Name != "eip" {
+			continue
+		}
+		if i+1 < len(regs) && (strings.Contains(regs[i+1].Name, "flags") || strings.Contains(regs[i+1].Name, "psr")) {
+			i++
+		}
+		return regs[:i+1]
+	}
+	return regs
 }
