@@ -48,27 +48,17 @@ func TestDebugAtATerminal(t *testing.T) {
 	p.waitFor("(polydbg) ", 1)
 
 	// A command: "brea" + Tab is "break "; a function: "wo" + Tab is "work".
-	p.typeText("brea")
-	p.keys("Tab")
-	p.waitPrompt("(polydbg) break")
-	p.typeText("wo")
-	p.keys("Tab")
-	p.waitPrompt("(polydbg) break work")
+	p.complete("brea", "(polydbg) break")
+	p.complete("wo", "(polydbg) break work")
 	p.do("Breakpoint 1 at pc", "Enter")
 	p.enter("run", "Breakpoint 1, work at")
 
 	// A variable: "print tot" + Tab is "print total" (a global seen from work's frame).
-	p.typeText("print tot")
-	p.keys("Tab")
-	p.waitPrompt("(polydbg) print total")
+	p.complete("print tot", "(polydbg) print total")
 	p.do("$1 = ", "Enter")
 	// A local and a map key: "p point[" + Tab + "y" + Tab is `p point["y"]`.
-	p.typeText("p point[")
-	p.keys("Tab")
-	p.waitPrompt(`(polydbg) p point["`)
-	p.typeText("y")
-	p.keys("Tab")
-	p.waitPrompt(`(polydbg) p point["y"]`)
+	p.complete("p point[", `(polydbg) p point["`)
+	p.complete("y", `(polydbg) p point["y"]`)
 	p.do("$2 = 2", "Enter")
 
 	// The up arrow recalls the last command; Ctrl-R finds an older one.
@@ -162,14 +152,10 @@ func TestDebugNativeAtATerminal(t *testing.T) {
 	}
 	p := startPane(t, []string{"POLYDBG_HISTORY=" + filepath.Join(dir, "history")}, bin, "debug", "--native", exe)
 	p.waitFor("(polydbg) ", 1)
-	p.typeText("break squ")
-	p.keys("Tab")
-	p.waitPrompt("(polydbg) break square")
+	p.complete("break squ", "(polydbg) break square")
 	p.do("Breakpoint 1 at 0x", "Enter")
 	p.enter("run", "Breakpoint 1, square at")
-	p.typeText("p $ri")
-	p.keys("Tab")
-	p.waitPrompt("(polydbg) p $rip")
+	p.complete("p $ri", "(polydbg) p $rip")
 	p.do("$1 = ", "Enter")
 	p.enter("up", "#1   main at")
 	p.typeText("p pt.")

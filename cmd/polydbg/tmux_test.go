@@ -104,6 +104,14 @@ func (p *pane) enter(command, want string) string {
 	return p.waitFor(want, n+1)
 }
 
+// complete types text and Tab, and waits until the line being edited reads want.
+func (p *pane) complete(text, want string) {
+	p.t.Helper()
+	p.typeText(text)
+	p.keys("Tab")
+	p.waitPrompt(want)
+}
+
 // promptLine is the last line of the screen that starts with the prompt.
 func promptLine(screen string) string {
 	lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
