@@ -13,6 +13,7 @@ parts=(
   "arm-none-eabi-gcc:gcc-arm-none-eabi"
   "/usr/lib/arm-none-eabi/newlib:libnewlib-arm-none-eabi"
   "protoc:protobuf-compiler"
+  "tmux:tmux"
   "/usr/lib/python3/dist-packages/grpc:python3-grpcio"
   "/usr/lib/python3/dist-packages/grpc_tools:python3-grpc-tools"
 )

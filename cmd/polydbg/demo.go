@@ -35,7 +35,7 @@ type tour struct {
 func (t *tour) say(format string, args ...any) { fmt.Fprintf(t.w, format+"\n", args...) }
 
 // action prints what the debugger is asked to do, as the terminal debugger would spell it.
-func (t *tour) action(cmd, why string) { t.say("\n(pdb) %-28s # %s", cmd, why) }
+func (t *tour) action(cmd, why string) { t.say("\n(polydbg) %-28s # %s", cmd, why) }
 
 // waitStop shows program output until the next stop or the end.
 func (t *tour) waitStop() (*engine.Stop, error) {

@@ -96,10 +96,10 @@ func TestDemoTellsTheWholeTour(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{
-		"(pdb) break fib if n == 3", "stopped (breakpoint) in fib at line 15",
-		"(pdb) backtrace", "#1 main at line",
+		"(polydbg) break fib if n == 3", "stopped (breakpoint) in fib at line 15",
+		"(polydbg) backtrace", "#1 main at line",
 		"locals: n = 3 (int)", "watch: n * 10 = 30",
-		"(pdb) next", "(pdb) step", "watch: n * 10 = 10", "(pdb) finish", "value returned by fib: 1",
+		"(polydbg) next", "(polydbg) step", "watch: n * 10 = 10", "(polydbg) finish", "value returned by fib: 1",
 		"refused: append is impure", "program exited with code 0", "hottest stacks",
 	} {
 		if !strings.Contains(out.String(), w) {
