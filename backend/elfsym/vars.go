@@ -29,30 +29,17 @@ func (v *Var) Size() int {
 
 func (f *File) varFromEntry(e *dwarf.Entry) *Var {
 	v := &Var{}
-	name, _ := e.Val(dwarf.AttrName).(string)
-	typ, hasType := e.Val(dwarf.AttrType).(dwarf.Offset)
-	if spec, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset); ok && (name == "" || !hasType) {
-		r := f.DWARF.Reader()
-		r.Seek(spec)
-		if se, err := r.Next(); err == nil && se != nil {
-			if name == "" {
-				name, _ = se.Val(dwarf.AttrName).(string)
-			}
-			if !hasType {
-				typ, hasType = se.Val(dwarf.AttrType).(dwarf.Offset)
-			}
-		}
-	}
+	name, _ := f.originVal(e, dwarf.AttrName).(string)
 	if name == "" {
 		return nil
 	}
 	v.Name = name
-	if hasType {
+	if typ, ok := f.originVal(e, dwarf.AttrType).(dwarf.Offset); ok {
 		if t, err := f.DWARF.Type(typ); err == nil {
 			v.Type = t
 		}
 	}
-	if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+	if l, ok := f.originVal(e, dwarf.AttrDeclLine).(int64); ok {
 		v.Line = int(l)
 	}
 	v.loc, _ = e.Val(dwarf.AttrLocation).([]byte)
