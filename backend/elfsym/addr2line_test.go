@@ -292,3 +292,23 @@ func tools(b firmware.Variant, name string) string {
 	}
 	return "arm-none-eabi-" + name
 }
+
+// A Cortex-M image starts at its reset vector even when e_entry is not Reset_Handler (a
+// linker script without ENTRY); an entry point that is not code is an error at once.
+func TestStartAddress(t *testing.T) {
+	for _, b := range []firmware.Variant{{Opt: "-O1", GC: true, NoEntry: true}, {Opt: "-O0"}} {
+		_, f := openCorpus(t, b)
+		start, err := f.StartAddress()
+		if rh := mustFunc(t, f, "Reset_Handler"); err != nil || start != rh.Low {
+			t.Errorf("%s: start %#x %v, Reset_Handler at %#x (e_entry %#x)", b, start, err, rh.Low, f.ELF.Entry)
+		}
+	}
+	_, f := openCorpus(t, firmware.Variant{Native: true, Opt: "-O0"})
+	if start, err := f.StartAddress(); err != nil || start != f.Entry() {
+		t.Errorf("native start %#x %v, entry %#x", start, err, f.Entry())
+	}
+	bad := build(t, "gcc", "-g", "-Wl,--entry=global_counter", firmware.CorpusSource("corpus.c"), firmware.CorpusSource("native.c"), "-pthread")
+	if start, err := bad.StartAddress(); err == nil || !strings.Contains(err.Error(), "is not code") {
+		t.Errorf("entry in data: start %#x %v", start, err)
+	}
+}
