@@ -312,3 +312,37 @@ func TestStartAddress(t *testing.T) {
 		t.Errorf("entry in data: start %#x %v", start, err)
 	}
 }
+
+// The parameter of leaf is in the first argument register at leaf's first instruction,
+// read from a location list in DWARF 5 (.debug_loclists) and DWARF 4 (.debug_loc), and
+// nowhere (an entry value) after it has been overwritten.
+func TestLocationLists(t *testing.T) {
+	for _, b := range []firmware.Variant{{Opt: "-O1"}, {Opt: "-O2", DWARF4: true}, {Native: true, Opt: "-O1"}, {Native: true, Opt: "-O2", DWARF4: true}} {
+		_, f := openCorpus(t, b)
+		leaf := mustFunc(t, f, "leaf")
+		v, err := f.LookupVar(leaf.Low+f.Bias, "v")
+		if err != nil {
+			t.Fatalf("%s: v %+v %v", b, v, err)
+		}
+		sl, err := f.StaticLocation(v, leaf.Low+f.Bias)
+		if want := map[bool]int{true: 5, false: 0}[b.Native]; err != nil || !sl.InReg || sl.Reg != want {
+			t.Errorf("%s: v at leaf's entry: %+v %v", b, sl, err)
+		}
+		regs := regSet{0: 99, 5: 99, 7: 0x1000, 13: 0x1000}
+		val, err := f.ReadVar(v, &Frame{PC: leaf.Low + f.Bias, regs: regs}, fakeMem{})
+		if err != nil || val.Text != "99" {
+			t.Errorf("%s: v = %+v %v", b, val, err)
+		}
+		if b.Native {
+			continue // on x86-64 leaf never overwrites rdi
+		}
+		if v.locList < 0 {
+			t.Errorf("%s: v has no location list", b)
+		}
+		// at leaf's last instruction r0 holds the result: v is an entry value
+		val, err = f.ReadVar(v, &Frame{PC: leaf.High - 1 + f.Bias, regs: regs}, fakeMem{})
+		if !errors.Is(err, ErrOptimizedOut) || val.Text != "<optimized out>" {
+			t.Errorf("%s: v at the end of leaf = %+v %v", b, val, err)
+		}
+	}
+}

@@ -135,7 +135,10 @@ type File struct {
 	// discarded names the functions DWARF describes but the linker left out.
 	discarded map[string]bool
 	// dropped is the line span of each discarded line sequence.
-	dropped []lineSpan
+	dropped  []lineSpan
+	cus      map[dwarf.Offset]*cuInfo
+	sections map[string][]byte
+	versions map[dwarf.Offset]int // DWARF version by a unit's first entry
 }
 
 // Open opens and reads an ELF file.
@@ -159,7 +162,8 @@ func New(ef *elf.File) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{ELF: ef, Arch: arch, code: codeRanges(ef), discarded: map[string]bool{}}
+	f := &File{ELF: ef, Arch: arch, code: codeRanges(ef), discarded: map[string]bool{},
+		cus: map[dwarf.Offset]*cuInfo{}, sections: map[string][]byte{}}
 	if d, err := ef.DWARF(); err == nil {
 		f.DWARF = d
 		if err := f.readDWARF(); err != nil {
@@ -247,6 +251,7 @@ func (f *File) readDWARF() error {
 			}
 		}
 		cuOff := cu.Offset
+		f.cus[cuOff] = f.newCU(cu)
 		if !cu.Children {
 			continue
 		}

@@ -24,6 +24,7 @@ type Variant struct {
 	// NoEntry leaves ENTRY out of the firmware's linker script, so e_entry is not
 	// Reset_Handler (ld warns and picks the start of .text).
 	NoEntry bool
+	DWARF4  bool // -gdwarf-4 (.debug_loc, .debug_ranges) rather than the default DWARF 5
 }
 
 func (b Variant) String() string {
@@ -37,6 +38,9 @@ func (b Variant) String() string {
 	}
 	if b.NoEntry {
 		s += "-noentry"
+	}
+	if b.DWARF4 {
+		s += "-dwarf4"
 	}
 	return s
 }
@@ -77,6 +81,9 @@ func BuildCorpus(t testing.TB, b Variant) string {
 	}
 	out := filepath.Join(corpus.dir, b.String()+".elf")
 	args := []string{"-g", b.Opt, "-o", out}
+	if b.DWARF4 {
+		args = append(args, "-gdwarf-4")
+	}
 	if b.GC {
 		args = append(args, "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections")
 	}
