@@ -2,9 +2,11 @@ package bench
 
 // Kite against its peers: the same five programs (programs/*.kite, *.lua, *.star, *.js) run
 // side by side in one `go test -bench` run, each checked against a checksum computed in Go,
-// then a table of ns/op and the ratio Kite/peer printed after the run (see TestMain).
+// then a table of ns/op and the ratio Kite/peer printed after the run (see TestMain). The
+// Lua programs run twice: in gopher-lua (embedded) and in C Lua 5.4 (Debian's lua5.4, a
+// whole process per run; ./setup.sh installs it).
 //
-//	cd bench && go test -run '^$' -bench . -benchmem -count 3
+//	cd bench && ./setup.sh && go test -run '^$' -bench . -benchmem -count 3
 
 import (
 	"embed"
@@ -37,9 +39,9 @@ var programFS embed.FS
 var peerPrograms = []string{"fib", "loop", "strings", "wordcount", "callbacks"}
 
 // peerLangs are the languages, Kite first; the table's ratios are Kite/peer.
-var peerLangs = []string{"kite", "lua", "starlark", "goja"}
+var peerLangs = []string{"kite", "lua", "starlark", "goja", "lua5.4"}
 
-var langExt = map[string]string{"kite": ".kite", "lua": ".lua", "starlark": ".star", "goja": ".js"}
+var langExt = map[string]string{"kite": ".kite", "lua": ".lua", "starlark": ".star", "goja": ".js", "lua5.4": ".lua"}
 
 // wantChecksum is each program's result, computed in Go.
 var wantChecksum = map[string]int64{
@@ -139,6 +141,8 @@ func peerRunner(tb testing.TB, name, lang string) runner {
 		r, err = starlarkRunner(file, src)
 	case "goja":
 		r, err = gojaRunner(file, src)
+	case "lua5.4":
+		r, err = cLuaRunner(file, src)
 	}
 	if err != nil {
 		tb.Fatalf("%s: %v", file, err)
@@ -387,8 +391,8 @@ func peerTableOf(w io.Writer, suffix, what string) {
 	var rows [][]string
 	for _, name := range peerPrograms {
 		row := []string{name}
-		var ns [4]float64
-		var ok [4]bool
+		var ns [5]float64
+		var ok [5]bool
 		for i, lang := range peerLangs {
 			ns[i], ok[i] = nsPerOp(benchNames[name] + "/" + lang + suffix)
 			row = append(row, fmtNs(ns[i], ok[i]))
@@ -410,7 +414,7 @@ func peerTableOf(w io.Writer, suffix, what string) {
 		return
 	}
 	fmt.Fprintf(w, "\nKite against peers (%s, fastest of the rounds; ratio = Kite/peer, < 1.00: Kite is faster)\n", what)
-	printTable(w, []string{"program", "kite", "gopher-lua", "starlark", "goja", "kite/lua", "kite/starlark", "kite/goja"}, rows)
+	printTable(w, []string{"program", "kite", "gopher-lua", "starlark", "goja", "lua5.4", "kite/lua", "kite/starlark", "kite/goja", "kite/lua5.4"}, rows)
 }
 
 func fmtNs(ns float64, ok bool) string {
