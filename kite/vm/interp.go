@@ -4,14 +4,6 @@ import (
 	"github.com/polydbg/polydbg/kite/compile"
 )
 
-// incTab[op] adds one step and op's cycles to the loop's packed counter.
-var incTab = func() (t [256]uint64) {
-	for op, c := range compile.Cycles {
-		t[op] = 1<<32 | uint64(c)
-	}
-	return t
-}()
-
 // flush moves the loop's packed counter into the VM's counters.
 func (vm *VM) flush(acc uint64) {
 	vm.steps += int64(acc >> 32)
@@ -31,6 +23,16 @@ func (vm *VM) run() (Value, error) {
 	// the last flush into vm.steps and vm.cycles: one add per instruction for both.
 	var acc uint64
 	var err error
+	// The operands of a superinstruction's operator (fuse.go), and what to do with the
+	// result: see the binop block after the switch.
+	var (
+		x, y     Value
+		bop      compile.Opcode
+		dst, nsp int    // where the result goes; sp afterwards
+		npc, jt  int    // the pc after the sequence; the jumpfalse target
+		jf       bool   // branch on the result instead of storing it
+		extra    uint64 // the counts of the instructions after the first
+	)
 
 	// Before anything that can look at the VM (a builtin, a hook, an error) the loop writes
 	// its state back (fr.pc, vm.sp, the counters) and reads it again afterwards. They are
@@ -38,7 +40,10 @@ func (vm *VM) run() (Value, error) {
 	for {
 		ins := code[pc]
 		pc++
-		if compile.Opcode(ins) == compile.BREAK {
+		acc += incTab[uint8(ins)]
+	dispatch:
+		switch op := compile.Opcode(ins); op {
+		case compile.BREAK:
 			// A trap patched over the instruction at pc-1: let the debugger look, then run
 			// the original instruction.
 			tpc := pc - 1
@@ -55,9 +60,100 @@ func (vm *VM) run() (Value, error) {
 				}
 			}
 			ins = vm.orig[tpc]
-		}
-		acc += incTab[compile.Opcode(ins)]
-		switch op := compile.Opcode(ins); op {
+			acc += incTab[uint8(ins)]
+			goto dispatch
+		case fLKB, fLKBS, fLKCJ:
+			x, y = stack[fp+int(ins>>8)], Value{k: IntKind, n: uint64(int64(int32(code[pc]) >> 8))}
+			if x.k != IntKind {
+				goto unfuse
+			}
+			bop = binOp(code[pc+1])
+			extra = incTab[compile.SMALLINT] + incTab[bop]
+			switch op {
+			case fLKB:
+				dst, nsp, npc, jf = sp, sp+1, pc+2, false
+			case fLKBS:
+				dst, nsp, npc, jf = fp+int(code[pc+2]>>8), sp, pc+3, false
+				extra += incTab[compile.STORELOCAL]
+			default:
+				nsp, npc, jt, jf = sp, pc+3, int(code[pc+2]>>8), true
+				extra += incTab[compile.JUMPFALSE]
+			}
+			goto binop
+		case fLLB, fLLBS, fLLCJ:
+			x, y = stack[fp+int(ins>>8)], stack[fp+int(code[pc]>>8)]
+			if x.k != IntKind || y.k != IntKind {
+				goto unfuse
+			}
+			bop = binOp(code[pc+1])
+			extra = incTab[compile.LOADLOCAL] + incTab[bop]
+			switch op {
+			case fLLB:
+				dst, nsp, npc, jf = sp, sp+1, pc+2, false
+			case fLLBS:
+				dst, nsp, npc, jf = fp+int(code[pc+2]>>8), sp, pc+3, false
+				extra += incTab[compile.STORELOCAL]
+			default:
+				nsp, npc, jt, jf = sp, pc+3, int(code[pc+2]>>8), true
+				extra += incTab[compile.JUMPFALSE]
+			}
+			goto binop
+		case fKB, fKCJ:
+			x, y = stack[sp-1], Value{k: IntKind, n: uint64(int64(int32(ins) >> 8))}
+			if x.k != IntKind {
+				goto unfuse
+			}
+			bop = binOp(code[pc])
+			extra = incTab[bop]
+			if op == fKB {
+				dst, nsp, npc, jf = sp-1, sp, pc+1, false
+			} else {
+				nsp, npc, jt, jf = sp-1, pc+2, int(code[pc+1]>>8), true
+				extra += incTab[compile.JUMPFALSE]
+			}
+			goto binop
+		case fLB:
+			x, y = stack[sp-1], stack[fp+int(ins>>8)]
+			if x.k != IntKind || y.k != IntKind {
+				goto unfuse
+			}
+			bop = binOp(code[pc])
+			extra = incTab[bop]
+			dst, nsp, npc, jf = sp-1, sp, pc+1, false
+			goto binop
+		case fBS, fCJ:
+			x, y = stack[sp-2], stack[sp-1]
+			if x.k != IntKind || y.k != IntKind {
+				goto unfuse
+			}
+			bop = compile.Opcode(ins >> 8)
+			extra = incTab[bop]
+			if op == fBS {
+				dst, nsp, npc, jf = fp+int(code[pc]>>8), sp-2, pc+1, false
+				extra += incTab[compile.STORELOCAL]
+			} else {
+				nsp, npc, jt, jf = sp-2, pc+1, int(code[pc]>>8), true
+				extra += incTab[compile.JUMPFALSE]
+			}
+			goto binop
+		case fLL:
+			stack[sp] = stack[fp+int(ins>>8)]
+			stack[sp+1] = stack[fp+int(code[pc]>>8)]
+			sp += 2
+			pc++
+			acc += incTab[compile.LOADLOCAL]
+		case fNS:
+			if v := stack[sp-1]; v.k == iterKind {
+				if it := v.iter(); it.kind == iterRange && it.left > 0 {
+					it.left--
+					stack[fp+int(code[pc]>>8)] = Value{k: IntKind, n: uint64(it.i)}
+					it.i += it.step
+					pc++
+					acc += incTab[compile.STORELOCAL]
+					continue
+				}
+			}
+			goto unfuse
 		case compile.LOADLOCAL:
 			stack[sp] = stack[fp+int(ins>>8)]
 			sp++
@@ -126,11 +222,15 @@ func (vm *VM) run() (Value, error) {
 				goto fail
 			}
 			sp--
-		case compile.EQ:
-			stack[sp-2] = Bool(Equal(stack[sp-2], stack[sp-1]))
-			sp--
-		case compile.NE:
-			stack[sp-2] = Bool(!Equal(stack[sp-2], stack[sp-1]))
+		case compile.EQ, compile.NE:
+			x, y := &stack[sp-2], &stack[sp-1]
+			var r bool
+			if x.k == IntKind && y.k == IntKind {
+				r = x.n == y.n
+			} else {
+				r = Equal(*x, *y)
+			}
+			*x = Bool(r != (op == compile.NE))
 			sp--
 		case compile.JUMPFALSE:
 			sp--
@@ -433,6 +533,58 @@ func (vm *VM) run() (Value, error) {
 			goto fail
 		}
 		continue
+
+	binop:
+		// The operator of a superinstruction on two ints (checked by its case).
+		{
+			a, b := int64(x.n), int64(y.n)
+			var r Value
+			switch bop {
+			case compile.ADD:
+				r = Value{k: IntKind, n: uint64(a + b)}
+			case compile.SUB:
+				r = Value{k: IntKind, n: uint64(a - b)}
+			case compile.MUL:
+				r = Value{k: IntKind, n: uint64(a * b)}
+			case compile.DIV:
+				if b == 0 {
+					goto unfuse
+				}
+				r = Value{k: IntKind, n: uint64(a / b)}
+			case compile.MOD:
+				if b == 0 {
+					goto unfuse
+				}
+				r = Value{k: IntKind, n: uint64(a % b)}
+			case compile.LT:
+				r = Bool(a < b)
+			case compile.LE:
+				r = Bool(a <= b)
+			case compile.GT:
+				r = Bool(a > b)
+			case compile.GE:
+				r = Bool(a >= b)
+			case compile.EQ:
+				r = Bool(a == b)
+			default: // NE
+				r = Bool(a != b)
+			}
+			acc += extra
+			sp, pc = nsp, npc
+			if !jf {
+				stack[dst] = r
+			} else if r.n == 0 {
+				pc = jt
+			}
+			continue
+		}
+
+	unfuse:
+		// A superinstruction outside its fast case: run its first instruction as it is in
+		// the program (the others follow one by one), counted as itself.
+		acc += incTab[uint8(vm.orig[pc-1])] - incTab[uint8(ins)]
+		ins = vm.orig[pc-1]
+		goto dispatch
 
 	fail:
 		// The failing instruction is pc-1 of the top frame.

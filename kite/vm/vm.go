@@ -49,6 +49,7 @@ type VM struct {
 	Prog     *compile.Program
 	code     []uint32 // live code: program, then evaluation snippets; traps patched in
 	orig     []uint32 // unpatched program code
+	fused    []uint32 // program code with superinstructions, no traps (fuse.go)
 	lines    []compile.LineInfo
 	consts   []Value
 	globals  []Value
@@ -98,7 +99,8 @@ func New(prog *compile.Program, opts Options) (*VM, error) {
 	if err := verify(prog); err != nil {
 		return nil, err
 	}
-	vm.code = append([]uint32(nil), prog.Code...)
+	vm.fused = fuse(prog)
+	vm.code = append([]uint32(nil), vm.fused...)
 	vm.orig = prog.Code
 	vm.lines = append([]compile.LineInfo(nil), prog.Lines...)
 	vm.progLen = len(prog.Code)
