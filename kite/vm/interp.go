@@ -70,20 +70,35 @@ func (vm *VM) run() (Value, error) {
 				continue
 			case compile.JUMP:
 				pc = int(ins >> 8)
-				continue
+				if compile.Opcode(code[pc]) != compile.LOOP {
+					continue
+				}
+				// A jump to a loop's back edge (the end of an if's branch): run it here.
+				ins = code[pc]
+				pc++
+				acc += incTab[compile.LOOP]
+				fallthrough
+			case compile.LOOP:
+				if vm.cycles+int64(uint32(acc)) < vm.checkAt && !vm.interrupt.Load() {
+					pc = int(ins >> 8)
+					vm.flush(acc)
+					acc = 0
+					// The loop's head, a range loop's next and store, runs here too.
+					if w := code[pc]; compile.Opcode(w) == fNS {
+						if v, ok := nextRange(stack[sp-1]); ok {
+							stack[fp+int(code[pc+1]>>8)] = v
+							pc += 2
+							acc += incTab[compile.NEXT] + incTab[compile.STORELOCAL]
+						}
+					}
+					continue
+				}
 			case compile.JUMPFALSE:
 				if v := &stack[sp-1]; v.k == BoolKind {
 					sp--
 					if v.n == 0 {
 						pc = int(ins >> 8)
 					}
-					continue
-				}
-			case compile.LOOP:
-				if vm.cycles+int64(uint32(acc)) < vm.checkAt && !vm.interrupt.Load() {
-					pc = int(ins >> 8)
-					vm.flush(acc)
-					acc = 0
 					continue
 				}
 			case compile.ADD, compile.SUB, compile.MUL, compile.LT, compile.LE, compile.GT, compile.GE, compile.EQ, compile.NE:
@@ -124,7 +139,10 @@ func (vm *VM) run() (Value, error) {
 					sp = newfp + f.NumLocals
 					vm.frames = vm.frames[:nf+1]
 					vm.frames[nf-1].pc = pc
-					vm.frames[nf] = Frame{cl: cl, pc: f.Entry, fp: newfp, base: newfp - 1}
+					// field by field: a literal would zero the frame through a runtime
+					// call, and any call in this loop makes the compiler spill its state
+					nfr := &vm.frames[nf]
+					nfr.cl, nfr.pc, nfr.fp, nfr.base, nfr.boundary = cl, f.Entry, newfp, newfp-1, false
 					fp, pc = newfp, f.Entry
 					vm.flush(acc)
 					acc = 0
@@ -226,15 +244,11 @@ func (vm *VM) run() (Value, error) {
 				acc += incTab[compile.LOADLOCAL]
 				continue
 			case fNS:
-				if v := stack[sp-1]; v.k == iterKind {
-					if it := v.iter(); it.kind == iterRange && it.left > 0 {
-						it.left--
-						stack[fp+int(code[pc]>>8)] = Value{k: IntKind, n: uint64(it.i)}
-						it.i += it.step
-						pc++
-						acc += incTab[compile.STORELOCAL]
-						continue
-					}
+				if v, ok := nextRange(stack[sp-1]); ok {
+					stack[fp+int(code[pc]>>8)] = v
+					pc++
+					acc += incTab[compile.STORELOCAL]
+					continue
 				}
 				break fast
 			}
@@ -706,4 +720,18 @@ func (vm *VM) run() (Value, error) {
 		vm.flush(acc)
 		return Nil, vm.raise(err)
 	}
+}
+
+// nextRange is the next int of a range iterator, or false (another iterator, or the end):
+// the fast case of next.
+func nextRange(v Value) (Value, bool) {
+	if v.k == iterKind {
+		if it := v.iter(); it.kind == iterRange && it.left > 0 {
+			it.left--
+			r := Value{k: IntKind, n: uint64(it.i)}
+			it.i += it.step
+			return r, true
+		}
+	}
+	return Value{}, false
 }

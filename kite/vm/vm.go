@@ -198,7 +198,13 @@ func (vm *VM) Run() (err error) {
 
 func (vm *VM) pushFrame(cl *Closure, fp, base int, boundary bool) {
 	vm.ensureStack(fp + cl.Fn.NumLocals + cl.Fn.MaxStack + 8)
-	vm.frames = append(vm.frames, Frame{cl: cl, pc: cl.Fn.Entry, fp: fp, base: base, boundary: boundary})
+	n := len(vm.frames)
+	if n < cap(vm.frames) {
+		vm.frames = vm.frames[:n+1] // in place: append of a literal costs more (map, filter)
+	} else {
+		vm.frames = append(vm.frames, Frame{})
+	}
+	vm.frames[n] = Frame{cl: cl, pc: cl.Fn.Entry, fp: fp, base: base, boundary: boundary}
 }
 
 func (vm *VM) ensureStack(n int) {
@@ -224,7 +230,9 @@ func (vm *VM) Call(fn Value, args ...Value) (_ Value, err error) {
 	base := vm.sp
 	vm.stack[vm.sp] = fn
 	vm.sp++
-	copy(vm.stack[vm.sp:], args)
+	for i, a := range args { // a loop: copy of one or two values costs a bulk write barrier
+		vm.stack[vm.sp+i] = a
+	}
 	vm.sp += len(args)
 	switch fn.k {
 	case FuncKind:
