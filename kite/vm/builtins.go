@@ -337,6 +337,7 @@ func init() {
 		if len(l.Items) == 0 {
 			return Nil, Errorf("pop from an empty list")
 		}
+		l.own()
 		v := l.Items[len(l.Items)-1]
 		l.Items[len(l.Items)-1] = Nil
 		l.Items = l.Items[:len(l.Items)-1]

@@ -204,7 +204,8 @@ func (vm *VM) pushFrame(cl *Closure, fp, base int, boundary bool) {
 	} else {
 		vm.frames = append(vm.frames, Frame{})
 	}
-	vm.frames[n] = Frame{cl: cl, pc: cl.Fn.Entry, fp: fp, base: base, boundary: boundary}
+	f := &vm.frames[n] // field by field: a literal is zeroed and copied through the runtime
+	f.cl, f.pc, f.fp, f.base, f.boundary = cl, cl.Fn.Entry, fp, base, boundary
 }
 
 func (vm *VM) ensureStack(n int) {
