@@ -4,7 +4,7 @@
 # is a failure, never a silent skip.
 set -euo pipefail
 
-# command-or-file : Debian package
+# command-or-file : Debian package (arguments of the same form replace the list: bench/setup.sh)
 parts=(
   "gdbserver:gdbserver"
   "gdb:gdb"
@@ -17,6 +17,8 @@ parts=(
   "/usr/lib/python3/dist-packages/grpc:python3-grpcio"
   "/usr/lib/python3/dist-packages/grpc_tools:python3-grpc-tools"
 )
+
+[[ $# -gt 0 ]] && parts=("$@")
 
 missing=()
 for p in "${parts[@]}"; do
