@@ -17,6 +17,9 @@ parts=(
   "/usr/lib/python3/dist-packages/grpc_tools:python3-grpc-tools"
 )
 
+# npm packages of the client tests (DAP's DebugClient)
+"$(dirname "$0")/deps-npm.sh"
+
 missing=()
 for p in "${parts[@]}"; do
   what=${p%%:*} pkg=${p##*:}

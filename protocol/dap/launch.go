@@ -142,6 +142,9 @@ func (c *conn) configurationDone() error {
 		return errors.New("configurationDone was already sent")
 	}
 	c.configured = true
+	if c.args.NoDebug {
+		d.SetExceptionStops(false)
+	}
 	return d.Start(c.args.StopOnEntry && !c.args.NoDebug)
 }
 

@@ -100,7 +100,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		for i, b := range r.Arguments.Breakpoints {
 			specs[i] = engine.BreakpointSpec{Function: b.Name, Condition: b.Condition, HitCondition: b.HitCondition}
 		}
-		return c.breakpointsBody(d, func() []engine.Breakpoint { return d.SetFunctionBreakpoints(specs) }), nil
+		return c.breakpointsBody(d, len(specs), func() []engine.Breakpoint { return d.SetFunctionBreakpoints(specs) }), nil
 	case *godap.SetInstructionBreakpointsRequest:
 		specs := make([]engine.BreakpointSpec, len(r.Arguments.Breakpoints))
 		for i, b := range r.Arguments.Breakpoints {
@@ -110,7 +110,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 			}
 			specs[i] = engine.BreakpointSpec{PC: pc, Condition: b.Condition, HitCondition: b.HitCondition}
 		}
-		return c.breakpointsBody(d, func() []engine.Breakpoint { return d.SetInstructionBreakpoints(specs) }), nil
+		return c.breakpointsBody(d, len(specs), func() []engine.Breakpoint { return d.SetInstructionBreakpoints(specs) }), nil
 	case *godap.SetExceptionBreakpointsRequest:
 		on := false
 		for _, f := range r.Arguments.Filters {
@@ -119,7 +119,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 			}
 			on = true
 		}
-		d.SetExceptionStops(on)
+		d.SetExceptionStops(on && !c.args.NoDebug)
 		return nil, nil
 	case *godap.ThreadsRequest:
 		return godap.ThreadsResponseBody{Threads: []godap.Thread{{Id: threadID, Name: "main"}}}, nil
@@ -194,20 +194,25 @@ func (c *conn) setBreakpoints(d *launch.Debuggee, a godap.SetBreakpointsArgument
 			specs = append(specs, engine.BreakpointSpec{Line: l})
 		}
 	}
-	return c.breakpointsBody(d, func() []engine.Breakpoint { return d.SetBreakpoints(a.Source.Path, specs) })
+	return c.breakpointsBody(d, len(specs), func() []engine.Breakpoint { return d.SetBreakpoints(a.Source.Path, specs) })
 }
 
 // breakpointsBody runs a breakpoint change and answers with its breakpoints; the engine's
 // breakpoint events for this change are not echoed.
-func (c *conn) breakpointsBody(d *launch.Debuggee, set func() []engine.Breakpoint) godap.SetBreakpointsResponseBody {
+// Without debugging (noDebug), nothing is set and every breakpoint is unverified.
+func (c *conn) breakpointsBody(d *launch.Debuggee, n int, set func() []engine.Breakpoint) godap.SetBreakpointsResponseBody {
+	if c.args.NoDebug {
+		out := make([]godap.Breakpoint, n)
+		for i := range out {
+			out[i].Message = "noDebug: the program runs without breakpoints"
+		}
+		return godap.SetBreakpointsResponseBody{Breakpoints: out}
+	}
 	bps := set()
 	c.ownBreakpoint = d.Seq()
 	out := make([]godap.Breakpoint, len(bps))
 	for i, bp := range bps {
 		out[i] = c.breakpoint(bp)
-		if c.args.NoDebug {
-			out[i].Verified, out[i].Message = false, "noDebug: breakpoints are not used"
-		}
 	}
 	return godap.SetBreakpointsResponseBody{Breakpoints: out}
 }
