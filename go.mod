@@ -3,6 +3,7 @@ module github.com/polydbg/polydbg
 go 1.26.0
 
 require (
+	github.com/google/go-dap v0.12.0
 	github.com/peterh/liner v1.2.3
 	golang.org/x/sys v0.49.0
 	google.golang.org/grpc v1.85.0

@@ -18,7 +18,12 @@ parts=(
   "/usr/lib/python3/dist-packages/grpc_tools:python3-grpc-tools"
 )
 
-[[ $# -gt 0 ]] && parts=("$@")
+if [[ $# -gt 0 ]]; then
+  parts=("$@")
+else
+  # npm packages of the client tests (DAP's DebugClient)
+  "$(dirname "$0")/deps-npm.sh"
+fi
 
 missing=()
 for p in "${parts[@]}"; do
