@@ -15,6 +15,7 @@ parts=(
   "protoc:protobuf-compiler"
   "/usr/lib/python3/dist-packages/grpc:python3-grpcio"
   "/usr/lib/python3/dist-packages/grpc_tools:python3-grpc-tools"
+  "chromium:chromium"
 )
 
 missing=()
