@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/google/go-dap v0.12.0
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/peterh/liner v1.2.3
 	golang.org/x/sys v0.49.0
 	google.golang.org/grpc v1.85.0

@@ -16,6 +16,7 @@ parts=(
   "tmux:tmux"
   "/usr/lib/python3/dist-packages/grpc:python3-grpcio"
   "/usr/lib/python3/dist-packages/grpc_tools:python3-grpc-tools"
+  "chromium:chromium"
 )
 
 if [[ $# -gt 0 ]]; then
