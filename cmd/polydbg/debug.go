@@ -4,9 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"time"
 
 	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/backend/kitevm"
@@ -99,9 +101,11 @@ var errUsage = fmt.Errorf("missing or conflicting arguments")
 // debugTarget returns how to make a fresh session for what the flags name; the terminal
 // debugger calls it again to run the program once more.
 func debugTarget(args []string, native bool, gdbAddr, elf, machine string) (func() (*engine.Session, error), error) {
-	remote := func(open func(ctx context.Context) (*gdbremote.Target, error)) func() (*engine.Session, error) {
+	remote := func(waitingFor string, open func(ctx context.Context) (*gdbremote.Target, error)) func() (*engine.Session, error) {
 		return func() (*engine.Session, error) {
+			done := notifySlow(os.Stderr, waitingFor)
 			t, err := open(context.Background())
+			done(err == nil)
 			if err != nil {
 				return nil, err
 			}
@@ -110,15 +114,15 @@ func debugTarget(args []string, native bool, gdbAddr, elf, machine string) (func
 	}
 	switch {
 	case native && gdbAddr == "" && machine == "" && len(args) >= 1:
-		return remote(func(ctx context.Context) (*gdbremote.Target, error) {
+		return remote("gdbserver to start "+args[0]+" and answer on loopback", func(ctx context.Context) (*gdbremote.Target, error) {
 			return gdbremote.LaunchNative(ctx, args[0], args[1:], gdbremote.Config{})
 		}), nil
 	case gdbAddr != "" && !native && machine == "" && elf != "" && len(args) == 0:
-		return remote(func(ctx context.Context) (*gdbremote.Target, error) {
+		return remote("the GDB stub at "+gdbAddr+" to answer", func(ctx context.Context) (*gdbremote.Target, error) {
 			return gdbremote.Connect(ctx, gdbAddr, elf, gdbremote.Config{})
 		}), nil
 	case machine != "" && !native && gdbAddr == "" && len(args) == 1:
-		return remote(func(ctx context.Context) (*gdbremote.Target, error) {
+		return remote("qemu-system-arm ("+machine+") to start its GDB stub", func(ctx context.Context) (*gdbremote.Target, error) {
 			return gdbremote.StartQEMUTarget(ctx, machine, args[0], gdbremote.Config{})
 		}), nil
 	case !native && gdbAddr == "" && machine == "" && len(args) == 1:
@@ -135,6 +139,27 @@ func debugTarget(args []string, native bool, gdbAddr, elf, machine string) (func
 		}, nil
 	}
 	return nil, errUsage
+}
+
+// notifySlow says on w what polydbg is waiting for when that takes more than a second
+// (a cold QEMU, a gdbserver on a loaded machine, a stub that does not answer); the
+// returned function ends the wait, saying how long it took if it succeeded.
+func notifySlow(w io.Writer, waitingFor string) (done func(ok bool)) {
+	start := time.Now()
+	shown := make(chan struct{})
+	t := time.AfterFunc(time.Second, func() {
+		fmt.Fprintf(w, "polydbg: waiting for %s...\n", waitingFor)
+		close(shown)
+	})
+	return func(ok bool) {
+		if !t.Stop() {
+			<-shown
+			if !ok {
+				return
+			}
+			fmt.Fprintf(w, "polydbg: ready after %s\n", time.Since(start).Round(100*time.Millisecond))
+		}
+	}
 }
 
 // withInterrupt pauses the running program on Ctrl-C instead of killing the debugger.

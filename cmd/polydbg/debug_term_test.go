@@ -1,11 +1,13 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/polydbg/polydbg/internal/realparts"
 )
@@ -188,4 +190,31 @@ func TestDebugNativeAtATerminal(t *testing.T) {
 		t.Errorf("colour with NO_COLOR:\n%q", s)
 	}
 	plain.do("[exit 0]", "C-d")
+}
+
+// A stub that is slow to answer: after a second, polydbg says what it is waiting for.
+func TestDebugSaysWhatItWaitsFor(t *testing.T) {
+	bin := polydbgBinary(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		time.Sleep(1500 * time.Millisecond) // silent, then gone
+		c.Close()
+	}()
+	cmd := exec.Command(bin, "debug", "--gdb", l.Addr().String(), "--elf", bin)
+	cmd.Stdin = strings.NewReader("quit\n")
+	out, _ := cmd.CombinedOutput()
+	if want := "polydbg: waiting for the GDB stub at " + l.Addr().String() + " to answer..."; !strings.Contains(string(out), want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	if strings.Contains(string(out), "ready after") {
+		t.Errorf("a failed connection called ready:\n%s", out)
+	}
 }
