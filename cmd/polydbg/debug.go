@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/polydbg/polydbg/backend/gdbremote"
@@ -29,7 +30,8 @@ const debugUsage = `usage:
   polydbg debug --qemu MACHINE FILE.elf        firmware in qemu-system-arm, halted at reset
 At a terminal: line editing, Tab completion, Ctrl-R history search, Ctrl-C pauses the
 program, Ctrl-D quits; the history is kept in $POLYDBG_HISTORY or
-$XDG_STATE_HOME/polydbg/history (~/.local/state/polydbg/history). NO_COLOR turns colour off.
+$XDG_STATE_HOME/polydbg/history (~/.local/state/polydbg/history), the last
+$POLYDBG_HISTSIZE commands (1000). NO_COLOR turns colour off.
 flags:`
 
 func debugCmd(args []string) int {
@@ -64,6 +66,7 @@ func debugCmd(args []string) int {
 		cfg.Color = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 		if !*noHistory {
 			cfg.HistoryFile = cli.DefaultHistoryFile()
+			cfg.HistorySize, _ = strconv.Atoi(os.Getenv("POLYDBG_HISTSIZE")) // 0: the default
 		}
 	}
 	return cli.Run(cfg)
@@ -84,12 +87,12 @@ func targetNames(t engine.Target) (funcs, files []string) {
 				funcs = append(funcs, f.Name)
 			}
 		}
-		files = []string{t.Program().File, filepath.Base(t.Program().File)}
+		files = []string{t.Program().File} // as given: the VM compares absolute paths
 	case *gdbremote.Target:
 		for _, f := range t.Symbols().Funcs() { // the program's own: libraries are not read
 			funcs = append(funcs, f.Name)
 		}
-		for _, f := range t.Symbols().Files() {
+		for _, f := range t.Symbols().Files() { // the line tables match a name by its ending
 			files = append(files, f, filepath.Base(f))
 		}
 	}

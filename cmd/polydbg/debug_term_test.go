@@ -160,6 +160,9 @@ func TestDebugNativeAtATerminal(t *testing.T) {
 	p.waitFor("(polydbg) ", 1)
 	p.complete("break squ", "(polydbg) break square")
 	p.do("Breakpoint 1 at 0x", "Enter")
+	p.complete("break pt.", "(polydbg) break pt.c:") // a file name, for FILE:LINE
+	p.typeText("12")
+	p.do("Breakpoint 2 at 0x", "Enter")
 	p.enter("run", "Breakpoint 1, square at")
 	p.complete("p $ri", "(polydbg) p $rip")
 	p.do("$1 = ", "Enter")
