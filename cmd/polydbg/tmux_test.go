@@ -104,6 +104,13 @@ func (p *pane) enter(command, want string) string {
 	return p.waitFor(want, n+1)
 }
 
+// runAndPause runs the program with command and pauses it with Ctrl-C.
+func (p *pane) runAndPause(command string) {
+	p.t.Helper()
+	p.enter(command, "(polydbg) "+command)
+	p.do("Paused in ", "C-c")
+}
+
 // complete types text and Tab, and waits until the line being edited reads want.
 func (p *pane) complete(text, want string) {
 	p.t.Helper()

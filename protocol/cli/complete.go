@@ -57,7 +57,7 @@ func (d *Debugger) complete(line string) (head string, cands []string) {
 			return head, withSpace(prefixed(subcommands["set"], sub))
 		}
 		return line, nil
-	case "break", "tbreak", "list", "until":
+	case "break", "tbreak", "list":
 		return head, d.completeLocation(rest)
 	case "print", "call", "display", "ptype", "whatis", "x":
 		if m := indexTail.FindStringSubmatch(rest); m != nil { // m["ke<Tab>: a map key or list index
