@@ -73,7 +73,7 @@ type Var struct {
 
 // StopContext is everything an agent needs after an execution tool, in one answer.
 type StopContext struct {
-	Session      string       `json:"session"`
+	Session      SessionID    `json:"session"`
 	State        string       `json:"state" jsonschema:"stopped, running (the wait ran out: call wait or pause), exited or terminated"`
 	Reason       string       `json:"reason,omitempty" jsonschema:"why it stopped: entry, breakpoint, step, pause, exception"`
 	Text         string       `json:"text,omitempty" jsonschema:"the exception message"`
@@ -96,7 +96,7 @@ type StopContext struct {
 // that ran out), within the budget.
 func (s *Server) stopContext(g *debuggee, h engine.Halt, halted bool, b Budget) StopContext {
 	b = b.norm()
-	sc := StopContext{Session: g.id}
+	sc := StopContext{Session: SessionID(g.id)}
 	st := g.d.State()
 	if halted {
 		st = h.State

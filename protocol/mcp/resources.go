@@ -68,7 +68,7 @@ func (s *Server) resourceSession(req *sdk.ReadResourceRequest, tail string) (*de
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
 	id, _, _ := strings.Cut(rest, "/")
-	g, err := s.clientOf(req.Session).get(id)
+	g, err := s.clientOf(req.Session).get(SessionID(id))
 	if err != nil {
 		return nil, sdk.ResourceNotFoundError(uri)
 	}

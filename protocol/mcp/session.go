@@ -114,7 +114,8 @@ func (c *client) add(g *debuggee) error {
 	return nil
 }
 
-func (c *client) remove(id string) *debuggee {
+func (c *client) remove(sid SessionID) *debuggee {
+	id := string(sid)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g := c.sessions[id]
@@ -123,7 +124,8 @@ func (c *client) remove(id string) *debuggee {
 }
 
 // get finds a session of this client by id; the error lists the ids there are.
-func (c *client) get(id string) (*debuggee, error) {
+func (c *client) get(sid SessionID) (*debuggee, error) {
+	id := string(sid)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if g := c.sessions[id]; g != nil {

@@ -25,14 +25,14 @@ type BP struct {
 
 // BreakpointSet is the input of set_breakpoint.
 type BreakpointSet struct {
-	Session string `json:"session"`
+	Session SessionID `json:"session"`
 	BreakpointIn
 }
 
 // BreakpointClear is the input of clear_breakpoints.
 type BreakpointClear struct {
-	Session string `json:"session"`
-	ID      int    `json:"id,omitempty" jsonschema:"the breakpoint to remove; 0 removes them all"`
+	Session SessionID `json:"session"`
+	ID      int       `json:"id,omitempty" jsonschema:"the breakpoint to remove; 0 removes them all"`
 }
 
 // BPList is a list of breakpoints.
@@ -42,28 +42,28 @@ type BPList struct {
 
 // EvalIn is an expression to evaluate.
 type EvalIn struct {
-	Session     string `json:"session"`
-	Expression  string `json:"expression"`
-	Frame       int    `json:"frame,omitempty" jsonschema:"stack frame (0 is the innermost)"`
-	SideEffects bool   `json:"sideEffects,omitempty" jsonschema:"allow assignments and calls (native and firmware targets need --allow-write)"`
-	MaxValueLen int    `json:"maxValueLen,omitempty" jsonschema:"longest value text before it is clipped (default 4096)"`
+	Session     SessionID `json:"session"`
+	Expression  string    `json:"expression"`
+	Frame       int       `json:"frame,omitempty" jsonschema:"stack frame (0 is the innermost)"`
+	SideEffects bool      `json:"sideEffects,omitempty" jsonschema:"allow assignments and calls (native and firmware targets need --allow-write)"`
+	MaxValueLen int       `json:"maxValueLen,omitempty" jsonschema:"longest value text before it is clipped (default 4096)"`
 }
 
 // SetVarIn assigns a variable.
 type SetVarIn struct {
-	Session string `json:"session"`
-	Name    string `json:"name"`
-	Value   string `json:"value" jsonschema:"an expression for the new value"`
-	Frame   int    `json:"frame,omitempty"`
+	Session SessionID `json:"session"`
+	Name    string    `json:"name"`
+	Value   string    `json:"value" jsonschema:"an expression for the new value"`
+	Frame   int       `json:"frame,omitempty"`
 }
 
 // VarsIn pages through a variable's children.
 type VarsIn struct {
-	Session string `json:"session"`
-	Ref     int    `json:"ref,omitempty" jsonschema:"a variable's ref (from locals or evaluate); 0 lists frame's scopes"`
-	Frame   int    `json:"frame,omitempty"`
-	Start   int    `json:"start,omitempty"`
-	Count   int    `json:"count,omitempty" jsonschema:"children per page (default 50)"`
+	Session SessionID `json:"session"`
+	Ref     int       `json:"ref,omitempty" jsonschema:"a variable's ref (from locals or evaluate); 0 lists frame's scopes"`
+	Frame   int       `json:"frame,omitempty"`
+	Start   int       `json:"start,omitempty"`
+	Count   int       `json:"count,omitempty" jsonschema:"children per page (default 50)"`
 }
 
 // VarsOut is one page of variables.
@@ -75,9 +75,9 @@ type VarsOut struct {
 
 // StackIn pages through the stack.
 type StackIn struct {
-	Session string `json:"session"`
-	Start   int    `json:"start,omitempty"`
-	Count   int    `json:"count,omitempty" jsonschema:"frames per page (default 50)"`
+	Session SessionID `json:"session"`
+	Start   int       `json:"start,omitempty"`
+	Count   int       `json:"count,omitempty" jsonschema:"frames per page (default 50)"`
 }
 
 // StackOut is one page of the stack.
@@ -88,9 +88,9 @@ type StackOut struct {
 
 // OutputIn pages through a session's program output.
 type OutputIn struct {
-	Session  string `json:"session"`
-	Offset   int64  `json:"offset,omitempty" jsonschema:"byte offset in the whole output"`
-	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"bytes per page (default 8000)"`
+	Session  SessionID `json:"session"`
+	Offset   int64     `json:"offset,omitempty" jsonschema:"byte offset in the whole output"`
+	MaxBytes int       `json:"maxBytes,omitempty" jsonschema:"bytes per page (default 8000)"`
 }
 
 // OutputOut is one page of output.
@@ -103,10 +103,10 @@ type OutputOut struct {
 
 // MemIn reads or writes memory.
 type MemIn struct {
-	Session string `json:"session"`
-	Address string `json:"address" jsonschema:"0x... or decimal"`
-	Length  int    `json:"length,omitempty" jsonschema:"bytes to read (at most 16384)"`
-	Hex     string `json:"hex,omitempty" jsonschema:"bytes to write, in hex (write_memory)"`
+	Session SessionID `json:"session"`
+	Address string    `json:"address" jsonschema:"0x... or decimal"`
+	Length  int       `json:"length,omitempty" jsonschema:"bytes to read (at most 16384)"`
+	Hex     string    `json:"hex,omitempty" jsonschema:"bytes to write, in hex (write_memory)"`
 }
 
 // MemOut is memory read.
@@ -141,8 +141,8 @@ type ThreadsOut struct {
 
 // ProfileIn asks for a profile.
 type ProfileIn struct {
-	Session string `json:"session"`
-	Top     int    `json:"top,omitempty" jsonschema:"how many statements and stacks (default 10)"`
+	Session SessionID `json:"session"`
+	Top     int       `json:"top,omitempty" jsonschema:"how many statements and stacks (default 10)"`
 }
 
 // ProfileSite is one statement's time.
@@ -313,7 +313,7 @@ func (s *Server) addInspectTools() {
 }
 
 // withSession runs f on a session, serialized with its other calls.
-func withSession[T any](c *client, id string, f func(g *debuggee) (T, error)) (T, error) {
+func withSession[T any](c *client, id SessionID, f func(g *debuggee) (T, error)) (T, error) {
 	var zero T
 	g, err := c.get(id)
 	if err != nil {

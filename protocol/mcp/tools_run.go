@@ -2,14 +2,40 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/launch"
 )
+
+// SessionID names a debug session. Clients may send it as a string or a number.
+type SessionID string
+
+// UnmarshalJSON accepts "3" and 3.
+func (id *SessionID) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*id = SessionID(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("a session id is a string or a number")
+	}
+	*id = SessionID(n.String())
+	return nil
+}
+
+// schemaOpts make SessionID a string or an integer in the tools' input schemas.
+var schemaOpts = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[SessionID](): {Types: []string{"string", "integer"}, Description: "the session id start returned"},
+}}
 
 // hints are a tool's annotations.
 type hints struct{ readOnly, destructive, idempotent, openWorld bool }
@@ -17,7 +43,11 @@ type hints struct{ readOnly, destructive, idempotent, openWorld bool }
 // addTool registers a typed tool whose handler gets the calling client.
 func addTool[In, Out any](s *Server, name, desc string, h hints, fn func(ctx context.Context, req *sdk.CallToolRequest, c *client, in In) (Out, error)) {
 	d, ow := h.destructive, h.openWorld
-	sdk.AddTool(s.sdk, &sdk.Tool{Name: name, Description: desc, Annotations: &sdk.ToolAnnotations{
+	schema, err := jsonschema.For[In](schemaOpts)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: tool %s: %v", name, err))
+	}
+	sdk.AddTool(s.sdk, &sdk.Tool{Name: name, Description: desc, InputSchema: schema, Annotations: &sdk.ToolAnnotations{
 		ReadOnlyHint: h.readOnly, DestructiveHint: &d, IdempotentHint: h.idempotent, OpenWorldHint: &ow}},
 		func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
 			out, err := fn(ctx, req, s.clientOf(req.Session), in)
@@ -56,14 +86,14 @@ type StartIn struct {
 
 // ExecIn is the input of an execution tool.
 type ExecIn struct {
-	Session string `json:"session" jsonschema:"the session id start returned"`
-	WaitMs  int    `json:"waitMs,omitempty" jsonschema:"how long to wait for the program to stop (default 10000; bounded by the server's call timeout)"`
+	Session SessionID `json:"session"`
+	WaitMs  int       `json:"waitMs,omitempty" jsonschema:"how long to wait for the program to stop (default 10000; bounded by the server's call timeout)"`
 	Budget
 }
 
 // SessionIn names a session.
 type SessionIn struct {
-	Session string `json:"session" jsonschema:"the session id start returned"`
+	Session SessionID `json:"session"`
 }
 
 // SessionInfo is one session of the client.
@@ -159,6 +189,9 @@ func (s *Server) addRunTools() {
 			g.call.Lock()
 			defer g.call.Unlock()
 			seq := g.d.Seq()
+			if g.d.State().Ended() {
+				return s.stopContext(g, engine.Halt{}, false, in.Budget), nil
+			}
 			if err := g.d.Terminate(); err != nil {
 				return StopContext{}, err
 			}
@@ -198,7 +231,7 @@ func (s *Server) wait(ms int) time.Duration {
 }
 
 // usable finds a session that can still run, and locks it for the call.
-func (s *Server) usable(c *client, id string) (*debuggee, error) {
+func (s *Server) usable(c *client, id SessionID) (*debuggee, error) {
 	g, err := c.get(id)
 	if err != nil {
 		return nil, err

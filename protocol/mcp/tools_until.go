@@ -14,13 +14,13 @@ import (
 
 // UntilIn bounds a run_until.
 type UntilIn struct {
-	Session   string   `json:"session"`
-	Location  string   `json:"location,omitempty" jsonschema:"stop on reaching FILE:LINE, LINE (of the current file) or a function name"`
-	Condition string   `json:"condition,omitempty" jsonschema:"stop once this expression is true (checked after every step)"`
-	Watch     []string `json:"watch,omitempty" jsonschema:"expressions whose changes the trace records"`
-	Into      bool     `json:"into,omitempty" jsonschema:"step into calls (default: step over them)"`
-	MaxSteps  int      `json:"maxSteps,omitempty" jsonschema:"step budget (default 200, at most 10000)"`
-	MaxMs     int      `json:"maxMs,omitempty" jsonschema:"time budget in milliseconds (default 5000)"`
+	Session   SessionID `json:"session"`
+	Location  string    `json:"location,omitempty" jsonschema:"stop on reaching FILE:LINE, LINE (of the current file) or a function name"`
+	Condition string    `json:"condition,omitempty" jsonschema:"stop once this expression is true (checked after every step)"`
+	Watch     []string  `json:"watch,omitempty" jsonschema:"expressions whose changes the trace records"`
+	Into      bool      `json:"into,omitempty" jsonschema:"step into calls (default: step over them)"`
+	MaxSteps  int       `json:"maxSteps,omitempty" jsonschema:"step budget (default 200, at most 10000)"`
+	MaxMs     int       `json:"maxMs,omitempty" jsonschema:"time budget in milliseconds (default 5000)"`
 	Budget
 }
 
