@@ -286,14 +286,24 @@ func (s *Server) fit(sc *StopContext, b Budget) {
 	for i := range sc.Locals {
 		sc.Locals[i].Value = engine.ClipValue(sc.Locals[i].Value, 40)
 	}
-	for len(sc.Locals) > 0 && size() > b.MaxBytes {
-		sc.Locals = sc.Locals[:len(sc.Locals)/2]
-		sc.Notes = append(sc.Notes, "locals: cut to fit the budget (the variables tool lists them all)")
+	shrinkStack := func(floor int) {
+		if len(sc.Stack) <= floor || size() <= b.MaxBytes {
+			return
+		}
+		for len(sc.Stack) > floor && size() > b.MaxBytes {
+			sc.Stack = sc.Stack[:max(len(sc.Stack)/2, floor)]
+		}
+		sc.Notes = append(sc.Notes, fmt.Sprintf("stack: showing %d of %d frames (the stack tool pages through them)", len(sc.Stack), sc.StackDepth))
 	}
-	for len(sc.Stack) > 1 && size() > b.MaxBytes {
-		sc.Stack = sc.Stack[:len(sc.Stack)/2]
-		sc.Notes = append(sc.Notes, fmt.Sprintf("stack: showing %d of %d frames (page with stackStart/stackCount)", len(sc.Stack), sc.StackDepth))
+	shrinkStack(3)
+	if len(sc.Locals) > 0 && size() > b.MaxBytes {
+		total := len(sc.Locals)
+		for len(sc.Locals) > 0 && size() > b.MaxBytes {
+			sc.Locals = sc.Locals[:len(sc.Locals)/2]
+		}
+		sc.Notes = append(sc.Notes, fmt.Sprintf("locals: showing %d of %d (the variables tool lists them all)", len(sc.Locals), total))
 	}
+	shrinkStack(1)
 	for len(sc.Source) > 1 && size() > b.MaxBytes {
 		sc.Source = nil
 		sc.Notes = append(sc.Notes, "source: left out to fit the budget")
