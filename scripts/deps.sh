@@ -34,6 +34,9 @@ for p in "${parts[@]}"; do
   missing+=("$pkg")
 done
 
+# The MCP inspector CLI and the Node 22 it needs, from npm (protocol/mcp's test).
+"$(dirname "$0")/mcp-inspector.sh" || { echo "deps: could not install the MCP inspector" >&2; [[ "${CI:-}" != "true" ]] || exit 1; }
+
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then

@@ -1,0 +1,122 @@
+package mcp
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/engine/profile"
+)
+
+// setBreakpoint translates one BreakpointIn into the engine's spec and sets it.
+func (s *Server) setBreakpoint(g *debuggee, b BreakpointIn) (BP, error) {
+	spec := engine.BreakpointSpec{Condition: b.Condition, HitCondition: b.HitCondition, LogMessage: b.LogMessage, Temporary: b.Temporary}
+	switch {
+	case b.Function != "":
+		spec.Kind, spec.Function = engine.FunctionBreakpoint, b.Function
+	case b.Address != "":
+		pc, err := parseAddr(b.Address)
+		if err != nil {
+			return BP{}, err
+		}
+		spec.Kind, spec.PC = engine.InstructionBreakpoint, pc
+	case b.Line > 0:
+		spec.Kind, spec.Line, spec.File = engine.LineBreakpoint, b.Line, abs(b.File)
+		if spec.File == "" {
+			spec.File = g.d.Spec.Program
+		}
+	default:
+		return BP{}, fmt.Errorf("a breakpoint needs a line (with a file), a function or an address")
+	}
+	bp, err := g.d.SetBreakpoint(spec)
+	if err != nil {
+		return BP{}, err
+	}
+	return s.bp(g, bp), nil
+}
+
+func (s *Server) bp(g *debuggee, b engine.Breakpoint) BP {
+	out := BP{ID: b.ID, Verified: b.Verified, Hits: b.Hits, Message: b.Message, Condition: b.Spec.Condition}
+	if b.Verified {
+		l := s.location(g, b.Location)
+		out.Location = &l
+	}
+	return out
+}
+
+func (s *Server) bpList(g *debuggee) BPList {
+	out := BPList{Breakpoints: []BP{}}
+	for _, b := range g.d.Breakpoints() {
+		out.Breakpoints = append(out.Breakpoints, s.bp(g, b))
+	}
+	return out
+}
+
+// variables lists one page of a variable's children, or a frame's scopes as variables.
+func (s *Server) variables(g *debuggee, in VarsIn) (VarsOut, error) {
+	var vars []engine.Variable
+	if in.Ref == 0 {
+		scopes, err := g.d.Scopes(in.Frame)
+		if err != nil {
+			return VarsOut{}, err
+		}
+		for _, sc := range scopes {
+			vars = append(vars, engine.Variable{Name: sc.Name, Ref: sc.Ref, Type: "scope"})
+		}
+	} else {
+		var err error
+		if vars, err = g.d.Variables(in.Ref); err != nil {
+			return VarsOut{}, err
+		}
+	}
+	n := in.Count
+	if n <= 0 {
+		n = 50
+	}
+	start := min(max(in.Start, 0), len(vars))
+	end := min(start+min(n, 1000), len(vars))
+	out := VarsOut{Variables: []Var{}, Total: len(vars), Start: start}
+	for _, v := range vars[start:end] {
+		out.Variables = append(out.Variables, s.variable(v, 0))
+	}
+	return out, nil
+}
+
+// parseAddr reads an address in hex (0x...) or decimal.
+func parseAddr(a string) (uint64, error) {
+	v, err := strconv.ParseUint(strings.TrimSpace(a), 0, 64)
+	if err != nil {
+		return 0, fmt.Errorf("address %q: want 0x... or a decimal number", a)
+	}
+	return v, nil
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// profileOf summarizes a finished Kite run's profile.
+func profileOf(g *debuggee, top int) (ProfileOut, error) {
+	if g.d.Profiler == nil {
+		return ProfileOut{}, fmt.Errorf("session %s was not started with profile: true (Kite programs only)", g.id)
+	}
+	if !g.d.State().Ended() {
+		return ProfileOut{}, fmt.Errorf("the profile is ready once the program has ended: continue it to the end first")
+	}
+	if top <= 0 {
+		top = 10
+	}
+	r := g.d.Profiler.Report()
+	sites := append([]profile.SiteStats(nil), r.Sites...)
+	sort.SliceStable(sites, func(i, j int) bool { return sites[i].SelfNs > sites[j].SelfNs })
+	out := ProfileOut{TotalMs: float64(r.TotalNs) / 1e6, TopSelf: []ProfileSite{}, TopStack: orEmpty(profile.FlameSummary(r.FlameFolded, top))}
+	for _, st := range sites[:min(top, len(sites))] {
+		out.TopSelf = append(out.TopSelf, ProfileSite{Line: st.Line, Col: st.Col, Kind: st.Kind, Count: st.Count, SelfMs: float64(st.SelfNs) / 1e6})
+	}
+	return out, nil
+}

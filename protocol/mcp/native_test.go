@@ -1,0 +1,115 @@
+package mcp_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// The bug hunt on a native program under gdbserver, over stdio and HTTP; closing the
+// client leaves no process behind.
+func TestAgentBugHuntNative(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver")
+	src := testdata(t, "average.c")
+	exe := filepath.Join(t.TempDir(), "average")
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	for _, tr := range []string{"stdio", "http"} {
+		t.Run(tr, func(t *testing.T) {
+			ctx := timeout(t, 60*time.Second)
+			var cs *sdk.ClientSession
+			if tr == "stdio" {
+				// Without --allow-exec a native program is refused, saying why.
+				plain := connectStdio(t, ctx)
+				mustFail(t, ctx, plain, "start", map[string]any{"program": exe}, "--allow-exec")
+				cs = connectStdio(t, ctx, "--allow-exec")
+			} else {
+				cs = connectHTTP(t, ctx, startHTTP(t, "--allow-exec"))
+			}
+			bugHuntNative(t, ctx, cs, src, exe)
+			_ = cs.Close()
+			waitNoProcess(t, exe)
+		})
+	}
+}
+
+func bugHuntNative(t *testing.T, ctx context.Context, cs *sdk.ClientSession, src, exe string) {
+	ret, call := line(t, src, "ret"), line(t, src, "call")
+	sc := must(t, ctx, cs, "start", map[string]any{"program": exe,
+		"breakpoints": []any{map[string]any{"file": src, "line": ret}}})
+	id := str(sc["session"])
+	if sc["reason"] != "breakpoint" || get(sc, "location", "line") != float64(ret) || get(sc, "stack", 0, "func") != "average" {
+		t.Fatalf("first stop: %v", sc)
+	}
+	if v, _ := local(sc, "sum"); v != "12" {
+		t.Fatalf("sum = %s; locals %v", v, sc["locals"])
+	}
+	if !strings.HasPrefix(str(get(sc, "location", "pc")), "0x") {
+		t.Fatalf("a native pc is an address: %v", sc["location"])
+	}
+	if v := must(t, ctx, cs, "evaluate", map[string]any{"session": id, "expression": "n"}); v["value"] != "3" {
+		t.Fatalf("n = %v", v)
+	}
+	if r := must(t, ctx, cs, "registers", map[string]any{"session": id}); len(get(r, "registers").([]any)) < 8 {
+		t.Fatalf("registers: %v", r)
+	}
+	mustFail(t, ctx, cs, "write_memory", map[string]any{"session": id, "address": "0x1000", "hex": "00"}, "--allow-write")
+	sc = must(t, ctx, cs, "finish", map[string]any{"session": id})
+	if get(sc, "location", "line") != float64(call) || get(sc, "returnValue", "value") != "4" {
+		t.Fatalf("finish: %v", sc)
+	}
+	sc = must(t, ctx, cs, "continue", map[string]any{"session": id})
+	if sc["state"] != "exited" || get(sc, "exitCode") != float64(0) {
+		t.Fatalf("continue to the end: %v", sc)
+	}
+	// A second session, left running at a stop: closing the client must end it.
+	sc = must(t, ctx, cs, "start", map[string]any{"program": exe, "stopOnEntry": true})
+	if sc["state"] != "stopped" || str(sc["session"]) == id {
+		t.Fatalf("second session: %v", sc)
+	}
+	if l := must(t, ctx, cs, "sessions", map[string]any{}); len(get(l, "sessions").([]any)) != 2 {
+		t.Fatalf("sessions: %v", l)
+	}
+}
+
+// waitNoProcess waits until no process runs exe (nor gdbserver for it).
+func waitNoProcess(t *testing.T, exe string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left := processesWith(exe)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left behind: %v", left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func processesWith(s string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
+			continue // a zombie is gone already
+		}
+		if cl := strings.ReplaceAll(string(b), "\x00", " "); strings.Contains(cl, s) {
+			out = append(out, e.Name()+": "+cl)
+		}
+	}
+	return out
+}

@@ -1,0 +1,59 @@
+package mcp_test
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/internal/firmware"
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// The bug hunt on firmware in QEMU with its SVD, over stdio: a conditional breakpoint in
+// a recursion, finish with the returned value, memory, a continue whose bounded wait runs
+// out, pause; closing the client leaves no QEMU behind.
+func TestAgentFirmwareQEMU(t *testing.T) {
+	realparts.Need(t, "qemu-system-arm", "arm-none-eabi-gcc")
+	elf := firmware.Build(t)
+	src := firmware.Source()
+	_, file, _, _ := runtime.Caller(0)
+	svd := filepath.Join(filepath.Dir(file), "..", "..", "backend", "mcu", "svd", "testdata", "lm3s6965.svd")
+	ctx := timeout(t, 60*time.Second)
+	cs := connectStdio(t, ctx, "--allow-exec")
+
+	sc := must(t, ctx, cs, "start", map[string]any{"kind": "qemu", "machine": "lm3s6965evb", "elf": elf, "svd": svd,
+		"breakpoints": []any{map[string]any{"file": src, "line": firmware.Line(t, "fact_base"), "condition": "n == 1"}}})
+	id := sc["session"]
+	if sc["reason"] != "breakpoint" || get(sc, "location", "line") != float64(firmware.Line(t, "fact_base")) || get(sc, "stack", 0, "func") != "fact" {
+		t.Fatalf("first stop: %v", sc)
+	}
+	if v, _ := local(sc, "n"); v != "1" {
+		t.Fatalf("n = %s; locals %v", v, sc["locals"])
+	}
+	sc = must(t, ctx, cs, "finish", map[string]any{"session": id})
+	if get(sc, "location", "line") != float64(firmware.Line(t, "fact_rec")) || get(sc, "returnValue", "value") != "1" {
+		t.Fatalf("finish: %v", sc)
+	}
+	regs := must(t, ctx, cs, "registers", map[string]any{"session": id})
+	var sp string
+	for _, r := range get(regs, "registers").([]any) {
+		if n := str(get(r, "name")); n == "sp" || n == "r13" {
+			sp = str(get(r, "value"))
+		}
+	}
+	if m := must(t, ctx, cs, "read_memory", map[string]any{"session": id, "address": sp, "length": 16}); len(str(m["hex"])) != 32 {
+		t.Fatalf("read_memory at sp %s: %v", sp, m)
+	}
+	must(t, ctx, cs, "clear_breakpoints", map[string]any{"session": id})
+	sc = must(t, ctx, cs, "continue", map[string]any{"session": id, "waitMs": 300})
+	if sc["state"] != "running" {
+		t.Fatalf("continue into the busy loop: %v", sc)
+	}
+	sc = must(t, ctx, cs, "pause", map[string]any{"session": id})
+	if sc["state"] != "stopped" || sc["reason"] != "pause" {
+		t.Fatalf("pause: %v", sc)
+	}
+	_ = cs.Close()
+	waitNoProcess(t, elf)
+}

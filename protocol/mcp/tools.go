@@ -1,0 +1,7 @@
+package mcp
+
+func (s *Server) addTools() {
+	s.addRunTools()
+	s.addInspectTools()
+	s.addUntilTool()
+}
