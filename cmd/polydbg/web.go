@@ -11,13 +11,16 @@ import (
 	"syscall"
 
 	"github.com/polydbg/polydbg/console"
+	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/launch"
 	"github.com/polydbg/polydbg/protocol/web"
 )
 
 func init() {
 	register(&command{name: "web", summary: "a live web view of the sessions (and of a Kite file or cartridge given)", run: func(args []string) int {
-		return webMain(args, os.Stderr, nil)
+		ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer cancel()
+		return webMain(ctx, args, os.Stderr, nil)
 	}})
 }
 
@@ -44,8 +47,46 @@ func startWeb(addr string, stderr io.Writer) (stop func(), err error) {
 	return func() { r.Close() }, nil
 }
 
-// webMain runs `polydbg web`; ready, when set, gets the server once it listens (tests).
-func webMain(args []string, stderr io.Writer, ready func(*web.Running)) int {
+// registered wraps a command's way of making sessions so that each one is in
+// launch.Sessions (the web view's list): the first under a new entry, the next ones (a
+// rerun) replacing it.
+func registered(newSession func() (*engine.Session, error), spec launch.Spec, owner string) func() (*engine.Session, error) {
+	var entry *launch.Entry
+	return func() (*engine.Session, error) {
+		s, err := newSession()
+		if err != nil {
+			return nil, err
+		}
+		d := &launch.Debuggee{Session: s, Spec: spec}
+		if entry == nil {
+			entry = launch.Sessions.Add(d, filepath.Base(spec.Program), owner)
+		} else {
+			launch.Sessions.Replace(entry.ID, d)
+		}
+		return s, nil
+	}
+}
+
+// debugSpec describes what `polydbg debug`'s flags name, for the session list.
+func debugSpec(args []string, native bool, gdbAddr, elf, machine string) launch.Spec {
+	spec := launch.Spec{Kind: launch.Kite, Address: gdbAddr, ELF: elf, Machine: machine}
+	if len(args) > 0 {
+		spec.Program = args[0]
+	}
+	switch {
+	case native:
+		spec.Kind = launch.Native
+	case machine != "":
+		spec.Kind, spec.ELF = launch.QEMU, spec.Program
+	case gdbAddr != "":
+		spec.Kind, spec.Program = launch.Remote, elf
+	}
+	return spec
+}
+
+// webMain runs `polydbg web` until ctx ends; ready, when set, gets the server once it
+// listens (tests).
+func webMain(ctx context.Context, args []string, stderr io.Writer, ready func(*web.Running)) int {
 	fs := flag.NewFlagSet("web", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:7070", "serve on `ADDR`; beyond loopback pages are read-only unless opened with the printed token")
@@ -62,8 +103,6 @@ func webMain(args []string, stderr io.Writer, ready func(*web.Running)) int {
 		fs.Usage()
 		return 2
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer cancel()
 	if len(pos) == 1 {
 		d, err := webLaunch(ctx, pos[0], *fps)
 		if err != nil {
