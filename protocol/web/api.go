@@ -20,6 +20,10 @@ import (
 // costs the page at most this many messages a second per kind.
 const flushEvery = 50 * time.Millisecond
 
+// pageChunk is the most output a page is sent at once (every flushEvery at most): a page
+// that is further behind gets the last pageChunk bytes, and the count of those skipped.
+const pageChunk = 32 << 10
+
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(v)
@@ -152,8 +156,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 		if err == nil && cursor < outEnd {
 			var text string
-			var dropped int64
+			var dropped, skipped int64
+			if outEnd-cursor > pageChunk { // a page shows the tail: what it cannot show is skipped
+				skipped = outEnd - pageChunk - cursor
+				cursor += skipped
+			}
 			text, cursor, dropped = h.outputSince(cursor)
+			dropped += skipped
 			b, _ := json.Marshal(map[string]any{"text": text, "dropped": dropped})
 			err = send("output", b)
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -205,23 +206,39 @@ func TestBrowser(t *testing.T) {
 		run(t, ctx, "open the flood page", chromedp.Navigate(base+"/s/3"))
 		waitJS(t, ctx, "open the flood page", `document.querySelector('#output') !== null`)
 		waitJS(t, ctx, "output", `document.querySelector("#output").textContent.includes("line ")`)
-		var worst time.Duration
+		// The machine may be busy (the flooding program takes a core): the page must answer
+		// promptly as a rule and never hang.
+		lastLine := func() int {
+			n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Number((document.querySelector("#output").textContent.match(/line (\d+) of[^\n]*\n?$/) || [0, 0])[1])`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		first, t0 := lastLine(), time.Now()
+		var took []time.Duration
 		for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
 			start := time.Now()
 			lines, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelector("#output").textContent.split("\n").length`))
 			if err != nil {
 				t.Fatal(err)
 			}
-			worst = max(worst, time.Since(start))
-			if lines > 2000 {
+			took = append(took, time.Since(start))
+			if lines > 1001 {
 				t.Fatalf("the output pane holds %d lines", lines)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		if worst > time.Second {
-			t.Fatalf("the page took %v to answer while the program printed", worst)
+		rate := float64(lastLine()-first) / time.Since(t0).Seconds()
+		if rate < 10000 {
+			t.Fatalf("the program printed only %.0f lines a second", rate)
 		}
-		t.Logf("slowest answer of the page under a flood of output: %v", worst)
+		slices.Sort(took)
+		median, worst := took[len(took)/2], took[len(took)-1]
+		if median > 300*time.Millisecond || worst > 3*time.Second {
+			t.Fatalf("the page answered in %v (median), %v (worst) while the program printed", median, worst)
+		}
+		t.Logf("the page answered in %v (median), %v (worst) while the program printed %.0f lines a second", median, worst, rate)
 		fd.Terminate()
 	})
 }

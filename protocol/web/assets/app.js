@@ -13,7 +13,8 @@ const serverToken = new URLSearchParams(location.search).get("token");
 const withToken = (url) => serverToken ? url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(serverToken) : url;
 const status = (msg) => { $("#status").textContent = msg || ""; };
 
-const OUTPUT_LINES = 2000;       // lines kept in the output pane
+const OUTPUT_LINES = 1000;       // lines kept in the output pane
+const PAINT_MS = 100;            // the output pane is painted at most this often
 const PENDING_MAX = 1 << 20;     // output characters waiting for the next paint
 
 if (location.pathname.startsWith("/s/")) {
@@ -141,15 +142,18 @@ function sourceView(api, toggle) {
   };
 }
 
-// outputView keeps the last OUTPUT_LINES lines and paints at most once a frame, however
+// outputView keeps the last OUTPUT_LINES lines and paints at most every PAINT_MS, however
 // fast the program prints.
 function outputView() {
   const pre = $("#output");
   let lines = [""], pending = [], pendingLen = 0, dropped = 0, scheduled = false;
   function paint() {
     scheduled = false;
-    const text = pending.join("");
+    let text = pending.join("");
     pending = []; pendingLen = 0;
+    let cut = text.length;
+    for (let n = 0; n <= OUTPUT_LINES && cut > 0; n++) cut = text.lastIndexOf("\n", cut - 1);
+    if (cut > 0) { lines = [""]; text = text.slice(cut + 1); } // only the tail can be shown
     const parts = text.split("\n");
     lines[lines.length - 1] += parts[0];
     for (let i = 1; i < parts.length; i++) lines.push(parts[i]);
@@ -169,7 +173,7 @@ function outputView() {
         pendingLen -= d.length;
         dropped += d.length;
       }
-      if (!scheduled) { scheduled = true; requestAnimationFrame(paint); }
+      if (!scheduled) { scheduled = true; setTimeout(() => requestAnimationFrame(paint), PAINT_MS); }
     },
   };
 }
