@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -116,6 +117,7 @@ func TestBrowser(t *testing.T) {
 	kd := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: prog, Profile: true}, "xss.kite", true)
 	cd := startSession(t, reg, launch.Spec{Kind: launch.Cartridge, Program: "../../examples/cartridges/colorsquare", Console: console.Options{FPS: 30}}, "colorsquare", false)
 	fd := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: writeKite(t, "flood.kite", floodProgram)}, "flood.kite", false)
+	bd := startSession(t, reg, launch.Spec{Kind: launch.Cartridge, Program: buttonsCartridge(t), Console: console.Options{FPS: 30}}, "buttons", false)
 	srv := serve(t, reg)
 	base := "http://" + srv.Addr
 
@@ -202,6 +204,27 @@ func TestBrowser(t *testing.T) {
 		fullShot(t, ctx, filepath.Join(dir, "web-console.png"))
 	})
 
+	t.Run("keys", func(t *testing.T) {
+		run(t, ctx, "open the buttons page", chromedp.Navigate(base+"/s/4"))
+		waitJS(t, ctx, "a frame", `document.querySelector("#frameno").textContent.startsWith("frame ")`)
+		run(t, ctx, "focus the screen", chromedp.Click(chromedp.CSS(`#screen`)))
+		for _, k := range []struct {
+			typ    input.DispatchKeyEventType
+			colour uint8
+		}{{input.DispatchKeyEventTypeKeyDown, 8}, {input.DispatchKeyEventTypeKeyUp, 1}} {
+			if _, err := chromedp.Call(ctx, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: k.typ, Key: "z", Code: "KeyZ", WindowsVirtualKeyCode: 90}); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(5 * time.Second); bd.Console.Screen().At(64, 64) != k.colour; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("after Z %s the screen is colour %d, want %d", k.typ, bd.Console.Screen().At(64, 64), k.colour)
+				}
+			}
+			want := console.Palette[k.colour].(color.RGBA)
+			waitJS(t, ctx, "the canvas in the new colour", fmt.Sprintf(`(() => { const d = document.querySelector("#screen").getContext("2d").getImageData(64, 64, 1, 1).data; return d[0] === %d && d[1] === %d && d[2] === %d; })()`, want.R, want.G, want.B))
+		}
+	})
+
 	t.Run("flood", func(t *testing.T) {
 		run(t, ctx, "open the flood page", chromedp.Navigate(base+"/s/3"))
 		waitJS(t, ctx, "open the flood page", `document.querySelector('#output') !== null`)
@@ -241,6 +264,17 @@ func TestBrowser(t *testing.T) {
 		t.Logf("the page answered in %v (median), %v (worst) while the program printed %.0f lines a second", median, worst, rate)
 		fd.Terminate()
 	})
+}
+
+// buttonsCartridge paints the screen red while button 4 (Z) is down, dark blue otherwise.
+func buttonsCartridge(t *testing.T) string {
+	dir := t.TempDir()
+	manifest := `{"magic": "PMTU", "cartridge_version": 1, "app_id": 2, "title": "Buttons", "app_version": "1.0.0", "app_mode": "Game", "entrypoint": "main.kite"}`
+	src := "fn frame() {\n    if btn(4) {\n        cls(8)\n    } else {\n        cls(1)\n    }\n}\n"
+	if os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(manifest), 0o644) != nil || os.WriteFile(filepath.Join(dir, "main.kite"), []byte(src), 0o644) != nil {
+		t.Fatal("cannot write the cartridge")
+	}
+	return dir
 }
 
 func near(a uint32, b uint8) bool { return a+8 >= uint32(b) && a <= uint32(b)+8 }
