@@ -167,7 +167,7 @@ func TestBrowser(t *testing.T) {
 		run(t, ctx, "open the console page", chromedp.Navigate(base+"/s/2"))
 		waitJS(t, ctx, "open the console page", `document.querySelector('#screen') !== null`)
 		waitJS(t, ctx, "a frame", `document.querySelector("#frameno").textContent.startsWith("frame ")`)
-		waitJS(t, ctx, "telemetry", `document.querySelector("#telemetry") && true`)
+		waitJS(t, ctx, "telemetry charted", `(() => { const d = document.querySelector("#telemetry").dataset; return d.points > 2 && d.last > 0 && d.budget == 200000; })()`)
 		run(t, ctx, "pause", chromedp.Click(chromedp.CSS(`button[data-action="pause"]`)))
 		waitJS(t, ctx, "stopped", `document.querySelector("#state").textContent.startsWith("stopped")`)
 		var match, total int

@@ -240,7 +240,10 @@ function consoleView(info, send) {
   function chart() {
     const c = $("#telemetry"), g = c.getContext("2d");
     g.clearRect(0, 0, c.width, c.height);
+    c.dataset.points = points.length;
     if (!points.length) return;
+    c.dataset.last = points[points.length - 1].cycles;
+    c.dataset.budget = points[points.length - 1].budget;
     const budget = points[points.length - 1].budget || 1;
     const top = Math.max(budget * 1.2, ...points.map((p) => p.cycles));
     const y = (v) => c.height - 4 - (v / top) * (c.height - 8);
