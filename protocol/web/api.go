@@ -132,6 +132,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	send := sseStream(w)
+	fmt.Fprint(w, "retry: 500\n\n") // reconnect soon after a restart replaced the session
 	var stateVer, frameVer, teleVer uint64
 	var teleFrame int64 = -1
 	h.mu.Lock()
@@ -185,6 +186,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			case <-r.Context().Done():
 				return
 			case <-s.stop:
+				return
+			case <-h.ctx.Done(): // the session was replaced or removed: the page reconnects
 				return
 			case <-wake:
 			}

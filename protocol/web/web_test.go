@@ -185,3 +185,33 @@ func TestMemoryBoundedWithTwentyPages(t *testing.T) {
 	}
 	t.Logf("peak heap %d MiB", peak>>20)
 }
+
+// TestRestartEndsTheStream: when a front end restarts a session (the registry entry points
+// at a new debuggee), open pages' streams end so that they reconnect to the new one.
+func TestRestartEndsTheStream(t *testing.T) {
+	reg := &launch.Registry{}
+	d := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: writeKite(t, "x.kite", xssProgram)}, "x.kite", true)
+	srv := serve(t, reg)
+	resp, err := http.Get("http://" + srv.Addr + "/api/s/1/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := make([]byte, 64)
+	if _, err := resp.Body.Read(first); err != nil {
+		t.Fatal(err)
+	}
+	nd, err := d.Restart(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nd.Close() })
+	reg.Replace("1", nd)
+	ended := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, resp.Body); ended <- err }()
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the page's stream did not end after the restart")
+	}
+}

@@ -90,6 +90,8 @@ async function session(id) {
     if (flame && (st.state === "stopped" || st.state === "exited" || st.state === "terminated")) flame.load();
   });
   es.addEventListener("output", (ev) => out.add(JSON.parse(ev.data)));
+  es.addEventListener("error", () => status(es.readyState === EventSource.CLOSED ? "the session is gone" : "reconnecting…"));
+  es.addEventListener("open", () => status(""));
   if (con) {
     es.addEventListener("frame", (ev) => con.frame(JSON.parse(ev.data)));
     es.addEventListener("telemetry", (ev) => con.telemetry(JSON.parse(ev.data)));
