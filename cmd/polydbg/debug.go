@@ -43,6 +43,7 @@ func debugCmd(args []string) int {
 	machine := fs.String("qemu", "", "start qemu-system-arm for `MACHINE` (lm3s6965evb, mps2-an385...)")
 	noHistory := fs.Bool("no-history", false, "keep no command history across runs")
 	context := fs.Bool("context", false, "show source, stack, variables and registers after each stop (set context on)")
+	webAddr := webFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, debugUsage)
 		fs.PrintDefaults()
@@ -59,6 +60,13 @@ func debugCmd(args []string) int {
 		}
 		return 1
 	}
+	stopWeb, err := startWeb(*webAddr, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "polydbg debug:", err)
+		return 1
+	}
+	defer stopWeb()
+	newSession = registered(newSession, debugSpec(fs.Args(), *native, *gdbAddr, *elf, *machine), "debug")
 	cfg := cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt,
 		Context: *context, Names: targetNames}
 	if isTerminal(os.Stdin) && isTerminal(os.Stdout) {
