@@ -281,11 +281,8 @@ func (s *Server) SubscribeEvents(_ *pb.Empty, stream pb.AetherDebug_SubscribeEve
 	if err := stream.SendHeader(metadata.MD{}); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	ended, why := s.ended, s.endedWhy
-	s.mu.Unlock()
-	if ended {
-		return stream.Send(&pb.DebugEvent{Event: &pb.DebugEvent_Ended{Ended: &pb.EndedEvent{Reason: why}}})
+	if h := s.sess.LastHalt(); h.State.Ended() {
+		return stream.Send(&pb.DebugEvent{Event: &pb.DebugEvent_Ended{Ended: &pb.EndedEvent{Reason: h.State.String(), ExitCode: int32(h.ExitCode)}}})
 	}
 	for {
 		for _, e := range sub.take() {

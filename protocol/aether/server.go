@@ -84,24 +84,9 @@ type Server struct {
 	wg    sync.WaitGroup
 	kick  chan struct{}
 	op    chan struct{} // a token: serialises execution control (see acquire)
-	bpMu  sync.Mutex
-	bps   map[uint64]int // address -> engine breakpoint id
+	bpMu  sync.Mutex    // makes SetBreakpoint idempotent under concurrent calls
 	watch *watcher
 	rtt   *rttState
-
-	mu       sync.Mutex
-	haltSeq  uint64
-	haltCh   chan struct{}
-	st       statusSnap
-	ended    bool
-	endedWhy string
-}
-
-type statusSnap struct {
-	halted bool
-	pc     uint64
-	reason string
-	loc    engine.Location
 }
 
 // New starts a session on cfg.Target (halted at the program's entry unless cfg.Run) and
@@ -123,7 +108,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, tgt: cfg.Target, hub: newHub(cfg.EventBuffer), log: cfg.Logger, t0: time.Now(),
-		kick: make(chan struct{}, 1), op: make(chan struct{}, 1), bps: map[uint64]int{}, haltCh: make(chan struct{})}
+		kick: make(chan struct{}, 1), op: make(chan struct{}, 1)}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	if r, err := rtos.Open(cfg.Target.Symbols()); err == nil {
 		s.rtos = r
@@ -196,56 +181,35 @@ func (s *Server) now() float64 { return time.Since(s.t0).Seconds() }
 
 func (s *Server) publish(e *pb.DebugEvent) { s.hub.publish(e) }
 
-// pump turns engine events into DebugEvents and tracks the core's state.
+// pump turns engine events into DebugEvents.
 func (s *Server) pump(sub *engine.Subscription) {
 	defer s.wg.Done()
 	for e := range sub.Events() {
+		ev := &pb.DebugEvent{}
 		switch e.Kind {
 		case engine.EventStopped:
-			st := statusSnap{halted: true, pc: e.Stop.Location.PC, reason: string(e.Stop.Reason), loc: e.Stop.Location}
-			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Halted{Halted: &pb.HaltedEvent{Pc: st.pc, Reason: st.reason}}})
-			s.halted(st)
-		case engine.EventContinued:
-			s.mu.Lock()
-			s.st = statusSnap{}
-			s.mu.Unlock()
-			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Resumed{Resumed: &pb.ResumedEvent{}}})
-		case engine.EventOutput:
-			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Rtt{Rtt: &pb.RttEvent{Channel: ConsoleChannel, Data: []byte(e.Text)}}})
-		case engine.EventExited, engine.EventTerminated:
-			why := "terminated"
-			if e.Kind == engine.EventExited {
-				why = "exited"
+			ev.Event = &pb.DebugEvent_Halted{Halted: &pb.HaltedEvent{Pc: e.Stop.Location.PC, Reason: string(e.Stop.Reason)}}
+			select {
+			case s.kick <- struct{}{}:
+			default:
 			}
-			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Ended{Ended: &pb.EndedEvent{Reason: why, ExitCode: int32(e.ExitCode)}}})
-			s.mu.Lock()
-			s.ended, s.endedWhy = true, why
-			s.st = statusSnap{}
-			close(s.haltCh)
-			s.haltCh = make(chan struct{})
-			s.mu.Unlock()
+		case engine.EventReset:
+			s.rtt.reset()
+		case engine.EventContinued:
+			ev.Event = &pb.DebugEvent_Resumed{Resumed: &pb.ResumedEvent{}}
+		case engine.EventOutput:
+			ev.Event = &pb.DebugEvent_Rtt{Rtt: &pb.RttEvent{Channel: ConsoleChannel, Data: []byte(e.Text)}}
+		case engine.EventBreakpointChanged, engine.EventBreakpointRemoved:
+			if e.Breakpoint.Location.HasPC {
+				ev.Event = &pb.DebugEvent_Breakpoint{Breakpoint: &pb.BreakpointEvent{Address: e.Breakpoint.Location.PC, Enabled: e.Kind == engine.EventBreakpointChanged}}
+			}
+		case engine.EventExited, engine.EventTerminated:
+			ev.Event = &pb.DebugEvent_Ended{Ended: &pb.EndedEvent{Reason: string(e.Kind), ExitCode: int32(e.ExitCode)}}
+		}
+		if ev.Event != nil {
+			s.publish(ev)
 		}
 	}
-}
-
-// halted records a halt (after its event went out) and wakes the synchronous calls.
-func (s *Server) halted(st statusSnap) {
-	s.mu.Lock()
-	s.st = st
-	s.haltSeq++
-	close(s.haltCh)
-	s.haltCh = make(chan struct{})
-	s.mu.Unlock()
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
-}
-
-func (s *Server) seq() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.haltSeq
 }
 
 // acquire takes the execution-control token, waiting at most SyncTimeout (or until ctx
@@ -272,47 +236,38 @@ func (s *Server) acquire(ctx context.Context) error {
 
 func (s *Server) release() { <-s.op }
 
-// waitHalt waits for a halt after seq0.
-func (s *Server) waitHalt(ctx context.Context, seq0 uint64) (*pb.StatusResponse, error) {
-	timer := time.NewTimer(s.cfg.SyncTimeout)
-	defer timer.Stop()
-	for {
-		s.mu.Lock()
-		if s.haltSeq > seq0 {
-			s.mu.Unlock()
-			return s.status(), nil
-		}
-		if s.ended {
-			s.mu.Unlock()
-			return nil, status.Errorf(codes.Unavailable, "the target has %s", s.endedWhy)
-		}
-		ch := s.haltCh
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-timer.C:
-			return nil, status.Errorf(codes.DeadlineExceeded, "the core did not halt within %v (it is still running; Halt stops it)", s.cfg.SyncTimeout)
-		case <-ctx.Done():
-			return nil, status.FromContextError(ctx.Err()).Err()
-		}
+// wait runs an execution control call and waits for the halt it leads to, within
+// SyncTimeout.
+func (s *Server) wait(ctx context.Context, run func(context.Context) (engine.Halt, error)) (*pb.StatusResponse, error) {
+	wctx, cancel := context.WithTimeout(ctx, s.cfg.SyncTimeout)
+	defer cancel()
+	h, err := run(wctx)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, status.FromContextError(ctx.Err()).Err()
+	case wctx.Err() != nil:
+		return nil, status.Errorf(codes.DeadlineExceeded, "the core did not halt within %v (it is still running; Halt stops it)", s.cfg.SyncTimeout)
+	default:
+		return nil, s.grpcErr(err)
 	}
+	if h.State != engine.Stopped {
+		return nil, status.Errorf(codes.Unavailable, "the target has %s", h.State)
+	}
+	return stopStatus(h.Stop), nil
+}
+
+func stopStatus(st *engine.Stop) *pb.StatusResponse {
+	l := st.Location
+	return &pb.StatusResponse{Halted: true, Pc: l.PC, CoreStatus: "halted", Reason: string(st.Reason),
+		FunctionName: l.Func, File: l.File, Line: uint32(max(l.Line, 0))}
 }
 
 func (s *Server) status() *pb.StatusResponse {
-	s.mu.Lock()
-	st, ended, why := s.st, s.ended, s.endedWhy
-	s.mu.Unlock()
-	if ended {
-		return &pb.StatusResponse{CoreStatus: why}
+	if st := s.sess.LastStop(); st != nil {
+		return stopStatus(st)
 	}
-	if !st.halted {
-		if s.sess.State() == engine.Initialized {
-			return &pb.StatusResponse{CoreStatus: "initialized"}
-		}
-		return &pb.StatusResponse{CoreStatus: "running"}
-	}
-	return &pb.StatusResponse{Halted: true, Pc: st.pc, CoreStatus: "halted", Reason: st.reason,
-		FunctionName: st.loc.Func, File: st.loc.File, Line: uint32(max(st.loc.Line, 0))}
+	return &pb.StatusResponse{CoreStatus: s.sess.State().String()}
 }
 
 // grpcErr maps an error to its gRPC status.
