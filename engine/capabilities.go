@@ -20,6 +20,10 @@ const ReasonReset StopReason = "reset"
 // not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrInvalid says that a request cannot be met as asked (a value too wide for its field, a
+// variable that is not a number).
+var ErrInvalid = errors.New("invalid request")
+
 // ErrRefused says that the target refused an operation (a GDB stub's error reply, such as
 // memory that is not mapped).
 var ErrRefused = errors.New("refused by the target")
@@ -84,6 +88,7 @@ type PeripheralValue struct {
 	Address uint64
 	Size    int // bits
 	Value   uint64
+	Bytes   []byte // the value as it is in memory
 	Fields  []FieldValue
 }
 

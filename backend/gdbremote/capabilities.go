@@ -28,7 +28,7 @@ var (
 func (t *Target) Reset(halt bool) error {
 	pc, err := t.ResetHalt()
 	if err != nil {
-		return engineErr(err)
+		return EngineError(err)
 	}
 	t.mu.Lock()
 	h := t.h
@@ -50,13 +50,13 @@ func (t *Target) ReadLive(addr uint64, n int) ([]byte, error) {
 		data, err = m.ReadMemory(addr, n)
 		return err
 	})
-	return data, engineErr(err)
+	return data, EngineError(err)
 }
 
 // WriteLive implements engine.LiveMemory; a write of 1, 2 or 4 bytes to I/O memory
 // reaches the device (StoreIO).
 func (t *Target) WriteLive(addr uint64, data []byte) error {
-	return engineErr(t.Access(func(m Access) error { return m.StoreIO(addr, data) }))
+	return EngineError(t.Access(func(m Access) error { return m.StoreIO(addr, data) }))
 }
 
 // RegisterDescs implements engine.RegisterDescriber with the stub's target description.
@@ -72,7 +72,7 @@ func (t *Target) RegisterDescs() []engine.RegisterDesc {
 // offers qXfer:threads:read (gdbserver), else their ids. The target must be stopped.
 func (t *Target) Threads(ctx context.Context) ([]engine.Thread, error) {
 	if err := t.needStopped(); err != nil {
-		return nil, engineErr(err)
+		return nil, EngineError(err)
 	}
 	if t.c.Supports("qXfer:threads:read") {
 		if b, err := t.c.ReadXfer(ctx, "threads", ""); err == nil {
@@ -93,7 +93,7 @@ func (t *Target) Threads(ctx context.Context) ([]engine.Thread, error) {
 	}
 	ids, err := t.c.Threads(ctx)
 	if err != nil {
-		return nil, engineErr(err)
+		return nil, EngineError(err)
 	}
 	out := make([]engine.Thread, 0, len(ids))
 	for _, id := range ids {
@@ -115,8 +115,9 @@ func thread(id, name string) engine.Thread {
 	return engine.Thread{ID: n, Name: name, State: "stopped", Kind: "thread"}
 }
 
-// engineErr wraps an error of the stub in the engine's terms, keeping its text.
-func engineErr(err error) error {
+// EngineError wraps an error of the stub in the engine's terms (ErrRefused, ErrRunning,
+// ErrEnded), keeping its text, for front ends that map errors by the engine's kinds.
+func EngineError(err error) error {
 	var se *StubError
 	switch {
 	case err == nil:

@@ -9,7 +9,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/engine"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
 )
@@ -201,8 +200,7 @@ func checkLen(n int) error {
 
 // memErr maps a failed memory access: a stub refusal is an address out of range.
 func (s *Server) memErr(err error, addr uint64, n int) error {
-	var se *gdbremote.StubError
-	if errors.As(err, &se) {
+	if errors.Is(err, engine.ErrRefused) {
 		return status.Errorf(codes.OutOfRange, "cannot access %d bytes at %#x: %v", n, addr, err)
 	}
 	return s.grpcErr(err)
@@ -216,12 +214,11 @@ func (s *Server) ReadMemory(_ context.Context, req *pb.ReadMemoryRequest) (*pb.M
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
-	var data []byte
-	err := s.tgt.Access(func(m gdbremote.Access) error {
-		var err error
-		data, err = m.ReadMemory(req.Address, int(req.Length))
-		return err
-	})
+	read := s.sess.ReadMemory
+	if m, ok := s.sess.Target().(engine.LiveMemory); ok {
+		read = m.ReadLive
+	}
+	data, err := read(req.Address, int(req.Length))
 	if err != nil {
 		return nil, s.memErr(err, req.Address, int(req.Length))
 	}
@@ -239,11 +236,65 @@ func (s *Server) WriteMemory(_ context.Context, req *pb.WriteMemoryRequest) (*pb
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
-	err := s.tgt.Access(func(m gdbremote.Access) error { return m.StoreIO(req.Address, req.Data) })
-	if err != nil {
+	write := s.sess.WriteMemory
+	if m, ok := s.sess.Target().(engine.LiveMemory); ok {
+		write = m.WriteLive
+	}
+	if err := write(req.Address, req.Data); err != nil {
 		return nil, s.memErr(err, req.Address, len(req.Data))
 	}
 	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Memory{Memory: &pb.MemoryEvent{Address: req.Address, Data: req.Data}}})
+	return empty, nil
+}
+
+// register finds a register by the target's number (see ListRegisters).
+func (s *Server) register(num uint32) (engine.RegisterDesc, error) {
+	if d, ok := s.sess.Target().(engine.RegisterDescriber); ok {
+		for _, r := range d.RegisterDescs() {
+			if r.Num == int(num) {
+				return r, nil
+			}
+		}
+	}
+	return engine.RegisterDesc{}, status.Errorf(codes.InvalidArgument, "no register number %d (ListRegisters names them)", num)
+}
+
+// ReadRegister reads a register by the stub's register number (see ListRegisters).
+func (s *Server) ReadRegister(_ context.Context, req *pb.ReadRegisterRequest) (*pb.RegisterResponse, error) {
+	if _, err := s.register(req.RegisterNumber); err != nil {
+		return nil, err
+	}
+	if err := s.needHalted(); err != nil {
+		return nil, err
+	}
+	regs, err := s.sess.Registers()
+	if err != nil {
+		return nil, s.grpcErr(err)
+	}
+	for _, r := range regs {
+		if r.Num == int(req.RegisterNumber) {
+			return &pb.RegisterResponse{Value: r.Value}, nil
+		}
+	}
+	return nil, status.Errorf(codes.Unimplemented, "register %d is not among those the stub reports", req.RegisterNumber)
+}
+
+// WriteRegister writes a register by the stub's register number.
+func (s *Server) WriteRegister(_ context.Context, req *pb.WriteRegisterRequest) (*pb.Empty, error) {
+	r, err := s.register(req.RegisterNumber)
+	if err != nil {
+		return nil, err
+	}
+	if r.Bits < 64 && req.Value>>r.Bits != 0 {
+		return nil, status.Errorf(codes.InvalidArgument, "value %#x does not fit the %d-bit register %s", req.Value, r.Bits, r.Name)
+	}
+	if err := s.needHalted(); err != nil {
+		return nil, err
+	}
+	if err := s.sess.WriteRegister(r.Name, req.Value); err != nil {
+		return nil, s.grpcErr(err)
+	}
+	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Register{Register: &pb.RegisterEvent{Register: req.RegisterNumber, Value: req.Value}}})
 	return empty, nil
 }
 
@@ -257,47 +308,13 @@ func (s *Server) needHalted() error {
 	return nil
 }
 
-// ReadRegister reads a register by the stub's register number (see ListRegisters).
-func (s *Server) ReadRegister(_ context.Context, req *pb.ReadRegisterRequest) (*pb.RegisterResponse, error) {
-	d := s.tgt.Desc()
-	if _, ok := d.RegByNum(int(req.RegisterNumber)); !ok {
-		return nil, status.Errorf(codes.InvalidArgument, "no register number %d (ListRegisters names them)", req.RegisterNumber)
-	}
-	if err := s.needHalted(); err != nil {
-		return nil, err
-	}
-	b, err := s.tgt.ReadRegisterNum(int(req.RegisterNumber))
-	if err != nil {
-		return nil, s.grpcErr(err)
-	}
-	return &pb.RegisterResponse{Value: gdbremote.Uint(b, d.Order())}, nil
-}
-
-// WriteRegister writes a register by the stub's register number.
-func (s *Server) WriteRegister(_ context.Context, req *pb.WriteRegisterRequest) (*pb.Empty, error) {
-	d := s.tgt.Desc()
-	r, ok := d.RegByNum(int(req.RegisterNumber))
-	if !ok {
-		return nil, status.Errorf(codes.InvalidArgument, "no register number %d (ListRegisters names them)", req.RegisterNumber)
-	}
-	if r.Bitsize < 64 && req.Value>>r.Bitsize != 0 {
-		return nil, status.Errorf(codes.InvalidArgument, "value %#x does not fit the %d-bit register %s", req.Value, r.Bitsize, r.Name)
-	}
-	if err := s.needHalted(); err != nil {
-		return nil, err
-	}
-	if err := s.tgt.WriteRegisterNum(int(req.RegisterNumber), req.Value); err != nil {
-		return nil, s.grpcErr(err)
-	}
-	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Register{Register: &pb.RegisterEvent{Register: req.RegisterNumber, Value: req.Value}}})
-	return empty, nil
-}
-
 // ListRegisters lists the registers of the stub's target description.
 func (s *Server) ListRegisters(context.Context, *pb.Empty) (*pb.RegisterList, error) {
 	out := &pb.RegisterList{}
-	for _, r := range s.tgt.Desc().Regs {
-		out.Registers = append(out.Registers, &pb.RegisterInfo{Number: uint32(r.Num), Name: r.Name, Bits: uint32(r.Bitsize), Group: r.Group})
+	if d, ok := s.sess.Target().(engine.RegisterDescriber); ok {
+		for _, r := range d.RegisterDescs() {
+			out.Registers = append(out.Registers, &pb.RegisterInfo{Number: uint32(r.Num), Name: r.Name, Bits: uint32(r.Bits), Group: r.Group})
+		}
 	}
 	return out, nil
 }

@@ -1,15 +1,15 @@
 // Package aether is the Aether agent interface of polydbg: a gRPC service
 // (protocol/aether/aether.proto, docs/protocols/aether.md) through which AI agents and tools drive a
 // target behind a GDB stub — a microcontroller through QEMU, OpenOCD, pyOCD, probe-rs or
-// J-Link, or a Linux program through gdbserver. It translates RPCs to engine.Session calls
-// and the gdbremote target's capabilities, and engine events, RTT data, variable samples
-// and task switches to DebugEvents.
+// J-Link, or a Linux program through gdbserver. It only translates: RPCs to calls of the
+// launch.Debuggee's engine.Session, of the target's capability interfaces and of its
+// microcontroller service (launch.Debuggee.MCU), and engine events and the service's
+// telemetry (RTT data, plots, samples, task switches) to DebugEvents.
 package aether
 
 import (
 	"context"
 	"crypto/subtle"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,10 +22,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/polydbg/polydbg/backend/gdbremote"
-	"github.com/polydbg/polydbg/backend/mcu/rtos"
-	"github.com/polydbg/polydbg/backend/mcu/svd"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
 )
 
@@ -33,7 +31,7 @@ import (
 const (
 	DefaultSyncTimeout = 2 * time.Second
 	DefaultEventBuffer = 1024
-	DefaultPollPeriod  = 20 * time.Millisecond
+	DefaultPollPeriod  = launch.DefaultPollPeriod
 	// MaxTransfer bounds ReadMemory, WriteMemory and RttWrite lengths.
 	MaxTransfer = 1 << 20
 	// MaxSubscribers bounds the SubscribeEvents streams open at once.
@@ -45,22 +43,14 @@ const (
 
 // Config configures a Server.
 type Config struct {
-	Target *gdbremote.Target // required; the server owns it from now on
-	SVD    *svd.Device       // optional: ReadPeripheral and friends answer FAILED_PRECONDITION without it
+	// Debuggee is the started debuggee (launch.Start; Native, QEMU or Remote), in state
+	// Initialized: the server starts it and owns it from now on.
+	Debuggee *launch.Debuggee
 
 	// SyncTimeout bounds Halt, the Step family and Reset (default 2 s).
 	SyncTimeout time.Duration
 	// EventBuffer is each subscriber's queue bound (default 1024 events).
 	EventBuffer int
-	// PollPeriod is how often RTT buffers are drained while the core runs, with a brief
-	// halt each time on stubs that cannot read running memory (default 20 ms; negative
-	// disables RTT polling).
-	PollPeriod time.Duration
-	// RTTAddress is where the RTT control block is (0: the symbol _SEGGER_RTT, else a scan
-	// of RTTScanStart..+RTTScanSize, else of the ELF file's writable segments).
-	RTTAddress   uint64
-	RTTScanStart uint64
-	RTTScanSize  uint64
 	// Token, when set, is required from every call as metadata "authorization: Bearer TOKEN".
 	Token string
 	// Run starts the program running; otherwise it is halted at its entry point.
@@ -68,32 +58,36 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// device is what the server needs of the debuggee's microcontroller service.
+type device interface {
+	engine.TelemetrySource
+	engine.RTTChannels
+	engine.Sampler
+	engine.Peripherals
+	engine.ThreadLister
+}
+
 // Server implements aetherpb.AetherDebugServer.
 type Server struct {
 	pb.UnimplementedAetherDebugServer
 
-	cfg   Config
-	tgt   *gdbremote.Target
-	sess  *engine.Session
-	hub   *hub
-	log   *slog.Logger
-	t0    time.Time
-	rtos  *rtos.FreeRTOS
-	ctx   context.Context
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
-	kick  chan struct{}
-	op    chan struct{} // a token: serialises execution control (see acquire)
-	bpMu  sync.Mutex    // makes SetBreakpoint idempotent under concurrent calls
-	watch *watcher
-	rtt   *rttState
+	cfg  Config
+	d    *launch.Debuggee
+	sess *engine.Session
+	dev  device // nil for targets without the service
+	hub  *hub
+	ctx  context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+	op   chan struct{} // a token: serialises execution control (see acquire)
+	bpMu sync.Mutex    // makes SetBreakpoint idempotent under concurrent calls
 }
 
-// New starts a session on cfg.Target (halted at the program's entry unless cfg.Run) and
-// the server's event pump and poller.
+// New starts cfg.Debuggee (halted at the program's entry unless cfg.Run) and the server's
+// event pump.
 func New(cfg Config) (*Server, error) {
-	if cfg.Target == nil {
-		return nil, errors.New("aether: no target")
+	if cfg.Debuggee == nil {
+		return nil, errors.New("aether: no debuggee")
 	}
 	if cfg.SyncTimeout <= 0 {
 		cfg.SyncTimeout = DefaultSyncTimeout
@@ -101,25 +95,19 @@ func New(cfg Config) (*Server, error) {
 	if cfg.EventBuffer <= 0 {
 		cfg.EventBuffer = DefaultEventBuffer
 	}
-	if cfg.PollPeriod == 0 {
-		cfg.PollPeriod = DefaultPollPeriod
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, tgt: cfg.Target, hub: newHub(cfg.EventBuffer), log: cfg.Logger, t0: time.Now(),
-		kick: make(chan struct{}, 1), op: make(chan struct{}, 1)}
+	s := &Server{cfg: cfg, d: cfg.Debuggee, sess: cfg.Debuggee.Session, hub: newHub(cfg.EventBuffer), op: make(chan struct{}, 1)}
 	s.ctx, s.stop = context.WithCancel(context.Background())
-	if r, err := rtos.Open(cfg.Target.Symbols()); err == nil {
-		s.rtos = r
+	if s.d.MCU != nil {
+		s.dev = s.d.MCU
+		stop := s.dev.Watch(s.telemetry)
+		context.AfterFunc(s.ctx, stop)
 	}
-	s.watch = newWatcher()
-	s.rtt = newRTTState(s)
-	s.sess = engine.NewSession(cfg.Target)
 	sub := s.sess.Subscribe()
-	s.wg.Add(2)
+	s.wg.Add(1)
 	go s.pump(sub)
-	go s.poll()
 	if err := s.sess.Start(!cfg.Run); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("aether: start: %w", err)
@@ -177,8 +165,6 @@ func (s *Server) auth(ctx context.Context) error {
 	return status.Error(codes.Unauthenticated, "a valid \"authorization: Bearer TOKEN\" is required")
 }
 
-func (s *Server) now() float64 { return time.Since(s.t0).Seconds() }
-
 func (s *Server) publish(e *pb.DebugEvent) { s.hub.publish(e) }
 
 // pump turns engine events into DebugEvents.
@@ -189,12 +175,6 @@ func (s *Server) pump(sub *engine.Subscription) {
 		switch e.Kind {
 		case engine.EventStopped:
 			ev.Event = &pb.DebugEvent_Halted{Halted: &pb.HaltedEvent{Pc: e.Stop.Location.PC, Reason: string(e.Stop.Reason)}}
-			select {
-			case s.kick <- struct{}{}:
-			default:
-			}
-		case engine.EventReset:
-			s.rtt.reset()
 		case engine.EventContinued:
 			ev.Event = &pb.DebugEvent_Resumed{Resumed: &pb.ResumedEvent{}}
 		case engine.EventOutput:
@@ -278,22 +258,21 @@ func (s *Server) grpcErr(err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	var se *gdbremote.StubError
 	switch {
-	case errors.Is(err, engine.ErrRunning), errors.Is(err, gdbremote.ErrRunning):
+	case errors.Is(err, engine.ErrRunning):
 		return status.Errorf(codes.FailedPrecondition, "the core is running (Halt it first): %v", err)
-	case errors.Is(err, engine.ErrNotStarted):
+	case errors.Is(err, engine.ErrNotStarted), errors.Is(err, engine.ErrUnsupported):
 		return status.Error(codes.FailedPrecondition, err.Error())
-	case errors.Is(err, engine.ErrEnded), errors.Is(err, gdbremote.ErrClosed), s.tgt.Ended():
+	case errors.Is(err, engine.ErrEnded), s.sess.State().Ended():
 		return status.Errorf(codes.Unavailable, "the target is gone: %v", err)
-	case errors.Is(err, svd.ErrNoPeripheral), errors.Is(err, svd.ErrNoRegister), errors.Is(err, svd.ErrNoField):
+	case errors.Is(err, engine.ErrNotFound):
 		return status.Error(codes.NotFound, err.Error())
-	case errors.As(err, &se):
+	case errors.Is(err, engine.ErrInvalid):
+		return status.Error(codes.InvalidArgument, err.Error())
+	case errors.Is(err, engine.ErrRefused):
 		return status.Errorf(codes.Aborted, "the stub refused: %v", err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, err.Error())
 	}
 	return status.Error(codes.Internal, err.Error())
 }
-
-func (s *Server) isARM() bool { return s.tgt.Symbols().Arch.Machine == elf.EM_ARM }
