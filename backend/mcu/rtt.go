@@ -148,14 +148,15 @@ func ParsePlot(line string) (string, float64, bool) {
 		return "", 0, false
 	}
 	parts := strings.Split(rest, ":")
-	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" {
+	name := strings.TrimSpace(parts[0])
+	if len(parts) < 2 || len(parts) > 3 || name == "" {
 		return "", 0, false
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(parts[len(parts)-1]), 64)
 	if err != nil {
 		return "", 0, false
 	}
-	return strings.TrimSpace(parts[0]), v, true
+	return name, v, true
 }
 
 // WriteRTT implements engine.RTTChannels: it writes into an RTT down-buffer and returns
