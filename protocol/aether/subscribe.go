@@ -32,7 +32,7 @@ func (s *Server) SubscribeEvents(_ *pb.Empty, stream pb.AetherDebug_SubscribeEve
 			}
 		}
 		select {
-		case <-sub.wake:
+		case <-sub.wake():
 		case <-stream.Context().Done():
 			return nil
 		case <-s.ctx.Done():
