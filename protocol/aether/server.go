@@ -12,7 +12,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -54,8 +53,7 @@ type Config struct {
 	// Token, when set, is required from every call as metadata "authorization: Bearer TOKEN".
 	Token string
 	// Run starts the program running; otherwise it is halted at its entry point.
-	Run    bool
-	Logger *slog.Logger
+	Run bool
 }
 
 // device is what the server needs of the debuggee's microcontroller service.
@@ -94,9 +92,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.EventBuffer <= 0 {
 		cfg.EventBuffer = DefaultEventBuffer
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, d: cfg.Debuggee, sess: cfg.Debuggee.Session, hub: newHub(cfg.EventBuffer), op: make(chan struct{}, 1)}
 	s.ctx, s.stop = context.WithCancel(context.Background())
