@@ -325,11 +325,14 @@ func TestBoundedSubscriptionHoldsOutputBack(t *testing.T) {
 	if err := s.Start(false); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	held := s.Seq()
-	time.Sleep(100 * time.Millisecond)
-	if s.Seq() != held || held > 20 {
-		t.Fatalf("the program went on: seq %d then %d", held, s.Seq())
+	// The queue fills (started + 16 events), then the program is held at its next print.
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Seq() < 17 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if held := s.Seq(); held > 20 {
+		t.Fatalf("the program went on: %d events with nobody reading", held)
 	}
 	n := 0
 	for {
