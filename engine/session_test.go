@@ -174,12 +174,13 @@ func TestConditionsHitCountsAndLogpoints(t *testing.T) {
 		{Line: 2, Condition: "i % 3 == 0", HitCondition: "> 1"}, // i = 3, 6, 9 (the hit at i = 0 does not count)
 		{Line: 3, LogMessage: "at i=${i}!"},
 	})
+	seq := s.Seq()
 	if err := s.Start(false); err != nil {
 		t.Fatal(err)
 	}
 	var seen []string
 	for _, want := range []string{"3", "6", "9"} {
-		h := wait(t, s, s.Seq())
+		h := wait(t, s, seq)
 		if h.State != Stopped || h.Stop.BreakpointID != bps[0].ID {
 			t.Fatalf("halt %+v", h)
 		}
@@ -188,11 +189,12 @@ func TestConditionsHitCountsAndLogpoints(t *testing.T) {
 			t.Fatalf("i = %v (%v), want %s", v.Value, err, want)
 		}
 		seen = append(seen, v.Value)
+		seq = s.Seq() // before the resume: the next halt may come at once
 		if err := s.Continue(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if h := wait(t, s, s.Seq()); h.State != Exited {
+	if h := wait(t, s, seq); h.State != Exited {
 		t.Fatalf("end: %+v", h)
 	}
 	var logs, prints int
@@ -308,10 +310,11 @@ func TestExceptionStopsCanBeTurnedOff(t *testing.T) {
 		t.Fatalf("%+v", h)
 	}
 	s.SetExceptionStops(false)
+	seq := s.Seq()
 	if err := s.Continue(); err != nil {
 		t.Fatal(err)
 	}
-	if h := wait(t, s, s.Seq()); h.State != Exited {
+	if h := wait(t, s, seq); h.State != Exited {
 		t.Fatalf("with exception stops off: %+v %+v", h, h.Stop)
 	}
 }
