@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/polydbg/polydbg/engine"
 )
@@ -46,20 +47,24 @@ type Config struct {
 
 // Debugger is one terminal debugging session.
 type Debugger struct {
-	cfg       Config
-	out       *syncWriter
-	s         *engine.Session
-	output    *output // prints the session's program output as it comes
-	frame     int
-	specs     []savedBreakpoint // kept across restarts
-	display   []string
-	history   []string
-	lastCmd   string
-	listAt    int // next line for a bare "list"
-	sources   map[string][]string
-	values    []engine.Variable // gdb's value history: $1, $2...
-	context   bool              // set context on|off
-	listLines int               // set listsize N
+	cfg    Config
+	out    *syncWriter
+	s      *engine.Session
+	output *output // prints the session's program output as it comes
+	// current is d.s for the Ctrl-C handler, which runs on another goroutine; pendingPause
+	// is a Ctrl-C that came since the last prompt, perhaps before the program was resumed.
+	current      atomic.Pointer[engine.Session]
+	pendingPause atomic.Bool
+	frame        int
+	specs        []savedBreakpoint // kept across restarts
+	display      []string
+	history      []string
+	lastCmd      string
+	listAt       int // next line for a bare "list"
+	sources      map[string][]string
+	values       []engine.Variable // gdb's value history: $1, $2...
+	context      bool              // set context on|off
+	listLines    int               // set listsize N
 }
 
 type savedBreakpoint struct {
@@ -91,7 +96,7 @@ func Run(cfg Config) int {
 	}
 	defer func() { d.s.Close() }()
 	if cfg.Interrupts != nil {
-		stop := cfg.Interrupts(func() { _ = d.s.Pause() })
+		stop := cfg.Interrupts(d.interrupt)
 		defer stop()
 	}
 	var in lineReader = &pipeReader{d: d, in: bufio.NewReader(cfg.In)}
@@ -100,6 +105,7 @@ func Run(cfg Config) int {
 	}
 	defer in.close()
 	for {
+		d.pendingPause.Store(false)
 		raw, err := in.readLine(cfg.Prompt)
 		switch {
 		case err == errLineTooLong:
@@ -147,6 +153,7 @@ func (d *Debugger) newSession() error {
 		d.s.Close()
 	}
 	d.s, d.frame = s, 0
+	d.current.Store(s)
 	d.output = startOutput(d.out, s)
 	for i, b := range d.specs {
 		bp, err := s.SetBreakpoint(b.spec)

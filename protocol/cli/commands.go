@@ -254,6 +254,9 @@ func cmdContinue(d *Debugger, args string) bool {
 			d.printf("Not stopped at any breakpoint; argument ignored.\n")
 		}
 	}
+	if ignore == 0 && d.s.State() == engine.Stopped {
+		d.printf("Continuing.\n")
+	}
 	for {
 		h, ok := d.resume(d.s.Continue)
 		if !ok {

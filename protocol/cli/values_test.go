@@ -1,8 +1,15 @@
 package cli_test
 
 import (
+	"io"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/backend/kitevm"
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/protocol/cli"
 )
 
 // gdb's value history: every print makes $N; $, $$ and $$N go back from the last one.
@@ -95,4 +102,55 @@ func TestFinishPrintsTheReturnedValue(t *testing.T) {
 		"Value returned is $1 = 1\n",
 		"(polydbg) p $ + 1\n$2 = 2\n",
 	)
+}
+
+// lineReader hands out one line per Read and calls hook(line) before handing it out.
+type lineReader struct {
+	lines []string
+	hook  func(line string)
+}
+
+func (r *lineReader) Read(b []byte) (int, error) {
+	if len(r.lines) == 0 {
+		return 0, io.EOF
+	}
+	line := r.lines[0]
+	r.lines = r.lines[1:]
+	r.hook(line)
+	return copy(b, line), nil
+}
+
+// A Ctrl-C that comes after the command is typed but before the program is resumed
+// still pauses it (else an endless program would run on, deaf to the key).
+func TestCtrlCBeforeTheResumeStillPauses(t *testing.T) {
+	p, err := kite.Compile("spin.kite", []byte("let k = 0\nwhile true {\n    k += 1\n}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pause func()
+	in := &lineReader{lines: []string{"start\n", "continue\n", "print k > 0\n", "kill\n"}, hook: func(line string) {
+		if line == "continue\n" {
+			pause() // Ctrl-C now: the program is stopped at entry, about to be continued
+		}
+	}}
+	var out strings.Builder
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cli.Run(cli.Config{In: in, Out: &out, Echo: true,
+			Interrupts: func(p func()) func() { pause = p; return func() {} },
+			NewSession: func() (*engine.Session, error) {
+				tg, err := kitevm.New(p, kitevm.Options{})
+				if err != nil {
+					return nil, err
+				}
+				return engine.NewSession(tg), nil
+			}})
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the program was not paused:\n%s", out.String())
+	}
+	expect(t, out.String(), "(polydbg) continue\nContinuing.\n", "Paused in main", "(polydbg) print k > 0\n$1 = true", "[program terminated]")
 }
