@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polydbg/polydbg/backend/kitevm"
-	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/cli"
 )
@@ -139,13 +137,7 @@ func TestCtrlCBeforeTheResumeStillPauses(t *testing.T) {
 		defer close(done)
 		cli.Run(cli.Config{In: in, Out: &out, Echo: true,
 			Interrupts: func(p func()) func() { pause = p; return func() {} },
-			NewSession: func() (*engine.Session, error) {
-				tg, err := kitevm.New(p, kitevm.Options{})
-				if err != nil {
-					return nil, err
-				}
-				return engine.NewSession(tg), nil
-			}})
+			NewSession: kiteSessions(p)})
 	}()
 	select {
 	case <-done:
