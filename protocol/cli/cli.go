@@ -199,16 +199,22 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 
 func (d *Debugger) showDisplays() {
 	for i, expr := range d.display {
-		if expr == "" {
-			continue
+		if expr != "" {
+			d.showDisplay(i + 1)
 		}
-		v, err := d.eval(expr, true)
-		if err != nil {
-			d.printf("%d: %s = <error: %v>\n", i+1, expr, err)
-			continue
-		}
-		d.printf("%d: %s = %s\n", i+1, expr, v.Value)
 	}
+}
+
+// showDisplay prints display n: "[/F ]EXPR", with gdb's "n: /x expr = value".
+func (d *Debugger) showDisplay(n int) {
+	spec := d.display[n-1]
+	format, expr, _ := splitFormat(spec)
+	v, err := d.eval(expr, true)
+	if err != nil {
+		d.printf("%d: %s = <error: %v>\n", n, spec, err)
+		return
+	}
+	d.printf("%d: %s = %s\n", n, spec, formatValue(v, format, d.cTypes()))
 }
 
 // explain turns engine errors into the messages a gdb user expects.

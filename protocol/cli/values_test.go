@@ -31,6 +31,9 @@ p
 whatis total
 ptype n
 show values
+display/x n + 255
+display/q n
+c
 `)
 	expect(t, out,
 		"(polydbg) p n\n$1 = 0\n",
@@ -46,6 +49,9 @@ show values
 		"(polydbg) whatis total\ntype = int\n",
 		"(polydbg) ptype n\ntype = int\n",
 		"(polydbg) show values\n$2 = 1\n$3 = 10\n",
+		"(polydbg) display/x n + 255\n1: /x n + 255 = 0xff\n",
+		`Undefined output format "q"`,
+		"Breakpoint 1, fib at", "1: /x n + 255 = 0x100\n",
 	)
 	if strings.Contains(out, "\x1b") {
 		t.Errorf("escape codes in piped output:\n%q", out)
