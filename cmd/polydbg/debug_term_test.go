@@ -89,8 +89,8 @@ func TestDebugAtATerminal(t *testing.T) {
 
 	// Ctrl-C while the program runs pauses it; continue goes on; Ctrl-C pauses it again.
 	p.enter("delete", "(polydbg) delete")
-	p.runAndPause("continue")
-	p.runAndPause("continue")
+	p.continueAndPause()
+	p.continueAndPause()
 	p.typeText("half a comma")
 	p.do("Quit", "C-c") // Ctrl-C at the prompt drops the line, as in gdb
 	s := p.enter("print total", "$6 = ")
@@ -233,9 +233,12 @@ func TestDebugNativeCtrlC(t *testing.T) {
 	_, exe := buildNative(t, "spin", "volatile long counter;\nint main(void) {\n    for (;;)\n        counter++;\n}\n")
 	p := startPane(t, nil, bin, "debug", "--no-history", "--native", exe)
 	p.waitFor("(polydbg) ", 1)
-	p.runAndPause("run")
+	p.enter("break main", "Breakpoint 1 at")
+	p.enter("run", "Breakpoint 1, main at")
+	p.enter("delete", "(polydbg) delete")
+	p.continueAndPause()
 	p.enter("print counter > 0", "$1 = true")
-	p.runAndPause("continue")
+	p.continueAndPause()
 	p.enter("print counter > 0", "$2 = true")
 	p.do("[exit 0]", "C-d")
 }

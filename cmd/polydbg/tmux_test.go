@@ -104,10 +104,11 @@ func (p *pane) enter(command, want string) string {
 	return p.waitFor(want, n+1)
 }
 
-// runAndPause runs the program with command and pauses it with Ctrl-C.
-func (p *pane) runAndPause(command string) {
+// continueAndPause continues the program and, once polydbg says "Continuing." (so the
+// terminal is out of line-editing mode and Ctrl-C is a signal again), pauses it with Ctrl-C.
+func (p *pane) continueAndPause() {
 	p.t.Helper()
-	p.enter(command, "(polydbg) "+command)
+	p.enter("continue", "Continuing.")
 	p.do("Paused in ", "C-c")
 }
 
