@@ -31,7 +31,7 @@ func wait(t *testing.T, s *Session, after uint64) Halt {
 }
 
 func TestStatesAndWaitStop(t *testing.T) {
-	s, _ := fakeSession(t, 4, 1000000)
+	s, _ := fakeSession(t, 4, 1<<40) // never ends on its own
 	if s.State() != Initialized {
 		t.Fatal(s.State())
 	}

@@ -1,20 +1,17 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"time"
 
-	"github.com/polydbg/polydbg/backend/gdbremote"
-	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/launch"
 	"github.com/polydbg/polydbg/protocol/cli"
 	"golang.org/x/sys/unix"
 )
@@ -51,7 +48,7 @@ func debugCmd(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	newSession, err := debugTarget(fs.Args(), *native, *gdbAddr, *elf, *machine)
+	spec, err := debugSpec(fs.Args(), *native, *gdbAddr, *elf, *machine)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "polydbg debug:", err)
 		if err == errUsage {
@@ -66,7 +63,7 @@ func debugCmd(args []string) int {
 		return 1
 	}
 	defer stopWeb()
-	newSession = registered(newSession, debugSpec(fs.Args(), *native, *gdbAddr, *elf, *machine), "debug")
+	newSession := registered(spec, "debug")
 	cfg := cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt,
 		Context: *context, Names: targetNames}
 	if isTerminal(os.Stdin) && isTerminal(os.Stdout) {
@@ -88,68 +85,44 @@ func isTerminal(f *os.File) bool {
 
 // targetNames lists a target's functions and source files for Tab completion.
 func targetNames(t engine.Target) (funcs, files []string) {
-	switch t := t.(type) {
-	case *kitevm.Target:
-		for _, f := range t.Program().Funcs {
-			if f.Name != "" {
-				funcs = append(funcs, f.Name)
-			}
-		}
-		files = []string{t.Program().File} // as given: the VM compares absolute paths
-	case *gdbremote.Target:
-		for _, f := range t.Symbols().Funcs() { // the program's own: libraries are not read
-			funcs = append(funcs, f.Name)
-		}
-		for _, f := range t.Symbols().Files() { // the line tables match a name by its ending
-			files = append(files, f, filepath.Base(f))
-		}
+	if n, ok := t.(engine.Names); ok {
+		return n.FunctionNames(), n.SourceFiles()
 	}
-	return funcs, files
+	return nil, nil
 }
 
 var errUsage = fmt.Errorf("missing or conflicting arguments")
 
-// debugTarget returns how to make a fresh session for what the flags name; the terminal
-// debugger calls it again to run the program once more.
-func debugTarget(args []string, native bool, gdbAddr, elf, machine string) (func() (*engine.Session, error), error) {
-	remote := func(waitingFor string, open func(ctx context.Context) (*gdbremote.Target, error)) func() (*engine.Session, error) {
-		return func() (*engine.Session, error) {
-			done := notifySlow(os.Stderr, waitingFor)
-			t, err := open(context.Background())
-			done(err == nil)
-			if err != nil {
-				return nil, err
-			}
-			return engine.NewSession(t), nil
-		}
-	}
+// debugSpec is the debuggee the flags name. A Kite program is compiled once here, so that a
+// mistake in it is said before the prompt.
+func debugSpec(args []string, native bool, gdbAddr, elf, machine string) (launch.Spec, error) {
 	switch {
 	case native && gdbAddr == "" && machine == "" && len(args) >= 1:
-		return remote("gdbserver to start "+args[0]+" and answer on loopback", func(ctx context.Context) (*gdbremote.Target, error) {
-			return gdbremote.LaunchNative(ctx, args[0], args[1:], gdbremote.Config{})
-		}), nil
+		return launch.Spec{Kind: launch.Native, Program: args[0], Args: args[1:]}, nil
 	case gdbAddr != "" && !native && machine == "" && elf != "" && len(args) == 0:
-		return remote("the GDB stub at "+gdbAddr+" to answer", func(ctx context.Context) (*gdbremote.Target, error) {
-			return gdbremote.Connect(ctx, gdbAddr, elf, gdbremote.Config{})
-		}), nil
+		return launch.Spec{Kind: launch.Remote, Address: gdbAddr, ELF: elf, Program: elf}, nil
 	case machine != "" && !native && gdbAddr == "" && len(args) == 1:
-		return remote("qemu-system-arm ("+machine+") to start its GDB stub", func(ctx context.Context) (*gdbremote.Target, error) {
-			return gdbremote.StartQEMUTarget(ctx, machine, args[0], gdbremote.Config{})
-		}), nil
+		return launch.Spec{Kind: launch.QEMU, Machine: machine, ELF: args[0], Program: args[0]}, nil
 	case !native && gdbAddr == "" && machine == "" && len(args) == 1:
-		prog, err := kite.CompileFile(args[0], nil)
-		if err != nil {
-			return nil, err
+		if _, err := kite.CompileFile(args[0], nil); err != nil {
+			return launch.Spec{}, err
 		}
-		return func() (*engine.Session, error) {
-			tg, err := kitevm.New(prog, kitevm.Options{})
-			if err != nil {
-				return nil, err
-			}
-			return engine.NewSession(tg), nil
-		}, nil
+		return launch.Spec{Kind: launch.Kite, Program: args[0]}, nil
 	}
-	return nil, errUsage
+	return launch.Spec{}, errUsage
+}
+
+// waitingFor says what starting spec waits for, when that is slow.
+func waitingFor(spec launch.Spec) string {
+	switch spec.Kind {
+	case launch.Native:
+		return "gdbserver to start " + spec.Program + " and answer on loopback"
+	case launch.Remote:
+		return "the GDB stub at " + spec.Address + " to answer"
+	case launch.QEMU:
+		return "qemu-system-arm (" + spec.Machine + ") to start its GDB stub"
+	}
+	return spec.Program + " to load"
 }
 
 // notifySlow says on w what polydbg is waiting for when that takes more than a second

@@ -47,41 +47,25 @@ func startWeb(addr string, stderr io.Writer) (stop func(), err error) {
 	return func() { r.Close() }, nil
 }
 
-// registered wraps a command's way of making sessions so that each one is in
-// launch.Sessions (the web view's list): the first under a new entry, the next ones (a
-// rerun) replacing it.
-func registered(newSession func() (*engine.Session, error), spec launch.Spec, owner string) func() (*engine.Session, error) {
+// registered returns how the terminal debugger makes a fresh session of spec (again at
+// each run): started through launch, saying what it waits for when that is slow, and
+// listed in launch.Sessions under one entry that later runs replace.
+func registered(spec launch.Spec, owner string) func() (*engine.Session, error) {
 	var entry *launch.Entry
 	return func() (*engine.Session, error) {
-		s, err := newSession()
+		done := notifySlow(os.Stderr, waitingFor(spec))
+		d, err := launch.Start(context.Background(), spec)
+		done(err == nil)
 		if err != nil {
 			return nil, err
 		}
-		d := &launch.Debuggee{Session: s, Spec: spec}
 		if entry == nil {
 			entry = launch.Sessions.Add(d, filepath.Base(spec.Program), owner)
 		} else {
 			launch.Sessions.Replace(entry.ID, d)
 		}
-		return s, nil
+		return d.Session, nil
 	}
-}
-
-// debugSpec describes what `polydbg debug`'s flags name, for the session list.
-func debugSpec(args []string, native bool, gdbAddr, elf, machine string) launch.Spec {
-	spec := launch.Spec{Kind: launch.Kite, Address: gdbAddr, ELF: elf, Machine: machine}
-	if len(args) > 0 {
-		spec.Program = args[0]
-	}
-	switch {
-	case native:
-		spec.Kind = launch.Native
-	case machine != "":
-		spec.Kind, spec.ELF = launch.QEMU, spec.Program
-	case gdbAddr != "":
-		spec.Kind, spec.Program = launch.Remote, elf
-	}
-	return spec
 }
 
 // webMain runs `polydbg web` until ctx ends; ready, when set, gets the server once it

@@ -1,0 +1,23 @@
+package gdbremote
+
+import "path/filepath"
+
+// FunctionNames implements engine.Names: the program's own functions (libraries are not
+// read).
+func (t *Target) FunctionNames() []string {
+	var out []string
+	for _, f := range t.sym.Funcs() {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// SourceFiles implements engine.Names: each file of the line tables, as recorded and by its
+// base name (line tables match a name by its ending).
+func (t *Target) SourceFiles() []string {
+	var out []string
+	for _, f := range t.sym.Files() {
+		out = append(out, f, filepath.Base(f))
+	}
+	return out
+}
