@@ -132,20 +132,21 @@ func (s *Server) GetStatus(context.Context, *pb.Empty) (*pb.StatusResponse, erro
 	return s.status(), nil
 }
 
-// breakpointAt finds the engine's instruction breakpoint at addr (a Thumb address too:
-// the target resolves it).
-func (s *Server) breakpointAt(addr uint64) (engine.Breakpoint, uint64, bool) {
+// breakpointsAt are the engine's breakpoints at addr (a Thumb address too: the target
+// resolves it), whichever front end set them.
+func (s *Server) breakpointsAt(addr uint64) ([]engine.Breakpoint, uint64) {
 	if r, ok := s.sess.Target().(engine.InstructionResolver); ok {
 		if l, err := r.ResolvePC(addr); err == nil {
 			addr = l.PC
 		}
 	}
+	var out []engine.Breakpoint
 	for _, b := range s.sess.Breakpoints() {
-		if b.Spec.Kind == engine.InstructionBreakpoint && b.Location.PC == addr {
-			return b, addr, true
+		if b.Location.HasPC && b.Location.PC == addr {
+			out = append(out, b)
 		}
 	}
-	return engine.Breakpoint{}, addr, false
+	return out, addr
 }
 
 // SetBreakpoint sets a breakpoint at an address (idempotent).
@@ -155,7 +156,7 @@ func (s *Server) SetBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*p
 	}
 	s.bpMu.Lock()
 	defer s.bpMu.Unlock()
-	if _, _, ok := s.breakpointAt(req.Address); ok {
+	if bs, _ := s.breakpointsAt(req.Address); len(bs) > 0 {
 		return empty, nil
 	}
 	if _, err := s.sess.SetBreakpoint(engine.BreakpointSpec{Kind: engine.InstructionBreakpoint, PC: req.Address}); err != nil {
@@ -164,14 +165,16 @@ func (s *Server) SetBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*p
 	return empty, nil
 }
 
-// ClearBreakpoint removes the breakpoint at an address; NOT_FOUND if there is none.
+// ClearBreakpoint removes the breakpoints at an address; NOT_FOUND if there is none.
 func (s *Server) ClearBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*pb.Empty, error) {
-	b, addr, ok := s.breakpointAt(req.Address)
-	if !ok {
+	bs, addr := s.breakpointsAt(req.Address)
+	if len(bs) == 0 {
 		return nil, status.Errorf(codes.NotFound, "no breakpoint at %#x", addr)
 	}
-	if err := s.sess.RemoveBreakpoint(b.ID); err != nil {
-		return nil, s.grpcErr(err)
+	for _, b := range bs {
+		if err := s.sess.RemoveBreakpoint(b.ID); err != nil {
+			return nil, s.grpcErr(err)
+		}
 	}
 	return empty, nil
 }
