@@ -79,3 +79,23 @@ func TestCapabilitiesNative(t *testing.T) {
 		t.Errorf("counter after the reset = %v, %v", b, err)
 	}
 }
+
+// A stub that goes away while the target is stopped ends the session: nothing else would
+// notice, as a stopped target sends nothing.
+func TestHangupWhileStopped(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	tg, err := LaunchNative(testCtx(t, 20*time.Second), buildNative(t), nil, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newSess(t, tg)
+	if err := x.s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	x.stopped()
+	tg.Stub().Stop()
+	x.next(engine.EventTerminated)
+	if st := x.s.State(); st != engine.Terminated {
+		t.Errorf("state %v", st)
+	}
+}
