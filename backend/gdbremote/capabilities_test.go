@@ -14,17 +14,7 @@ import (
 // number, memory while running, a reset (a restart to the entry) that every subscriber
 // of the session sees.
 func TestCapabilitiesNative(t *testing.T) {
-	realparts.Need(t, "gdbserver")
-	prog := buildNative(t)
-	tg, err := LaunchNative(testCtx(t, 20*time.Second), prog, nil, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := newSess(t, tg)
-	if err := x.s.Start(true); err != nil {
-		t.Fatal(err)
-	}
-	x.stopped()
+	tg, x := stoppedNative(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
@@ -83,6 +73,17 @@ func TestCapabilitiesNative(t *testing.T) {
 // A stub that goes away while the target is stopped ends the session: nothing else would
 // notice, as a stopped target sends nothing.
 func TestHangupWhileStopped(t *testing.T) {
+	tg, x := stoppedNative(t)
+	tg.Stub().Stop()
+	x.next(engine.EventTerminated)
+	if st := x.s.State(); st != engine.Terminated {
+		t.Errorf("state %v", st)
+	}
+}
+
+// stoppedNative is testdata/native/loop.c under gdbserver in a session, stopped at its entry.
+func stoppedNative(t *testing.T) (*Target, *sess) {
+	t.Helper()
 	realparts.Need(t, "gdbserver")
 	tg, err := LaunchNative(testCtx(t, 20*time.Second), buildNative(t), nil, Config{})
 	if err != nil {
@@ -93,9 +94,5 @@ func TestHangupWhileStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	x.stopped()
-	tg.Stub().Stop()
-	x.next(engine.EventTerminated)
-	if st := x.s.State(); st != engine.Terminated {
-		t.Errorf("state %v", st)
-	}
+	return tg, x
 }
