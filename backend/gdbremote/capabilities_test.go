@@ -27,6 +27,9 @@ func TestCapabilitiesNative(t *testing.T) {
 	if !ok || len(descs) != len(tg.Desc().Regs) || descs[pc.Num].Name != pc.Name || descs[pc.Num].Bits != 64 {
 		t.Fatalf("RegisterDescs = %+v", descs)
 	}
+	if v, err := tg.RegisterValue(pc.Num); err != nil || v != tg.Symbols().Entry() {
+		t.Errorf("RegisterValue(pc) = %#x, %v; the entry is %#x", v, err, tg.Symbols().Entry())
+	}
 
 	counter, _, _ := tg.Symbols().Symbol("counter")
 	limit, _, _ := tg.Symbols().Symbol("limit")

@@ -252,12 +252,8 @@ func (s *Server) WriteMemory(_ context.Context, req *pb.WriteMemoryRequest) (*pb
 
 // register finds a register by the target's number (see ListRegisters).
 func (s *Server) register(num uint32) (engine.RegisterDesc, error) {
-	if d, ok := s.sess.Target().(engine.RegisterDescriber); ok {
-		for _, r := range d.RegisterDescs() {
-			if r.Num == int(num) {
-				return r, nil
-			}
-		}
+	if r, ok := s.regs[int(num)]; ok {
+		return r, nil
 	}
 	return engine.RegisterDesc{}, status.Errorf(codes.InvalidArgument, "no register number %d (ListRegisters names them)", num)
 }
@@ -270,16 +266,11 @@ func (s *Server) ReadRegister(_ context.Context, req *pb.ReadRegisterRequest) (*
 	if err := s.needHalted(); err != nil {
 		return nil, err
 	}
-	regs, err := s.sess.Registers()
+	v, err := s.nregs.RegisterValue(int(req.RegisterNumber))
 	if err != nil {
 		return nil, s.grpcErr(err)
 	}
-	for _, r := range regs {
-		if r.Num == int(req.RegisterNumber) {
-			return &pb.RegisterResponse{Value: r.Value}, nil
-		}
-	}
-	return nil, status.Errorf(codes.Unimplemented, "register %d is not among those the stub reports", req.RegisterNumber)
+	return &pb.RegisterResponse{Value: v}, nil
 }
 
 // WriteRegister writes a register by the stub's register number.
@@ -314,8 +305,8 @@ func (s *Server) needHalted() error {
 // ListRegisters lists the registers of the stub's target description.
 func (s *Server) ListRegisters(context.Context, *pb.Empty) (*pb.RegisterList, error) {
 	out := &pb.RegisterList{}
-	if d, ok := s.sess.Target().(engine.RegisterDescriber); ok {
-		for _, r := range d.RegisterDescs() {
+	if s.nregs != nil {
+		for _, r := range s.nregs.RegisterDescs() {
 			out.Registers = append(out.Registers, &pb.RegisterInfo{Number: uint32(r.Num), Name: r.Name, Bits: uint32(r.Bits), Group: r.Group})
 		}
 	}
