@@ -118,7 +118,8 @@ func (s *Service) isARM() bool { return s.t.Symbols().Arch.Machine == elf.EM_ARM
 
 // loop polls while the core runs: RTT every PollPeriod and the samples when due, in one
 // brief halt for both; after each halt it drains RTT once more and reports the task list
-// and task switches. It ends with the session's events.
+// and task switches. It does nothing while nobody Watches, so a debuggee whose front end
+// does not use the service is never halted for it. It ends with the session's events.
 func (s *Service) loop(sub *engine.Subscription) {
 	period := s.opts.PollPeriod
 	rttOn := period > 0
@@ -150,8 +151,8 @@ func (s *Service) loop(sub *engine.Subscription) {
 		case <-ticker.C:
 		case <-s.kick:
 		}
-		if s.t.Ended() {
-			continue // the session's end closes events
+		if s.t.Ended() || !s.watched() {
+			continue // nobody listens: no brief halts (the session's end closes events)
 		}
 		ws := s.vars.due(time.Now())
 		running := s.t.Running()
@@ -176,7 +177,7 @@ func (s *Service) loop(sub *engine.Subscription) {
 					}
 					lastTCB = cur
 				}
-				if afterHalt && s.watched() {
+				if afterHalt {
 					tasks, _ = s.tasks(m)
 				}
 			}
