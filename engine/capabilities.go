@@ -68,10 +68,12 @@ type RegisterDesc struct {
 	Group string
 }
 
-// RegisterDescriber is implemented by targets that describe their registers, which front
-// ends that address registers by number need (in any state).
-type RegisterDescriber interface {
+// NumberedRegisters is implemented by targets whose registers front ends address by the
+// target's own numbers (a GDB stub's): their descriptions (in any state) and one
+// register's value (low 64 bits) of a stopped target, without reading them all.
+type NumberedRegisters interface {
 	RegisterDescs() []RegisterDesc
+	RegisterValue(num int) (uint64, error)
 }
 
 // FieldValue is one decoded bit field of a peripheral register.

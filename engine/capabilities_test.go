@@ -11,6 +11,9 @@ import (
 type resetFake struct{ *fakeTarget }
 
 func (r resetFake) Reset(halt bool) error {
+	if !halt {
+		return r.Resume(Continue)
+	}
 	r.h.Stopped(Stop{Reason: ReasonReset, Location: r.loc(1)})
 	return nil
 }
@@ -47,6 +50,15 @@ func TestResetReachesEverySubscriber(t *testing.T) {
 		}
 		if kinds[0] != EventStarted || kinds[1] != EventStopped { // the pause, then the reset
 			t.Errorf("%s subscriber saw %v", name, kinds)
+		}
+	}
+	// a reset that runs on: reset, then continued, and the session is running
+	if h, err := s.Reset(ctx, false); err != nil || h.Seq != 0 || s.State() != Running {
+		t.Fatalf("Reset(run) = %+v, %v; %v", h, err, s.State())
+	}
+	for _, want := range []EventKind{EventReset, EventContinued} {
+		if e, err := b.Next(ctx); err != nil || e.Kind != want {
+			t.Fatalf("after Reset(run): %+v, %v; want %v", e, err, want)
 		}
 	}
 }

@@ -20,7 +20,7 @@ var (
 	_ engine.Resetter          = (*Target)(nil)
 	_ engine.ThreadLister      = (*Target)(nil)
 	_ engine.LiveMemory        = (*Target)(nil)
-	_ engine.RegisterDescriber = (*Target)(nil)
+	_ engine.NumberedRegisters = (*Target)(nil)
 )
 
 // Reset implements engine.Resetter (call it through engine.Session.Reset): it resets the
@@ -59,13 +59,22 @@ func (t *Target) WriteLive(addr uint64, data []byte) error {
 	return EngineError(t.Access(func(m Access) error { return m.StoreIO(addr, data) }))
 }
 
-// RegisterDescs implements engine.RegisterDescriber with the stub's target description.
+// RegisterDescs implements engine.NumberedRegisters with the stub's target description.
 func (t *Target) RegisterDescs() []engine.RegisterDesc {
 	out := make([]engine.RegisterDesc, len(t.desc.Regs))
 	for i, r := range t.desc.Regs {
 		out[i] = engine.RegisterDesc{Name: r.Name, Num: r.Num, Bits: r.Bitsize, Group: r.Group}
 	}
 	return out
+}
+
+// RegisterValue implements engine.NumberedRegisters (from the stop's cache when it can).
+func (t *Target) RegisterValue(num int) (uint64, error) {
+	b, err := t.ReadRegisterNum(num)
+	if err != nil {
+		return 0, EngineError(err)
+	}
+	return Uint(b, t.order), nil
 }
 
 // Threads implements engine.ThreadLister: the threads with their names when the stub

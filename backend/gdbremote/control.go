@@ -20,6 +20,7 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	t.mu.Lock()
 	t.h = h
 	t.mu.Unlock()
+	go t.watchHangup()
 	entry, err := t.sym.StartAddress()
 	if err != nil {
 		return fmt.Errorf("gdbremote: cannot start the program: %w", err)

@@ -42,16 +42,17 @@ type Options struct {
 
 // Service is the microcontroller service of one session.
 type Service struct {
-	sess *engine.Session
-	t    *gdbremote.Target
-	dev  *svd.Device
-	opts Options
-	log  *slog.Logger
-	t0   time.Time
-	rtos *rtos.FreeRTOS
-	rtt  *rttState
-	kick chan struct{} // a new sample to take
-	vars *sampler
+	sess     *engine.Session
+	t        *gdbremote.Target
+	dev      *svd.Device
+	opts     Options
+	log      *slog.Logger
+	t0       time.Time
+	rtosOnce sync.Once
+	rtos     *rtos.FreeRTOS // the FreeRTOS kernel, or nil (see kernel)
+	rtt      *rttState
+	kick     chan struct{} // a new sample to take
+	vars     *sampler
 
 	mu     sync.Mutex
 	fns    map[int]func(engine.Telemetry)
@@ -77,9 +78,6 @@ func New(sess *engine.Session, t *gdbremote.Target, dev *svd.Device, opts Option
 	}
 	s := &Service{sess: sess, t: t, dev: dev, opts: opts, log: opts.Logger, t0: time.Now(),
 		kick: make(chan struct{}, 1), vars: newSampler(), fns: map[int]func(engine.Telemetry){}}
-	if r, err := rtos.Open(t.Symbols()); err == nil {
-		s.rtos = r
-	}
 	s.rtt = newRTTState(s)
 	go s.loop(sess.Subscribe())
 	return s
@@ -114,11 +112,23 @@ func (s *Service) publish(e engine.Telemetry) {
 	}
 }
 
+// kernel is the program's FreeRTOS kernel, or nil; looked up when first needed, so that
+// a debuggee whose front end never asks does not pay for reading its globals.
+func (s *Service) kernel() *rtos.FreeRTOS {
+	s.rtosOnce.Do(func() {
+		if r, err := rtos.Open(s.t.Symbols()); err == nil {
+			s.rtos = r
+		}
+	})
+	return s.rtos
+}
+
 func (s *Service) isARM() bool { return s.t.Symbols().Arch.Machine == elf.EM_ARM }
 
 // loop polls while the core runs: RTT every PollPeriod and the samples when due, in one
 // brief halt for both; after each halt it drains RTT once more and reports the task list
-// and task switches. It ends with the session's events.
+// and task switches. It does nothing while nobody Watches, so a debuggee whose front end
+// does not use the service is never halted for it. It ends with the session's events.
 func (s *Service) loop(sub *engine.Subscription) {
 	period := s.opts.PollPeriod
 	rttOn := period > 0
@@ -150,12 +160,13 @@ func (s *Service) loop(sub *engine.Subscription) {
 		case <-ticker.C:
 		case <-s.kick:
 		}
-		if s.t.Ended() {
-			continue // the session's end closes events
+		if s.t.Ended() || !s.watched() {
+			continue // nobody listens: no brief halts (the session's end closes events)
 		}
 		ws := s.vars.due(time.Now())
 		running := s.t.Running()
-		wantRTT := rttOn && (afterHalt || running && (s.rtt.worth() || s.rtos != nil))
+		kernel := s.kernel()
+		wantRTT := rttOn && (afterHalt || running && (s.rtt.worth() || kernel != nil))
 		if !wantRTT && len(ws) == 0 && !afterHalt {
 			continue
 		}
@@ -168,15 +179,15 @@ func (s *Service) loop(sub *engine.Subscription) {
 			for _, w := range ws {
 				s.sample(m, w, lastVal)
 			}
-			if s.rtos != nil && (afterHalt || wantRTT) {
-				cur, err := s.rtos.Current(m)
+			if kernel != nil && (afterHalt || wantRTT) {
+				cur, err := kernel.Current(m)
 				if err == nil && cur != lastTCB && cur != 0 {
 					if lastTCB != 0 {
 						switched = &engine.Telemetry{Kind: engine.TelemetryTaskSwitch, From: s.taskName(m, names, lastTCB), To: s.taskName(m, names, cur)}
 					}
 					lastTCB = cur
 				}
-				if afterHalt && s.watched() {
+				if afterHalt {
 					tasks, _ = s.tasks(m)
 				}
 			}
@@ -226,7 +237,7 @@ func (s *Service) tasks(m gdbremote.Access) ([]engine.Thread, error) {
 // Threads implements engine.ThreadLister: the FreeRTOS tasks (in a brief halt while the
 // core runs), none on bare metal, or the program's threads (stopped only).
 func (s *Service) Threads(ctx context.Context) ([]engine.Thread, error) {
-	if s.rtos != nil {
+	if s.kernel() != nil {
 		var out []engine.Thread
 		err := s.t.Access(func(m gdbremote.Access) error {
 			var err error

@@ -77,12 +77,17 @@ func service(t *testing.T) (*Service, *engine.Session, *recorder) {
 	sess := engine.NewSession(tgt)
 	t.Cleanup(func() { sess.Close() })
 	s := New(sess, tgt, dev, Options{PollPeriod: 10 * time.Millisecond})
-	rec := &recorder{wake: make(chan struct{}, 1)}
-	stop := s.Watch(rec.add)
-	t.Cleanup(stop)
 	if err := sess.Start(false); err != nil {
 		t.Fatal(err)
 	}
+	// nobody listens yet: the service never halts the core
+	time.Sleep(300 * time.Millisecond)
+	if n := tgt.Client().Stats().Interrupts; n != 0 || sess.State() != engine.Running {
+		t.Fatalf("%d interrupts without a listener (%v)", n, sess.State())
+	}
+	rec := &recorder{wake: make(chan struct{}, 1)}
+	stop := s.Watch(rec.add)
+	t.Cleanup(stop)
 	return s, sess, rec
 }
 

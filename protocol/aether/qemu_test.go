@@ -19,6 +19,7 @@ import (
 
 	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 	"github.com/polydbg/polydbg/launch"
@@ -625,6 +626,35 @@ func TestAetherQEMU(t *testing.T) {
 		a.waitFor(m, "rtt hello after reset", func(e *pb.DebugEvent) bool {
 			return e.GetRtt() != nil && strings.Contains(string(e.GetRtt().Data), "hello from rtt")
 		})
+	})
+
+	t.Run("another front end's breakpoint and reset", func(t *testing.T) {
+		sess := r.srv.Session() // one table of breakpoints, one reset, for every front end
+		m := a.mark()
+		bp, err := sess.SetBreakpoint(engine.BreakpointSpec{Kind: engine.FunctionBreakpoint, Function: "add3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.waitFor(m, "breakpoint event", func(e *pb.DebugEvent) bool {
+			return e.GetBreakpoint() != nil && e.GetBreakpoint().Address == bp.Location.PC && e.GetBreakpoint().Enabled
+		})
+		if l, _ := cl.ListBreakpoints(ctx, &pb.Empty{}); len(l.GetAddresses()) != 1 || l.Addresses[0] != bp.Location.PC {
+			t.Errorf("ListBreakpoints = %v, want %#x", l, bp.Location.PC)
+		}
+		if _, err := cl.ClearBreakpoint(ctx, &pb.BreakpointRequest{Address: bp.Location.PC}); err != nil || len(sess.Breakpoints()) != 0 {
+			t.Errorf("ClearBreakpoint = %v; the session has %v", err, sess.Breakpoints())
+		}
+		m = a.mark()
+		if _, err := sess.Reset(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+		a.waitFor(m, "reset halt", func(e *pb.DebugEvent) bool { return e.GetHalted() != nil && e.GetHalted().Reason == "reset" })
+		if st, _ := cl.GetStatus(ctx, &pb.Empty{}); !st.Halted || st.Reason != "reset" || st.FunctionName != "Reset_Handler" {
+			t.Errorf("status after a reset by another front end: %v", st)
+		}
+		if _, err := cl.Resume(ctx, &pb.Empty{}); err != nil {
+			t.Fatal(err)
+		}
 	})
 
 	t.Run("authentication", func(t *testing.T) {

@@ -132,20 +132,21 @@ func (s *Server) GetStatus(context.Context, *pb.Empty) (*pb.StatusResponse, erro
 	return s.status(), nil
 }
 
-// breakpointAt finds the engine's instruction breakpoint at addr (a Thumb address too:
-// the target resolves it).
-func (s *Server) breakpointAt(addr uint64) (engine.Breakpoint, uint64, bool) {
+// breakpointsAt are the engine's breakpoints at addr (a Thumb address too: the target
+// resolves it), whichever front end set them.
+func (s *Server) breakpointsAt(addr uint64) ([]engine.Breakpoint, uint64) {
 	if r, ok := s.sess.Target().(engine.InstructionResolver); ok {
 		if l, err := r.ResolvePC(addr); err == nil {
 			addr = l.PC
 		}
 	}
+	var out []engine.Breakpoint
 	for _, b := range s.sess.Breakpoints() {
-		if b.Spec.Kind == engine.InstructionBreakpoint && b.Location.PC == addr {
-			return b, addr, true
+		if b.Location.HasPC && b.Location.PC == addr {
+			out = append(out, b)
 		}
 	}
-	return engine.Breakpoint{}, addr, false
+	return out, addr
 }
 
 // SetBreakpoint sets a breakpoint at an address (idempotent).
@@ -155,7 +156,7 @@ func (s *Server) SetBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*p
 	}
 	s.bpMu.Lock()
 	defer s.bpMu.Unlock()
-	if _, _, ok := s.breakpointAt(req.Address); ok {
+	if bs, _ := s.breakpointsAt(req.Address); len(bs) > 0 {
 		return empty, nil
 	}
 	if _, err := s.sess.SetBreakpoint(engine.BreakpointSpec{Kind: engine.InstructionBreakpoint, PC: req.Address}); err != nil {
@@ -164,14 +165,16 @@ func (s *Server) SetBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*p
 	return empty, nil
 }
 
-// ClearBreakpoint removes the breakpoint at an address; NOT_FOUND if there is none.
+// ClearBreakpoint removes the breakpoints at an address; NOT_FOUND if there is none.
 func (s *Server) ClearBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*pb.Empty, error) {
-	b, addr, ok := s.breakpointAt(req.Address)
-	if !ok {
+	bs, addr := s.breakpointsAt(req.Address)
+	if len(bs) == 0 {
 		return nil, status.Errorf(codes.NotFound, "no breakpoint at %#x", addr)
 	}
-	if err := s.sess.RemoveBreakpoint(b.ID); err != nil {
-		return nil, s.grpcErr(err)
+	for _, b := range bs {
+		if err := s.sess.RemoveBreakpoint(b.ID); err != nil {
+			return nil, s.grpcErr(err)
+		}
 	}
 	return empty, nil
 }
@@ -249,12 +252,8 @@ func (s *Server) WriteMemory(_ context.Context, req *pb.WriteMemoryRequest) (*pb
 
 // register finds a register by the target's number (see ListRegisters).
 func (s *Server) register(num uint32) (engine.RegisterDesc, error) {
-	if d, ok := s.sess.Target().(engine.RegisterDescriber); ok {
-		for _, r := range d.RegisterDescs() {
-			if r.Num == int(num) {
-				return r, nil
-			}
-		}
+	if r, ok := s.regs[int(num)]; ok {
+		return r, nil
 	}
 	return engine.RegisterDesc{}, status.Errorf(codes.InvalidArgument, "no register number %d (ListRegisters names them)", num)
 }
@@ -267,16 +266,11 @@ func (s *Server) ReadRegister(_ context.Context, req *pb.ReadRegisterRequest) (*
 	if err := s.needHalted(); err != nil {
 		return nil, err
 	}
-	regs, err := s.sess.Registers()
+	v, err := s.nregs.RegisterValue(int(req.RegisterNumber))
 	if err != nil {
 		return nil, s.grpcErr(err)
 	}
-	for _, r := range regs {
-		if r.Num == int(req.RegisterNumber) {
-			return &pb.RegisterResponse{Value: r.Value}, nil
-		}
-	}
-	return nil, status.Errorf(codes.Unimplemented, "register %d is not among those the stub reports", req.RegisterNumber)
+	return &pb.RegisterResponse{Value: v}, nil
 }
 
 // WriteRegister writes a register by the stub's register number.
@@ -311,8 +305,8 @@ func (s *Server) needHalted() error {
 // ListRegisters lists the registers of the stub's target description.
 func (s *Server) ListRegisters(context.Context, *pb.Empty) (*pb.RegisterList, error) {
 	out := &pb.RegisterList{}
-	if d, ok := s.sess.Target().(engine.RegisterDescriber); ok {
-		for _, r := range d.RegisterDescs() {
+	if s.nregs != nil {
+		for _, r := range s.nregs.RegisterDescs() {
 			out.Registers = append(out.Registers, &pb.RegisterInfo{Number: uint32(r.Num), Name: r.Name, Bits: uint32(r.Bits), Group: r.Group})
 		}
 	}

@@ -73,12 +73,15 @@ type Server struct {
 	d    *launch.Debuggee
 	sess *engine.Session
 	dev  device // nil for targets without the service
-	hub  *hub
-	ctx  context.Context
-	stop context.CancelFunc
-	wg   sync.WaitGroup
-	op   chan struct{} // a token: serialises execution control (see acquire)
-	bpMu sync.Mutex    // makes SetBreakpoint idempotent under concurrent calls
+	// the target's registers by number, when it has them
+	nregs engine.NumberedRegisters
+	regs  map[int]engine.RegisterDesc
+	hub   *hub
+	ctx   context.Context
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+	op    chan struct{} // a token: serialises execution control (see acquire)
+	bpMu  sync.Mutex    // makes SetBreakpoint idempotent under concurrent calls
 }
 
 // New starts cfg.Debuggee (halted at the program's entry unless cfg.Run) and the server's
@@ -95,6 +98,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, d: cfg.Debuggee, sess: cfg.Debuggee.Session, hub: newHub(cfg.EventBuffer), op: make(chan struct{}, 1)}
 	s.ctx, s.stop = context.WithCancel(context.Background())
+	if nr, ok := s.sess.Target().(engine.NumberedRegisters); ok {
+		s.nregs, s.regs = nr, map[int]engine.RegisterDesc{}
+		for _, r := range nr.RegisterDescs() {
+			s.regs[r.Num] = r
+		}
+	}
 	if s.d.MCU != nil {
 		s.dev = s.d.MCU
 		stop := s.dev.Watch(s.telemetry)
