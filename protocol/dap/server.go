@@ -7,6 +7,7 @@ package dap
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -149,6 +150,9 @@ func (c *conn) read(ctx context.Context, r *bufio.Reader, out chan<- frame) {
 }
 
 func (c *conn) peekCancel(body []byte) {
+	if !bytes.Contains(body, []byte(`"cancel"`)) { // the common case, without decoding
+		return
+	}
 	var m struct {
 		Command   string                `json:"command"`
 		Arguments godap.CancelArguments `json:"arguments"`
@@ -167,12 +171,15 @@ func (c *conn) peekCancel(body []byte) {
 
 // handleFrame decodes one message and answers it; bad input gets an error response.
 func (c *conn) handleFrame(ctx context.Context, body []byte) {
+	msg, err := c.codec.DecodeMessage(body)
 	var head struct {
 		Seq     int    `json:"seq"`
 		Type    string `json:"type"`
 		Command string `json:"command"`
 	}
-	if err := json.Unmarshal(body, &head); err != nil {
+	if req, ok := msg.(godap.RequestMessage); ok && err == nil {
+		head.Seq, head.Type, head.Command = req.GetRequest().Seq, "request", req.GetRequest().Command
+	} else if err := json.Unmarshal(body, &head); err != nil { // only bad messages are decoded twice
 		c.sendError(0, "", "bad message: "+err.Error())
 		return
 	}
@@ -180,7 +187,6 @@ func (c *conn) handleFrame(ctx context.Context, body []byte) {
 		c.sendError(head.Seq, head.Command, fmt.Sprintf("bad message: type %q (a client sends requests)", head.Type))
 		return
 	}
-	msg, err := c.codec.DecodeMessage(body)
 	if err != nil {
 		var fe *godap.DecodeProtocolMessageFieldError
 		if errors.As(err, &fe) {
