@@ -70,6 +70,9 @@ func (a launchArgs) spec(attach bool) (launch.Spec, error) {
 	if s.Program == "" && s.ELF == "" {
 		return s, errors.New("nothing to debug: give \"program\" (or \"elf\")")
 	}
+	if s.Kind == "" {
+		s.Kind = launch.Detect(s.Program)
+	}
 	return s, nil
 }
 
