@@ -94,7 +94,7 @@ func (t *Target) Variables(r int) ([]engine.Variable, error) {
 
 // variable shows a value; containers get a reference to expand them.
 func (t *Target) variable(name string, v vm.Value) engine.Variable {
-	ev := engine.Variable{Name: name, Value: v.Repr(), Type: v.TypeName()}
+	ev := engine.Variable{Name: name, Value: preview(v), Type: v.TypeName()}
 	switch v.Kind() {
 	case vm.ListKind:
 		ev.Len = len(v.List().Items)

@@ -2,6 +2,7 @@ package kitevm
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite/vm"
@@ -57,4 +58,42 @@ func (t *Target) VariablesPage(r, start, count int) ([]engine.Variable, error) {
 		return engine.Page(all, start, count), err
 	}
 	return out, err
+}
+
+// previewItems is how many children a container's value text shows: the text of a
+// million-item list costs no more than that of a hundred-item one, so listing a scope that
+// holds one does not slow every step down (its children are paged, see VariablesPage).
+const previewItems = 100
+
+// preview is v's text as Repr shows it, with only the first previewItems children of a
+// list or map.
+func preview(v vm.Value) string {
+	switch v.Kind() {
+	case vm.ListKind:
+		items := v.List().Items
+		if len(items) <= previewItems {
+			break
+		}
+		s := vm.ListOf(items[:previewItems]).Repr()
+		return s[:len(s)-1] + ", ... " + strconv.Itoa(len(items)-previewItems) + " more]"
+	case vm.MapKind:
+		m := v.Map()
+		if m.Len() <= previewItems {
+			break
+		}
+		var b strings.Builder
+		b.WriteByte('{')
+		n := 0
+		m.Range(func(k, x vm.Value) bool {
+			if n > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(k.Repr() + ": " + x.Repr())
+			n++
+			return n < previewItems
+		})
+		b.WriteString(", ... " + strconv.Itoa(m.Len()-previewItems) + " more}")
+		return b.String()
+	}
+	return v.Repr()
 }

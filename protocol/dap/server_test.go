@@ -111,6 +111,9 @@ func TestKiteSession(t *testing.T) {
 	if big == nil || big["indexedVariables"].(float64) != 1000000 {
 		t.Fatalf("big: %v", big)
 	}
+	if v := big["value"].(string); len(v) > 1000 || !strings.HasSuffix(v, ", ... 999900 more]") {
+		t.Errorf("a million-item list's value text should be a short preview: %d bytes, ends %q", len(v), v[max(0, len(v)-30):])
+	}
 	page := c.do("variables", map[string]any{"variablesReference": big["variablesReference"], "filter": "indexed", "start": 999998, "count": 5})["variables"].([]any)
 	if len(page) != 2 || page[1].(map[string]any)["name"] != "999999" || page[1].(map[string]any)["value"] != "999999" {
 		t.Fatalf("last page of big: %v", page)
