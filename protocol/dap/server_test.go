@@ -3,8 +3,11 @@ package dap
 import (
 	"bytes"
 	"fmt"
+	"net"
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 const prog = `fn add(a, b) {
@@ -165,4 +168,37 @@ func TestKiteSession(t *testing.T) {
 		t.Errorf("stackTrace after the end: %q", msg)
 	}
 	c.do("disconnect", nil)
+}
+
+// A cancel request reaches a request that is running: an attach to a stub that never
+// answers ends at once with "cancelled", and the connection keeps serving.
+func TestCancelRunningAttach(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // accepts and says nothing
+		}
+	}()
+	c := newTestClient(t, Options{})
+	c.do("initialize", nil)
+	exe, _ := os.Executable()
+	seq := c.send("attach", map[string]any{"address": l.Addr().String(), "elf": exe})
+	c.event("progressStart")
+	start := time.Now()
+	c.send("cancel", map[string]any{"requestId": seq})
+	r := c.response(seq)
+	if r["success"] != false || r["message"] != "cancelled" || time.Since(start) > 5*time.Second {
+		t.Fatalf("attach after cancel: %v after %v", r, time.Since(start))
+	}
+	if caps := c.do("initialize", nil); caps["supportsCancelRequest"] != true {
+		t.Fatal("not serving after a cancel")
+	}
 }
