@@ -57,7 +57,7 @@ func main() {
 
 var (
 	dapMu      sync.Mutex
-	dapResults = map[string]float64{} // µs per round trip, by sub-benchmark
+	dapResults = map[string]float64{} // the best µs per round trip, by sub-benchmark
 )
 
 func init() {
@@ -197,7 +197,9 @@ func runDAPBench(b *testing.B, name string, c *dapConn, thread int) {
 	us := float64(time.Since(start).Microseconds()) / float64(b.N)
 	b.ReportMetric(us, "µs/step")
 	dapMu.Lock()
-	dapResults[name] = us
+	if old, ok := dapResults[name]; !ok || us < old { // the least disturbed of -count runs
+		dapResults[name] = us
+	}
 	dapMu.Unlock()
 }
 
@@ -334,7 +336,7 @@ func dapTable(w io.Writer) {
 	if len(dapResults) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nDAP next round trip (next -> stopped -> stackTrace + scopes + variables), µs:")
+	fmt.Fprintln(w, "\nDAP next round trip (next -> stopped -> stackTrace + scopes + variables), best µs of the runs:")
 	names := make([]string, 0, len(dapResults))
 	for n := range dapResults {
 		names = append(names, n)

@@ -73,23 +73,30 @@ func (t *Target) Variables(r int) ([]engine.Variable, error) {
 			bad = engine.ErrNoVariable
 			return
 		}
-		switch rf := t.refs[r-1]; rf.kind {
-		case refLocals:
-			for _, v := range t.vm.Locals(rf.frame) {
-				out = append(out, t.variable(v.Name, v.Value))
-			}
-		case refGlobals:
-			for _, v := range t.vm.Globals() {
-				out = append(out, t.variable(v.Name, v.Value))
-			}
-		default:
-			out = t.children(rf.val)
-		}
+		out = t.list(t.refs[r-1])
 	})
 	if err == nil {
 		err = bad
 	}
 	return out, err
+}
+
+// list makes the variables a reference stands for; on the VM goroutine.
+func (t *Target) list(rf ref) []engine.Variable {
+	var out []engine.Variable
+	switch rf.kind {
+	case refLocals:
+		for _, v := range t.vm.Locals(rf.frame) {
+			out = append(out, t.variable(v.Name, v.Value))
+		}
+	case refGlobals:
+		for _, v := range t.vm.Globals() {
+			out = append(out, t.variable(v.Name, v.Value))
+		}
+	default:
+		out = t.children(rf.val)
+	}
+	return out
 }
 
 // variable shows a value; containers get a reference to expand them.

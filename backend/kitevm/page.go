@@ -9,7 +9,8 @@ import (
 )
 
 // VariablesPage implements engine.VariablePager: a list's or map's children from start on,
-// without making the others, so that a million-item list opens at once.
+// without making the others, so that a million-item list opens at once. One trip to the VM
+// goroutine, as Variables.
 func (t *Target) VariablesPage(r, start, count int) ([]engine.Variable, error) {
 	var out []engine.Variable
 	var bad error
@@ -19,8 +20,8 @@ func (t *Target) VariablesPage(r, start, count int) ([]engine.Variable, error) {
 			return
 		}
 		rf := t.refs[r-1]
-		if rf.kind != refValue {
-			out = nil // scopes are small: page the full list below
+		if rf.kind != refValue { // scopes are small: made whole, then paged
+			out = engine.Page(t.list(rf), start, count)
 			return
 		}
 		end := func(i int) bool { return count > 0 && i >= start+count }
@@ -46,16 +47,9 @@ func (t *Target) VariablesPage(r, start, count int) ([]engine.Variable, error) {
 		default:
 			out = engine.Page(t.children(v), start, count)
 		}
-		if out == nil {
-			out = []engine.Variable{}
-		}
 	})
 	if err == nil {
 		err = bad
-	}
-	if err == nil && out == nil { // a scope
-		all, err := t.Variables(r)
-		return engine.Page(all, start, count), err
 	}
 	return out, err
 }
