@@ -210,6 +210,8 @@ describe('kite', () => {
     await stopped();
     const frameId = (await topFrame()).id;
     assert.equal((await dc.evaluateRequest({ expression: 'a + b + 1', frameId, context: 'hover' })).body.result, '1');
+    assert.equal((await dc.evaluateRequest({ expression: 'a', frameId, context: 'clipboard' })).body.result, '0');
+    await assert.rejects(dc.evaluateRequest({ expression: 'print(a)', frameId, context: 'clipboard' }), /impure/);
     await assert.rejects(dc.evaluateRequest({ expression: 's = 42', frameId, context: 'watch' }));
     await assert.rejects(dc.evaluateRequest({ expression: 'print("x")', frameId, context: 'watch' }));
     await dc.evaluateRequest({ expression: 'print("from repl")', frameId, context: 'repl' });
