@@ -73,18 +73,7 @@ func (t *Target) Variables(r int) ([]engine.Variable, error) {
 			bad = engine.ErrNoVariable
 			return
 		}
-		switch rf := t.refs[r-1]; rf.kind {
-		case refLocals:
-			for _, v := range t.vm.Locals(rf.frame) {
-				out = append(out, t.variable(v.Name, v.Value))
-			}
-		case refGlobals:
-			for _, v := range t.vm.Globals() {
-				out = append(out, t.variable(v.Name, v.Value))
-			}
-		default:
-			out = t.children(rf.val)
-		}
+		out = t.list(t.refs[r-1])
 	})
 	if err == nil {
 		err = bad
@@ -92,9 +81,27 @@ func (t *Target) Variables(r int) ([]engine.Variable, error) {
 	return out, err
 }
 
+// list makes the variables a reference stands for; on the VM goroutine.
+func (t *Target) list(rf ref) []engine.Variable {
+	var out []engine.Variable
+	switch rf.kind {
+	case refLocals:
+		for _, v := range t.vm.Locals(rf.frame) {
+			out = append(out, t.variable(v.Name, v.Value))
+		}
+	case refGlobals:
+		for _, v := range t.vm.Globals() {
+			out = append(out, t.variable(v.Name, v.Value))
+		}
+	default:
+		out = t.children(rf.val)
+	}
+	return out
+}
+
 // variable shows a value; containers get a reference to expand them.
 func (t *Target) variable(name string, v vm.Value) engine.Variable {
-	ev := engine.Variable{Name: name, Value: v.Repr(), Type: v.TypeName()}
+	ev := engine.Variable{Name: name, Value: preview(v), Type: v.TypeName()}
 	switch v.Kind() {
 	case vm.ListKind:
 		ev.Len = len(v.List().Items)

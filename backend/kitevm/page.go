@@ -2,13 +2,15 @@ package kitevm
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite/vm"
 )
 
 // VariablesPage implements engine.VariablePager: a list's or map's children from start on,
-// without making the others, so that a million-item list opens at once.
+// without making the others, so that a million-item list opens at once. One trip to the VM
+// goroutine, as Variables.
 func (t *Target) VariablesPage(r, start, count int) ([]engine.Variable, error) {
 	var out []engine.Variable
 	var bad error
@@ -18,8 +20,8 @@ func (t *Target) VariablesPage(r, start, count int) ([]engine.Variable, error) {
 			return
 		}
 		rf := t.refs[r-1]
-		if rf.kind != refValue {
-			out = nil // scopes are small: page the full list below
+		if rf.kind != refValue { // scopes are small: made whole, then paged
+			out = engine.Page(t.list(rf), start, count)
 			return
 		}
 		end := func(i int) bool { return count > 0 && i >= start+count }
@@ -45,16 +47,47 @@ func (t *Target) VariablesPage(r, start, count int) ([]engine.Variable, error) {
 		default:
 			out = engine.Page(t.children(v), start, count)
 		}
-		if out == nil {
-			out = []engine.Variable{}
-		}
 	})
 	if err == nil {
 		err = bad
 	}
-	if err == nil && out == nil { // a scope
-		all, err := t.Variables(r)
-		return engine.Page(all, start, count), err
-	}
 	return out, err
+}
+
+// previewItems is how many children a container's value text shows: the text of a
+// million-item list costs no more than that of a hundred-item one, so listing a scope that
+// holds one does not slow every step down (its children are paged, see VariablesPage).
+const previewItems = 100
+
+// preview is v's text as Repr shows it, with only the first previewItems children of a
+// list or map.
+func preview(v vm.Value) string {
+	switch v.Kind() {
+	case vm.ListKind:
+		items := v.List().Items
+		if len(items) <= previewItems {
+			break
+		}
+		s := vm.ListOf(items[:previewItems]).Repr()
+		return s[:len(s)-1] + ", ... " + strconv.Itoa(len(items)-previewItems) + " more]"
+	case vm.MapKind:
+		m := v.Map()
+		if m.Len() <= previewItems {
+			break
+		}
+		var b strings.Builder
+		b.WriteByte('{')
+		n := 0
+		m.Range(func(k, x vm.Value) bool {
+			if n > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(k.Repr() + ": " + x.Repr())
+			n++
+			return n < previewItems
+		})
+		b.WriteString(", ... " + strconv.Itoa(m.Len()-previewItems) + " more}")
+		return b.String()
+	}
+	return v.Repr()
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	godap "github.com/google/go-dap"
@@ -59,6 +60,10 @@ func (c *conn) scopes(d *launch.Debuggee, frameID int) (any, error) {
 			out[i].PresentationHint = "locals"
 		case "Registers":
 			out[i].PresentationHint = "registers"
+			if c.regScopes == nil {
+				c.regScopes = map[int]int{}
+			}
+			c.regScopes[s.Ref] = frameIndex(frameID)
 		}
 	}
 	return godap.ScopesResponseBody{Scopes: out}, nil
@@ -181,4 +186,24 @@ func (c *conn) custom(d *launch.Debuggee, r *rawRequest) (any, error) {
 		return nil, errors.New("locations: no location references are given out")
 	}
 	return nil, fmt.Errorf("unknown command %q", strings.TrimSpace(r.Command))
+}
+
+// setVariable sets a register of the innermost frame (engine.Session.WriteRegister), the
+// only variables the engine can change yet.
+func (c *conn) setVariable(d *launch.Debuggee, a godap.SetVariableArguments) (any, error) {
+	frame, ok := c.regScopes[a.VariablesReference]
+	if !ok {
+		return nil, errors.New("setVariable: only registers can be set yet")
+	}
+	if frame != 0 {
+		return nil, errors.New("setVariable: only the innermost frame's registers can be set")
+	}
+	v, err := strconv.ParseUint(strings.TrimSpace(a.Value), 0, 64)
+	if err != nil {
+		return nil, fmt.Errorf("setVariable: %q is not a number (decimal, 0x hex, 0o octal, 0b binary)", a.Value)
+	}
+	if err := d.WriteRegister(a.Name, v); err != nil {
+		return nil, err
+	}
+	return godap.SetVariableResponseBody{Value: fmt.Sprintf("%#x", v)}, nil
 }

@@ -70,6 +70,9 @@ func (a launchArgs) spec(attach bool) (launch.Spec, error) {
 	if s.Program == "" && s.ELF == "" {
 		return s, errors.New("nothing to debug: give \"program\" (or \"elf\")")
 	}
+	if s.Kind == "" {
+		s.Kind = launch.Detect(s.Program)
+	}
 	return s, nil
 }
 
@@ -120,6 +123,10 @@ func (c *conn) start(ctx context.Context, req *rawRequest, attach bool) (any, er
 func (c *conn) adopt(d *launch.Debuggee) {
 	c.d = d
 	c.sub = d.SubscribeWith(engine.SubscribeOptions{MaxQueued: MaxQueued})
+	select { // the pump waits on the new subscription
+	case c.subCh <- struct{}{}:
+	default:
+	}
 	if d.Console != nil { // a cartridge's log() lines and certification warnings
 		d.Console.SetEventHandler(func(e console.Event) {
 			switch e.Kind {

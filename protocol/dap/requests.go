@@ -49,6 +49,9 @@ func targetCapabilities(d *launch.Debuggee) capabilities {
 	if d.Console != nil {
 		c.SupportsDisassembleRequest = true
 	}
+	if _, ok := t.(engine.RegisterAccess); ok {
+		c.SupportsSetVariable = true // registers of the innermost frame
+	}
 	if _, ok := t.(engine.MemoryAccess); ok {
 		c.SupportsReadMemoryRequest, c.SupportsWriteMemoryRequest = true, true
 	}
@@ -155,6 +158,8 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		return godap.LoadedSourcesResponseBody{Sources: srcs}, nil
 	case *godap.CompletionsRequest:
 		return c.completions(d, r.Arguments)
+	case *godap.SetVariableRequest:
+		return c.setVariable(d, r.Arguments)
 	case *godap.DisassembleRequest:
 		return disassemble(d, r.Arguments)
 	case *godap.ReadMemoryRequest:

@@ -7,6 +7,7 @@ package dap
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,12 +40,6 @@ type Options struct {
 	Log *slog.Logger
 }
 
-// frame is one item from the reader goroutine.
-type frame struct {
-	body []byte
-	err  error
-}
-
 // conn is one client connection and the debuggee it launched.
 type conn struct {
 	opts  Options
@@ -63,16 +58,31 @@ type conn struct {
 	inflight  int
 	cancelRun context.CancelFunc
 
-	// Owned by the Serve loop.
+	// mu is held while a request is handled and while events are written, so that no
+	// response overtakes an event the engine has already made; what follows it is the
+	// handlers' and the event pump's.
+	mu            sync.Mutex
+	subCh         chan struct{} // signalled when sub changes
+	quit          chan struct{} // closed once the session is over (disconnect, a wrong token)
+	quitOnce      sync.Once
+	closed        bool
 	d             *launch.Debuggee
 	sub           *engine.Subscription
 	entry         *launch.Entry
 	args          launchArgs
 	authed        bool
 	configured    bool
-	ownContinues  int    // continued events caused by this client's requests: not echoed
-	ownBreakpoint uint64 // breakpoint events up to this seq came from this client
-	done          bool   // disconnect answered: stop reading
+	ownContinues  int         // continued events caused by this client's requests: not echoed
+	ownBreakpoint uint64      // breakpoint events up to this seq came from this client
+	regScopes     map[int]int // the Registers scopes of this stop: reference -> frame
+	done          bool        // disconnect answered: stop reading
+
+	// A request that may take long (launch, attach, restart) runs in its own goroutine, so
+	// that the reader goes on and a cancel request reaches it; requests that come meanwhile
+	// wait in pending and are handled in order after it.
+	lmu     sync.Mutex
+	long    bool
+	pending [][]byte
 }
 
 // Serve runs one DAP connection on r and w until the client disconnects, r ends or ctx is
@@ -89,66 +99,133 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
-	defer c.closeDebuggee()
+	c.subCh, c.quit = make(chan struct{}, 1), make(chan struct{})
 	ctx, stop := context.WithCancel(ctx)
-	defer stop()
+	readErr := make(chan error, 1)
+	go func() { readErr <- c.read(ctx, bufio.NewReaderSize(r, 64<<10)) }()
+	go c.pump(ctx)
+	var err error
+	select {
+	case <-ctx.Done():
+	case <-c.quit:
+	case err = <-readErr:
+	}
+	stop() // ends the pump and a request that waits (a target that starts)
+	c.mu.Lock()
+	c.closed = true
+	c.closeDebuggee()
+	c.mu.Unlock()
+	return err
+}
 
-	frames := make(chan frame, 16)
-	go c.read(ctx, bufio.NewReaderSize(r, 64<<10), frames)
-	for !c.done {
-		var ready <-chan struct{}
-		if c.sub != nil {
-			ready = c.sub.Ready()
-		}
-		select {
-		case <-ctx.Done():
+// read reads and handles frames until the input ends, a write fails or the session is over.
+// It returns nil at the end of input.
+func (c *conn) read(ctx context.Context, r *bufio.Reader) error {
+	for {
+		body, err := ReadFrame(r, c.opts.MaxFrame)
+		var fe *FrameError
+		switch {
+		case errors.As(err, &fe):
+			c.locked(func() { c.sendError(0, "", fe.Msg) })
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			return nil
-		case <-ready:
-			c.drain()
-		case f := <-frames:
-			if f.err != nil {
-				var fe *FrameError
-				if errors.As(f.err, &fe) {
-					c.sendError(0, "", fe.Msg)
-					continue
-				}
-				if errors.Is(f.err, io.EOF) || errors.Is(f.err, io.ErrUnexpectedEOF) {
-					return nil
-				}
-				return f.err
+		case err != nil:
+			return err
+		default:
+			c.peekCancel(body)
+			c.lmu.Lock()
+			if c.long { // behind a long request: handled after it
+				c.pending = append(c.pending, body)
+				c.lmu.Unlock()
+				continue
 			}
-			c.drain()
-			c.handleFrame(ctx, f.body)
-			c.drain()
+			if mayTakeLong(body) {
+				c.long = true
+				c.lmu.Unlock()
+				go c.runLong(ctx, body)
+				continue
+			}
+			c.lmu.Unlock()
+			c.handle(ctx, body)
 		}
 		if err := c.writeErr(); err != nil {
 			return err
 		}
+		select {
+		case <-c.quit:
+			return nil
+		default:
+		}
 	}
-	return nil
 }
 
-// read hands frames to the Serve loop; a cancel request also acts at once on the request
-// it names, which may be running.
-func (c *conn) read(ctx context.Context, r *bufio.Reader, out chan<- frame) {
+// mayTakeLong says whether a frame may be a request that waits for a target to start. A
+// false positive only runs a request in its own goroutine.
+func mayTakeLong(body []byte) bool {
+	return bytes.Contains(body, []byte(`"launch"`)) || bytes.Contains(body, []byte(`"attach"`)) ||
+		bytes.Contains(body, []byte(`"restart"`))
+}
+
+// runLong handles a long request, then the requests that came meanwhile.
+func (c *conn) runLong(ctx context.Context, body []byte) {
 	for {
-		body, err := ReadFrame(r, c.opts.MaxFrame)
-		if err == nil {
-			c.peekCancel(body)
+		c.handle(ctx, body)
+		c.lmu.Lock()
+		if len(c.pending) == 0 {
+			c.long = false
+			c.lmu.Unlock()
+			return
 		}
+		body = c.pending[0]
+		c.pending = c.pending[1:]
+		c.lmu.Unlock()
+	}
+}
+
+// handle answers one frame, with the events before and after it.
+func (c *conn) handle(ctx context.Context, body []byte) {
+	c.locked(func() {
+		if c.closed {
+			return
+		}
+		c.drain()
+		c.handleFrame(ctx, body)
+		c.drain()
+		if c.done {
+			c.quitOnce.Do(func() { close(c.quit) })
+		}
+	})
+}
+
+func (c *conn) locked(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f()
+}
+
+// pump writes the engine's events as they come, between requests.
+func (c *conn) pump(ctx context.Context) {
+	for {
+		c.mu.Lock()
+		var ready <-chan struct{}
+		if c.sub != nil {
+			ready = c.sub.Ready()
+		}
+		c.mu.Unlock()
 		select {
-		case out <- frame{body, err}:
 		case <-ctx.Done():
 			return
-		}
-		var fe *FrameError
-		if err != nil && !errors.As(err, &fe) {
-			return
+		case <-c.subCh:
+		case <-ready:
+			c.locked(c.drain)
 		}
 	}
 }
 
 func (c *conn) peekCancel(body []byte) {
+	if !bytes.Contains(body, []byte(`"cancel"`)) { // the common case, without decoding
+		return
+	}
 	var m struct {
 		Command   string                `json:"command"`
 		Arguments godap.CancelArguments `json:"arguments"`
@@ -167,12 +244,15 @@ func (c *conn) peekCancel(body []byte) {
 
 // handleFrame decodes one message and answers it; bad input gets an error response.
 func (c *conn) handleFrame(ctx context.Context, body []byte) {
+	msg, err := c.codec.DecodeMessage(body)
 	var head struct {
 		Seq     int    `json:"seq"`
 		Type    string `json:"type"`
 		Command string `json:"command"`
 	}
-	if err := json.Unmarshal(body, &head); err != nil {
+	if req, ok := msg.(godap.RequestMessage); ok && err == nil {
+		head.Seq, head.Type, head.Command = req.GetRequest().Seq, "request", req.GetRequest().Command
+	} else if err := json.Unmarshal(body, &head); err != nil { // only bad messages are decoded twice
 		c.sendError(0, "", "bad message: "+err.Error())
 		return
 	}
@@ -180,7 +260,6 @@ func (c *conn) handleFrame(ctx context.Context, body []byte) {
 		c.sendError(head.Seq, head.Command, fmt.Sprintf("bad message: type %q (a client sends requests)", head.Type))
 		return
 	}
-	msg, err := c.codec.DecodeMessage(body)
 	if err != nil {
 		var fe *godap.DecodeProtocolMessageFieldError
 		if errors.As(err, &fe) {

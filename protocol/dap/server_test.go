@@ -3,8 +3,11 @@ package dap
 import (
 	"bytes"
 	"fmt"
+	"net"
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 const prog = `fn add(a, b) {
@@ -111,6 +114,9 @@ func TestKiteSession(t *testing.T) {
 	if big == nil || big["indexedVariables"].(float64) != 1000000 {
 		t.Fatalf("big: %v", big)
 	}
+	if v := big["value"].(string); len(v) > 1000 || !strings.HasSuffix(v, ", ... 999900 more]") {
+		t.Errorf("a million-item list's value text should be a short preview: %d bytes, ends %q", len(v), v[max(0, len(v)-30):])
+	}
 	page := c.do("variables", map[string]any{"variablesReference": big["variablesReference"], "filter": "indexed", "start": 999998, "count": 5})["variables"].([]any)
 	if len(page) != 2 || page[1].(map[string]any)["name"] != "999999" || page[1].(map[string]any)["value"] != "999999" {
 		t.Fatalf("last page of big: %v", page)
@@ -162,4 +168,37 @@ func TestKiteSession(t *testing.T) {
 		t.Errorf("stackTrace after the end: %q", msg)
 	}
 	c.do("disconnect", nil)
+}
+
+// A cancel request reaches a request that is running: an attach to a stub that never
+// answers ends at once with "cancelled", and the connection keeps serving.
+func TestCancelRunningAttach(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // accepts and says nothing
+		}
+	}()
+	c := newTestClient(t, Options{})
+	c.do("initialize", nil)
+	exe, _ := os.Executable()
+	seq := c.send("attach", map[string]any{"address": l.Addr().String(), "elf": exe})
+	c.event("progressStart")
+	start := time.Now()
+	c.send("cancel", map[string]any{"requestId": seq})
+	r := c.response(seq)
+	if r["success"] != false || r["message"] != "cancelled" || time.Since(start) > 20*time.Second {
+		t.Fatalf("attach after cancel: %v after %v", r, time.Since(start))
+	}
+	if caps := c.do("initialize", nil); caps["supportsCancelRequest"] != true {
+		t.Fatal("not serving after a cancel")
+	}
 }

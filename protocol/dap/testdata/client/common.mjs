@@ -10,7 +10,7 @@ assert.ok(POLYDBG, 'set POLYDBG to the polydbg binary');
 export function record(client, type) {
   const queue = [], waiters = [];
   client.on(type, (e) => { const w = waiters.shift(); if (w) w(e); else queue.push(e); });
-  return (timeout = 10000) => queue.length ? Promise.resolve(queue.shift()) : new Promise((resolve, reject) => {
+  return (timeout = 20000) => queue.length ? Promise.resolve(queue.shift()) : new Promise((resolve, reject) => {
     waiters.push(resolve);
     setTimeout(() => reject(new Error(`no ${type} event after ${timeout} ms`)), timeout);
   });
@@ -20,7 +20,7 @@ export function record(client, type) {
 export class Session {
   constructor() {
     this.dc = new DebugClient(POLYDBG, 'dap', 'polydbg');
-    this.dc.defaultTimeout = 15000;
+    this.dc.defaultTimeout = 20000;
     this.stopped = record(this.dc, 'stopped');
     this.exited = record(this.dc, 'exited');
     this.terminated = record(this.dc, 'terminated');
@@ -60,7 +60,7 @@ export class Session {
     const v = await this.dc.variablesRequest({ variablesReference: s.variablesReference });
     return Object.fromEntries(v.body.variables.map((x) => [x.name, x]));
   }
-  async outputHas(category, text, timeout = 10000) {
+  async outputHas(category, text, timeout = 20000) {
     const end = Date.now() + timeout;
     while (!this.output[category].includes(text)) {
       if (Date.now() > end) assert.fail(`no ${category} output ${JSON.stringify(text)}: got ${JSON.stringify(this.output[category])}`);

@@ -36,6 +36,14 @@ describe('native under gdbserver', () => {
     assert.equal(locals.b.value, '2');
     const regs = await s.vars(top.id, 'Registers');
     assert.ok(regs.rip, Object.keys(regs).join());
+    assert.equal(caps.supportsSetVariable, true);
+    const scopes = (await s.dc.scopesRequest({ frameId: top.id })).body.scopes;
+    const regRef = scopes.find((x) => x.name === 'Registers').variablesReference;
+    const set = await s.dc.setVariableRequest({ variablesReference: regRef, name: 'rax', value: '0x1234' });
+    assert.equal(set.body.value, '0x1234');
+    assert.equal(BigInt((await s.vars(top.id, 'Registers')).rax.value), 0x1234n);
+    const localsRef = scopes.find((x) => x.name === 'Locals').variablesReference;
+    await assert.rejects(s.dc.setVariableRequest({ variablesReference: localsRef, name: 'b', value: '1' }), /only registers/);
     assert.equal((await s.dc.evaluateRequest({ expression: 'b', frameId: top.id, context: 'hover' })).body.result, '2');
     const pc = top.instructionPointerReference;
     const mem = await s.dc.customRequest('readMemory', { memoryReference: pc, count: 4 });

@@ -2,6 +2,7 @@
 // `polydbg dap` by VS Code's DebugClient. FW_ELF is the firmware, FW_SRC its source.
 import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { Session, line } from './common.mjs';
 
 const ELF = process.env.FW_ELF, SRC = process.env.FW_SRC;
@@ -38,5 +39,18 @@ describe('QEMU firmware', () => {
     assert.equal((await s.vars((await s.top()).id, 'Locals')).n.value, '1');
     await Promise.all([s.dc.stepOutRequest({ threadId: 1 }), s.stoppedAt('step', REC)]);
     await Promise.all([s.dc.terminateRequest({}), s.terminated()]);
+  });
+
+  test('a client that goes away mid-run leaves no QEMU behind', async () => {
+    s = new Session();
+    await s.start({ kind: 'qemu', machine: 'lm3s6965evb', elf: ELF });
+    const qemus = () => { try { return execFileSync('pgrep', ['-f', ELF]).toString().trim(); } catch { return ''; } };
+    assert.notEqual(qemus(), '', 'QEMU runs the firmware');
+    const adapter = s.dc._adapterProcess;
+    const exited = new Promise((r) => adapter.on('exit', r));
+    adapter.stdin.end(); // no disconnect: the client is just gone
+    await exited;
+    for (let i = 0; i < 100 && qemus() !== ''; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(qemus(), '', 'no QEMU left');
   });
 });
