@@ -32,32 +32,37 @@ while true {
 }
 `
 
-var (
-	ezBuildOnce sync.Once
-	ezBin       string
-	ezBuildErr  error
-)
+// builtBinary is a program built once per benchmark run.
+type builtBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
 
-// polydbgBinary builds the real binary from the main module once.
-func polydbgBinary(b *testing.B) string {
-	ezBuildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "bench-polydbg-")
+// get builds the package pkg (relative to dir) into a temporary file named name, once.
+func (bb *builtBinary) get(b *testing.B, dir, pkg, name string) string {
+	bb.once.Do(func() {
+		tmp, err := os.MkdirTemp("", "bench-"+name+"-")
 		if err != nil {
-			ezBuildErr = err
+			bb.err = err
 			return
 		}
-		ezBin = filepath.Join(dir, "polydbg")
+		bb.path = filepath.Join(tmp, name)
 		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		out, err := exec.Command(goTool, "build", "-C", "..", "-o", ezBin, "./cmd/polydbg").CombinedOutput()
-		if err != nil {
-			ezBuildErr = fmt.Errorf("%v\n%s", err, out)
+		if out, err := exec.Command(goTool, "build", "-C", dir, "-o", bb.path, pkg).CombinedOutput(); err != nil {
+			bb.err = fmt.Errorf("%v\n%s", err, out)
 		}
 	})
-	if ezBuildErr != nil {
-		b.Fatalf("building polydbg: %v", ezBuildErr)
+	if bb.err != nil {
+		b.Fatalf("building %s: %v", name, bb.err)
 	}
-	return ezBin
+	return bb.path
 }
+
+var polydbgBin builtBinary
+
+// polydbgBinary builds the real binary from the main module once.
+func polydbgBinary(b *testing.B) string { return polydbgBin.get(b, "..", "./cmd/polydbg", "polydbg") }
 
 // ezConn is the IDE side of an EZ session.
 type ezConn struct {

@@ -2,9 +2,11 @@ package bench
 
 // Kite against its peers: the same five programs (programs/*.kite, *.lua, *.star, *.js) run
 // side by side in one `go test -bench` run, each checked against a checksum computed in Go,
-// then a table of ns/op and the ratio Kite/peer printed after the run (see TestMain).
+// then a table of ns/op and the ratio Kite/peer printed after the run (see TestMain). The
+// Lua programs run twice: in gopher-lua (embedded) and in C Lua 5.4 (Debian's lua5.4, a
+// whole process per run; ./setup.sh installs it).
 //
-//	cd bench && go test -run '^$' -bench . -benchmem -count 3
+//	cd bench && ./setup.sh && go test -run '^$' -bench . -benchmem -count 3
 
 import (
 	"embed"
@@ -13,7 +15,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,9 +38,9 @@ var programFS embed.FS
 var peerPrograms = []string{"fib", "loop", "strings", "wordcount", "callbacks"}
 
 // peerLangs are the languages, Kite first; the table's ratios are Kite/peer.
-var peerLangs = []string{"kite", "lua", "starlark", "goja"}
+var peerLangs = []string{"kite", "lua", "starlark", "goja", "lua5.4"}
 
-var langExt = map[string]string{"kite": ".kite", "lua": ".lua", "starlark": ".star", "goja": ".js"}
+var langExt = map[string]string{"kite": ".kite", "lua": ".lua", "starlark": ".star", "goja": ".js", "lua5.4": ".lua"}
 
 // wantChecksum is each program's result, computed in Go.
 var wantChecksum = map[string]int64{
@@ -139,6 +140,8 @@ func peerRunner(tb testing.TB, name, lang string) runner {
 		r, err = starlarkRunner(file, src)
 	case "goja":
 		r, err = gojaRunner(file, src)
+	case "lua5.4":
+		r, err = cLuaRunner(file, src)
 	}
 	if err != nil {
 		tb.Fatalf("%s: %v", file, err)
@@ -347,21 +350,19 @@ func nsPerOp(name string) (float64, bool) {
 func medianOf(name string) (float64, bool) {
 	resultsMu.Lock()
 	defer resultsMu.Unlock()
-	r := slices.Clone(results[name])
-	if len(r) == 0 {
+	if len(results[name]) == 0 {
 		return 0, false
 	}
-	sort.Float64s(r)
-	if len(r)%2 == 1 {
-		return r[len(r)/2], true
-	}
-	return (r[len(r)/2-1] + r[len(r)/2]) / 2, true
+	return median(results[name]), true
 }
 
 // reports print tables after the benchmarks ran; a file of the package may add its own.
 var reports []func(w io.Writer)
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(receiverEnv); mode != "" { // a bare receiver of lantern_test.go
+		os.Exit(runReceiver(mode, os.Getenv(receiverAddrEnv)))
+	}
 	code := m.Run()
 	for _, r := range reports {
 		r(os.Stdout)
@@ -387,8 +388,8 @@ func peerTableOf(w io.Writer, suffix, what string) {
 	var rows [][]string
 	for _, name := range peerPrograms {
 		row := []string{name}
-		var ns [4]float64
-		var ok [4]bool
+		var ns [5]float64
+		var ok [5]bool
 		for i, lang := range peerLangs {
 			ns[i], ok[i] = nsPerOp(benchNames[name] + "/" + lang + suffix)
 			row = append(row, fmtNs(ns[i], ok[i]))
@@ -410,7 +411,7 @@ func peerTableOf(w io.Writer, suffix, what string) {
 		return
 	}
 	fmt.Fprintf(w, "\nKite against peers (%s, fastest of the rounds; ratio = Kite/peer, < 1.00: Kite is faster)\n", what)
-	printTable(w, []string{"program", "kite", "gopher-lua", "starlark", "goja", "kite/lua", "kite/starlark", "kite/goja"}, rows)
+	printTable(w, []string{"program", "kite", "gopher-lua", "starlark", "goja", "lua5.4", "kite/lua", "kite/starlark", "kite/goja", "kite/lua5.4"}, rows)
 }
 
 func fmtNs(ns float64, ok bool) string {

@@ -8,11 +8,13 @@ import (
 // SetBreakpoint resolves and sets a breakpoint. A line with no code binds to the next line
 // that has code; the returned Breakpoint says where. It works in every state.
 func (s *Session) SetBreakpoint(spec BreakpointSpec) (Breakpoint, error) {
-	return s.addBreakpoint(spec, 0)
+	return s.addBreakpoint(spec, 0, false)
 }
 
-// addBreakpoint sets a breakpoint with the given id, or a new one when id is 0.
-func (s *Session) addBreakpoint(spec BreakpointSpec, id int) (Breakpoint, error) {
+// addBreakpoint sets a breakpoint with the given id, or a new one when id is 0. With
+// keepBadCondition, a condition that does not compile still gives a breakpoint: it stops at
+// every hit and says why (Stop.Text), and its Message carries the error.
+func (s *Session) addBreakpoint(spec BreakpointSpec, id int, keepBadCondition bool) (Breakpoint, error) {
 	b := &bpState{bp: Breakpoint{Spec: spec}}
 	var err error
 	if b.hit, err = parseHitCondition(spec.HitCondition); err != nil {
@@ -56,7 +58,11 @@ func (s *Session) addBreakpoint(spec BreakpointSpec, id int) (Breakpoint, error)
 	}
 	if spec.Condition != "" {
 		if b.cond, err = s.t.CompileCondition(loc, spec.Condition); err != nil {
-			return Breakpoint{}, fmt.Errorf("condition %q: %w", spec.Condition, err)
+			err = fmt.Errorf("condition %q: %w", spec.Condition, err)
+			if !keepBadCondition {
+				return Breakpoint{}, err
+			}
+			b.condErr, b.bp.Message = err.Error(), err.Error()
 		}
 	}
 	b.bp.Location, b.bp.Verified, b.key = loc, true, locationKey(loc)
@@ -182,7 +188,7 @@ func (s *Session) SetCondition(id int, cond string) error {
 		return fmt.Errorf("no breakpoint %d", id)
 	}
 	nb := &bpState{bp: b.bp, key: b.key, cond: c, hit: b.hit, log: b.log}
-	nb.bp.Spec.Condition = cond
+	nb.bp.Spec.Condition, nb.bp.Message = cond, ""
 	s.bps[id] = nb
 	list := append([]*bpState(nil), s.byKey[b.key]...)
 	for i, x := range list {

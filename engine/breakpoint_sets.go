@@ -6,7 +6,9 @@ import "path/filepath"
 // setBreakpoints does, and returns one Breakpoint per spec, in order. A breakpoint asked
 // for again on the same line keeps its id and hit count (with its options updated); lines
 // no longer asked for lose theirs. A spec that cannot be set comes back unverified with a
-// Message and is not kept. Temporary breakpoints are not part of any set.
+// Message and is not kept. A condition that does not compile still gives a breakpoint,
+// which stops at every hit and says why (its Message says it too): a typo in a condition
+// must not silently skip the stop. Temporary breakpoints are not part of any set.
 func (s *Session) SetBreakpoints(file string, specs []BreakpointSpec) []Breakpoint {
 	file = filepath.Clean(file)
 	for i := range specs {
@@ -70,7 +72,7 @@ func (s *Session) replaceSet(inSet func(BreakpointSpec) bool, specs []Breakpoint
 			id = prev[0].ID
 			_ = s.RemoveBreakpoint(id)
 		}
-		bp, err := s.addBreakpoint(sp, id)
+		bp, err := s.addBreakpoint(sp, id, true)
 		if err != nil {
 			bp = Breakpoint{ID: id, Spec: sp, Message: err.Error()}
 		}
@@ -89,7 +91,7 @@ func (s *Session) replaceSet(inSet func(BreakpointSpec) bool, specs []Breakpoint
 func (s *Session) RestoreBreakpoints(bps []Breakpoint) []Breakpoint {
 	out := make([]Breakpoint, 0, len(bps))
 	for _, old := range bps {
-		bp, err := s.addBreakpoint(old.Spec, old.ID)
+		bp, err := s.addBreakpoint(old.Spec, old.ID, true)
 		if err != nil {
 			bp = Breakpoint{ID: old.ID, Spec: old.Spec, Message: err.Error()}
 		}

@@ -132,11 +132,12 @@ func parseLogMessage(msg string) ([]logPart, error) {
 
 // bpState is a breakpoint with what the engine prepared to check it quickly.
 type bpState struct {
-	bp   Breakpoint
-	key  locKey
-	cond Condition
-	hit  *hitCondition
-	log  []logPart
+	bp      Breakpoint
+	key     locKey
+	condErr string // the condition did not compile: every hit stops and says so
+	cond    Condition
+	hit     *hitCondition
+	log     []logPart
 }
 
 // locKey identifies a trap location: its pc when it has one, else file and line.

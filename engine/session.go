@@ -102,6 +102,13 @@ func (s *Session) WaitStop(ctx context.Context, after uint64) (Halt, error) {
 	}
 }
 
+// LastHalt is the last stop or end (Seq 0 when the debuggee has not halted yet).
+func (s *Session) LastHalt() Halt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.halt
+}
+
 // ResumeAndWait resumes in mode and waits for the halt that follows.
 func (s *Session) ResumeAndWait(ctx context.Context, mode ResumeMode) (Halt, error) {
 	seq := s.Seq()
@@ -419,6 +426,11 @@ func (h handler) Trap(loc Location) *Stop {
 	}
 	s.mu.Unlock() // lists are copy-on-write and bpState is immutable but for Hits: no copy
 	for _, b := range list {
+		if b.condErr != "" {
+			s.countHit(b)
+			return &Stop{Reason: ReasonBreakpoint, Location: loc, BreakpointID: b.bp.ID,
+				Text: fmt.Sprintf("breakpoint %d: %s", b.bp.ID, b.condErr)}
+		}
 		if b.cond != nil {
 			truth, err := b.cond.Eval()
 			if err != nil {

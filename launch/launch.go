@@ -20,6 +20,8 @@ import (
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/kite/compile"
+	"github.com/polydbg/polydbg/kite/vm"
 )
 
 // Kind names a kind of debuggee.
@@ -37,6 +39,7 @@ const (
 type Spec struct {
 	Kind    Kind     // empty: Detect(Program)
 	Program string   // the Kite file, cartridge or executable
+	Source  []byte   // a Kite program's source, when it is not read from Program (which names it)
 	Args    []string // the program's arguments (Native)
 	ELF     string   // the firmware or program with its symbols (QEMU, Remote; Native defaults to Program)
 	Machine string   // a qemu-system-arm machine: lm3s6965evb, mps2-an385... (QEMU)
@@ -83,6 +86,9 @@ func Detect(path string) Kind {
 // Start makes the debuggee's session, in state Initialized (Session.Start runs it). For
 // targets behind a GDB stub, the stub is started or connected to now: ctx bounds that.
 func Start(ctx context.Context, spec Spec) (*Debuggee, error) {
+	if spec.Kind == "" && spec.Source != nil {
+		spec.Kind = Kite
+	}
 	if spec.Kind == "" {
 		if spec.Program == "" {
 			return nil, errors.New("launch: nothing to debug: give a program")
@@ -109,6 +115,15 @@ func Start(ctx context.Context, spec Spec) (*Debuggee, error) {
 	return d, nil
 }
 
+// KiteMemory is the live-value report of a Kite program, taken when it ended (zero for
+// other kinds, or before the end).
+func (d *Debuggee) KiteMemory() vm.MemStats {
+	if t, ok := d.Target().(*kitevm.Target); ok {
+		return t.Memory()
+	}
+	return vm.MemStats{}
+}
+
 // Restart makes a fresh debuggee from the same spec, with the breakpoints and watches of
 // this one (same ids), and closes this one.
 func (d *Debuggee) Restart(ctx context.Context) (*Debuggee, error) {
@@ -129,7 +144,13 @@ func (d *Debuggee) kite() (engine.Target, error) {
 	if d.Spec.Program == "" {
 		return nil, errors.New("launch: no Kite program given")
 	}
-	prog, err := kite.CompileFile(d.Spec.Program, nil)
+	var prog *compile.Program
+	var err error
+	if d.Spec.Source != nil {
+		prog, err = kite.Compile(d.Spec.Program, d.Spec.Source, nil)
+	} else {
+		prog, err = kite.CompileFile(d.Spec.Program, nil)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@
 # is a failure, never a silent skip.
 set -euo pipefail
 
-# command-or-file : Debian package
+# command-or-file : Debian package (arguments of the same form replace the list: bench/setup.sh)
 parts=(
   "gdbserver:gdbserver"
   "gdb:gdb"
@@ -13,9 +13,18 @@ parts=(
   "arm-none-eabi-gcc:gcc-arm-none-eabi"
   "/usr/lib/arm-none-eabi/newlib:libnewlib-arm-none-eabi"
   "protoc:protobuf-compiler"
+  "tmux:tmux"
   "/usr/lib/python3/dist-packages/grpc:python3-grpcio"
   "/usr/lib/python3/dist-packages/grpc_tools:python3-grpc-tools"
+  "chromium:chromium"
 )
+
+if [[ $# -gt 0 ]]; then
+  parts=("$@")
+else
+  # npm packages of the client tests (DAP's DebugClient)
+  "$(dirname "$0")/deps-npm.sh"
+fi
 
 missing=()
 for p in "${parts[@]}"; do

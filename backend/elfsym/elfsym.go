@@ -102,6 +102,8 @@ type Func struct {
 	entry     dwarf.Offset // DW_TAG_subprogram, 0 when known only from the symbol table
 	frameBase []byte
 	cu        dwarf.Offset
+	// noPrologue: a breakpoint on the function goes on its first instruction.
+	noPrologue bool
 }
 
 // LineRow is one row of a line table.
@@ -127,6 +129,16 @@ type File struct {
 	files  []string  // every source file of the line tables
 	frames *cfiTable
 	closer func() error
+	// code is where the file has code: DWARF for anything else describes what the linker
+	// discarded.
+	code codeSet
+	// discarded names the functions DWARF describes but the linker left out.
+	discarded map[string]bool
+	// dropped is the line span of each discarded line sequence.
+	dropped  []lineSpan
+	cus      map[dwarf.Offset]*cuInfo
+	sections map[string][]byte
+	versions map[dwarf.Offset]int // DWARF version by a unit's first entry
 }
 
 // Open opens and reads an ELF file.
@@ -150,7 +162,8 @@ func New(ef *elf.File) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{ELF: ef, Arch: arch}
+	f := &File{ELF: ef, Arch: arch, code: codeRanges(ef), discarded: map[string]bool{},
+		cus: map[dwarf.Offset]*cuInfo{}, sections: map[string][]byte{}}
 	if d, err := ef.DWARF(); err == nil {
 		f.DWARF = d
 		if err := f.readDWARF(); err != nil {
@@ -210,6 +223,7 @@ func (f *File) readDWARF() error {
 		}
 		if lr, err := f.DWARF.LineReader(cu); err == nil && lr != nil {
 			var le dwarf.LineEntry
+			var seq []LineRow
 			for {
 				if err := lr.Next(&le); err != nil {
 					break
@@ -222,15 +236,27 @@ func (f *File) readDWARF() error {
 					seenFile[name] = true
 					f.files = append(f.files, name)
 				}
-				f.rows = append(f.rows, LineRow{Addr: f.clearThumb(le.Address), File: name, Line: le.Line,
+				seq = append(seq, LineRow{Addr: f.clearThumb(le.Address), File: name, Line: le.Line,
 					Column: le.Column, IsStmt: le.IsStmt, End: le.EndSequence})
+				if le.EndSequence {
+					// A sequence of code the linker discarded (--gc-sections) keeps its
+					// rows, relocated to 0: addr2line and gdb ignore it, and so do we.
+					if f.code.has(seq[0].Addr) {
+						f.rows = append(f.rows, seq...)
+					} else {
+						f.dropSpan(seq)
+					}
+					seq = seq[:0]
+				}
 			}
 		}
 		cuOff := cu.Offset
+		f.cus[cuOff] = f.newCU(cu)
 		if !cu.Children {
 			continue
 		}
 		// Walk the CU's tree, collecting subprograms at any depth.
+		first, hasLoclist := len(f.funcs), false
 		depth := 1
 		for depth > 0 {
 			e, err := r.Next()
@@ -245,41 +271,94 @@ func (f *File) readDWARF() error {
 				continue
 			}
 			if e.Tag == dwarf.TagSubprogram {
-				if fn := f.funcFromEntry(e, cuOff); fn != nil {
-					f.funcs = append(f.funcs, fn)
-				}
+				f.funcs = append(f.funcs, f.funcsFromEntry(e, cuOff)...)
+			}
+			if fl := e.AttrField(dwarf.AttrLocation); fl != nil && (fl.Class == dwarf.ClassLocListPtr || fl.Class == dwarf.ClassLocList) {
+				hasLoclist = true
 			}
 			if e.Children {
 				depth++
+			}
+		}
+		// gdb trusts the variable locations of optimised GCC code (a CU with location
+		// lists) from a function's first instruction, and so does not skip its prologue.
+		producer, _ := cu.Val(dwarf.AttrProducer).(string)
+		if hasLoclist && strings.HasPrefix(producer, "GNU ") {
+			for _, fn := range f.funcs[first:] {
+				fn.noPrologue = true
 			}
 		}
 	}
 	return nil
 }
 
-func (f *File) funcFromEntry(e *dwarf.Entry, cu dwarf.Offset) *Func {
-	name, _ := e.Val(dwarf.AttrName).(string)
-	lowv, ok := e.Val(dwarf.AttrLowpc).(uint64)
-	if !ok || name == "" {
+// funcsFromEntry makes the functions of a DW_TAG_subprogram: one per address range (a
+// function -O2 split into hot and cold parts has two), named through DW_AT_abstract_origin
+// or DW_AT_specification when the entry is a concrete instance. Discarded code is left out
+// and its name remembered.
+func (f *File) funcsFromEntry(e *dwarf.Entry, cu dwarf.Offset) []*Func {
+	name, _ := f.originVal(e, dwarf.AttrName).(string)
+	if name == "" {
 		return nil
 	}
-	var high uint64
-	switch h := e.Val(dwarf.AttrHighpc).(type) {
-	case uint64:
-		high = h
-	case int64:
-		high = lowv + uint64(h)
-	default:
+	var ranges [][2]uint64
+	if lowv, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+		switch h := e.Val(dwarf.AttrHighpc).(type) {
+		case uint64:
+			ranges = append(ranges, [2]uint64{lowv, h})
+		case int64:
+			ranges = append(ranges, [2]uint64{lowv, lowv + uint64(h)})
+		}
+	} else if e.Val(dwarf.AttrRanges) != nil {
+		rs, _ := f.DWARF.Ranges(e)
+		ranges = rs
+	}
+	if len(ranges) == 0 {
 		return nil
 	}
-	fn := &Func{Name: name, Low: f.clearThumb(lowv), High: f.clearThumb(high), entry: e.Offset, cu: cu}
-	if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
-		fn.Line = int(l)
+	var out []*Func
+	for _, rg := range ranges {
+		low := f.clearThumb(rg[0])
+		if !f.code.has(low) {
+			continue
+		}
+		fn := &Func{Name: name, Low: low, High: f.clearThumb(rg[1]), entry: e.Offset, cu: cu}
+		if l, ok := f.originVal(e, dwarf.AttrDeclLine).(int64); ok {
+			fn.Line = int(l)
+		}
+		if fb, ok := e.Val(dwarf.AttrFrameBase).([]byte); ok {
+			fn.frameBase = fb
+		}
+		out = append(out, fn)
 	}
-	if fb, ok := e.Val(dwarf.AttrFrameBase).([]byte); ok {
-		fn.frameBase = fb
+	if len(out) == 0 {
+		f.discarded[name] = true
 	}
-	return fn
+	return out
+}
+
+// originVal is attribute a of e, or of the entry e is a concrete instance or the
+// definition of (DW_AT_abstract_origin, DW_AT_specification), followed a few levels.
+func (f *File) originVal(e *dwarf.Entry, a dwarf.Attr) any {
+	for range 4 {
+		if v := e.Val(a); v != nil {
+			return v
+		}
+		off, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		if !ok {
+			if off, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset); !ok {
+				return nil
+			}
+		}
+		r := f.DWARF.Reader()
+		r.Seek(off)
+		next, err := r.Next()
+		if err != nil || next == nil {
+			return nil
+		}
+		e = next
+	}
+	return nil
 }
 
 // readSymtab adds functions of the symbol table that DWARF does not describe.
@@ -387,8 +466,9 @@ func (f *File) PCToLine(pc uint64) (loc Location, ok bool) {
 	return loc, true
 }
 
-// ErrNoCode means a line (and every line after it in the file) has no code.
-var ErrNoCode = errors.New("elfsym: no code at or after that line")
+// ErrNoCode means a function or a line (and every line after it in its function) has no
+// code in the file.
+var ErrNoCode = errors.New("elfsym: no code for")
 
 // matchFile reports whether the line table file name matches the name a user gave (a full
 // path, or a path suffix such as "loop.c" or "src/loop.c").
@@ -420,10 +500,15 @@ func (f *File) LineToPCs(file string, line int) (pcs []uint64, got int, err erro
 	if !found {
 		for _, name := range f.files {
 			if matchFile(name, file) {
-				return nil, 0, fmt.Errorf("%w: %s:%d", ErrNoCode, file, line)
+				return nil, 0, fmt.Errorf("%w %s:%d", ErrNoCode, file, line)
 			}
 		}
 		return nil, 0, fmt.Errorf("elfsym: no source file %q in the line tables", file)
+	}
+	if best != line && f.inDiscarded(file, line) {
+		// The line is in code the linker discarded: moving on to the next line with
+		// code would land in an unrelated function.
+		return nil, 0, fmt.Errorf("%w %s:%d: the linker discarded it", ErrNoCode, file, line)
 	}
 	perFunc := map[*Func]uint64{}
 	var loose []uint64
@@ -454,25 +539,12 @@ func (f *File) LineToPCs(file string, line int) (pcs []uint64, got int, err erro
 	return pcs, best, nil
 }
 
-// afterPrologue returns the link-time address of the second line table row of fn (the
-// first statement after the prologue), or fn.Low.
-func (f *File) afterPrologue(fn *Func) uint64 {
-	i := sort.Search(len(f.rows), func(i int) bool { return f.rows[i].Addr > fn.Low })
-	for ; i < len(f.rows) && f.rows[i].Addr < fn.High; i++ {
-		r := f.rows[i]
-		if !r.End && r.Addr > fn.Low {
-			return r.Addr
-		}
-	}
-	return fn.Low
-}
-
 // FuncBreakpoint returns the run-time address for a breakpoint on function name: after its
 // prologue when the line table says where that is.
 func (f *File) FuncBreakpoint(name string) (uint64, error) {
 	fn, ok := f.FuncByName(name)
 	if !ok {
-		return 0, fmt.Errorf("elfsym: no function %q", name)
+		return 0, f.noFunc(name)
 	}
 	return f.afterPrologue(fn) + f.Bias, nil
 }

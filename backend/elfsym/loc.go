@@ -1,244 +1,8 @@
 package elfsym
 
 import (
-	"errors"
 	"fmt"
 )
-
-// LocKind says where a DWARF location expression puts a value.
-type LocKind int
-
-const (
-	LocMemory   LocKind = iota // at Addr
-	LocRegister                // in DWARF register Reg
-	LocValue                   // the value itself (DW_OP_stack_value / implicit_value)
-)
-
-// Loc is the result of a location expression.
-type Loc struct {
-	Kind  LocKind
-	Addr  uint64 // LocMemory; the value for LocValue
-	Reg   int
-	Bytes []byte // DW_OP_implicit_value
-}
-
-// ErrUnsupportedExpr is wrapped for location expressions outside what the evaluator knows.
-var ErrUnsupportedExpr = errors.New("elfsym: unsupported DWARF expression")
-
-type exprEnv struct {
-	regs      Registers
-	mem       Memory
-	frameBase func() (uint64, error)
-	cfa       func() (uint64, error)
-}
-
-// evalExpr evaluates a DWARF expression. initial is pushed first (the CFA for CFI rules).
-func (f *File) evalExpr(expr []byte, env *exprEnv, initial []uint64) (Loc, error) {
-	a := f.Arch
-	stack := append([]uint64(nil), initial...)
-	r := &cfiReader{b: expr, order: a.ByteOrder}
-	pop := func() (uint64, error) {
-		if len(stack) == 0 {
-			return 0, fmt.Errorf("%w: stack underflow", ErrUnsupportedExpr)
-		}
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		return v, nil
-	}
-	reg := func(n int) (uint64, error) {
-		if env.regs == nil {
-			return 0, fmt.Errorf("elfsym: register %d is not available here", n)
-		}
-		v, ok := env.regs.Register(n)
-		if !ok {
-			return 0, fmt.Errorf("elfsym: register %s (%d) is not available in this frame", a.RegName(n), n)
-		}
-		return v, nil
-	}
-	mask := func(v uint64) uint64 {
-		if a.PtrSize == 4 {
-			return v & 0xffffffff
-		}
-		return v
-	}
-	for r.pos < len(expr) {
-		op := r.u8()
-		switch {
-		case op >= 0x30 && op <= 0x4f: // lit0..31
-			stack = append(stack, uint64(op-0x30))
-			continue
-		case op >= 0x50 && op <= 0x6f: // reg0..31
-			if r.pos == len(expr) {
-				return Loc{Kind: LocRegister, Reg: int(op - 0x50)}, nil
-			}
-			return Loc{}, fmt.Errorf("%w: register pieces", ErrUnsupportedExpr)
-		case op >= 0x70 && op <= 0x8f: // breg0..31
-			off := r.sleb()
-			v, err := reg(int(op - 0x70))
-			if err != nil {
-				return Loc{}, err
-			}
-			stack = append(stack, mask(uint64(int64(v)+off)))
-			continue
-		}
-		switch op {
-		case 0x03: // addr
-			stack = append(stack, r.addr(a.PtrSize)+f.Bias)
-		case 0x06: // deref
-			addr, err := pop()
-			if err != nil {
-				return Loc{}, err
-			}
-			v, err := f.readUint(env.mem, addr, a.PtrSize)
-			if err != nil {
-				return Loc{}, err
-			}
-			stack = append(stack, v)
-		case 0x94: // deref_size
-			n := int(r.u8())
-			addr, err := pop()
-			if err != nil {
-				return Loc{}, err
-			}
-			v, err := f.readUint(env.mem, addr, n)
-			if err != nil {
-				return Loc{}, err
-			}
-			stack = append(stack, v)
-		case 0x08:
-			stack = append(stack, uint64(r.u8()))
-		case 0x09:
-			stack = append(stack, uint64(int64(int8(r.u8()))))
-		case 0x0a:
-			stack = append(stack, r.u16())
-		case 0x0b:
-			stack = append(stack, uint64(int64(int16(r.u16()))))
-		case 0x0c:
-			stack = append(stack, r.u32())
-		case 0x0d:
-			stack = append(stack, uint64(int64(int32(r.u32()))))
-		case 0x0e, 0x0f:
-			stack = append(stack, r.u64())
-		case 0x10:
-			stack = append(stack, r.uleb())
-		case 0x11:
-			stack = append(stack, uint64(r.sleb()))
-		case 0x12: // dup
-			if len(stack) == 0 {
-				return Loc{}, fmt.Errorf("%w: stack underflow", ErrUnsupportedExpr)
-			}
-			stack = append(stack, stack[len(stack)-1])
-		case 0x13: // drop
-			if _, err := pop(); err != nil {
-				return Loc{}, err
-			}
-		case 0x14: // over
-			if len(stack) < 2 {
-				return Loc{}, fmt.Errorf("%w: stack underflow", ErrUnsupportedExpr)
-			}
-			stack = append(stack, stack[len(stack)-2])
-		case 0x16: // swap
-			if len(stack) < 2 {
-				return Loc{}, fmt.Errorf("%w: stack underflow", ErrUnsupportedExpr)
-			}
-			n := len(stack)
-			stack[n-1], stack[n-2] = stack[n-2], stack[n-1]
-		case 0x1a, 0x1c, 0x1e, 0x21, 0x22, 0x24, 0x25, 0x27: // and minus mul or plus shl shr xor
-			b, err := pop()
-			if err != nil {
-				return Loc{}, err
-			}
-			x, err := pop()
-			if err != nil {
-				return Loc{}, err
-			}
-			var v uint64
-			switch op {
-			case 0x1a:
-				v = x & b
-			case 0x1c:
-				v = x - b
-			case 0x1e:
-				v = x * b
-			case 0x21:
-				v = x | b
-			case 0x22:
-				v = x + b
-			case 0x24:
-				v = x << b
-			case 0x25:
-				v = x >> b
-			case 0x27:
-				v = x ^ b
-			}
-			stack = append(stack, mask(v))
-		case 0x1f: // neg
-			x, err := pop()
-			if err != nil {
-				return Loc{}, err
-			}
-			stack = append(stack, mask(-x))
-		case 0x23: // plus_uconst
-			x, err := pop()
-			if err != nil {
-				return Loc{}, err
-			}
-			stack = append(stack, mask(x+r.uleb()))
-		case 0x90: // regx
-			n := int(r.uleb())
-			if r.pos == len(expr) {
-				return Loc{Kind: LocRegister, Reg: n}, nil
-			}
-			return Loc{}, fmt.Errorf("%w: register pieces", ErrUnsupportedExpr)
-		case 0x91: // fbreg
-			off := r.sleb()
-			if env.frameBase == nil {
-				return Loc{}, fmt.Errorf("elfsym: no frame base here")
-			}
-			fb, err := env.frameBase()
-			if err != nil {
-				return Loc{}, err
-			}
-			stack = append(stack, mask(uint64(int64(fb)+off)))
-		case 0x92: // bregx
-			n := int(r.uleb())
-			off := r.sleb()
-			v, err := reg(n)
-			if err != nil {
-				return Loc{}, err
-			}
-			stack = append(stack, mask(uint64(int64(v)+off)))
-		case 0x96: // nop
-		case 0x9c: // call_frame_cfa
-			if env.cfa == nil {
-				return Loc{}, fmt.Errorf("elfsym: no CFA here")
-			}
-			v, err := env.cfa()
-			if err != nil {
-				return Loc{}, err
-			}
-			stack = append(stack, v)
-		case 0x9e: // implicit_value
-			n := r.uleb()
-			return Loc{Kind: LocValue, Bytes: r.bytes(int(n))}, r.err
-		case 0x9f: // stack_value
-			v, err := pop()
-			if err != nil {
-				return Loc{}, err
-			}
-			return Loc{Kind: LocValue, Addr: v}, nil
-		default:
-			return Loc{}, fmt.Errorf("%w: opcode %#x", ErrUnsupportedExpr, op)
-		}
-		if r.err != nil {
-			return Loc{}, fmt.Errorf("%w: truncated", ErrUnsupportedExpr)
-		}
-	}
-	if len(stack) == 0 {
-		return Loc{}, fmt.Errorf("%w: empty location (optimized out)", ErrUnsupportedExpr)
-	}
-	return Loc{Kind: LocMemory, Addr: stack[len(stack)-1]}, nil
-}
 
 func (f *File) readUint(mem Memory, addr uint64, n int) (uint64, error) {
 	if mem == nil {
@@ -268,12 +32,24 @@ func uintFrom(b []byte, a *Arch) uint64 {
 	return v
 }
 
-// Locate evaluates the variable's location in frame fr (nil for globals).
+// Locate evaluates the variable's location in frame fr (nil for globals). A variable
+// that has no location at the frame's pc is LocOptimized.
 func (f *File) Locate(v *Var, fr *Frame, mem Memory) (Loc, error) {
-	if v.loc == nil {
-		return Loc{}, fmt.Errorf("elfsym: %s has no location (optimized out)", v.Name)
+	var pc uint64
+	if fr != nil {
+		pc = f.clearThumb(fr.PC - f.Bias)
+		if fr.Index > 0 && !fr.Interrupted {
+			pc-- // a caller: where the call is
+		}
 	}
-	env := &exprEnv{mem: mem}
+	expr, err := f.locExpr(v, pc)
+	if err != nil {
+		return Loc{}, fmt.Errorf("elfsym: %s: %w", v.Name, err)
+	}
+	if expr == nil {
+		return Loc{Kind: LocOptimized}, nil
+	}
+	env := &exprEnv{mem: mem, cu: v.cu}
 	if fr != nil {
 		env.regs = fr
 		cfa := fr.CFA
@@ -286,7 +62,7 @@ func (f *File) Locate(v *Var, fr *Frame, mem Memory) (Loc, error) {
 		if v.fn != nil && v.fn.frameBase != nil {
 			fb := v.fn.frameBase
 			env.frameBase = func() (uint64, error) {
-				l, err := f.evalExpr(fb, &exprEnv{regs: fr, mem: mem, cfa: env.cfa}, nil)
+				l, err := f.evalExpr(fb, &exprEnv{regs: fr, mem: mem, cfa: env.cfa, cu: v.cu}, nil)
 				if err != nil {
 					return 0, err
 				}
@@ -304,7 +80,7 @@ func (f *File) Locate(v *Var, fr *Frame, mem Memory) (Loc, error) {
 			}
 		}
 	}
-	return f.evalExpr(v.loc, env, nil)
+	return f.evalExpr(expr, env, nil)
 }
 
 // StaticLoc is where a variable lives at a given pc, as a register plus an offset, without
@@ -323,7 +99,11 @@ func (f *File) StaticLocation(v *Var, pc uint64) (StaticLoc, error) {
 	if v.fn != nil && f.FuncAt(pc) != v.fn {
 		return StaticLoc{}, fmt.Errorf("elfsym: %s is not visible at %#x", v.Name, pc)
 	}
-	l, err := f.staticExpr(v.loc, v.fn, pc)
+	expr, err := f.locExpr(v, f.clearThumb(pc-f.Bias))
+	if err != nil {
+		return StaticLoc{}, fmt.Errorf("elfsym: %s: %w", v.Name, err)
+	}
+	l, err := f.staticExpr(expr, v.fn, pc)
 	if err != nil {
 		return l, fmt.Errorf("elfsym: %s: %w", v.Name, err)
 	}

@@ -5,6 +5,7 @@ package elfsym
 import (
 	"debug/dwarf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -28,56 +29,106 @@ const (
 	maxDepth         = 4
 )
 
-// ReadVar reads and formats a variable in frame fr (nil for globals).
+// ReadVar reads and formats a variable in frame fr (nil for globals). A variable with no
+// location at the frame's pc reads as gdb's "<optimized out>" with an error wrapping
+// ErrOptimizedOut.
 func (f *File) ReadVar(v *Var, fr *Frame, mem Memory) (Value, error) {
+	val := Value{Name: v.Name, Type: v.TypeName(), Kind: "raw"}
 	loc, err := f.Locate(v, fr, mem)
+	if errors.Is(err, ErrOptimizedOut) || err == nil && loc.Kind == LocOptimized {
+		val.Text = "<optimized out>"
+		return val, fmt.Errorf("elfsym: %s is optimized out here: %w", v.Name, ErrOptimizedOut)
+	}
 	if err != nil {
-		return Value{Name: v.Name, Type: v.TypeName(), Kind: "raw", Text: "<" + err.Error() + ">"}, err
+		val.Text = "<" + err.Error() + ">"
+		return val, err
+	}
+	if loc.Kind == LocImplicitPointer {
+		val.Kind, val.Text = "pointer", "<synthetic pointer>"
+		return val, nil
 	}
 	size := v.Size()
 	if size < 0 {
 		size = f.Arch.PtrSize
 	}
-	var b []byte
-	val := Value{Name: v.Name, Type: v.TypeName()}
+	b, err := f.locBytes(v.Name, loc, size, fr, mem)
+	if err != nil {
+		val.Text = "<" + err.Error() + ">"
+		if errors.Is(err, ErrOptimizedOut) {
+			val.Text = "<optimized out>"
+		}
+		return val, err
+	}
+	inMem := loc.Kind == LocMemory
+	out := f.FormatValue(v.Type, b, loc.Addr, inMem, mem, 0)
+	out.Name, out.InMemory = v.Name, inMem
+	if inMem {
+		out.Addr = loc.Addr
+	} else {
+		out.Addr = 0
+	}
+	return out, nil
+}
+
+// locBytes reads the size bytes a location holds.
+func (f *File) locBytes(name string, loc Loc, size int, fr *Frame, mem Memory) ([]byte, error) {
 	switch loc.Kind {
 	case LocMemory:
-		b, err = mem.ReadMemory(loc.Addr, size)
+		if mem == nil {
+			return nil, fmt.Errorf("elfsym: no memory here")
+		}
+		b, err := mem.ReadMemory(loc.Addr, size)
 		if err == nil && len(b) < size {
 			err = fmt.Errorf("elfsym: short read at %#x", loc.Addr)
 		}
-		if err != nil {
-			val.Kind, val.Text = "raw", "<"+err.Error()+">"
-			return val, err
-		}
-		val.Addr, val.InMemory = loc.Addr, true
+		return b, err
 	case LocRegister:
 		if fr == nil {
-			return val, fmt.Errorf("elfsym: %s is in a register but there is no frame", v.Name)
+			return nil, fmt.Errorf("elfsym: %s is in a register but there is no frame", name)
 		}
 		r, ok := fr.Register(loc.Reg)
 		if !ok {
-			return val, fmt.Errorf("elfsym: register %d unknown in this frame", loc.Reg)
+			return nil, fmt.Errorf("elfsym: register %s (%d) unknown in this frame", f.Arch.RegName(loc.Reg), loc.Reg)
 		}
-		b = make([]byte, 8)
-		f.Arch.ByteOrder.PutUint64(b, r)
-		if f.Arch.ByteOrder == binary.BigEndian {
-			b = b[8-size:]
-		} else {
-			b = b[:min(size, 8)]
-		}
+		return f.wordBytes(r, size), nil
 	case LocValue:
 		if loc.Bytes != nil {
-			b = loc.Bytes
-		} else {
-			b = make([]byte, 8)
-			f.Arch.ByteOrder.PutUint64(b, loc.Addr)
-			b = b[:min(size, 8)]
+			return loc.Bytes, nil
 		}
+		return f.wordBytes(loc.Addr, size), nil
+	case LocPieces:
+		var out []byte
+		for _, p := range loc.Pieces {
+			n := p.Size
+			if p.BitSize > 0 {
+				n = (p.BitSize + 7) / 8 // byte-aligned bit pieces only
+			}
+			if p.Loc.Kind == LocOptimized {
+				return nil, fmt.Errorf("elfsym: part of %s is optimized out: %w", name, ErrOptimizedOut)
+			}
+			b, err := f.locBytes(name, p.Loc, n, fr, mem)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b[:min(n, len(b))]...)
+		}
+		for len(out) < size {
+			out = append(out, 0)
+		}
+		return out[:size], nil
 	}
-	out := f.FormatValue(v.Type, b, val.Addr, val.InMemory, mem, 0)
-	out.Name, out.Addr, out.InMemory = v.Name, val.Addr, val.InMemory
-	return out, nil
+	return nil, fmt.Errorf("elfsym: %s is optimized out here: %w", name, ErrOptimizedOut)
+}
+
+// wordBytes is the low size bytes of a register-sized value, in target order (a value
+// wider than a word, as a double in a register pair, is taken as far as it goes).
+func (f *File) wordBytes(v uint64, size int) []byte {
+	b := make([]byte, 8)
+	f.Arch.ByteOrder.PutUint64(b, v)
+	if f.Arch.ByteOrder == binary.BigEndian {
+		return b[8-min(size, 8):]
+	}
+	return b[:min(size, 8)]
 }
 
 // FormatValue formats the bytes b of type t (at addr when inMem) like gdb. Pointers to

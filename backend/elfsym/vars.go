@@ -14,6 +14,11 @@ type Var struct {
 	Line    int
 	loc     []byte // DW_AT_location exprloc (nil: no location)
 	fn      *Func  // enclosing function (nil for globals)
+	// locList is the offset (or, when locIndexed, the DW_FORM_loclistx index) of the
+	// variable's location list; -1 when DW_AT_location is an expression.
+	locList    int64
+	locIndexed bool
+	cu         *cuInfo
 }
 
 // TypeName is the C name of the variable's type.
@@ -27,35 +32,29 @@ func (v *Var) Size() int {
 	return int(v.Type.Size())
 }
 
-func (f *File) varFromEntry(e *dwarf.Entry) *Var {
-	v := &Var{}
-	name, _ := e.Val(dwarf.AttrName).(string)
-	typ, hasType := e.Val(dwarf.AttrType).(dwarf.Offset)
-	if spec, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset); ok && (name == "" || !hasType) {
-		r := f.DWARF.Reader()
-		r.Seek(spec)
-		if se, err := r.Next(); err == nil && se != nil {
-			if name == "" {
-				name, _ = se.Val(dwarf.AttrName).(string)
-			}
-			if !hasType {
-				typ, hasType = se.Val(dwarf.AttrType).(dwarf.Offset)
-			}
-		}
-	}
+func (f *File) varFromEntry(e *dwarf.Entry, cu *cuInfo) *Var {
+	v := &Var{locList: -1, cu: cu}
+	name, _ := f.originVal(e, dwarf.AttrName).(string)
 	if name == "" {
 		return nil
 	}
 	v.Name = name
-	if hasType {
+	if typ, ok := f.originVal(e, dwarf.AttrType).(dwarf.Offset); ok {
 		if t, err := f.DWARF.Type(typ); err == nil {
 			v.Type = t
 		}
 	}
-	if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+	if l, ok := f.originVal(e, dwarf.AttrDeclLine).(int64); ok {
 		v.Line = int(l)
 	}
-	v.loc, _ = e.Val(dwarf.AttrLocation).([]byte)
+	if fl := e.AttrField(dwarf.AttrLocation); fl != nil {
+		switch x := fl.Val.(type) {
+		case []byte:
+			v.loc = x
+		case int64:
+			v.locList, v.locIndexed = x, fl.Class == dwarf.ClassLocList
+		}
+	}
 	return v
 }
 
@@ -81,7 +80,7 @@ func (f *File) Globals() []*Var {
 				break
 			}
 			if e.Tag == dwarf.TagVariable {
-				if v := f.varFromEntry(e); v != nil && v.loc != nil {
+				if v := f.varFromEntry(e, f.cus[cu.Offset]); v != nil && (v.loc != nil || v.locList >= 0) {
 					v.Global = true
 					out = append(out, v)
 				}
@@ -131,7 +130,7 @@ func (f *File) FrameVars(pc uint64) (params, locals []*Var, err error) {
 			}
 			switch e.Tag {
 			case dwarf.TagFormalParameter, dwarf.TagVariable:
-				if v := f.varFromEntry(e); v != nil {
+				if v := f.varFromEntry(e, f.cus[fn.cu]); v != nil {
 					v.fn = fn
 					if e.Tag == dwarf.TagFormalParameter {
 						v.IsParam = true

@@ -13,12 +13,17 @@ import (
 )
 
 // Start implements engine.Target. The stub already holds the program stopped (gdbserver:
-// before the dynamic loader; QEMU: at reset): the target first runs to the ELF entry point.
+// before the dynamic loader; QEMU: at reset): the target first runs to where the program
+// starts (the ELF entry point; on Cortex-M the reset vector, where QEMU already is). A
+// program whose start is not code fails at once, saying so.
 func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	t.mu.Lock()
 	t.h = h
 	t.mu.Unlock()
-	entry := t.sym.Entry()
+	entry, err := t.sym.StartAddress()
+	if err != nil {
+		return fmt.Errorf("gdbremote: cannot start the program: %w", err)
+	}
 	pc, err := t.pc()
 	if err != nil {
 		return err
@@ -216,12 +221,16 @@ func (t *Target) Restart() error {
 			tr.kind = k
 		}
 	}
+	entry, err := t.sym.StartAddress()
+	if err != nil {
+		return fmt.Errorf("gdbremote: cannot start the program: %w", err)
+	}
 	pc, err := t.pc()
 	if err != nil {
 		return err
 	}
-	if pc != t.sym.Entry() {
-		return t.runTo(t.sym.Entry())
+	if pc != entry {
+		return t.runTo(entry)
 	}
 	return nil
 }

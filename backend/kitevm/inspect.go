@@ -142,7 +142,11 @@ func (t *Target) Evaluate(frame int, expr string, mode engine.EvalMode) (engine.
 	}
 	var out engine.Variable
 	var bad error
-	err = t.do(func() {
+	run := t.do
+	if !mode.Pure {
+		run = t.doOnVM
+	}
+	err = run(func() {
 		if frame < 0 || frame >= t.vm.NumFrames() {
 			bad = engine.ErrNoFrame
 			return

@@ -1,6 +1,8 @@
 // Package kitevm is the engine target for Kite programs: it runs the VM on its own
-// goroutine, which is the only one that ever touches the VM. While the program is stopped,
-// that goroutine waits in the VM's hook and runs the inspections other goroutines post.
+// goroutine. While the program is stopped, that goroutine waits in the VM's hook; reads of
+// the stopped VM (stack, variables, pure evaluation) run on the caller's goroutine under the
+// target's lock, which a resume must take, and evaluations that may run program code are
+// posted to the VM goroutine.
 package kitevm
 
 import (
@@ -60,7 +62,7 @@ type Target struct {
 	termReq   atomic.Bool
 	frameStep atomic.Bool
 
-	// Owned by the VM goroutine.
+	// Owned by the VM goroutine, or by an inspection holding mu while the program is stopped.
 	bp        []bool // per pc: a trap the engine asked for
 	locs      []engine.Location
 	entry     bool
@@ -247,8 +249,22 @@ func (t *Target) Close() error {
 	return nil
 }
 
-// do runs f on the VM goroutine while the program is stopped.
+// do runs f while the program is stopped, on the calling goroutine: the VM goroutine is
+// parked in suspend and touches nothing until a resume, which must take t.mu that f holds.
+// Inspections so cost no hand-off to another thread (a stop's variables take several).
 func (t *Target) do(f func()) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.stopped {
+		return engine.ErrNotStopped
+	}
+	f()
+	return nil
+}
+
+// doOnVM runs f on the VM goroutine while the program is stopped: for evaluations that may
+// run program code, whose output may wait for a reader and so must not hold t.mu.
+func (t *Target) doOnVM(f func()) error {
 	t.mu.Lock()
 	if !t.stopped {
 		t.mu.Unlock()

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 
 	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/cli"
+	"golang.org/x/sys/unix"
 )
 
 func init() {
@@ -23,6 +25,9 @@ const debugUsage = `usage:
   polydbg debug --native PROG [args...]        a native program, under gdbserver on loopback
   polydbg debug --gdb HOST:PORT --elf FILE     any GDB remote stub (gdbserver, OpenOCD, a probe...)
   polydbg debug --qemu MACHINE FILE.elf        firmware in qemu-system-arm, halted at reset
+At a terminal: line editing, Tab completion, Ctrl-R history search, Ctrl-C pauses the
+program, Ctrl-D quits; the history is kept in $POLYDBG_HISTORY or
+$XDG_STATE_HOME/polydbg/history (~/.local/state/polydbg/history). NO_COLOR turns colour off.
 flags:`
 
 func debugCmd(args []string) int {
@@ -32,6 +37,8 @@ func debugCmd(args []string) int {
 	gdbAddr := fs.String("gdb", "", "connect to a GDB remote stub at `HOST:PORT`")
 	elf := fs.String("elf", "", "the ELF `file` of the program behind --gdb")
 	machine := fs.String("qemu", "", "start qemu-system-arm for `MACHINE` (lm3s6965evb, mps2-an385...)")
+	noHistory := fs.Bool("no-history", false, "keep no command history across runs")
+	context := fs.Bool("context", false, "show source, stack, variables and registers after each stop (set context on)")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, debugUsage)
 		fs.PrintDefaults()
@@ -48,7 +55,43 @@ func debugCmd(args []string) int {
 		}
 		return 1
 	}
-	return cli.Run(cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt})
+	cfg := cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt,
+		Context: *context, Names: targetNames}
+	if isTerminal(os.Stdin) && isTerminal(os.Stdout) {
+		cfg.Terminal = true
+		cfg.Color = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+		if !*noHistory {
+			cfg.HistoryFile = cli.DefaultHistoryFile()
+		}
+	}
+	return cli.Run(cfg)
+}
+
+// isTerminal reports whether f is a terminal (it answers the termios request).
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// targetNames lists a target's functions and source files for Tab completion.
+func targetNames(t engine.Target) (funcs, files []string) {
+	switch t := t.(type) {
+	case *kitevm.Target:
+		for _, f := range t.Program().Funcs {
+			if f.Name != "" {
+				funcs = append(funcs, f.Name)
+			}
+		}
+		files = []string{t.Program().File, filepath.Base(t.Program().File)}
+	case *gdbremote.Target:
+		for _, f := range t.Symbols().Funcs() { // the program's own: libraries are not read
+			funcs = append(funcs, f.Name)
+		}
+		for _, f := range t.Symbols().Files() {
+			files = append(files, f, filepath.Base(f))
+		}
+	}
+	return funcs, files
 }
 
 var errUsage = fmt.Errorf("missing or conflicting arguments")

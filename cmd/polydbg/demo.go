@@ -1,17 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/examples"
-	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/launch"
 )
 
 func init() {
@@ -35,7 +35,7 @@ type tour struct {
 func (t *tour) say(format string, args ...any) { fmt.Fprintf(t.w, format+"\n", args...) }
 
 // action prints what the debugger is asked to do, as the terminal debugger would spell it.
-func (t *tour) action(cmd, why string) { t.say("\n(pdb) %-28s # %s", cmd, why) }
+func (t *tour) action(cmd, why string) { t.say("\n(polydbg) %-28s # %s", cmd, why) }
 
 // waitStop shows program output until the next stop or the end.
 func (t *tour) waitStop() (*engine.Stop, error) {
@@ -94,10 +94,7 @@ func demo(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prog, err := kite.Compile("examples/"+name, src, nil)
-	if err != nil {
-		return err
-	}
+	spec := launch.Spec{Program: "examples/" + name, Source: src}
 	t := &tour{w: w, src: strings.Split(string(src), "\n")}
 	t.say("polydbg demo: debugging examples/%s in the Kite VM (`polydbg debug examples/%s` gives you the prompt).", name, name)
 	t.say("\nThe program:")
@@ -107,11 +104,11 @@ func demo(w io.Writer) error {
 		}
 	}
 
-	tg, err := kitevm.New(prog, kitevm.Options{})
+	d, err := launch.Start(context.Background(), spec)
 	if err != nil {
 		return err
 	}
-	t.s = engine.NewSession(tg)
+	t.s = d.Session
 	defer t.s.Close()
 	t.events = t.s.Subscribe().Events()
 
@@ -195,13 +192,13 @@ func demo(w io.Writer) error {
 	}
 
 	t.action("run --flame demo.svg", "the same program with the statement profiler on")
-	prof := &profile.Profiler{}
-	ptg, err := kitevm.New(prog, kitevm.Options{Profiler: prof})
+	spec.Profile = true
+	ps, err := launch.Start(context.Background(), spec)
 	if err != nil {
 		return err
 	}
-	ps := engine.NewSession(ptg)
 	defer ps.Close()
+	prof := ps.Profiler
 	psub := ps.Subscribe()
 	if err := ps.Start(false); err != nil {
 		return err

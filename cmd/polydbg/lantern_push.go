@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 func (l *lanternCLI) push(fs *flag.FlagSet, args []string) (int, error) {
@@ -63,7 +64,10 @@ func (l *lanternCLI) push(fs *flag.FlagSet, args []string) (int, error) {
 		return 1, err
 	}
 	defer c.Close()
-	id, err := c.Upload(payload, size, filepath.ToSlash(*execPath))
+	prog := newProgress(l.stderr, writesToTerminal(l.stderr), "push "+filepath.Base(path), size, time.Now())
+	prog.start()
+	id, err := c.Upload(prog.reader(payload), size, filepath.ToSlash(*execPath))
+	prog.finish(time.Now())
 	if err != nil {
 		return 1, err
 	}
@@ -153,4 +157,10 @@ func packDir(w io.Writer, dir string) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// writesToTerminal reports whether w is a terminal (for the progress bar).
+func writesToTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
 }

@@ -39,9 +39,12 @@ func (w flushingStderr) Write(p []byte) (int, error) {
 func runMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	flame := fs.String("flame", "", "profile the run and write an SVG flame graph to this `file`")
+	var outs profileOutputs
+	fs.StringVar(&outs.flame, "flame", "", "profile the run and write an SVG flame graph to this `file`")
+	fs.StringVar(&outs.pprof, "pprof", "", "profile the run and write a gzipped profile.proto (go tool pprof) to this `file`")
+	fs.StringVar(&outs.speedscope, "speedscope", "", "profile the run and write a speedscope JSON profile to this `file`")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: polydbg run [--flame out.svg] FILE.kite [args...]")
+		fmt.Fprintln(stderr, "usage: polydbg run [--flame out.svg] [--pprof out.pb.gz] [--speedscope out.json] FILE.kite [args...]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -55,15 +58,18 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	defer out.Flush()
 	errw := flushingStderr{out, stderr}
-	if *flame != "" {
-		return runProfiled(file, *flame, out, errw)
+	if outs != (profileOutputs{}) {
+		return runProfiled(file, outs, out, errw)
 	}
 	return kite.RunFile(file, fs.Args()[1:], out, errw)
 }
 
+// profileOutputs are the files a profiled run writes (empty: not that format).
+type profileOutputs struct{ flame, pprof, speedscope string }
+
 // runProfiled runs the program under the engine with the profiler on, then writes the
-// flame graph and a short summary to stderr.
-func runProfiled(file, svg string, stdout, stderr io.Writer) int {
+// profile files and a short summary to stderr.
+func runProfiled(file string, outs profileOutputs, stdout, stderr io.Writer) int {
 	prog, err := kite.CompileFile(file, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -97,22 +103,47 @@ func runProfiled(file, svg string, stdout, stderr io.Writer) int {
 		}
 	}
 	r := prof.Report()
-	f, err := os.Create(svg)
-	if err == nil {
-		err = profile.WriteFlameSVG(f, r.FlameFolded, "polydbg flame graph: "+filepath.Base(file))
-		if cerr := f.Close(); err == nil {
-			err = cerr
+	base := filepath.Base(file)
+	writers := []struct {
+		what, path string
+		write      func(io.Writer) error
+	}{
+		{"flame graph", outs.flame, func(w io.Writer) error { return profile.WriteFlameSVG(w, r.FlameFolded, "polydbg flame graph: "+base) }},
+		{"pprof profile", outs.pprof, func(w io.Writer) error { return profile.WritePprof(w, r, file) }},
+		{"speedscope profile", outs.speedscope, func(w io.Writer) error { return profile.WriteSpeedscope(w, r, base) }},
+	}
+	for _, o := range writers {
+		if o.path == "" {
+			continue
 		}
+		if err := writeFile(o.path, o.write); err != nil {
+			fmt.Fprintf(stderr, "polydbg: writing %s: %v\n", o.path, err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", o.what, o.path)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "polydbg: writing %s: %v\n", svg, err)
-		return 1
-	}
-	fmt.Fprintf(stderr, "flame graph: %s (%.3f ms, %d statements)\n", svg, float64(r.TotalNs)/1e6, len(r.Timeline)+int(r.TimelineDropped))
+	fmt.Fprintf(stderr, "profile of %s: %.3f ms, %d statements\n", base, float64(r.TotalNs)/1e6, len(r.Timeline)+int(r.TimelineDropped))
 	for _, line := range profile.FlameSummary(r.FlameFolded, 5) {
 		fmt.Fprintln(stderr, "  "+line)
 	}
+	fmt.Fprintf(stderr, "  %12s %12s %10s  %s\n", "self ns", "total ns", "stmts", "function")
+	for _, f := range r.Functions() {
+		fmt.Fprintf(stderr, "  %12d %12d %10d  %s\n", f.SelfNs, f.TotalNs, f.SelfStatements, f.Name)
+	}
 	return code
+}
+
+// writeFile creates path and writes it with write, reporting the first error.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func disasmMain(args []string, stdout, stderr io.Writer) int {

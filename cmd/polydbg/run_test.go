@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/polydbg/polydbg/engine/profile"
 )
 
 func kiteFile(t *testing.T, src string) string {
@@ -96,10 +100,10 @@ func TestDemoTellsTheWholeTour(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{
-		"(pdb) break fib if n == 3", "stopped (breakpoint) in fib at line 15",
-		"(pdb) backtrace", "#1 main at line",
+		"(polydbg) break fib if n == 3", "stopped (breakpoint) in fib at line 15",
+		"(polydbg) backtrace", "#1 main at line",
 		"locals: n = 3 (int)", "watch: n * 10 = 30",
-		"(pdb) next", "(pdb) step", "watch: n * 10 = 10", "(pdb) finish", "value returned by fib: 1",
+		"(polydbg) next", "(polydbg) step", "watch: n * 10 = 10", "(polydbg) finish", "value returned by fib: 1",
 		"refused: append is impure", "program exited with code 0", "hottest stacks",
 	} {
 		if !strings.Contains(out.String(), w) {
@@ -112,5 +116,68 @@ func TestUnknownCommand(t *testing.T) {
 	var stderr bytes.Buffer
 	if code := dispatch([]string{"frobnicate"}, &stderr); code != 2 || !strings.Contains(stderr.String(), `unknown command "frobnicate"`) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+}
+
+// TestRunPprofMatchesReport writes a profile.proto and a speedscope file of a real run and
+// checks that `go tool pprof -top` lists the program's functions in the order of the
+// built-in report printed on stderr.
+func TestRunPprofMatchesReport(t *testing.T) {
+	dir := t.TempDir()
+	pb, ss := filepath.Join(dir, "fib.pb.gz"), filepath.Join(dir, "fib.json")
+	var stdout, stderr bytes.Buffer
+	if code := runMain([]string{"--pprof", pb, "--speedscope", ss, "../../examples/fib.kite"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var report []string
+	inTable := false
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 0 && f[len(f)-1] == "function":
+			inTable = true
+		case inTable && len(f) == 4:
+			report = append(report, profile.PprofName(f[3]))
+		}
+	}
+	if len(report) < 2 || report[0] != "fib" {
+		t.Fatalf("built-in report lacks the function table or fib first:\n%s", stderr.String())
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodefraction=0", "-nodecount=1000", pb).Output()
+	if err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, out)
+	}
+	var listed []string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 6 && strings.HasSuffix(f[1], "%") && strings.HasSuffix(f[4], "%") {
+			listed = append(listed, f[5])
+		}
+	}
+	if strings.Join(listed, " ") != strings.Join(report, " ") {
+		t.Fatalf("pprof -top lists %v, the built-in report %v\n%s", listed, report, out)
+	}
+	var doc struct {
+		Shared struct {
+			Frames []struct{ Name string }
+		}
+		Profiles []struct {
+			Type    string
+			Samples [][]int
+			Weights []int64
+		}
+	}
+	b, err := os.ReadFile(ss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("speedscope file is not JSON: %v", err)
+	}
+	if len(doc.Profiles) != 1 || doc.Profiles[0].Type != "sampled" || len(doc.Profiles[0].Samples) != len(doc.Profiles[0].Weights) || len(doc.Profiles[0].Samples) == 0 {
+		t.Fatalf("speedscope profile: %+v", doc.Profiles)
+	}
+	if !strings.Contains(string(b), `"name":"fib"`) {
+		t.Fatalf("speedscope frames lack fib: %.300s", b)
 	}
 }

@@ -47,6 +47,7 @@ type Profiler struct {
 	prevKey  string
 	sites    map[Site]*siteAcc
 	folded   map[string]int64
+	foldedN  map[string]int64 // statements run per folded key
 	timeline []TimelineEntry
 	dropped  int64
 	open     []openStmt
@@ -98,7 +99,7 @@ func (p *Profiler) Statement(site Site, depth int, stack string) {
 	now := p.now()
 	if !p.started {
 		p.started, p.start = true, now
-		p.sites, p.folded = map[Site]*siteAcc{}, map[string]int64{}
+		p.sites, p.folded, p.foldedN = map[Site]*siteAcc{}, map[string]int64{}, map[string]int64{}
 	}
 	p.closeSelf(now)
 	for len(p.open) > 0 && p.open[len(p.open)-1].depth >= depth {
@@ -124,6 +125,7 @@ func (p *Profiler) closeSelf(now time.Time) {
 	d := now.Sub(p.last).Nanoseconds()
 	p.prev.SelfNs += d
 	p.folded[p.prevKey] += d
+	p.foldedN[p.prevKey]++
 	cap := p.TimelineCap
 	if cap <= 0 {
 		cap = DefaultTimelineCap
@@ -161,7 +163,8 @@ type Report struct {
 	TimelineDropped int64
 	FlameFolded     string // Brendan Gregg's folded stacks: "main;fib;Return@3:5 1200" per line
 	Sites           []SiteStats
-	TotalNs         int64 // from the first statement to Finish
+	Stacks          []StackStats // the folded stacks with their statement counts, in FlameFolded's order
+	TotalNs         int64        // from the first statement to Finish
 }
 
 // Report returns the profile; call Finish first.
@@ -184,6 +187,7 @@ func (p *Profiler) Report() Report {
 	var b strings.Builder
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s %d\n", k, p.folded[k])
+		r.Stacks = append(r.Stacks, StackStats{Key: k, Count: p.foldedN[k], Ns: p.folded[k]})
 	}
 	r.FlameFolded = b.String()
 	for _, a := range p.sites {

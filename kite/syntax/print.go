@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -210,39 +211,48 @@ func writeLiteral(b *strings.Builder, x *Literal) {
 	}
 }
 
-// quote writes s as the text of a Kite string literal, with the quotes when withQuotes.
+// quote is s as a Kite string literal, or as the text between its quotes.
 func quote(s string, withQuotes bool) string {
 	var b strings.Builder
+	Quote(&b, s)
 	if withQuotes {
-		b.WriteByte('"')
+		return b.String()
 	}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+	q := b.String()
+	return q[1 : len(q)-1]
+}
+
+// Quote writes s as a Kite string literal that reads back to s: the escapes \n \t \r \"
+// \\, \$ before '{' (so that it does not read as an interpolation), \u{x} for any other
+// control or non-printable character (and \u{fffd} for a byte that is not UTF-8). The
+// printer and the VM's value formatting both use it.
+func Quote(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for i, r := range s {
 		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '$' && strings.HasPrefix(s[i+1:], "{"):
-			b.WriteString(`\$`)
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\t':
 			b.WriteString(`\t`)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case r == utf8.RuneError && size == 1:
-			b.WriteByte(s[i]) // not valid UTF-8: as is
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u{%X}`, r)
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '$' && i+1 < len(s) && s[i+1] == '{':
+			b.WriteString(`\$`)
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			b.WriteString(`\u{fffd}`)
+		case !unicode.IsPrint(r):
+			b.WriteString(`\u{`)
+			b.WriteString(strconv.FormatInt(int64(r), 16))
+			b.WriteByte('}')
 		default:
-			b.WriteString(s[i : i+size])
+			b.WriteRune(r)
 		}
-		i += size
 	}
-	if withQuotes {
-		b.WriteByte('"')
-	}
-	return b.String()
+	b.WriteByte('"')
 }
 
 // writeExprs writes xs separated by commas (the elements of a list, a call's arguments).

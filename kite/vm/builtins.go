@@ -316,6 +316,13 @@ func init() {
 		if len(l.Items) >= MaxListItems {
 			return Nil, Errorf("list too long (limit %d items)", MaxListItems)
 		}
+		if len(l.Items) == cap(l.Items) {
+			// Double, like Lua's tables: Go's append grows a big slice by only 1.25x,
+			// which copies a list built item by item about four times over.
+			grown := make([]Value, len(l.Items), max(2*cap(l.Items), 8))
+			copy(grown, l.Items)
+			l.Items = grown
+		}
 		l.Items = append(l.Items, a[1])
 		return a[0], nil
 	})
@@ -330,6 +337,7 @@ func init() {
 		if len(l.Items) == 0 {
 			return Nil, Errorf("pop from an empty list")
 		}
+		l.own()
 		v := l.Items[len(l.Items)-1]
 		l.Items[len(l.Items)-1] = Nil
 		l.Items = l.Items[:len(l.Items)-1]

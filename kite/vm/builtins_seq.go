@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 func builtinRange(vm *VM, a []Value) (Value, error) {
@@ -232,7 +233,13 @@ func mapFilter(vm *VM, name string, a []Value) (Value, error) {
 	if err := argKind(name, a, 1, FuncKind, BuiltinKind); err != nil {
 		return Nil, err
 	}
-	items := slices.Clone(a[0].List().Items)
+	// The items as they are now, read in place: a change to the list by fn (setting an
+	// item, pop) moves the list to a copy first (List.own), so fn cannot change them.
+	l := a[0].List()
+	items := l.Items
+	prev := l.snap
+	l.snap = unsafe.SliceData(items)
+	defer func() { l.snap = prev }()
 	fn := a[1]
 	out := make([]Value, 0, len(items))
 	for _, x := range items {

@@ -50,17 +50,17 @@ func (vm *VM) trapped(pc int) bool {
 	return false
 }
 
+// patch re-decides the live word at pc and at the superinstructions before it that cover
+// pc (see fuse.go).
 func (vm *VM) patch(pc int) {
-	if vm.trapped(pc) {
-		vm.code[pc] = compile.Encode(compile.BREAK, 0)
-	} else {
-		vm.code[pc] = vm.orig[pc]
+	for s := max(pc-maxFused+1, 0); s <= pc; s++ {
+		vm.code[s] = vm.liveWord(s)
 	}
 }
 
 func (vm *VM) repatch() {
 	for pc := 0; pc < vm.progLen; pc++ {
-		vm.patch(pc)
+		vm.code[pc] = vm.liveWord(pc)
 	}
 }
 

@@ -4,8 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/polydbg/polydbg/kite/syntax"
 )
 
 // String renders v as print, str and ${...} do: strings as themselves at top level.
@@ -69,7 +69,7 @@ func writeValue(b *strings.Builder, v Value, seen []Value) {
 	case FloatKind:
 		b.WriteString(FormatFloat(v.Float()))
 	case StringKind:
-		quote(b, v.Str())
+		syntax.Quote(b, v.Str())
 	case ListKind:
 		if isSeen(seen, v) || len(seen) > maxPrintDepth {
 			b.WriteString("[...]")
@@ -116,38 +116,6 @@ func writeValue(b *strings.Builder, v Value, seen []Value) {
 	default:
 		b.WriteString("<" + v.k.String() + ">")
 	}
-}
-
-// quote writes s as a Kite string literal that reads back to s: the escapes \n \t \r \"
-// \\, \$ before '{' (so that it does not read as an interpolation), \u{X} for any other
-// control or non-printable character (and \u{FFFD} for a byte that is not UTF-8).
-func quote(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for i, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '$' && i+1 < len(s) && s[i+1] == '{':
-			b.WriteString(`\$`)
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			b.WriteString(`\u{FFFD}`)
-		case !unicode.IsPrint(r):
-			b.WriteString(`\u{`)
-			b.WriteString(strconv.FormatInt(int64(r), 16))
-			b.WriteByte('}')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
 }
 
 func writeFnName(b *strings.Builder, name string) {

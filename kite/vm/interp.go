@@ -4,14 +4,6 @@ import (
 	"github.com/polydbg/polydbg/kite/compile"
 )
 
-// incTab[op] adds one step and op's cycles to the loop's packed counter.
-var incTab = func() (t [256]uint64) {
-	for op, c := range compile.Cycles {
-		t[op] = 1<<32 | uint64(c)
-	}
-	return t
-}()
-
 // flush moves the loop's packed counter into the VM's counters.
 func (vm *VM) flush(acc uint64) {
 	vm.steps += int64(acc >> 32)
@@ -31,14 +23,290 @@ func (vm *VM) run() (Value, error) {
 	// the last flush into vm.steps and vm.cycles: one add per instruction for both.
 	var acc uint64
 	var err error
+	// The operands of a superinstruction's operator (fuse.go), and what to do with the
+	// result: see the binop block after the switch.
+	var (
+		x, y     Value
+		bop      compile.Opcode
+		dst, nsp int    // where the result goes; sp afterwards
+		npc, jt  int    // the pc after the sequence; the jumpfalse target
+		jf       bool   // branch on the result instead of storing it
+		extra    uint64 // the counts of the instructions after the first
+	)
 
 	// Before anything that can look at the VM (a builtin, a hook, an error) the loop writes
 	// its state back (fr.pc, vm.sp, the counters) and reads it again afterwards. They are
 	// written out, not closures, so that the hot locals stay in registers.
+	var ins uint32
 	for {
-		ins := code[pc]
-		pc++
-		if compile.Opcode(ins) == compile.BREAK {
+		// The fast loop: the common cases of the common instructions, with no function
+		// call, so that the compiler keeps the loop's state in registers. Anything else
+		// (calls into Go, errors, hooks, the uncommon cases) leaves it for the full switch
+		// below with ins fetched and counted.
+	fast:
+		for {
+			ins = code[pc]
+			pc++
+			acc += incTab[uint8(ins)]
+			switch op := compile.Opcode(ins); op {
+			case compile.LOADLOCAL:
+				stack[sp] = stack[fp+int(ins>>8)]
+				sp++
+				continue
+			case compile.STORELOCAL:
+				sp--
+				stack[fp+int(ins>>8)] = stack[sp]
+				continue
+			case compile.SMALLINT:
+				stack[sp] = Value{k: IntKind, n: uint64(int64(int32(ins) >> 8))}
+				sp++
+				continue
+			case compile.CONST:
+				stack[sp] = vm.consts[ins>>8]
+				sp++
+				continue
+			case compile.POP:
+				sp--
+				continue
+			case compile.JUMP:
+				pc = int(ins >> 8)
+				if compile.Opcode(code[pc]) != compile.LOOP {
+					continue
+				}
+				// A jump to a loop's back edge (the end of an if's branch): run it here.
+				ins = code[pc]
+				pc++
+				acc += incTab[compile.LOOP]
+				fallthrough
+			case compile.LOOP:
+				if vm.cycles+int64(uint32(acc)) < vm.checkAt && !vm.interrupt.Load() {
+					pc = int(ins >> 8)
+					vm.flush(acc)
+					acc = 0
+					// The loop's head, a range loop's next and store, runs here too.
+					if w := code[pc]; compile.Opcode(w) == fNS {
+						if v, ok := nextRange(stack[sp-1]); ok {
+							stack[fp+int(code[pc+1]>>8)] = v
+							pc += 2
+							acc += incTab[compile.NEXT] + incTab[compile.STORELOCAL]
+						}
+					}
+					continue
+				}
+			case compile.JUMPFALSE:
+				if v := &stack[sp-1]; v.k == BoolKind {
+					sp--
+					if v.n == 0 {
+						pc = int(ins >> 8)
+					}
+					continue
+				}
+			case compile.ADD, compile.SUB, compile.MUL, compile.LT, compile.LE, compile.GT, compile.GE, compile.EQ, compile.NE:
+				x, y = stack[sp-2], stack[sp-1]
+				if x.k == IntKind && y.k == IntKind {
+					// counted already: the operator alone, its result on the stack
+					bop, extra, dst, nsp, npc, jf = op, 0, sp-2, sp-1, pc, false
+					goto binop
+				}
+			case compile.LOADGLOBAL:
+				if v := vm.globals[ins>>8]; v.k != undefKind {
+					stack[sp] = v
+					sp++
+					continue
+				}
+			case compile.LOADBUILTIN:
+				stack[sp] = vm.builtins[ins>>8]
+				sp++
+				continue
+			case compile.LOADFREE:
+				stack[sp] = vm.frames[len(vm.frames)-1].cl.Free[ins>>8].V
+				sp++
+				continue
+			case compile.CALL:
+				n := int(ins >> 8)
+				if callee := stack[sp-n-1]; callee.k == FuncKind {
+					cl := callee.Closure()
+					f := cl.Fn
+					newfp := sp - n
+					nf := len(vm.frames)
+					if n != f.NumParams || nf >= vm.maxDepth || vm.pure > 0 || nf == cap(vm.frames) ||
+						newfp+f.NumLocals+f.MaxStack+8 > len(stack) || vm.cycles+int64(uint32(acc)) >= vm.checkAt || vm.interrupt.Load() {
+						break // the full switch checks and reports, grows, or stops
+					}
+					for i := sp; i < newfp+f.NumLocals; i++ {
+						stack[i] = Value{}
+					}
+					sp = newfp + f.NumLocals
+					vm.frames = vm.frames[:nf+1]
+					vm.frames[nf-1].pc = pc
+					// field by field: a literal would zero the frame through a runtime
+					// call, and any call in this loop makes the compiler spill its state
+					nfr := &vm.frames[nf]
+					nfr.cl, nfr.pc, nfr.fp, nfr.base, nfr.boundary = cl, f.Entry, newfp, newfp-1, false
+					fp, pc = newfp, f.Entry
+					vm.flush(acc)
+					acc = 0
+					continue
+				}
+			case compile.RETURN, compile.RETURNNIL:
+				if top := &vm.frames[len(vm.frames)-1]; !top.boundary {
+					var res Value
+					if op == compile.RETURN {
+						res = stack[sp-1]
+					}
+					sp = top.base
+					stack[sp] = res
+					sp++
+					vm.frames = vm.frames[:len(vm.frames)-1]
+					caller := &vm.frames[len(vm.frames)-1]
+					pc, fp = caller.pc, caller.fp
+					continue
+				}
+			case fLKB, fLKBS, fLKCJ:
+				x, y = stack[fp+int(ins>>8)], Value{k: IntKind, n: uint64(int64(int32(code[pc]) >> 8))}
+				if x.k != IntKind {
+					break fast
+				}
+				bop = binOp(code[pc+1])
+				extra = incTab[compile.SMALLINT] + incTab[bop]
+				switch op {
+				case fLKB:
+					dst, nsp, npc, jf = sp, sp+1, pc+2, false
+				case fLKBS:
+					dst, nsp, npc, jf = fp+int(code[pc+2]>>8), sp, pc+3, false
+					extra += incTab[compile.STORELOCAL]
+				default:
+					nsp, npc, jt, jf = sp, pc+3, int(code[pc+2]>>8), true
+					extra += incTab[compile.JUMPFALSE]
+				}
+				goto binop
+			case fLLB, fLLBS, fLLCJ:
+				x, y = stack[fp+int(ins>>8)], stack[fp+int(code[pc]>>8)]
+				if x.k != IntKind || y.k != IntKind {
+					break fast
+				}
+				bop = binOp(code[pc+1])
+				extra = incTab[compile.LOADLOCAL] + incTab[bop]
+				switch op {
+				case fLLB:
+					dst, nsp, npc, jf = sp, sp+1, pc+2, false
+				case fLLBS:
+					dst, nsp, npc, jf = fp+int(code[pc+2]>>8), sp, pc+3, false
+					extra += incTab[compile.STORELOCAL]
+				default:
+					nsp, npc, jt, jf = sp, pc+3, int(code[pc+2]>>8), true
+					extra += incTab[compile.JUMPFALSE]
+				}
+				goto binop
+			case fKB, fKCJ:
+				x, y = stack[sp-1], Value{k: IntKind, n: uint64(int64(int32(ins) >> 8))}
+				if x.k != IntKind {
+					break fast
+				}
+				bop = binOp(code[pc])
+				extra = incTab[bop]
+				if op == fKB {
+					dst, nsp, npc, jf = sp-1, sp, pc+1, false
+				} else {
+					nsp, npc, jt, jf = sp-1, pc+2, int(code[pc+1]>>8), true
+					extra += incTab[compile.JUMPFALSE]
+				}
+				goto binop
+			case fLB:
+				x, y = stack[sp-1], stack[fp+int(ins>>8)]
+				if x.k != IntKind || y.k != IntKind {
+					break fast
+				}
+				bop = binOp(code[pc])
+				extra = incTab[bop]
+				dst, nsp, npc, jf = sp-1, sp, pc+1, false
+				goto binop
+			case fBS, fCJ:
+				x, y = stack[sp-2], stack[sp-1]
+				if x.k != IntKind || y.k != IntKind {
+					break fast
+				}
+				bop = compile.Opcode(ins >> 8)
+				extra = incTab[bop]
+				if op == fBS {
+					dst, nsp, npc, jf = fp+int(code[pc]>>8), sp-2, pc+1, false
+					extra += incTab[compile.STORELOCAL]
+				} else {
+					nsp, npc, jt, jf = sp-2, pc+1, int(code[pc]>>8), true
+					extra += incTab[compile.JUMPFALSE]
+				}
+				goto binop
+			case fLL:
+				stack[sp] = stack[fp+int(ins>>8)]
+				stack[sp+1] = stack[fp+int(code[pc]>>8)]
+				sp += 2
+				pc++
+				acc += incTab[compile.LOADLOCAL]
+				continue
+			case fNS:
+				if v, ok := nextRange(stack[sp-1]); ok {
+					stack[fp+int(code[pc]>>8)] = v
+					pc++
+					acc += incTab[compile.STORELOCAL]
+					continue
+				}
+				break fast
+			}
+			break
+
+		binop:
+			// The operator of a superinstruction on two ints (checked by its case).
+			{
+				a, b := int64(x.n), int64(y.n)
+				var r Value
+				switch bop {
+				case compile.ADD:
+					r = Value{k: IntKind, n: uint64(a + b)}
+				case compile.SUB:
+					r = Value{k: IntKind, n: uint64(a - b)}
+				case compile.MUL:
+					r = Value{k: IntKind, n: uint64(a * b)}
+				case compile.DIV:
+					if b == 0 {
+						break fast
+					}
+					r = Value{k: IntKind, n: uint64(a / b)}
+				case compile.MOD:
+					if b == 0 {
+						break fast
+					}
+					r = Value{k: IntKind, n: uint64(a % b)}
+				case compile.LT:
+					r = Bool(a < b)
+				case compile.LE:
+					r = Bool(a <= b)
+				case compile.GT:
+					r = Bool(a > b)
+				case compile.GE:
+					r = Bool(a >= b)
+				case compile.EQ:
+					r = Bool(a == b)
+				default: // NE
+					r = Bool(a != b)
+				}
+				acc += extra
+				sp, pc = nsp, npc
+				if !jf {
+					stack[dst] = r
+				} else if r.n == 0 {
+					pc = jt
+				}
+				continue
+			}
+
+		}
+
+		// The frame of the running function, for the full switch (the fast loop keeps it in
+		// vm.frames only, which leaves a register free).
+		fr = &vm.frames[len(vm.frames)-1]
+	dispatch:
+		switch op := compile.Opcode(ins); op {
+		case compile.BREAK:
 			// A trap patched over the instruction at pc-1: let the debugger look, then run
 			// the original instruction.
 			tpc := pc - 1
@@ -55,9 +323,10 @@ func (vm *VM) run() (Value, error) {
 				}
 			}
 			ins = vm.orig[tpc]
-		}
-		acc += incTab[compile.Opcode(ins)]
-		switch op := compile.Opcode(ins); op {
+			acc += incTab[uint8(ins)]
+			goto dispatch
+		case fLL, fLKB, fLLB, fKB, fLB, fBS, fLKBS, fLLBS, fCJ, fKCJ, fLKCJ, fLLCJ, fNS:
+			goto unfuse // the fast loop left it: not its fast case
 		case compile.LOADLOCAL:
 			stack[sp] = stack[fp+int(ins>>8)]
 			sp++
@@ -126,11 +395,15 @@ func (vm *VM) run() (Value, error) {
 				goto fail
 			}
 			sp--
-		case compile.EQ:
-			stack[sp-2] = Bool(Equal(stack[sp-2], stack[sp-1]))
-			sp--
-		case compile.NE:
-			stack[sp-2] = Bool(!Equal(stack[sp-2], stack[sp-1]))
+		case compile.EQ, compile.NE:
+			x, y := &stack[sp-2], &stack[sp-1]
+			var r bool
+			if x.k == IntKind && y.k == IntKind {
+				r = x.n == y.n
+			} else {
+				r = Equal(*x, *y)
+			}
+			*x = Bool(r != (op == compile.NE))
 			sp--
 		case compile.JUMPFALSE:
 			sp--
@@ -434,10 +707,31 @@ func (vm *VM) run() (Value, error) {
 		}
 		continue
 
+	unfuse:
+		// A superinstruction outside its fast case: run its first instruction as it is in
+		// the program (the others follow one by one), counted as itself.
+		acc += incTab[uint8(vm.orig[pc-1])] - incTab[uint8(ins)]
+		ins = vm.orig[pc-1]
+		goto dispatch
+
 	fail:
 		// The failing instruction is pc-1 of the top frame.
 		fr.pc, vm.sp = pc-1, sp
 		vm.flush(acc)
 		return Nil, vm.raise(err)
 	}
+}
+
+// nextRange is the next int of a range iterator, or false (another iterator, or the end):
+// the fast case of next.
+func nextRange(v Value) (Value, bool) {
+	if v.k == iterKind {
+		if it := v.iter(); it.kind == iterRange && it.left > 0 {
+			it.left--
+			r := Value{k: IntKind, n: uint64(it.i)}
+			it.i += it.step
+			return r, true
+		}
+	}
+	return Value{}, false
 }

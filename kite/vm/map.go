@@ -1,26 +1,31 @@
 package vm
 
 // Map is a Kite map: keys are ints, strings or bools, iteration follows insertion order.
-// Deleted entries leave holes that are compacted once they are half the table.
+// Deleted entries leave holes that are compacted once they are half the table. The index
+// from key to entry is one Go map per key kind, so that string and int keys take Go's fast
+// paths (no hashing of a composite key).
 type Map struct {
 	keys  []Value
 	vals  []Value
 	live  []bool
-	index map[mapKey]int
+	strs  map[string]int
+	ints  map[int64]int
+	bools [2]int // entry+1 of false and true; 0: absent
 	holes int
 }
 
+func NewMap(sizeHint int) *Map {
+	return &Map{strs: make(map[string]int, sizeHint)}
+}
+
+// mapKey is a key in its comparable form, for keyOf's callers.
 type mapKey struct {
 	k Kind
 	n uint64
 	s string
 }
 
-func NewMap(sizeHint int) *Map {
-	return &Map{index: make(map[mapKey]int, sizeHint)}
-}
-
-// keyOf returns the hash key of v; ok is false for kinds that cannot be keys.
+// keyOf returns the key v stands for; ok is false for kinds that cannot be keys.
 func keyOf(v Value) (mapKey, bool) {
 	switch v.k {
 	case IntKind, BoolKind:
@@ -37,15 +42,61 @@ func keyOf(v Value) (mapKey, bool) {
 	return mapKey{}, false
 }
 
+// find returns the entry of k; valid is false when k cannot be a key.
+func (m *Map) find(k Value) (i int, found, valid bool) {
+	switch k.k {
+	case StringKind:
+		i, found = m.strs[k.Str()]
+		return i, found, true
+	case IntKind:
+		i, found = m.ints[int64(k.n)]
+		return i, found, true
+	case BoolKind:
+		i = m.bools[k.n&1] - 1
+		return i, i >= 0, true
+	}
+	mk, ok := keyOf(k)
+	if !ok {
+		return 0, false, false
+	}
+	i, found = m.ints[int64(mk.n)]
+	return i, found, true
+}
+
+// setIndex records that key k (a valid key) is entry i.
+func (m *Map) setIndex(k Value, i int) {
+	switch k.k {
+	case StringKind:
+		m.strs[k.Str()] = i
+	case BoolKind:
+		m.bools[k.n&1] = i + 1
+	default:
+		mk, _ := keyOf(k)
+		if m.ints == nil {
+			m.ints = map[int64]int{}
+		}
+		m.ints[int64(mk.n)] = i
+	}
+}
+
+// deleteIndex forgets key k (a valid key).
+func (m *Map) deleteIndex(k Value) {
+	switch k.k {
+	case StringKind:
+		delete(m.strs, k.Str())
+	case BoolKind:
+		m.bools[k.n&1] = 0
+	default:
+		mk, _ := keyOf(k)
+		delete(m.ints, int64(mk.n))
+	}
+}
+
 func (m *Map) Len() int { return len(m.keys) - m.holes }
 
 func (m *Map) Get(k Value) (Value, bool) {
-	mk, ok := keyOf(k)
-	if !ok {
-		return Nil, false
-	}
-	i, ok := m.index[mk]
-	if !ok {
+	i, found, _ := m.find(k)
+	if !found {
 		return Nil, false
 	}
 	return m.vals[i], true
@@ -53,15 +104,15 @@ func (m *Map) Get(k Value) (Value, bool) {
 
 // Set inserts or updates; ok is false when k cannot be a key.
 func (m *Map) Set(k, v Value) bool {
-	mk, ok := keyOf(k)
-	if !ok {
+	i, found, valid := m.find(k)
+	if !valid {
 		return false
 	}
-	if i, ok := m.index[mk]; ok {
+	if found {
 		m.vals[i] = v
 		return true
 	}
-	m.index[mk] = len(m.keys)
+	m.setIndex(k, len(m.keys))
 	m.keys = append(m.keys, k)
 	m.vals = append(m.vals, v)
 	m.live = append(m.live, true)
@@ -70,15 +121,11 @@ func (m *Map) Set(k, v Value) bool {
 
 // Delete removes k and reports whether it was there.
 func (m *Map) Delete(k Value) bool {
-	mk, ok := keyOf(k)
-	if !ok {
+	i, found, _ := m.find(k)
+	if !found {
 		return false
 	}
-	i, ok := m.index[mk]
-	if !ok {
-		return false
-	}
-	delete(m.index, mk)
+	m.deleteIndex(m.keys[i])
 	m.live[i] = false
 	m.keys[i], m.vals[i] = Nil, Nil
 	m.holes++
@@ -95,8 +142,7 @@ func (m *Map) compact() {
 			continue
 		}
 		m.keys[j], m.vals[j], m.live[j] = m.keys[i], m.vals[i], true
-		mk, _ := keyOf(m.keys[j])
-		m.index[mk] = j
+		m.setIndex(m.keys[j], j)
 		j++
 	}
 	clear(m.keys[j:])

@@ -197,12 +197,13 @@ func runeAt(s string, j int) string {
 func (vm *VM) setIndex(x, i, v Value) error {
 	switch x.k {
 	case ListKind:
-		items := x.List().Items
-		j, err := indexInt(i, len(items), "list")
+		l := x.List()
+		j, err := indexInt(i, len(l.Items), "list")
 		if err != nil {
 			return err
 		}
-		items[j] = v
+		l.own()
+		l.Items[j] = v
 		return nil
 	case MapKind:
 		if !x.Map().Set(i, v) {

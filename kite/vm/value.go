@@ -5,6 +5,7 @@ package vm
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/polydbg/polydbg/kite/compile"
@@ -104,6 +105,18 @@ func (v Value) Truth() bool {
 // List is a mutable ordered list.
 type List struct {
 	Items []Value
+	// snap is the array a map or filter in progress reads without copying it: the list
+	// copies its items before changing one in place while they are that array (own).
+	snap *Value
+}
+
+// own makes l's items safe to change in place (setting an item, pop): if a map or filter
+// in progress reads the same array, the list moves to a copy first. Appending needs no
+// copy: it writes past what the reader reads, or into a new array.
+func (l *List) own() {
+	if l.snap != nil && len(l.Items) > 0 && unsafe.SliceData(l.Items) == l.snap {
+		l.Items = slices.Clone(l.Items)
+	}
 }
 
 // A Cell holds a variable captured by a closure, shared by every function that uses it.

@@ -49,6 +49,7 @@ type VM struct {
 	Prog     *compile.Program
 	code     []uint32 // live code: program, then evaluation snippets; traps patched in
 	orig     []uint32 // unpatched program code
+	fused    []uint32 // program code with superinstructions, no traps (fuse.go)
 	lines    []compile.LineInfo
 	consts   []Value
 	globals  []Value
@@ -98,7 +99,8 @@ func New(prog *compile.Program, opts Options) (*VM, error) {
 	if err := verify(prog); err != nil {
 		return nil, err
 	}
-	vm.code = append([]uint32(nil), prog.Code...)
+	vm.fused = fuse(prog)
+	vm.code = append([]uint32(nil), vm.fused...)
 	vm.orig = prog.Code
 	vm.lines = append([]compile.LineInfo(nil), prog.Lines...)
 	vm.progLen = len(prog.Code)
@@ -196,7 +198,14 @@ func (vm *VM) Run() (err error) {
 
 func (vm *VM) pushFrame(cl *Closure, fp, base int, boundary bool) {
 	vm.ensureStack(fp + cl.Fn.NumLocals + cl.Fn.MaxStack + 8)
-	vm.frames = append(vm.frames, Frame{cl: cl, pc: cl.Fn.Entry, fp: fp, base: base, boundary: boundary})
+	n := len(vm.frames)
+	if n < cap(vm.frames) {
+		vm.frames = vm.frames[:n+1] // in place: append of a literal costs more (map, filter)
+	} else {
+		vm.frames = append(vm.frames, Frame{})
+	}
+	f := &vm.frames[n] // field by field: a literal is zeroed and copied through the runtime
+	f.cl, f.pc, f.fp, f.base, f.boundary = cl, cl.Fn.Entry, fp, base, boundary
 }
 
 func (vm *VM) ensureStack(n int) {
@@ -222,7 +231,9 @@ func (vm *VM) Call(fn Value, args ...Value) (_ Value, err error) {
 	base := vm.sp
 	vm.stack[vm.sp] = fn
 	vm.sp++
-	copy(vm.stack[vm.sp:], args)
+	for i, a := range args { // a loop: copy of one or two values costs a bulk write barrier
+		vm.stack[vm.sp+i] = a
+	}
 	vm.sp += len(args)
 	switch fn.k {
 	case FuncKind:

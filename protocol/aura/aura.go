@@ -15,9 +15,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/polydbg/polydbg/internal/wire"
+	"github.com/polydbg/polydbg/launch"
 )
 
 // Config is one `aura run`.
@@ -102,8 +104,8 @@ func Run(ctx context.Context, cfg Config) int {
 	}
 	r := &runner{
 		cfg:  cfg,
-		out:  newWire(cfg.Stdout, cfg.Protocol),
-		errw: &syncWriter{w: cfg.Stderr},
+		out:  newStdout(cfg.Stdout, cfg.Protocol),
+		errw: wire.NewSyncWriter(cfg.Stderr),
 		perf: true, // the original applies enable{start_paused:false, perf:true} by itself
 		done: make(chan struct{}),
 	}
@@ -113,7 +115,7 @@ func Run(ctx context.Context, cfg Config) int {
 		r.cmds = make(chan Command)
 		go r.readCommands(r.cmds)
 	}
-	if cfg.Native || isELF(cfg.File) {
+	if cfg.Native || launch.Detect(cfg.File) == launch.Native {
 		return r.runNative(ctx)
 	}
 	return r.runKite(ctx)
@@ -122,7 +124,7 @@ func Run(ctx context.Context, cfg Config) int {
 // runner is the state of one run, owned by Run's goroutine (but for the command reader).
 type runner struct {
 	cfg  Config
-	out  *wire
+	out  *stdout
 	errw io.Writer
 	cmds chan Command // nil once stdin has ended, and with the protocol off
 	done chan struct{}
@@ -171,17 +173,4 @@ func (r *runner) applyEnable(c Command) {
 	if c.StopOnException != nil {
 		r.stopOnException = *c.StopOnException
 	}
-}
-
-func isELF(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var magic [4]byte
-	if _, err := io.ReadFull(f, magic[:]); err != nil {
-		return false
-	}
-	return string(magic[:]) == "\x7fELF"
 }

@@ -1,13 +1,14 @@
 package aura
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // MaxLineBytes bounds one command line; a longer line is skipped (and reported).
@@ -183,56 +184,24 @@ func truncate(s string, n int) string {
 // each valid command and bad for each line it ignores (with the reason). Blank lines are
 // skipped; a line longer than max bytes is skipped whole. It returns nil at end of input.
 func ReadCommands(r io.Reader, max int, cmd func(Command), bad func(reason string)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+	lr := wire.NewLineReader(r, max)
 	for {
-		line, tooLong, err := readLine(br, max)
-		if len(line) > 0 || tooLong {
-			switch {
-			case tooLong:
-				bad(fmt.Sprintf("command line longer than %d bytes", max))
-			case len(bytes.TrimSpace(line)) == 0:
-			default:
-				c, perr := ParseCommand(line)
-				if perr != nil {
-					bad(perr.Error())
-				} else {
-					cmd(c)
-				}
-			}
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
+		line, err := lr.Next()
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case errors.Is(err, wire.ErrLineTooLong):
+			bad(fmt.Sprintf("command line longer than %d bytes", max))
+		case err != nil:
 			return err
-		}
-	}
-}
-
-// readLine returns the next line without "\n" or "\r\n". A line longer than max is
-// consumed up to its end and reported as tooLong (its bytes are not kept). A last line
-// without a line end still counts.
-func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	for {
-		frag, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(frag) > max+2 {
-				tooLong, line = true, nil
+		case len(bytes.TrimSpace(line)) == 0:
+		default:
+			c, perr := ParseCommand(line)
+			if perr != nil {
+				bad(perr.Error())
 			} else {
-				line = append(line, frag...)
+				cmd(c)
 			}
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if tooLong {
-			return nil, true, err
-		}
-		line = bytes.TrimSuffix(line, []byte("\n"))
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(line) > max {
-			return nil, true, err
-		}
-		return line, false, err
 	}
 }

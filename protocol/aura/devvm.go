@@ -7,10 +7,8 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
-	"github.com/polydbg/polydbg/engine/profile"
-	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/launch"
 )
 
 // MaxValueBytes bounds one printed value in env and watches; a longer one is cut and ends
@@ -20,14 +18,11 @@ const MaxValueBytes = 4096
 // devvm is one Dev-VM run.
 type devvm struct {
 	*runner
-	file     string
-	s        *engine.Session
-	tg       *kitevm.Target
-	prof     *profile.Profiler
-	watches  []string
-	bps      []Breakpoint // the set asked for (applied once the session exists)
-	bpsSet   bool
-	condErrs map[int]string // breakpoint id -> why its condition could not be compiled
+	file    string
+	s       *launch.Debuggee
+	watches []string     // asked for before the session exists
+	bps     []Breakpoint // the set asked for before the session exists
+	bpsSet  bool
 }
 
 func (r *runner) runKite(ctx context.Context) int {
@@ -35,13 +30,7 @@ func (r *runner) runKite(ctx context.Context) int {
 	if err != nil {
 		file = r.cfg.File
 	}
-	prog, err := kite.CompileFile(file, nil)
-	if err != nil {
-		fmt.Fprintln(r.errw, err)
-		r.out.finish()
-		return 1
-	}
-	d := &devvm{runner: r, file: file, condErrs: map[int]string{}}
+	d := &devvm{runner: r, file: file}
 	if !r.cfg.Protocol {
 		r.detached = true
 	}
@@ -50,18 +39,17 @@ func (r *runner) runKite(ctx context.Context) int {
 			return code
 		}
 	}
-	if r.cfg.Protocol && r.perf {
-		d.prof = &profile.Profiler{}
-	}
-	d.tg, err = kitevm.New(prog, kitevm.Options{Profiler: d.prof})
+	d.s, err = launch.Start(ctx, launch.Spec{Kind: launch.Kite, Program: file, Profile: r.cfg.Protocol && r.perf})
 	if err != nil {
 		fmt.Fprintln(r.errw, err)
+		r.out.finish()
 		return 1
 	}
-	d.s = engine.NewSession(d.tg)
 	defer d.s.Close()
 	sub := d.s.Subscribe()
 	defer d.s.Unsubscribe(sub)
+	d.s.SetExceptionStops(d.stopOnException)
+	d.s.SetWatches(d.watches)
 	if d.bpsSet {
 		d.applyBreakpoints()
 	}
@@ -105,17 +93,19 @@ func (d *devvm) waitEnable(ctx context.Context) (code int, ended bool) {
 	}
 }
 
-// loop translates engine events and client commands until the program has ended.
+// loop translates engine events and client commands until the program has ended. Before
+// a command is applied, every event already queued is written: a stop's event, its
+// variables and watches are taken while the program is still at that stop.
 func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
-	events := sub.Events()
 	ctxDone := ctx.Done()
-	code, terminated := 0, false
-	for events != nil {
-		select {
-		case e, ok := <-events:
+	code, terminated, ended := 0, false, false
+	drain := func() { // up to the events that happened before it began
+		upTo := d.s.Seq()
+		for !ended {
+			e, ok, end := sub.TryNext()
 			if !ok {
-				events = nil
-				break
+				ended = end
+				return
 			}
 			switch e.Kind {
 			case engine.EventOutput:
@@ -125,13 +115,23 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 					d.out.program([]byte(e.Text))
 				}
 			case engine.EventStopped:
-				d.stopped(e.Stop)
+				d.stopped(e)
 			case engine.EventExited:
 				code = e.ExitCode
 			case engine.EventTerminated:
 				terminated = true
 			}
+			if e.Seq >= upTo {
+				return
+			}
+		}
+	}
+	for !ended {
+		select {
+		case <-sub.Ready():
+			drain()
 		case c, ok := <-d.cmds:
+			drain()
 			if !ok {
 				d.cmds = nil
 				d.detach()
@@ -143,8 +143,8 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 			_ = d.s.Terminate()
 		}
 	}
-	if d.cfg.Protocol && d.perf && d.prof != nil {
-		d.out.event(PerfReportEvent{Event: "perfReport", Report: buildPerfReport(d.prof.Report(), d.tg.Memory())}, true)
+	if d.cfg.Protocol && d.perf && d.s.Profiler != nil {
+		d.out.event(PerfReportEvent{Event: "perfReport", Report: buildPerfReport(d.s.Profiler.Report(), d.s.KiteMemory())}, true)
 	}
 	if terminated {
 		d.out.event(TerminatedEvent{Event: "terminated", Target: "devvm"}, true)
@@ -157,9 +157,10 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 func writeString(w io.Writer, s string) { _, _ = w.Write([]byte(s)) }
 
 // stopped turns an engine stop into a stopped event, or resumes at once when no client can
-// act on it (detached, or an exception the client did not ask to stop on).
-func (d *devvm) stopped(st *engine.Stop) {
-	if d.detached || (st.Reason == engine.ReasonException && !d.stopOnException) {
+// act on it (detached).
+func (d *devvm) stopped(e engine.Event) {
+	st := e.Stop
+	if d.detached {
 		_ = d.s.Continue()
 		return
 	}
@@ -167,57 +168,44 @@ func (d *devvm) stopped(st *engine.Stop) {
 	if st.Reason == engine.ReasonEntry {
 		reason = "pause" // start_paused stops as a pause before the first statement
 	}
-	ev := StoppedEvent{
+	d.out.event(StoppedEvent{
 		Event: "stopped", Reason: reason, File: d.file,
 		Line: st.Location.Line, Col: st.Location.Col, Func: st.Location.Func,
 		BreakpointID: st.BreakpointID, Error: st.Text,
-		Env: d.env(), Watches: d.evalWatches(),
-	}
-	if ev.Error == "" && st.Reason == engine.ReasonBreakpoint {
-		ev.Error = d.condErrs[st.BreakpointID]
-	}
-	d.out.event(ev, true)
+		Env: d.env(), Watches: d.watchResults(e.Seq),
+	}, true)
 }
 
 // env is the variables visible in the innermost frame: globals, then locals over them.
 func (d *devvm) env() map[string]string {
 	env := map[string]string{}
-	scopes, err := d.s.Scopes(0)
+	vars, err := d.s.FrameVariables(0)
 	if err != nil {
 		return env
 	}
-	for i := len(scopes) - 1; i >= 0; i-- {
-		vars, err := d.s.Variables(scopes[i].Ref)
-		if err != nil {
-			continue
-		}
-		for _, v := range vars {
-			env[v.Name] = clip(v.Value)
-		}
+	for i := len(vars) - 1; i >= 0; i-- {
+		env[vars[i].Name] = engine.ClipValue(vars[i].Value, MaxValueBytes)
 	}
 	return env
 }
 
-// evalWatches evaluates every watch in pure mode in the innermost frame.
-func (d *devvm) evalWatches() []WatchResult {
-	out := make([]WatchResult, 0, len(d.watches))
-	for _, expr := range d.watches {
-		v, err := d.s.Evaluate(0, expr, engine.EvalMode{Pure: true})
-		if err != nil {
-			out = append(out, WatchResult{Expr: expr, Error: err.Error()})
+// watchResults are the engine's watches as taken at the stop numbered seq.
+func (d *devvm) watchResults(seq uint64) []WatchResult {
+	values, err := d.s.WatchValues(seq)
+	out := make([]WatchResult, 0, len(values))
+	if err != nil {
+		d.note("watches: %v", err)
+		return out
+	}
+	for _, w := range values {
+		if w.Err != "" {
+			out = append(out, WatchResult{Expr: w.Expr, Error: w.Err})
 			continue
 		}
-		val := clip(v.Value)
-		out = append(out, WatchResult{Expr: expr, Value: &val})
+		val := engine.ClipValue(w.Value.Value, MaxValueBytes)
+		out = append(out, WatchResult{Expr: w.Expr, Value: &val})
 	}
 	return out
-}
-
-func clip(s string) string {
-	if len(s) <= MaxValueBytes {
-		return s
-	}
-	return engine.ClipValue(s, MaxValueBytes)
 }
 
 // command applies one client command to the session.
@@ -227,9 +215,10 @@ func (d *devvm) command(c Command) {
 	case CmdEnable:
 		wasPerf := d.perf
 		d.applyEnable(c)
-		if d.perf && !wasPerf && d.prof == nil {
+		if d.perf && !wasPerf && d.s.Profiler == nil {
 			d.note("perf can only be turned on before the program starts (use AURA_DEBUG_WAIT=1)")
 		}
+		d.s.SetExceptionStops(d.stopOnException)
 		if c.StartPaused != nil && *c.StartPaused && d.s.State() == engine.Running {
 			err = d.s.Pause() // the program already runs: stop as soon as possible
 		}
@@ -247,9 +236,9 @@ func (d *devvm) command(c Command) {
 		d.bps, d.bpsSet = c.Breakpoints, true
 		d.applyBreakpoints()
 	case CmdSetWatches:
-		d.watches = c.Watches
-		if d.s.State() == engine.Stopped {
-			d.out.event(WatchesEvent{Event: "watches", Watches: d.evalWatches()}, true)
+		d.s.SetWatches(c.Watches)
+		if h := d.s.LastHalt(); h.State == engine.Stopped && d.s.State() == engine.Stopped {
+			d.out.event(WatchesEvent{Event: "watches", Watches: d.watchResults(h.Seq)}, true)
 		}
 	case CmdTerminate:
 		err = d.s.Terminate() // a no-op once the program has ended
@@ -263,29 +252,19 @@ func (d *devvm) command(c Command) {
 // bound. A condition that cannot be compiled (a syntax error, a call the pure mode
 // refuses) still gives a breakpoint: it stops, and its stopped event carries the error.
 func (d *devvm) applyBreakpoints() {
-	d.s.ClearBreakpoints()
-	d.condErrs = map[int]string{}
-	results := make([]BreakpointResult, 0, len(d.bps))
-	for _, b := range d.bps {
-		spec := engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: d.file, Line: b.Line,
-			Condition: b.Condition, HitCondition: b.HitCondition}
-		res := BreakpointResult{RequestedLine: b.Line}
-		bp, err := d.s.SetBreakpoint(spec)
-		if err != nil && spec.Condition != "" {
-			condErr := err
-			spec.Condition = ""
-			if bp, err = d.s.SetBreakpoint(spec); err == nil {
-				d.condErrs[bp.ID] = condErr.Error()
-				res.Error = condErr.Error()
-			}
+	specs := make([]engine.BreakpointSpec, len(d.bps))
+	for i, b := range d.bps {
+		specs[i] = engine.BreakpointSpec{Line: b.Line, Condition: b.Condition, HitCondition: b.HitCondition}
+	}
+	set := d.s.SetBreakpoints(d.file, specs)
+	results := make([]BreakpointResult, len(set))
+	for i, bp := range set {
+		results[i] = BreakpointResult{RequestedLine: d.bps[i].Line, ID: bp.ID, Line: bp.Location.Line,
+			Verified: bp.Verified, Error: bp.Message}
+		if !bp.Verified {
+			results[i].ID, results[i].Line = 0, 0
+			d.note("breakpoint at line %d: %s", d.bps[i].Line, bp.Message)
 		}
-		if err != nil {
-			res.Error = err.Error()
-			d.note("breakpoint at line %d: %v", b.Line, err)
-		} else {
-			res.ID, res.Line, res.Verified = bp.ID, bp.Location.Line, true
-		}
-		results = append(results, res)
 	}
 	d.out.event(BreakpointsEvent{Event: "breakpoints", Breakpoints: results}, false)
 }

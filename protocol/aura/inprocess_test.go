@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -157,4 +159,49 @@ func TestInProcessNative(t *testing.T) {
 	if code := p.exit(); code != 128+15 {
 		t.Fatalf("exit %d", code)
 	}
+}
+
+// A client that does not wait: with the next steps already queued, every stopped event
+// still carries the variables and watches of its own stop (issue: 5 of 20 runs carried an
+// empty env and "the program is running" watches).
+func TestPipelinedStepsKeepEachStopsData(t *testing.T) {
+	for run := range 20 {
+		p := runInProcess(t, Config{File: "testdata/loop.kite", WaitEnable: true})
+		p.expect("hello")
+		p.send(`{"cmd":"setBreakpoints","breakpoints":[{"line":9}]}` + "\n" +
+			`{"cmd":"setWatches","watches":["total + 1"]}` + "\n" +
+			`{"cmd":"enable","startPaused":false}`)
+		stops := []StoppedEvent{decode[StoppedEvent](t, p.expect("stopped"))}
+		// Steps sent while a step runs are refused (noted on stderr); those that land each
+		// give a stop, whose event must describe that stop.
+		p.send(`{"cmd":"step"}` + "\n" + `{"cmd":"step"}` + "\n" + `{"cmd":"step"}`)
+		time.Sleep(200 * time.Millisecond)
+		p.send(`{"cmd":"terminate"}`)
+		p.stdin.Close()
+		for l := range p.lines {
+			if rest, ok := strings.CutPrefix(l, EventPrefix); ok && strings.Contains(rest, `"event":"stopped"`) {
+				stops = append(stops, decode[StoppedEvent](t, json.RawMessage(rest)))
+			}
+		}
+		if len(stops) < 2 {
+			t.Fatalf("run %d: %d stops; stderr %s", run, len(stops), p.stderr.String())
+		}
+		for i, st := range stops {
+			if len(st.Env) == 0 || len(st.Watches) != 1 || st.Watches[0].Error != "" || st.Watches[0].Value == nil {
+				t.Fatalf("run %d, stop %d: %+v", run, i, st)
+			}
+			if want := fmt.Sprint(atoi(t, st.Env["total"]) + 1); *st.Watches[0].Value != want {
+				t.Fatalf("run %d, stop %d: watch %s with total %s", run, i, *st.Watches[0].Value, st.Env["total"])
+			}
+		}
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("%q is not a number", s)
+	}
+	return n
 }

@@ -8,11 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/polydbg/polydbg/engine"
 )
@@ -21,7 +19,7 @@ import (
 type Config struct {
 	In     io.Reader
 	Out    io.Writer // the debugger's own text and the program's output
-	Prompt string    // "(pdb) " by default
+	Prompt string    // "(polydbg) " by default
 	// NewSession makes a fresh, unstarted session of the program: at start and for
 	// run/restart after the program ended.
 	NewSession func() (*engine.Session, error)
@@ -30,22 +28,38 @@ type Config struct {
 	// Interrupts, when set, arranges for pause to be called on Ctrl-C and returns a
 	// function that undoes it.
 	Interrupts func(pause func()) (stop func())
+	// Terminal reads commands from the process's terminal (standard input and output)
+	// with line editing, history and Tab completion instead of from In.
+	Terminal bool
+	// HistoryFile keeps the commands typed at the terminal across runs ("" keeps none);
+	// HistorySize caps it (DefaultHistorySize when 0).
+	HistoryFile string
+	HistorySize int
+	// Color writes source lines with syntax colour (only for a terminal without NO_COLOR).
+	Color bool
+	// Context shows source, stack, locals and registers after each stop (set context on|off).
+	Context bool
+	// Names lists what the target knows by name, for Tab completion: its functions and
+	// source files. Nil means none.
+	Names func(t engine.Target) (funcs, files []string)
 }
 
 // Debugger is one terminal debugging session.
 type Debugger struct {
-	cfg     Config
-	out     *syncWriter
-	s       *engine.Session
-	sub     *engine.Subscription
-	events  chan engine.Event
-	frame   int
-	specs   []savedBreakpoint // kept across restarts
-	display []string
-	history []string
-	lastCmd string
-	listAt  int // next line for a bare "list"
-	sources map[string][]string
+	cfg       Config
+	out       *syncWriter
+	s         *engine.Session
+	output    *output // prints the session's program output as it comes
+	frame     int
+	specs     []savedBreakpoint // kept across restarts
+	display   []string
+	history   []string
+	lastCmd   string
+	listAt    int // next line for a bare "list"
+	sources   map[string][]string
+	values    []engine.Variable // gdb's value history: $1, $2...
+	context   bool              // set context on|off
+	listLines int               // set listsize N
 }
 
 type savedBreakpoint struct {
@@ -68,9 +82,9 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 // Run runs the debugger until quit or the end of input; it returns the exit status.
 func Run(cfg Config) int {
 	if cfg.Prompt == "" {
-		cfg.Prompt = "(pdb) "
+		cfg.Prompt = "(polydbg) "
 	}
-	d := &Debugger{cfg: cfg, out: &syncWriter{w: cfg.Out}, sources: map[string][]string{}}
+	d := &Debugger{cfg: cfg, out: &syncWriter{w: cfg.Out}, sources: map[string][]string{}, context: cfg.Context}
 	if err := d.newSession(); err != nil {
 		d.printf("%v\n", err)
 		return 1
@@ -80,15 +94,24 @@ func Run(cfg Config) int {
 		stop := cfg.Interrupts(func() { _ = d.s.Pause() })
 		defer stop()
 	}
-	in := bufio.NewReader(cfg.In)
+	var in lineReader = &pipeReader{d: d, in: bufio.NewReader(cfg.In)}
+	if cfg.Terminal {
+		in = newTermReader(d)
+	}
+	defer in.close()
 	for {
-		d.printf("%s", cfg.Prompt)
-		raw, err := readLine(in)
-		if err == errLineTooLong {
+		raw, err := in.readLine(cfg.Prompt)
+		switch {
+		case err == errLineTooLong:
 			d.printf("Line too long (more than %d bytes); ignored.\n", maxLine)
 			continue
-		}
-		if err != nil {
+		case err == errInterrupted: // Ctrl-C at the prompt, as in gdb
+			d.printf("Quit\n")
+			continue
+		case err != nil && cfg.Terminal: // Ctrl-D
+			d.printf("quit\n")
+			return 0
+		case err != nil:
 			d.printf("\n")
 			return 0
 		}
@@ -103,6 +126,7 @@ func Run(cfg Config) int {
 			}
 		} else {
 			d.history = append(d.history, line)
+			in.remember(line)
 		}
 		d.lastCmd = line
 		if quit := d.exec(line); quit {
@@ -123,9 +147,7 @@ func (d *Debugger) newSession() error {
 		d.s.Close()
 	}
 	d.s, d.frame = s, 0
-	d.sub = s.Subscribe()
-	d.events = make(chan engine.Event, 64)
-	go d.pump(d.sub, d.events)
+	d.output = startOutput(d.out, s)
 	for i, b := range d.specs {
 		bp, err := s.SetBreakpoint(b.spec)
 		if err != nil {
@@ -135,48 +157,6 @@ func (d *Debugger) newSession() error {
 		d.specs[i].id = bp.ID
 	}
 	return nil
-}
-
-// pump prints program output as it arrives and passes every other event on.
-func (d *Debugger) pump(sub *engine.Subscription, out chan<- engine.Event) {
-	defer close(out)
-	for e := range sub.Events() {
-		if e.Kind == engine.EventOutput {
-			d.out.Write([]byte(e.Text))
-			continue
-		}
-		out <- e
-	}
-}
-
-// wait blocks until the program stops or ends, and reports it.
-func (d *Debugger) wait() {
-	for {
-		select {
-		case e, ok := <-d.events:
-			if !ok {
-				return
-			}
-			switch e.Kind {
-			case engine.EventStopped:
-				d.frame = 0
-				d.reportStop(e.Stop)
-				return
-			case engine.EventExited:
-				if e.ExitCode == 0 {
-					d.printf("[program exited normally]\n")
-				} else {
-					d.printf("[program exited with code %d]\n", e.ExitCode)
-				}
-				return
-			case engine.EventTerminated:
-				d.printf("[program terminated]\n")
-				return
-			}
-		case <-time.After(24 * time.Hour):
-			return
-		}
-	}
 }
 
 func (d *Debugger) reportStop(st *engine.Stop) {
@@ -201,28 +181,13 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 			d.printf("0x%x in %s\n", loc.PC, loc.Func)
 		}
 	}
-	d.showLine(loc.File, loc.Line)
+	if d.context {
+		d.showContext(loc)
+	} else {
+		d.showLine(loc.File, loc.Line)
+	}
 	d.listAt = max(1, loc.Line-4)
 	d.showDisplays()
-}
-
-func (d *Debugger) showLine(file string, line int) {
-	if src := d.source(file); line > 0 && line <= len(src) {
-		d.printf("%d\t%s\n", line, src[line-1])
-	}
-}
-
-func (d *Debugger) source(file string) []string {
-	if src, ok := d.sources[file]; ok {
-		return src
-	}
-	b, err := os.ReadFile(file)
-	var lines []string
-	if err == nil {
-		lines = strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	}
-	d.sources[file] = lines
-	return lines
 }
 
 func (d *Debugger) showDisplays() {
@@ -230,7 +195,7 @@ func (d *Debugger) showDisplays() {
 		if expr == "" {
 			continue
 		}
-		v, err := d.s.Evaluate(d.frame, expr, engine.EvalMode{Pure: true})
+		v, err := d.eval(expr, true)
 		if err != nil {
 			d.printf("%d: %s = <error: %v>\n", i+1, expr, err)
 			continue

@@ -85,7 +85,7 @@ quit
 		"Breakpoint 1, fib at prog.kite:2", "2\t    if n < 2 {",
 		"*#0   fib at prog.kite:2:5", "#1   main at prog.kite:10:",
 		"n = 2",
-		"$ = 20",
+		"$1 = 20",
 		"5\t    return fib(n - 1) + fib(n - 2)", // n == 2: the if is false
 		"10\t    total += fib(i)",               // next over the return: back in the caller, mid-line
 		"9\tfor i in range(0, 5) {",

@@ -29,25 +29,28 @@ func init() {
 		{"run", []string{"r"}, "run  start the program (again, if it ran before)", cmdRun},
 		{"start", nil, "start  start the program and stop at its first statement", cmdStart},
 		{"restart", nil, "restart  start the program again from the beginning", cmdRun},
-		{"continue", []string{"c", "cont"}, "continue  run until a breakpoint or the end", cmdContinue},
+		{"continue", []string{"c", "cont"}, "continue [N]  run until a breakpoint or the end (N: ignore this breakpoint N-1 more times)", cmdContinue},
 		{"step", []string{"s"}, "step  run to the next statement, entering calls", stepCmd(engine.StepInto)},
 		{"next", []string{"n"}, "next  run to the next statement, stepping over calls", stepCmd(engine.StepOver)},
-		{"finish", []string{"fin"}, "finish  run until the current function returns", stepCmd(engine.StepOut)},
+		{"finish", []string{"fin"}, "finish  run until the current function returns, and print the value it returned as $N", cmdFinish},
 		{"stepi", []string{"si"}, "stepi  execute one instruction", stepCmd(engine.StepInstruction)},
 		{"interrupt", nil, "interrupt  pause the running program", cmdInterrupt},
 		{"kill", []string{"k"}, "kill  terminate the program", cmdKill},
-		{"print", []string{"p", "inspect"}, "print EXPR  evaluate an expression in the current frame", cmdPrint},
+		{"print", []string{"p", "inspect"}, "print[/FMT] [EXPR]  evaluate in the current frame; the value becomes $N (FMT: x d u o t c)", cmdPrint},
+		{"ptype", nil, "ptype EXPR  the type of an expression, with the fields of a struct", cmdPtype},
+		{"whatis", nil, "whatis EXPR  the type of an expression", cmdWhatis},
 		{"call", nil, "call EXPR  evaluate an expression that may call functions", cmdCall},
 		{"display", nil, "display [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
 		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
-		{"info", []string{"i"}, "info locals|globals|breakpoints|display|frame|program", cmdInfo},
+		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program", cmdInfo},
 		{"x", nil, "x/NFU ADDR  examine memory: N units (b, h, w, g) in format x, d, u or c at ADDR or $REG", cmdExamine},
-		{"set", nil, "set $REG = VALUE  change a register", cmdSet},
+		{"set", nil, "set $REG = VALUE | set context on|off | set listsize N", cmdSet},
+		{"show", nil, "show values|context|listsize  the value history, or a setting", cmdShow},
 		{"backtrace", []string{"bt", "where"}, "backtrace  show the call stack", cmdBacktrace},
 		{"frame", []string{"f"}, "frame [N]  select frame N (show the current one without N)", cmdFrame},
 		{"up", nil, "up  select the caller's frame", func(d *Debugger, _ string) bool { return d.selectFrame(d.frame + 1) }},
 		{"down", nil, "down  select the callee's frame", func(d *Debugger, _ string) bool { return d.selectFrame(d.frame - 1) }},
-		{"list", []string{"l"}, "list [LINE|FUNCTION]  show source lines", cmdList},
+		{"list", []string{"l"}, "list [LINE|FUNCTION]  show source lines ('>' the current line, '*' a breakpoint)", cmdList},
 		{"history", nil, "history  show the commands typed so far", cmdHistory},
 		{"help", []string{"h"}, "help  list the commands", cmdHelp},
 		{"quit", []string{"q", "exit"}, "quit  end the session", func(*Debugger, string) bool { return true }},
@@ -231,39 +234,68 @@ func (d *Debugger) run(stopOnEntry bool) {
 			return
 		}
 	}
-	if err := d.s.Start(stopOnEntry); err != nil {
-		d.printf("%v\n", err)
-		return
-	}
-	d.wait()
+	d.runAndReport(func() error { return d.s.Start(stopOnEntry) })
 }
 
-func cmdContinue(d *Debugger, _ string) bool {
-	if err := d.s.Continue(); err != nil {
-		d.printf("%s\n", explain(err))
+// cmdContinue is gdb's continue [N]: with N, the breakpoint the program is stopped at is
+// passed N-1 more times without stopping.
+func cmdContinue(d *Debugger, args string) bool {
+	ignore, bp := 0, 0
+	if args != "" {
+		n, ok := atoi(args)
+		if !ok || n < 1 {
+			d.printf("Invalid count %q.\n", args)
+			return false
+		}
+		if st := d.s.LastStop(); d.s.State() == engine.Stopped && st != nil && st.Reason == engine.ReasonBreakpoint {
+			ignore, bp = n-1, st.BreakpointID
+			d.printf("Will ignore next %d crossings of breakpoint %d.  Continuing.\n", ignore, bp)
+		} else {
+			d.printf("Not stopped at any breakpoint; argument ignored.\n")
+		}
+	}
+	for {
+		h, ok := d.resume(d.s.Continue)
+		if !ok {
+			return false
+		}
+		if ignore > 0 && h.State == engine.Stopped && h.Stop.Reason == engine.ReasonBreakpoint && h.Stop.BreakpointID == bp {
+			ignore--
+			continue
+		}
+		d.report(h)
 		return false
 	}
-	d.wait()
-	return false
 }
 
 func stepCmd(mode engine.ResumeMode) cmdFunc {
 	return func(d *Debugger, _ string) bool {
-		if err := d.s.Step(mode); err != nil {
-			d.printf("%s\n", explain(err))
-			return false
-		}
-		d.wait()
+		d.runAndReport(func() error { return d.s.Step(mode) })
 		return false
 	}
 }
 
-func cmdInterrupt(d *Debugger, _ string) bool {
-	if err := d.s.Pause(); err != nil {
-		d.printf("%s\n", explain(err))
+// cmdFinish is gdb's finish: it says which frame it runs out of, and prints the returned
+// value, which joins the value history.
+func cmdFinish(d *Debugger, _ string) bool {
+	if frames, err := d.s.Stack(); err == nil && len(frames) > 1 {
+		f := frames[0]
+		d.printf("Run till exit from #0  %s at %s:%d\n", f.Func, f.Location.File, f.Location.Line)
+	}
+	h, ok := d.resume(func() error { return d.s.Step(engine.StepOut) })
+	if !ok {
 		return false
 	}
-	d.wait()
+	d.report(h)
+	if h.State == engine.Stopped && h.Stop.ReturnValue != nil {
+		v := *h.Stop.ReturnValue
+		d.printf("Value returned is $%d = %s\n", d.record(v), v.Value)
+	}
+	return false
+}
+
+func cmdInterrupt(d *Debugger, _ string) bool {
+	d.runAndReport(d.s.Pause)
 	return false
 }
 
@@ -272,25 +304,8 @@ func cmdKill(d *Debugger, _ string) bool {
 		d.printf("The program is not being run.\n")
 		return false
 	}
-	_ = d.s.Terminate()
-	d.wait()
+	d.runAndReport(d.s.Terminate)
 	return false
-}
-
-func cmdPrint(d *Debugger, args string) bool { d.evaluate(args, true); return false }
-func cmdCall(d *Debugger, args string) bool  { d.evaluate(args, false); return false }
-
-func (d *Debugger) evaluate(expr string, pure bool) {
-	if expr == "" {
-		d.printf("Argument required (expression to evaluate).\n")
-		return
-	}
-	v, err := d.s.Evaluate(d.frame, expr, engine.EvalMode{Pure: pure})
-	if err != nil {
-		d.printf("%s\n", explain(err))
-		return
-	}
-	d.printf("$ = %s\n", v.Value)
 }
 
 func cmdDisplay(d *Debugger, args string) bool {
@@ -300,7 +315,7 @@ func cmdDisplay(d *Debugger, args string) bool {
 	}
 	d.display = append(d.display, args)
 	if d.s.State() == engine.Stopped {
-		v, err := d.s.Evaluate(d.frame, args, engine.EvalMode{Pure: true})
+		v, err := d.eval(args, true)
 		if err != nil {
 			d.printf("%d: %s = <error: %v>\n", len(d.display), args, err)
 		} else {
@@ -324,9 +339,11 @@ func cmdInfo(d *Debugger, args string) bool {
 	what, _, _ := strings.Cut(args, " ")
 	switch {
 	case what == "":
-		d.printf("info locals|globals|registers|breakpoints|display|frame|program\n")
-	case strings.HasPrefix("locals", what), strings.HasPrefix("args", what):
+		d.printf("info args|locals|globals|registers|breakpoints|display|frame|program\n")
+	case strings.HasPrefix("locals", what):
 		d.showScope("Locals")
+	case strings.HasPrefix("args", what):
+		d.showScope("Arguments")
 	case strings.HasPrefix("globals", what), strings.HasPrefix("variables", what):
 		d.showScope("Globals")
 	case strings.HasPrefix("registers", what) && len(what) >= 2, what == "r":
@@ -391,6 +408,10 @@ func (d *Debugger) showScope(name string) {
 		}
 		return
 	}
+	if name == "Arguments" {
+		d.printf("No argument list on this target: its arguments are among the locals (info locals).\n")
+		return
+	}
 	d.printf("No %s in this frame.\n", strings.ToLower(name))
 }
 
@@ -437,57 +458,6 @@ func (d *Debugger) selectFrame(n int) bool {
 	d.printf("#%-3d %s at %s:%d:%d\n", f.Index, f.Func, f.Location.File, f.Location.Line, f.Location.Col)
 	d.showLine(f.Location.File, f.Location.Line)
 	return false
-}
-
-func cmdList(d *Debugger, args string) bool {
-	file := ""
-	if st := d.s.LastStop(); st != nil {
-		file = st.Location.File
-	}
-	for _, b := range d.s.Breakpoints() {
-		if file == "" {
-			file = b.Location.File
-		}
-	}
-	if args != "" {
-		if n, ok := atoi(args); ok {
-			d.listAt = max(1, n-5)
-		} else if loc, err := d.s.Target().ResolveFunction(args); err == nil {
-			file, d.listAt = loc.File, max(1, loc.Line-5)
-		} else {
-			d.printf("Function %q not defined.\n", args)
-			return false
-		}
-	}
-	if file == "" {
-		file = d.defaultFile()
-	}
-	src := d.source(file)
-	if len(src) == 0 {
-		d.printf("No source file.\n")
-		return false
-	}
-	if d.listAt == 0 {
-		d.listAt = 1
-	}
-	if d.listAt > len(src) {
-		d.printf("Line number %d out of range; %q has %d lines.\n", d.listAt, file, len(src))
-		return false
-	}
-	end := min(len(src), d.listAt+9)
-	for i := d.listAt; i <= end; i++ {
-		d.printf("%d\t%s\n", i, src[i-1])
-	}
-	d.listAt = end + 1
-	return false
-}
-
-// defaultFile is the program's main file, found through its first statement.
-func (d *Debugger) defaultFile() string {
-	if loc, err := d.s.Target().ResolveLine("", 1); err == nil {
-		return loc.File
-	}
-	return ""
 }
 
 func cmdHistory(d *Debugger, _ string) bool {

@@ -19,6 +19,7 @@ func FuzzCommands(f *testing.F) {
 		"start\nsi\nsi\ninfo locals\ninfo breakpoints\nlist\nlist fib\nup\ndown\nframe 9\nkill\n",
 		"b *3\nb prog.kite:2\ntbreak 5 if n > 1\ncondition 1 n == 0\ndelete 2\nrun\ndisplay n + 1\nc\nc\n",
 		"p (\nb\nb *zz\ncondition x\nundisplay -1\nhistory\nhelp\nfr\n\n\n",
+		"b fib\nrun\np n\np $1 + $$ + $$9 + $\"$\"\np/x n\np/c $\nptype n\nwhatis $2\nset context on\nc 3\ninfo args\nshow values\nset listsize 0\nlist 3\n",
 	} {
 		f.Add(seed)
 	}

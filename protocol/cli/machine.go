@@ -145,8 +145,12 @@ func (d *Debugger) register(name string) (uint64, error) {
 	return 0, fmt.Errorf("Invalid register `%s'.", name)
 }
 
-// cmdSet handles `set $REG = VALUE` (and `set var` is explained as unsupported).
+// cmdSet handles `set $REG = VALUE` (and `set var` is explained as unsupported), and the
+// settings `set context on|off` and `set listsize N`.
 func cmdSet(d *Debugger, args string) bool {
+	if word, val, _ := strings.Cut(args, " "); word != "" && !strings.HasPrefix(word, "$") {
+		return d.setting(word, strings.TrimSpace(val))
+	}
 	lhs, rhs, ok := strings.Cut(args, "=")
 	lhs, rhs = strings.TrimSpace(lhs), strings.TrimSpace(rhs)
 	if !ok || !strings.HasPrefix(lhs, "$") || rhs == "" {
@@ -164,6 +168,30 @@ func cmdSet(d *Debugger, args string) bool {
 	}
 	if err := d.s.WriteRegister(lhs[1:], uint64(v)); err != nil {
 		d.printf("%s\n", explain(err))
+	}
+	return false
+}
+
+func (d *Debugger) setting(name, val string) bool {
+	switch {
+	case strings.HasPrefix("context", name):
+		switch val {
+		case "on", "1", "":
+			d.context = true
+		case "off", "0":
+			d.context = false
+		default:
+			d.printf("\"on\" or \"off\" expected.\n")
+		}
+	case strings.HasPrefix("listsize", name):
+		n, ok := atoi(val)
+		if !ok || n < 1 {
+			d.printf("Usage: set listsize N (N > 0).\n")
+			return false
+		}
+		d.listLines = n
+	default:
+		d.printf("Usage: set $REGISTER = VALUE, set context on|off or set listsize N (variables are changed by the program, not the debugger).\n")
 	}
 	return false
 }

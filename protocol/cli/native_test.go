@@ -62,10 +62,12 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 		"Breakpoint 1 at 0x", "square loop.c:3",
 		"Breakpoint 1, square at loop.c:3",
 		"*#0   square at loop.c:3:", "#1   main at loop.c:8:",
-		"$ = 3",
-		"$ = 4",
+		"$1 = 3",
+		"$2 = 4",
+		"Run till exit from #0  square at loop.c:3",
 		"8\t        sum += square(i);",
-		"$ = 5",
+		"Value returned is $3 = 9", // square(3), gdb's words
+		"$4 = 5",
 		"[program exited normally]",
 	)
 }
@@ -74,12 +76,12 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 func TestMachineCommands(t *testing.T) {
 	_, out := nativeScript(t, "break square\nrun\ninfo registers rip rsp\nx/8xb $rsp\nx/2dw $rsp\nset $rax = 0x1234\ninfo registers rax\nx/4xg\nset rax\nkill\n")
 	expect(t, out,
-		"(pdb) info registers rip rsp", "rsp        0x", "rip        0x",
-		"(pdb) x/8xb $rsp", "0x7", ":\t0x", "\t0x",
-		"(pdb) x/2dw $rsp", ":\t",
-		"(pdb) info registers rax", "rax        0x1234",
-		"(pdb) x/4xg", "Argument required",
-		"(pdb) set rax", "Usage: set $REGISTER = VALUE",
+		"(polydbg) info registers rip rsp", "rsp        0x", "rip        0x",
+		"(polydbg) x/8xb $rsp", "0x7", ":\t0x", "\t0x",
+		"(polydbg) x/2dw $rsp", ":\t",
+		"(polydbg) info registers rax", "rax        0x1234",
+		"(polydbg) x/4xg", "Argument required",
+		"(polydbg) set rax", "Usage: set $REGISTER = VALUE",
 	)
 	if out := script(t, "start\ninfo registers\nx/4xb 0\n"); !strings.Contains(out, "Not available on this target") {
 		t.Fatalf("kite target:\n%s", out)

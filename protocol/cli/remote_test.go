@@ -85,18 +85,18 @@ kill
 	out = strings.ReplaceAll(out, firmware.Dir()+"/", "")
 	tick := firmware.Line(t, "tick_work")
 	expect(t, out,
-		"(pdb) break tick_work if ticks == 2", "Breakpoint 1 at 0x", fmt.Sprintf("tick_work fw.c:%d", tick),
-		"(pdb) run", "fw start", // semihosting output
+		"(polydbg) break tick_work if ticks == 2", "Breakpoint 1 at 0x", fmt.Sprintf("tick_work fw.c:%d", tick),
+		"(polydbg) run", "fw start", // semihosting output
 		fmt.Sprintf("Breakpoint 1, tick_work at fw.c:%d", tick),
-		"(pdb) bt", "*#0   tick_work at fw.c:", "\n #1   SysTick_Handler at fw.c:"+fmt.Sprint(firmware.Line(t, "systick_call")),
-		" main at fw.c:", "(pdb) print ticks", "$ = 2\n",
-		"(pdb) print sample", "$ = {a = 7, b = -3, c = ",
-		"(pdb) print $pc", "(pdb) stepi", "(pdb) print $pc",
-		"(pdb) break *0x", "Breakpoint 2 at ",
-		"(pdb) continue", fmt.Sprintf("Breakpoint 2, busy at fw.c:%d", firmware.Line(t, "busy_add")),
-		"(pdb) bt", "*#0   busy at fw.c:", " main at fw.c:"+fmt.Sprint(firmware.Line(t, "main_busy")),
-		"(pdb) print loops > 5000", "$ = true",
-		"(pdb) kill", "[program terminated]",
+		"(polydbg) bt", "*#0   tick_work at fw.c:", "\n #1   SysTick_Handler at fw.c:"+fmt.Sprint(firmware.Line(t, "systick_call")),
+		" main at fw.c:", "(polydbg) print ticks", "$1 = 2\n",
+		"(polydbg) print sample", "$2 = {a = 7, b = -3, c = ",
+		"(polydbg) print $pc", "(polydbg) stepi", "(polydbg) print $pc",
+		"(polydbg) break *0x", "Breakpoint 2 at ",
+		"(polydbg) continue", fmt.Sprintf("Breakpoint 2, busy at fw.c:%d", firmware.Line(t, "busy_add")),
+		"(polydbg) bt", "*#0   busy at fw.c:", " main at fw.c:"+fmt.Sprint(firmware.Line(t, "main_busy")),
+		"(polydbg) print loops > 5000", "$5 = true",
+		"(polydbg) kill", "[program terminated]",
 	)
 	if pcs := stepiPCs(out); len(pcs) != 2 || pcs[0] == pcs[1] {
 		t.Errorf("pc before and after stepi: %v\n%s", pcs, out)
@@ -143,11 +143,11 @@ continue
 		"Breakpoint 1 at 0x", "square loop.c:3",
 		"Breakpoint 1, square at loop.c:3",
 		"*#0   square at loop.c:3:", "#1   main at loop.c:8:",
-		"(pdb) print x", "$ = 3",
-		"(pdb) print counter", "$ = 4",
-		"(pdb) finish", "8\t        sum += square(i);",
-		"(pdb) print sum", "$ = 5",
-		"(pdb) stepi", "(pdb) continue", "[program exited normally]",
+		"(polydbg) print x", "$1 = 3",
+		"(polydbg) print counter", "$2 = 4",
+		"(polydbg) finish", "8\t        sum += square(i);", "Value returned is $3 = 9",
+		"(polydbg) print sum", "$4 = 5",
+		"(polydbg) stepi", "(polydbg) continue", "[program exited normally]",
 	)
 	if pcs := stepiPCs(out); len(pcs) != 2 || pcs[0] == pcs[1] {
 		t.Errorf("pc before and after stepi: %v\n%s", pcs, out)
@@ -166,7 +166,7 @@ continue
 // stepiPCs returns the values printed by "print $pc" (before and after a stepi).
 func stepiPCs(out string) []string {
 	var pcs []string
-	for _, m := range regexp.MustCompile(`\(pdb\) print \$pc\n\$ = (\d+)`).FindAllStringSubmatch(out, -1) {
+	for _, m := range regexp.MustCompile(`\(polydbg\) print \$pc\n\$\d+ = (\d+)`).FindAllStringSubmatch(out, -1) {
 		pcs = append(pcs, m[1])
 	}
 	return pcs

@@ -42,7 +42,7 @@ func (srv *server) handleLine(line []byte) {
 		srv.fail(req.Command, fmt.Errorf("unknown command %q", req.Command))
 		return
 	}
-	srv.catchUp()
+	srv.drain()
 	if err := h(srv, req.Params); err != nil {
 		srv.fail(req.Command, err)
 	}
@@ -210,21 +210,30 @@ func (srv *server) setBreakpoint(raw json.RawMessage) error {
 	if err != nil {
 		return fmt.Errorf("Cannot set breakpoint at %s:%d: %w", file, p.Line, err)
 	}
-	info := &bpInfo{id: bp.ID, file: file, norm: normPath(abs), requested: p.Line, line: bp.Location.Line}
 	// One breakpoint per line: setting a line again replaces it (new options, new id).
-	for id, o := range ss.bps {
-		if o.line == info.line && o.norm == info.norm {
-			_ = ss.s.RemoveBreakpoint(id)
-			delete(ss.bps, id)
+	for _, o := range ss.lineBreakpoints(abs) {
+		if o.ID != bp.ID && o.Location.Line == bp.Location.Line {
+			_ = ss.s.RemoveBreakpoint(o.ID)
 		}
 	}
-	ss.bps[bp.ID] = info
-	d := breakpointSetData{File: file, Line: info.line, ID: bp.ID}
-	if info.line != p.Line {
+	d := breakpointSetData{File: file, Line: bp.Location.Line, ID: bp.ID}
+	if bp.Location.Line != p.Line {
 		d.RequestedLine = p.Line
 	}
 	srv.send("breakpointSet", d)
 	return nil
+}
+
+// lineBreakpoints are the engine's line breakpoints in the file at path.
+func (ss *session) lineBreakpoints(path string) []engine.Breakpoint {
+	norm := normPath(path)
+	var out []engine.Breakpoint
+	for _, b := range ss.s.Breakpoints() {
+		if b.Spec.Kind == engine.LineBreakpoint && normPath(b.Spec.File) == norm {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 func (srv *server) clearBreakpoint(raw json.RawMessage) error {
@@ -236,15 +245,22 @@ func (srv *server) clearBreakpoint(raw json.RawMessage) error {
 	if err := decodeParams(raw, &p); err != nil {
 		return err
 	}
-	abs := resolvePath(p.File, ss.workDir)
-	if abs == "" {
-		abs = ss.file
-	}
-	norm := normPath(abs)
-	var gone []*bpInfo
-	for id, o := range ss.bps {
-		if (p.ID != 0 && id == p.ID) || (p.ID == 0 && o.norm == norm && (o.line == p.Line || o.requested == p.Line)) {
-			gone = append(gone, o)
+	var gone []engine.Breakpoint
+	if p.ID != 0 {
+		for _, b := range ss.s.Breakpoints() {
+			if b.ID == p.ID {
+				gone = append(gone, b)
+			}
+		}
+	} else {
+		abs := resolvePath(p.File, ss.workDir)
+		if abs == "" {
+			abs = ss.file
+		}
+		for _, b := range ss.lineBreakpoints(abs) {
+			if b.Location.Line == p.Line || b.Spec.Line == p.Line {
+				gone = append(gone, b)
+			}
 		}
 	}
 	if len(gone) == 0 {
@@ -253,39 +269,24 @@ func (srv *server) clearBreakpoint(raw json.RawMessage) error {
 		}
 		return fmt.Errorf("Cannot clear breakpoint: no breakpoint at %s:%d", p.File, p.Line)
 	}
-	for _, o := range gone {
-		_ = ss.s.RemoveBreakpoint(o.id)
-		delete(ss.bps, o.id)
+	for _, b := range gone {
+		_ = ss.s.RemoveBreakpoint(b.ID)
 	}
 	d := breakpointClearedData{File: p.File, Line: p.Line}
 	if len(gone) == 1 {
-		d.ID = gone[0].id
+		d.ID = gone[0].ID
 		if p.ID != 0 {
-			d.File, d.Line = gone[0].file, gone[0].line
+			d.File, d.Line = gone[0].Spec.File, gone[0].Location.Line
 		}
 	}
 	srv.send("breakpointCleared", d)
 	return nil
 }
 
-// frameVars returns a frame's locals then the globals.
-func (ss *session) frameVars(frameIndex int) ([]variable, error) {
-	scopes, err := ss.s.Scopes(frameIndex)
-	if err != nil {
-		return nil, err
-	}
-	out := []variable{}
-	for _, sc := range scopes {
-		vs, err := ss.s.Variables(sc.Ref)
-		if err != nil {
-			return nil, err
-		}
-		scope := strings.ToLower(strings.TrimSuffix(sc.Name, "s"))
-		for _, v := range vs {
-			out = append(out, variable{Name: v.Name, Value: v.Value, Type: v.Type, Scope: scope})
-		}
-	}
-	return out, nil
+// snapshot returns frame 0's variables (locals, then globals) of the stopped program.
+func (ss *session) snapshot() ([]engine.ScopedVariable, bool) {
+	vs, err := ss.s.FrameVariables(0)
+	return vs, err == nil
 }
 
 func (srv *server) getVariables(raw json.RawMessage) error {
@@ -297,11 +298,15 @@ func (srv *server) getVariables(raw json.RawMessage) error {
 	if err := decodeParams(raw, &p); err != nil {
 		return err
 	}
-	vs, err := ss.frameVars(p.FrameIndex)
+	vs, err := ss.s.FrameVariables(p.FrameIndex)
 	if err != nil {
 		return cannot("get variables", err)
 	}
-	srv.send("variables", variablesData{FrameIndex: p.FrameIndex, Variables: vs})
+	out := make([]variable, len(vs))
+	for i, v := range vs {
+		out[i] = toVariable(v)
+	}
+	srv.send("variables", variablesData{FrameIndex: p.FrameIndex, Variables: out})
 	return nil
 }
 
@@ -390,7 +395,7 @@ func (srv *server) handleEvent(e engine.Event) {
 		if ss.stepping {
 			after, ok := ss.snapshot()
 			if ok && ss.haveBefore {
-				for _, v := range changed(ss.before, after) {
+				for _, v := range engine.ChangedVariables(ss.before, after) {
 					srv.send("variableUpdate", variableUpdateData{Name: v.Name, Value: v.Value, Type: v.Type, Scope: v.Scope})
 				}
 			}
@@ -415,4 +420,8 @@ func (srv *server) handleEvent(e engine.Event) {
 		srv.send("terminated", empty{})
 		ss.endSent, ss.reportedStop = true, false
 	}
+}
+
+func toVariable(v engine.ScopedVariable) variable {
+	return variable{Name: v.Name, Value: v.Value, Type: v.Type, Scope: v.Scope}
 }

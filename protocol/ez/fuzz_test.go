@@ -1,7 +1,6 @@
 package ez
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // FuzzReader feeds arbitrary bytes to the command reader and parser: they never panic, never
@@ -32,14 +33,13 @@ func FuzzReader(f *testing.F) {
 	}
 	const max = 256
 	f.Fuzz(func(t *testing.T, data []byte) {
-		lr := newLineReader(bytes.NewReader(data), max)
-		lr.r = bufio.NewReaderSize(bytes.NewReader(data), 16) // small buffer: exercise the joins
+		lr := wire.NewLineReader(bytes.NewReader(data), max)
 		for i := 0; i <= len(data); i++ {
-			line, err := lr.next()
+			line, err := lr.Next()
 			if errors.Is(err, io.EOF) {
 				return
 			}
-			if errors.Is(err, errLineTooLong) {
+			if errors.Is(err, wire.ErrLineTooLong) {
 				continue
 			}
 			if err != nil {

@@ -9,6 +9,7 @@ package ez
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,12 +18,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
-	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
-	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/kite/syntax"
+	"github.com/polydbg/polydbg/launch"
 )
 
 // Options configure a server.
@@ -44,10 +46,15 @@ const MaxProgram = 64 << 20
 // shutdownWait bounds how long the end of input waits for the program to stop.
 const shutdownWait = 5 * time.Second
 
+// MaxQueued bounds the events waiting to be written. When the IDE stops reading, the
+// program's output blocks once this many are queued (backpressure, as a terminal applies):
+// memory stays bounded and nothing is lost.
+const MaxQueued = 4096
+
 // input is one item from the reader goroutine.
 type input struct {
 	line []byte
-	err  error // errLineTooLong, io.EOF or a read error
+	err  error // wire.ErrLineTooLong, io.EOF or a read error
 }
 
 // Serve runs one EZ debug session: it reads commands from in and writes events to out
@@ -67,15 +74,17 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
-		lr := newLineReader(in, opts.MaxLine)
+		lr := wire.NewLineReader(in, srv.maxLine())
 		for {
-			line, err := lr.next()
+			line, err := lr.Next()
+			line = bytes.Clone(line)
 			select {
 			case lines <- input{line: line, err: err}:
 			case <-done:
 				return
 			}
-			if err != nil && !errors.Is(err, errLineTooLong) {
+			runtime.Gosched() // let the command run before this goroutine blocks reading again
+			if err != nil && !errors.Is(err, wire.ErrLineTooLong) {
 				return
 			}
 		}
@@ -95,43 +104,33 @@ type server struct {
 
 // session is one loaded program.
 type session struct {
-	s       *engine.Session
+	s       *launch.Debuggee
 	sub     *engine.Subscription
-	events  <-chan engine.Event // nil once the subscription has ended
-	file    string              // absolute path of the program
+	ended   bool   // the subscription has delivered its last event
+	file    string // absolute path of the program
 	workDir string
-	bps     map[int]*bpInfo
 
-	reportedStop bool       // stopped was written and no resume followed
-	stepping     bool       // the last resume was a step: report variable changes at the stop
-	before       []variable // frame 0's variables when the step began
-	haveBefore   bool       // before is valid
-	terminateReq bool       // terminate was asked: report terminated even if it exited
-	endSent      bool       // exited or terminated was written
-}
-
-// bpInfo is what the server remembers of a breakpoint to clear it by file and line.
-type bpInfo struct {
-	id        int
-	file      string // as the IDE named it
-	norm      string // normalised path
-	requested int
-	line      int // where it bound
+	reportedStop bool                    // stopped was written and no resume followed
+	stepping     bool                    // the last resume was a step: report variable changes at the stop
+	before       []engine.ScopedVariable // frame 0's variables when the step began
+	haveBefore   bool                    // before is valid
+	terminateReq bool                    // terminate was asked: report terminated even if it exited
+	endSent      bool                    // exited or terminated was written
 }
 
 func (srv *server) loop(ctx context.Context, lines <-chan input) error {
 	defer srv.closeSession()
 	for {
-		var events <-chan engine.Event
-		if srv.sess != nil {
-			events = srv.sess.events
+		var ready <-chan struct{}
+		if ss := srv.sess; ss != nil && !ss.ended {
+			ready = ss.sub.Ready()
 		}
 		select {
 		case in := <-lines:
 			switch {
 			case in.err == nil:
 				srv.handleLine(in.line)
-			case errors.Is(in.err, errLineTooLong):
+			case errors.Is(in.err, wire.ErrLineTooLong):
 				srv.send("error", errorData{Message: fmt.Sprintf("command line longer than %d bytes: skipped", srv.maxLine())})
 			case errors.Is(in.err, io.EOF):
 				srv.shutdown()
@@ -142,12 +141,8 @@ func (srv *server) loop(ctx context.Context, lines <-chan input) error {
 				_ = srv.flush()
 				return fmt.Errorf("ez: reading commands: %w", in.err)
 			}
-		case e, ok := <-events:
-			if !ok {
-				srv.sess.events = nil
-				break
-			}
-			srv.handleEvent(e)
+		case <-ready:
+			srv.drain()
 		case <-ctx.Done():
 			srv.shutdown()
 			_ = srv.flush()
@@ -200,20 +195,19 @@ func (srv *server) shutdown() {
 		ss.terminateReq = true
 		_ = ss.s.Terminate()
 	}
-	timeout := time.NewTimer(shutdownWait)
-	defer timeout.Stop()
-	for ss.events != nil {
-		select {
-		case e, ok := <-ss.events:
-			if !ok {
-				ss.events = nil
-				continue
-			}
-			srv.handleEvent(e)
-		case <-timeout.C:
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
+	defer cancel()
+	for !ss.ended {
+		e, err := ss.sub.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			ss.ended = true
+			break
+		}
+		if err != nil {
 			srv.log.Warn("ez: the program did not end in time")
 			return
 		}
+		srv.handleEvent(e)
 	}
 }
 
@@ -232,32 +226,25 @@ func (srv *server) closeSession() {
 	}
 }
 
-// catchUp writes the events of a stop or an end the engine has already queued, so that a
-// command is handled in the state the IDE has been told about: after a program stops, a
-// command that arrives before the server has written "stopped" finds it written.
-func (srv *server) catchUp() {
+// drain writes every event the engine has queued. Events are queued the moment they
+// happen, so after drain the IDE has been told everything up to the engine's state: a
+// command handled next finds "started" and "stopped" already written before its reply.
+// It stops at the events that happened after it began, so that a program printing
+// without end cannot keep the server from reading commands.
+func (srv *server) drain() {
 	ss := srv.sess
 	if ss == nil {
 		return
 	}
-	var timeout <-chan time.Time
-	for ss.events != nil {
-		st := ss.s.State()
-		if st == engine.Running || st == engine.Initialized || (st == engine.Stopped && ss.reportedStop) {
+	upTo := ss.s.Seq()
+	for !ss.ended {
+		e, ok, ended := ss.sub.TryNext()
+		if !ok {
+			ss.ended = ended
 			return
 		}
-		if timeout == nil {
-			timeout = time.After(time.Second)
-		}
-		select {
-		case e, ok := <-ss.events:
-			if !ok {
-				ss.events = nil
-				return
-			}
-			srv.handleEvent(e)
-		case <-timeout:
-			srv.log.Warn("ez: the engine's events are late", "state", st)
+		srv.handleEvent(e)
+		if e.Seq >= upTo {
 			return
 		}
 	}
@@ -310,17 +297,12 @@ func (srv *server) load(p initializeParams) (*session, error) {
 	} else if fi.Size() > MaxProgram {
 		return nil, fmt.Errorf("Cannot initialize: %s is larger than %d bytes", file, MaxProgram)
 	}
-	prog, err := kite.CompileFile(file, nil)
+	d, err := launch.Start(context.Background(), launch.Spec{Kind: launch.Kite, Program: file})
 	if err != nil {
 		return nil, err
 	}
-	tg, err := kitevm.New(prog, kitevm.Options{})
-	if err != nil {
-		return nil, err
-	}
-	s := engine.NewSession(tg)
-	sub := s.Subscribe()
-	return &session{s: s, sub: sub, events: sub.Events(), file: file, workDir: wd, bps: map[int]*bpInfo{}}, nil
+	sub := d.SubscribeWith(engine.SubscribeOptions{MaxQueued: MaxQueued})
+	return &session{s: d, sub: sub, file: file, workDir: wd}, nil
 }
 
 // compileErrorData turns a compiler's error list into one error event.

@@ -3,7 +3,6 @@ package lantern
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -49,9 +48,10 @@ func (u *uploadReader) Read(p []byte) (int, error) {
 }
 
 // copyTo writes the rest of the payload to f: the buffered part, then straight from the
-// socket, each chunk with its own deadline. Receiving and writing overlap (a reader
-// goroutine fills buffers while this one writes them), because writing into a fresh memfd
-// costs about as much as receiving from loopback.
+// socket with splice (os.File.ReadFrom: the kernel moves the bytes from the socket into the
+// memfd, with no copy through this process and no buffer of its own), uploadChunk at a time,
+// each chunk with its own deadline. Two goroutines copying through 1 MiB buffers, the
+// earlier way, reached 0.5 – 0.76 of a bare io.Copy into a memfd (which splices).
 func (u *uploadReader) copyTo(f *os.File) (int64, error) {
 	var total int64
 	if b := u.br.Buffered(); b > 0 && u.left > 0 {
@@ -62,54 +62,17 @@ func (u *uploadReader) copyTo(f *os.File) (int64, error) {
 			return total, err
 		}
 	}
-	if u.left == 0 {
-		return total, nil
-	}
-	const bufSize, nbuf = 1 << 20, 4
-	type chunk struct {
-		b   []byte
-		err error
-	}
-	free := make(chan []byte, nbuf)
-	full := make(chan chunk, nbuf)
-	for i := 0; i < nbuf; i++ {
-		free <- make([]byte, bufSize)
-	}
-	stop := make(chan struct{})
-	defer close(stop)
-	left := u.left
-	go func() {
-		for left > 0 {
-			var b []byte
-			select {
-			case b = <-free:
-			case <-stop:
-				return
-			}
-			u.conn.SetReadDeadline(time.Now().Add(uploadChunkTimeout))
-			n, err := io.ReadAtLeast(u.conn, b[:min(int64(len(b)), left)], 1)
-			left -= int64(n)
-			if errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
-			}
-			full <- chunk{b[:n], err}
-			if err != nil {
-				return
-			}
-		}
-	}()
 	for u.left > 0 {
-		c := <-full
-		n, err := f.Write(c.b)
-		total += int64(n)
-		u.left -= int64(n)
-		if err == nil {
-			err = c.err
+		u.conn.SetReadDeadline(time.Now().Add(uploadChunkTimeout))
+		n, err := f.ReadFrom(io.LimitReader(u.conn, min(u.left, uploadChunk)))
+		total += n
+		u.left -= n
+		if err == nil && n == 0 {
+			err = io.ErrUnexpectedEOF
 		}
 		if err != nil {
 			return total, err
 		}
-		free <- c.b[:cap(c.b)]
 	}
 	return total, nil
 }

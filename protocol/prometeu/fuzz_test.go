@@ -1,12 +1,13 @@
 package prometeu
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // FuzzReadLine feeds arbitrary bytes to the line reader and the request parser: they
@@ -23,10 +24,11 @@ func FuzzReadLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, max uint8) {
 		limit := int(max) + 1
-		r := bufio.NewReaderSize(bytes.NewReader(data), 16)
+		r := wire.NewLineReader(bytes.NewReader(data), limit)
 		var got [][]byte
 		for i := 0; i < len(data)+2; i++ {
-			line, err := ReadLine(r, limit)
+			line, err := r.Next()
+			line = bytes.Clone(line)
 			if len(line) > limit {
 				t.Fatalf("line of %d bytes over the limit %d", len(line), limit)
 			}
@@ -54,7 +56,7 @@ func FuzzReadLine(f *testing.F) {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			if err != nil && !errors.Is(err, ErrLineTooLong) {
+			if err != nil && !errors.Is(err, wire.ErrLineTooLong) {
 				t.Fatalf("error %v", err)
 			}
 		}

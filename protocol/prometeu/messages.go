@@ -2,6 +2,7 @@ package prometeu
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
@@ -24,6 +25,9 @@ var Requests = []string{
 
 // MaxDisassemble bounds the instructions one disassemble request returns.
 const MaxDisassemble = 1000
+
+// MaxValueLen bounds the text of a value in a message (the stack top of getState).
+const MaxValueLen = 1000
 
 // fields is a message's fields besides its type.
 type fields map[string]any
@@ -199,6 +203,7 @@ func (c *client) handleLine(line []byte) {
 	}
 	s.order.Lock()
 	defer s.order.Unlock()
+	s.drainLocked()
 	if req.typ == "start" || req.typ == "ok" {
 		if !s.authorized(req) {
 			c.send(errorResponse(&req, "", "unauthorized: the handshake answer needs the server's token (\"token\": \"...\")"))
@@ -271,14 +276,11 @@ func (s *Server) serve(req request) (fields, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.mu.Lock()
-		id, ok := s.bps[uint64(pc)]
-		delete(s.bps, uint64(pc))
-		s.mu.Unlock()
+		bp, ok := s.breakpointAt(uint64(pc))
 		if !ok {
 			return nil, bad("clearBreakpoint: no breakpoint at pc %d", pc)
 		}
-		if err := s.sess.RemoveBreakpoint(id); err != nil {
+		if err := s.sess.RemoveBreakpoint(bp.ID); err != nil {
 			return nil, err
 		}
 		return fields{"pc": pc}, nil
@@ -329,25 +331,29 @@ func (s *Server) serve(req request) (fields, error) {
 }
 
 func (s *Server) setBreakpoint(pc uint64) (fields, error) {
-	s.mu.Lock()
-	id, dup := s.bps[pc]
-	s.mu.Unlock()
+	bp, dup := s.breakpointAt(pc)
 	if !dup {
-		bp, err := s.sess.SetBreakpoint(engine.BreakpointSpec{Kind: engine.InstructionBreakpoint, PC: pc})
-		if err != nil {
+		var err error
+		if bp, err = s.sess.SetBreakpoint(engine.BreakpointSpec{Kind: engine.InstructionBreakpoint, PC: pc}); err != nil {
 			return nil, fmt.Errorf("setBreakpoint: %w", err)
 		}
-		id = bp.ID
-		s.mu.Lock()
-		s.bps[pc] = id
-		s.mu.Unlock()
 	}
 	f, err := s.source(pc)
 	if err != nil {
 		return nil, err
 	}
-	f["breakpoint_id"] = id
+	f["breakpoint_id"] = bp.ID
 	return f, nil
+}
+
+// breakpointAt finds the engine's instruction breakpoint at pc.
+func (s *Server) breakpointAt(pc uint64) (engine.Breakpoint, bool) {
+	for _, bp := range s.sess.Breakpoints() {
+		if bp.Spec.Kind == engine.InstructionBreakpoint && bp.Spec.PC == pc {
+			return bp, true
+		}
+	}
+	return engine.Breakpoint{}, false
 }
 
 // source describes the instruction at pc.
@@ -380,11 +386,7 @@ func (s *Server) state() fields {
 			if live, err := s.con.Live(); err == nil {
 				n = live.Counters
 				if live.StackTop != nil {
-					top := *live.StackTop
-					if len(top) > 1000 {
-						top = top[:1000] + "..."
-					}
-					f["stack_top"] = top
+					f["stack_top"] = engine.ClipValue(*live.StackTop, MaxValueLen)
 				}
 				loc := stop.Location
 				f["pc"], f["function"], f["file"], f["line"] = loc.PC, loc.Func, s.relFile(loc.File), loc.Line
@@ -416,68 +418,95 @@ func (s *Server) consoleEvent(e console.Event) {
 	s.order.Unlock()
 }
 
-// engineEvents translates the session's events until it ends.
+// engineEvents delivers the session's events to the clients until it ends.
 func (s *Server) engineEvents(sub *engine.Subscription) {
 	defer s.events.Done()
-	for e := range sub.Events() {
-		var msg []byte
-		switch e.Kind {
-		case engine.EventStopped:
-			loc := e.Stop.Location
-			f := fields{"pc": loc.PC, "frame_index": e.Stop.FrameIndex, "file": s.relFile(loc.File), "line": loc.Line, "function": loc.Func}
-			if e.Stop.Reason == engine.ReasonBreakpoint {
-				f["breakpoint_id"] = e.Stop.BreakpointID
-				if e.Stop.Text != "" {
-					f["message"] = e.Stop.Text
-				}
-				msg = encode("breakpointHit", f)
-			} else {
-				f["reason"] = string(e.Stop.Reason)
-				if e.Stop.Text != "" {
-					f["message"] = e.Stop.Text
-				}
-				msg = encode("stopped", f)
-			}
-		case engine.EventContinued:
-			msg = encode("resumed", fields{"mode": e.Mode.String()})
-		case engine.EventOutput:
-			level, source := "info", e.Category
-			switch e.Category {
-			case "stderr":
-				level = "error"
-			case "console":
-				source = "debugger"
-			}
-			msg = encode("log", fields{"level": level, "source": source, "msg": strings.TrimSuffix(e.Text, "\n"), "frame_index": s.con.FrameIndex()})
-		case engine.EventExited:
-			msg = encode("exited", fields{"code": e.ExitCode, "frame_index": s.con.FrameIndex()})
-		case engine.EventTerminated:
-			msg = encode("terminated", fields{"frame_index": s.con.FrameIndex()})
-		default:
-			continue
-		}
+	for range sub.Ready() {
 		s.order.Lock()
-		s.broadcast(msg)
+		ended := s.drainLocked()
 		s.order.Unlock()
-		if e.Kind == engine.EventStopped || e.Kind == engine.EventExited || e.Kind == engine.EventTerminated {
-			s.firstStop.Do(func() { close(s.stopped) })
+		if ended {
+			return
 		}
 	}
-	s.firstStop.Do(func() { close(s.stopped) })
+}
+
+// drainLocked broadcasts the events queued up to now (s.order held): a request handled
+// next finds every event that happened before it already delivered, so its response
+// follows them and precedes the events its action causes. It reports the subscription's end.
+func (s *Server) drainLocked() (ended bool) {
+	upTo := s.sess.Seq()
+	for {
+		e, ok, end := s.sub.TryNext()
+		if !ok {
+			return end
+		}
+		if msg := s.eventMessage(e); msg != nil {
+			s.broadcast(msg)
+		}
+		if e.Seq >= upTo {
+			return false
+		}
+	}
+}
+
+// eventMessage is the message for an engine event, or nil for one clients are not told.
+func (s *Server) eventMessage(e engine.Event) []byte {
+	var msg []byte
+	switch e.Kind {
+	case engine.EventStopped:
+		loc := e.Stop.Location
+		f := fields{"pc": loc.PC, "frame_index": e.Stop.FrameIndex, "file": s.relFile(loc.File), "line": loc.Line, "function": loc.Func}
+		if e.Stop.Reason == engine.ReasonBreakpoint {
+			f["breakpoint_id"] = e.Stop.BreakpointID
+			if e.Stop.Text != "" {
+				f["message"] = e.Stop.Text
+			}
+			msg = encode("breakpointHit", f)
+		} else {
+			f["reason"] = string(e.Stop.Reason)
+			if e.Stop.Text != "" {
+				f["message"] = e.Stop.Text
+			}
+			msg = encode("stopped", f)
+		}
+	case engine.EventContinued:
+		msg = encode("resumed", fields{"mode": e.Mode.String()})
+	case engine.EventOutput:
+		level, source := "info", e.Category
+		switch e.Category {
+		case "stderr":
+			level = "error"
+		case "console":
+			source = "debugger"
+		}
+		msg = encode("log", fields{"level": level, "source": source, "msg": strings.TrimSuffix(e.Text, "\n"), "frame_index": s.con.FrameIndex()})
+	case engine.EventExited:
+		msg = encode("exited", fields{"code": e.ExitCode, "frame_index": s.con.FrameIndex()})
+	case engine.EventTerminated:
+		msg = encode("terminated", fields{"frame_index": s.con.FrameIndex()})
+	default:
+		return nil
+	}
+	return msg
 }
 
 // Start starts the session; with wait, it stops on entry and Start returns once it has
 // (serve clients after that, so that they find it stopped).
 func (s *Server) Start(wait bool) error {
+	seq := s.sess.Seq()
 	if err := s.sess.Start(wait); err != nil {
 		return err
 	}
 	if wait {
-		select {
-		case <-s.stopped:
-		case <-time.After(10 * time.Second):
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := s.sess.WaitStop(ctx, seq); err != nil {
 			return errors.New("the cartridge did not reach its entry stop")
 		}
+		s.order.Lock()
+		s.drainLocked()
+		s.order.Unlock()
 	}
 	return nil
 }

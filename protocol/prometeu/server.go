@@ -15,6 +15,7 @@ import (
 
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // ProtocolVersion and RuntimeVersion are sent in the handshake.
@@ -47,6 +48,7 @@ type Options struct {
 // Server serves one console session to any number of clients.
 type Server struct {
 	sess *engine.Session
+	sub  *engine.Subscription
 	con  *console.Console
 	opts Options
 	log  *slog.Logger
@@ -58,28 +60,25 @@ type Server struct {
 	mu        sync.Mutex
 	clients   map[*client]struct{}
 	listeners []net.Listener
-	bps       map[uint64]int // pc -> engine breakpoint id
 	waiting   bool
 	closed    bool
 
-	wg        sync.WaitGroup
-	events    sync.WaitGroup
-	firstStop sync.Once
-	stopped   chan struct{} // closed at the first stop (or the end)
+	wg     sync.WaitGroup
+	events sync.WaitGroup
 }
 
 // New makes a server for a console's session. Call it before the session starts, so that
 // no event is missed.
 func New(sess *engine.Session, con *console.Console, opts Options) *Server {
 	s := &Server{sess: sess, con: con, opts: opts, log: opts.Logger, clients: map[*client]struct{}{},
-		bps: map[uint64]int{}, waiting: opts.Waiting, stopped: make(chan struct{})}
+		waiting: opts.Waiting}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	con.SetEventHandler(s.consoleEvent)
-	sub := sess.Subscribe()
+	s.sub = sess.Subscribe()
 	s.events.Add(1)
-	go s.engineEvents(sub)
+	go s.engineEvents(s.sub)
 	return s
 }
 
@@ -297,10 +296,10 @@ func (c *client) writeLoop() {
 func (c *client) readLoop() {
 	defer c.s.wg.Done()
 	defer c.close()
-	r := bufio.NewReaderSize(c.conn, 64<<10)
+	r := wire.NewLineReader(c.conn, MaxLine)
 	for {
-		line, err := ReadLine(r, MaxLine)
-		if errors.Is(err, ErrLineTooLong) {
+		line, err := r.Next()
+		if errors.Is(err, wire.ErrLineTooLong) {
 			c.send(errorResponse(nil, "", "request line longer than 1 MiB; it was skipped"))
 			continue
 		}

@@ -13,31 +13,31 @@ func TestWirePartialLines(t *testing.T) {
 	evLine := string(encodeEvent(ev))
 	for _, tc := range []struct {
 		name string
-		run  func(o *wire)
+		run  func(o *stdout)
 		want string
 	}{
-		{"whole lines pass at once", func(o *wire) {
+		{"whole lines pass at once", func(o *stdout) {
 			o.program([]byte("a\nb\n"))
 			o.event(ev, false)
 		}, "a\nb\n" + evLine},
-		{"partial held behind an event", func(o *wire) {
+		{"partial held behind an event", func(o *stdout) {
 			o.program([]byte("ab"))
 			o.event(ev, false)
 			o.program([]byte("c\nd"))
 			o.finish()
 		}, evLine + "abc\nd"},
-		{"a stop releases the partial line", func(o *wire) {
+		{"a stop releases the partial line", func(o *stdout) {
 			o.program([]byte("x\npro"))
 			o.program([]byte("mpt: "))
 			o.event(ev, true)
 			o.program([]byte("rest\n"))
 		}, "x\nprompt: \n" + evLine + "rest\n"},
-		{"no partial line: nothing added", func(o *wire) {
+		{"no partial line: nothing added", func(o *stdout) {
 			o.program([]byte("x\n"))
 			o.event(ev, true)
 			o.finish()
 		}, "x\n" + evLine},
-		{"many chunks", func(o *wire) {
+		{"many chunks", func(o *stdout) {
 			for _, c := range []string{"1", "2", "3\n4", "5\n", "6"} {
 				o.program([]byte(c))
 			}
@@ -47,7 +47,7 @@ func TestWirePartialLines(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			o := newWire(&buf, true)
+			o := newStdout(&buf, true)
 			tc.run(o)
 			if buf.String() != tc.want {
 				t.Fatalf("got %q, want %q", buf.String(), tc.want)
@@ -63,7 +63,7 @@ func TestWirePartialLines(t *testing.T) {
 
 func TestWireProtocolOff(t *testing.T) {
 	var buf bytes.Buffer
-	o := newWire(&buf, false)
+	o := newStdout(&buf, false)
 	o.program([]byte("ab"))
 	o.event(TerminatedEvent{Event: "terminated"}, true)
 	o.program([]byte("c\n"))

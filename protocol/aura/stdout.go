@@ -10,11 +10,11 @@ import (
 // EventPrefix begins every event line on stdout.
 const EventPrefix = "AURA_DEBUG_EVENT "
 
-// wire is the process's stdout: the program's own output and, with the protocol on, event
+// stdout is the process's stdout: the program's own output and, with the protocol on, event
 // lines. An event line always begins at the start of a line: a partial line of program
 // output is held back until the program completes it, or until a stop or the end of the
 // run, when it is written with a line end added. Nothing is lost or reordered otherwise.
-type wire struct {
+type stdout struct {
 	mu       sync.Mutex
 	w        io.Writer
 	protocol bool
@@ -22,9 +22,9 @@ type wire struct {
 	failed   bool   // the writer failed (client gone): later writes are dropped
 }
 
-func newWire(w io.Writer, protocol bool) *wire { return &wire{w: w, protocol: protocol} }
+func newStdout(w io.Writer, protocol bool) *stdout { return &stdout{w: w, protocol: protocol} }
 
-func (o *wire) write(p []byte) {
+func (o *stdout) write(p []byte) {
 	if o.failed || len(p) == 0 {
 		return
 	}
@@ -34,7 +34,7 @@ func (o *wire) write(p []byte) {
 }
 
 // program writes program output.
-func (o *wire) program(p []byte) {
+func (o *stdout) program(p []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.protocol {
@@ -57,7 +57,7 @@ func (o *wire) program(p []byte) {
 }
 
 // flushPartial writes a held-back partial line, completed with "\n"; o.mu held.
-func (o *wire) flushPartial() {
+func (o *stdout) flushPartial() {
 	if len(o.partial) == 0 {
 		return
 	}
@@ -67,7 +67,7 @@ func (o *wire) flushPartial() {
 
 // event writes one event line. With release, a held-back partial line is written first
 // (a stop, or the end of the run); otherwise it stays held back after the event.
-func (o *wire) event(ev any, release bool) {
+func (o *stdout) event(ev any, release bool) {
 	b := encodeEvent(ev)
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -81,7 +81,7 @@ func (o *wire) event(ev any, release bool) {
 }
 
 // finish writes what is left of the program's output (at the end of the run).
-func (o *wire) finish() {
+func (o *stdout) finish() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.partial) > 0 {
@@ -101,16 +101,4 @@ func encodeEvent(ev any) []byte {
 		buf.WriteString(EventPrefix + `{"event":"error","message":"cannot encode event"}` + "\n")
 	}
 	return buf.Bytes()
-}
-
-// syncWriter serializes writes to a writer shared by several goroutines (stderr).
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }

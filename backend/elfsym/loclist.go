@@ -1,0 +1,211 @@
+package elfsym
+
+// Location lists: where a variable of optimised code lives changes with the pc. DWARF 4
+// keeps the lists in .debug_loc, DWARF 5 in .debug_loclists (reached by DW_FORM_sec_offset
+// or, through the unit's offset table, DW_FORM_loclistx), with addresses possibly in
+// .debug_addr. Go's debug/dwarf reads neither, so this file does.
+
+import (
+	"debug/dwarf"
+	"fmt"
+)
+
+// cuInfo is what reading a unit's location lists and address table needs.
+type cuInfo struct {
+	version      int
+	base         uint64 // DW_AT_low_pc: the base of DWARF 4 lists and offset pairs
+	addrBase     uint64 // DW_AT_addr_base
+	loclistsBase uint64 // DW_AT_loclists_base
+}
+
+// section returns the contents of a section of the ELF file (nil when absent), cached.
+func (f *File) section(name string) []byte {
+	if b, ok := f.sections[name]; ok {
+		return b
+	}
+	var b []byte
+	if s := f.ELF.Section(name); s != nil {
+		b, _ = s.Data()
+	}
+	f.sections[name] = b
+	return b
+}
+
+func (f *File) newCU(cu *dwarf.Entry) *cuInfo {
+	ci := &cuInfo{version: f.unitVersion(cu.Offset)}
+	ci.base, _ = cu.Val(dwarf.AttrLowpc).(uint64)
+	if v, ok := cu.Val(dwarf.AttrAddrBase).(int64); ok {
+		ci.addrBase = uint64(v)
+	}
+	if v, ok := cu.Val(dwarf.AttrLoclistsBase).(int64); ok {
+		ci.loclistsBase = uint64(v)
+	}
+	return ci
+}
+
+// debugAddr is entry idx of the unit's .debug_addr table (link-time).
+func (f *File) debugAddr(cu *cuInfo, idx uint64) (uint64, error) {
+	sec := f.section(".debug_addr")
+	if cu == nil {
+		return 0, fmt.Errorf("%w: address index without a unit", ErrUnsupportedExpr)
+	}
+	n := uint64(f.Arch.PtrSize)
+	off := cu.addrBase + idx*n
+	if off+n > uint64(len(sec)) {
+		return 0, fmt.Errorf("%w: address index %d out of .debug_addr", ErrUnsupportedExpr, idx)
+	}
+	r := &cfiReader{b: sec, pos: int(off), order: f.Arch.ByteOrder}
+	return r.addr(int(n)), nil
+}
+
+// locExpr is the location expression of a variable at link-time pc: its DW_AT_location
+// block, or the entry of its location list that covers pc (nil when none does: the
+// variable is optimized out there).
+func (f *File) locExpr(v *Var, pc uint64) ([]byte, error) {
+	if v.locList < 0 {
+		return v.loc, nil
+	}
+	if v.cu == nil {
+		return nil, fmt.Errorf("%w: location list without a unit", ErrUnsupportedExpr)
+	}
+	if v.cu.version >= 5 {
+		return f.loclist5(v.cu, v.locList, v.locIndexed, pc)
+	}
+	return f.loclist4(v.cu, uint64(v.locList), pc)
+}
+
+func (f *File) loclist4(cu *cuInfo, off, pc uint64) ([]byte, error) {
+	sec := f.section(".debug_loc")
+	if off >= uint64(len(sec)) {
+		return nil, fmt.Errorf("%w: location list offset %#x out of .debug_loc", ErrUnsupportedExpr, off)
+	}
+	n := f.Arch.PtrSize
+	maxAddr := uint64(1)<<(8*n) - 1
+	if n == 8 {
+		maxAddr = ^uint64(0)
+	}
+	r := &cfiReader{b: sec, pos: int(off), order: f.Arch.ByteOrder}
+	base := cu.base
+	for r.err == nil {
+		lo, hi := r.addr(n), r.addr(n)
+		switch {
+		case lo == 0 && hi == 0:
+			return nil, nil
+		case lo == maxAddr:
+			base = hi
+			continue
+		}
+		expr := r.bytes(int(r.u16()))
+		if f.inRange(base+lo, base+hi, pc) {
+			return expr, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: truncated location list", ErrUnsupportedExpr)
+}
+
+func (f *File) loclist5(cu *cuInfo, off int64, indexed bool, pc uint64) ([]byte, error) {
+	sec := f.section(".debug_loclists")
+	if indexed {
+		// DW_FORM_loclistx: an index into the offset table at DW_AT_loclists_base.
+		p := cu.loclistsBase + uint64(off)*4
+		if p+4 > uint64(len(sec)) {
+			return nil, fmt.Errorf("%w: location list index %d out of range", ErrUnsupportedExpr, off)
+		}
+		r := &cfiReader{b: sec, pos: int(p), order: f.Arch.ByteOrder}
+		off = int64(cu.loclistsBase + r.u32())
+	}
+	if off < 0 || off >= int64(len(sec)) {
+		return nil, fmt.Errorf("%w: location list offset %#x out of .debug_loclists", ErrUnsupportedExpr, off)
+	}
+	n := f.Arch.PtrSize
+	r := &cfiReader{b: sec, pos: int(off), order: f.Arch.ByteOrder}
+	base := cu.base
+	var deflt []byte
+	addrx := func() uint64 {
+		a, err := f.debugAddr(cu, r.uleb())
+		if err != nil {
+			r.err = err
+		}
+		return a
+	}
+	for r.err == nil {
+		var lo, hi uint64
+		switch kind := r.u8(); kind {
+		case 0: // end_of_list
+			return deflt, nil
+		case 1: // base_addressx
+			base = addrx()
+			continue
+		case 6: // base_address
+			base = r.addr(n)
+			continue
+		case 2: // startx_endx
+			lo = addrx()
+			hi = addrx()
+		case 3: // startx_length
+			lo = addrx()
+			hi = lo + r.uleb()
+		case 4: // offset_pair
+			lo = base + r.uleb()
+			hi = base + r.uleb()
+		case 5: // default_location
+			deflt = r.bytes(int(r.uleb()))
+			continue
+		case 7: // start_end
+			lo, hi = r.addr(n), r.addr(n)
+		case 8: // start_length
+			lo = r.addr(n)
+			hi = lo + r.uleb()
+		default:
+			return nil, fmt.Errorf("%w: location list entry kind %#x", ErrUnsupportedExpr, kind)
+		}
+		expr := r.bytes(int(r.uleb()))
+		if f.inRange(lo, hi, pc) {
+			return expr, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: truncated location list: %v", ErrUnsupportedExpr, r.err)
+}
+
+func (f *File) inRange(lo, hi, pc uint64) bool {
+	return pc >= f.clearThumb(lo) && pc < f.clearThumb(hi)
+}
+
+// unitVersion is the DWARF version of the unit whose first entry is at off (Go's
+// debug/dwarf keeps it to itself), read from the unit headers of .debug_info.
+func (f *File) unitVersion(off dwarf.Offset) int {
+	if f.versions == nil {
+		f.versions = map[dwarf.Offset]int{}
+		info := f.section(".debug_info")
+		r := &cfiReader{b: info, order: f.Arch.ByteOrder}
+		for r.pos < len(info) && r.err == nil {
+			start, offSize := r.pos, 4
+			length := r.u32()
+			if length == 0xffffffff {
+				length, offSize = r.u64(), 8
+			}
+			next := r.pos + int(length)
+			version := int(r.u16())
+			hdr := 1 + offSize // DWARF 2-4: abbrev offset, address size
+			if version >= 5 {
+				hdr = 2 + offSize // unit type, address size, abbrev offset
+				switch r.u8() {
+				case 0x02, 0x06: // type, split_type: signature, type offset
+					hdr += 8 + offSize
+				case 0x04, 0x05: // skeleton, split_compile: dwo id
+					hdr += 8
+				}
+				r.pos--
+			}
+			f.versions[dwarf.Offset(r.pos+hdr)] = version
+			if next <= start {
+				break
+			}
+			r.pos = next
+		}
+	}
+	if v, ok := f.versions[off]; ok {
+		return v
+	}
+	return 4
+}

@@ -1,0 +1,60 @@
+package elfsym
+
+// Where a program starts. On Cortex-M the hardware takes its first pc from the reset vector
+// of the vector table (the second word at the lowest loaded address), whatever e_entry
+// says: a linker script without ENTRY(...) leaves e_entry at the start of .text (or 0),
+// which ld accepts with a warning and gdb and probe-rs ignore.
+
+import (
+	"debug/elf"
+	"fmt"
+)
+
+// StartAddress is the run-time address where the program starts: the reset vector on a
+// Cortex-M firmware image, else the ELF entry point. It is an error when that is not code
+// (no function covers it), so a debugger can say so at once rather than wait for the
+// program to get there.
+func (f *File) StartAddress() (uint64, error) {
+	if rv, ok := f.ResetVector(); ok {
+		return rv + f.Bias, nil
+	}
+	e := f.Entry()
+	if f.FuncAt(e) == nil && !f.code.has(f.clearThumb(f.ELF.Entry)) {
+		return 0, fmt.Errorf("elfsym: the ELF entry point %#x is not code (no function or executable section holds it)", e)
+	}
+	return e, nil
+}
+
+// ResetVector is the link-time reset vector (Thumb bit cleared) of a Cortex-M firmware
+// image: a bare-metal ARM executable (no interpreter, no dynamic section) whose lowest
+// loaded address holds a vector table, an initial stack pointer then a Thumb address in
+// code.
+func (f *File) ResetVector() (uint64, bool) {
+	ef := f.ELF
+	if ef.Machine != elf.EM_ARM || ef.Type != elf.ET_EXEC {
+		return 0, false
+	}
+	var low *elf.Prog
+	for _, p := range ef.Progs {
+		switch p.Type {
+		case elf.PT_INTERP, elf.PT_DYNAMIC:
+			return 0, false
+		case elf.PT_LOAD:
+			if p.Filesz >= 8 && (low == nil || p.Paddr < low.Paddr) {
+				low = p
+			}
+		}
+	}
+	if low == nil {
+		return 0, false
+	}
+	var b [8]byte
+	if _, err := low.ReadAt(b[:], 0); err != nil {
+		return 0, false
+	}
+	sp, reset := ef.ByteOrder.Uint32(b[:4]), uint64(ef.ByteOrder.Uint32(b[4:]))
+	if sp&3 != 0 || reset&1 == 0 || !f.code.has(reset&^1) {
+		return 0, false
+	}
+	return reset &^ 1, true
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// A Kite program that runs for a very long time, so Ctrl-C has something to interrupt.
+const longLoop = `fn work(n) {
+    let s = 0
+    for i in range(0, n) {
+        s += i
+    }
+    return s
+}
+
+let total = 0
+let point = {"x": 1, "y": 2}
+for k in range(0, 1000000000) {
+    total += work(3)
+}
+print("total", total)
+`
+
+func writeLongLoop(t *testing.T) (dir, file string) {
+	dir = t.TempDir()
+	file = filepath.Join(dir, "loop.kite")
+	if err := os.WriteFile(file, []byte(longLoop), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, file
+}
+
+// At a terminal: Tab completes a command, a function and a variable; the up arrow and
+// Ctrl-R recall commands; Ctrl-C pauses the running program and continue goes on; Ctrl-D
+// quits; the history file is written, and a second run reads it back.
+func TestDebugAtATerminal(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, file := writeLongLoop(t)
+	hist := filepath.Join(dir, "state", "history")
+	env := []string{"POLYDBG_HISTORY=" + hist}
+	p := startPane(t, env, bin, "debug", file)
+	p.waitFor("(polydbg) ", 1)
+
+	// A command: "brea" + Tab is "break "; a function: "wo" + Tab is "work".
+	p.complete("brea", "(polydbg) break")
+	p.complete("wo", "(polydbg) break work")
+	p.do("Breakpoint 1 at pc", "Enter")
+	p.enter("run", "Breakpoint 1, work at")
+
+	// A variable: "print tot" + Tab is "print total" (a global seen from work's frame).
+	p.complete("print tot", "(polydbg) print total")
+	p.do("$1 = ", "Enter")
+	// A local and a map key: "p point[" + Tab + "y" + Tab is `p point["y"]`.
+	p.complete("p point[", `(polydbg) p point["`)
+	p.complete("y", `(polydbg) p point["y"]`)
+	p.do("$2 = 2", "Enter")
+
+	// The up arrow recalls the last command; Ctrl-R finds an older one.
+	p.keys("Up")
+	p.waitPrompt(`(polydbg) p point["y"]`)
+	p.do("$3 = 2", "Enter")
+	p.keys("C-r")
+	p.typeText("print t")
+	p.waitFor("(reverse-i-search)`print t': print total", 1)
+	p.do("$4 = ", "Enter")
+	p.enter("p $2 + $", "$5 = 2") // $2 is 2, $ (= $4) is 0 // the value history in an expression
+
+	// Ctrl-C while the program runs pauses it; continue goes on; Ctrl-C pauses it again.
+	p.enter("delete", "(polydbg) delete")
+	p.enter("continue", "(polydbg) continue")
+	p.do("Paused in ", "C-c")
+	p.enter("continue", "(polydbg) continue")
+	p.do("Paused in ", "C-c")
+	p.typeText("half a comma")
+	p.do("Quit", "C-c") // Ctrl-C at the prompt drops the line, as in gdb
+	s := p.enter("print total", "$6 = ")
+	if strings.Contains(s, "[exit") {
+		t.Fatalf("Ctrl-C ended polydbg:\n%s", s)
+	}
+
+	// Ctrl-D quits; the history file has what was typed.
+	s = p.do("[exit 0]", "C-d")
+	if !strings.Contains(s, "(polydbg) quit") {
+		t.Errorf("Ctrl-D did not answer quit:\n%s", s)
+	}
+	h := readFile(t, hist)
+	for _, want := range []string{"break work\n", "run\n", "print total\n", `p point["y"]` + "\n", "continue\n"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("history file lacks %q:\n%s", want, h)
+		}
+	}
+
+	// A second run reads it back: Ctrl-R finds the breakpoint command of the first run.
+	p2 := startPane(t, env, bin, "debug", file)
+	p2.waitFor("(polydbg) ", 1)
+	p2.keys("C-r")
+	p2.typeText("break w")
+	p2.waitFor("(reverse-i-search)`break w': break work", 1)
+	p2.do("Breakpoint 1 at pc", "Enter")
+	p2.keys("Up")
+	p2.waitPrompt("(polydbg) break work")
+	p2.keys("C-u")
+	p2.do("[exit 0]", "C-d")
+
+	// --no-history neither reads nor writes it.
+	before := readFile(t, hist)
+	p3 := startPane(t, env, bin, "debug", "--no-history", file)
+	p3.waitFor("(polydbg) ", 1)
+	p3.keys("Up")
+	p3.enter("frobnicate", `Undefined command: "frobnicate"`)
+	p3.do("[exit 0]", "C-d")
+	if after := readFile(t, hist); after != before {
+		t.Errorf("--no-history changed the history file:\n%s", after)
+	}
+}
+
+const cPoint = `#include <stdio.h>
+struct point { int x; int y; };
+int counter;
+int square(int x) { return x * x; }
+int main(void) {
+    struct point pt = {3, 4};
+    int sum = 0;
+    for (int i = 0; i < 5; i++) {
+        counter++;
+        sum += square(i) + pt.x;
+    }
+    printf("sum %d\n", sum);
+    return 0;
+}
+`
+
+// On a native program under gdbserver: Tab completes a C function, a $register and a
+// struct field; the context display shows source in colour, the stack, the variables and
+// the general registers; NO_COLOR turns the colour off.
+func TestDebugNativeAtATerminal(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver")
+	bin := polydbgBinary(t)
+	dir := t.TempDir()
+	src, exe := filepath.Join(dir, "pt.c"), filepath.Join(dir, "pt")
+	if err := os.WriteFile(src, []byte(cPoint), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	p := startPane(t, []string{"POLYDBG_HISTORY=" + filepath.Join(dir, "history")}, bin, "debug", "--native", exe)
+	p.waitFor("(polydbg) ", 1)
+	p.complete("break squ", "(polydbg) break square")
+	p.do("Breakpoint 1 at 0x", "Enter")
+	p.enter("run", "Breakpoint 1, square at")
+	p.complete("p $ri", "(polydbg) p $rip")
+	p.do("$1 = ", "Enter")
+	p.enter("up", "#1   main at")
+	p.typeText("p pt.")
+	p.keys("Tab", "Tab")
+	p.waitFor("\nx y \n", 1) // both fields listed
+	p.typeText("y")
+	p.do("$2 = 4", "Enter")
+
+	p.enter("set context on", "(polydbg) set context on")
+	s := p.enter("continue", "── registers ──")
+	for _, want := range []string{"── source ──", "*>   4  int square", "── stack ──", "#1   main at pt.c:10", "── variables ──", "x = 1", "rip    0x", "eflags 0x"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("context display lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "xmm0") {
+		t.Errorf("context display shows vector registers:\n%s", s)
+	}
+	colour := p.tmux("capture-pane", "-p", "-e", "-t", "0")
+	if !strings.Contains(colour, "\x1b[35mint") {
+		t.Errorf("no syntax colour on the terminal:\n%q", colour)
+	}
+	p.do("[exit 0]", "C-d")
+
+	plain := startPane(t, []string{"NO_COLOR=1"}, bin, "debug", "--no-history", "--context", "--native", exe)
+	plain.waitFor("(polydbg) ", 1)
+	plain.enter("break square", "Breakpoint 1 at")
+	plain.enter("run", "── registers ──")
+	if s := plain.tmux("capture-pane", "-p", "-e", "-t", "0"); strings.Contains(s, "\x1b[35m") {
+		t.Errorf("colour with NO_COLOR:\n%q", s)
+	}
+	plain.do("[exit 0]", "C-d")
+}

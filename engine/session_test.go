@@ -1,0 +1,370 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The session's logic against fakeTarget: no Kite, no gdb.
+
+func fakeSession(t *testing.T, lines, loops int) (*Session, *fakeTarget) {
+	t.Helper()
+	f := newFake(lines, loops)
+	s := NewSession(f)
+	t.Cleanup(func() { _ = s.Close() })
+	return s, f
+}
+
+func wait(t *testing.T, s *Session, after uint64) Halt {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h, err := s.WaitStop(ctx, after)
+	if err != nil {
+		t.Fatalf("WaitStop: %v", err)
+	}
+	return h
+}
+
+func TestStatesAndWaitStop(t *testing.T) {
+	s, _ := fakeSession(t, 4, 1000000)
+	if s.State() != Initialized {
+		t.Fatal(s.State())
+	}
+	if err := s.Resume(StepInto); !errors.Is(err, ErrNotStarted) {
+		t.Fatalf("resume before start: %v", err)
+	}
+	if _, err := s.Stack(); !errors.Is(err, ErrNotStarted) {
+		t.Fatalf("stack before start: %v", err)
+	}
+	seq := s.Seq()
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(true); err == nil {
+		t.Fatal("a second start was accepted")
+	}
+	h := wait(t, s, seq)
+	if h.State != Stopped || h.Stop.Reason != ReasonEntry || h.Stop.Location.Line != 1 || s.State() != Stopped {
+		t.Fatalf("entry: %+v", h)
+	}
+	if again := wait(t, s, seq); again.Seq != h.Seq { // an old halt is returned at once
+		t.Fatalf("WaitStop again: %+v", again)
+	}
+	h, err := s.ResumeAndWait(context.Background(), StepInto)
+	if err != nil || h.Stop.Reason != ReasonStep || h.Stop.Location.Line != 2 {
+		t.Fatalf("step: %+v %v", h, err)
+	}
+	seq = s.Seq()
+	if err := s.Continue(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Stack(); !errors.Is(err, ErrRunning) {
+		t.Fatalf("stack while running: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	if _, err := s.WaitStop(ctx, seq); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WaitStop while running on: %v", err)
+	}
+	cancel()
+	if err := s.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	if h := wait(t, s, seq); h.Stop.Reason != ReasonPause {
+		t.Fatalf("pause: %+v", h.Stop)
+	}
+	seq = s.Seq()
+	if err := s.Terminate(); err != nil {
+		t.Fatal(err)
+	}
+	if h := wait(t, s, seq); h.State != Terminated || !s.State().Ended() {
+		t.Fatalf("terminate: %+v", h)
+	}
+	if err := s.Resume(Continue); !errors.Is(err, ErrEnded) {
+		t.Fatalf("resume after the end: %v", err)
+	}
+	if err := s.Terminate(); err != nil {
+		t.Fatalf("terminate twice: %v", err)
+	}
+}
+
+func TestRunToExit(t *testing.T) {
+	s, _ := fakeSession(t, 3, 2)
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	if h := wait(t, s, 0); h.State != Exited || h.ExitCode != 0 {
+		t.Fatalf("%+v", h)
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(time.Second):
+		t.Fatal("Done not closed")
+	}
+}
+
+func TestBreakpointSetsKeepIDs(t *testing.T) {
+	s, f := fakeSession(t, 9, 10)
+	sub := s.Subscribe()
+	first := s.SetBreakpoints(f.file, []BreakpointSpec{{Line: 3}, {Line: 5}, {Line: 99}})
+	if !first[0].Verified || !first[1].Verified || first[2].Verified || first[2].Message == "" || first[2].ID != 0 {
+		t.Fatalf("first set: %+v", first)
+	}
+	second := s.SetBreakpoints(f.file, []BreakpointSpec{{Line: 5}, {Line: 7, Condition: "i == 2"}})
+	if second[0].ID != first[1].ID {
+		t.Fatalf("line 5 changed id: %d -> %d", first[1].ID, second[0].ID)
+	}
+	if second[1].ID == first[0].ID || second[1].ID == first[1].ID {
+		t.Fatalf("line 7 reused an id: %+v", second)
+	}
+	// An option changed on the same line: same id, new options.
+	third := s.SetBreakpoints(f.file, []BreakpointSpec{{Line: 5, HitCondition: "2"}, {Line: 7, Condition: "i == 2"}})
+	if third[0].ID != first[1].ID || third[0].Spec.HitCondition != "2" || third[1].ID != second[1].ID {
+		t.Fatalf("third set: %+v", third)
+	}
+	var lines []int
+	for _, b := range s.Breakpoints() {
+		lines = append(lines, b.Location.Line)
+	}
+	if !slices.Equal(lines, []int{5, 7}) {
+		t.Fatalf("table: %v", lines)
+	}
+	// Other sets are left alone; function breakpoints replace only their own set.
+	fb := s.SetFunctionBreakpoints([]BreakpointSpec{{Function: "main"}, {Function: "nosuch"}})
+	if !fb[0].Verified || fb[1].Verified {
+		t.Fatalf("function set: %+v", fb)
+	}
+	s.SetFunctionBreakpoints(nil)
+	if n := len(s.Breakpoints()); n != 2 {
+		t.Fatalf("%d breakpoints after clearing the function set", n)
+	}
+	// Every change is an event.
+	s.SetBreakpoints(f.file, nil)
+	var kinds []EventKind
+	for {
+		e, ok, _ := sub.TryNext()
+		if !ok {
+			break
+		}
+		kinds = append(kinds, e.Kind)
+	}
+	added, removed := 0, 0
+	for _, k := range kinds {
+		switch k {
+		case EventBreakpointChanged:
+			added++
+		case EventBreakpointRemoved:
+			removed++
+		}
+	}
+	if added != removed || added < 5 {
+		t.Fatalf("events: %d changed, %d removed (%v)", added, removed, kinds)
+	}
+}
+
+func TestConditionsHitCountsAndLogpoints(t *testing.T) {
+	s, f := fakeSession(t, 4, 10)
+	f.printAt = 4
+	sub := s.Subscribe()
+	bps := s.SetBreakpoints(f.file, []BreakpointSpec{
+		{Line: 2, Condition: "i % 3 == 0", HitCondition: "> 1"}, // i = 3, 6, 9 (the hit at i = 0 does not count)
+		{Line: 3, LogMessage: "at i=${i}!"},
+	})
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for _, want := range []string{"3", "6", "9"} {
+		h := wait(t, s, s.Seq())
+		if h.State != Stopped || h.Stop.BreakpointID != bps[0].ID {
+			t.Fatalf("halt %+v", h)
+		}
+		v, err := s.Evaluate(0, "i", EvalMode{Pure: true})
+		if err != nil || v.Value != want {
+			t.Fatalf("i = %v (%v), want %s", v.Value, err, want)
+		}
+		seen = append(seen, v.Value)
+		if err := s.Continue(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := wait(t, s, s.Seq()); h.State != Exited {
+		t.Fatalf("end: %+v", h)
+	}
+	var logs, prints int
+	for {
+		e, err := sub.Next(context.Background())
+		if err != nil {
+			break
+		}
+		if e.Kind == EventOutput && e.Category == "console" && strings.HasPrefix(e.Text, "at i=") {
+			logs++
+		}
+		if e.Kind == EventOutput && e.Category == "stdout" {
+			prints++
+		}
+	}
+	if logs != 10 || prints != 10 {
+		t.Fatalf("%d logpoint lines, %d prints", logs, prints)
+	}
+	if got := s.Breakpoints(); len(got) != 2 || got[0].Hits != 4 || got[1].Hits != 10 { // hits count where the condition holds
+		t.Fatalf("hits: %+v", got)
+	}
+}
+
+func TestBadConditionInASetStopsAndSaysWhy(t *testing.T) {
+	s, f := fakeSession(t, 3, 5)
+	bps := s.SetBreakpoints(f.file, []BreakpointSpec{{Line: 2, Condition: "i >>> 2"}})
+	if !bps[0].Verified || !strings.Contains(bps[0].Message, "cannot compile") {
+		t.Fatalf("%+v", bps[0])
+	}
+	if _, err := s.SetBreakpoint(BreakpointSpec{File: f.file, Line: 3, Condition: "i >>> 2"}); err == nil {
+		t.Fatal("SetBreakpoint accepted a bad condition")
+	}
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	h := wait(t, s, 0)
+	if h.Stop == nil || h.Stop.BreakpointID != bps[0].ID || !strings.Contains(h.Stop.Text, "cannot compile") {
+		t.Fatalf("%+v", h.Stop)
+	}
+}
+
+func TestEventsReachEverySubscriberInOrder(t *testing.T) {
+	s, f := fakeSession(t, 5, 20)
+	f.printAt = 1
+	subs := []*Subscription{s.Subscribe(), s.Subscribe(), s.Subscribe()}
+	s.SetBreakpoints(f.file, []BreakpointSpec{{Line: 3, Condition: "i == 7"}})
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, s, 0)
+	if err := s.Continue(); err != nil {
+		t.Fatal(err)
+	}
+	var seqs [3][]uint64
+	for i, sub := range subs {
+		for {
+			e, err := sub.Next(context.Background())
+			if err != nil {
+				break
+			}
+			seqs[i] = append(seqs[i], e.Seq)
+		}
+	}
+	for i := range seqs {
+		if !slices.Equal(seqs[i], seqs[0]) {
+			t.Fatalf("subscriber %d saw %v, subscriber 0 %v", i, seqs[i], seqs[0])
+		}
+		for j := 1; j < len(seqs[i]); j++ {
+			if seqs[i][j] != seqs[i][j-1]+1 {
+				t.Fatalf("gap in %v", seqs[i])
+			}
+		}
+	}
+	if len(seqs[0]) < 25 {
+		t.Fatalf("only %d events", len(seqs[0]))
+	}
+}
+
+func TestWatchesAreTakenAtTheStop(t *testing.T) {
+	s, f := fakeSession(t, 2, 100)
+	s.SetWatches([]string{"i", "nosuch"})
+	s.SetBreakpoints(f.file, []BreakpointSpec{{Line: 1}})
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	h := wait(t, s, 0)
+	seq := h.Seq
+	// Resume without reading the watches: they are taken before the resume.
+	h2, err := s.ResumeAndWait(context.Background(), Continue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := s.WatchValues(seq)
+	if err != nil || len(old) != 2 || old[0].Value.Value != "0" || old[1].Err == "" {
+		t.Fatalf("the first stop's watches: %+v %v", old, err)
+	}
+	now, err := s.WatchValues(h2.Seq)
+	if err != nil || now[0].Value.Value != "1" {
+		t.Fatalf("the second stop's watches: %+v %v", now, err)
+	}
+	if _, err := s.WatchValues(12345); err == nil {
+		t.Fatal("watches of a stop that never was")
+	}
+}
+
+func TestExceptionStopsCanBeTurnedOff(t *testing.T) {
+	s, f := fakeSession(t, 3, 3)
+	f.failAt = 2
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	if h := wait(t, s, 0); h.Stop == nil || h.Stop.Reason != ReasonException || h.Stop.Text != "boom" {
+		t.Fatalf("%+v", h)
+	}
+	s.SetExceptionStops(false)
+	if err := s.Continue(); err != nil {
+		t.Fatal(err)
+	}
+	if h := wait(t, s, s.Seq()); h.State != Exited {
+		t.Fatalf("with exception stops off: %+v %+v", h, h.Stop)
+	}
+}
+
+// A subscriber with a bounded queue that stops reading holds the program back at its next
+// output; reading again lets it go on. An unbounded subscriber never does.
+func TestBoundedSubscriptionHoldsOutputBack(t *testing.T) {
+	s, f := fakeSession(t, 1, 100000)
+	f.printAt = 1
+	sub := s.SubscribeWith(SubscribeOptions{MaxQueued: 16})
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	held := s.Seq()
+	time.Sleep(100 * time.Millisecond)
+	if s.Seq() != held || held > 20 {
+		t.Fatalf("the program went on: seq %d then %d", held, s.Seq())
+	}
+	n := 0
+	for {
+		e, err := sub.Next(context.Background())
+		if err != nil {
+			break
+		}
+		if e.Kind == EventOutput {
+			n++
+		}
+	}
+	if n != 100000 {
+		t.Fatalf("%d outputs read", n)
+	}
+}
+
+func TestRestoreBreakpointsKeepsIDs(t *testing.T) {
+	s, f := fakeSession(t, 5, 1)
+	set := s.SetBreakpoints(f.file, []BreakpointSpec{{Line: 2}, {Line: 4, Condition: "i == 0"}})
+	s2 := NewSession(newFake(5, 1))
+	defer s2.Close()
+	got := s2.RestoreBreakpoints(s.Breakpoints())
+	if len(got) != 2 || got[0].ID != set[0].ID || got[1].ID != set[1].ID || !got[1].Verified {
+		t.Fatalf("restored %+v, had %+v", got, set)
+	}
+	if b, _ := s2.SetBreakpoint(BreakpointSpec{File: f.file, Line: 5}); b.ID <= set[1].ID {
+		t.Fatalf("a new breakpoint got id %d, not above the restored ones", b.ID)
+	}
+}
+
+func TestClipValue(t *testing.T) {
+	if got := ClipValue("héllo", 2); got != "h..." {
+		t.Fatalf("%q", got)
+	}
+	if got := ClipValue("short", 0); got != "short" {
+		t.Fatalf("%q", got)
+	}
+}

@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// The source view: list with the current line and breakpoints marked, syntax colour on a
+// terminal, and the context display (source, stack, locals, registers) after each stop.
+
+const defaultListSize = 10
+
+func (d *Debugger) listSize() int {
+	if d.listLines > 0 {
+		return d.listLines
+	}
+	return defaultListSize
+}
+
+func (d *Debugger) showLine(file string, line int) {
+	if src := d.source(file); line > 0 && line <= len(src) {
+		d.printf("%d\t%s\n", line, d.colour(file, src[line-1]))
+	}
+}
+
+func (d *Debugger) source(file string) []string {
+	if src, ok := d.sources[file]; ok {
+		return src
+	}
+	var lines []string
+	if f, err := os.Open(file); err == nil { // a regular file only, as every loader reads
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() <= 64<<20 {
+			b := make([]byte, fi.Size())
+			if n, _ := io.ReadFull(f, b); n > 0 {
+				lines = strings.Split(strings.TrimRight(string(b[:n]), "\n"), "\n")
+			}
+		}
+		f.Close()
+	}
+	d.sources[file] = lines
+	return lines
+}
+
+// here is the selected frame's location, if the program is stopped.
+func (d *Debugger) here() (engine.Location, bool) {
+	if d.s.State() != engine.Stopped {
+		return engine.Location{}, false
+	}
+	frames, err := d.s.Stack()
+	if err != nil || d.frame >= len(frames) {
+		return engine.Location{}, false
+	}
+	return frames[d.frame].Location, true
+}
+
+// printSource prints lines from..to of file with the marks: '>' the selected frame's line,
+// '*' a line with a breakpoint.
+func (d *Debugger) printSource(file string, from, to int) {
+	src := d.source(file)
+	cur := 0
+	if loc, ok := d.here(); ok && sameFile(loc.File, file) {
+		cur = loc.Line
+	}
+	bps := map[int]bool{}
+	for _, b := range d.s.Breakpoints() {
+		if sameFile(b.Location.File, file) {
+			bps[b.Location.Line] = true
+		}
+	}
+	for i := from; i <= to && i <= len(src); i++ {
+		mark := []byte("  ")
+		if bps[i] {
+			mark[0] = '*'
+		}
+		if i == cur {
+			mark[1] = '>'
+		}
+		m := string(mark)
+		if d.cfg.Color && m != "  " {
+			m = ansiMark + m + ansiReset
+		}
+		d.printf("%s%4d\t%s\n", m, i, d.colour(file, src[i-1]))
+	}
+}
+
+func sameFile(a, b string) bool {
+	return a == b || a != "" && b != "" && filepath.Clean(a) == filepath.Clean(b)
+}
+
+func cmdList(d *Debugger, args string) bool {
+	file := ""
+	if loc, ok := d.here(); ok {
+		file = loc.File
+	} else if st := d.s.LastStop(); st != nil {
+		file = st.Location.File
+	}
+	for _, b := range d.s.Breakpoints() {
+		if file == "" {
+			file = b.Location.File
+		}
+	}
+	size := d.listSize()
+	if args != "" {
+		if n, ok := atoi(args); ok {
+			d.listAt = max(1, n-size/2)
+		} else if loc, err := d.s.Target().ResolveFunction(args); err == nil {
+			file, d.listAt = loc.File, max(1, loc.Line-size/2)
+		} else {
+			d.printf("Function %q not defined.\n", args)
+			return false
+		}
+	}
+	if file == "" {
+		file = d.defaultFile()
+	}
+	src := d.source(file)
+	if len(src) == 0 {
+		d.printf("No source file.\n")
+		return false
+	}
+	if d.listAt == 0 {
+		d.listAt = 1
+	}
+	if d.listAt > len(src) {
+		d.printf("Line number %d out of range; %q has %d lines.\n", d.listAt, file, len(src))
+		return false
+	}
+	end := min(len(src), d.listAt+size-1)
+	d.printSource(file, d.listAt, end)
+	d.listAt = end + 1
+	return false
+}
+
+// defaultFile is the program's main file, found through its first statement.
+func (d *Debugger) defaultFile() string {
+	if loc, err := d.s.Target().ResolveLine("", 1); err == nil {
+		return loc.File
+	}
+	return ""
+}
+
+// showContext is the display after a stop when `set context on`: the source around the
+// line, the stack, the frame's variables and, on machine targets, the registers.
+func (d *Debugger) showContext(loc engine.Location) {
+	d.rule("source")
+	if src := d.source(loc.File); len(src) > 0 && loc.Line > 0 {
+		d.printSource(loc.File, max(1, loc.Line-4), min(len(src), loc.Line+4))
+	} else if loc.HasPC {
+		d.printf("%#x in %s (no source)\n", loc.PC, loc.Func)
+	}
+	d.rule("stack")
+	if frames, err := d.s.Stack(); err == nil {
+		for i, f := range frames {
+			if i == 8 {
+				d.printf("... %d more\n", len(frames)-i)
+				break
+			}
+			d.printf("#%-3d %s at %s:%d\n", f.Index, f.Func, filepath.Base(f.Location.File), f.Location.Line)
+		}
+	}
+	d.rule("variables")
+	if scopes, err := d.s.Scopes(d.frame); err == nil {
+		for _, sc := range scopes {
+			if sc.Name == "Globals" || sc.Name == "Registers" {
+				continue
+			}
+			if vars, err := d.s.Variables(sc.Ref); err == nil {
+				for _, v := range vars {
+					d.printf("%s = %s\n", v.Name, truncate(v.Value, 120))
+				}
+			}
+		}
+	}
+	if regs, err := d.s.Registers(); err == nil && len(regs) > 0 {
+		regs = generalRegisters(regs)
+		d.rule("registers")
+		for i, r := range regs {
+			cell := fmt.Sprintf("%-6s %#x", r.Name, r.Value)
+			if i%4 == 3 || i == len(regs)-1 {
+				d.printf("%s\n", cell)
+			} else {
+				d.printf("%-27s", cell)
+			}
+		}
+	}
+	d.rule("")
+}
+
+func (d *Debugger) rule(title string) {
+	line := "──"
+	if title != "" {
+		line += " " + title + " "
+	}
+	line += strings.Repeat("─", max(4, 60-len([]rune(line))))
+	if d.cfg.Color {
+		line = ansiRule + line + ansiReset
+	}
+	d.printf("%s\n", line)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// generalRegisters are the registers up to the pc and the status register after it, as a
+// target description lists them (rax..r15, rip, eflags; r0..r12, sp, lr, pc, xpsr): the
+// floating-point and vector registers that follow are left to info registers.
+func generalRegisters(regs []engine.Register) []engine.Register {
+	for i, r := range regs {
+		if r.Name != "pc" && r.Name != "rip" && r.Name != "eip" {
+			continue
+		}
+		if i+1 < len(regs) && (strings.Contains(regs[i+1].Name, "flags") || strings.Contains(regs[i+1].Name, "psr")) {
+			i++
+		}
+		return regs[:i+1]
+	}
+	return regs
+}

@@ -1,0 +1,305 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// Presentation of values as gdb does it: the value history ($1, $2, $, $$, $$N) and the
+// print formats (/x /d /u /o /t /c). The engine evaluates; this file only rewrites the
+// expression text before and the printed value after.
+
+// substituteHistory replaces the value-history references in expr by the values they
+// name, in parentheses: `$` (the last value), `$$` (the one before), `$$N` (N back) and
+// `$N` (value N). `$name` (a register or convenience variable) and text inside quotes are
+// left alone.
+func (d *Debugger) substituteHistory(expr string) (string, error) {
+	if !strings.Contains(expr, "$") {
+		return expr, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(expr); {
+		c := expr[i]
+		if c == '"' || c == '\'' { // copy a quoted string or char as it is
+			j := quotedEnd(expr, i)
+			b.WriteString(expr[i:j])
+			i = j
+			continue
+		}
+		if c != '$' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j := i + 1
+		back := false
+		if j < len(expr) && expr[j] == '$' {
+			back, j = true, j+1
+		}
+		k := j
+		for k < len(expr) && expr[k] >= '0' && expr[k] <= '9' {
+			k++
+		}
+		if !back && k == j && k < len(expr) && isIdentByte(expr[k]) { // $rax, $pc
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		n := -1
+		if k > j {
+			n, _ = strconv.Atoi(expr[j:k])
+		}
+		v, err := d.historyValue(back, n)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("(" + v.Value + ")")
+		i = k
+	}
+	return b.String(), nil
+}
+
+// quotedEnd returns the index after the string or character literal that starts at s[i],
+// or len(s) when it is not closed.
+func quotedEnd(s string, i int) int {
+	j := i + 1
+	for j < len(s) && s[j] != s[i] {
+		if s[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return min(j+1, len(s))
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// historyValue finds $N (back=false, n>=1), $ (n<0), $$ (back, n<0) or $$N.
+func (d *Debugger) historyValue(back bool, n int) (engine.Variable, error) {
+	last := len(d.values)
+	idx := n
+	switch {
+	case !back && n < 0:
+		idx = last
+	case back && n < 0:
+		idx = last - 1
+	case back:
+		idx = last - n
+	}
+	switch {
+	case last == 0:
+		return engine.Variable{}, fmt.Errorf("History is empty.")
+	case idx > last:
+		return engine.Variable{}, fmt.Errorf("History has not yet reached $%d.", idx)
+	case idx < 1:
+		return engine.Variable{}, fmt.Errorf("History does not go back to $%d (it starts at $1).", idx)
+	}
+	return d.values[idx-1], nil
+}
+
+// record adds a value to the history and returns its number.
+func (d *Debugger) record(v engine.Variable) int {
+	d.values = append(d.values, v)
+	return len(d.values)
+}
+
+// splitFormat takes a leading /F off print's arguments.
+func splitFormat(args string) (format byte, rest string, err error) {
+	if !strings.HasPrefix(args, "/") {
+		return 0, args, nil
+	}
+	spec, rest, _ := strings.Cut(args[1:], " ")
+	if len(spec) != 1 || !strings.Contains("xduotc", spec) {
+		return 0, "", fmt.Errorf("Undefined output format %q (x, d, u, o, t or c).", spec)
+	}
+	return spec[0], strings.TrimSpace(rest), nil
+}
+
+// formatValue shows every integer in a value's text in the format (gdb formats each member
+// of a struct or array the same way); other text is kept.
+// cTypes says whether type names are C's (so "int" is 32 bits wide) or Kite's (64).
+func formatValue(v engine.Variable, format byte, cTypes bool) string {
+	if format == 0 {
+		return v.Value
+	}
+	bits := 64
+	if cTypes {
+		bits = typeBits(v.Type)
+	}
+	var b strings.Builder
+	s := v.Value
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '"' || c == '\'' {
+			j := quotedEnd(s, i)
+			b.WriteString(s[i:j])
+			i = j
+			continue
+		}
+		startsNumber := c >= '0' && c <= '9' || c == '-' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9'
+		if !startsNumber || i > 0 && (isIdentByte(s[i-1]) || s[i-1] == '.') {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && (isIdentByte(s[j]) || s[j] == '.') {
+			j++
+		}
+		b.WriteString(formatInt(s[i:j], format, bits))
+		i = j
+	}
+	return b.String()
+}
+
+// formatInt formats one integer literal; anything else (a float) is returned unchanged.
+func formatInt(lit string, format byte, bits int) string {
+	n, err := strconv.ParseInt(lit, 0, 64)
+	if err != nil {
+		u, uerr := strconv.ParseUint(lit, 0, 64)
+		if uerr != nil {
+			return lit
+		}
+		n = int64(u)
+	}
+	u := uint64(n)
+	if bits < 64 {
+		u &= 1<<bits - 1
+	}
+	switch format {
+	case 'x':
+		return "0x" + strconv.FormatUint(u, 16)
+	case 'o':
+		return "0" + strconv.FormatUint(u, 8)
+	case 't':
+		return strconv.FormatUint(u, 2)
+	case 'u':
+		return strconv.FormatUint(u, 10)
+	case 'c':
+		return fmt.Sprintf("%d %s", int8(u), strconv.QuoteRune(rune(byte(u))))
+	}
+	if bits < 64 { // 'd': sign-extend from the type's width
+		shift := 64 - uint(bits)
+		return strconv.FormatInt(int64(u<<shift)>>shift, 10)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// typeBits is the width of a C integer type by its name; 64 for anything else (long, a
+// pointer).
+func typeBits(t string) int {
+	t = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(t, "unsigned "), "signed "))
+	switch t {
+	case "char", "int8_t", "uint8_t", "_Bool", "bool":
+		return 8
+	case "short", "short int", "int16_t", "uint16_t":
+		return 16
+	case "int", "int32_t", "uint32_t", "unsigned":
+		return 32
+	}
+	return 64
+}
+
+func cmdPrint(d *Debugger, args string) bool { d.evaluate(args, true); return false }
+func cmdCall(d *Debugger, args string) bool  { d.evaluate(args, false); return false }
+
+func (d *Debugger) evaluate(args string, pure bool) {
+	format, expr, err := splitFormat(args)
+	if err != nil {
+		d.printf("%v\n", err)
+		return
+	}
+	if expr == "" {
+		if len(d.values) == 0 { // gdb: a bare print shows the last value again
+			d.printf("Argument required (expression to evaluate).\n")
+			return
+		}
+		expr = "$"
+	}
+	v, err := d.eval(expr, pure)
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return
+	}
+	d.printf("$%d = %s\n", d.record(v), formatValue(v, format, d.cTypes()))
+}
+
+// cTypes reports whether the program is C (or anything but Kite), whose integer types
+// have the widths their names say.
+func (d *Debugger) cTypes() bool {
+	st := d.s.LastStop()
+	return st == nil || !strings.HasSuffix(st.Location.File, ".kite")
+}
+
+// eval evaluates an expression in the selected frame after substituting history values.
+func (d *Debugger) eval(expr string, pure bool) (engine.Variable, error) {
+	expr, err := d.substituteHistory(expr)
+	if err != nil {
+		return engine.Variable{}, err
+	}
+	return d.s.Evaluate(d.frame, expr, engine.EvalMode{Pure: pure})
+}
+
+// cmdWhatis prints an expression's type; ptype also lists the fields of a struct or union.
+func cmdWhatis(d *Debugger, args string) bool { d.showType(args, false); return false }
+func cmdPtype(d *Debugger, args string) bool  { d.showType(args, true); return false }
+
+func (d *Debugger) showType(expr string, expand bool) {
+	if expr == "" {
+		d.printf("Argument required (an expression).\n")
+		return
+	}
+	v, err := d.eval(expr, true)
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return
+	}
+	typ := v.Type
+	if typ == "" {
+		typ = "unknown"
+	}
+	aggregate := strings.HasPrefix(typ, "struct") || strings.HasPrefix(typ, "union")
+	if !expand || !aggregate || v.Ref == 0 {
+		d.printf("type = %s\n", typ)
+		return
+	}
+	kids, err := d.s.Variables(v.Ref)
+	if err != nil {
+		d.printf("type = %s\n", typ)
+		return
+	}
+	d.printf("type = %s {\n", typ)
+	for _, k := range kids {
+		d.printf("    %s %s;\n", k.Type, k.Name)
+	}
+	d.printf("}\n")
+}
+
+func cmdShow(d *Debugger, args string) bool {
+	what, _, _ := strings.Cut(args, " ")
+	switch {
+	case what != "" && strings.HasPrefix("values", what):
+		for i := max(0, len(d.values)-10); i < len(d.values); i++ {
+			d.printf("$%d = %s\n", i+1, d.values[i].Value)
+		}
+	case what != "" && strings.HasPrefix("context", what):
+		d.printf("The context display after each stop is %s.\n", onOff(d.context))
+	case what != "" && strings.HasPrefix("listsize", what):
+		d.printf("Number of source lines to list is %d.\n", d.listSize())
+	default:
+		d.printf("show values|context|listsize\n")
+	}
+	return false
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}

@@ -1,0 +1,98 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// gdb's value history: every print makes $N; $, $$ and $$N go back from the last one.
+// print/x /t /o /c /d /u format the value; whatis and ptype show its type.
+func TestValueHistoryAndFormats(t *testing.T) {
+	out := script(t, `b fib
+run
+p n
+p $1 + 1
+p $ * 10
+p $$2
+p $$
+p $9
+p/x 255
+p/t 5
+p/o 8
+p/c 65
+p/x -1
+p/z 1
+p
+whatis total
+ptype n
+show values
+`)
+	expect(t, out,
+		"(polydbg) p n\n$1 = 0\n",
+		"(polydbg) p $1 + 1\n$2 = 1\n",
+		"(polydbg) p $ * 10\n$3 = 10\n",
+		"(polydbg) p $$2\n$4 = 0\n", // two back from $3
+		"(polydbg) p $$\n$5 = 10\n",
+		"History has not yet reached $9.",
+		"$6 = 0xff\n", "$7 = 101\n", "$8 = 010\n", "$9 = 65 'A'\n",
+		"$10 = 0xffffffffffffffff\n", // a Kite int has 64 bits
+		`Undefined output format "z"`,
+		"(polydbg) p\n$11 = -1\n",
+		"(polydbg) whatis total\ntype = int\n",
+		"(polydbg) ptype n\ntype = int\n",
+		"(polydbg) show values\n$2 = 1\n$3 = 10\n",
+	)
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("escape codes in piped output:\n%q", out)
+	}
+}
+
+// list marks the current line ('>') and breakpoints ('*'); continue N passes the current
+// breakpoint N-1 more times; set context on shows source, stack and variables at each stop,
+// all without escape codes when the output is not a terminal.
+func TestListMarksContinueNAndContext(t *testing.T) {
+	out := script(t, `b 5
+b fib
+run
+list
+set listsize 3
+list 9
+delete 1
+c 4
+p n
+info breakpoints
+set context on
+c
+show context
+info args
+info locals
+`)
+	expect(t, out,
+		"Breakpoint 2, fib at prog.kite:2",
+		"(polydbg) list\n     1\tfn fib(n) {\n*>   2\t    if n < 2 {\n     3\t        return n\n     4\t    }\n*    5\t    return fib(n - 1) + fib(n - 2)\n",
+		"(polydbg) list 9\n     8\tlet total = 0\n     9\tfor i in range(0, 5) {\n    10\t    total += fib(i)\n(polydbg)",
+		// fib(1), fib(2) and fib(2)'s fib(1) are passed; fib(2)'s fib(0) stops
+		"Will ignore next 3 crossings of breakpoint 2.  Continuing.",
+		"Breakpoint 2, fib at prog.kite:2", "(polydbg) p n\n$1 = 0\n", "hits 5\n",
+		"── source ──", "*>   2\t    if n < 2 {",
+		"── stack ──", "#0   fib at prog.kite:2", "#1   main at prog.kite:10",
+		"── variables ──", "n = 3",
+		"The context display after each stop is on.",
+		"No argument list on this target",
+		"n = 3",
+	)
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("escape codes in piped output:\n%q", out)
+	}
+}
+
+// finish says which frame it leaves and keeps the returned value as $N, as gdb does.
+func TestFinishPrintsTheReturnedValue(t *testing.T) {
+	out := script(t, "b fib if n == 2\nrun\nfinish\np $ + 1\n")
+	expect(t, out,
+		"(polydbg) finish\nRun till exit from #0  fib at prog.kite:2\n",
+		"10\t    total += fib(i)\n",
+		"Value returned is $1 = 1\n",
+		"(polydbg) p $ + 1\n$2 = 2\n",
+	)
+}

@@ -1,0 +1,96 @@
+package dap
+
+import (
+	godap "github.com/google/go-dap"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// threadID is the one thread polydbg's targets show.
+const threadID = 1
+
+// drain writes every engine event queued so far: called before and after each request,
+// so no response overtakes a stop the engine has already made.
+func (c *conn) drain() {
+	for c.sub != nil {
+		e, ok, ended := c.sub.TryNext()
+		if !ok {
+			if ended {
+				c.sub = nil
+			}
+			return
+		}
+		c.translate(e)
+	}
+}
+
+// translate turns one engine event into DAP events.
+func (c *conn) translate(e engine.Event) {
+	switch e.Kind {
+	case engine.EventStopped:
+		c.event("stopped", c.stoppedBody(e.Stop))
+	case engine.EventContinued:
+		if c.ownContinues > 0 {
+			c.ownContinues--
+			return
+		}
+		c.event("continued", godap.ContinuedEventBody{ThreadId: threadID, AllThreadsContinued: true})
+	case engine.EventOutput:
+		c.event("output", godap.OutputEventBody{Category: e.Category, Output: e.Text})
+	case engine.EventExited:
+		c.event("exited", godap.ExitedEventBody{ExitCode: e.ExitCode})
+		c.event("terminated", godap.TerminatedEventBody{})
+	case engine.EventTerminated:
+		c.event("terminated", godap.TerminatedEventBody{})
+	case engine.EventBreakpointChanged, engine.EventBreakpointRemoved:
+		if e.Seq <= c.ownBreakpoint || e.Breakpoint == nil {
+			return // the client made this change and has its answer
+		}
+		reason := "changed"
+		if e.Kind == engine.EventBreakpointRemoved {
+			reason = "removed"
+		}
+		c.event("breakpoint", godap.BreakpointEventBody{Reason: reason, Breakpoint: c.breakpoint(*e.Breakpoint)})
+	case engine.EventReset:
+		c.event("output", godap.OutputEventBody{Category: "console", Output: "target reset\n"})
+	}
+}
+
+// stoppedBody is a stop as DAP says it.
+func (c *conn) stoppedBody(st *engine.Stop) godap.StoppedEventBody {
+	b := godap.StoppedEventBody{ThreadId: threadID, AllThreadsStopped: true, Reason: string(st.Reason), Text: st.Text}
+	switch st.Reason {
+	case engine.ReasonBreakpoint:
+		b.HitBreakpointIds = []int{st.BreakpointID}
+		if c.d != nil {
+			for _, bp := range c.d.Breakpoints() {
+				if bp.ID == st.BreakpointID {
+					switch bp.Spec.Kind {
+					case engine.FunctionBreakpoint:
+						b.Reason = "function breakpoint"
+					case engine.InstructionBreakpoint:
+						b.Reason = "instruction breakpoint"
+					}
+				}
+			}
+		}
+	case engine.ReasonException:
+		b.Description = "Paused on exception"
+	}
+	return b
+}
+
+// breakpoint is an engine breakpoint as DAP shows it.
+func (c *conn) breakpoint(bp engine.Breakpoint) godap.Breakpoint {
+	out := godap.Breakpoint{Id: bp.ID, Verified: bp.Verified, Message: bp.Message}
+	if bp.Verified {
+		if bp.Location.File != "" {
+			out.Source = source(bp.Location.File)
+			out.Line, out.Column = bp.Location.Line, bp.Location.Col
+		}
+		if bp.Location.HasPC {
+			out.InstructionReference = pcRef(bp.Location.PC)
+		}
+	}
+	return out
+}

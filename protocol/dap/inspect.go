@@ -1,0 +1,184 @@
+package dap
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/polydbg/polydbg/console"
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
+)
+
+// pageOver is the number of children over which a variable is shown as indexed, so that
+// clients fetch it in pages (start/count) instead of whole.
+const pageOver = 100
+
+// Frame ids are the engine's frame indexes plus one (DAP treats 0 as "no frame").
+func frameIndex(id int) int {
+	if id <= 0 {
+		return 0
+	}
+	return id - 1
+}
+
+func (c *conn) stackTrace(d *launch.Debuggee, a godap.StackTraceArguments) (any, error) {
+	frames, err := d.Stack()
+	if err != nil {
+		return nil, err
+	}
+	total := len(frames)
+	frames = engine.Page(frames, a.StartFrame, a.Levels)
+	out := make([]godap.StackFrame, 0, len(frames))
+	for _, f := range frames {
+		sf := godap.StackFrame{Id: f.Index + 1, Name: f.Func, Line: f.Location.Line, Column: max(f.Location.Col, 1)}
+		if f.Location.File != "" {
+			sf.Source = source(f.Location.File)
+		}
+		if f.Location.HasPC {
+			sf.InstructionPointerReference = pcRef(f.Location.PC)
+		}
+		out = append(out, sf)
+	}
+	return godap.StackTraceResponseBody{StackFrames: out, TotalFrames: total}, nil
+}
+
+func (c *conn) scopes(d *launch.Debuggee, frameID int) (any, error) {
+	scopes, err := d.Scopes(frameIndex(frameID))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]godap.Scope, len(scopes))
+	for i, s := range scopes {
+		out[i] = godap.Scope{Name: s.Name, VariablesReference: s.Ref}
+		switch s.Name {
+		case "Locals":
+			out[i].PresentationHint = "locals"
+		case "Registers":
+			out[i].PresentationHint = "registers"
+		}
+	}
+	return godap.ScopesResponseBody{Scopes: out}, nil
+}
+
+func (c *conn) variables(d *launch.Debuggee, a godap.VariablesArguments) (any, error) {
+	if a.Filter == "named" {
+		return godap.VariablesResponseBody{Variables: []godap.Variable{}}, nil // children are all indexed
+	}
+	vars, err := d.VariablesPage(a.VariablesReference, a.Start, a.Count)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]godap.Variable, len(vars))
+	for i, v := range vars {
+		out[i] = variable(v)
+	}
+	return godap.VariablesResponseBody{Variables: out}, nil
+}
+
+func variable(v engine.Variable) godap.Variable {
+	out := godap.Variable{Name: v.Name, Value: engine.ClipValue(v.Value, 0), Type: v.Type, VariablesReference: v.Ref}
+	if v.Ref > 0 && v.Len > pageOver {
+		out.IndexedVariables = v.Len
+	}
+	return out
+}
+
+// evaluate: watch, hover and clipboard are pure (they never change the program); the REPL
+// may assign and call.
+func (c *conn) evaluate(d *launch.Debuggee, a godap.EvaluateArguments) (any, error) {
+	pure := a.Context != "repl"
+	v, err := d.Evaluate(frameIndex(a.FrameId), a.Expression, engine.EvalMode{Pure: pure})
+	if err != nil {
+		return nil, err
+	}
+	dv := variable(v)
+	if !pure {
+		c.event("invalidated", godap.InvalidatedEventBody{Areas: []godap.InvalidatedAreas{"variables"}})
+	}
+	return godap.EvaluateResponseBody{Result: dv.Value, Type: dv.Type, VariablesReference: dv.VariablesReference,
+		IndexedVariables: dv.IndexedVariables}, nil
+}
+
+// completions offers the names visible in the frame that begin with the word before the
+// cursor.
+func (c *conn) completions(d *launch.Debuggee, a godap.CompletionsArguments) (any, error) {
+	text := a.Text
+	if col := a.Column - 1; col >= 0 && col <= len(text) { // columns are 1-based
+		text = text[:col]
+	}
+	start := len(text)
+	for start > 0 && isIdent(text[start-1]) {
+		start--
+	}
+	prefix := text[start:]
+	names, err := d.Completions(frameIndex(a.FrameId), prefix)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]godap.CompletionItem, len(names))
+	for i, n := range names {
+		out[i] = godap.CompletionItem{Label: n, Type: "variable", Start: start, Length: len(prefix)}
+	}
+	return godap.CompletionsResponseBody{Targets: out}, nil
+}
+
+func isIdent(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// disassemble lists a cartridge's bytecode around an instruction reference.
+func disassemble(d *launch.Debuggee, a godap.DisassembleArguments) (any, error) {
+	if d.Console == nil {
+		return nil, errors.New("disassemble: only cartridges can be disassembled yet")
+	}
+	pc, err := parseRef(a.MemoryReference, a.Offset)
+	if err != nil {
+		return nil, err
+	}
+	start := int(pc) + a.InstructionOffset
+	out := make([]disassembledInstruction, 0, a.InstructionCount)
+	for start < 0 && len(out) < a.InstructionCount { // before the program: filler, as the spec asks
+		out = append(out, invalidInstruction(fmt.Sprintf("%d", start)))
+		start++
+	}
+	for _, in := range d.Console.Disassemble(start, a.InstructionCount-len(out)) {
+		text := in.Op
+		if in.Operand != "" {
+			text += " " + in.Operand
+		}
+		out = append(out, disassembledInstruction{DisassembledInstruction: godap.DisassembledInstruction{
+			Address: pcRef(uint64(in.PC)), Instruction: text, Symbol: in.Func, Line: in.Line, Location: source(d.Spec.Program)}})
+	}
+	for len(out) < a.InstructionCount {
+		out = append(out, invalidInstruction(pcRef(uint64(start+len(out)))))
+	}
+	return struct {
+		Instructions []disassembledInstruction `json:"instructions"`
+	}{out}, nil
+}
+
+// custom serves the requests of codec.go.
+func (c *conn) custom(d *launch.Debuggee, r *rawRequest) (any, error) {
+	switch r.Command {
+	case cmdFramebuffer:
+		if d.Console == nil {
+			return nil, fmt.Errorf("%s: not a cartridge", r.Command)
+		}
+		fb := d.Console.Screen()
+		return map[string]any{"width": console.Width, "height": console.Height, "frame": d.Console.FrameIndex(),
+			"format": "palette indexes, one byte a pixel, rows top to bottom",
+			"data":   base64.StdEncoding.EncodeToString(fb[:])}, nil
+	case cmdStepFrame:
+		if d.Console == nil {
+			return nil, fmt.Errorf("%s: not a cartridge", r.Command)
+		}
+		return nil, c.resume(d, engine.StepFrame)
+	case "locations":
+		return nil, errors.New("locations: no location references are given out")
+	}
+	return nil, fmt.Errorf("unknown command %q", strings.TrimSpace(r.Command))
+}

@@ -1,0 +1,193 @@
+package dap
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
+)
+
+// launchArgs is the launch and attach configuration of the "polydbg" debug type: one
+// field per launch.Spec option. Unknown fields are ignored (VS Code adds its own).
+type launchArgs struct {
+	// Kind is kite, cartridge, native, qemu or remote; empty: detected from program.
+	Kind        string   `json:"kind,omitempty"`
+	Program     string   `json:"program,omitempty"`
+	Args        []string `json:"args,omitempty"`
+	Cwd         string   `json:"cwd,omitempty"`
+	Env         any      `json:"env,omitempty"`
+	StopOnEntry bool     `json:"stopOnEntry,omitempty"`
+	NoDebug     bool     `json:"noDebug,omitempty"`
+	ELF         string   `json:"elf,omitempty"`
+	Machine     string   `json:"machine,omitempty"`
+	SVD         string   `json:"svd,omitempty"`
+	Serial      []string `json:"serial,omitempty"`
+	Seed        uint64   `json:"seed,omitempty"`
+	// Address is HOST:PORT of a GDB stub to attach to (a lantern session's gdbserver port
+	// too).
+	Address string `json:"address,omitempty"`
+	Token   string `json:"token,omitempty"`
+}
+
+// launchTimeout bounds starting a target (QEMU, gdbserver, a stub's connection).
+const launchTimeout = 30 * time.Second
+
+// spec maps a configuration onto launch.Spec, refusing options it cannot honour rather
+// than ignoring them.
+func (a launchArgs) spec(attach bool) (launch.Spec, error) {
+	if a.Cwd != "" || a.Env != nil {
+		return launch.Spec{}, errors.New("cwd and env are not supported yet: the program runs in polydbg's directory and environment")
+	}
+	s := launch.Spec{Kind: launch.Kind(a.Kind), Program: a.Program, Args: a.Args, ELF: a.ELF,
+		Machine: a.Machine, Address: a.Address, SVD: a.SVD, QEMUSerial: a.Serial, Seed: a.Seed}
+	if attach {
+		if a.Address == "" {
+			return s, errors.New("attach needs \"address\": HOST:PORT of a GDB stub")
+		}
+		s.Kind = launch.Remote
+		if s.ELF == "" {
+			s.ELF = a.Program
+		}
+	}
+	if s.Kind == launch.QEMU && s.ELF == "" {
+		s.ELF = a.Program
+	}
+	if s.Program != "" {
+		if abs, err := filepath.Abs(s.Program); err == nil {
+			s.Program = abs
+		}
+	}
+	if s.Program == "" && s.ELF == "" {
+		return s, errors.New("nothing to debug: give \"program\" (or \"elf\")")
+	}
+	return s, nil
+}
+
+// start handles launch and attach: it makes the debuggee (not yet running: configurationDone
+// starts it), with progress events while a target starts.
+func (c *conn) start(ctx context.Context, req *rawRequest, attach bool) (any, error) {
+	if c.d != nil {
+		return nil, errors.New("a debuggee is already launched on this connection")
+	}
+	var a launchArgs
+	if len(req.Arguments) > 0 {
+		if err := json.Unmarshal(req.Arguments, &a); err != nil {
+			return nil, fmt.Errorf("bad configuration: %w", err)
+		}
+	}
+	if !c.authed {
+		if subtle.ConstantTimeCompare([]byte(a.Token), []byte(c.opts.Token)) != 1 {
+			c.done = true // no guessing on one connection
+			return nil, errors.New("unauthorized: the configuration's \"token\" is wrong")
+		}
+		c.authed = true
+	}
+	spec, err := a.spec(attach)
+	if err != nil {
+		return nil, err
+	}
+	id := "launch-" + strconv.Itoa(req.Seq)
+	c.event("progressStart", godap.ProgressStartEventBody{ProgressId: id, RequestId: req.Seq,
+		Title: "Starting " + string(spec.Kind) + " target", Cancellable: true, Message: spec.Program})
+	ctx, cancel := context.WithTimeout(ctx, launchTimeout)
+	d, err := launch.Start(ctx, spec)
+	cancel()
+	c.event("progressEnd", godap.ProgressEndEventBody{ProgressId: id})
+	if err != nil {
+		return nil, err
+	}
+	c.args = a
+	c.adopt(d)
+	name := filepath.Base(spec.Program)
+	if spec.Program == "" {
+		name = filepath.Base(spec.ELF)
+	}
+	c.entry = launch.Sessions.Add(d, name, c.opts.Owner)
+	return nil, nil
+}
+
+// adopt makes d the connection's debuggee and subscribes to it.
+func (c *conn) adopt(d *launch.Debuggee) {
+	c.d = d
+	c.sub = d.SubscribeWith(engine.SubscribeOptions{MaxQueued: MaxQueued})
+}
+
+// afterResponse sends what follows a response: "initialized" after launch or attach, and
+// the capabilities the debuggee's kind adds.
+func (c *conn) afterResponse(command string) {
+	if (command == "launch" || command == "attach") && c.d != nil && !c.configured {
+		c.event("capabilities", struct {
+			Capabilities capabilities `json:"capabilities"`
+		}{targetCapabilities(c.d)})
+		c.event("initialized", nil)
+	}
+}
+
+// configurationDone starts the debuggee.
+func (c *conn) configurationDone() error {
+	d, err := c.need()
+	if err != nil {
+		return err
+	}
+	if c.configured {
+		return errors.New("configurationDone was already sent")
+	}
+	c.configured = true
+	if c.args.NoDebug {
+		d.SetExceptionStops(false)
+	}
+	return d.Start(c.args.StopOnEntry && !c.args.NoDebug)
+}
+
+// restart starts the program again with the same breakpoints (same ids) and watches.
+func (c *conn) restart(ctx context.Context) error {
+	d, err := c.need()
+	if err != nil {
+		return err
+	}
+	c.d.Unsubscribe(c.sub)
+	c.sub = nil
+	ctx, cancel := context.WithTimeout(ctx, launchTimeout)
+	nd, err := d.Restart(ctx)
+	cancel()
+	if err != nil {
+		c.d = nil
+		if c.entry != nil {
+			launch.Sessions.Remove(c.entry.ID)
+			c.entry = nil
+		}
+		c.event("terminated", godap.TerminatedEventBody{})
+		return fmt.Errorf("restart: %w", err)
+	}
+	c.adopt(nd)
+	if c.entry != nil {
+		launch.Sessions.Replace(c.entry.ID, nd)
+	}
+	return nd.Start(c.args.StopOnEntry)
+}
+
+// disconnect ends the connection; a launched debuggee is terminated (Serve closes it).
+func (c *conn) disconnect() error {
+	c.done = true
+	if c.d != nil {
+		_ = c.d.Terminate()
+	}
+	return nil
+}
+
+// need returns the debuggee, or the error for requests that need one.
+func (c *conn) need() (*launch.Debuggee, error) {
+	if c.d == nil {
+		return nil, errors.New("no debuggee: send launch or attach first")
+	}
+	return c.d, nil
+}

@@ -1,0 +1,265 @@
+package dap
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
+)
+
+// baseCapabilities are what every kind of debuggee supports; targetCapabilities adds the
+// rest once the kind is known (a "capabilities" event after launch).
+func baseCapabilities() capabilities {
+	return capabilities{Capabilities: godap.Capabilities{
+		SupportsConfigurationDoneRequest:  true,
+		SupportsFunctionBreakpoints:       true,
+		SupportsConditionalBreakpoints:    true,
+		SupportsHitConditionalBreakpoints: true,
+		SupportsLogPoints:                 true,
+		SupportsEvaluateForHovers:         true,
+		SupportsClipboardContext:          true,
+		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{{Filter: "runtime",
+			Label: "Runtime errors", Description: "Stop where a Kite runtime error would end the program", Default: true}},
+		SupportsExceptionInfoRequest:     true,
+		SupportsCompletionsRequest:       true,
+		SupportsRestartRequest:           true,
+		SupportsTerminateRequest:         true,
+		SupportTerminateDebuggee:         true,
+		SupportsDelayedStackTraceLoading: true,
+		SupportsLoadedSourcesRequest:     true,
+		SupportsCancelRequest:            true,
+		SupportsSteppingGranularity:      true,
+	}}
+}
+
+func targetCapabilities(d *launch.Debuggee) capabilities {
+	c := baseCapabilities()
+	t := d.Target()
+	if _, ok := t.(engine.InstructionResolver); ok {
+		c.SupportsInstructionBreakpoints = true
+	}
+	if d.Console != nil {
+		c.SupportsDisassembleRequest = true
+	}
+	if _, ok := t.(engine.MemoryAccess); ok {
+		c.SupportsReadMemoryRequest, c.SupportsWriteMemoryRequest = true, true
+	}
+	return c
+}
+
+// dispatch runs one decoded request and returns its response body.
+func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
+	if r, ok := msg.(*godap.InitializeRequest); ok {
+		_ = r
+		return baseCapabilities(), nil
+	}
+	if !c.authed {
+		switch m := msg.(type) {
+		case *godap.LaunchRequest:
+		case *godap.AttachRequest:
+		case *godap.DisconnectRequest:
+			return nil, c.disconnect()
+		default:
+			_ = m
+			return nil, errors.New("unauthorized: launch or attach with the server's \"token\" first")
+		}
+	}
+	switch r := msg.(type) {
+	case *godap.LaunchRequest:
+		return c.start(ctx, &rawRequest{Request: r.Request, Arguments: r.Arguments}, false)
+	case *godap.AttachRequest:
+		return c.start(ctx, &rawRequest{Request: r.Request, Arguments: r.Arguments}, true)
+	case *godap.DisconnectRequest:
+		return nil, c.disconnect()
+	case *godap.CancelRequest:
+		return nil, nil // acted on by the reader; a finished request is not an error
+	case *godap.ConfigurationDoneRequest:
+		return nil, c.configurationDone()
+	case *godap.RestartRequest:
+		return nil, c.restart(ctx)
+	}
+	d, err := c.need()
+	if err != nil {
+		return nil, err
+	}
+	switch r := msg.(type) {
+	case *godap.TerminateRequest:
+		return nil, d.Terminate()
+	case *godap.SetBreakpointsRequest:
+		return c.setBreakpoints(d, r.Arguments), nil
+	case *godap.SetFunctionBreakpointsRequest:
+		specs := make([]engine.BreakpointSpec, len(r.Arguments.Breakpoints))
+		for i, b := range r.Arguments.Breakpoints {
+			specs[i] = engine.BreakpointSpec{Function: b.Name, Condition: b.Condition, HitCondition: b.HitCondition}
+		}
+		return c.breakpointsBody(d, len(specs), func() []engine.Breakpoint { return d.SetFunctionBreakpoints(specs) }), nil
+	case *godap.SetInstructionBreakpointsRequest:
+		specs := make([]engine.BreakpointSpec, len(r.Arguments.Breakpoints))
+		for i, b := range r.Arguments.Breakpoints {
+			pc, err := parseRef(b.InstructionReference, b.Offset)
+			if err != nil {
+				return nil, err
+			}
+			specs[i] = engine.BreakpointSpec{PC: pc, Condition: b.Condition, HitCondition: b.HitCondition}
+		}
+		return c.breakpointsBody(d, len(specs), func() []engine.Breakpoint { return d.SetInstructionBreakpoints(specs) }), nil
+	case *godap.SetExceptionBreakpointsRequest:
+		on := false
+		for _, f := range r.Arguments.Filters {
+			if f != "runtime" {
+				return nil, fmt.Errorf("unknown exception filter %q (there is \"runtime\")", f)
+			}
+			on = true
+		}
+		d.SetExceptionStops(on && !c.args.NoDebug)
+		return nil, nil
+	case *godap.ThreadsRequest:
+		return godap.ThreadsResponseBody{Threads: []godap.Thread{{Id: threadID, Name: "main"}}}, nil
+	case *godap.StackTraceRequest:
+		return c.stackTrace(d, r.Arguments)
+	case *godap.ScopesRequest:
+		return c.scopes(d, r.Arguments.FrameId)
+	case *godap.VariablesRequest:
+		return c.variables(d, r.Arguments)
+	case *godap.EvaluateRequest:
+		return c.evaluate(d, r.Arguments)
+	case *godap.ContinueRequest:
+		return godap.ContinueResponseBody{AllThreadsContinued: true}, c.resume(d, engine.Continue)
+	case *godap.NextRequest:
+		return nil, c.resume(d, stepMode(r.Arguments.Granularity, engine.StepOver))
+	case *godap.StepInRequest:
+		return nil, c.resume(d, stepMode(r.Arguments.Granularity, engine.StepInto))
+	case *godap.StepOutRequest:
+		return nil, c.resume(d, engine.StepOut)
+	case *godap.PauseRequest:
+		return nil, d.Pause()
+	case *godap.ExceptionInfoRequest:
+		st := d.LastStop()
+		if st == nil || st.Reason != engine.ReasonException {
+			return nil, errors.New("not stopped on an exception")
+		}
+		return godap.ExceptionInfoResponseBody{ExceptionId: "runtime", Description: st.Text, BreakMode: "unhandled"}, nil
+	case *godap.LoadedSourcesRequest:
+		var srcs []godap.Source
+		if d.Spec.Program != "" && (d.Spec.Kind == launch.Kite || d.Spec.Kind == launch.Cartridge) {
+			srcs = append(srcs, *source(d.Spec.Program))
+		}
+		return godap.LoadedSourcesResponseBody{Sources: srcs}, nil
+	case *godap.CompletionsRequest:
+		return c.completions(d, r.Arguments)
+	case *godap.DisassembleRequest:
+		return disassemble(d, r.Arguments)
+	case *godap.ReadMemoryRequest:
+		return readMemory(d, r.Arguments)
+	case *godap.WriteMemoryRequest:
+		return writeMemory(d, r.Arguments)
+	case *rawRequest:
+		return c.custom(d, r)
+	}
+	return nil, fmt.Errorf("%s is not supported", msg.(godap.RequestMessage).GetRequest().Command)
+}
+
+// resume continues or steps; the continued event it causes is not echoed.
+func (c *conn) resume(d *launch.Debuggee, mode engine.ResumeMode) error {
+	if err := d.Resume(mode); err != nil {
+		return err
+	}
+	c.ownContinues++
+	return nil
+}
+
+func stepMode(g godap.SteppingGranularity, line engine.ResumeMode) engine.ResumeMode {
+	if g == "instruction" {
+		return engine.StepInstruction
+	}
+	return line
+}
+
+func (c *conn) setBreakpoints(d *launch.Debuggee, a godap.SetBreakpointsArguments) any {
+	specs := make([]engine.BreakpointSpec, 0, len(a.Breakpoints)+len(a.Lines))
+	for _, b := range a.Breakpoints {
+		specs = append(specs, engine.BreakpointSpec{Line: b.Line, Condition: b.Condition,
+			HitCondition: b.HitCondition, LogMessage: b.LogMessage})
+	}
+	if len(a.Breakpoints) == 0 {
+		for _, l := range a.Lines {
+			specs = append(specs, engine.BreakpointSpec{Line: l})
+		}
+	}
+	return c.breakpointsBody(d, len(specs), func() []engine.Breakpoint { return d.SetBreakpoints(a.Source.Path, specs) })
+}
+
+// breakpointsBody runs a breakpoint change and answers with its breakpoints; the engine's
+// breakpoint events for this change are not echoed.
+// Without debugging (noDebug), nothing is set and every breakpoint is unverified.
+func (c *conn) breakpointsBody(d *launch.Debuggee, n int, set func() []engine.Breakpoint) godap.SetBreakpointsResponseBody {
+	if c.args.NoDebug {
+		out := make([]godap.Breakpoint, n)
+		for i := range out {
+			out[i].Message = "noDebug: the program runs without breakpoints"
+		}
+		return godap.SetBreakpointsResponseBody{Breakpoints: out}
+	}
+	bps := set()
+	c.ownBreakpoint = d.Seq()
+	out := make([]godap.Breakpoint, len(bps))
+	for i, bp := range bps {
+		out[i] = c.breakpoint(bp)
+	}
+	return godap.SetBreakpointsResponseBody{Breakpoints: out}
+}
+
+func source(file string) *godap.Source {
+	return &godap.Source{Name: filepath.Base(file), Path: file}
+}
+
+// pcRef is a memory or instruction reference.
+func pcRef(pc uint64) string { return "0x" + strconv.FormatUint(pc, 16) }
+
+// parseRef reads a memory reference (0x hex or decimal) plus an offset.
+func parseRef(ref string, offset int) (uint64, error) {
+	v, err := strconv.ParseUint(strings.TrimSpace(ref), 0, 64)
+	if err != nil {
+		return 0, fmt.Errorf("bad memory reference %q", ref)
+	}
+	return uint64(int64(v) + int64(offset)), nil
+}
+
+func readMemory(d *launch.Debuggee, a godap.ReadMemoryArguments) (any, error) {
+	addr, err := parseRef(a.MemoryReference, a.Offset)
+	if err != nil {
+		return nil, err
+	}
+	if a.Count == 0 {
+		return godap.ReadMemoryResponseBody{Address: pcRef(addr)}, nil
+	}
+	data, err := d.ReadMemory(addr, a.Count)
+	if err != nil {
+		return nil, err
+	}
+	return godap.ReadMemoryResponseBody{Address: pcRef(addr), Data: base64.StdEncoding.EncodeToString(data),
+		UnreadableBytes: a.Count - len(data)}, nil
+}
+
+func writeMemory(d *launch.Debuggee, a godap.WriteMemoryArguments) (any, error) {
+	addr, err := parseRef(a.MemoryReference, a.Offset)
+	if err != nil {
+		return nil, err
+	}
+	data, err := base64.StdEncoding.DecodeString(a.Data)
+	if err != nil {
+		return nil, fmt.Errorf("data is not base64: %w", err)
+	}
+	if err := d.WriteMemory(addr, data); err != nil {
+		return nil, err
+	}
+	return godap.WriteMemoryResponseBody{BytesWritten: len(data)}, nil
+}

@@ -1,0 +1,294 @@
+// Package dap serves the Debug Adapter Protocol, what VS Code, nvim-dap, Helix, Emacs dape,
+// Zed and JetBrains speak, over every kind of debuggee polydbg has. It only translates:
+// requests become engine.Session and launch calls, engine events become DAP events; the
+// breakpoint table, stops and watches are the engine's. Message types and the codec are
+// github.com/google/go-dap's; codec.go adds what it lacks from the current specification.
+package dap
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
+)
+
+// MaxQueued bounds the engine events waiting to be written: when the client stops reading,
+// the program's output blocks once this many are queued (backpressure, nothing lost).
+const MaxQueued = 4096
+
+// Options configure one connection.
+type Options struct {
+	// Token, when not empty, must be given as "token" in the launch or attach
+	// configuration; until then only initialize is served, and a wrong token ends the
+	// connection. Listening beyond loopback requires one (cmd/polydbg checks).
+	Token string
+	// MaxFrame bounds one message (MaxFrame when 0).
+	MaxFrame int
+	// Owner is the name the debuggee is registered under in launch.Sessions ("dap").
+	Owner string
+	// Log receives diagnostics (slog.Default when nil); never the protocol stream.
+	Log *slog.Logger
+}
+
+// frame is one item from the reader goroutine.
+type frame struct {
+	body []byte
+	err  error
+}
+
+// conn is one client connection and the debuggee it launched.
+type conn struct {
+	opts  Options
+	codec *godap.Codec
+	log   *slog.Logger
+
+	wmu  sync.Mutex
+	w    io.Writer
+	wseq int
+	werr error
+
+	// cancelled holds the seqs of requests a cancel request reached before they ran;
+	// inflight cancels the request that runs. Both are shared with the reader goroutine.
+	cmu       sync.Mutex
+	cancelled map[int]bool
+	inflight  int
+	cancelRun context.CancelFunc
+
+	// Owned by the Serve loop.
+	d             *launch.Debuggee
+	sub           *engine.Subscription
+	entry         *launch.Entry
+	args          launchArgs
+	authed        bool
+	configured    bool
+	ownContinues  int    // continued events caused by this client's requests: not echoed
+	ownBreakpoint uint64 // breakpoint events up to this seq came from this client
+	done          bool   // disconnect answered: stop reading
+}
+
+// Serve runs one DAP connection on r and w until the client disconnects, r ends or ctx is
+// done. The debuggee it launched is closed (its processes killed) whatever the way out.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
+	if opts.MaxFrame <= 0 {
+		opts.MaxFrame = MaxFrame
+	}
+	if opts.Owner == "" {
+		opts.Owner = "dap"
+	}
+	c := &conn{opts: opts, codec: newCodec(), w: w, log: opts.Log, cancelled: map[int]bool{},
+		authed: opts.Token == ""}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	defer c.closeDebuggee()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+
+	frames := make(chan frame, 16)
+	go c.read(ctx, bufio.NewReaderSize(r, 64<<10), frames)
+	for !c.done {
+		var ready <-chan struct{}
+		if c.sub != nil {
+			ready = c.sub.Ready()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ready:
+			c.drain()
+		case f := <-frames:
+			if f.err != nil {
+				var fe *FrameError
+				if errors.As(f.err, &fe) {
+					c.sendError(0, "", fe.Msg)
+					continue
+				}
+				if errors.Is(f.err, io.EOF) || errors.Is(f.err, io.ErrUnexpectedEOF) {
+					return nil
+				}
+				return f.err
+			}
+			c.drain()
+			c.handleFrame(ctx, f.body)
+			c.drain()
+		}
+		if err := c.writeErr(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// read hands frames to the Serve loop; a cancel request also acts at once on the request
+// it names, which may be running.
+func (c *conn) read(ctx context.Context, r *bufio.Reader, out chan<- frame) {
+	for {
+		body, err := ReadFrame(r, c.opts.MaxFrame)
+		if err == nil {
+			c.peekCancel(body)
+		}
+		select {
+		case out <- frame{body, err}:
+		case <-ctx.Done():
+			return
+		}
+		var fe *FrameError
+		if err != nil && !errors.As(err, &fe) {
+			return
+		}
+	}
+}
+
+func (c *conn) peekCancel(body []byte) {
+	var m struct {
+		Command   string                `json:"command"`
+		Arguments godap.CancelArguments `json:"arguments"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Command != "cancel" || m.Arguments.RequestId == 0 {
+		return
+	}
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if c.inflight == m.Arguments.RequestId && c.cancelRun != nil {
+		c.cancelRun()
+	} else {
+		c.cancelled[m.Arguments.RequestId] = true
+	}
+}
+
+// handleFrame decodes one message and answers it; bad input gets an error response.
+func (c *conn) handleFrame(ctx context.Context, body []byte) {
+	var head struct {
+		Seq     int    `json:"seq"`
+		Type    string `json:"type"`
+		Command string `json:"command"`
+	}
+	if err := json.Unmarshal(body, &head); err != nil {
+		c.sendError(0, "", "bad message: "+err.Error())
+		return
+	}
+	if head.Type != "request" {
+		c.sendError(head.Seq, head.Command, fmt.Sprintf("bad message: type %q (a client sends requests)", head.Type))
+		return
+	}
+	msg, err := c.codec.DecodeMessage(body)
+	if err != nil {
+		var fe *godap.DecodeProtocolMessageFieldError
+		if errors.As(err, &fe) {
+			c.sendError(head.Seq, head.Command, fmt.Sprintf("unknown command %q", head.Command))
+		} else {
+			c.sendError(head.Seq, head.Command, fmt.Sprintf("bad arguments for %s: %v", head.Command, err))
+		}
+		return
+	}
+	c.cmu.Lock()
+	skip := c.cancelled[head.Seq]
+	delete(c.cancelled, head.Seq)
+	rctx, cancel := context.WithCancel(ctx)
+	c.inflight, c.cancelRun = head.Seq, cancel
+	c.cmu.Unlock()
+	defer func() {
+		c.cmu.Lock()
+		c.inflight, c.cancelRun = 0, nil
+		c.cmu.Unlock()
+		cancel()
+	}()
+	if skip {
+		c.sendError(head.Seq, head.Command, "cancelled")
+		return
+	}
+	body2, err := c.dispatch(rctx, msg)
+	switch {
+	case err != nil && rctx.Err() != nil && ctx.Err() == nil:
+		c.sendError(head.Seq, head.Command, "cancelled")
+	case err != nil:
+		c.sendError(head.Seq, head.Command, err.Error())
+	default:
+		c.respond(head.Seq, head.Command, body2)
+	}
+	c.afterResponse(head.Command)
+}
+
+// next returns the next outgoing sequence number; wmu held.
+func (c *conn) nextSeq() int { c.wseq++; return c.wseq }
+
+// write sends one message; the first write error ends the connection.
+func (c *conn) write(build func(seq int) any) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.werr != nil {
+		return
+	}
+	b, err := json.Marshal(build(c.nextSeq()))
+	if err != nil {
+		c.log.Error("dap: encoding a message", "err", err)
+		return
+	}
+	c.werr = WriteFrame(c.w, b)
+}
+
+func (c *conn) writeErr() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.werr
+}
+
+func response(seq, reqSeq int, command string) godap.Response {
+	return godap.Response{ProtocolMessage: godap.ProtocolMessage{Seq: seq, Type: "response"},
+		RequestSeq: reqSeq, Success: true, Command: command}
+}
+
+func (c *conn) respond(reqSeq int, command string, body any) {
+	c.write(func(seq int) any {
+		if caps, ok := body.(capabilities); ok {
+			return &initializeResponse{Response: response(seq, reqSeq, command), Body: caps}
+		}
+		return &bodyResponse{Response: response(seq, reqSeq, command), Body: body}
+	})
+}
+
+// sendError answers a request with success false; the message is shown to the user.
+func (c *conn) sendError(reqSeq int, command, msg string) {
+	c.write(func(seq int) any {
+		r := response(seq, reqSeq, command)
+		r.Success, r.Message = false, msg
+		return &godap.ErrorResponse{Response: r, Body: godap.ErrorResponseBody{
+			Error: &godap.ErrorMessage{Id: 1, Format: msg, ShowUser: true}}}
+	})
+}
+
+// event sends an event with a body.
+func (c *conn) event(name string, body any) {
+	c.write(func(seq int) any {
+		return &struct {
+			godap.Event
+			Body any `json:"body,omitempty"`
+		}{godap.Event{ProtocolMessage: godap.ProtocolMessage{Seq: seq, Type: "event"}, Event: name}, body}
+	})
+}
+
+// closeDebuggee ends the debuggee and unregisters it.
+func (c *conn) closeDebuggee() {
+	if c.d == nil {
+		return
+	}
+	if c.sub != nil {
+		c.d.Unsubscribe(c.sub)
+	}
+	if err := c.d.Close(); err != nil {
+		c.log.Debug("dap: closing the debuggee", "err", err)
+	}
+	if c.entry != nil {
+		launch.Sessions.Remove(c.entry.ID)
+	}
+	c.d, c.sub, c.entry = nil, nil, nil
+}
