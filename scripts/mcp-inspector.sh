@@ -16,7 +16,8 @@ fi
 if ! command -v npm >/dev/null 2>&1; then
   echo "mcp-inspector: npm is missing (Debian package npm)" >&2
   if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends npm >/dev/null
   else
     exit 1
   fi

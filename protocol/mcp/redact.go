@@ -63,9 +63,22 @@ func (r *redactor) text(s string) string {
 	return keyAssignment.ReplaceAllString(s, "${1}[redacted]")
 }
 
+// matches says whether s holds anything text would redact.
+func (r *redactor) matches(s string) bool {
+	for _, sec := range r.secrets {
+		if strings.Contains(s, sec.value) {
+			return true
+		}
+	}
+	return keyShapes.MatchString(s) || keyAssignment.MatchString(s)
+}
+
 // jsonOrText redacts a JSON document string by string (keeping it valid JSON), or plain
 // text when it is not JSON.
 func (r *redactor) jsonOrText(s string) string {
+	if !strings.Contains(s, "\\") && !r.matches(s) {
+		return s // nothing to redact, and no escape that could hide something
+	}
 	var v any
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
