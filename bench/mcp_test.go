@@ -12,8 +12,8 @@ import (
 
 	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
-	"github.com/polydbg/polydbg/protocol/mcp"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
+	"github.com/polydbg/polydbg/protocol/mcp"
 )
 
 // An agent's step on firmware in QEMU: what it costs, in calls and wall time, to go one
