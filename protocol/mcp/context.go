@@ -104,7 +104,7 @@ func (s *Server) stopContext(g *debuggee, h engine.Halt, halted bool, b Budget) 
 	sc.State = st.String()
 	switch st {
 	case engine.Running:
-		sc.Notes = append(sc.Notes, "the program is still running after the wait; call wait to wait longer or pause to stop it")
+		sc.Notes = append(sc.Notes, "the program is still running after the wait; call context to wait longer or pause to stop it")
 	case engine.Exited:
 		code := g.d.ExitCode()
 		if halted {
