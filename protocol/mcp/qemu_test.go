@@ -1,8 +1,10 @@
 package mcp_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,6 +46,14 @@ func TestAgentFirmwareQEMU(t *testing.T) {
 	}
 	if m := must(t, ctx, cs, "read_memory", map[string]any{"session": id, "address": sp, "length": 16}); len(str(m["hex"])) != 32 {
 		t.Fatalf("read_memory at sp %s: %v", sp, m)
+	}
+	// Peripherals by the SVD file: the list, then one register decoded.
+	if p := must(t, ctx, cs, "peripherals", map[string]any{"session": id}); !strings.Contains(fmt.Sprint(p["peripherals"]), "UART0") {
+		t.Fatalf("peripherals: %v", p)
+	}
+	fr := must(t, ctx, cs, "peripherals", map[string]any{"session": id, "peripheral": "UART0", "register": "FR"})
+	if get(fr, "registers", 0, "name") != "FR" || get(fr, "registers", 0, "address") != "0x4000c018" || !strings.Contains(fmt.Sprint(fr), "TXFE") {
+		t.Fatalf("UART0.FR: %v", fr)
 	}
 	must(t, ctx, cs, "clear_breakpoints", map[string]any{"session": id})
 	sc = must(t, ctx, cs, "continue", map[string]any{"session": id, "waitMs": 300})

@@ -1,0 +1,70 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// PeriphIn names a peripheral (and a register) to read.
+type PeriphIn struct {
+	Session    SessionID `json:"session"`
+	Peripheral string    `json:"peripheral,omitempty" jsonschema:"peripheral name from the SVD file; empty lists the peripherals"`
+	Register   string    `json:"register,omitempty" jsonschema:"one register of it; empty reads all its readable registers"`
+}
+
+// PeriphField is a decoded field.
+type PeriphField struct {
+	Name  string `json:"name"`
+	Bits  string `json:"bits" jsonschema:"bit range, high:low"`
+	Value string `json:"value"`
+	Enum  string `json:"enum,omitempty"`
+}
+
+// PeriphReg is a register read and decoded.
+type PeriphReg struct {
+	Name    string        `json:"name"`
+	Address string        `json:"address"`
+	Value   string        `json:"value,omitempty"`
+	Fields  []PeriphField `json:"fields,omitempty"`
+	Error   string        `json:"error,omitempty"`
+}
+
+// PeriphOut lists peripherals or a peripheral's registers.
+type PeriphOut struct {
+	Peripherals []string    `json:"peripherals,omitempty"`
+	Registers   []PeriphReg `json:"registers,omitempty"`
+}
+
+func (s *Server) addDeviceTools() {
+	addTool(s, "peripherals", "Microcontroller peripherals by the SVD file given to start (svd): with no peripheral, "+
+		"their names; with one, its registers read from the stopped device and decoded into fields (enumerated "+
+		"names included). Reading a register can change the device (a UART's data register pops a byte): name "+
+		"the register to read only it.", hints{},
+		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in PeriphIn) (PeriphOut, error) {
+			return withSession(c, in.Session, func(g *debuggee) (PeriphOut, error) {
+				if in.Peripheral == "" {
+					names, err := g.d.Peripherals()
+					return PeriphOut{Peripherals: names}, err
+				}
+				regs, err := g.d.ReadPeripheral(in.Peripheral, in.Register)
+				if err != nil {
+					return PeriphOut{}, err
+				}
+				out := PeriphOut{Registers: []PeriphReg{}}
+				for _, r := range regs {
+					pr := PeriphReg{Name: r.Name, Address: fmt.Sprintf("%#x", r.Address), Error: r.Err}
+					if r.Err == "" {
+						pr.Value = fmt.Sprintf("%#x", r.Value)
+					}
+					for _, f := range r.Fields {
+						pr.Fields = append(pr.Fields, PeriphField{Name: f.Name, Bits: fmt.Sprintf("%d:%d", f.BitOffset+f.BitWidth-1, f.BitOffset),
+							Value: fmt.Sprintf("%#x", f.Value), Enum: f.Enum})
+					}
+					out.Registers = append(out.Registers, pr)
+				}
+				return out, nil
+			})
+		})
+}
