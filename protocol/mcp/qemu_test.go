@@ -47,6 +47,10 @@ func TestAgentFirmwareQEMU(t *testing.T) {
 	if m := must(t, ctx, cs, "read_memory", map[string]any{"session": id, "address": sp, "length": 16}); len(str(m["hex"])) != 32 {
 		t.Fatalf("read_memory at sp %s: %v", sp, m)
 	}
+	dis := must(t, ctx, cs, "disassemble", map[string]any{"session": id, "count": 3})
+	if ins := get(dis, "instructions").([]any); len(ins) != 3 || get(ins[0], "current") != true || str(get(ins[0], "text")) == "" {
+		t.Fatalf("disassemble at the stop: %v", dis)
+	}
 	// Peripherals by the SVD file: the list, then one register decoded.
 	if p := must(t, ctx, cs, "peripherals", map[string]any{"session": id}); !strings.Contains(fmt.Sprint(p["peripherals"]), "UART0") {
 		t.Fatalf("peripherals: %v", p)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/polydbg/polydbg/engine"
 )
 
 // PeriphIn names a peripheral (and a register) to read.
@@ -37,7 +38,60 @@ type PeriphOut struct {
 	Registers   []PeriphReg `json:"registers,omitempty"`
 }
 
+// DisasmIn asks for instructions.
+type DisasmIn struct {
+	Session SessionID `json:"session"`
+	Address string    `json:"address,omitempty" jsonschema:"where to start (0x... or decimal; a pc on Kite); default: the current pc"`
+	Count   int       `json:"count,omitempty" jsonschema:"instructions (default 16, at most 200)"`
+}
+
+// Instruction is one disassembled instruction.
+type Instruction struct {
+	PC      string `json:"pc"`
+	Text    string `json:"text"`
+	Current bool   `json:"current,omitempty"`
+}
+
+// DisasmOut lists instructions.
+type DisasmOut struct {
+	Instructions []Instruction `json:"instructions"`
+}
+
 func (s *Server) addDeviceTools() {
+	addTool(s, "disassemble", "Disassemble instructions from an address or the current pc: the Kite VM's bytecode, "+
+		"or the program's machine code (objdump) for native and firmware targets.", hints{readOnly: true, idempotent: true},
+		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in DisasmIn) (DisasmOut, error) {
+			return withSession(c, in.Session, func(g *debuggee) (DisasmOut, error) {
+				var cur uint64
+				if fr, err := g.d.Stack(); err == nil && len(fr) > 0 {
+					cur = fr[0].Location.PC
+				}
+				at := cur
+				if in.Address != "" {
+					var err error
+					if at, err = parseAddr(in.Address); err != nil {
+						return DisasmOut{}, err
+					}
+				} else if g.d.State() != engine.Stopped {
+					return DisasmOut{}, fmt.Errorf("the program is %s: give an address, or stop it first", g.d.State())
+				}
+				n := in.Count
+				if n <= 0 {
+					n = 16
+				}
+				ins, err := g.d.Disassemble(ctx, at, min(n, 200))
+				if err != nil {
+					return DisasmOut{}, err
+				}
+				out := DisasmOut{Instructions: []Instruction{}}
+				for _, i := range ins {
+					l := s.location(g, engine.Location{PC: i.PC, HasPC: true})
+					out.Instructions = append(out.Instructions, Instruction{PC: l.PC, Text: i.Text, Current: i.PC == cur})
+				}
+				return out, nil
+			})
+		})
+
 	addTool(s, "peripherals", "Microcontroller peripherals by the SVD file given to start (svd): with no peripheral, "+
 		"their names; with one, its registers read from the stopped device and decoded into fields (enumerated "+
 		"names included). Reading a register can change the device (a UART's data register pops a byte): name "+
