@@ -254,3 +254,29 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.tok)
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// A pause while a continue waits on the same session: the pause answers at once and the
+// continue with the same stop.
+func TestPauseDuringContinue(t *testing.T) {
+	ctx := timeout(t, 30*time.Second)
+	_, cs := inProcess(t, ctx, mcp.Options{}, nil)
+	id := must(t, ctx, cs, "start", map[string]any{"program": testdata(t, "spin.kite"), "stopOnEntry": true})["session"]
+	done := make(chan map[string]any, 1)
+	go func() {
+		r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "continue", Arguments: map[string]any{"session": id, "waitMs": 20000}})
+		if err != nil || r.IsError {
+			done <- nil
+			return
+		}
+		done <- decode(t, r).Out
+	}()
+	time.Sleep(200 * time.Millisecond)
+	t0 := time.Now()
+	sc := must(t, ctx, cs, "pause", map[string]any{"session": id})
+	if sc["state"] != "stopped" || sc["reason"] != "pause" || time.Since(t0) > 5*time.Second {
+		t.Fatalf("pause: %v after %v", sc, time.Since(t0))
+	}
+	if c := <-done; c == nil || c["reason"] != "pause" {
+		t.Fatalf("the waiting continue: %v", c)
+	}
+}
