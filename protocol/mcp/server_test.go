@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -278,5 +279,30 @@ func TestPauseDuringContinue(t *testing.T) {
 	}
 	if c := <-done; c == nil || c["reason"] != "pause" {
 		t.Fatalf("the waiting continue: %v", c)
+	}
+}
+
+// A console cartridge: started paused on entry, stepped, its frame loop paused.
+func TestCartridge(t *testing.T) {
+	ctx := timeout(t, 30*time.Second)
+	_, cs := inProcess(t, ctx, mcp.Options{}, nil)
+	cart, _ := filepath.Abs("../../examples/cartridges/colorsquare")
+	sc := must(t, ctx, cs, "start", map[string]any{"program": cart, "stopOnEntry": true})
+	if sc["state"] != "stopped" || sc["reason"] != "entry" || !strings.HasSuffix(str(get(sc, "location", "file")), ".kite") {
+		t.Fatalf("cartridge entry: %v", sc)
+	}
+	if l := must(t, ctx, cs, "sessions", map[string]any{}); get(l, "sessions", 0, "kind") != "cartridge" {
+		t.Fatalf("sessions: %v", l)
+	}
+	sc = must(t, ctx, cs, "next", map[string]any{"session": sc["session"]})
+	if sc["state"] != "stopped" || sc["reason"] != "step" {
+		t.Fatalf("cartridge step: %v", sc)
+	}
+	sc = must(t, ctx, cs, "continue", map[string]any{"session": sc["session"], "waitMs": 200})
+	if sc["state"] != "running" {
+		t.Fatalf("a cartridge runs its frames until paused: %v", sc)
+	}
+	if sc = must(t, ctx, cs, "pause", map[string]any{"session": sc["session"]}); sc["reason"] != "pause" {
+		t.Fatalf("pause: %v", sc)
 	}
 }
