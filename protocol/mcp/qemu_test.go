@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -67,6 +68,41 @@ func TestAgentFirmwareQEMU(t *testing.T) {
 	sc = must(t, ctx, cs, "pause", map[string]any{"session": id})
 	if sc["state"] != "stopped" || sc["reason"] != "pause" {
 		t.Fatalf("pause: %v", sc)
+	}
+	_ = cs.Close()
+	waitNoProcess(t, elf)
+}
+
+// RTT channels and RTOS tasks on the Aether test firmware (SEGGER RTT, FreeRTOS-shaped
+// task lists), over stdio.
+func TestFirmwareRTTAndTasks(t *testing.T) {
+	realparts.Need(t, "qemu-system-arm", "arm-none-eabi-gcc")
+	realparts.NeedFile(t, "/usr/lib/arm-none-eabi/newlib")
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "aether", "testdata", "fw")
+	elf := filepath.Join(t.TempDir(), "fw.elf")
+	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-ffreestanding",
+		"-nostartfiles", "-T", filepath.Join(dir, "link.ld"), "-o", elf, filepath.Join(dir, "fw.c"), "-lc", "-lgcc")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, out)
+	}
+	ctx := timeout(t, 60*time.Second)
+	cs := connectStdio(t, ctx, "--allow-exec")
+	sc := must(t, ctx, cs, "start", map[string]any{"kind": "qemu", "machine": "lm3s6965evb", "elf": elf, "waitMs": 500})
+	id := sc["session"]
+	if sc["state"] == "running" {
+		must(t, ctx, cs, "pause", map[string]any{"session": id})
+	}
+	r := must(t, ctx, cs, "rtt", map[string]any{"session": id})
+	if get(r, "channels", 0, "name") != "Terminal" || !strings.Contains(str(get(r, "channels", 0, "text")), "hello from rtt") {
+		t.Fatalf("rtt: %v", r)
+	}
+	ts := must(t, ctx, cs, "tasks", map[string]any{"session": id})
+	names := fmt.Sprint(ts["tasks"])
+	for _, want := range []string{"IDLE", "sensor", "blinky", "console"} {
+		if !strings.Contains(names, want) {
+			t.Fatalf("tasks: no %s in %v", want, ts)
+		}
 	}
 	_ = cs.Close()
 	waitNoProcess(t, elf)

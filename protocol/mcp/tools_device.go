@@ -57,7 +57,69 @@ type DisasmOut struct {
 	Instructions []Instruction `json:"instructions"`
 }
 
+// RTTOut is what the RTT up-channels held.
+type RTTOut struct {
+	Channels []RTTChannel `json:"channels"`
+}
+
+// RTTChannel is one up-channel's new data.
+type RTTChannel struct {
+	Index int    `json:"index"`
+	Name  string `json:"name"`
+	Text  string `json:"text"`
+}
+
+// TasksOut lists RTOS tasks.
+type TasksOut struct {
+	Tasks []Task `json:"tasks"`
+}
+
+// Task is an RTOS task.
+type Task struct {
+	Name       string `json:"name"`
+	Priority   uint32 `json:"priority"`
+	State      string `json:"state"`
+	StackUsage uint32 `json:"stackUsage,omitempty"`
+	StackSize  uint32 `json:"stackSize,omitempty"`
+	Handle     string `json:"handle"`
+}
+
+func (s *Server) addMCUTools() {
+	addTool(s, "rtt", "Read what the stopped firmware wrote to its SEGGER RTT up-channels since the last read "+
+		"(and mark it read, as an RTT host does).", hints{idempotent: false},
+		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in SessionIn) (RTTOut, error) {
+			return withSession(c, in.Session, func(g *debuggee) (RTTOut, error) {
+				chs, err := g.d.ReadRTT()
+				if err != nil {
+					return RTTOut{}, err
+				}
+				out := RTTOut{Channels: []RTTChannel{}}
+				for _, ch := range chs {
+					out.Channels = append(out.Channels, RTTChannel{Index: ch.Index, Name: ch.Name, Text: engine.ClipValue(string(ch.Data), 64<<10)})
+				}
+				return out, nil
+			})
+		})
+	addTool(s, "tasks", "The FreeRTOS tasks of the stopped firmware: name, priority, state, stack use.",
+		hints{readOnly: true, idempotent: true},
+		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in SessionIn) (TasksOut, error) {
+			return withSession(c, in.Session, func(g *debuggee) (TasksOut, error) {
+				ts, err := g.d.Tasks()
+				if err != nil {
+					return TasksOut{}, err
+				}
+				out := TasksOut{Tasks: []Task{}}
+				for _, t := range ts {
+					out.Tasks = append(out.Tasks, Task{Name: t.Name, Priority: t.Priority, State: t.State,
+						StackUsage: t.StackUsage, StackSize: t.StackSize, Handle: fmt.Sprintf("%#x", t.Handle)})
+				}
+				return out, nil
+			})
+		})
+}
+
 func (s *Server) addDeviceTools() {
+	s.addMCUTools()
 	addTool(s, "disassemble", "Disassemble instructions from an address or the current pc: the Kite VM's bytecode, "+
 		"or the program's machine code (objdump) for native and firmware targets.", hints{readOnly: true, idempotent: true},
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in DisasmIn) (DisasmOut, error) {
