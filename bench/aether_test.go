@@ -3,8 +3,6 @@ package bench
 import (
 	"context"
 	"net"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +11,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/launch"
 	"github.com/polydbg/polydbg/protocol/aether"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
 )
@@ -40,30 +40,23 @@ func (r *aetherRig) close() {
 }
 
 func aetherFirmware(b *testing.B) string {
-	realparts.Need(b, "qemu-system-arm", "arm-none-eabi-gcc")
-	realparts.NeedFile(b, "/usr/lib/arm-none-eabi/newlib")
-	dir, _ := filepath.Abs("../protocol/aether/testdata/fw")
-	out := filepath.Join(b.TempDir(), "fw.elf")
-	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-ffreestanding",
-		"-nostartfiles", "-T", filepath.Join(dir, "link.ld"), "-o", out, filepath.Join(dir, "fw.c"), "-lc", "-lgcc")
-	if o, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("arm-none-eabi-gcc: %v\n%s", err, o)
-	}
-	return out
+	realparts.Need(b, "qemu-system-arm")
+	return firmware.BuildRTT(b)
 }
 
 func startAether(b *testing.B, elf string, poll time.Duration) *aetherRig {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	tgt, err := aether.Launch{QEMU: "lm3s6965evb", ELF: elf}.Start(ctx, gdbremote.Config{})
+	d, err := launch.Start(ctx, launch.Spec{Kind: launch.QEMU, Machine: "lm3s6965evb", ELF: elf, MCU: launch.MCUOptions{PollPeriod: poll}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := aether.New(aether.Config{Target: tgt, PollPeriod: poll, EventBuffer: 1 << 16})
+	srv, err := aether.New(aether.Config{Debuggee: d, EventBuffer: 1 << 16})
 	if err != nil {
-		tgt.Close()
+		d.Close()
 		b.Fatal(err)
 	}
+	tgt := d.Target().(*gdbremote.Target)
 	g := grpc.NewServer(srv.ServerOptions()...)
 	srv.Register(g)
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -93,8 +93,8 @@ func (s *Subscription) full() bool {
 	return s.max > 0 && !s.closed && len(s.queue)-s.head >= s.max
 }
 
-// Ready is signalled when events may be waiting; after it fires, call TryNext until it
-// reports none.
+// Ready is signalled when events may be waiting, and stays signalled while some remain
+// after a TryNext: a reader may take a few and come back later.
 func (s *Subscription) Ready() <-chan struct{} { return s.ready }
 
 // TryNext returns the next queued event without waiting. ok is false when none is
@@ -113,6 +113,11 @@ func (s *Subscription) TryNext() (e Event, ok, ended bool) {
 	s.head++
 	if s.head == len(s.queue) {
 		s.queue, s.head = s.queue[:0], 0
+		if s.ended {
+			signal(s.ready) // a reader that stops here still learns of the end
+		}
+	} else {
+		signal(s.ready) // more wait: a reader that stops draining early is woken again
 	}
 	if s.max > 0 {
 		signal(s.room)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/backend/kitevm"
+	"github.com/polydbg/polydbg/backend/mcu"
 	"github.com/polydbg/polydbg/backend/mcu/svd"
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
@@ -56,6 +57,7 @@ type Spec struct {
 	Seed uint64
 	// Remote configures the GDB remote client (exchange timeout, logger).
 	Remote gdbremote.Config
+	MCU    MCUOptions // the microcontroller service's options (Native, QEMU, Remote)
 }
 
 // Debuggee is a started Spec: its session, and what its kind adds.
@@ -65,6 +67,7 @@ type Debuggee struct {
 	Console  *console.Console  // Cartridge
 	Profiler *profile.Profiler // Kite with Spec.Profile
 	Device   *svd.Device       // QEMU and Remote with Spec.SVD
+	MCU      *mcu.Service      // Native, QEMU and Remote: RTT, samples, tasks, peripherals
 }
 
 // Detect says what kind of debuggee a file is: an ELF executable runs natively, a directory
@@ -112,6 +115,7 @@ func Start(ctx context.Context, spec Spec) (*Debuggee, error) {
 		return nil, err
 	}
 	d.Session = engine.NewSession(t)
+	d.startMCU()
 	return d, nil
 }
 

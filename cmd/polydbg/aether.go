@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,8 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
-	"github.com/polydbg/polydbg/backend/gdbremote"
-	"github.com/polydbg/polydbg/backend/mcu/svd"
+	"github.com/polydbg/polydbg/launch"
 	"github.com/polydbg/polydbg/protocol/aether"
 )
 
@@ -83,29 +84,34 @@ func runAether(args []string) int {
 			return 2
 		}
 	}
-	var dev *svd.Device
-	if *svdPath != "" {
-		if dev, err = svd.ParseFile(*svdPath); err != nil {
-			fmt.Fprintln(os.Stderr, "aether:", err)
-			return 1
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	tgt, err := aether.Launch{Gdb: *gdbAddr, QEMU: *qemu, Native: *native, Args: fs.Args(), ELF: *elfPath, QEMUSerial: serial}.Start(ctx, gdbremote.Config{})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "aether:", strings.TrimPrefix(err.Error(), "aether: "))
-		return 1
-	}
-	pp := *poll
-	if pp == 0 {
-		pp = -1
-	}
-	srv, err := aether.New(aether.Config{Target: tgt, SVD: dev, SyncTimeout: *timeout, PollPeriod: pp, RTTAddress: ra, Token: *token, Run: *run})
+	spec, err := aetherSpec(*gdbAddr, *qemu, *native, *elfPath, fs.Args(), serial)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "aether:", err)
 		return 1
 	}
+	spec.SVD = *svdPath
+	spec.MCU = launch.MCUOptions{PollPeriod: *poll, RTTAddress: ra}
+	if *poll == 0 {
+		spec.MCU.PollPeriod = -1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	d, err := launch.Start(ctx, spec)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "aether:", strings.TrimPrefix(err.Error(), "launch: "))
+		return 1
+	}
+	srv, err := aether.New(aether.Config{Debuggee: d, SyncTimeout: *timeout, Token: *token, Run: *run})
+	if err != nil {
+		d.Close()
+		fmt.Fprintln(os.Stderr, "aether:", err)
+		return 1
+	}
+	name := spec.ELF
+	if name == "" {
+		name = spec.Program
+	}
+	defer launch.Sessions.Remove(launch.Sessions.Add(d, filepath.Base(name), "aether").ID)
 	defer srv.Close()
 	opts := srv.ServerOptions()
 	if *cert != "" || *key != "" {
@@ -138,4 +144,25 @@ func runAether(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// aetherSpec is the launch spec of exactly one of --gdb, --qemu and --native.
+func aetherSpec(gdb, qemu, native, elf string, args, serial []string) (launch.Spec, error) {
+	n := 0
+	for _, s := range []string{gdb, qemu, native} {
+		if s != "" {
+			n++
+		}
+	}
+	switch {
+	case n != 1:
+		return launch.Spec{}, errors.New("give exactly one of --gdb, --qemu and --native")
+	case native != "":
+		return launch.Spec{Kind: launch.Native, Program: native, Args: args, ELF: elf}, nil
+	case elf == "":
+		return launch.Spec{}, errors.New("--elf is required")
+	case qemu != "":
+		return launch.Spec{Kind: launch.QEMU, Machine: qemu, ELF: elf, QEMUSerial: serial}, nil
+	}
+	return launch.Spec{Kind: launch.Remote, Address: gdb, ELF: elf}, nil
 }

@@ -30,6 +30,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
 )
@@ -178,19 +179,7 @@ func selfSigned(t *testing.T) (string, string, *x509.CertPool) {
 }
 
 // buildAetherFirmware builds the Aether tests' firmware for the lm3s6965's Cortex-M3.
-func buildAetherFirmware(t *testing.T) string {
-	t.Helper()
-	realparts.Need(t, "arm-none-eabi-gcc")
-	realparts.NeedFile(t, "/usr/lib/arm-none-eabi/newlib")
-	dir, _ := filepath.Abs("../../protocol/aether/testdata/fw")
-	out := filepath.Join(t.TempDir(), "fw.elf")
-	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-ffreestanding",
-		"-nostartfiles", "-T", filepath.Join(dir, "link.ld"), "-o", out, filepath.Join(dir, "fw.c"), "-lc", "-lgcc")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, b)
-	}
-	return out
-}
+func buildAetherFirmware(t *testing.T) string { return firmware.BuildRTT(t) }
 
 func TestAetherServeUsage(t *testing.T) {
 	var cases = []struct {

@@ -29,9 +29,16 @@ func runDAP(ctx context.Context, args []string, in io.Reader, out, stderr io.Wri
 	listen := fs.String("listen", "", "serve on this TCP address instead of stdin/stdout (loopback unless --token-file or --insecure)")
 	tokenFile := fs.String("token-file", "", "require this file's token as \"token\" in every launch/attach configuration")
 	insecure := fs.Bool("insecure", false, "allow a non-loopback address without a token (anyone who can connect runs programs as you)")
+	webAddr := webFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	stopWeb, err := startWeb(*webAddr, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "dap:", err)
+		return 1
+	}
+	defer stopWeb()
 	opts := dap.Options{}
 	if *tokenFile != "" {
 		tok, err := readToken(*tokenFile)

@@ -4,9 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/backend/kitevm"
@@ -27,7 +30,8 @@ const debugUsage = `usage:
   polydbg debug --qemu MACHINE FILE.elf        firmware in qemu-system-arm, halted at reset
 At a terminal: line editing, Tab completion, Ctrl-R history search, Ctrl-C pauses the
 program, Ctrl-D quits; the history is kept in $POLYDBG_HISTORY or
-$XDG_STATE_HOME/polydbg/history (~/.local/state/polydbg/history). NO_COLOR turns colour off.
+$XDG_STATE_HOME/polydbg/history (~/.local/state/polydbg/history), the last
+$POLYDBG_HISTSIZE commands (1000). NO_COLOR turns colour off.
 flags:`
 
 func debugCmd(args []string) int {
@@ -39,6 +43,7 @@ func debugCmd(args []string) int {
 	machine := fs.String("qemu", "", "start qemu-system-arm for `MACHINE` (lm3s6965evb, mps2-an385...)")
 	noHistory := fs.Bool("no-history", false, "keep no command history across runs")
 	context := fs.Bool("context", false, "show source, stack, variables and registers after each stop (set context on)")
+	webAddr := webFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, debugUsage)
 		fs.PrintDefaults()
@@ -55,6 +60,13 @@ func debugCmd(args []string) int {
 		}
 		return 1
 	}
+	stopWeb, err := startWeb(*webAddr, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "polydbg debug:", err)
+		return 1
+	}
+	defer stopWeb()
+	newSession = registered(newSession, debugSpec(fs.Args(), *native, *gdbAddr, *elf, *machine), "debug")
 	cfg := cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt,
 		Context: *context, Names: targetNames}
 	if isTerminal(os.Stdin) && isTerminal(os.Stdout) {
@@ -62,6 +74,7 @@ func debugCmd(args []string) int {
 		cfg.Color = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 		if !*noHistory {
 			cfg.HistoryFile = cli.DefaultHistoryFile()
+			cfg.HistorySize, _ = strconv.Atoi(os.Getenv("POLYDBG_HISTSIZE")) // 0: the default
 		}
 	}
 	return cli.Run(cfg)
@@ -82,12 +95,12 @@ func targetNames(t engine.Target) (funcs, files []string) {
 				funcs = append(funcs, f.Name)
 			}
 		}
-		files = []string{t.Program().File, filepath.Base(t.Program().File)}
+		files = []string{t.Program().File} // as given: the VM compares absolute paths
 	case *gdbremote.Target:
 		for _, f := range t.Symbols().Funcs() { // the program's own: libraries are not read
 			funcs = append(funcs, f.Name)
 		}
-		for _, f := range t.Symbols().Files() {
+		for _, f := range t.Symbols().Files() { // the line tables match a name by its ending
 			files = append(files, f, filepath.Base(f))
 		}
 	}
@@ -99,9 +112,11 @@ var errUsage = fmt.Errorf("missing or conflicting arguments")
 // debugTarget returns how to make a fresh session for what the flags name; the terminal
 // debugger calls it again to run the program once more.
 func debugTarget(args []string, native bool, gdbAddr, elf, machine string) (func() (*engine.Session, error), error) {
-	remote := func(open func(ctx context.Context) (*gdbremote.Target, error)) func() (*engine.Session, error) {
+	remote := func(waitingFor string, open func(ctx context.Context) (*gdbremote.Target, error)) func() (*engine.Session, error) {
 		return func() (*engine.Session, error) {
+			done := notifySlow(os.Stderr, waitingFor)
 			t, err := open(context.Background())
+			done(err == nil)
 			if err != nil {
 				return nil, err
 			}
@@ -110,15 +125,15 @@ func debugTarget(args []string, native bool, gdbAddr, elf, machine string) (func
 	}
 	switch {
 	case native && gdbAddr == "" && machine == "" && len(args) >= 1:
-		return remote(func(ctx context.Context) (*gdbremote.Target, error) {
+		return remote("gdbserver to start "+args[0]+" and answer on loopback", func(ctx context.Context) (*gdbremote.Target, error) {
 			return gdbremote.LaunchNative(ctx, args[0], args[1:], gdbremote.Config{})
 		}), nil
 	case gdbAddr != "" && !native && machine == "" && elf != "" && len(args) == 0:
-		return remote(func(ctx context.Context) (*gdbremote.Target, error) {
+		return remote("the GDB stub at "+gdbAddr+" to answer", func(ctx context.Context) (*gdbremote.Target, error) {
 			return gdbremote.Connect(ctx, gdbAddr, elf, gdbremote.Config{})
 		}), nil
 	case machine != "" && !native && gdbAddr == "" && len(args) == 1:
-		return remote(func(ctx context.Context) (*gdbremote.Target, error) {
+		return remote("qemu-system-arm ("+machine+") to start its GDB stub", func(ctx context.Context) (*gdbremote.Target, error) {
 			return gdbremote.StartQEMUTarget(ctx, machine, args[0], gdbremote.Config{})
 		}), nil
 	case !native && gdbAddr == "" && machine == "" && len(args) == 1:
@@ -135,6 +150,27 @@ func debugTarget(args []string, native bool, gdbAddr, elf, machine string) (func
 		}, nil
 	}
 	return nil, errUsage
+}
+
+// notifySlow says on w what polydbg is waiting for when that takes more than a second
+// (a cold QEMU, a gdbserver on a loaded machine, a stub that does not answer); the
+// returned function ends the wait, saying how long it took if it succeeded.
+func notifySlow(w io.Writer, waitingFor string) (done func(ok bool)) {
+	start := time.Now()
+	shown := make(chan struct{})
+	t := time.AfterFunc(time.Second, func() {
+		fmt.Fprintf(w, "polydbg: waiting for %s...\n", waitingFor)
+		close(shown)
+	})
+	return func(ok bool) {
+		if !t.Stop() {
+			<-shown
+			if !ok {
+				return
+			}
+			fmt.Fprintf(w, "polydbg: ready after %s\n", time.Since(start).Round(100*time.Millisecond))
+		}
+	}
 }
 
 // withInterrupt pauses the running program on Ctrl-C instead of killing the debugger.

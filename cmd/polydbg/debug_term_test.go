@@ -1,11 +1,13 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/polydbg/polydbg/internal/realparts"
 )
@@ -27,13 +29,27 @@ for k in range(0, 1000000000) {
 print("total", total)
 `
 
-func writeLongLoop(t *testing.T) (dir, file string) {
+// writeSource writes text to name in a new temporary directory.
+func writeSource(t *testing.T, name, text string) (dir, file string) {
+	t.Helper()
 	dir = t.TempDir()
-	file = filepath.Join(dir, "loop.kite")
-	if err := os.WriteFile(file, []byte(longLoop), 0o644); err != nil {
+	file = filepath.Join(dir, name)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir, file
+}
+
+// buildNative builds C source with gcc -g -O0 into dir/name, for a test under gdbserver.
+func buildNative(t *testing.T, name, src string) (dir, exe string) {
+	t.Helper()
+	realparts.Need(t, "gcc", "gdbserver")
+	dir, file := writeSource(t, name+".c", src)
+	exe = filepath.Join(dir, name)
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, file).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	return dir, exe
 }
 
 // At a terminal: Tab completes a command, a function and a variable; the up arrow and
@@ -41,7 +57,7 @@ func writeLongLoop(t *testing.T) (dir, file string) {
 // quits; the history file is written, and a second run reads it back.
 func TestDebugAtATerminal(t *testing.T) {
 	bin := polydbgBinary(t)
-	dir, file := writeLongLoop(t)
+	dir, file := writeSource(t, "loop.kite", longLoop)
 	hist := filepath.Join(dir, "state", "history")
 	env := []string{"POLYDBG_HISTORY=" + hist}
 	p := startPane(t, env, bin, "debug", file)
@@ -73,10 +89,8 @@ func TestDebugAtATerminal(t *testing.T) {
 
 	// Ctrl-C while the program runs pauses it; continue goes on; Ctrl-C pauses it again.
 	p.enter("delete", "(polydbg) delete")
-	p.enter("continue", "(polydbg) continue")
-	p.do("Paused in ", "C-c")
-	p.enter("continue", "(polydbg) continue")
-	p.do("Paused in ", "C-c")
+	p.continueAndPause()
+	p.continueAndPause()
 	p.typeText("half a comma")
 	p.do("Quit", "C-c") // Ctrl-C at the prompt drops the line, as in gdb
 	s := p.enter("print total", "$6 = ")
@@ -140,20 +154,15 @@ int main(void) {
 // struct field; the context display shows source in colour, the stack, the variables and
 // the general registers; NO_COLOR turns the colour off.
 func TestDebugNativeAtATerminal(t *testing.T) {
-	realparts.Need(t, "gcc", "gdbserver")
 	bin := polydbgBinary(t)
-	dir := t.TempDir()
-	src, exe := filepath.Join(dir, "pt.c"), filepath.Join(dir, "pt")
-	if err := os.WriteFile(src, []byte(cPoint), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	dir, exe := buildNative(t, "pt", cPoint)
 	p := startPane(t, []string{"POLYDBG_HISTORY=" + filepath.Join(dir, "history")}, bin, "debug", "--native", exe)
 	p.waitFor("(polydbg) ", 1)
 	p.complete("break squ", "(polydbg) break square")
 	p.do("Breakpoint 1 at 0x", "Enter")
+	p.complete("break pt.", "(polydbg) break pt.c:") // a file name, for FILE:LINE
+	p.typeText("12")
+	p.do("Breakpoint 2 at 0x", "Enter")
 	p.enter("run", "Breakpoint 1, square at")
 	p.complete("p $ri", "(polydbg) p $rip")
 	p.do("$1 = ", "Enter")
@@ -188,4 +197,48 @@ func TestDebugNativeAtATerminal(t *testing.T) {
 		t.Errorf("colour with NO_COLOR:\n%q", s)
 	}
 	plain.do("[exit 0]", "C-d")
+}
+
+// A stub that is slow to answer: after a second, polydbg says what it is waiting for.
+func TestDebugSaysWhatItWaitsFor(t *testing.T) {
+	bin := polydbgBinary(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		time.Sleep(1500 * time.Millisecond) // silent, then gone
+		c.Close()
+	}()
+	cmd := exec.Command(bin, "debug", "--gdb", l.Addr().String(), "--elf", bin)
+	cmd.Stdin = strings.NewReader("quit\n")
+	out, _ := cmd.CombinedOutput()
+	if want := "polydbg: waiting for the GDB stub at " + l.Addr().String() + " to answer..."; !strings.Contains(string(out), want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	if strings.Contains(string(out), "ready after") {
+		t.Errorf("a failed connection called ready:\n%s", out)
+	}
+}
+
+// Ctrl-C pauses a native program in an endless loop (gdbserver, in its own process group,
+// does not see the SIGINT), and it goes on after continue.
+func TestDebugNativeCtrlC(t *testing.T) {
+	bin := polydbgBinary(t)
+	_, exe := buildNative(t, "spin", "volatile long counter;\nint main(void) {\n    for (;;)\n        counter++;\n}\n")
+	p := startPane(t, nil, bin, "debug", "--no-history", "--native", exe)
+	p.waitFor("(polydbg) ", 1)
+	p.enter("break main", "Breakpoint 1 at")
+	p.enter("run", "Breakpoint 1, main at")
+	p.enter("delete", "(polydbg) delete")
+	p.continueAndPause()
+	p.enter("print counter > 0", "$1 = true")
+	p.continueAndPause()
+	p.enter("print counter > 0", "$2 = true")
+	p.do("[exit 0]", "C-d")
 }

@@ -7,12 +7,14 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
 	"github.com/polydbg/polydbg/protocol/prometeu"
 )
 
@@ -26,7 +28,7 @@ func init() {
 
 const prometeuUsage = `usage:
   polydbg prometeu run CART [--frames N] [--fps N] [--seed N] [--screenshot out.png]
-                            [--devtools ADDR [--wait]] [--telemetry N]
+                            [--devtools ADDR [--wait]] [--telemetry N] [--web ADDR]
   polydbg prometeu build CART [-o out.kbc]
   polydbg prometeu check CART
 `
@@ -63,6 +65,7 @@ func prometeuRun(args []string, stdout, stderr io.Writer) int {
 	wait := fs.Bool("wait", false, "with --devtools: start paused until a client says start")
 	remote := fs.Bool("allow-remote", false, "allow --devtools on a non-loopback address without a token (no authentication!)")
 	telemetry := fs.Int("telemetry", console.DefaultTelemetry, "frames between telemetry events (0: none)")
+	webAddr := webFlag(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -104,13 +107,22 @@ func prometeuRun(args []string, stdout, stderr io.Writer) int {
 	if tel == 0 {
 		tel = -1
 	}
-	con, err := console.New(cart, console.Options{FPS: *fps, Frames: *frames, Seed: *seed, Telemetry: tel})
+	copts := console.Options{FPS: *fps, Frames: *frames, Seed: *seed, Telemetry: tel}
+	con, err := console.New(cart, copts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	sess := engine.NewSession(con.Target())
 	defer sess.Close()
+	entry := launch.Sessions.Add(&launch.Debuggee{Session: sess, Console: con, Spec: launch.Spec{Kind: launch.Cartridge, Program: pos[0], Console: copts}}, filepath.Base(cart.Dir), "prometeu")
+	defer launch.Sessions.Remove(entry.ID)
+	stopWeb, err := startWeb(*webAddr, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "polydbg prometeu run:", err)
+		return 1
+	}
+	defer stopWeb()
 
 	var srv *prometeu.Server
 	var listener net.Listener

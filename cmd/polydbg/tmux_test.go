@@ -104,6 +104,14 @@ func (p *pane) enter(command, want string) string {
 	return p.waitFor(want, n+1)
 }
 
+// continueAndPause continues the program and, once polydbg says "Continuing." (so the
+// terminal is out of line-editing mode and Ctrl-C is a signal again), pauses it with Ctrl-C.
+func (p *pane) continueAndPause() {
+	p.t.Helper()
+	p.enter("continue", "Continuing.")
+	p.do("Paused in ", "C-c")
+}
+
 // complete types text and Tab, and waits until the line being edited reads want.
 func (p *pane) complete(text, want string) {
 	p.t.Helper()

@@ -167,7 +167,8 @@ type Report struct {
 	TotalNs         int64        // from the first statement to Finish
 }
 
-// Report returns the profile; call Finish first.
+// Report returns the profile: call Finish first, or take it while the program is paused
+// (from the program's goroutine) for the profile so far.
 func (p *Profiler) Report() Report {
 	r := Report{Timeline: p.timeline, TimelineCap: p.TimelineCap, TimelineDropped: p.dropped}
 	if r.TimelineCap <= 0 {
@@ -177,7 +178,11 @@ func (p *Profiler) Report() Report {
 		r.Timeline = []TimelineEntry{}
 	}
 	if p.started {
-		r.TotalNs = p.end.Sub(p.start).Nanoseconds()
+		end := p.end
+		if !p.finished { // a report taken while the program is paused: up to the last statement
+			end = p.last
+		}
+		r.TotalNs = end.Sub(p.start).Nanoseconds()
 	}
 	keys := make([]string, 0, len(p.folded))
 	for k := range p.folded {

@@ -118,6 +118,18 @@ func (vm *VM) run() (Value, error) {
 				stack[sp] = vm.builtins[ins>>8]
 				sp++
 				continue
+			case compile.INDEX:
+				if x, i := stack[sp-2], stack[sp-1]; x.k == ListKind && i.k == IntKind {
+					if items := x.List().Items; i.n < uint64(len(items)) {
+						stack[sp-2] = items[i.n]
+						sp--
+						continue
+					}
+				}
+			case compile.DUP2:
+				stack[sp], stack[sp+1] = stack[sp-2], stack[sp-1]
+				sp += 2
+				continue
 			case compile.LOADFREE:
 				stack[sp] = vm.frames[len(vm.frames)-1].cl.Free[ins>>8].V
 				sp++
@@ -249,6 +261,15 @@ func (vm *VM) run() (Value, error) {
 					pc++
 					acc += incTab[compile.STORELOCAL]
 					continue
+				}
+				if v := stack[sp-1]; v.k == iterKind { // a list's next item
+					if it := v.iter(); it.kind == iterList && !it.pairs && uint64(it.i) < uint64(len(it.list.Items)) {
+						stack[fp+int(code[pc]>>8)] = it.list.Items[it.i]
+						it.i++
+						pc++
+						acc += incTab[compile.STORELOCAL]
+						continue
+					}
 				}
 				break fast
 			}
@@ -723,7 +744,7 @@ func (vm *VM) run() (Value, error) {
 }
 
 // nextRange is the next int of a range iterator, or false (another iterator, or the end):
-// the fast case of next.
+// the fast case of next (small enough to be inlined in the fast loop).
 func nextRange(v Value) (Value, bool) {
 	if v.k == iterKind {
 		if it := v.iter(); it.kind == iterRange && it.left > 0 {

@@ -42,25 +42,3 @@ func TestHubBoundsAndLag(t *testing.T) {
 		t.Error("unsubscribe did not free a place")
 	}
 }
-
-func TestParsePlot(t *testing.T) {
-	for _, c := range []struct {
-		line string
-		name string
-		v    float64
-		ok   bool
-	}{
-		{">temp:21.5", "temp", 21.5, true},
-		{">rpm:1234:3000", "rpm", 3000, true},
-		{"> wave : -2 ", "wave", -2, true},
-		{"temp:1", "", 0, false},
-		{">:1", "", 0, false},
-		{">a:b:c:1", "", 0, false},
-		{">x:nope", "", 0, false},
-	} {
-		name, v, ok := parsePlot(c.line)
-		if ok != c.ok || name != c.name || v != c.v {
-			t.Errorf("parsePlot(%q) = %q, %v, %v", c.line, name, v, ok)
-		}
-	}
-}

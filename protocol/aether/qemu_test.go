@@ -1,12 +1,10 @@
 package aether
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,43 +19,17 @@ import (
 
 	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/backend/gdbremote"
-	"github.com/polydbg/polydbg/backend/mcu/svd"
+	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/launch"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
 )
 
-// buildFirmware builds testdata/fw/fw.c for the lm3s6965's Cortex-M3.
-func buildFirmware(t testing.TB) string {
-	t.Helper()
-	realparts.Need(t, "arm-none-eabi-gcc")
-	realparts.NeedFile(t, "/usr/lib/arm-none-eabi/newlib")
-	dir, _ := filepath.Abs("testdata/fw")
-	out := filepath.Join(t.TempDir(), "fw.elf")
-	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-ffreestanding",
-		"-nostartfiles", "-T", filepath.Join(dir, "link.ld"), "-o", out, filepath.Join(dir, "fw.c"), "-lc", "-lgcc")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, b)
-	}
-	return out
-}
+// buildFirmware builds the RTT test firmware for the lm3s6965's Cortex-M3.
+func buildFirmware(t testing.TB) string { return firmware.BuildRTT(t) }
 
 // srcLine finds the line of a "LINE:name" marker in the firmware source.
-func srcLine(t testing.TB, name string) int {
-	t.Helper()
-	f, err := os.Open("testdata/fw/fw.c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		if strings.Contains(sc.Text(), "LINE:"+name+" ") {
-			return n
-		}
-	}
-	t.Fatalf("no LINE:%s", name)
-	return 0
-}
+func srcLine(t testing.TB, name string) int { return firmware.RTTLine(t, name) }
 
 // rig is a server on QEMU with a gRPC client.
 type rig struct {
@@ -72,25 +44,22 @@ type rig struct {
 	ctx   context.Context
 }
 
-func newRig(t *testing.T, cfg Config) *rig {
+func newRig(t *testing.T, cfg Config, poll time.Duration) *rig {
 	realparts.Need(t, "qemu-system-arm")
 	elf := buildFirmware(t)
 	dir := t.TempDir()
 	uart1 := filepath.Join(dir, "uart1")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	tgt, err := Launch{QEMU: "lm3s6965evb", ELF: elf, QEMUSerial: []string{"null", "file:" + uart1}}.Start(ctx, gdbremote.Config{})
+	d, err := launch.Start(ctx, launch.Spec{Kind: launch.QEMU, Machine: "lm3s6965evb", ELF: elf, QEMUSerial: []string{"null", "file:" + uart1},
+		SVD: "../../backend/mcu/svd/testdata/lm3s6965.svd", MCU: launch.MCUOptions{PollPeriod: poll}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := svd.ParseFile("../../backend/mcu/svd/testdata/lm3s6965.svd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Target, cfg.SVD = tgt, dev
+	cfg.Debuggee = d
 	srv, err := New(cfg)
 	if err != nil {
-		tgt.Close()
+		d.Close()
 		t.Fatal(err)
 	}
 	g := grpc.NewServer(srv.ServerOptions()...)
@@ -115,7 +84,7 @@ func newRig(t *testing.T, cfg Config) *rig {
 	}
 	t.Cleanup(func() { sym.Close() })
 	return &rig{t: t, srv: srv, cl: pb.NewAetherDebugClient(conn), addr: l.Addr().String(), elf: elf, sym: sym,
-		uart1: uart1, stub: tgt.Stub(), ctx: ctx}
+		uart1: uart1, stub: d.Target().(*gdbremote.Target).Stub(), ctx: ctx}
 }
 
 // callTimeout bounds every unary call of the tests: a regression fails quickly instead
@@ -231,7 +200,7 @@ func wantCode(t *testing.T, what string, err error, c codes.Code) {
 }
 
 func TestAetherQEMU(t *testing.T) {
-	r := newRig(t, Config{PollPeriod: 10 * time.Millisecond, EventBuffer: 64})
+	r := newRig(t, Config{EventBuffer: 64}, 10*time.Millisecond)
 	cl, ctx := r.cl, r.ctx
 	a, _ := r.subscribe(true)
 	slow, cancelSlow := r.slowAgent() // an agent that never reads

@@ -3,13 +3,12 @@ package aether
 import (
 	"context"
 	"errors"
-	"sort"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/engine"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
 )
@@ -17,16 +16,14 @@ import (
 var empty = &pb.Empty{}
 
 func (s *Server) checkEnded() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ended {
-		return status.Errorf(codes.Unavailable, "the target has %s", s.endedWhy)
+	if st := s.sess.State(); st.Ended() {
+		return status.Errorf(codes.Unavailable, "the target has %s", st)
 	}
 	return nil
 }
 
-// Halt stops the core and returns once it has halted.
-func (s *Server) Halt(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
+// control runs an execution control call holding the token, on a target that has not ended.
+func (s *Server) control(ctx context.Context, run func() (*pb.StatusResponse, error)) (*pb.StatusResponse, error) {
 	if err := s.acquire(ctx); err != nil {
 		return nil, err
 	}
@@ -34,56 +31,43 @@ func (s *Server) Halt(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, err
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
-	seq0 := s.seq()
-	if s.sess.State() == engine.Stopped {
-		s.mu.Lock()
-		halted := s.st.halted
-		s.mu.Unlock()
-		if halted {
-			return s.status(), nil
-		}
-		return s.waitHalt(ctx, seq0) // stopped, its event on the way
-	}
-	if err := s.sess.Pause(); err != nil {
-		return nil, s.grpcErr(err)
-	}
-	return s.waitHalt(ctx, seq0)
+	return run()
+}
+
+// Halt stops the core and returns once it has halted.
+func (s *Server) Halt(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
+	return s.control(ctx, func() (*pb.StatusResponse, error) {
+		return s.wait(ctx, func(c context.Context) (engine.Halt, error) {
+			if h := s.sess.LastHalt(); s.sess.State() == engine.Stopped {
+				return h, nil
+			}
+			seq := s.sess.Seq()
+			if err := s.sess.Pause(); err != nil {
+				return engine.Halt{}, err
+			}
+			return s.sess.WaitStop(c, seq)
+		})
+	})
 }
 
 // Resume continues the core and returns at once.
 func (s *Server) Resume(ctx context.Context, _ *pb.Empty) (*pb.Empty, error) {
-	if err := s.acquire(ctx); err != nil {
-		return nil, err
-	}
-	defer s.release()
-	if err := s.checkEnded(); err != nil {
-		return nil, err
-	}
-	if s.sess.State() == engine.Running {
-		return empty, nil
-	}
-	if err := s.sess.Continue(); err != nil {
-		if errors.Is(err, engine.ErrRunning) {
-			return empty, nil
+	_, err := s.control(ctx, func() (*pb.StatusResponse, error) {
+		if err := s.sess.Continue(); err != nil && !errors.Is(err, engine.ErrRunning) {
+			return nil, s.grpcErr(err)
 		}
-		return nil, s.grpcErr(err)
+		return nil, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return empty, nil
 }
 
 func (s *Server) step(ctx context.Context, mode engine.ResumeMode) (*pb.StatusResponse, error) {
-	if err := s.acquire(ctx); err != nil {
-		return nil, err
-	}
-	defer s.release()
-	if err := s.checkEnded(); err != nil {
-		return nil, err
-	}
-	seq0 := s.seq()
-	if err := s.sess.Step(mode); err != nil {
-		return nil, s.grpcErr(err)
-	}
-	return s.waitHalt(ctx, seq0)
+	return s.control(ctx, func() (*pb.StatusResponse, error) {
+		return s.wait(ctx, func(c context.Context) (engine.Halt, error) { return s.sess.ResumeAndWait(c, mode) })
+	})
 }
 
 // Step executes one instruction.
@@ -106,9 +90,13 @@ func (s *Server) StepOut(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, 
 	return s.step(ctx, engine.StepOut)
 }
 
-// Reset resets the target and returns once it is halted at the reset vector, within
-// SyncTimeout. Past it the answer is DEADLINE_EXCEEDED; the reset still completes in the
-// background (and its halted event goes out), and execution control calls wait for it.
+// resetTimeout bounds a reset that goes on in the background after SyncTimeout.
+const resetTimeout = 30 * time.Second
+
+// Reset resets the target through the session (every subscriber sees it) and returns once
+// it is halted at the reset vector, within SyncTimeout. Past it the answer is
+// DEADLINE_EXCEEDED; the reset still completes in the background (and its halted event
+// goes out), and execution control calls wait for it.
 func (s *Server) Reset(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
 	if err := s.acquire(ctx); err != nil {
 		return nil, err
@@ -117,37 +105,26 @@ func (s *Server) Reset(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, er
 		s.release()
 		return nil, err
 	}
-	seq0 := s.seq()
-	errc := make(chan error, 1)
+	type result struct {
+		h   engine.Halt
+		err error
+	}
+	done := make(chan result, 1)
 	go func() {
 		defer s.release()
-		pc, err := s.tgt.ResetHalt()
-		if err != nil {
-			errc <- err
-			return
-		}
-		s.rtt.reset()
-		loc, _ := s.tgt.ResolvePC(pc)
-		s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Halted{Halted: &pb.HaltedEvent{Pc: pc, Reason: "reset"}}})
-		s.halted(statusSnap{halted: true, pc: pc, reason: "reset", loc: loc})
-		errc <- nil
+		rctx, cancel := context.WithTimeout(s.ctx, resetTimeout)
+		defer cancel()
+		h, err := s.sess.Reset(rctx, true)
+		done <- result{h, err}
 	}()
-	timer := time.NewTimer(s.cfg.SyncTimeout)
-	defer timer.Stop()
-	select {
-	case err := <-errc:
-		if err != nil {
-			return nil, s.grpcErr(err)
+	return s.wait(ctx, func(c context.Context) (engine.Halt, error) {
+		select {
+		case r := <-done:
+			return r.h, r.err
+		case <-c.Done():
+			return engine.Halt{}, c.Err()
 		}
-	case <-timer.C:
-		return nil, status.Errorf(codes.DeadlineExceeded, "the target did not halt at its reset vector within %v", s.cfg.SyncTimeout)
-	case <-ctx.Done():
-		return nil, status.FromContextError(ctx.Err()).Err()
-	}
-	if _, err := s.waitHalt(ctx, seq0); err != nil {
-		return nil, err
-	}
-	return s.status(), nil
+	})
 }
 
 // GetStatus reports whether the core is halted, and where.
@@ -155,11 +132,20 @@ func (s *Server) GetStatus(context.Context, *pb.Empty) (*pb.StatusResponse, erro
 	return s.status(), nil
 }
 
-func (s *Server) normPC(addr uint64) uint64 {
-	if s.isARM() {
-		return addr &^ 1
+// breakpointAt finds the engine's instruction breakpoint at addr (a Thumb address too:
+// the target resolves it).
+func (s *Server) breakpointAt(addr uint64) (engine.Breakpoint, uint64, bool) {
+	if r, ok := s.sess.Target().(engine.InstructionResolver); ok {
+		if l, err := r.ResolvePC(addr); err == nil {
+			addr = l.PC
+		}
 	}
-	return addr
+	for _, b := range s.sess.Breakpoints() {
+		if b.Spec.Kind == engine.InstructionBreakpoint && b.Location.PC == addr {
+			return b, addr, true
+		}
+	}
+	return engine.Breakpoint{}, addr, false
 }
 
 // SetBreakpoint sets a breakpoint at an address (idempotent).
@@ -167,47 +153,38 @@ func (s *Server) SetBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*p
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
-	addr := s.normPC(req.Address)
 	s.bpMu.Lock()
 	defer s.bpMu.Unlock()
-	if _, ok := s.bps[addr]; ok {
+	if _, _, ok := s.breakpointAt(req.Address); ok {
 		return empty, nil
 	}
-	bp, err := s.sess.SetBreakpoint(engine.BreakpointSpec{Kind: engine.InstructionBreakpoint, PC: addr})
-	if err != nil {
+	if _, err := s.sess.SetBreakpoint(engine.BreakpointSpec{Kind: engine.InstructionBreakpoint, PC: req.Address}); err != nil {
 		return nil, s.grpcErr(err)
 	}
-	s.bps[addr] = bp.ID
-	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Breakpoint{Breakpoint: &pb.BreakpointEvent{Address: addr, Enabled: true}}})
 	return empty, nil
 }
 
 // ClearBreakpoint removes the breakpoint at an address; NOT_FOUND if there is none.
 func (s *Server) ClearBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*pb.Empty, error) {
-	addr := s.normPC(req.Address)
-	s.bpMu.Lock()
-	defer s.bpMu.Unlock()
-	id, ok := s.bps[addr]
+	b, addr, ok := s.breakpointAt(req.Address)
 	if !ok {
 		return nil, status.Errorf(codes.NotFound, "no breakpoint at %#x", addr)
 	}
-	if err := s.sess.RemoveBreakpoint(id); err != nil {
+	if err := s.sess.RemoveBreakpoint(b.ID); err != nil {
 		return nil, s.grpcErr(err)
 	}
-	delete(s.bps, addr)
-	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Breakpoint{Breakpoint: &pb.BreakpointEvent{Address: addr, Enabled: false}}})
 	return empty, nil
 }
 
-// ListBreakpoints lists the breakpoint addresses in order.
+// ListBreakpoints lists the addresses of the session's breakpoints in order.
 func (s *Server) ListBreakpoints(context.Context, *pb.Empty) (*pb.BreakpointList, error) {
-	s.bpMu.Lock()
-	defer s.bpMu.Unlock()
-	out := &pb.BreakpointList{Addresses: make([]uint64, 0, len(s.bps))}
-	for a := range s.bps {
-		out.Addresses = append(out.Addresses, a)
+	out := &pb.BreakpointList{}
+	for _, b := range s.sess.Breakpoints() {
+		if b.Location.HasPC && !slices.Contains(out.Addresses, b.Location.PC) {
+			out.Addresses = append(out.Addresses, b.Location.PC)
+		}
 	}
-	sort.Slice(out.Addresses, func(i, j int) bool { return out.Addresses[i] < out.Addresses[j] })
+	slices.Sort(out.Addresses)
 	return out, nil
 }
 
@@ -223,8 +200,7 @@ func checkLen(n int) error {
 
 // memErr maps a failed memory access: a stub refusal is an address out of range.
 func (s *Server) memErr(err error, addr uint64, n int) error {
-	var se *gdbremote.StubError
-	if errors.As(err, &se) {
+	if errors.Is(err, engine.ErrRefused) {
 		return status.Errorf(codes.OutOfRange, "cannot access %d bytes at %#x: %v", n, addr, err)
 	}
 	return s.grpcErr(err)
@@ -238,12 +214,11 @@ func (s *Server) ReadMemory(_ context.Context, req *pb.ReadMemoryRequest) (*pb.M
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
-	var data []byte
-	err := s.tgt.Access(func(m gdbremote.Access) error {
-		var err error
-		data, err = m.ReadMemory(req.Address, int(req.Length))
-		return err
-	})
+	read := s.sess.ReadMemory
+	if m, ok := s.sess.Target().(engine.LiveMemory); ok {
+		read = m.ReadLive
+	}
+	data, err := read(req.Address, int(req.Length))
 	if err != nil {
 		return nil, s.memErr(err, req.Address, int(req.Length))
 	}
@@ -261,11 +236,65 @@ func (s *Server) WriteMemory(_ context.Context, req *pb.WriteMemoryRequest) (*pb
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
-	err := s.tgt.Access(func(m gdbremote.Access) error { return m.StoreIO(req.Address, req.Data) })
-	if err != nil {
+	write := s.sess.WriteMemory
+	if m, ok := s.sess.Target().(engine.LiveMemory); ok {
+		write = m.WriteLive
+	}
+	if err := write(req.Address, req.Data); err != nil {
 		return nil, s.memErr(err, req.Address, len(req.Data))
 	}
 	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Memory{Memory: &pb.MemoryEvent{Address: req.Address, Data: req.Data}}})
+	return empty, nil
+}
+
+// register finds a register by the target's number (see ListRegisters).
+func (s *Server) register(num uint32) (engine.RegisterDesc, error) {
+	if d, ok := s.sess.Target().(engine.RegisterDescriber); ok {
+		for _, r := range d.RegisterDescs() {
+			if r.Num == int(num) {
+				return r, nil
+			}
+		}
+	}
+	return engine.RegisterDesc{}, status.Errorf(codes.InvalidArgument, "no register number %d (ListRegisters names them)", num)
+}
+
+// ReadRegister reads a register by the stub's register number (see ListRegisters).
+func (s *Server) ReadRegister(_ context.Context, req *pb.ReadRegisterRequest) (*pb.RegisterResponse, error) {
+	if _, err := s.register(req.RegisterNumber); err != nil {
+		return nil, err
+	}
+	if err := s.needHalted(); err != nil {
+		return nil, err
+	}
+	regs, err := s.sess.Registers()
+	if err != nil {
+		return nil, s.grpcErr(err)
+	}
+	for _, r := range regs {
+		if r.Num == int(req.RegisterNumber) {
+			return &pb.RegisterResponse{Value: r.Value}, nil
+		}
+	}
+	return nil, status.Errorf(codes.Unimplemented, "register %d is not among those the stub reports", req.RegisterNumber)
+}
+
+// WriteRegister writes a register by the stub's register number.
+func (s *Server) WriteRegister(_ context.Context, req *pb.WriteRegisterRequest) (*pb.Empty, error) {
+	r, err := s.register(req.RegisterNumber)
+	if err != nil {
+		return nil, err
+	}
+	if r.Bits < 64 && req.Value>>r.Bits != 0 {
+		return nil, status.Errorf(codes.InvalidArgument, "value %#x does not fit the %d-bit register %s", req.Value, r.Bits, r.Name)
+	}
+	if err := s.needHalted(); err != nil {
+		return nil, err
+	}
+	if err := s.sess.WriteRegister(r.Name, req.Value); err != nil {
+		return nil, s.grpcErr(err)
+	}
+	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Register{Register: &pb.RegisterEvent{Register: req.RegisterNumber, Value: req.Value}}})
 	return empty, nil
 }
 
@@ -279,53 +308,13 @@ func (s *Server) needHalted() error {
 	return nil
 }
 
-// ReadRegister reads a register by the stub's register number (see ListRegisters).
-func (s *Server) ReadRegister(_ context.Context, req *pb.ReadRegisterRequest) (*pb.RegisterResponse, error) {
-	d := s.tgt.Desc()
-	if _, ok := d.RegByNum(int(req.RegisterNumber)); !ok {
-		return nil, status.Errorf(codes.InvalidArgument, "no register number %d (ListRegisters names them)", req.RegisterNumber)
-	}
-	if err := s.needHalted(); err != nil {
-		return nil, err
-	}
-	b, err := s.tgt.ReadRegisterNum(int(req.RegisterNumber))
-	if err != nil {
-		return nil, s.grpcErr(err)
-	}
-	return &pb.RegisterResponse{Value: gdbremote.Uint(b, d.Order())}, nil
-}
-
-// WriteRegister writes a register by the stub's register number.
-func (s *Server) WriteRegister(_ context.Context, req *pb.WriteRegisterRequest) (*pb.Empty, error) {
-	d := s.tgt.Desc()
-	r, ok := d.RegByNum(int(req.RegisterNumber))
-	if !ok {
-		return nil, status.Errorf(codes.InvalidArgument, "no register number %d (ListRegisters names them)", req.RegisterNumber)
-	}
-	if r.Bitsize < 64 && req.Value>>r.Bitsize != 0 {
-		return nil, status.Errorf(codes.InvalidArgument, "value %#x does not fit the %d-bit register %s", req.Value, r.Bitsize, r.Name)
-	}
-	if err := s.needHalted(); err != nil {
-		return nil, err
-	}
-	if err := s.tgt.WriteRegisterNum(int(req.RegisterNumber), req.Value); err != nil {
-		return nil, s.grpcErr(err)
-	}
-	if pcr, ok := d.PCReg(); ok && pcr.Num == r.Num {
-		s.mu.Lock()
-		s.st.pc = s.normPC(req.Value)
-		s.st.loc, _ = s.tgt.ResolvePC(req.Value)
-		s.mu.Unlock()
-	}
-	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Register{Register: &pb.RegisterEvent{Register: req.RegisterNumber, Value: req.Value}}})
-	return empty, nil
-}
-
 // ListRegisters lists the registers of the stub's target description.
 func (s *Server) ListRegisters(context.Context, *pb.Empty) (*pb.RegisterList, error) {
 	out := &pb.RegisterList{}
-	for _, r := range s.tgt.Desc().Regs {
-		out.Registers = append(out.Registers, &pb.RegisterInfo{Number: uint32(r.Num), Name: r.Name, Bits: uint32(r.Bitsize), Group: r.Group})
+	if d, ok := s.sess.Target().(engine.RegisterDescriber); ok {
+		for _, r := range d.RegisterDescs() {
+			out.Registers = append(out.Registers, &pb.RegisterInfo{Number: uint32(r.Num), Name: r.Name, Bits: uint32(r.Bits), Group: r.Group})
+		}
 	}
 	return out, nil
 }

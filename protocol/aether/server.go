@@ -1,18 +1,17 @@
 // Package aether is the Aether agent interface of polydbg: a gRPC service
 // (protocol/aether/aether.proto, docs/protocols/aether.md) through which AI agents and tools drive a
 // target behind a GDB stub — a microcontroller through QEMU, OpenOCD, pyOCD, probe-rs or
-// J-Link, or a Linux program through gdbserver. It translates RPCs to engine.Session calls
-// and the gdbremote target's capabilities, and engine events, RTT data, variable samples
-// and task switches to DebugEvents.
+// J-Link, or a Linux program through gdbserver. It only translates: RPCs to calls of the
+// launch.Debuggee's engine.Session, of the target's capability interfaces and of its
+// microcontroller service (launch.Debuggee.MCU), and engine events and the service's
+// telemetry (RTT data, plots, samples, task switches) to DebugEvents.
 package aether
 
 import (
 	"context"
 	"crypto/subtle"
-	"debug/elf"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -22,10 +21,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/polydbg/polydbg/backend/gdbremote"
-	"github.com/polydbg/polydbg/backend/mcu/rtos"
-	"github.com/polydbg/polydbg/backend/mcu/svd"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
 )
 
@@ -33,7 +30,7 @@ import (
 const (
 	DefaultSyncTimeout = 2 * time.Second
 	DefaultEventBuffer = 1024
-	DefaultPollPeriod  = 20 * time.Millisecond
+	DefaultPollPeriod  = launch.DefaultPollPeriod
 	// MaxTransfer bounds ReadMemory, WriteMemory and RttWrite lengths.
 	MaxTransfer = 1 << 20
 	// MaxSubscribers bounds the SubscribeEvents streams open at once.
@@ -45,70 +42,50 @@ const (
 
 // Config configures a Server.
 type Config struct {
-	Target *gdbremote.Target // required; the server owns it from now on
-	SVD    *svd.Device       // optional: ReadPeripheral and friends answer FAILED_PRECONDITION without it
+	// Debuggee is the started debuggee (launch.Start; Native, QEMU or Remote), in state
+	// Initialized: the server starts it and owns it from now on.
+	Debuggee *launch.Debuggee
 
 	// SyncTimeout bounds Halt, the Step family and Reset (default 2 s).
 	SyncTimeout time.Duration
 	// EventBuffer is each subscriber's queue bound (default 1024 events).
 	EventBuffer int
-	// PollPeriod is how often RTT buffers are drained while the core runs, with a brief
-	// halt each time on stubs that cannot read running memory (default 20 ms; negative
-	// disables RTT polling).
-	PollPeriod time.Duration
-	// RTTAddress is where the RTT control block is (0: the symbol _SEGGER_RTT, else a scan
-	// of RTTScanStart..+RTTScanSize, else of the ELF file's writable segments).
-	RTTAddress   uint64
-	RTTScanStart uint64
-	RTTScanSize  uint64
 	// Token, when set, is required from every call as metadata "authorization: Bearer TOKEN".
 	Token string
 	// Run starts the program running; otherwise it is halted at its entry point.
-	Run    bool
-	Logger *slog.Logger
+	Run bool
+}
+
+// device is what the server needs of the debuggee's microcontroller service.
+type device interface {
+	engine.TelemetrySource
+	engine.RTTChannels
+	engine.Sampler
+	engine.Peripherals
+	engine.ThreadLister
 }
 
 // Server implements aetherpb.AetherDebugServer.
 type Server struct {
 	pb.UnimplementedAetherDebugServer
 
-	cfg   Config
-	tgt   *gdbremote.Target
-	sess  *engine.Session
-	hub   *hub
-	log   *slog.Logger
-	t0    time.Time
-	rtos  *rtos.FreeRTOS
-	ctx   context.Context
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
-	kick  chan struct{}
-	op    chan struct{} // a token: serialises execution control (see acquire)
-	bpMu  sync.Mutex
-	bps   map[uint64]int // address -> engine breakpoint id
-	watch *watcher
-	rtt   *rttState
-
-	mu       sync.Mutex
-	haltSeq  uint64
-	haltCh   chan struct{}
-	st       statusSnap
-	ended    bool
-	endedWhy string
+	cfg  Config
+	d    *launch.Debuggee
+	sess *engine.Session
+	dev  device // nil for targets without the service
+	hub  *hub
+	ctx  context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+	op   chan struct{} // a token: serialises execution control (see acquire)
+	bpMu sync.Mutex    // makes SetBreakpoint idempotent under concurrent calls
 }
 
-type statusSnap struct {
-	halted bool
-	pc     uint64
-	reason string
-	loc    engine.Location
-}
-
-// New starts a session on cfg.Target (halted at the program's entry unless cfg.Run) and
-// the server's event pump and poller.
+// New starts cfg.Debuggee (halted at the program's entry unless cfg.Run) and the server's
+// event pump.
 func New(cfg Config) (*Server, error) {
-	if cfg.Target == nil {
-		return nil, errors.New("aether: no target")
+	if cfg.Debuggee == nil {
+		return nil, errors.New("aether: no debuggee")
 	}
 	if cfg.SyncTimeout <= 0 {
 		cfg.SyncTimeout = DefaultSyncTimeout
@@ -116,25 +93,16 @@ func New(cfg Config) (*Server, error) {
 	if cfg.EventBuffer <= 0 {
 		cfg.EventBuffer = DefaultEventBuffer
 	}
-	if cfg.PollPeriod == 0 {
-		cfg.PollPeriod = DefaultPollPeriod
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	s := &Server{cfg: cfg, tgt: cfg.Target, hub: newHub(cfg.EventBuffer), log: cfg.Logger, t0: time.Now(),
-		kick: make(chan struct{}, 1), op: make(chan struct{}, 1), bps: map[uint64]int{}, haltCh: make(chan struct{})}
+	s := &Server{cfg: cfg, d: cfg.Debuggee, sess: cfg.Debuggee.Session, hub: newHub(cfg.EventBuffer), op: make(chan struct{}, 1)}
 	s.ctx, s.stop = context.WithCancel(context.Background())
-	if r, err := rtos.Open(cfg.Target.Symbols()); err == nil {
-		s.rtos = r
+	if s.d.MCU != nil {
+		s.dev = s.d.MCU
+		stop := s.dev.Watch(s.telemetry)
+		context.AfterFunc(s.ctx, stop)
 	}
-	s.watch = newWatcher()
-	s.rtt = newRTTState(s)
-	s.sess = engine.NewSession(cfg.Target)
 	sub := s.sess.Subscribe()
-	s.wg.Add(2)
+	s.wg.Add(1)
 	go s.pump(sub)
-	go s.poll()
 	if err := s.sess.Start(!cfg.Run); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("aether: start: %w", err)
@@ -192,60 +160,31 @@ func (s *Server) auth(ctx context.Context) error {
 	return status.Error(codes.Unauthenticated, "a valid \"authorization: Bearer TOKEN\" is required")
 }
 
-func (s *Server) now() float64 { return time.Since(s.t0).Seconds() }
-
 func (s *Server) publish(e *pb.DebugEvent) { s.hub.publish(e) }
 
-// pump turns engine events into DebugEvents and tracks the core's state.
+// pump turns engine events into DebugEvents.
 func (s *Server) pump(sub *engine.Subscription) {
 	defer s.wg.Done()
 	for e := range sub.Events() {
+		ev := &pb.DebugEvent{}
 		switch e.Kind {
 		case engine.EventStopped:
-			st := statusSnap{halted: true, pc: e.Stop.Location.PC, reason: string(e.Stop.Reason), loc: e.Stop.Location}
-			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Halted{Halted: &pb.HaltedEvent{Pc: st.pc, Reason: st.reason}}})
-			s.halted(st)
+			ev.Event = &pb.DebugEvent_Halted{Halted: &pb.HaltedEvent{Pc: e.Stop.Location.PC, Reason: string(e.Stop.Reason)}}
 		case engine.EventContinued:
-			s.mu.Lock()
-			s.st = statusSnap{}
-			s.mu.Unlock()
-			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Resumed{Resumed: &pb.ResumedEvent{}}})
+			ev.Event = &pb.DebugEvent_Resumed{Resumed: &pb.ResumedEvent{}}
 		case engine.EventOutput:
-			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Rtt{Rtt: &pb.RttEvent{Channel: ConsoleChannel, Data: []byte(e.Text)}}})
-		case engine.EventExited, engine.EventTerminated:
-			why := "terminated"
-			if e.Kind == engine.EventExited {
-				why = "exited"
+			ev.Event = &pb.DebugEvent_Rtt{Rtt: &pb.RttEvent{Channel: ConsoleChannel, Data: []byte(e.Text)}}
+		case engine.EventBreakpointChanged, engine.EventBreakpointRemoved:
+			if e.Breakpoint.Location.HasPC {
+				ev.Event = &pb.DebugEvent_Breakpoint{Breakpoint: &pb.BreakpointEvent{Address: e.Breakpoint.Location.PC, Enabled: e.Kind == engine.EventBreakpointChanged}}
 			}
-			s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Ended{Ended: &pb.EndedEvent{Reason: why, ExitCode: int32(e.ExitCode)}}})
-			s.mu.Lock()
-			s.ended, s.endedWhy = true, why
-			s.st = statusSnap{}
-			close(s.haltCh)
-			s.haltCh = make(chan struct{})
-			s.mu.Unlock()
+		case engine.EventExited, engine.EventTerminated:
+			ev.Event = &pb.DebugEvent_Ended{Ended: &pb.EndedEvent{Reason: string(e.Kind), ExitCode: int32(e.ExitCode)}}
+		}
+		if ev.Event != nil {
+			s.publish(ev)
 		}
 	}
-}
-
-// halted records a halt (after its event went out) and wakes the synchronous calls.
-func (s *Server) halted(st statusSnap) {
-	s.mu.Lock()
-	s.st = st
-	s.haltSeq++
-	close(s.haltCh)
-	s.haltCh = make(chan struct{})
-	s.mu.Unlock()
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
-}
-
-func (s *Server) seq() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.haltSeq
 }
 
 // acquire takes the execution-control token, waiting at most SyncTimeout (or until ctx
@@ -272,47 +211,38 @@ func (s *Server) acquire(ctx context.Context) error {
 
 func (s *Server) release() { <-s.op }
 
-// waitHalt waits for a halt after seq0.
-func (s *Server) waitHalt(ctx context.Context, seq0 uint64) (*pb.StatusResponse, error) {
-	timer := time.NewTimer(s.cfg.SyncTimeout)
-	defer timer.Stop()
-	for {
-		s.mu.Lock()
-		if s.haltSeq > seq0 {
-			s.mu.Unlock()
-			return s.status(), nil
-		}
-		if s.ended {
-			s.mu.Unlock()
-			return nil, status.Errorf(codes.Unavailable, "the target has %s", s.endedWhy)
-		}
-		ch := s.haltCh
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-timer.C:
-			return nil, status.Errorf(codes.DeadlineExceeded, "the core did not halt within %v (it is still running; Halt stops it)", s.cfg.SyncTimeout)
-		case <-ctx.Done():
-			return nil, status.FromContextError(ctx.Err()).Err()
-		}
+// wait runs an execution control call and waits for the halt it leads to, within
+// SyncTimeout.
+func (s *Server) wait(ctx context.Context, run func(context.Context) (engine.Halt, error)) (*pb.StatusResponse, error) {
+	wctx, cancel := context.WithTimeout(ctx, s.cfg.SyncTimeout)
+	defer cancel()
+	h, err := run(wctx)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, status.FromContextError(ctx.Err()).Err()
+	case wctx.Err() != nil:
+		return nil, status.Errorf(codes.DeadlineExceeded, "the core did not halt within %v (it is still running; Halt stops it)", s.cfg.SyncTimeout)
+	default:
+		return nil, s.grpcErr(err)
 	}
+	if h.State != engine.Stopped {
+		return nil, status.Errorf(codes.Unavailable, "the target has %s", h.State)
+	}
+	return stopStatus(h.Stop), nil
+}
+
+func stopStatus(st *engine.Stop) *pb.StatusResponse {
+	l := st.Location
+	return &pb.StatusResponse{Halted: true, Pc: l.PC, CoreStatus: "halted", Reason: string(st.Reason),
+		FunctionName: l.Func, File: l.File, Line: uint32(max(l.Line, 0))}
 }
 
 func (s *Server) status() *pb.StatusResponse {
-	s.mu.Lock()
-	st, ended, why := s.st, s.ended, s.endedWhy
-	s.mu.Unlock()
-	if ended {
-		return &pb.StatusResponse{CoreStatus: why}
+	if st := s.sess.LastStop(); st != nil {
+		return stopStatus(st)
 	}
-	if !st.halted {
-		if s.sess.State() == engine.Initialized {
-			return &pb.StatusResponse{CoreStatus: "initialized"}
-		}
-		return &pb.StatusResponse{CoreStatus: "running"}
-	}
-	return &pb.StatusResponse{Halted: true, Pc: st.pc, CoreStatus: "halted", Reason: st.reason,
-		FunctionName: st.loc.Func, File: st.loc.File, Line: uint32(max(st.loc.Line, 0))}
+	return &pb.StatusResponse{CoreStatus: s.sess.State().String()}
 }
 
 // grpcErr maps an error to its gRPC status.
@@ -323,22 +253,21 @@ func (s *Server) grpcErr(err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	var se *gdbremote.StubError
 	switch {
-	case errors.Is(err, engine.ErrRunning), errors.Is(err, gdbremote.ErrRunning):
+	case errors.Is(err, engine.ErrRunning):
 		return status.Errorf(codes.FailedPrecondition, "the core is running (Halt it first): %v", err)
-	case errors.Is(err, engine.ErrNotStarted):
+	case errors.Is(err, engine.ErrNotStarted), errors.Is(err, engine.ErrUnsupported):
 		return status.Error(codes.FailedPrecondition, err.Error())
-	case errors.Is(err, engine.ErrEnded), errors.Is(err, gdbremote.ErrClosed), s.tgt.Ended():
+	case errors.Is(err, engine.ErrEnded), s.sess.State().Ended():
 		return status.Errorf(codes.Unavailable, "the target is gone: %v", err)
-	case errors.Is(err, svd.ErrNoPeripheral), errors.Is(err, svd.ErrNoRegister), errors.Is(err, svd.ErrNoField):
+	case errors.Is(err, engine.ErrNotFound):
 		return status.Error(codes.NotFound, err.Error())
-	case errors.As(err, &se):
+	case errors.Is(err, engine.ErrInvalid):
+		return status.Error(codes.InvalidArgument, err.Error())
+	case errors.Is(err, engine.ErrRefused):
 		return status.Errorf(codes.Aborted, "the stub refused: %v", err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, err.Error())
 	}
 	return status.Error(codes.Internal, err.Error())
 }
-
-func (s *Server) isARM() bool { return s.tgt.Symbols().Arch.Machine == elf.EM_ARM }

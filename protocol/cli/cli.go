@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/polydbg/polydbg/engine"
 )
@@ -46,20 +47,24 @@ type Config struct {
 
 // Debugger is one terminal debugging session.
 type Debugger struct {
-	cfg       Config
-	out       *syncWriter
-	s         *engine.Session
-	output    *output // prints the session's program output as it comes
-	frame     int
-	specs     []savedBreakpoint // kept across restarts
-	display   []string
-	history   []string
-	lastCmd   string
-	listAt    int // next line for a bare "list"
-	sources   map[string][]string
-	values    []engine.Variable // gdb's value history: $1, $2...
-	context   bool              // set context on|off
-	listLines int               // set listsize N
+	cfg    Config
+	out    *syncWriter
+	s      *engine.Session
+	output *output // prints the session's program output as it comes
+	// current is d.s for the Ctrl-C handler, which runs on another goroutine; pendingPause
+	// is a Ctrl-C that came since the last prompt, perhaps before the program was resumed.
+	current      atomic.Pointer[engine.Session]
+	pendingPause atomic.Bool
+	frame        int
+	specs        []savedBreakpoint // kept across restarts
+	display      []string
+	history      []string
+	lastCmd      string
+	listAt       int // next line for a bare "list"
+	sources      map[string][]string
+	values       []engine.Variable // gdb's value history: $1, $2...
+	context      bool              // set context on|off
+	listLines    int               // set listsize N
 }
 
 type savedBreakpoint struct {
@@ -91,7 +96,7 @@ func Run(cfg Config) int {
 	}
 	defer func() { d.s.Close() }()
 	if cfg.Interrupts != nil {
-		stop := cfg.Interrupts(func() { _ = d.s.Pause() })
+		stop := cfg.Interrupts(d.interrupt)
 		defer stop()
 	}
 	var in lineReader = &pipeReader{d: d, in: bufio.NewReader(cfg.In)}
@@ -100,6 +105,7 @@ func Run(cfg Config) int {
 	}
 	defer in.close()
 	for {
+		d.pendingPause.Store(false)
 		raw, err := in.readLine(cfg.Prompt)
 		switch {
 		case err == errLineTooLong:
@@ -147,6 +153,7 @@ func (d *Debugger) newSession() error {
 		d.s.Close()
 	}
 	d.s, d.frame = s, 0
+	d.current.Store(s)
 	d.output = startOutput(d.out, s)
 	for i, b := range d.specs {
 		bp, err := s.SetBreakpoint(b.spec)
@@ -192,16 +199,22 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 
 func (d *Debugger) showDisplays() {
 	for i, expr := range d.display {
-		if expr == "" {
-			continue
+		if expr != "" {
+			d.showDisplay(i + 1)
 		}
-		v, err := d.eval(expr, true)
-		if err != nil {
-			d.printf("%d: %s = <error: %v>\n", i+1, expr, err)
-			continue
-		}
-		d.printf("%d: %s = %s\n", i+1, expr, v.Value)
 	}
+}
+
+// showDisplay prints display n: "[/F ]EXPR", with gdb's "n: /x expr = value".
+func (d *Debugger) showDisplay(n int) {
+	spec := d.display[n-1]
+	format, expr, _ := splitFormat(spec)
+	v, err := d.eval(expr, true)
+	if err != nil {
+		d.printf("%d: %s = <error: %v>\n", n, spec, err)
+		return
+	}
+	d.printf("%d: %s = %s\n", n, spec, formatValue(v, format, d.cTypes()))
 }
 
 // explain turns engine errors into the messages a gdb user expects.

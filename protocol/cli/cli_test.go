@@ -9,6 +9,7 @@ import (
 	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/kite/compile"
 	"github.com/polydbg/polydbg/protocol/cli"
 )
 
@@ -40,18 +41,23 @@ func script(t *testing.T, commands string) string {
 	var out strings.Builder
 	code := cli.Run(cli.Config{
 		In: strings.NewReader(commands), Out: &out, Echo: true,
-		NewSession: func() (*engine.Session, error) {
-			tg, err := kitevm.New(p, kitevm.Options{})
-			if err != nil {
-				return nil, err
-			}
-			return engine.NewSession(tg), nil
-		},
+		NewSession: kiteSessions(p),
 	})
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	return strings.ReplaceAll(out.String(), file, "prog.kite")
+}
+
+// kiteSessions makes fresh sessions of a compiled Kite program, as Config.NewSession.
+func kiteSessions(p *compile.Program) func() (*engine.Session, error) {
+	return func() (*engine.Session, error) {
+		tg, err := kitevm.New(p, kitevm.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return engine.NewSession(tg), nil
+	}
 }
 
 func expect(t *testing.T, out string, want ...string) {

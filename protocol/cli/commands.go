@@ -40,7 +40,7 @@ func init() {
 		{"ptype", nil, "ptype EXPR  the type of an expression, with the fields of a struct", cmdPtype},
 		{"whatis", nil, "whatis EXPR  the type of an expression", cmdWhatis},
 		{"call", nil, "call EXPR  evaluate an expression that may call functions", cmdCall},
-		{"display", nil, "display [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
+		{"display", nil, "display[/FMT] [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
 		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
 		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program", cmdInfo},
 		{"x", nil, "x/NFU ADDR  examine memory: N units (b, h, w, g) in format x, d, u or c at ADDR or $REG", cmdExamine},
@@ -254,6 +254,9 @@ func cmdContinue(d *Debugger, args string) bool {
 			d.printf("Not stopped at any breakpoint; argument ignored.\n")
 		}
 	}
+	if ignore == 0 && d.s.State() == engine.Stopped {
+		d.printf("Continuing.\n")
+	}
 	for {
 		h, ok := d.resume(d.s.Continue)
 		if !ok {
@@ -313,14 +316,13 @@ func cmdDisplay(d *Debugger, args string) bool {
 		d.showDisplays()
 		return false
 	}
+	if _, _, err := splitFormat(args); err != nil {
+		d.printf("%v\n", err)
+		return false
+	}
 	d.display = append(d.display, args)
 	if d.s.State() == engine.Stopped {
-		v, err := d.eval(args, true)
-		if err != nil {
-			d.printf("%d: %s = <error: %v>\n", len(d.display), args, err)
-		} else {
-			d.printf("%d: %s = %s\n", len(d.display), args, v.Value)
-		}
+		d.showDisplay(len(d.display))
 	}
 	return false
 }

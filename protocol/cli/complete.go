@@ -57,13 +57,16 @@ func (d *Debugger) complete(line string) (head string, cands []string) {
 			return head, withSpace(prefixed(subcommands["set"], sub))
 		}
 		return line, nil
-	case "break", "tbreak", "list", "until":
+	case "break", "tbreak", "list":
 		return head, d.completeLocation(rest)
 	case "print", "call", "display", "ptype", "whatis", "x":
 		if m := indexTail.FindStringSubmatch(rest); m != nil { // m["ke<Tab>: a map key or list index
 			return line[:len(line)-len(m[2])], d.children(m[1], m[2], true)
 		}
 		tok := exprTail(rest)
+		if tok == "" && rest != "" && isIdentByte(rest[len(rest)-1]) { // inside a number
+			return line, nil
+		}
 		h, cs := d.completeExpr(tok)
 		return line[:len(line)-len(tok)] + h, cs
 	}
@@ -107,7 +110,7 @@ func (d *Debugger) completeExpr(tok string) (head string, cands []string) {
 }
 
 // indexTail is an expression ending inside brackets: base[partial-key.
-var indexTail = regexp.MustCompile(`([A-Za-z_$][\w.$]*)\[([^\[\]]*)$`)
+var indexTail = regexp.MustCompile(`([A-Za-z_$][\w$]*(?:\[[^\[\]]*\]|\.\w+)*)\[([^\[\]]*)$`)
 
 // children completes the fields (a.b) or the keys and indexes (a[k]) of the value of base.
 func (d *Debugger) children(base, prefix string, index bool) []string {
@@ -186,19 +189,13 @@ func (d *Debugger) registerWords(tok string) []string {
 	return prefixed(names, tok)
 }
 
-// exprTail is the identifier path being typed at the end of an expression.
+// exprTail is the path being typed at the end of an expression: a name followed by
+// fields and indexes (pt.x, s["beta"][0], $rip), or "" after an operator.
 func exprTail(s string) string {
-	i := len(s)
-	for i > 0 {
-		c := s[i-1]
-		if c == '_' || c == '.' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
-			i--
-			continue
-		}
-		break
-	}
-	return s[i:]
+	return pathTail.FindString(s)
 }
+
+var pathTail = regexp.MustCompile(`[A-Za-z_$][\w$]*(?:\[[^\[\]]*\]|\.\w*)*$`)
 
 func lastField(s string) string {
 	if i := strings.LastIndexByte(s, ' '); i >= 0 {

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polydbg/polydbg/backend/kitevm"
-	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/cli"
 )
@@ -35,13 +33,7 @@ func FuzzCommands(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			cli.Run(cli.Config{In: strings.NewReader(script), Out: &out, NewSession: func() (*engine.Session, error) {
-				tg, err := kitevm.New(p, kitevm.Options{})
-				if err != nil {
-					return nil, err
-				}
-				return engine.NewSession(tg), nil
-			}})
+			cli.Run(cli.Config{In: strings.NewReader(script), Out: &out, NewSession: kiteSessions(p)})
 		}()
 		select {
 		case <-done:

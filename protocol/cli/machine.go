@@ -99,7 +99,7 @@ func cmdExamine(d *Debugger, args string) bool {
 		case 'c':
 			d.printf("\t%q", rune(byte(v)))
 		default:
-			d.printf("\t%#0*x", 2+2*unit, v)
+			d.printf("\t0x%0*x", 2*unit, v)
 		}
 	}
 	d.printf("\n")
@@ -122,8 +122,15 @@ func (d *Debugger) address(arg string) (uint64, error) {
 	if arg == "" {
 		return 0, fmt.Errorf("Argument required (starting display address).")
 	}
-	if strings.HasPrefix(arg, "$") {
+	if len(arg) > 1 && arg[0] == '$' && arg[1] != '$' && (arg[1] < '0' || arg[1] > '9') {
 		return d.register(arg[1:])
+	}
+	if strings.HasPrefix(arg, "$") { // a value from the history: x $1, x $
+		v, err := d.substituteHistory(arg)
+		if err != nil {
+			return 0, err
+		}
+		arg = strings.Fields(strings.Trim(v, "()") + " ")[0] // "(0x7ffe... <sym>)" → the number
 	}
 	v, err := strconv.ParseUint(arg, 0, 64)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -74,7 +75,7 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 
 // Registers and memory on a native program; a Kite program says it has none.
 func TestMachineCommands(t *testing.T) {
-	_, out := nativeScript(t, "break square\nrun\ninfo registers rip rsp\nx/8xb $rsp\nx/2dw $rsp\nset $rax = 0x1234\ninfo registers rax\nx/4xg\nset rax\nkill\n")
+	_, out := nativeScript(t, "break square\nrun\ninfo registers rip rsp\nx/8xb $rsp\nx/2dw $rsp\nset $rax = 0x1234\ninfo registers rax\nx/4xg\nset rax\np $rsp\nx/2xg $\nkill\n")
 	expect(t, out,
 		"(polydbg) info registers rip rsp", "rsp        0x", "rip        0x",
 		"(polydbg) x/8xb $rsp", "0x7", ":\t0x", "\t0x",
@@ -82,7 +83,12 @@ func TestMachineCommands(t *testing.T) {
 		"(polydbg) info registers rax", "rax        0x1234",
 		"(polydbg) x/4xg", "Argument required",
 		"(polydbg) set rax", "Usage: set $REGISTER = VALUE",
+		"(polydbg) p $rsp", "$1 = ",
 	)
+	// x at a value from the history; a giant is 0x and 16 hex digits
+	if !regexp.MustCompile(`\(polydbg\) x/2xg \$\n0x[0-9a-f]+:\t0x[0-9a-f]{16}\t0x[0-9a-f]{16}\n`).MatchString(out) {
+		t.Errorf("x/2xg $:\n%s", out)
+	}
 	if out := script(t, "start\ninfo registers\nx/4xb 0\n"); !strings.Contains(out, "Not available on this target") {
 		t.Fatalf("kite target:\n%s", out)
 	}

@@ -1,8 +1,13 @@
 package cli_test
 
 import (
+	"io"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/protocol/cli"
 )
 
 // gdb's value history: every print makes $N; $, $$ and $$N go back from the last one.
@@ -26,6 +31,9 @@ p
 whatis total
 ptype n
 show values
+display/x n + 255
+display/q n
+c
 `)
 	expect(t, out,
 		"(polydbg) p n\n$1 = 0\n",
@@ -41,6 +49,9 @@ show values
 		"(polydbg) whatis total\ntype = int\n",
 		"(polydbg) ptype n\ntype = int\n",
 		"(polydbg) show values\n$2 = 1\n$3 = 10\n",
+		"(polydbg) display/x n + 255\n1: /x n + 255 = 0xff\n",
+		`Undefined output format "q"`,
+		"Breakpoint 1, fib at", "1: /x n + 255 = 0x100\n",
 	)
 	if strings.Contains(out, "\x1b") {
 		t.Errorf("escape codes in piped output:\n%q", out)
@@ -95,4 +106,49 @@ func TestFinishPrintsTheReturnedValue(t *testing.T) {
 		"Value returned is $1 = 1\n",
 		"(polydbg) p $ + 1\n$2 = 2\n",
 	)
+}
+
+// lineReader hands out one line per Read and calls hook(line) before handing it out.
+type lineReader struct {
+	lines []string
+	hook  func(line string)
+}
+
+func (r *lineReader) Read(b []byte) (int, error) {
+	if len(r.lines) == 0 {
+		return 0, io.EOF
+	}
+	line := r.lines[0]
+	r.lines = r.lines[1:]
+	r.hook(line)
+	return copy(b, line), nil
+}
+
+// A Ctrl-C that comes after the command is typed but before the program is resumed
+// still pauses it (else an endless program would run on, deaf to the key).
+func TestCtrlCBeforeTheResumeStillPauses(t *testing.T) {
+	p, err := kite.Compile("spin.kite", []byte("let k = 0\nwhile true {\n    k += 1\n}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pause func()
+	in := &lineReader{lines: []string{"start\n", "continue\n", "print k > 0\n", "kill\n"}, hook: func(line string) {
+		if line == "continue\n" {
+			pause() // Ctrl-C now: the program is stopped at entry, about to be continued
+		}
+	}}
+	var out strings.Builder
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cli.Run(cli.Config{In: in, Out: &out, Echo: true,
+			Interrupts: func(p func()) func() { pause = p; return func() {} },
+			NewSession: kiteSessions(p)})
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the program was not paused:\n%s", out.String())
+	}
+	expect(t, out.String(), "(polydbg) continue\nContinuing.\n", "Paused in main", "(polydbg) print k > 0\n$1 = true", "[program terminated]")
 }

@@ -70,7 +70,19 @@ func (d *Debugger) resume(cmd func() error) (engine.Halt, bool) {
 		d.printf("%s\n", explain(err))
 		return engine.Halt{}, false
 	}
+	if d.pendingPause.Swap(false) { // Ctrl-C came while the command was starting the program
+		_ = d.s.Pause()
+	}
 	return d.waitFrom(seq)
+}
+
+// interrupt is Ctrl-C (SIGINT): pause the program if it runs, or as soon as the command
+// being run resumes it.
+func (d *Debugger) interrupt() {
+	d.pendingPause.Store(true)
+	if s := d.current.Load(); s != nil {
+		_ = s.Pause()
+	}
 }
 
 // waitFrom waits for the first halt numbered after seq.

@@ -6,6 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/polydbg/polydbg/internal/firmware"
+	"github.com/polydbg/polydbg/internal/realparts"
 )
 
 // clientDir holds the node suites and their npm packages (node_modules is ignored by git
@@ -23,10 +26,8 @@ func needNode(t *testing.T) string {
 		}
 		t.Skipf("%s: %v (run scripts/deps.sh)", what, err)
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node", err)
-	}
+	realparts.Need(t, "node", "npm")
+	node, _ := exec.LookPath("node")
 	if _, err := os.Stat(filepath.Join(clientDir, "node_modules", "@vscode", "debugadapter-testsupport")); err != nil {
 		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
 		cmd.Dir = clientDir
@@ -49,17 +50,48 @@ func buildPolydbg(t *testing.T) string {
 }
 
 // runSuite runs one node:test suite against polydbg dap with VS Code's DebugClient.
-func runSuite(t *testing.T, suite string, env ...string) {
-	node := needNode(t)
-	bin := buildPolydbg(t)
+func runSuite(t *testing.T, node, bin, suite string, env ...string) {
+	t.Helper()
 	cmd := exec.Command(node, "--test", "--test-reporter=spec", suite)
 	cmd.Dir = clientDir
 	cmd.Env = append(append(os.Environ(), "POLYDBG="+bin, "TMPDIR="+t.TempDir()), env...)
 	out, err := cmd.CombinedOutput()
-	t.Logf("%s", out)
 	if err != nil {
-		t.Fatalf("node --test %s: %v", suite, err)
+		t.Fatalf("node --test %s: %v\n%s", suite, err, out)
 	}
+	t.Logf("%s", out)
 }
 
-func TestDebugClientKite(t *testing.T) { runSuite(t, "kite.test.mjs") }
+// TestDebugClient runs one suite per kind of target, in parallel.
+func TestDebugClient(t *testing.T) {
+	node := needNode(t)
+	bin := buildPolydbg(t)
+	t.Run("kite", func(t *testing.T) {
+		t.Parallel()
+		runSuite(t, node, bin, "kite.test.mjs")
+	})
+	t.Run("cartridge", func(t *testing.T) {
+		t.Parallel()
+		cart, err := filepath.Abs("../../examples/cartridges/colorsquare")
+		if err != nil {
+			t.Fatal(err)
+		}
+		runSuite(t, node, bin, "cartridge.test.mjs", "CART="+cart)
+	})
+	t.Run("native", func(t *testing.T) {
+		t.Parallel()
+		realparts.Need(t, "gcc", "gdbserver")
+		src, _ := filepath.Abs(filepath.Join(clientDir, "native.c")) // absolute: the line tables name it so
+		exe := filepath.Join(t.TempDir(), "native")
+		if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, out)
+		}
+		runSuite(t, node, bin, "native.test.mjs", "NATIVE_EXE="+exe, "NATIVE_SRC="+src)
+	})
+	t.Run("qemu", func(t *testing.T) {
+		t.Parallel()
+		realparts.Need(t, "qemu-system-arm")
+		elf := firmware.Build(t)
+		runSuite(t, node, bin, "qemu.test.mjs", "FW_ELF="+elf, "FW_SRC="+firmware.Source())
+	})
+}

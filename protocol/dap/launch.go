@@ -12,6 +12,7 @@ import (
 
 	godap "github.com/google/go-dap"
 
+	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/launch"
 )
@@ -119,6 +120,17 @@ func (c *conn) start(ctx context.Context, req *rawRequest, attach bool) (any, er
 func (c *conn) adopt(d *launch.Debuggee) {
 	c.d = d
 	c.sub = d.SubscribeWith(engine.SubscribeOptions{MaxQueued: MaxQueued})
+	if d.Console != nil { // a cartridge's log() lines and certification warnings
+		d.Console.SetEventHandler(func(e console.Event) {
+			switch e.Kind {
+			case console.EventLog:
+				c.event("output", godap.OutputEventBody{Category: "console", Output: fmt.Sprintf("[%s] %s\n", e.Level, e.Msg)})
+			case console.EventCert:
+				c.event("output", godap.OutputEventBody{Category: "important",
+					Output: fmt.Sprintf("frame %d: %s used %d of %d\n", e.FrameIndex, e.Rule, e.Used, e.Limit)})
+			}
+		})
+	}
 }
 
 // afterResponse sends what follows a response: "initialized" after launch or attach, and

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/polydbg/polydbg/engine"
@@ -65,7 +66,6 @@ type RTTOut struct {
 // RTTChannel is one up-channel's new data.
 type RTTChannel struct {
 	Index int    `json:"index"`
-	Name  string `json:"name"`
 	Text  string `json:"text"`
 }
 
@@ -85,37 +85,53 @@ type Task struct {
 }
 
 func (s *Server) addMCUTools() {
-	addTool(s, "rtt", "Read what the stopped firmware wrote to its SEGGER RTT up-channels since the last read "+
-		"(and mark it read, as an RTT host does).", hints{idempotent: false},
+	addTool(s, "rtt", "What the firmware wrote to its SEGGER RTT up-channels since the last call (the device "+
+		"service drains them while the core runs and at every stop).", hints{},
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in SessionIn) (RTTOut, error) {
-			return withSession(c, in.Session, func(g *debuggee) (RTTOut, error) {
-				chs, err := g.d.ReadRTT()
-				if err != nil {
-					return RTTOut{}, err
-				}
-				out := RTTOut{Channels: []RTTChannel{}}
-				for _, ch := range chs {
-					out.Channels = append(out.Channels, RTTChannel{Index: ch.Index, Name: ch.Name, Text: engine.ClipValue(string(ch.Data), 64<<10)})
-				}
-				return out, nil
-			})
+			g, err := c.get(in.Session)
+			if err != nil {
+				return RTTOut{}, err
+			}
+			if g.d.MCU == nil {
+				return RTTOut{}, fmt.Errorf("session %s has no device service: RTT needs firmware or a program behind a GDB stub", g.id)
+			}
+			out := RTTOut{Channels: []RTTChannel{}}
+			for ch, data := range g.takeRTT() {
+				out.Channels = append(out.Channels, RTTChannel{Index: ch, Text: engine.ClipValue(string(data), 64<<10)})
+			}
+			sort.Slice(out.Channels, func(i, j int) bool { return out.Channels[i].Index < out.Channels[j].Index })
+			return out, nil
 		})
-	addTool(s, "tasks", "The FreeRTOS tasks of the stopped firmware: name, priority, state, stack use.",
-		hints{readOnly: true, idempotent: true},
+	addTool(s, "tasks", "The RTOS (FreeRTOS) tasks of the firmware, or the threads of a native program: name, "+
+		"priority, state, stack use.", hints{readOnly: true, idempotent: true},
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in SessionIn) (TasksOut, error) {
-			return withSession(c, in.Session, func(g *debuggee) (TasksOut, error) {
-				ts, err := g.d.Tasks()
-				if err != nil {
-					return TasksOut{}, err
-				}
-				out := TasksOut{Tasks: []Task{}}
-				for _, t := range ts {
-					out.Tasks = append(out.Tasks, Task{Name: t.Name, Priority: t.Priority, State: t.State,
-						StackUsage: t.StackUsage, StackSize: t.StackSize, Handle: fmt.Sprintf("%#x", t.Handle)})
-				}
-				return out, nil
-			})
+			g, err := c.get(in.Session)
+			if err != nil {
+				return TasksOut{}, err
+			}
+			ts, err := threadsOf(ctx, g)
+			if err != nil {
+				return TasksOut{}, err
+			}
+			out := TasksOut{Tasks: []Task{}}
+			for _, t := range ts {
+				out.Tasks = append(out.Tasks, Task{Name: t.Name, Priority: t.Priority, State: t.State,
+					StackUsage: t.StackUsage, StackSize: t.StackSize, Handle: fmt.Sprintf("%#x", t.ID)})
+			}
+			return out, nil
 		})
+}
+
+// threadsOf lists a session's threads or RTOS tasks through the device service or the
+// target, whichever lists them.
+func threadsOf(ctx context.Context, g *debuggee) ([]engine.Thread, error) {
+	if g.d.MCU != nil {
+		return g.d.MCU.Threads(ctx)
+	}
+	if tl, ok := g.d.Target().(engine.ThreadLister); ok {
+		return tl.Threads(ctx)
+	}
+	return nil, fmt.Errorf("session %s lists no threads or tasks: %w", g.id, engine.ErrUnsupported)
 }
 
 func (s *Server) addDeviceTools() {
@@ -160,21 +176,42 @@ func (s *Server) addDeviceTools() {
 		"the register to read only it.", hints{},
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in PeriphIn) (PeriphOut, error) {
 			return withSession(c, in.Session, func(g *debuggee) (PeriphOut, error) {
-				if in.Peripheral == "" {
-					names, err := g.d.Peripherals()
-					return PeriphOut{Peripherals: names}, err
+				if g.d.MCU == nil || g.d.MCU.Device() == nil {
+					return PeriphOut{}, fmt.Errorf("session %s has no SVD file: give svd to start", g.id)
 				}
-				regs, err := g.d.ReadPeripheral(in.Peripheral, in.Register)
-				if err != nil {
-					return PeriphOut{}, err
+				dev := g.d.MCU.Device()
+				if in.Peripheral == "" {
+					out := PeriphOut{Peripherals: []string{}}
+					for _, p := range dev.Peripherals {
+						out.Peripherals = append(out.Peripherals, p.Name)
+					}
+					return out, nil
+				}
+				names := []string{in.Register}
+				if in.Register == "" {
+					p, err := dev.Peripheral(in.Peripheral)
+					if err != nil {
+						return PeriphOut{}, err
+					}
+					names = names[:0]
+					for _, r := range p.Registers {
+						if r.Readable() {
+							names = append(names, r.Name)
+						}
+					}
 				}
 				out := PeriphOut{Registers: []PeriphReg{}}
-				for _, r := range regs {
-					pr := PeriphReg{Name: r.Name, Address: fmt.Sprintf("%#x", r.Address), Error: r.Err}
-					if r.Err == "" {
-						pr.Value = fmt.Sprintf("%#x", r.Value)
+				for _, name := range names {
+					v, err := g.d.MCU.ReadPeripheral(in.Peripheral, name)
+					if err != nil {
+						if in.Register != "" {
+							return PeriphOut{}, err
+						}
+						out.Registers = append(out.Registers, PeriphReg{Name: name, Error: err.Error()})
+						continue
 					}
-					for _, f := range r.Fields {
+					pr := PeriphReg{Name: name, Address: fmt.Sprintf("%#x", v.Address), Value: fmt.Sprintf("%#x", v.Value)}
+					for _, f := range v.Fields {
 						pr.Fields = append(pr.Fields, PeriphField{Name: f.Name, Bits: fmt.Sprintf("%d:%d", f.BitOffset+f.BitWidth-1, f.BitOffset),
 							Value: fmt.Sprintf("%#x", f.Value), Enum: f.Enum})
 					}

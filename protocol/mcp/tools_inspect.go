@@ -292,12 +292,19 @@ func (s *Server) addInspectTools() {
 				return out, nil
 			})
 		})
-	addTool(s, "threads", "The threads of a session. The engine debugs one thread of control per session "+
-		"(the Kite VM, the inferior's current thread, the core), listed with its state.", ro,
+	addTool(s, "threads", "The threads of a session: a native program's threads or the firmware's RTOS tasks "+
+		"where the target lists them, else the one thread of control the engine debugs, with its state.", ro,
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in SessionIn) (ThreadsOut, error) {
 			g, err := c.get(in.Session)
 			if err != nil {
 				return ThreadsOut{}, err
+			}
+			if ts, err := threadsOf(ctx, g); err == nil && len(ts) > 0 {
+				out := ThreadsOut{Threads: []Thread{}}
+				for _, t := range ts {
+					out.Threads = append(out.Threads, Thread{ID: int(t.ID), Name: t.Name, State: t.State})
+				}
+				return out, nil
 			}
 			return ThreadsOut{Threads: []Thread{{ID: 1, Name: g.name, State: g.d.State().String()}}}, nil
 		})

@@ -1,0 +1,36 @@
+package firmware
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// RTTSource is the path of the microcontroller-service firmware (testdata/rtt/fw.c): SEGGER
+// RTT channels with Teleplot lines, FreeRTOS-shaped task lists and switches, variables to
+// sample, for the tests of backend/mcu, protocol/aether and cmd/polydbg, and the benchmarks.
+func RTTSource() string { return filepath.Join(Dir(), "rtt", "fw.c") }
+
+// BuildRTT compiles RTTSource for the lm3s6965's Cortex-M3 (with newlib) into a temporary
+// directory of t and returns the ELF file's path.
+func BuildRTT(t testing.TB) string {
+	t.Helper()
+	realparts.Need(t, "arm-none-eabi-gcc")
+	realparts.NeedFile(t, "/usr/lib/arm-none-eabi/newlib")
+	dir := filepath.Join(Dir(), "rtt")
+	out := filepath.Join(t.TempDir(), "fw.elf")
+	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-ffreestanding",
+		"-nostartfiles", "-T", filepath.Join(dir, "link.ld"), "-o", out, RTTSource(), "-lc", "-lgcc")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, b)
+	}
+	return out
+}
+
+// RTTLine is the line of RTTSource marked with the comment LINE:name.
+func RTTLine(t testing.TB, name string) int {
+	t.Helper()
+	return MarkerLine(t, RTTSource(), name)
+}

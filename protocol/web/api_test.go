@@ -1,0 +1,114 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
+	"github.com/polydbg/polydbg/protocol/web"
+)
+
+// TestBreakpointVariablesAndProfile drives a Kite session through the API as the page does:
+// a breakpoint toggled on, continue, the variables of the stop, a list expanded, the
+// profile so far; then the breakpoint toggled off again.
+func TestBreakpointVariablesAndProfile(t *testing.T) {
+	reg := &launch.Registry{}
+	prog := writeKite(t, "x.kite", xssProgram)
+	d := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: prog, Profile: true}, "x.kite", true)
+	srv := serve(t, reg)
+	base, tok := "http://"+srv.Addr+"/api/s/1", srv.SessionToken("1")
+	body, _ := json.Marshal(map[string]any{"file": prog, "line": 11})
+	if code, out := do(t, "POST", base+"/breakpoints", "", tok, string(body)); code != http.StatusOK {
+		t.Fatalf("breakpoint: %d %s", code, out)
+	}
+	seq := d.Seq()
+	if code, out := do(t, "POST", base+"/control", "", tok, `{"action":"continue"}`); code != http.StatusOK {
+		t.Fatalf("continue: %d %s", code, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if h, err := d.WaitStop(ctx, seq); err != nil || h.Stop == nil || h.Stop.Location.Line != 11 {
+		t.Fatalf("stop %+v %v", h, err)
+	}
+	var items int
+	for _, sc := range mustScopes(t, d) {
+		vs, _ := d.Variables(sc.Ref)
+		for _, v := range vs {
+			if v.Name == "items" {
+				items = v.Ref
+			}
+		}
+	}
+	_, out := do(t, "GET", base+"/vars?ref="+itoa(items), "", "", "")
+	if !strings.Contains(out, `"value":"20"`) {
+		t.Fatalf("items expanded: %s", out)
+	}
+	_, out = do(t, "GET", base+"/profile", "", "", "")
+	var prof struct {
+		Total     int64
+		Functions []struct{ Name string }
+	}
+	json.Unmarshal([]byte(out), &prof)
+	if prof.Total <= 0 || len(prof.Functions) == 0 || prof.Functions[0].Name != "work" {
+		t.Fatalf("profile at the breakpoint: %.300s", out)
+	}
+	if code, out := do(t, "POST", base+"/breakpoints", "", tok, string(body)); code != http.StatusOK || len(d.Breakpoints()) != 0 {
+		t.Fatalf("toggle off: %d %s, %d left", code, out, len(d.Breakpoints()))
+	}
+}
+
+func mustScopes(t *testing.T, d *launch.Debuggee) []engine.Scope {
+	sc, err := d.Scopes(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// FuzzRequests sends arbitrary bodies to every control endpoint, with the session's token:
+// each answer is a 2xx or a 4xx (the error form), never a crash or a 5xx, and the server
+// still answers afterwards.
+func FuzzRequests(f *testing.F) {
+	for _, s := range []string{`{"action":"continue"}`, `{"action":"pause"}`, `{"file":"x.kite","line":3}`, `{"buttons":255}`, `{"line":-1}`, `[]`, `{`, ``, `{"buttons":999}`} {
+		f.Add(s)
+	}
+	reg := &launch.Registry{}
+	d, err := launch.Start(context.Background(), launch.Spec{Kind: launch.Kite, Source: []byte("print(1)\n"), Program: "f.kite"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer d.Close()
+	reg.Add(d, "f", "fuzz")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	seq := d.Seq()
+	d.Start(false)
+	d.WaitStop(ctx, seq) // runs to its end: controls now answer with errors
+	srv := web.New(web.Options{Registry: reg})
+	defer srv.Close()
+	tok := srv.SessionToken("1")
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, path := range []string{"control", "breakpoints", "input"} {
+			req := httptest.NewRequest("POST", "/api/s/1/"+path, strings.NewReader(body))
+			req.Header.Set("X-Polydbg-Token", tok)
+			w := httptest.NewRecorder()
+			srv.ServeHTTP(w, req)
+			if w.Code >= 500 {
+				t.Fatalf("%s %q: %d %s", path, body, w.Code, w.Body.String())
+			}
+		}
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, httptest.NewRequest("GET", "/api/sessions", nil))
+		if w.Code != http.StatusOK {
+			t.Fatalf("the server stopped answering: %d", w.Code)
+		}
+	})
+}

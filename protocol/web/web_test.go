@@ -1,0 +1,217 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/launch"
+	"github.com/polydbg/polydbg/protocol/web"
+)
+
+// xssProgram has a string that would run script if a page rendered it as HTML, a list to
+// expand, and a function to profile.
+const xssProgram = `fn work(n) {
+    let s = 0
+    for i in range(0, n) {
+        s += i
+    }
+    return s
+}
+let xss = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+let items = [10, 20, 30]
+let total = work(3000)
+print("total ${total}")
+print(xss)
+`
+
+// floodProgram prints as fast as it can, forever.
+const floodProgram = `let i = 0
+while true {
+    print("line ${i} of a program that prints far more than anyone reads")
+    i += 1
+}
+`
+
+func writeKite(t *testing.T, name, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// startSession launches, registers and starts a debuggee.
+func startSession(t *testing.T, reg *launch.Registry, spec launch.Spec, name string, stopOnEntry bool) *launch.Debuggee {
+	t.Helper()
+	d, err := launch.Start(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	reg.Add(d, name, "test")
+	if err := d.Start(stopOnEntry); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func serve(t *testing.T, reg *launch.Registry) *web.Running {
+	t.Helper()
+	r, err := web.Listen("127.0.0.1:0", web.Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func do(t *testing.T, method, url, host, token, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if host != "" {
+		req.Host = host
+	}
+	if token != "" {
+		req.Header.Set("X-Polydbg-Token", token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestControlsNeedTheToken: a page reached under a name that is not loopback gets no token
+// and its controls are refused; the server's token in the address gives the controls.
+func TestControlsNeedTheToken(t *testing.T) {
+	reg := &launch.Registry{}
+	startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: writeKite(t, "x.kite", xssProgram), Profile: true}, "x.kite", true)
+	srv := serve(t, reg)
+	base := "http://" + srv.Addr
+	var info struct{ Token string }
+	_, body := do(t, "GET", base+"/api/s/1/info", "debug.example.com", "", "")
+	json.Unmarshal([]byte(body), &info)
+	if info.Token != "" {
+		t.Fatalf("a page reached as debug.example.com got the token: %s", body)
+	}
+	if code, body := do(t, "POST", base+"/api/s/1/control", "debug.example.com", "", `{"action":"continue"}`); code != http.StatusForbidden {
+		t.Fatalf("control without token: %d %s", code, body)
+	}
+	if code, _ := do(t, "POST", base+"/api/s/1/control", "", "wrong", `{"action":"continue"}`); code != http.StatusForbidden {
+		t.Fatalf("control with a wrong token: %d", code)
+	}
+	_, body = do(t, "GET", base+"/api/s/1/info?token="+srv.Token(), "debug.example.com", "", "")
+	json.Unmarshal([]byte(body), &info)
+	if info.Token != srv.SessionToken("1") {
+		t.Fatalf("the server's token did not give the session's: %s", body)
+	}
+	if code, body := do(t, "GET", base+"/api/s/1/source?file=/etc/passwd", "", "", ""); code != http.StatusNotFound {
+		t.Fatalf("served a file that is not the session's: %d %.80s", code, body)
+	}
+	if code, body := do(t, "POST", base+"/api/s/1/control", "", info.Token, `{"action":"continue"}`); code != http.StatusOK {
+		t.Fatalf("control with the token: %d %s", code, body)
+	}
+	resp, err := http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+		t.Fatalf("CSP %q", csp)
+	}
+}
+
+// TestMemoryBoundedWithTwentyPages opens twenty event streams on a program that prints
+// without end, reads some of them slowly and others not at all, and checks the server's
+// heap stays bounded while the pages that read get recent output.
+func TestMemoryBoundedWithTwentyPages(t *testing.T) {
+	reg := &launch.Registry{}
+	d := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: writeKite(t, "flood.kite", floodProgram)}, "flood", false)
+	srv := serve(t, reg)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	got := make(chan int, 20)
+	for i := 0; i < 20; i++ {
+		req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+srv.Addr+"/api/s/1/events", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if i%2 == 1 {
+			continue // a page that never reads
+		}
+		go func() {
+			sc := bufio.NewScanner(resp.Body)
+			sc.Buffer(make([]byte, 1<<20), 1<<20)
+			n := 0
+			for sc.Scan() {
+				if strings.HasPrefix(sc.Text(), "event: output") {
+					n++
+				}
+				time.Sleep(time.Millisecond)
+			}
+			got <- n
+		}()
+	}
+	var peak uint64
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapInuse)
+	}
+	d.Terminate()
+	cancel()
+	if peak > 96<<20 {
+		t.Fatalf("heap grew to %d MiB with twenty pages open", peak>>20)
+	}
+	for i := 0; i < 10; i++ {
+		if n := <-got; n < 5 {
+			t.Fatalf("a reading page got only %d output messages", n)
+		}
+	}
+	t.Logf("peak heap %d MiB", peak>>20)
+}
+
+// TestRestartEndsTheStream: when a front end restarts a session (the registry entry points
+// at a new debuggee), open pages' streams end so that they reconnect to the new one.
+func TestRestartEndsTheStream(t *testing.T) {
+	reg := &launch.Registry{}
+	d := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: writeKite(t, "x.kite", xssProgram)}, "x.kite", true)
+	srv := serve(t, reg)
+	resp, err := http.Get("http://" + srv.Addr + "/api/s/1/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := make([]byte, 64)
+	if _, err := resp.Body.Read(first); err != nil {
+		t.Fatal(err)
+	}
+	nd, err := d.Restart(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nd.Close() })
+	reg.Replace("1", nd)
+	ended := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, resp.Body); ended <- err }()
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the page's stream did not end after the restart")
+	}
+}
