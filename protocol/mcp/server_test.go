@@ -306,3 +306,30 @@ func TestCartridge(t *testing.T) {
 		t.Fatalf("pause: %v", sc)
 	}
 }
+
+// The output resource is subscribable: a client is told when a session's output grows.
+func TestOutputResourceUpdates(t *testing.T) {
+	ctx := timeout(t, 30*time.Second)
+	updated := make(chan string, 16)
+	_, cs := inProcess(t, ctx, mcp.Options{}, &sdk.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
+			select {
+			case updated <- r.Params.URI:
+			default:
+			}
+		}})
+	sc := must(t, ctx, cs, "start", map[string]any{"program": testdata(t, "average.kite"), "stopOnEntry": true})
+	uri := "polydbg://sessions/" + str(sc["session"]) + "/output"
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, ctx, cs, "continue", map[string]any{"session": sc["session"]})
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Fatalf("updated %s, want %s", got, uri)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no resources/updated notification after the program printed")
+	}
+}

@@ -303,7 +303,9 @@ func (s *Server) start(ctx context.Context, req *sdk.CallToolRequest, c *client,
 		g.close()
 		return StopContext{}, err
 	}
+	g.mu.Lock()
 	g.onOutput = func() { s.outputChanged(g) }
+	g.mu.Unlock()
 	g.call.Lock()
 	defer g.call.Unlock()
 	var bps []BP
