@@ -34,7 +34,7 @@ type debuggee struct {
 	outSeen       int64  // the offset up to which the agent has been given output
 	ended         bool
 	closed        bool
-	prevVars      map[string]string // frame 0's locals at the previous answer, for the diff
+	prevVars      []engine.ScopedVariable // frame 0's locals at the previous answer, for the diff
 	prevFunc      string
 	lastSrc       map[string]bool // source files the agent was shown (served as resources)
 	stopQuit      chan struct{}
