@@ -333,3 +333,29 @@ func TestOutputResourceUpdates(t *testing.T) {
 		t.Fatal("no resources/updated notification after the program printed")
 	}
 }
+
+// Two clients of one server: each sees only its own sessions.
+func TestSessionsPrivateToClient(t *testing.T) {
+	ctx := timeout(t, 30*time.Second)
+	srv := mcp.New(mcp.Options{})
+	t.Cleanup(srv.CloseAll)
+	connect := func() *sdk.ClientSession {
+		st, ct := sdk.NewInMemoryTransports()
+		if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	a, b := connect(), connect()
+	id := must(t, ctx, a, "start", map[string]any{"program": testdata(t, "average.kite"), "stopOnEntry": true})["session"]
+	mustFail(t, ctx, b, "next", map[string]any{"session": id}, "no session")
+	if l := must(t, ctx, b, "sessions", map[string]any{}); len(get(l, "sessions").([]any)) != 0 {
+		t.Fatalf("b sees %v", l)
+	}
+	must(t, ctx, a, "next", map[string]any{"session": id})
+}
