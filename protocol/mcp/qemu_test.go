@@ -23,7 +23,7 @@ func TestAgentFirmwareQEMU(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	svd := filepath.Join(filepath.Dir(file), "..", "..", "backend", "mcu", "svd", "testdata", "lm3s6965.svd")
 	ctx := timeout(t, 60*time.Second)
-	cs := connectStdio(t, ctx, "--allow-exec")
+	cs := connectStdio(t, ctx, "--allow-exec", "--allow-write")
 
 	sc := must(t, ctx, cs, "start", map[string]any{"kind": "qemu", "machine": "lm3s6965evb", "elf": elf, "svd": svd,
 		"breakpoints": []any{map[string]any{"file": src, "line": firmware.Line(t, "fact_base"), "condition": "n == 1"}}})
@@ -51,6 +51,10 @@ func TestAgentFirmwareQEMU(t *testing.T) {
 	dis := must(t, ctx, cs, "disassemble", map[string]any{"session": id, "count": 3})
 	if ins := get(dis, "instructions").([]any); len(ins) != 3 || get(ins[0], "current") != true || str(get(ins[0], "text")) == "" {
 		t.Fatalf("disassemble at the stop: %v", dis)
+	}
+	// A register set by name, with --allow-write.
+	if v := must(t, ctx, cs, "set_variable", map[string]any{"session": id, "name": "$r7", "value": "0x1234"}); v["value"] != "0x00001234" {
+		t.Fatalf("set $r7: %v", v)
 	}
 	// Peripherals by the SVD file: the list, then one register decoded.
 	if p := must(t, ctx, cs, "peripherals", map[string]any{"session": id}); !strings.Contains(fmt.Sprint(p["peripherals"]), "UART0") {

@@ -197,11 +197,15 @@ func (s *Server) addInspectTools() {
 				return s.variable(v, in.MaxValueLen), nil
 			})
 		})
-	addTool(s, "set_variable", "Assign a new value to a variable of the stopped program.", hints{destructive: true},
+	addTool(s, "set_variable", "Assign a new value to a variable of the stopped program, or to a machine register "+
+		"named $NAME ($r0, $pc, $rax) on native and firmware targets.", hints{destructive: true},
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in SetVarIn) (Var, error) {
 			return withSession(c, in.Session, func(g *debuggee) (Var, error) {
 				if harmful(g.d.Spec.Kind) && !s.opts.AllowWrite {
 					return Var{}, fmt.Errorf("refused: setting a variable writes a %s target's memory, and this server was not started with --allow-write", g.d.Spec.Kind)
+				}
+				if reg, ok := strings.CutPrefix(in.Name, "$"); ok {
+					return s.setRegister(g, reg, in.Value)
 				}
 				v, err := g.d.Evaluate(in.Frame, in.Name+" = "+in.Value, engine.EvalMode{})
 				if err != nil {
@@ -287,7 +291,7 @@ func (s *Server) addInspectTools() {
 				}
 				out := RegsOut{Registers: []Register{}}
 				for _, r := range regs {
-					out.Registers = append(out.Registers, Register{Name: r.Name, Value: fmt.Sprintf("%#0*x", 2+2*max(r.Size, 1), r.Value)})
+					out.Registers = append(out.Registers, Register{Name: r.Name, Value: regHex(r.Size, r.Value)})
 				}
 				return out, nil
 			})
@@ -330,3 +334,27 @@ func withSession[T any](c *client, id SessionID, f func(g *debuggee) (T, error))
 	defer g.call.Unlock()
 	return f(g)
 }
+
+// setRegister writes a machine register of a stopped target and reads it back.
+func (s *Server) setRegister(g *debuggee, name, value string) (Var, error) {
+	v, err := parseAddr(value)
+	if err != nil {
+		return Var{}, fmt.Errorf("register value: %w", err)
+	}
+	if err := g.d.WriteRegister(name, v); err != nil {
+		return Var{}, err
+	}
+	regs, err := g.d.Registers()
+	if err != nil {
+		return Var{}, err
+	}
+	for _, r := range regs {
+		if r.Name == name {
+			return Var{Name: "$" + name, Value: regHex(r.Size, r.Value), Type: "register"}, nil
+		}
+	}
+	return Var{Name: "$" + name, Value: fmt.Sprintf("%#x", v), Type: "register"}, nil
+}
+
+// regHex prints a register's value with all its digits ("0x00001234" for 4 bytes).
+func regHex(size int, v uint64) string { return fmt.Sprintf("%#0*x", 2*max(size, 1), v) }
