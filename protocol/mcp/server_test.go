@@ -133,8 +133,12 @@ func TestBudgetAndPaging(t *testing.T) {
 		t.Fatalf("no acc with a ref in %v", sc["locals"])
 	}
 	vs := must(t, ctx, cs, "variables", map[string]any{"session": id, "ref": ref, "start": 990, "count": 20})
-	if vs["total"] != float64(1000) || len(get(vs, "variables").([]any)) != 10 || !strings.Contains(str(get(vs, "variables", 9, "value")), "item number 999") {
-		t.Fatalf("variables page: %v", vs)
+	if vs["total"] != float64(1000) || vs["more"] != nil || len(get(vs, "variables").([]any)) != 10 || !strings.Contains(str(get(vs, "variables", 9, "value")), "item number 999") {
+		t.Fatalf("last variables page: %v", vs)
+	}
+	vs = must(t, ctx, cs, "variables", map[string]any{"session": id, "ref": ref, "start": 500, "count": 2})
+	if vs["more"] != true || len(get(vs, "variables").([]any)) != 2 || !strings.Contains(str(get(vs, "variables", 1, "value")), "item number 501") {
+		t.Fatalf("a middle variables page: %v", vs)
 	}
 	op := must(t, ctx, cs, "output", map[string]any{"session": id, "offset": 0, "maxBytes": 100})
 	if !strings.HasPrefix(str(op["text"]), "line 0 of the output") || op["next"] != float64(100) || op["total"].(float64) < 20000 {

@@ -69,8 +69,9 @@ type VarsIn struct {
 // VarsOut is one page of variables.
 type VarsOut struct {
 	Variables []Var `json:"variables"`
-	Total     int   `json:"total"`
 	Start     int   `json:"start"`
+	More      bool  `json:"more,omitempty" jsonschema:"more children follow this page (the variable's len says how many in all)"`
+	Total     int   `json:"total,omitempty" jsonschema:"the number of children, when this page is the last"`
 }
 
 // StackIn pages through the stack.
