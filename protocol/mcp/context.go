@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/polydbg/polydbg/engine"
 )
@@ -104,7 +105,7 @@ func (s *Server) stopContext(g *debuggee, h engine.Halt, halted bool, b Budget) 
 	sc.State = st.String()
 	switch st {
 	case engine.Running:
-		sc.Notes = append(sc.Notes, "the program is still running after the wait; call wait to wait longer or pause to stop it")
+		sc.Notes = append(sc.Notes, "the program is still running after the wait; call context to wait longer or pause to stop it")
 	case engine.Exited:
 		code := g.d.ExitCode()
 		if halted {
@@ -168,8 +169,8 @@ func (s *Server) frames(g *debuggee, frames []engine.Frame, start, count int) []
 	return out
 }
 
-// localsDiff reads frame 0's first scope and marks what changed since the previous answer
-// in the same function.
+// localsDiff reads frame 0's locals and marks, with the engine's diff, what is new or
+// changed since the previous answer in the same function.
 func (s *Server) localsDiff(g *debuggee, frames []engine.Frame, maxLen int) ([]Var, []string) {
 	vars, err := locals(g.d.Session, len(frames))
 	if err != nil {
@@ -181,55 +182,71 @@ func (s *Server) localsDiff(g *debuggee, frames []engine.Frame, maxLen int) ([]V
 	}
 	g.mu.Lock()
 	prev, prevFn := g.prevVars, g.prevFunc
-	cur := map[string]string{}
+	g.prevVars, g.prevFunc = vars, fn
 	g.mu.Unlock()
+	same := prev != nil && prevFn == fn
+	had := map[string]bool{}
+	for _, v := range prev {
+		had[v.Scope+"\x00"+v.Name] = true
+	}
+	changed := map[string]bool{}
+	if same {
+		for _, v := range engine.ChangedVariables(prev, vars) {
+			changed[v.Scope+"\x00"+v.Name] = true
+		}
+	}
 	out := make([]Var, 0, len(vars))
+	has := map[string]bool{}
 	for _, v := range vars {
-		ov := s.variable(v, maxLen)
-		cur[v.Name] = v.Value
-		if prev != nil && prevFn == fn {
-			if old, ok := prev[v.Name]; !ok {
-				ov.Change = "new"
-			} else if old != v.Value {
-				ov.Change = "changed"
-			}
+		k := v.Scope + "\x00" + v.Name
+		has[k] = true
+		ov := s.variable(v.Variable, maxLen)
+		switch {
+		case !changed[k]:
+		case had[k]:
+			ov.Change = "changed"
+		default:
+			ov.Change = "new"
 		}
 		out = append(out, ov)
 	}
 	var gone []string
-	if prev != nil && prevFn == fn {
-		for name := range prev {
-			if _, ok := cur[name]; !ok {
-				gone = append(gone, name)
+	if same {
+		for _, v := range prev {
+			if !has[v.Scope+"\x00"+v.Name] {
+				gone = append(gone, v.Name)
 			}
 		}
 	}
-	g.mu.Lock()
-	g.prevVars, g.prevFunc = cur, fn
-	g.mu.Unlock()
 	return out, gone
 }
 
-// locals returns the variables of frame 0's first scope; at the top level of a program,
-// where the variables are globals, those of its scopes named "Globals" too.
-func locals(sess *engine.Session, depth int) ([]engine.Variable, error) {
+// locals returns frame 0's variables of its first scope; at the top level of a program,
+// where the variables are globals, its globals too. Only those scopes are read: a native
+// frame's globals and registers would cost a stub round trip each at every stop.
+func locals(sess *engine.Session, depth int) ([]engine.ScopedVariable, error) {
 	scopes, err := sess.Scopes(0)
 	if err != nil || len(scopes) == 0 {
 		return nil, err
 	}
-	vars, err := sess.Variables(scopes[0].Ref)
-	if err != nil || depth > 1 {
-		return vars, err
-	}
-	for _, sc := range scopes[1:] {
-		if sc.Name == "Globals" {
-			g, err := sess.Variables(sc.Ref)
-			if err == nil {
-				vars = append(vars, g...)
+	var out []engine.ScopedVariable
+	for i, sc := range scopes {
+		if i > 0 && (depth > 1 || sc.Name != "Globals") {
+			continue
+		}
+		vs, err := sess.Variables(sc.Ref)
+		if err != nil {
+			if i == 0 {
+				return nil, err
 			}
+			continue
+		}
+		name := strings.ToLower(strings.TrimSuffix(sc.Name, "s"))
+		for _, v := range vs {
+			out = append(out, engine.ScopedVariable{Scope: name, Variable: v})
 		}
 	}
-	return vars, nil
+	return out, nil
 }
 
 func (s *Server) variable(v engine.Variable, maxLen int) Var {

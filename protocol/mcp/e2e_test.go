@@ -64,6 +64,10 @@ func bugHuntKite(t *testing.T, ctx context.Context, cs *sdk.ClientSession) {
 	if v := must(t, ctx, cs, "evaluate", map[string]any{"session": id, "expression": "xs[0] + xs[1] + xs[2]"}); v["value"] != "18" {
 		t.Fatalf("the whole sum = %v", v)
 	}
+	dis := must(t, ctx, cs, "disassemble", map[string]any{"session": id, "count": 4})
+	if ins := get(dis, "instructions").([]any); len(ins) != 4 || get(ins[0], "current") != true || get(ins[0], "pc") != get(sc, "location", "pc") {
+		t.Fatalf("disassemble at the stop: %v", dis)
+	}
 	// finish: back in the caller with the returned value.
 	sc = must(t, ctx, cs, "finish", map[string]any{"session": id})
 	if sc["reason"] != "step" || get(sc, "location", "line") != float64(call) || get(sc, "returnValue", "value") != "4" {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -10,10 +11,11 @@ import (
 // key-shaped string never survives it.
 func FuzzRedactJSON(f *testing.F) {
 	for _, s := range []string{`{"value":"api_key=abcd1234efgh"}`, `["AKIAABCDEFGHIJKLMNOP", 1, null]`, `"password: hunter22"`,
-		`{"n": 12345678901234567890}`, `not json sk-abcdefghijklmnopqrstuvwx`, `{"a":{"b":["token=\"x\\\"y1234\""]}}`} {
+		`{"n": 12345678901234567890}`, `{"v":"pa\"ss\u003cword\u003e"}`, `not json sk-abcdefghijklmnopqrstuvwx`, `{"a":{"b":["token=\"x\\\"y1234\""]}}`} {
 		f.Add(s)
 	}
 	r := &redactor{on: true, secrets: []secret{{"MY_TOKEN", "s3cr3t-value"}}}
+	quoted := &redactor{on: true, secrets: []secret{{"MY_PASSWORD", `pa"ss<word>`}}, escaped: true}
 	f.Fuzz(func(t *testing.T, in string) {
 		out := r.jsonOrText(in)
 		if json.Valid([]byte(in)) && !json.Valid([]byte(out)) {
@@ -21,6 +23,10 @@ func FuzzRedactJSON(f *testing.F) {
 		}
 		if strings.Contains(out, "s3cr3t-value") {
 			t.Fatalf("the secret survived: %q", out)
+		}
+		var v any
+		if out := quoted.jsonOrText(in); json.Unmarshal([]byte(out), &v) == nil && strings.Contains(fmt.Sprint(v), `pa"ss<word>`) {
+			t.Fatalf("a secret with escaped characters survived: %q", out)
 		}
 	})
 }

@@ -54,31 +54,38 @@ func (s *Server) bpList(g *debuggee) BPList {
 	return out
 }
 
-// variables lists one page of a variable's children, or a frame's scopes as variables.
+// variables lists one page of a variable's children (through the engine's pager, so that a
+// list of a million items is never produced whole), or a frame's scopes as variables.
 func (s *Server) variables(g *debuggee, in VarsIn) (VarsOut, error) {
-	var vars []engine.Variable
+	n := in.Count
+	if n <= 0 {
+		n = 50
+	}
+	n = min(n, 1000)
+	start := max(in.Start, 0)
+	out := VarsOut{Variables: []Var{}, Start: start}
 	if in.Ref == 0 {
 		scopes, err := g.d.Scopes(in.Frame)
 		if err != nil {
 			return VarsOut{}, err
 		}
-		for _, sc := range scopes {
-			vars = append(vars, engine.Variable{Name: sc.Name, Ref: sc.Ref, Type: "scope"})
+		for _, sc := range engine.Page(scopes, start, n) {
+			out.Variables = append(out.Variables, Var{Name: sc.Name, Ref: sc.Ref, Type: "scope"})
 		}
+		out.Total = len(scopes)
+		return out, nil
+	}
+	// One more than asked says whether more follow.
+	page, err := g.d.VariablesPage(in.Ref, start, n+1)
+	if err != nil {
+		return VarsOut{}, err
+	}
+	if len(page) > n {
+		page, out.More = page[:n], true
 	} else {
-		var err error
-		if vars, err = g.d.Variables(in.Ref); err != nil {
-			return VarsOut{}, err
-		}
+		out.Total = start + len(page)
 	}
-	n := in.Count
-	if n <= 0 {
-		n = 50
-	}
-	start := min(max(in.Start, 0), len(vars))
-	end := min(start+min(n, 1000), len(vars))
-	out := VarsOut{Variables: []Var{}, Total: len(vars), Start: start}
-	for _, v := range vars[start:end] {
+	for _, v := range page {
 		out.Variables = append(out.Variables, s.variable(v, 0))
 	}
 	return out, nil

@@ -12,12 +12,22 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/polydbg/polydbg/internal/firmware"
 )
+
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
 
 var (
 	buildOnce sync.Once
@@ -69,6 +79,7 @@ var listenLine = regexp.MustCompile(`listening on (http://\S+)`)
 func startHTTP(t *testing.T, flags ...string) string {
 	t.Helper()
 	cmd := exec.Command(polydbgBin(t), append([]string{"mcp", "--http", "127.0.0.1:0"}, flags...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with the test, even if it panics
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

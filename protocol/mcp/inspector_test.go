@@ -95,3 +95,23 @@ func TestInspectorCLI(t *testing.T) {
 		})
 	}
 }
+
+// The MCP conformance suite's server scenarios against the HTTP transport. Those that call
+// the reference server's fixture tools and prompts are the expected failures
+// (testdata/conformance-baseline.yml); the suite fails on any other.
+func TestConformanceSuite(t *testing.T) {
+	node, _ := inspectorCLI(t)
+	bin := filepath.Join(filepath.Dir(node), "conformance")
+	realparts.NeedFile(t, bin)
+	endpoint := startHTTP(t)
+	cmd := exec.Command(node, bin, "server", "--url", endpoint, "--expected-failures", testdata(t, "conformance-baseline.yml"))
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+":"+os.Getenv("PATH"), "NO_COLOR=1")
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("conformance server: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "server-initialize: 1 passed") || !strings.Contains(string(out), "dns-rebinding-protection: 2 passed") {
+		t.Fatalf("conformance server did not run the scenarios:\n%s", out)
+	}
+}

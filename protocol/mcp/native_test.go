@@ -61,6 +61,10 @@ func bugHuntNative(t *testing.T, ctx context.Context, cs *sdk.ClientSession, src
 	if r := must(t, ctx, cs, "registers", map[string]any{"session": id}); len(get(r, "registers").([]any)) < 8 {
 		t.Fatalf("registers: %v", r)
 	}
+	dis := must(t, ctx, cs, "disassemble", map[string]any{"session": id, "count": 3})
+	if ins := get(dis, "instructions").([]any); len(ins) != 3 || get(ins[0], "current") != true || str(get(ins[0], "text")) == "" {
+		t.Fatalf("disassemble at the stop: %v", dis)
+	}
 	mustFail(t, ctx, cs, "write_memory", map[string]any{"session": id, "address": "0x1000", "hex": "00"}, "--allow-write")
 	sc = must(t, ctx, cs, "finish", map[string]any{"session": id})
 	if get(sc, "location", "line") != float64(call) || get(sc, "returnValue", "value") != "4" {

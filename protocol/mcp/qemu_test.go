@@ -1,8 +1,11 @@
 package mcp_test
 
 import (
+	"fmt"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +23,7 @@ func TestAgentFirmwareQEMU(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	svd := filepath.Join(filepath.Dir(file), "..", "..", "backend", "mcu", "svd", "testdata", "lm3s6965.svd")
 	ctx := timeout(t, 60*time.Second)
-	cs := connectStdio(t, ctx, "--allow-exec")
+	cs := connectStdio(t, ctx, "--allow-exec", "--allow-write")
 
 	sc := must(t, ctx, cs, "start", map[string]any{"kind": "qemu", "machine": "lm3s6965evb", "elf": elf, "svd": svd,
 		"breakpoints": []any{map[string]any{"file": src, "line": firmware.Line(t, "fact_base"), "condition": "n == 1"}}})
@@ -45,6 +48,22 @@ func TestAgentFirmwareQEMU(t *testing.T) {
 	if m := must(t, ctx, cs, "read_memory", map[string]any{"session": id, "address": sp, "length": 16}); len(str(m["hex"])) != 32 {
 		t.Fatalf("read_memory at sp %s: %v", sp, m)
 	}
+	dis := must(t, ctx, cs, "disassemble", map[string]any{"session": id, "count": 3})
+	if ins := get(dis, "instructions").([]any); len(ins) != 3 || get(ins[0], "current") != true || str(get(ins[0], "text")) == "" {
+		t.Fatalf("disassemble at the stop: %v", dis)
+	}
+	// A register set by name, with --allow-write.
+	if v := must(t, ctx, cs, "set_variable", map[string]any{"session": id, "name": "$r7", "value": "0x1234"}); v["value"] != "0x00001234" {
+		t.Fatalf("set $r7: %v", v)
+	}
+	// Peripherals by the SVD file: the list, then one register decoded.
+	if p := must(t, ctx, cs, "peripherals", map[string]any{"session": id}); !strings.Contains(fmt.Sprint(p["peripherals"]), "UART0") {
+		t.Fatalf("peripherals: %v", p)
+	}
+	fr := must(t, ctx, cs, "peripherals", map[string]any{"session": id, "peripheral": "UART0", "register": "FR"})
+	if get(fr, "registers", 0, "name") != "FR" || get(fr, "registers", 0, "address") != "0x4000c018" || !strings.Contains(fmt.Sprint(fr), "TXFE") {
+		t.Fatalf("UART0.FR: %v", fr)
+	}
 	must(t, ctx, cs, "clear_breakpoints", map[string]any{"session": id})
 	sc = must(t, ctx, cs, "continue", map[string]any{"session": id, "waitMs": 300})
 	if sc["state"] != "running" {
@@ -53,6 +72,51 @@ func TestAgentFirmwareQEMU(t *testing.T) {
 	sc = must(t, ctx, cs, "pause", map[string]any{"session": id})
 	if sc["state"] != "stopped" || sc["reason"] != "pause" {
 		t.Fatalf("pause: %v", sc)
+	}
+	_ = cs.Close()
+	waitNoProcess(t, elf)
+}
+
+// RTT channels and RTOS tasks on the RTT test firmware (SEGGER RTT, FreeRTOS-shaped
+// task lists), over stdio.
+func TestFirmwareRTTAndTasks(t *testing.T) {
+	realparts.Need(t, "qemu-system-arm", "arm-none-eabi-gcc")
+	realparts.NeedFile(t, "/usr/lib/arm-none-eabi/newlib")
+	dir := filepath.Join(firmware.Dir(), "rtt")
+	elf := filepath.Join(t.TempDir(), "fw.elf")
+	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-ffreestanding",
+		"-nostartfiles", "-T", filepath.Join(dir, "link.ld"), "-o", elf, filepath.Join(dir, "fw.c"), "-lc", "-lgcc")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, out)
+	}
+	ctx := timeout(t, 60*time.Second)
+	cs := connectStdio(t, ctx, "--allow-exec")
+	sc := must(t, ctx, cs, "start", map[string]any{"kind": "qemu", "machine": "lm3s6965evb", "elf": elf, "waitMs": 500})
+	id := sc["session"]
+	if sc["state"] == "running" {
+		must(t, ctx, cs, "pause", map[string]any{"session": id})
+	}
+	// The device service drains RTT while the core runs and after each stop: what it read
+	// since the last call comes with each.
+	var terminal string
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(terminal, "hello from rtt") && time.Now().Before(deadline); {
+		r := must(t, ctx, cs, "rtt", map[string]any{"session": id})
+		for _, ch := range get(r, "channels").([]any) {
+			if get(ch, "index") == float64(0) {
+				terminal += str(get(ch, "text"))
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(terminal, "hello from rtt") {
+		t.Fatalf("rtt channel 0: %q", terminal)
+	}
+	ts := must(t, ctx, cs, "tasks", map[string]any{"session": id})
+	names := fmt.Sprint(ts["tasks"])
+	for _, want := range []string{"IDLE", "sensor", "blinky", "console"} {
+		if !strings.Contains(names, want) {
+			t.Fatalf("tasks: no %s in %v", want, ts)
+		}
 	}
 	_ = cs.Close()
 	waitNoProcess(t, elf)

@@ -14,6 +14,7 @@ import (
 type redactor struct {
 	on      bool
 	secrets []secret // longest value first
+	escaped bool     // a secret has characters JSON escapes: only the JSON walk finds it
 }
 
 type secret struct{ name, value string }
@@ -46,6 +47,11 @@ func newRedactor(on bool) *redactor {
 		}
 	}
 	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i].value) > len(r.secrets[j].value) })
+	for _, sec := range r.secrets {
+		if b, _ := json.Marshal(sec.value); string(b) != `"`+sec.value+`"` {
+			r.escaped = true
+		}
+	}
 	return r
 }
 
@@ -63,9 +69,22 @@ func (r *redactor) text(s string) string {
 	return keyAssignment.ReplaceAllString(s, "${1}[redacted]")
 }
 
+// matches says whether s holds anything text would redact.
+func (r *redactor) matches(s string) bool {
+	for _, sec := range r.secrets {
+		if strings.Contains(s, sec.value) {
+			return true
+		}
+	}
+	return keyShapes.MatchString(s) || keyAssignment.MatchString(s)
+}
+
 // jsonOrText redacts a JSON document string by string (keeping it valid JSON), or plain
 // text when it is not JSON.
 func (r *redactor) jsonOrText(s string) string {
+	if !r.escaped && !strings.Contains(s, `\u`) && !r.matches(s) {
+		return s // nothing to redact, and no escape that could hide something
+	}
 	var v any
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
@@ -89,9 +108,11 @@ func (r *redactor) walk(v any) any {
 			x[i] = r.walk(x[i])
 		}
 	case map[string]any:
+		out := make(map[string]any, len(x))
 		for k, e := range x {
-			x[k] = r.walk(e)
+			out[r.text(k)] = r.walk(e)
 		}
+		return out
 	}
 	return v
 }

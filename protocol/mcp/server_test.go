@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -132,8 +133,12 @@ func TestBudgetAndPaging(t *testing.T) {
 		t.Fatalf("no acc with a ref in %v", sc["locals"])
 	}
 	vs := must(t, ctx, cs, "variables", map[string]any{"session": id, "ref": ref, "start": 990, "count": 20})
-	if vs["total"] != float64(1000) || len(get(vs, "variables").([]any)) != 10 || !strings.Contains(str(get(vs, "variables", 9, "value")), "item number 999") {
-		t.Fatalf("variables page: %v", vs)
+	if vs["total"] != float64(1000) || vs["more"] != nil || len(get(vs, "variables").([]any)) != 10 || !strings.Contains(str(get(vs, "variables", 9, "value")), "item number 999") {
+		t.Fatalf("last variables page: %v", vs)
+	}
+	vs = must(t, ctx, cs, "variables", map[string]any{"session": id, "ref": ref, "start": 500, "count": 2})
+	if vs["more"] != true || len(get(vs, "variables").([]any)) != 2 || !strings.Contains(str(get(vs, "variables", 1, "value")), "item number 501") {
+		t.Fatalf("a middle variables page: %v", vs)
 	}
 	op := must(t, ctx, cs, "output", map[string]any{"session": id, "offset": 0, "maxBytes": 100})
 	if !strings.HasPrefix(str(op["text"]), "line 0 of the output") || op["next"] != float64(100) || op["total"].(float64) < 20000 {
@@ -253,4 +258,108 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.tok)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A pause while a continue waits on the same session: the pause answers at once and the
+// continue with the same stop.
+func TestPauseDuringContinue(t *testing.T) {
+	ctx := timeout(t, 30*time.Second)
+	_, cs := inProcess(t, ctx, mcp.Options{}, nil)
+	id := must(t, ctx, cs, "start", map[string]any{"program": testdata(t, "spin.kite"), "stopOnEntry": true})["session"]
+	done := make(chan map[string]any, 1)
+	go func() {
+		r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "continue", Arguments: map[string]any{"session": id, "waitMs": 20000}})
+		if err != nil || r.IsError {
+			done <- nil
+			return
+		}
+		done <- decode(t, r).Out
+	}()
+	time.Sleep(200 * time.Millisecond)
+	t0 := time.Now()
+	sc := must(t, ctx, cs, "pause", map[string]any{"session": id})
+	if sc["state"] != "stopped" || sc["reason"] != "pause" || time.Since(t0) > 5*time.Second {
+		t.Fatalf("pause: %v after %v", sc, time.Since(t0))
+	}
+	if c := <-done; c == nil || c["reason"] != "pause" {
+		t.Fatalf("the waiting continue: %v", c)
+	}
+}
+
+// A console cartridge: started paused on entry, stepped, its frame loop paused.
+func TestCartridge(t *testing.T) {
+	ctx := timeout(t, 30*time.Second)
+	_, cs := inProcess(t, ctx, mcp.Options{}, nil)
+	cart, _ := filepath.Abs("../../examples/cartridges/colorsquare")
+	sc := must(t, ctx, cs, "start", map[string]any{"program": cart, "stopOnEntry": true})
+	if sc["state"] != "stopped" || sc["reason"] != "entry" || !strings.HasSuffix(str(get(sc, "location", "file")), ".kite") {
+		t.Fatalf("cartridge entry: %v", sc)
+	}
+	if l := must(t, ctx, cs, "sessions", map[string]any{}); get(l, "sessions", 0, "kind") != "cartridge" {
+		t.Fatalf("sessions: %v", l)
+	}
+	sc = must(t, ctx, cs, "next", map[string]any{"session": sc["session"]})
+	if sc["state"] != "stopped" || sc["reason"] != "step" {
+		t.Fatalf("cartridge step: %v", sc)
+	}
+	sc = must(t, ctx, cs, "continue", map[string]any{"session": sc["session"], "waitMs": 200})
+	if sc["state"] != "running" {
+		t.Fatalf("a cartridge runs its frames until paused: %v", sc)
+	}
+	if sc = must(t, ctx, cs, "pause", map[string]any{"session": sc["session"]}); sc["reason"] != "pause" {
+		t.Fatalf("pause: %v", sc)
+	}
+}
+
+// The output resource is subscribable: a client is told when a session's output grows.
+func TestOutputResourceUpdates(t *testing.T) {
+	ctx := timeout(t, 30*time.Second)
+	updated := make(chan string, 16)
+	_, cs := inProcess(t, ctx, mcp.Options{}, &sdk.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
+			select {
+			case updated <- r.Params.URI:
+			default:
+			}
+		}})
+	sc := must(t, ctx, cs, "start", map[string]any{"program": testdata(t, "average.kite"), "stopOnEntry": true})
+	uri := "polydbg://sessions/" + str(sc["session"]) + "/output"
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, ctx, cs, "continue", map[string]any{"session": sc["session"]})
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Fatalf("updated %s, want %s", got, uri)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no resources/updated notification after the program printed")
+	}
+}
+
+// Two clients of one server: each sees only its own sessions.
+func TestSessionsPrivateToClient(t *testing.T) {
+	ctx := timeout(t, 30*time.Second)
+	srv := mcp.New(mcp.Options{})
+	t.Cleanup(srv.CloseAll)
+	connect := func() *sdk.ClientSession {
+		st, ct := sdk.NewInMemoryTransports()
+		if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	a, b := connect(), connect()
+	id := must(t, ctx, a, "start", map[string]any{"program": testdata(t, "average.kite"), "stopOnEntry": true})["session"]
+	mustFail(t, ctx, b, "next", map[string]any{"session": id}, "no session")
+	if l := must(t, ctx, b, "sessions", map[string]any{}); len(get(l, "sessions").([]any)) != 0 {
+		t.Fatalf("b sees %v", l)
+	}
+	must(t, ctx, a, "next", map[string]any{"session": id})
 }

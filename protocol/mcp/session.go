@@ -34,12 +34,14 @@ type debuggee struct {
 	outSeen       int64  // the offset up to which the agent has been given output
 	ended         bool
 	closed        bool
-	prevVars      map[string]string // frame 0's locals at the previous answer, for the diff
+	prevVars      []engine.ScopedVariable // frame 0's locals at the previous answer, for the diff
 	prevFunc      string
 	lastSrc       map[string]bool // source files the agent was shown (served as resources)
 	stopQuit      chan struct{}
 	onOutput      func()
 	closeOnce     sync.Once
+	rtt           map[int][]byte // RTT data per up-channel not yet given to the agent
+	stopWatch     func()
 	notifyPending atomic.Bool
 }
 
@@ -162,8 +164,41 @@ func newDebuggee(d *launch.Debuggee, name string) *debuggee {
 	e := launch.Sessions.Add(d, name, "mcp")
 	g := &debuggee{id: e.ID, name: name, d: d, sub: d.Subscribe(), stopQuit: make(chan struct{}),
 		lastSrc: map[string]bool{}}
+	if d.MCU != nil {
+		g.stopWatch = d.MCU.Watch(g.telemetry)
+	}
 	go g.pump()
 	return g
+}
+
+// keepRTT bounds the RTT data one channel keeps between two reads (the newest bytes).
+const keepRTT = 64 << 10
+
+// telemetry keeps the RTT data the device service reports; it runs on the service's
+// goroutine and must not block.
+func (g *debuggee) telemetry(t engine.Telemetry) {
+	if t.Kind != engine.TelemetryRTT {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.rtt == nil {
+		g.rtt = map[int][]byte{}
+	}
+	b := append(g.rtt[t.Channel], t.Data...)
+	if over := len(b) - keepRTT; over > 0 {
+		b = append(b[:0:0], b[over:]...)
+	}
+	g.rtt[t.Channel] = b
+}
+
+// takeRTT returns the RTT data kept since the last call.
+func (g *debuggee) takeRTT() map[int][]byte {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := g.rtt
+	g.rtt = nil
+	return out
 }
 
 // pump moves output events into the session's buffer as they come.
@@ -250,6 +285,9 @@ func (g *debuggee) outputPage(offset int64, max int) (text string, start, total 
 func (g *debuggee) close() {
 	g.closeOnce.Do(func() {
 		g.drain()
+		if g.stopWatch != nil {
+			g.stopWatch()
+		}
 		_ = g.d.Close()
 		close(g.stopQuit)
 		launch.Sessions.Remove(g.id)

@@ -4,4 +4,5 @@ func (s *Server) addTools() {
 	s.addRunTools()
 	s.addInspectTools()
 	s.addUntilTool()
+	s.addDeviceTools()
 }

@@ -69,8 +69,9 @@ type VarsIn struct {
 // VarsOut is one page of variables.
 type VarsOut struct {
 	Variables []Var `json:"variables"`
-	Total     int   `json:"total"`
 	Start     int   `json:"start"`
+	More      bool  `json:"more,omitempty" jsonschema:"more children follow this page (the variable's len says how many in all)"`
+	Total     int   `json:"total,omitempty" jsonschema:"the number of children, when this page is the last"`
 }
 
 // StackIn pages through the stack.
@@ -197,11 +198,15 @@ func (s *Server) addInspectTools() {
 				return s.variable(v, in.MaxValueLen), nil
 			})
 		})
-	addTool(s, "set_variable", "Assign a new value to a variable of the stopped program.", hints{destructive: true},
+	addTool(s, "set_variable", "Assign a new value to a variable of the stopped program, or to a machine register "+
+		"named $NAME ($r0, $pc, $rax) on native and firmware targets.", hints{destructive: true},
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in SetVarIn) (Var, error) {
 			return withSession(c, in.Session, func(g *debuggee) (Var, error) {
 				if harmful(g.d.Spec.Kind) && !s.opts.AllowWrite {
 					return Var{}, fmt.Errorf("refused: setting a variable writes a %s target's memory, and this server was not started with --allow-write", g.d.Spec.Kind)
+				}
+				if reg, ok := strings.CutPrefix(in.Name, "$"); ok {
+					return s.setRegister(g, reg, in.Value)
 				}
 				v, err := g.d.Evaluate(in.Frame, in.Name+" = "+in.Value, engine.EvalMode{})
 				if err != nil {
@@ -287,17 +292,24 @@ func (s *Server) addInspectTools() {
 				}
 				out := RegsOut{Registers: []Register{}}
 				for _, r := range regs {
-					out.Registers = append(out.Registers, Register{Name: r.Name, Value: fmt.Sprintf("%#0*x", 2+2*max(r.Size, 1), r.Value)})
+					out.Registers = append(out.Registers, Register{Name: r.Name, Value: regHex(r.Size, r.Value)})
 				}
 				return out, nil
 			})
 		})
-	addTool(s, "threads", "The threads of a session. The engine debugs one thread of control per session "+
-		"(the Kite VM, the inferior's current thread, the core), listed with its state.", ro,
+	addTool(s, "threads", "The threads of a session: a native program's threads or the firmware's RTOS tasks "+
+		"where the target lists them, else the one thread of control the engine debugs, with its state.", ro,
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in SessionIn) (ThreadsOut, error) {
 			g, err := c.get(in.Session)
 			if err != nil {
 				return ThreadsOut{}, err
+			}
+			if ts, err := threadsOf(ctx, g); err == nil && len(ts) > 0 {
+				out := ThreadsOut{Threads: []Thread{}}
+				for _, t := range ts {
+					out.Threads = append(out.Threads, Thread{ID: int(t.ID), Name: t.Name, State: t.State})
+				}
+				return out, nil
 			}
 			return ThreadsOut{Threads: []Thread{{ID: 1, Name: g.name, State: g.d.State().String()}}}, nil
 		})
@@ -323,3 +335,27 @@ func withSession[T any](c *client, id SessionID, f func(g *debuggee) (T, error))
 	defer g.call.Unlock()
 	return f(g)
 }
+
+// setRegister writes a machine register of a stopped target and reads it back.
+func (s *Server) setRegister(g *debuggee, name, value string) (Var, error) {
+	v, err := parseAddr(value)
+	if err != nil {
+		return Var{}, fmt.Errorf("register value: %w", err)
+	}
+	if err := g.d.WriteRegister(name, v); err != nil {
+		return Var{}, err
+	}
+	regs, err := g.d.Registers()
+	if err != nil {
+		return Var{}, err
+	}
+	for _, r := range regs {
+		if r.Name == name {
+			return Var{Name: "$" + name, Value: regHex(r.Size, r.Value), Type: "register"}, nil
+		}
+	}
+	return Var{Name: "$" + name, Value: fmt.Sprintf("%#x", v), Type: "register"}, nil
+}
+
+// regHex prints a register's value with all its digits ("0x00001234" for 4 bytes).
+func regHex(size int, v uint64) string { return fmt.Sprintf("%#0*x", 2*max(size, 1), v) }

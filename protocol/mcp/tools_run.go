@@ -143,13 +143,17 @@ func (s *Server) addRunTools() {
 	exec("next", "Step over: run to the next statement of this function or its caller.", engine.StepOver)
 	exec("finish", "Step out: run until the current function returns; returnValue is its result.", engine.StepOut)
 	exec("stepi", "Step exactly one machine instruction (one VM instruction on Kite).", engine.StepInstruction)
-	addTool(s, "pause", "Pause a running program and answer with the stop context.", hints{},
+	addTool(s, "pause", "Pause a running program and answer with the stop context. It does not wait for "+
+		"an execution tool still waiting on the same session, which then answers with the same stop.", hints{},
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in ExecIn) (StopContext, error) {
-			g, err := s.usable(c, in.Session)
+			// No g.call: a continue waiting on this session holds it, and pause must not wait.
+			g, err := c.get(in.Session)
 			if err != nil {
 				return StopContext{}, err
 			}
-			defer g.call.Unlock()
+			if err := ended(g); err != nil {
+				return StopContext{}, err
+			}
 			seq := g.d.Seq()
 			if g.d.State() == engine.Stopped {
 				return s.stopContext(g, engine.Halt{}, false, in.Budget), nil
@@ -186,8 +190,7 @@ func (s *Server) addRunTools() {
 			if err != nil {
 				return StopContext{}, err
 			}
-			g.call.Lock()
-			defer g.call.Unlock()
+			// No g.call: like pause, terminate must not wait for a waiting continue.
 			seq := g.d.Seq()
 			if g.d.State().Ended() {
 				return s.stopContext(g, engine.Halt{}, false, in.Budget), nil
@@ -237,15 +240,24 @@ func (s *Server) usable(c *client, id SessionID) (*debuggee, error) {
 		return nil, err
 	}
 	g.call.Lock()
-	if st := g.d.State(); st.Ended() {
+	if err := ended(g); err != nil {
 		g.call.Unlock()
-		how := "was terminated"
-		if st == engine.Exited {
-			how = fmt.Sprintf("exited with code %d", g.d.ExitCode())
-		}
-		return nil, fmt.Errorf("session %s has ended (the program %s): start a new session; its output is still readable with output", id, how)
+		return nil, err
 	}
 	return g, nil
+}
+
+// ended is the error for a call that needs a session whose program has not ended.
+func ended(g *debuggee) error {
+	st := g.d.State()
+	if !st.Ended() {
+		return nil
+	}
+	how := "was terminated"
+	if st == engine.Exited {
+		how = fmt.Sprintf("exited with code %d", g.d.ExitCode())
+	}
+	return fmt.Errorf("session %s has ended (the program %s): start a new session; its output is still readable with output", g.id, how)
 }
 
 func (s *Server) resume(ctx context.Context, c *client, in ExecIn, mode engine.ResumeMode) (StopContext, error) {
@@ -291,7 +303,9 @@ func (s *Server) start(ctx context.Context, req *sdk.CallToolRequest, c *client,
 		g.close()
 		return StopContext{}, err
 	}
+	g.mu.Lock()
 	g.onOutput = func() { s.outputChanged(g) }
+	g.mu.Unlock()
 	g.call.Lock()
 	defer g.call.Unlock()
 	var bps []BP

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -136,6 +137,16 @@ func (s *Server) runUntil(ctx context.Context, g *debuggee, in UntilIn) (UntilOu
 		cancel()
 	}
 	out.Context = s.stopContext(g, h, halted, in.Budget)
+	// The trace shares the budget: its oldest entries go first.
+	limit := in.Budget.norm().MaxBytes
+	for len(out.Trace) > 1 {
+		if j, _ := json.Marshal(out); len(j) <= limit {
+			break
+		}
+		cut := max(len(out.Trace)/4, 1)
+		out.Trace = out.Trace[cut:]
+		out.TraceOmited += cut
+	}
 	return out, nil
 }
 

@@ -1,0 +1,121 @@
+package launch
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/backend/kitevm"
+	"github.com/polydbg/polydbg/kite/compile"
+)
+
+// Instruction is one disassembled instruction.
+type Instruction struct {
+	PC   uint64
+	Text string // mnemonic and operands
+}
+
+// Disassemble returns up to count instructions from pc: the Kite VM's bytecode for Kite
+// programs, the ELF's machine code (through objdump, arm-none-eabi-objdump for firmware)
+// for native and firmware targets. The code comes from the program file, as loaded.
+func (d *Debuggee) Disassemble(ctx context.Context, pc uint64, count int) ([]Instruction, error) {
+	if count <= 0 {
+		return nil, errors.New("disassemble: count must be positive")
+	}
+	if t, ok := d.Target().(*kitevm.Target); ok {
+		return kiteInstructions(t.Program(), pc, count)
+	}
+	elf, tool := d.Spec.ELF, "arm-none-eabi-objdump"
+	if d.Spec.Kind == Native {
+		tool = "objdump"
+		if elf == "" {
+			elf = d.Spec.Program
+		}
+	}
+	if elf == "" {
+		return nil, errors.New("disassemble: no program file with machine code for this kind of target")
+	}
+	bias := d.loadBias(elf)
+	// Instructions are at most 4 bytes on Thumb and 15 on x86: read enough, keep count.
+	span := uint64(count) * 16
+	cmd := exec.CommandContext(ctx, tool, "-d", "--no-show-raw-insn", "-z",
+		fmt.Sprintf("--start-address=%#x", pc-bias), fmt.Sprintf("--stop-address=%#x", pc-bias+span), elf)
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("disassemble: %s: %w", tool, err)
+	}
+	ins := objdumpInstructions(out, count)
+	for i := range ins {
+		ins[i].PC += bias
+	}
+	return ins, nil
+}
+
+// loadBias is where a position-independent executable was loaded: the distance between
+// main's address in the running program and in the file (0 for firmware and fixed ones).
+func (d *Debuggee) loadBias(file string) uint64 {
+	f, err := elf.Open(file)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	if f.Type != elf.ET_DYN {
+		return 0
+	}
+	syms, _ := f.Symbols()
+	for _, s := range syms {
+		if s.Name == "main" && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			if loc, err := d.Target().ResolveFunction("main"); err == nil && loc.PC >= s.Value {
+				// The breakpoint address of main is past its prologue: align on the symbol.
+				return (loc.PC - s.Value) &^ 0xfff
+			}
+		}
+	}
+	return 0
+}
+
+// objdumpInstructions reads objdump's "  addr:\tinsn" lines.
+func objdumpInstructions(out []byte, count int) []Instruction {
+	var ins []Instruction
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() && len(ins) < count {
+		addr, text, ok := strings.Cut(sc.Text(), ":\t")
+		if !ok {
+			continue
+		}
+		pc, err := strconv.ParseUint(strings.TrimSpace(addr), 16, 64)
+		if err != nil {
+			continue
+		}
+		ins = append(ins, Instruction{PC: pc, Text: strings.Join(strings.Fields(text), " ")})
+	}
+	return ins
+}
+
+// kiteInstructions reads the VM's disassembly ("  pc  cycles  op  arg").
+func kiteInstructions(p *compile.Program, pc uint64, count int) ([]Instruction, error) {
+	var buf bytes.Buffer
+	if err := compile.Disassemble(&buf, p); err != nil {
+		return nil, err
+	}
+	var ins []Instruction
+	sc := bufio.NewScanner(&buf)
+	for sc.Scan() && len(ins) < count {
+		f := strings.Fields(sc.Text())
+		if len(f) < 3 {
+			continue
+		}
+		n, err := strconv.ParseUint(f[0], 10, 64)
+		if err != nil || n < pc {
+			continue
+		}
+		ins = append(ins, Instruction{PC: n, Text: strings.Join(f[2:], " ")})
+	}
+	return ins, nil
+}
