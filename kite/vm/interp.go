@@ -27,6 +27,7 @@ func (vm *VM) run() (Value, error) {
 	// result: see the binop block after the switch.
 	var (
 		x, y     Value
+		res      Value // the result of a return
 		bop      compile.Opcode
 		dst, nsp int    // where the result goes; sp afterwards
 		npc, jt  int    // the pc after the sequence; the jumpfalse target
@@ -161,19 +162,50 @@ func (vm *VM) run() (Value, error) {
 					continue
 				}
 			case compile.RETURN, compile.RETURNNIL:
-				if top := &vm.frames[len(vm.frames)-1]; !top.boundary {
-					var res Value
+				if !vm.frames[len(vm.frames)-1].boundary {
+					res = Value{}
 					if op == compile.RETURN {
 						res = stack[sp-1]
 					}
-					sp = top.base
-					stack[sp] = res
-					sp++
-					vm.frames = vm.frames[:len(vm.frames)-1]
-					caller := &vm.frames[len(vm.frames)-1]
-					pc, fp = caller.pc, caller.fp
-					continue
+					goto ret
 				}
+			case fLR:
+				if !vm.frames[len(vm.frames)-1].boundary {
+					res = stack[fp+int(ins>>8)]
+					acc += incTab[compile.RETURN]
+					goto ret
+				}
+				break fast
+			case fBR:
+				// An operator and return (the return of a + b): the int cases that cannot fail.
+				if a, b := stack[sp-2], stack[sp-1]; a.k == IntKind && b.k == IntKind && !vm.frames[len(vm.frames)-1].boundary {
+					switch bop = compile.Opcode(ins >> 8); bop {
+					case compile.ADD:
+						res = Value{k: IntKind, n: a.n + b.n}
+					case compile.SUB:
+						res = Value{k: IntKind, n: a.n - b.n}
+					case compile.MUL:
+						res = Value{k: IntKind, n: uint64(int64(a.n) * int64(b.n))}
+					default:
+						break fast
+					}
+					acc += incTab[bop] + incTab[compile.RETURN]
+					goto ret
+				}
+				break fast
+			case fGLKB:
+				// A global (the function of a call) and a local through an operator with a
+				// small int (its argument): fib(n - 1).
+				g := vm.globals[ins>>8]
+				x, y = stack[fp+int(code[pc]>>8)], Value{k: IntKind, n: uint64(int64(int32(code[pc+1]) >> 8))}
+				if g.k == undefKind || x.k != IntKind {
+					break fast
+				}
+				stack[sp] = g
+				bop = binOp(code[pc+2])
+				extra = incTab[compile.LOADLOCAL] + incTab[compile.SMALLINT] + incTab[bop]
+				dst, nsp, npc, jf = sp+1, sp+2, pc+3, false
+				goto binop
 			case fLKB, fLKBS, fLKCJ:
 				x, y = stack[fp+int(ins>>8)], Value{k: IntKind, n: uint64(int64(int32(code[pc]) >> 8))}
 				if x.k != IntKind {
@@ -275,6 +307,18 @@ func (vm *VM) run() (Value, error) {
 			}
 			break
 
+		ret:
+			// Return res from a frame that is not a boundary.
+			{
+				sp = vm.frames[len(vm.frames)-1].base
+				stack[sp] = res
+				sp++
+				vm.frames = vm.frames[:len(vm.frames)-1]
+				caller := &vm.frames[len(vm.frames)-1]
+				pc, fp = caller.pc, caller.fp
+				continue
+			}
+
 		binop:
 			// The operator of a superinstruction on two ints (checked by its case).
 			{
@@ -346,7 +390,7 @@ func (vm *VM) run() (Value, error) {
 			ins = vm.orig[tpc]
 			acc += incTab[uint8(ins)]
 			goto dispatch
-		case fLL, fLKB, fLLB, fKB, fLB, fBS, fLKBS, fLLBS, fCJ, fKCJ, fLKCJ, fLLCJ, fNS:
+		case fLL, fLKB, fLLB, fKB, fLB, fBS, fLKBS, fLLBS, fCJ, fKCJ, fLKCJ, fLLCJ, fNS, fLR, fBR, fGLKB:
 			goto unfuse // the fast loop left it: not its fast case
 		case compile.LOADLOCAL:
 			stack[sp] = stack[fp+int(ins>>8)]
