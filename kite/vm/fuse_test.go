@@ -70,9 +70,9 @@ print(f(1, 2), f(1.5, 2.5), fib(12), cat("a", "b"), cat(1.5, 2))
 print(f(2, "s"))
 `),
 		"callzero.kite": []byte("fn g(n) { return n }\nfn h(n) { return g(n % 0) }\nprint(h(3))\n"),
-		"divzero.kite": []byte("fn g(n) { let q = n / 0\n return q }\nprint(g(3))\n"),
-		"modzero.kite": []byte("fn g(n) { return n % 0 }\nprint(g(3))\n"),
-		"cmpbad.kite":  []byte("fn g(n) { if n < 2 { return 1 } return 0 }\nprint(g(\"a\"))\n"),
+		"divzero.kite":  []byte("fn g(n) { let q = n / 0\n return q }\nprint(g(3))\n"),
+		"modzero.kite":  []byte("fn g(n) { return n % 0 }\nprint(g(3))\n"),
+		"cmpbad.kite":   []byte("fn g(n) { if n < 2 { return 1 } return 0 }\nprint(g(\"a\"))\n"),
 	}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
