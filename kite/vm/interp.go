@@ -363,7 +363,24 @@ func (vm *VM) run() (Value, error) {
 					continue
 				}
 				stack[dst] = r
-				if r.k == IntKind && dst == sp-1 && compile.Opcode(code[pc]) == fKCJ {
+				if dst != sp-1 || r.k != IntKind {
+					continue
+				}
+				switch compile.Opcode(code[pc]) {
+				case fBS:
+					// The result as the right operand of an operation stored to a local
+					// (the s + i * 2 of s += i * 2): run it without a dispatch.
+					if x = stack[sp-2]; x.k != IntKind {
+						continue // the next dispatch runs it as it is
+					}
+					ins = code[pc]
+					pc++
+					y = r
+					bop = compile.Opcode(ins >> 8)
+					extra = incTab[bop] + incTab[compile.STORELOCAL]
+					dst, nsp, npc, jf = fp+int(code[pc]>>8), sp-2, pc+1, false
+					goto binop
+				case fKCJ:
 					// The result compared with a small int and branched on, at once (the
 					// i % 3 == 0 of an if): run that superinstruction without a dispatch.
 					ins = code[pc]
