@@ -78,22 +78,9 @@ func (vm *VM) run() (Value, error) {
 				ins = code[pc]
 				pc++
 				acc += incTab[compile.LOOP]
-				fallthrough
+				goto backedge
 			case compile.LOOP:
-				if vm.cycles+int64(uint32(acc)) < vm.checkAt && !vm.interrupt.Load() {
-					pc = int(ins >> 8)
-					vm.flush(acc)
-					acc = 0
-					// The loop's head, a range loop's next and store, runs here too.
-					if w := code[pc]; compile.Opcode(w) == fNS {
-						if v, ok := nextRange(stack[sp-1]); ok {
-							stack[fp+int(code[pc+1]>>8)] = v
-							pc += 2
-							acc += incTab[compile.NEXT] + incTab[compile.STORELOCAL]
-						}
-					}
-					continue
-				}
+				goto backedge
 			case compile.JUMPFALSE:
 				if v := &stack[sp-1]; v.k == BoolKind {
 					sp--
@@ -307,6 +294,24 @@ func (vm *VM) run() (Value, error) {
 			}
 			break
 
+		backedge:
+			// A loop's back edge (ins, counted): the safe point, then the loop's head if it
+			// is a range loop's next and store. When a check is due, the full switch runs it.
+			if vm.cycles+int64(uint32(acc)) >= vm.checkAt || vm.interrupt.Load() {
+				break
+			}
+			pc = int(ins >> 8)
+			vm.flush(acc)
+			acc = 0
+			if w := code[pc]; compile.Opcode(w) == fNS {
+				if v, ok := nextRange(stack[sp-1]); ok {
+					stack[fp+int(code[pc+1]>>8)] = v
+					pc += 2
+					acc += incTab[compile.NEXT] + incTab[compile.STORELOCAL]
+				}
+			}
+			continue
+
 		ret:
 			// Return res from a frame that is not a boundary.
 			{
@@ -363,7 +368,18 @@ func (vm *VM) run() (Value, error) {
 					continue
 				}
 				stack[dst] = r
-				if dst != sp-1 || r.k != IntKind {
+				if dst != sp-1 {
+					if compile.Opcode(code[pc]) == compile.LOOP {
+						// A store to a local that ends a loop's body (s -= i): the back
+						// edge without a dispatch.
+						ins = code[pc]
+						pc++
+						acc += incTab[compile.LOOP]
+						goto backedge
+					}
+					continue
+				}
+				if r.k != IntKind {
 					continue
 				}
 				switch compile.Opcode(code[pc]) {
