@@ -153,10 +153,11 @@ func (s *bareSink) send(b *testing.B, payload []byte) {
 	}
 }
 
-// buildPolydbg builds the polydbg command into a temporary directory.
+// buildPolydbg builds the polydbg command (of this checkout) into a temporary directory.
 func buildPolydbg(b *testing.B) string {
 	bin := filepath.Join(b.TempDir(), "polydbg")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/polydbg/polydbg/cmd/polydbg")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/polydbg")
+	cmd.Dir = ".." // in the main module, with its own go.sum
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("building polydbg: %v\n%s", err, out)
 	}

@@ -257,19 +257,29 @@ func init() {
 		if err := vm.charge(len(a[0].Str()) / 4); err != nil {
 			return Nil, err
 		}
-		var parts []string
 		if len(a) == 1 {
-			parts = strings.Fields(a[0].Str())
-		} else if a[1].Str() == "" {
+			parts := strings.Fields(a[0].Str())
+			out := make([]Value, len(parts))
+			for i, p := range parts {
+				out[i] = Str(p)
+			}
+			return ListOf(out), nil
+		}
+		s, sep := a[0].Str(), a[1].Str()
+		if sep == "" {
 			return Nil, Errorf("split: empty separator")
-		} else {
-			parts = strings.Split(a[0].Str(), a[1].Str())
 		}
-		out := make([]Value, len(parts))
-		for i, p := range parts {
-			out[i] = Str(p)
+		// As strings.Split, straight into the list (no []string in between).
+		out := make([]Value, 0, strings.Count(s, sep)+1)
+		for {
+			i := strings.Index(s, sep)
+			if i < 0 {
+				break
+			}
+			out = append(out, Str(s[:i]))
+			s = s[i+len(sep):]
 		}
-		return ListOf(out), nil
+		return ListOf(append(out, Str(s))), nil
 	})
 	def("join", true, func(vm *VM, a []Value) (Value, error) {
 		if err := nargs("join", a, 1, 2); err != nil {
@@ -286,7 +296,16 @@ func init() {
 			sep = a[1].Str()
 		}
 		var b strings.Builder
-		for i, x := range a[0].List().Items {
+		items := a[0].List().Items
+		if n := len(sep) * max(len(items)-1, 0); n <= MaxStringBytes { // room for the strings
+			for _, x := range items {
+				if x.k == StringKind {
+					n += int(x.n)
+				}
+			}
+			b.Grow(min(n, MaxStringBytes))
+		}
+		for i, x := range items {
 			if i > 0 {
 				b.WriteString(sep)
 			}

@@ -286,7 +286,7 @@ func (vm *VM) EvalCompiled(c *Compiled, frame int, budget int64) (_ Value, err e
 	}()
 	defer vm.guard(&err, nframes)
 	vm.ensureStack(vm.sp + c.maxStack + 8)
-	vm.frames = append(vm.frames, Frame{cl: cl, pc: c.entry, fp: fp, base: vm.sp, boundary: true})
+	vm.appendFrame(cl, c.entry, fp, vm.sp, true)
 	vm.evalDepth++
 	if c.pure {
 		vm.pure++

@@ -27,20 +27,23 @@ const (
 	fLKCJ                             // loadlocal a; smallint k; CMP; jumpfalse t
 	fLLCJ                             // loadlocal a; loadlocal b; CMP; jumpfalse t
 	fNS                               // next t; storelocal b        (range iterators)
+	fLR                               // loadlocal a; return
+	fBR                               // BIN; return                 (the word's argument is BIN)
+	fGLKB                             // loadglobal g; loadlocal a; smallint k; BIN
 	numFused
 )
 
 // fusedLen is the number of instructions a fused opcode stands for (0: not fused).
 var fusedLen = [256]uint8{
 	fLL: 2, fLKB: 3, fLLB: 3, fKB: 2, fLB: 2, fBS: 2, fLKBS: 4, fLLBS: 4,
-	fCJ: 2, fKCJ: 3, fLKCJ: 4, fLLCJ: 4, fNS: 2,
+	fCJ: 2, fKCJ: 3, fLKCJ: 4, fLLCJ: 4, fNS: 2, fLR: 2, fBR: 2, fGLKB: 4,
 }
 
 // maxFused is the longest sequence.
 const maxFused = 4
 
 // headOp maps a fused opcode to the opcode of its first instruction, and any other opcode to
-// itself (fBS and fCJ start with an operator, kept in their argument).
+// itself (fBS, fCJ and fBR start with an operator, kept in their argument).
 var headOp = func() (t [256]compile.Opcode) {
 	for i := range t {
 		t[i] = compile.Opcode(i)
@@ -48,13 +51,13 @@ var headOp = func() (t [256]compile.Opcode) {
 	t[fLL], t[fLKB], t[fLLB], t[fLB], t[fLKBS], t[fLLBS] = compile.LOADLOCAL, compile.LOADLOCAL, compile.LOADLOCAL, compile.LOADLOCAL, compile.LOADLOCAL, compile.LOADLOCAL
 	t[fLKCJ], t[fLLCJ] = compile.LOADLOCAL, compile.LOADLOCAL
 	t[fKB], t[fKCJ] = compile.SMALLINT, compile.SMALLINT
-	t[fNS] = compile.NEXT
-	t[fBS], t[fCJ] = compile.NOP, compile.NOP
+	t[fNS], t[fLR], t[fGLKB] = compile.NEXT, compile.LOADLOCAL, compile.LOADGLOBAL
+	t[fBS], t[fCJ], t[fBR] = compile.NOP, compile.NOP, compile.NOP
 	return t
 }()
 
 // incTab[op] adds one step and op's cycles to the loop's packed counter. A fused opcode
-// counts its first instruction (fBS and fCJ count nothing: their operator varies); the case
+// counts its first instruction (fBS, fCJ, fBR count nothing: their operator varies); the case
 // that runs it adds the rest. BREAK counts nothing: the instruction it covers is counted.
 var incTab = func() (t [256]uint64) {
 	for op, c := range compile.Cycles {
@@ -121,6 +124,8 @@ func fuseAt(code []uint32) uint32 {
 	switch op(0) {
 	case compile.LOADLOCAL:
 		switch {
+		case op(1) == compile.RETURN:
+			return word(fLR)
 		case op(1) == compile.SMALLINT && isCmp(op(2)) && op(3) == compile.JUMPFALSE:
 			return word(fLKCJ)
 		case op(1) == compile.LOADLOCAL && isCmp(op(2)) && op(3) == compile.JUMPFALSE:
@@ -145,6 +150,10 @@ func fuseAt(code []uint32) uint32 {
 		case isBin(op(1)):
 			return word(fKB)
 		}
+	case compile.LOADGLOBAL:
+		if op(1) == compile.LOADLOCAL && op(2) == compile.SMALLINT && isBin(op(3)) {
+			return word(fGLKB)
+		}
 	case compile.NEXT:
 		if op(1) == compile.STORELOCAL {
 			return word(fNS)
@@ -155,6 +164,8 @@ func fuseAt(code []uint32) uint32 {
 			return binWord(fCJ)
 		case isBin(op(0)) && op(1) == compile.STORELOCAL:
 			return binWord(fBS)
+		case isBin(op(0)) && op(1) == compile.RETURN:
+			return binWord(fBR)
 		}
 	}
 	return code[0]

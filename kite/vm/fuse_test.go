@@ -61,12 +61,18 @@ func fusedPrograms(t *testing.T) map[string][]byte {
     t = b + 2
     return [s, t, a < b, a == b, a != 1, a * 3 - 1]
 }
-print(f(1, 2), f(1.5, 2.5))
+fn fib(n) {
+    if n < 2 { return n }
+    return fib(n - 1) + fib(n - 2)
+}
+fn cat(a, b) { return a + b }
+print(f(1, 2), f(1.5, 2.5), fib(12), cat("a", "b"), cat(1.5, 2))
 print(f(2, "s"))
 `),
-		"divzero.kite": []byte("fn g(n) { let q = n / 0\n return q }\nprint(g(3))\n"),
-		"modzero.kite": []byte("fn g(n) { return n % 0 }\nprint(g(3))\n"),
-		"cmpbad.kite":  []byte("fn g(n) { if n < 2 { return 1 } return 0 }\nprint(g(\"a\"))\n"),
+		"callzero.kite": []byte("fn g(n) { return n }\nfn h(n) { return g(n % 0) }\nprint(h(3))\n"),
+		"divzero.kite":  []byte("fn g(n) { let q = n / 0\n return q }\nprint(g(3))\n"),
+		"modzero.kite":  []byte("fn g(n) { return n % 0 }\nprint(g(3))\n"),
+		"cmpbad.kite":   []byte("fn g(n) { if n < 2 { return 1 } return 0 }\nprint(g(\"a\"))\n"),
 	}
 	for _, f := range files {
 		src, err := os.ReadFile(f)

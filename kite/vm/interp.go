@@ -27,6 +27,7 @@ func (vm *VM) run() (Value, error) {
 	// result: see the binop block after the switch.
 	var (
 		x, y     Value
+		res      Value // the result of a return
 		bop      compile.Opcode
 		dst, nsp int    // where the result goes; sp afterwards
 		npc, jt  int    // the pc after the sequence; the jumpfalse target
@@ -77,22 +78,9 @@ func (vm *VM) run() (Value, error) {
 				ins = code[pc]
 				pc++
 				acc += incTab[compile.LOOP]
-				fallthrough
+				goto backedge
 			case compile.LOOP:
-				if vm.cycles+int64(uint32(acc)) < vm.checkAt && !vm.interrupt.Load() {
-					pc = int(ins >> 8)
-					vm.flush(acc)
-					acc = 0
-					// The loop's head, a range loop's next and store, runs here too.
-					if w := code[pc]; compile.Opcode(w) == fNS {
-						if v, ok := nextRange(stack[sp-1]); ok {
-							stack[fp+int(code[pc+1]>>8)] = v
-							pc += 2
-							acc += incTab[compile.NEXT] + incTab[compile.STORELOCAL]
-						}
-					}
-					continue
-				}
+				goto backedge
 			case compile.JUMPFALSE:
 				if v := &stack[sp-1]; v.k == BoolKind {
 					sp--
@@ -161,19 +149,50 @@ func (vm *VM) run() (Value, error) {
 					continue
 				}
 			case compile.RETURN, compile.RETURNNIL:
-				if top := &vm.frames[len(vm.frames)-1]; !top.boundary {
-					var res Value
+				if !vm.frames[len(vm.frames)-1].boundary {
+					res = Value{}
 					if op == compile.RETURN {
 						res = stack[sp-1]
 					}
-					sp = top.base
-					stack[sp] = res
-					sp++
-					vm.frames = vm.frames[:len(vm.frames)-1]
-					caller := &vm.frames[len(vm.frames)-1]
-					pc, fp = caller.pc, caller.fp
-					continue
+					goto ret
 				}
+			case fLR:
+				if !vm.frames[len(vm.frames)-1].boundary {
+					res = stack[fp+int(ins>>8)]
+					acc += incTab[compile.RETURN]
+					goto ret
+				}
+				break fast
+			case fBR:
+				// An operator and return (the return of a + b): the int cases that cannot fail.
+				if a, b := stack[sp-2], stack[sp-1]; a.k == IntKind && b.k == IntKind && !vm.frames[len(vm.frames)-1].boundary {
+					switch bop = compile.Opcode(ins >> 8); bop {
+					case compile.ADD:
+						res = Value{k: IntKind, n: a.n + b.n}
+					case compile.SUB:
+						res = Value{k: IntKind, n: a.n - b.n}
+					case compile.MUL:
+						res = Value{k: IntKind, n: uint64(int64(a.n) * int64(b.n))}
+					default:
+						break fast
+					}
+					acc += incTab[bop] + incTab[compile.RETURN]
+					goto ret
+				}
+				break fast
+			case fGLKB:
+				// A global (the function of a call) and a local through an operator with a
+				// small int (its argument): fib(n - 1).
+				g := vm.globals[ins>>8]
+				x, y = stack[fp+int(code[pc]>>8)], Value{k: IntKind, n: uint64(int64(int32(code[pc+1]) >> 8))}
+				if g.k == undefKind || x.k != IntKind {
+					break fast
+				}
+				stack[sp] = g
+				bop = binOp(code[pc+2])
+				extra = incTab[compile.LOADLOCAL] + incTab[compile.SMALLINT] + incTab[bop]
+				dst, nsp, npc, jf = sp+1, sp+2, pc+3, false
+				goto binop
 			case fLKB, fLKBS, fLKCJ:
 				x, y = stack[fp+int(ins>>8)], Value{k: IntKind, n: uint64(int64(int32(code[pc]) >> 8))}
 				if x.k != IntKind {
@@ -275,6 +294,36 @@ func (vm *VM) run() (Value, error) {
 			}
 			break
 
+		backedge:
+			// A loop's back edge (ins, counted): the safe point, then the loop's head if it
+			// is a range loop's next and store. When a check is due, the full switch runs it.
+			if vm.cycles+int64(uint32(acc)) >= vm.checkAt || vm.interrupt.Load() {
+				break
+			}
+			pc = int(ins >> 8)
+			vm.flush(acc)
+			acc = 0
+			if w := code[pc]; compile.Opcode(w) == fNS {
+				if v, ok := nextRange(stack[sp-1]); ok {
+					stack[fp+int(code[pc+1]>>8)] = v
+					pc += 2
+					acc += incTab[compile.NEXT] + incTab[compile.STORELOCAL]
+				}
+			}
+			continue
+
+		ret:
+			// Return res from a frame that is not a boundary.
+			{
+				sp = vm.frames[len(vm.frames)-1].base
+				stack[sp] = res
+				sp++
+				vm.frames = vm.frames[:len(vm.frames)-1]
+				caller := &vm.frames[len(vm.frames)-1]
+				pc, fp = caller.pc, caller.fp
+				continue
+			}
+
 		binop:
 			// The operator of a superinstruction on two ints (checked by its case).
 			{
@@ -312,10 +361,52 @@ func (vm *VM) run() (Value, error) {
 				}
 				acc += extra
 				sp, pc = nsp, npc
-				if !jf {
-					stack[dst] = r
-				} else if r.n == 0 {
-					pc = jt
+				if jf {
+					if r.n == 0 {
+						pc = jt
+					}
+					continue
+				}
+				stack[dst] = r
+				if dst != sp-1 {
+					if compile.Opcode(code[pc]) == compile.LOOP {
+						// A store to a local that ends a loop's body (s -= i): the back
+						// edge without a dispatch.
+						ins = code[pc]
+						pc++
+						acc += incTab[compile.LOOP]
+						goto backedge
+					}
+					continue
+				}
+				if r.k != IntKind {
+					continue
+				}
+				switch compile.Opcode(code[pc]) {
+				case fBS:
+					// The result as the right operand of an operation stored to a local
+					// (the s + i * 2 of s += i * 2): run it without a dispatch.
+					if x = stack[sp-2]; x.k != IntKind {
+						continue // the next dispatch runs it as it is
+					}
+					ins = code[pc]
+					pc++
+					y = r
+					bop = compile.Opcode(ins >> 8)
+					extra = incTab[bop] + incTab[compile.STORELOCAL]
+					dst, nsp, npc, jf = fp+int(code[pc]>>8), sp-2, pc+1, false
+					goto binop
+				case fKCJ:
+					// The result compared with a small int and branched on, at once (the
+					// i % 3 == 0 of an if): run that superinstruction without a dispatch.
+					ins = code[pc]
+					pc++
+					acc += incTab[fKCJ]
+					x, y = r, Value{k: IntKind, n: uint64(int64(int32(ins) >> 8))}
+					bop = binOp(code[pc])
+					extra = incTab[bop] + incTab[compile.JUMPFALSE]
+					nsp, npc, jt, jf = sp-1, pc+2, int(code[pc+1]>>8), true
+					goto binop
 				}
 				continue
 			}
@@ -346,7 +437,7 @@ func (vm *VM) run() (Value, error) {
 			ins = vm.orig[tpc]
 			acc += incTab[uint8(ins)]
 			goto dispatch
-		case fLL, fLKB, fLLB, fKB, fLB, fBS, fLKBS, fLLBS, fCJ, fKCJ, fLKCJ, fLLCJ, fNS:
+		case fLL, fLKB, fLLB, fKB, fLB, fBS, fLKBS, fLLBS, fCJ, fKCJ, fLKCJ, fLLCJ, fNS, fLR, fBR, fGLKB:
 			goto unfuse // the fast loop left it: not its fast case
 		case compile.LOADLOCAL:
 			stack[sp] = stack[fp+int(ins>>8)]

@@ -198,14 +198,21 @@ func (vm *VM) Run() (err error) {
 
 func (vm *VM) pushFrame(cl *Closure, fp, base int, boundary bool) {
 	vm.ensureStack(fp + cl.Fn.NumLocals + cl.Fn.MaxStack + 8)
+	vm.appendFrame(cl, cl.Fn.Entry, fp, base, boundary)
+}
+
+// appendFrame pushes a frame in place, field by field: append of a literal zeroes and copies
+// it through the runtime, which costs a measurable part of a call from map or filter and of
+// a breakpoint condition.
+func (vm *VM) appendFrame(cl *Closure, pc, fp, base int, boundary bool) {
 	n := len(vm.frames)
 	if n < cap(vm.frames) {
-		vm.frames = vm.frames[:n+1] // in place: append of a literal costs more (map, filter)
+		vm.frames = vm.frames[:n+1]
 	} else {
 		vm.frames = append(vm.frames, Frame{})
 	}
-	f := &vm.frames[n] // field by field: a literal is zeroed and copied through the runtime
-	f.cl, f.pc, f.fp, f.base, f.boundary = cl, cl.Fn.Entry, fp, base, boundary
+	f := &vm.frames[n]
+	f.cl, f.pc, f.fp, f.base, f.boundary = cl, pc, fp, base, boundary
 }
 
 func (vm *VM) ensureStack(n int) {
