@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -46,6 +47,9 @@ func browser(t *testing.T) context.Context {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("no-first-run", true),
 		chromedp.Flag("no-default-browser-check", true),
+		// polydbg.test is this machine under a name that is not loopback's: a page opened
+		// through it is what a page reached from elsewhere gets.
+		chromedp.Flag("host-resolver-rules", "MAP polydbg.test 127.0.0.1"),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 1100),
 	)
@@ -202,6 +206,16 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("the canvas matches the framebuffer at %d of %d pixels", match, total)
 		}
 		fullShot(t, ctx, filepath.Join(dir, "web-console.png"))
+	})
+
+	t.Run("index and read-only", func(t *testing.T) {
+		run(t, ctx, "open the index", chromedp.Navigate(base+"/"))
+		waitJS(t, ctx, "four sessions listed", `[...document.querySelectorAll("#sessions tbody a")].map(a => a.textContent).join(",") === "xss.kite,colorsquare,flood.kite,buttons"`)
+		_, port, _ := strings.Cut(srv.Addr, ":")
+		run(t, ctx, "open a page from elsewhere", chromedp.Navigate("http://polydbg.test:"+port+"/s/2"))
+		waitJS(t, ctx, "read-only", `!document.querySelector("#readonly").hidden && [...document.querySelectorAll("#controls button")].every(b => b.disabled) && document.querySelector("#frameno").textContent.startsWith("frame ")`)
+		run(t, ctx, "open it with the server's token", chromedp.Navigate("http://polydbg.test:"+port+"/s/2?token="+srv.Token()))
+		waitJS(t, ctx, "the controls", `document.querySelector("#readonly").hidden && !document.querySelector('button[data-action="continue"]').disabled`)
 	})
 
 	t.Run("keys", func(t *testing.T) {
