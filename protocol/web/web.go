@@ -34,11 +34,13 @@ var assets embed.FS
 type Options struct {
 	Registry *launch.Registry // nil: launch.Sessions
 	Token    string           // the server's token; empty: a random one
+	Feeds    FeedSource       // outputs that are not sessions (a lantern daemon's programs); nil: none
 }
 
 // Server serves the web view of a registry's sessions.
 type Server struct {
 	reg    *launch.Registry
+	feeds  FeedSource
 	token  string
 	mux    *http.ServeMux
 	mu     sync.Mutex
@@ -49,7 +51,7 @@ type Server struct {
 
 // New makes a server; Close stops its hubs.
 func New(opts Options) *Server {
-	s := &Server{reg: opts.Registry, token: opts.Token, hubs: map[string]*hub{}, stop: make(chan struct{})}
+	s := &Server{reg: opts.Registry, feeds: opts.Feeds, token: opts.Token, hubs: map[string]*hub{}, stop: make(chan struct{})}
 	if s.reg == nil {
 		s.reg = launch.Sessions
 	}
@@ -150,6 +152,9 @@ func (s *Server) routes() {
 	}
 	s.mux.HandleFunc("GET /{$}", page)
 	s.mux.HandleFunc("GET /s/{id}", page)
+	s.mux.HandleFunc("GET /f/{id}", page)
+	s.mux.HandleFunc("GET /api/feeds", s.feedsHandler)
+	s.mux.HandleFunc("GET /api/f/{id}/events", s.feedEvents)
 	s.mux.HandleFunc("GET /api/sessions", s.sessions)
 	s.mux.HandleFunc("GET /api/sessions/events", s.sessionEvents)
 	s.mux.HandleFunc("GET /api/s/{id}/info", s.info)
