@@ -22,6 +22,7 @@ import (
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/launch"
+	"github.com/polydbg/polydbg/protocol/web"
 )
 
 // browser starts Debian's chromium, headless, with a fresh profile. In CI a missing
@@ -122,7 +123,11 @@ func TestBrowser(t *testing.T) {
 	cd := startSession(t, reg, launch.Spec{Kind: launch.Cartridge, Program: "../../examples/cartridges/colorsquare", Console: console.Options{FPS: 30}}, "colorsquare", false)
 	fd := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: writeKite(t, "flood.kite", floodProgram)}, "flood.kite", false)
 	bd := startSession(t, reg, launch.Spec{Kind: launch.Cartridge, Program: buttonsCartridge(t), Console: console.Options{FPS: 30}}, "buttons", false)
-	srv := serve(t, reg)
+	srv, err := web.Listen("127.0.0.1:0", web.Options{Registry: reg, Feeds: &textFeed{text: "hello <b>from</b> a program\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
 	base := "http://" + srv.Addr
 
 	t.Run("kite", func(t *testing.T) {
@@ -218,6 +223,13 @@ func TestBrowser(t *testing.T) {
 		waitJS(t, ctx, "the controls", `document.querySelector("#readonly").hidden && !document.querySelector('button[data-action="continue"]').disabled`)
 	})
 
+	t.Run("feed", func(t *testing.T) {
+		run(t, ctx, "open the index", chromedp.Navigate(base+"/"))
+		waitJS(t, ctx, "the program listed", `[...document.querySelectorAll("#feeds tbody a")].map(a => a.textContent).join(",") === "greeter"`)
+		run(t, ctx, "open its page", chromedp.Click(`//table[@id="feeds"]//a[text()="greeter"]`))
+		waitJS(t, ctx, "its output as text", `document.querySelector("#output").textContent === "hello <b>from</b> a program\n" && document.querySelector("#state").textContent === "STOPPED" && !document.querySelector("#output b")`)
+	})
+
 	t.Run("keys", func(t *testing.T) {
 		run(t, ctx, "open the buttons page", chromedp.Navigate(base+"/s/4"))
 		waitJS(t, ctx, "a frame", `document.querySelector("#frameno").textContent.startsWith("frame ")`)
@@ -278,6 +290,21 @@ func TestBrowser(t *testing.T) {
 		t.Logf("the page answered in %v (median), %v (worst) while the program printed %.0f lines a second", median, worst, rate)
 		fd.Terminate()
 	})
+}
+
+// textFeed is one program's finished output, as a lantern daemon would give it.
+type textFeed struct{ text string }
+
+func (f *textFeed) Feeds() ([]web.FeedInfo, error) {
+	return []web.FeedInfo{{ID: "a1", Name: "greeter", Owner: "lantern", State: "STOPPED"}}, nil
+}
+
+func (f *textFeed) FeedOutput(id string, from int64) (string, int64, bool, error) {
+	if id != "a1" {
+		return "", 0, false, fmt.Errorf("no feed %s", id)
+	}
+	from = min(from, int64(len(f.text)))
+	return f.text[from:], int64(len(f.text)), false, nil
 }
 
 // buttonsCartridge paints the screen red while button 4 (Z) is down, dark blue otherwise.
