@@ -123,7 +123,7 @@ func TestBrowser(t *testing.T) {
 	cd := startSession(t, reg, launch.Spec{Kind: launch.Cartridge, Program: "../../examples/cartridges/colorsquare", Console: console.Options{FPS: 30}}, "colorsquare", false)
 	fd := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: writeKite(t, "flood.kite", floodProgram)}, "flood.kite", false)
 	bd := startSession(t, reg, launch.Spec{Kind: launch.Cartridge, Program: buttonsCartridge(t), Console: console.Options{FPS: 30}}, "buttons", false)
-	srv, err := web.Listen("127.0.0.1:0", web.Options{Registry: reg, Feeds: &textFeed{text: "hello <b>from</b> a program\n"}})
+	srv, err := web.Listen("127.0.0.1:0", web.Options{Registry: reg, Public: true, Feeds: &textFeed{text: "hello <b>from</b> a program\n"}})
 	if err != nil {
 		t.Fatal(err)
 	}
