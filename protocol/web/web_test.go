@@ -33,10 +33,16 @@ print("total ${total}")
 print(xss)
 `
 
-// floodProgram prints as fast as it can, forever.
-const floodProgram = `let i = 0
+// floodProgram prints as fast as it can, forever: twenty lines a print, the last one
+// numbered ("line N of a flood"), so that even a slow (race-detector) build prints tens of
+// thousands of lines a second.
+const floodProgram = `let block = ""
+for j in range(0, 19) {
+    block = block + "filler of a program that prints far more than anyone reads\n"
+}
+let i = 0
 while true {
-    print("line ${i} of a program that prints far more than anyone reads")
+    print("${block}line ${i} of a flood")
     i += 1
 }
 `
