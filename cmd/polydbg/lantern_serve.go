@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/polydbg/polydbg/protocol/lantern"
+	"github.com/polydbg/polydbg/protocol/web"
 )
 
 // parseBytes parses a size: 1048576, 64KiB, 512MiB, 2GiB, 10MB...
@@ -52,6 +53,7 @@ func lanternServe(ctx context.Context, args []string, stderr io.Writer) int {
 	stopGrace := fs.Duration("stop-grace", lantern.DefaultStopGrace, "how long STOP waits after SIGTERM before SIGKILL")
 	sysrootDirs := fs.String("sysroot-dirs", strings.Join(lantern.DefaultSysrootDirs, ","), "directories SYSROOT collects")
 	sysrootAll := fs.Bool("sysroot-all", false, "SYSROOT sends every file of those directories, not only shared libraries and debug files")
+	webAddr := fs.String("web", "", "also serve a live web view of the programs' output on `ADDR` (127.0.0.1:PORT)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -100,6 +102,14 @@ func lanternServe(ctx context.Context, args []string, stderr io.Writer) int {
 		return fail(err)
 	}
 	fmt.Fprintf(stderr, "polydbg lantern: listening on %s\n", ln.Addr())
+	feeds := &lanternFeeds{addr: ln.Addr().String(), token: cfg.Token}
+	defer feeds.close()
+	stopWeb, err := startWebWith(*webAddr, stderr, web.Options{Feeds: feeds})
+	if err != nil {
+		ln.Close()
+		return fail(err)
+	}
+	defer stopWeb()
 	if err := srv.Serve(ctx, ln); err != nil {
 		return fail(err)
 	}

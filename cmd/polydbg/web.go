@@ -36,10 +36,15 @@ func webFlag(fs *flag.FlagSet) *string {
 // startWeb serves the web view of launch.Sessions on addr for a long-running command; the
 // returned stop ends it. An empty addr serves nothing.
 func startWeb(addr string, stderr io.Writer) (stop func(), err error) {
+	return startWebWith(addr, stderr, web.Options{})
+}
+
+// startWebWith is startWeb with the server's options (a command that has feeds).
+func startWebWith(addr string, stderr io.Writer, opts web.Options) (stop func(), err error) {
 	if addr == "" {
 		return func() {}, nil
 	}
-	r, err := web.Listen(addr, web.Options{})
+	r, err := web.Listen(addr, opts)
 	if err != nil {
 		return nil, fmt.Errorf("--web: %w", err)
 	}

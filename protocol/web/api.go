@@ -195,6 +195,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		select { // coalesce what comes next
 		case <-r.Context().Done():
 			return
+		case <-s.stop:
+			return
+		case <-h.ctx.Done():
+			return
 		case <-time.After(flushEvery):
 		}
 	}

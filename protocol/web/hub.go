@@ -18,6 +18,7 @@ const (
 	outputChunkMax = 64 << 10  // bytes of output in one message
 	telemetryKeep  = 240       // telemetry points kept for a page that opens late
 	maxVarsPerRef  = 500       // variables sent for one reference
+	hubQueue       = 1024      // session events waiting for the hub
 )
 
 // hub is the one subscriber of one debuggee: it drains the session's events at once (so it
@@ -53,7 +54,9 @@ type telePoint struct {
 func newHub(e *launch.Entry) *hub {
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &hub{entry: e, d: e.Debuggee, ctx: ctx, stop: cancel, wake: make(chan struct{})}
-	sub := h.d.Subscribe()
+	// Bounded: if the hub ever falls behind a program that prints without end, the program
+	// waits for it (as for a terminal) instead of the queue growing without bound.
+	sub := h.d.SubscribeWith(engine.SubscribeOptions{MaxQueued: hubQueue})
 	h.snapshot()
 	go h.run(sub)
 	if h.d.Console != nil {

@@ -23,6 +23,9 @@ func Listen(addr string, opts Options) (*Running, error) {
 	if err != nil {
 		return nil, err
 	}
+	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil && !isLoopbackHost(host) {
+		opts.Public = true
+	}
 	s := New(opts)
 	r := &Running{Server: s, Addr: ln.Addr().String(), done: make(chan struct{}),
 		http: &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}}

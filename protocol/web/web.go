@@ -4,7 +4,8 @@
 // sessions and only translates HTTP and server-sent events to engine calls. Its assets are
 // embedded: the page works offline.
 //
-// Security: anyone who can reach the server may watch; controls (run, pause, step,
+// Security: a server on loopback answers only to loopback host names (no DNS rebinding);
+// anyone who can reach a public one may watch; controls (run, pause, step,
 // breakpoints, buttons) need the session's token, which the server gives only to a page
 // opened from loopback (both the peer and the Host header) or with the server's token in
 // its address. Debuggee text is only ever set as text in the page, never as HTML, and the
@@ -34,11 +35,19 @@ var assets embed.FS
 type Options struct {
 	Registry *launch.Registry // nil: launch.Sessions
 	Token    string           // the server's token; empty: a random one
+	Feeds    FeedSource       // outputs that are not sessions (a lantern daemon's programs); nil: none
+	// Public serves pages under any host name (read-only without a token), for a server
+	// reached beyond loopback; Listen sets it for a non-loopback address. Otherwise only
+	// loopback host names are answered, so that a web site that points its name at
+	// 127.0.0.1 (DNS rebinding) cannot read the sessions from a visitor's browser.
+	Public bool
 }
 
 // Server serves the web view of a registry's sessions.
 type Server struct {
 	reg    *launch.Registry
+	feeds  FeedSource
+	public bool
 	token  string
 	mux    *http.ServeMux
 	mu     sync.Mutex
@@ -49,7 +58,7 @@ type Server struct {
 
 // New makes a server; Close stops its hubs.
 func New(opts Options) *Server {
-	s := &Server{reg: opts.Registry, token: opts.Token, hubs: map[string]*hub{}, stop: make(chan struct{})}
+	s := &Server{reg: opts.Registry, feeds: opts.Feeds, public: opts.Public, token: opts.Token, hubs: map[string]*hub{}, stop: make(chan struct{})}
 	if s.reg == nil {
 		s.reg = launch.Sessions
 	}
@@ -137,6 +146,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
+	if !s.public && !isLoopbackHost(hostOnly(r.Host)) {
+		http.Error(w, "this server answers only to loopback host names (start it on a non-loopback address to serve others)", http.StatusForbidden)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -150,6 +163,9 @@ func (s *Server) routes() {
 	}
 	s.mux.HandleFunc("GET /{$}", page)
 	s.mux.HandleFunc("GET /s/{id}", page)
+	s.mux.HandleFunc("GET /f/{id}", page)
+	s.mux.HandleFunc("GET /api/feeds", s.feedsHandler)
+	s.mux.HandleFunc("GET /api/f/{id}/events", s.feedEvents)
 	s.mux.HandleFunc("GET /api/sessions", s.sessions)
 	s.mux.HandleFunc("GET /api/sessions/events", s.sessionEvents)
 	s.mux.HandleFunc("GET /api/s/{id}/info", s.info)
@@ -173,11 +189,15 @@ func (s *Server) trusted(r *http.Request) bool {
 	if err != nil || !isLoopbackHost(peer) {
 		return false
 	}
-	host := r.Host
+	return isLoopbackHost(hostOnly(r.Host))
+}
+
+// hostOnly drops the port of a Host header.
+func hostOnly(host string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
+		return h
 	}
-	return isLoopbackHost(host)
+	return host
 }
 
 func isLoopbackHost(host string) bool {

@@ -33,10 +33,16 @@ print("total ${total}")
 print(xss)
 `
 
-// floodProgram prints as fast as it can, forever.
-const floodProgram = `let i = 0
+// floodProgram prints as fast as it can, forever: twenty lines a print, the last one
+// numbered ("line N of a flood"), so that even a slow (race-detector) build prints tens of
+// thousands of lines a second.
+const floodProgram = `let block = ""
+for j in range(0, 19) {
+    block = block + "filler of a program that prints far more than anyone reads\n"
+}
+let i = 0
 while true {
-    print("line ${i} of a program that prints far more than anyone reads")
+    print("${block}line ${i} of a flood")
     i += 1
 }
 `
@@ -67,7 +73,12 @@ func startSession(t *testing.T, reg *launch.Registry, spec launch.Spec, name str
 
 func serve(t *testing.T, reg *launch.Registry) *web.Running {
 	t.Helper()
-	r, err := web.Listen("127.0.0.1:0", web.Options{Registry: reg})
+	return serveWith(t, web.Options{Registry: reg})
+}
+
+func serveWith(t *testing.T, opts web.Options) *web.Running {
+	t.Helper()
+	r, err := web.Listen("127.0.0.1:0", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,12 +104,22 @@ func do(t *testing.T, method, url, host, token, body string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// TestControlsNeedTheToken: a page reached under a name that is not loopback gets no token
-// and its controls are refused; the server's token in the address gives the controls.
+// TestControlsNeedTheToken: a page of a public server reached under a name that is not
+// loopback gets no token and its controls are refused; the server's token in the address
+// gives the controls. A loopback server does not answer such a name at all.
 func TestControlsNeedTheToken(t *testing.T) {
 	reg := &launch.Registry{}
 	startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: writeKite(t, "x.kite", xssProgram), Profile: true}, "x.kite", true)
-	srv := serve(t, reg)
+	local := serve(t, reg)
+	for _, path := range []string{"/", "/api/sessions", "/api/s/1/events", "/api/s/1/info?token=" + local.Token()} {
+		if code, body := do(t, "GET", "http://"+local.Addr+path, "rebound.example.com", "", ""); code != http.StatusForbidden {
+			t.Fatalf("a loopback server answered %s under another name: %d %.100s", path, code, body)
+		}
+	}
+	if code, _ := do(t, "GET", "http://"+local.Addr+"/api/sessions", "localhost:1234", "", ""); code != http.StatusOK {
+		t.Fatalf("a loopback server refused localhost: %d", code)
+	}
+	srv := serveWith(t, web.Options{Registry: reg, Public: true})
 	base := "http://" + srv.Addr
 	var info struct{ Token string }
 	_, body := do(t, "GET", base+"/api/s/1/info", "debug.example.com", "", "")

@@ -19,6 +19,8 @@ const PENDING_MAX = 1 << 20;     // output characters waiting for the next paint
 
 if (location.pathname.startsWith("/s/")) {
   session(decodeURIComponent(location.pathname.slice(3)));
+} else if (location.pathname.startsWith("/f/")) {
+  feed(decodeURIComponent(location.pathname.slice(3)));
 } else {
   index();
 }
@@ -39,8 +41,46 @@ function index() {
       tr.append(el("td", "", s.id), name, el("td", "", s.kind), el("td", "", s.owner), el("td", "", s.state));
       body.append(tr);
     }
-    $("#nosessions").hidden = list.length > 0;
+    sessionsShown = list.length;
+    $("#nosessions").hidden = sessionsShown + feedsShown > 0;
   });
+  let sessionsShown = 0, feedsShown = 0;
+  const feeds = async () => {
+    const r = await fetch("/api/feeds");
+    if (!r.ok) return;
+    const list = await r.json();
+    const body = $("#feeds tbody");
+    body.replaceChildren(...list.map((f) => {
+      const tr = el("tr");
+      const a = el("a", "", f.name);
+      a.href = "/f/" + encodeURIComponent(f.id);
+      const name = el("td"); name.append(a);
+      tr.append(el("td", "", f.id), name, el("td", "", f.owner), el("td", "", f.state));
+      return tr;
+    }));
+    feedsShown = list.length;
+    $("#feedbox").hidden = list.length === 0;
+    $("#nosessions").hidden = sessionsShown + feedsShown > 0;
+  };
+  feeds();
+  setInterval(feeds, 2000);
+}
+
+// feed shows a program's output that is not a debug session (a lantern daemon's program).
+function feed(id) {
+  document.body.classList.add("feed");
+  $("#session").hidden = false;
+  $("#title").textContent = "program " + id;
+  document.title = "polydbg: program " + id;
+  const out = outputView();
+  const es = new EventSource("/api/f/" + encodeURIComponent(id) + "/events");
+  es.addEventListener("state", (ev) => {
+    const st = JSON.parse(ev.data);
+    $("#state").textContent = st.state;
+    $("#state").className = "badge " + st.state.toLowerCase();
+    if (st.state === "deleted") es.close();
+  });
+  es.addEventListener("output", (ev) => out.add(JSON.parse(ev.data)));
 }
 
 async function session(id) {
