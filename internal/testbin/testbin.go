@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -35,7 +36,12 @@ func Polydbg(t testing.TB) string {
 		bin = filepath.Join(dir, "polydbg")
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		out, e := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/polydbg/polydbg/cmd/polydbg").CombinedOutput()
+		// Built in the main module (found from this file), so that a test of another
+		// module (bench) builds it with the main module's dependencies.
+		_, self, _, _ := runtime.Caller(0)
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/polydbg")
+		build.Dir = filepath.Join(filepath.Dir(self), "..", "..")
+		out, e := build.CombinedOutput()
 		if e != nil {
 			err = fmt.Errorf("go build: %v\n%s", e, out)
 		}
