@@ -654,3 +654,6 @@ func soakLanternClient(addr string, seed uint64, prog []byte) (sent, invalid, re
 	defer mu.Unlock()
 	return sent, invalid, resp, bad
 }
+
+// The binary the soak tests built goes when the tests are done (TestMain runs reports last).
+func init() { reports = append(reports, func(io.Writer) { testbin.Remove() }) }
