@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/polydbg/polydbg/internal/fileload"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/kite/compile"
 	"github.com/polydbg/polydbg/kite/vm"
@@ -35,7 +36,7 @@ func Load(dir string) (*Cartridge, error) {
 		return nil, err
 	}
 	entry := filepath.Join(abs, m.Entrypoint)
-	data, err := os.ReadFile(entry)
+	data, err := fileload.ReadFile(entry)
 	if err != nil {
 		return nil, err
 	}

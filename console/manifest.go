@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/polydbg/polydbg/internal/fileload"
 )
 
 // Magic is the manifest's magic string and CartridgeVersion the only version understood.
@@ -78,7 +80,7 @@ func (e *ManifestError) Error() string {
 // *ManifestError naming each of them.
 func ReadManifest(dir string) (*Manifest, error) {
 	file := filepath.Join(dir, "manifest.json")
-	data, err := os.ReadFile(file)
+	data, err := fileload.ReadFile(file)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s is not a cartridge: no manifest.json", dir)

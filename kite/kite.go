@@ -4,8 +4,7 @@
 package kite
 
 import (
-	"os"
-
+	"github.com/polydbg/polydbg/internal/fileload"
 	"github.com/polydbg/polydbg/kite/compile"
 	"github.com/polydbg/polydbg/kite/syntax"
 	"github.com/polydbg/polydbg/kite/vm"
@@ -21,9 +20,9 @@ func Compile(filename string, src []byte, host []*vm.Builtin) (*compile.Program,
 	return compile.Compile(f, src, vm.BuiltinNames(host))
 }
 
-// CompileFile reads and compiles a file.
+// CompileFile reads (a regular file of at most 64 MiB, see fileload) and compiles a file.
 func CompileFile(filename string, host []*vm.Builtin) (*compile.Program, error) {
-	src, err := os.ReadFile(filename)
+	src, err := fileload.ReadFile(filename)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/engine/profile"
+	"github.com/polydbg/polydbg/internal/fileload"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/kite/compile"
 	"github.com/polydbg/polydbg/kite/vm"
@@ -76,7 +77,7 @@ func Detect(path string) Kind {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return Cartridge
 	}
-	if f, err := os.Open(path); err == nil {
+	if f, err := fileload.Open(path); err == nil { // never blocks on a FIFO
 		defer f.Close()
 		magic := make([]byte, 4)
 		if _, err := io.ReadFull(f, magic); err == nil && bytes.Equal(magic, []byte("\x7fELF")) {

@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/polydbg/polydbg/internal/fileload"
 )
 
 // Memory reads target memory.
@@ -143,16 +145,21 @@ type File struct {
 
 // Open opens and reads an ELF file.
 func Open(path string) (*File, error) {
-	ef, err := elf.Open(path)
+	file, err := fileload.Open(path)
 	if err != nil {
+		return nil, fmt.Errorf("elfsym: %w", err)
+	}
+	ef, err := elf.NewFile(file)
+	if err != nil {
+		file.Close()
 		return nil, fmt.Errorf("elfsym: %w", err)
 	}
 	f, err := New(ef)
 	if err != nil {
-		ef.Close()
+		file.Close()
 		return nil, err
 	}
-	f.closer = ef.Close
+	f.closer = file.Close
 	return f, nil
 }
 

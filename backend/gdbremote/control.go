@@ -95,6 +95,14 @@ func (t *Target) Resume(mode engine.ResumeMode) error {
 		t.mu.Unlock()
 		return engine.ErrRunning
 	}
+	t.mu.Unlock()
+	if mode == engine.StepOut {
+		// Said at once, as gdb's finish does, rather than as a stop that did not happen.
+		if _, err := t.callerFrames(); err != nil {
+			return fmt.Errorf("gdbremote: cannot step out: %w", err)
+		}
+	}
+	t.mu.Lock()
 	t.running = true
 	t.pausing = false
 	done := make(chan struct{})

@@ -3,9 +3,11 @@ package gdbremote
 // Target: statement and instruction steps, step out.
 
 import (
+	"errors"
 	"fmt"
 	"syscall"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
 )
 
@@ -67,7 +69,12 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 		isCall := fn != nil && npc == fn.Low+t.sym.Bias && npc != pc
 		loc, hasLine := t.sym.PCToLine(npc)
 		if (isCall && over) || !hasLine || fn == nil {
-			if err := t.finishCall(); err != nil {
+			if err := t.finishCall(); errors.Is(err, errNoCaller) {
+				// Code without line information and no caller to return to (the
+				// dynamic loader's entry, a library without unwind information):
+				// like gdb's step, this was a step by instruction.
+				return &engine.Stop{Reason: engine.ReasonStep}, nil
+			} else if err != nil {
 				return nil, err
 			}
 			if st := t.pauseStop(); st != nil {
@@ -114,15 +121,28 @@ func (t *Target) pauseStop() *engine.Stop {
 // breakpoint on the return address, taken only when the stack is back above the callee's
 // frame (so recursion works).
 func (t *Target) finishCall() error {
-	fs, err := t.frames()
+	fs, err := t.callerFrames()
 	if err != nil {
 		return err
 	}
-	if len(fs) < 2 {
-		return fmt.Errorf("gdbremote: no caller to return to")
+	return t.runToTemp(fs[1].PC, fs[0].CFA)
+}
+
+// errNoCaller says that a step cannot return to a caller: the outermost frame, or code
+// the unwinder cannot see through.
+var errNoCaller = errors.New("no caller to return to")
+
+// callerFrames returns the stack when it has a caller frame, or an error wrapping
+// errNoCaller.
+func (t *Target) callerFrames() ([]elfsym.Frame, error) {
+	fs, err := t.frames()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoCaller, err)
 	}
-	ra := fs[1].PC
-	return t.runToTemp(ra, fs[0].CFA)
+	if len(fs) < 2 {
+		return nil, fmt.Errorf("%w: this is the outermost frame", errNoCaller)
+	}
+	return fs, nil
 }
 
 // runToTemp continues to addr with a temporary breakpoint; with minCFA > 0 a hit counts

@@ -79,7 +79,8 @@ type Spec struct {
 	OnOutput func(stream Stream, chunk []byte)
 	// NoDeathSignal keeps the program alive when the supervisor dies. By default the
 	// program's main process gets SIGKILL when the supervisor's thread that started it
-	// exits, so a crashed supervisor does not leave programs behind.
+	// exits, and a guard process (see guard.go) kills the rest of its process group when
+	// the supervisor dies, even by SIGKILL, so a crashed supervisor leaves nothing behind.
 	NoDeathSignal bool
 }
 
@@ -123,10 +124,9 @@ type Process struct {
 	reaped bool
 	status Status
 
-	outMu    sync.Mutex // serializes OnOutput calls
-	onOutput func(Stream, []byte)
-	readers  []*os.File
-	readWG   sync.WaitGroup
+	outMu   sync.Mutex // serializes OnOutput calls
+	pipes   []*outPipe
+	unguard func()
 }
 
 // ErrNotRunning is returned by Signal once the program has ended.
@@ -174,30 +174,37 @@ func Start(spec Spec) (*Process, error) {
 	if !spec.NoDeathSignal {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
-	p := &Process{cmd: cmd, done: make(chan struct{}), onOutput: spec.OnOutput}
+	p := &Process{cmd: cmd, done: make(chan struct{})}
 
 	var writers []*os.File
 	closeAll := func() {
-		for _, f := range append(writers, p.readers...) {
+		for _, f := range writers {
 			f.Close()
 		}
+		for _, op := range p.pipes {
+			op.r.Close()
+		}
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("process: stdout pipe: %w", err)
+	streams := []Stream{Stdout}
+	if !spec.MergeOutput {
+		streams = append(streams, Stderr)
 	}
-	p.readers, writers = append(p.readers, outR), append(writers, outW)
-	cmd.Stdout = outW
-	if spec.MergeOutput {
-		cmd.Stderr = outW
-	} else {
-		errR, errW, err := os.Pipe()
+	for _, stream := range streams {
+		var dst func([]byte)
+		if spec.OnOutput != nil {
+			dst = func(b []byte) { spec.OnOutput(stream, b) }
+		}
+		op, w, err := newOutPipe(&p.outMu, dst)
 		if err != nil {
 			closeAll()
-			return nil, fmt.Errorf("process: stderr pipe: %w", err)
+			return nil, err
 		}
-		p.readers, writers = append(p.readers, errR), append(writers, errW)
-		cmd.Stderr = errW
+		p.pipes, writers = append(p.pipes, op), append(writers, w)
+	}
+	cmd.Stdout, cmd.Stderr = writers[0], writers[len(writers)-1]
+	var guard *guard
+	if !spec.NoDeathSignal {
+		guard = startGuard()
 	}
 	if err := cmd.Start(); err != nil {
 		closeAll()
@@ -211,13 +218,9 @@ func Start(spec Spec) (*Process, error) {
 		w.Close()
 	}
 	p.pid = cmd.Process.Pid
-	for i, r := range p.readers {
-		stream := Stdout
-		if i == 1 {
-			stream = Stderr
-		}
-		p.readWG.Add(1)
-		go p.read(r, stream)
+	p.unguard = guard.add(p.pid)
+	for _, op := range p.pipes {
+		go op.run()
 	}
 	go p.supervise()
 	return p, nil
@@ -297,19 +300,12 @@ func SignalGroup(pgid int, sig syscall.Signal) error {
 	return nil
 }
 
-func (p *Process) read(r *os.File, stream Stream) {
-	defer p.readWG.Done()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 && p.onOutput != nil {
-			p.outMu.Lock()
-			p.onOutput(stream, buf[:n])
-			p.outMu.Unlock()
-		}
-		if err != nil {
-			return
-		}
+// Drain delivers to OnOutput, at once, every byte the program has written so far that is
+// still in its pipes. After the program (or a debugged program sharing the pipes) has
+// ended, everything it printed has been delivered when Drain returns.
+func (p *Process) Drain() {
+	for _, op := range p.pipes {
+		op.drain()
 	}
 }
 
@@ -325,6 +321,7 @@ func (p *Process) supervise() {
 	}
 	p.mu.Lock()
 	_ = unix.Kill(-p.pid, unix.SIGKILL)
+	p.unguard()      // while the zombie still holds the group id
 	_ = p.cmd.Wait() // reaps; an exit code != 0 is reported as an error here, read below
 	p.reaped = true
 	p.mu.Unlock()
@@ -337,18 +334,16 @@ func (p *Process) supervise() {
 			st.Code = ps.ExitCode()
 		}
 	}
-	drained := make(chan struct{})
-	go func() { p.readWG.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(outputDrainTimeout):
-		for _, r := range p.readers {
-			r.Close() // unblocks the readers
+	deadline := time.Now().Add(outputDrainTimeout)
+	for _, op := range p.pipes {
+		t := time.NewTimer(time.Until(deadline))
+		select {
+		case <-op.done:
+		case <-t.C:
 		}
-		<-drained
-	}
-	for _, r := range p.readers {
-		r.Close()
+		t.Stop()
+		op.r.Close() // ends run if a descendant that left the group still holds the pipe
+		<-op.done
 	}
 	p.status = st
 	close(p.done)

@@ -32,40 +32,15 @@ import (
 	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/internal/testbin"
 	pb "github.com/polydbg/polydbg/protocol/aether/aetherpb"
 )
 
 // aetherCallTimeout bounds every call of these tests, so that a regression fails fast.
 const aetherCallTimeout = 20 * time.Second
 
-var (
-	polydbgOnce sync.Once
-	polydbgBin  string
-	polydbgErr  error
-)
-
 // polydbgBinary builds the polydbg binary once for the tests that run it as a process.
-func polydbgBinary(t *testing.T) string {
-	t.Helper()
-	polydbgOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "polydbg-aether-test")
-		if err != nil {
-			polydbgErr = err
-			return
-		}
-		polydbgBin = filepath.Join(dir, "polydbg")
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		if out, err := exec.CommandContext(ctx, "go", "build", "-o", polydbgBin, ".").CombinedOutput(); err != nil {
-			polydbgErr = err
-			polydbgBin = string(out)
-		}
-	})
-	if polydbgErr != nil {
-		t.Fatalf("go build: %v\n%s", polydbgErr, polydbgBin)
-	}
-	return polydbgBin
-}
+func polydbgBinary(t *testing.T) string { return testbin.Polydbg(t) }
 
 // aetherServe starts `polydbg aether serve args...` and returns the address it serves on.
 // The process is stopped with SIGTERM at the end of the test, which checks its exit.

@@ -2,16 +2,18 @@ package aura
 
 import (
 	"context"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/polydbg/polydbg/backend/process"
+	"github.com/polydbg/polydbg/engine"
 )
 
-// runNative launches a native program under supervision (its own process group, output
-// captured, the whole group killed when it ends or is terminated) and reports
-// nativeLaunch, its output, then nativeExit.
+// runNative launches a native program under supervision (backend/process: its own process
+// group, output captured, the whole group killed when it ends or is terminated) through an
+// engine.Session, and reports nativeLaunch, its output, then nativeExit.
 func (r *runner) runNative(ctx context.Context) int {
 	if r.cfg.Protocol && r.cfg.WaitEnable {
 		if !r.waitEnableNative(ctx) {
@@ -30,23 +32,15 @@ func (r *runner) runNative(ctx context.Context) int {
 	args := append([]string{}, r.cfg.Args...)
 	r.out.event(NativeLaunchEvent{Event: "nativeLaunch", Exe: exe, Args: args}, false)
 
-	spec := process.Spec{
-		Path:  exe,
-		Argv0: r.cfg.File,
-		Args:  args,
-		OnOutput: func(s process.Stream, chunk []byte) {
-			if s == process.Stderr {
-				_, _ = r.errw.Write(chunk)
-			} else {
-				r.out.program(chunk)
-			}
-		},
-	}
+	spec := process.Spec{Path: exe, Argv0: r.cfg.File, Args: args}
 	if !r.cfg.Protocol {
 		spec.Stdin = r.cfg.Stdin // with the protocol on, stdin carries commands
 	}
-	p, err := process.Start(spec)
-	if err != nil {
+	tg := process.NewTarget(spec, r.cfg.TerminateGrace)
+	sess := engine.NewSession(tg)
+	defer sess.Close()
+	sub := sess.Subscribe()
+	if err := sess.Start(false); err != nil {
 		r.note("%v", err)
 		code := 127
 		r.out.event(NativeExitEvent{Event: "nativeExit", Code: &code, Error: err.Error()}, true)
@@ -55,18 +49,21 @@ func (r *runner) runNative(ctx context.Context) int {
 	}
 
 	terminated := false
-	stopping := false
-	stop := func() {
-		if !stopping {
-			stopping = true
-			go p.Stop(r.cfg.TerminateGrace)
-		}
-	}
 	ctxDone := ctx.Done()
-	for waiting := true; waiting; {
+	for events := sub.Events(); events != nil; {
 		select {
-		case <-p.Done():
-			waiting = false
+		case e, ok := <-events:
+			if !ok {
+				events = nil // the program has ended and all its output is written
+				break
+			}
+			if e.Kind == engine.EventOutput {
+				if e.Category == "stderr" {
+					_, _ = io.WriteString(r.errw, e.Text)
+				} else {
+					r.out.program([]byte(e.Text))
+				}
+			}
 		case c, ok := <-r.cmds:
 			if !ok {
 				r.cmds = nil // the program runs on to its end
@@ -75,7 +72,7 @@ func (r *runner) runNative(ctx context.Context) int {
 			switch c.Cmd {
 			case CmdTerminate:
 				terminated = true
-				stop()
+				_ = sess.Terminate()
 			case CmdEnable:
 				r.applyEnable(c)
 			case CmdSetBreakpoints, CmdSetWatches:
@@ -85,10 +82,10 @@ func (r *runner) runNative(ctx context.Context) int {
 			}
 		case <-ctxDone:
 			ctxDone = nil
-			stop()
+			_ = sess.Terminate()
 		}
 	}
-	st := p.Wait()
+	st, _ := tg.Status()
 	if terminated {
 		r.out.event(TerminatedEvent{Event: "terminated", Target: "native"}, true)
 	}

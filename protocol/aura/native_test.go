@@ -162,3 +162,27 @@ func childPid(t *testing.T, a *aura) int {
 	}
 	return pid
 }
+
+// TestNativeSIGKILLLeavesNoGrandchildren: when polydbg itself is killed with SIGKILL (no
+// chance to clean up), the children the program forked into its process group die too
+// (issue 12, item 5: they used to live on).
+func TestNativeSIGKILLLeavesNoGrandchildren(t *testing.T) {
+	a := start(t, false, nil, "--native", "sh", "-c", "sleep 301 & echo $!; sleep 302 & echo $!; wait")
+	var pids []int
+	a.waitFor("the sleeps' pids", func() bool {
+		pids = pids[:0]
+		for _, l := range a.lines {
+			if pid, err := strconv.Atoi(l.Text); err == nil && pid > 1 {
+				pids = append(pids, pid)
+			}
+		}
+		return len(pids) == 2
+	})
+	if err := a.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	a.exit()
+	for _, pid := range pids {
+		gone(t, pid)
+	}
+}

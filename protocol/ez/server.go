@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/fileload"
 	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/kite/syntax"
 	"github.com/polydbg/polydbg/launch"
@@ -41,7 +42,7 @@ type Options struct {
 }
 
 // MaxProgram bounds the size of a program file.
-const MaxProgram = 64 << 20
+const MaxProgram = fileload.MaxBytes
 
 // shutdownWait bounds how long the end of input waits for the program to stop.
 const shutdownWait = 5 * time.Second
@@ -290,12 +291,8 @@ func (srv *server) load(p initializeParams) (*session, error) {
 		return nil, errors.New("Cannot initialize: no file given (params.file)")
 	}
 	file = resolvePath(file, wd)
-	if fi, err := os.Stat(file); err != nil {
+	if err := fileload.Check(file); err != nil {
 		return nil, fmt.Errorf("Cannot initialize: %w", err)
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("Cannot initialize: %s is not a regular file", file)
-	} else if fi.Size() > MaxProgram {
-		return nil, fmt.Errorf("Cannot initialize: %s is larger than %d bytes", file, MaxProgram)
 	}
 	d, err := launch.Start(context.Background(), launch.Spec{Kind: launch.Kite, Program: file})
 	if err != nil {

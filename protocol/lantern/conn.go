@@ -45,12 +45,16 @@ func writeJSON(w io.Writer, v any) error {
 type errClose struct{ *protoError }
 
 // serveConn serves one connection: one command line, one answer, in order.
-func (s *Server) serveConn(c net.Conn) {
+func (s *Server) serveConn(c net.Conn, st *connState) {
 	defer c.Close()
 	br := bufio.NewReaderSize(c, 64<<10)
-	authed := s.cfg.Token == ""
+	authed := st.authed
 	for {
-		c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+		if authed {
+			c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+		} else {
+			c.SetReadDeadline(st.since.Add(s.cfg.AuthTimeout)) // not renewed by other lines
+		}
 		line, err := readLine(br, s.cfg.MaxLine)
 		if errors.Is(err, errLineTooLong) {
 			writeJSON(c, errorBody("line_too_long", fmt.Sprintf("command lines are limited to %d bytes", s.cfg.MaxLine)))
@@ -71,6 +75,10 @@ func (s *Server) serveConn(c net.Conn) {
 		if !authed {
 			if cmd.name == "AUTH" && len(cmd.args) == 1 &&
 				subtle.ConstantTimeCompare([]byte(cmd.args[0]), []byte(s.cfg.Token)) == 1 {
+				if !s.authenticate(c, st) {
+					writeJSON(c, errorBody("too_many_connections", "the daemon serves too many connections; try again later"))
+					return
+				}
 				authed = true
 				writeJSON(c, map[string]any{"ok": true})
 				continue

@@ -19,7 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/process"
 	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/internal/testbin"
 )
 
 // built holds the programs the tests build once per test binary.
@@ -31,6 +33,7 @@ var built struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	testbin.Remove()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}
@@ -144,7 +147,8 @@ func freePortRange(t testing.TB, n int) (int, int) {
 	return 0, 0
 }
 
-// children returns the pids of this test process's live children (zombies included).
+// children returns the pids of this test process's live children (zombies included),
+// but for the guard process of backend/process, which lives as long as the test process.
 func children() []int {
 	var out []int
 	tasks, _ := os.ReadDir("/proc/self/task")
@@ -154,7 +158,7 @@ func children() []int {
 			continue
 		}
 		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
+			if pid, err := strconv.Atoi(f); err == nil && pid != process.GuardPid() {
 				out = append(out, pid)
 			}
 		}

@@ -352,3 +352,32 @@ func TestParseCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestUnauthenticatedCannotLockOut: with a token, connections that never send AUTH take
+// none of the authenticated slots, are closed after the AUTH deadline, and when their own
+// quota is full the oldest gives way: the owner always gets in (issue 12, item 6: 128
+// silent connections used to answer the owner too_many_connections for 15 minutes).
+func TestUnauthenticatedCannotLockOut(t *testing.T) {
+	addr, _ := testServer(t, Config{Token: "s3cret", MaxConns: 4, MaxPending: 3, AuthTimeout: 2 * time.Second})
+	var silent []*rawConn
+	for range 10 {
+		silent = append(silent, rawDial(t, addr))
+	}
+	time.Sleep(100 * time.Millisecond) // let the daemon accept them all
+	owner := rawDial(t, addr)
+	owner.send("AUTH s3cret\n")
+	owner.expect(`"ok":true`)
+	owner.send("LIST\n")
+	owner.expect("[]")
+	// The oldest silent connections were closed to make room; the last ones are closed at
+	// the AUTH deadline even though they keep sending lines.
+	start := time.Now()
+	last := silent[len(silent)-1]
+	last.send("LIST\n")
+	last.expect(`"error_code":"unauthorized"`)
+	last.expectClosed()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("closed after %v", d)
+	}
+	silent[0].expectClosed()
+}

@@ -34,6 +34,10 @@ const (
 	DefaultMaxConns    = 128
 	DefaultStopGrace   = 3 * time.Second
 	DefaultIdleTimeout = 15 * time.Minute
+	// DefaultAuthTimeout is how long a connection may take to authenticate (with a token).
+	DefaultAuthTimeout = 10 * time.Second
+	// DefaultMaxPending bounds the connections waiting to authenticate.
+	DefaultMaxPending = 16
 	// uploadChunk is how much of an upload must arrive within uploadChunkTimeout.
 	uploadChunk        = 4 << 20
 	uploadChunkTimeout = time.Minute
@@ -61,8 +65,16 @@ type Config struct {
 	MaxLine int
 	// MaxEntries bounds the entries of a bundle.
 	MaxEntries int
-	// MaxConns bounds the connections served at once.
+	// MaxConns bounds the connections served at once (with a token: the authenticated ones).
 	MaxConns int
+	// AuthTimeout is how long a connection has to send a valid AUTH when a token is set;
+	// then it is closed. It is not renewed by other commands.
+	AuthTimeout time.Duration
+	// MaxPending bounds the connections that have not authenticated yet (with a token).
+	// They do not take any of the MaxConns slots; when the quota is full, a new connection
+	// replaces the oldest one waiting, so connections that never authenticate cannot keep
+	// the owner out.
+	MaxPending int
 	// StopGrace is how long STOP waits after SIGTERM before SIGKILL.
 	StopGrace time.Duration
 	// IdleTimeout closes a connection that sends nothing for this long.
@@ -104,6 +116,12 @@ func (c *Config) defaults() {
 	}
 	if c.StopGrace <= 0 {
 		c.StopGrace = DefaultStopGrace
+	}
+	if c.AuthTimeout <= 0 {
+		c.AuthTimeout = DefaultAuthTimeout
+	}
+	if c.MaxPending <= 0 {
+		c.MaxPending = DefaultMaxPending
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = DefaultIdleTimeout
@@ -149,7 +167,7 @@ type Server struct {
 	sysrootMu sync.Mutex
 
 	connMu sync.Mutex
-	conns  map[net.Conn]struct{}
+	conns  map[net.Conn]*connState
 	wg     sync.WaitGroup
 }
 
@@ -162,7 +180,7 @@ func NewServer(cfg Config) (*Server, error) {
 		log:      cfg.Logger,
 		sessions: map[string]*session{},
 		ports:    map[int]bool{},
-		conns:    map[net.Conn]struct{}{},
+		conns:    map[net.Conn]*connState{},
 	}
 	if cfg.StateDir != "" {
 		if err := os.MkdirAll(filepath.Join(cfg.StateDir, "sessions"), 0o700); err != nil {
@@ -197,19 +215,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		if err != nil {
 			break
 		}
-		s.connMu.Lock()
-		if len(s.conns) >= s.cfg.MaxConns {
-			s.connMu.Unlock()
+		st, ok := s.admit(c)
+		if !ok {
 			writeJSON(c, errorBody("too_many_connections", "the daemon serves too many connections; try again later"))
 			c.Close()
 			continue
 		}
-		s.conns[c] = struct{}{}
 		s.wg.Add(1)
-		s.connMu.Unlock()
 		go func() {
 			defer s.wg.Done()
-			s.serveConn(c)
+			s.serveConn(c, st)
 			s.connMu.Lock()
 			delete(s.conns, c)
 			s.connMu.Unlock()
@@ -225,6 +240,63 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return nil
 	}
 	return err
+}
+
+// connState is what the server knows of one connection.
+type connState struct {
+	authed  bool      // written by its own serveConn, under connMu
+	evicted bool      // closed to make room (under connMu)
+	since   time.Time // when it was accepted
+}
+
+// admit registers a new connection. Without a token every connection takes one of the
+// MaxConns slots. With a token it waits to authenticate in the separate MaxPending quota:
+// when that is full, the oldest waiting connection is closed to make room.
+func (s *Server) admit(c net.Conn) (*connState, bool) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	st := &connState{authed: s.cfg.Token == "", since: time.Now()}
+	if st.authed {
+		if len(s.conns) >= s.cfg.MaxConns {
+			return nil, false
+		}
+		s.conns[c] = st
+		return st, true
+	}
+	pending := 0
+	var oldest net.Conn
+	for pc, ps := range s.conns {
+		if !ps.authed && !ps.evicted {
+			pending++
+			if oldest == nil || ps.since.Before(s.conns[oldest].since) {
+				oldest = pc
+			}
+		}
+	}
+	if pending >= s.cfg.MaxPending && oldest != nil {
+		oldest.Close() // its serveConn ends and unregisters it
+		s.conns[oldest].evicted = true
+	}
+	s.conns[c] = st
+	return st, true
+}
+
+// authenticate moves a connection from the waiting quota to a MaxConns slot; false when
+// every slot is taken.
+func (s *Server) authenticate(c net.Conn, st *connState) bool {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	n := 0
+	for _, cs := range s.conns {
+		if cs.authed {
+			n++
+		}
+	}
+	if n >= s.cfg.MaxConns {
+		return false
+	}
+	st.authed = true
+	return true
 }
 
 // Close ends every session's processes and releases their resources. Sessions kept in a

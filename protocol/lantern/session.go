@@ -1,13 +1,11 @@
 package lantern
 
 import (
-	"bytes"
-	"fmt"
+	"context"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,6 +60,7 @@ type session struct {
 type run struct {
 	proc      *process.Process // the program, or gdbserver running it (START --debug)
 	inferior  int              // START --debug: the program's pid (its own process group)
+	unguard   func()           // releases the inferior's group from process.Guard
 	attach    *process.Process // DEBUG: gdbserver attached to the program
 	port      int              // the debug port in use, 0 if none
 	endReason string           // set before the daemon ends the run itself
@@ -218,7 +217,6 @@ func (s *Server) start(id string, debug bool) (any, error) {
 			ss.mu.Unlock()
 			return nil, perr("fork_failed", "gdbserver is not installed (see DEPS): %v", err)
 		}
-		mark := ss.out.Total()
 		gs := process.Spec{Path: gdbserver, MergeOutput: true, Env: spec.Env, Dir: spec.Dir, OnOutput: ss.onOutput}
 		prog := spec.Path
 		if spec.Exe != nil {
@@ -226,21 +224,16 @@ func (s *Server) start(id string, debug bool) (any, error) {
 			prog = "/proc/self/fd/3"
 		}
 		gs.Args = append([]string{"--no-startup-with-shell", net.JoinHostPort(s.debugHost(), strconv.Itoa(port)), prog}, spec.Args...)
-		p, err := process.Start(gs)
+		h, err := startGdbserver(gs)
 		if err != nil {
 			s.putPort(port)
 			ss.mu.Unlock()
-			return nil, perr("fork_failed", "starting gdbserver: %v", err)
+			return nil, err
 		}
-		r.proc, r.port = p, port
-		m, err := waitGdbserver(ss.out, mark, p)
-		if err != nil {
-			p.Kill()
-			s.putPort(port)
-			ss.mu.Unlock()
-			return nil, perr("fork_failed", "gdbserver: %v", err)
-		}
-		r.inferior = m
+		r.proc, r.port = h.Process, port
+		// gdbserver runs the program in a process group of its own: guard it too.
+		r.inferior = process.GdbserverInferior(h.Announced())
+		r.unguard = process.Guard(r.inferior)
 	} else {
 		p, err := process.Start(spec)
 		if err != nil {
@@ -261,43 +254,16 @@ func (s *Server) start(id string, debug bool) (any, error) {
 	return v, nil
 }
 
-var (
-	reListening = regexp.MustCompile(`Listening on port (\d+)`)
-	reCreated   = regexp.MustCompile(`(?:created|Attached); pid = (\d+)`)
-	reFatal     = regexp.MustCompile(`(?m)^(Can't bind address|Cannot attach|Exiting|.*[Ee]rror).*$`)
-)
-
-// waitGdbserver waits until gdbserver (whose output goes to ring from offset mark on)
-// says it listens, and returns the pid it reports for the program.
-func waitGdbserver(ring *process.Ring, mark int64, p *process.Process) (int, error) {
-	deadline := time.NewTimer(gdbserverTimeout)
-	defer deadline.Stop()
-	for {
-		changed := ring.Changed()
-		data, _, _, _ := ring.ReadFrom(mark)
-		if reListening.Match(data) {
-			pid := 0
-			if m := reCreated.FindSubmatch(data); m != nil {
-				pid, _ = strconv.Atoi(string(m[1]))
-			}
-			return pid, nil
-		}
-		select {
-		case <-changed:
-		case <-p.Done():
-			data, _, _, _ = ring.ReadFrom(mark)
-			if reListening.Match(data) {
-				continue
-			}
-			msg := strings.TrimSpace(string(data))
-			if m := reFatal.Find(data); m != nil {
-				msg = string(bytes.TrimSpace(m))
-			}
-			return 0, fmt.Errorf("exited (%v): %s", p.Wait(), msg)
-		case <-deadline.C:
-			return 0, fmt.Errorf("did not listen within %v", gdbserverTimeout)
-		}
+// startGdbserver starts gdbserver with the one spawner of helper processes and returns
+// once it listens, or a fork_failed error.
+func startGdbserver(spec process.Spec) (*process.Helper, error) {
+	h, err := process.StartHelper(context.Background(), process.HelperSpec{
+		Spec: spec, Name: "gdbserver", Ready: process.GdbserverListening, Timeout: gdbserverTimeout,
+	})
+	if err != nil {
+		return nil, perr("fork_failed", "%v", err)
 	}
+	return h, nil
 }
 
 // watch records the end of a run: the program (or gdbserver running it) ended, so what is
@@ -315,6 +281,7 @@ func (s *Server) watch(ss *session, r *run) {
 		// The program under gdbserver is in its own group; gdbserver's death killed it
 		// (PTRACE_O_EXITKILL), this ends what it started.
 		process.SignalGroup(r.inferior, syscall.SIGKILL)
+		r.unguard()
 	}
 	ss.mu.Lock()
 	if ss.run == r {
@@ -401,8 +368,7 @@ func (s *Server) debug(id string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	mark := ss.out.Total()
-	p, err := process.Start(process.Spec{
+	h, err := startGdbserver(process.Spec{
 		Path:        gdbserver,
 		MergeOutput: true,
 		Args:        []string{"--attach", net.JoinHostPort(s.debugHost(), strconv.Itoa(port)), strconv.Itoa(r.proc.Pid())},
@@ -410,13 +376,9 @@ func (s *Server) debug(id string) (any, error) {
 	})
 	if err != nil {
 		s.putPort(port)
-		return nil, perr("fork_failed", "starting gdbserver: %v", err)
+		return nil, err
 	}
-	if _, err := waitGdbserver(ss.out, mark, p); err != nil {
-		p.Kill()
-		s.putPort(port)
-		return nil, perr("fork_failed", "gdbserver: %v", err)
-	}
+	p := h.Process
 	r.attach, r.port = p, port
 	ss.state = StateDebugging
 	go func() {
@@ -492,19 +454,12 @@ func (s *Server) takePort() (int, error) {
 	host := s.debugHost()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for p := s.cfg.DebugPortMin; p <= s.cfg.DebugPortMax; p++ {
-		if s.ports[p] {
-			continue
-		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p)))
-		if err != nil {
-			continue
-		}
-		ln.Close()
-		s.ports[p] = true
-		return p, nil
+	p, err := process.FreePort(host, s.cfg.DebugPortMin, s.cfg.DebugPortMax, func(p int) bool { return s.ports[p] })
+	if err != nil {
+		return 0, perr("no_debug_port", "no free debug port in %d-%d", s.cfg.DebugPortMin, s.cfg.DebugPortMax)
 	}
-	return 0, perr("no_debug_port", "no free debug port in %d-%d", s.cfg.DebugPortMin, s.cfg.DebugPortMax)
+	s.ports[p] = true
+	return p, nil
 }
 
 func (s *Server) putPort(p int) {

@@ -131,10 +131,14 @@ func (s *Server) Close(timeout time.Duration) error {
 		clients = append(clients, c)
 	}
 	s.mu.Unlock()
+	// Every client at once, with one deadline: shutdown never waits on one client's
+	// writes, nor on requests it had sent before (readLoop stops at the next one).
 	deadline := time.Now().Add(timeout)
+	var fin sync.WaitGroup
 	for _, c := range clients {
-		c.finish(deadline)
+		fin.Go(func() { c.finish(deadline) })
 	}
+	fin.Wait()
 	s.wg.Wait()
 	return nil
 }
@@ -226,6 +230,13 @@ func (c *client) send(msg []byte) {
 	}
 }
 
+// stopped reports whether the client is being closed (by Close or for not reading).
+func (c *client) stopped() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing || c.gone
+}
+
 // close drops the connection at once.
 func (c *client) close() {
 	c.mu.Lock()
@@ -298,6 +309,9 @@ func (c *client) readLoop() {
 	defer c.close()
 	r := wire.NewLineReader(c.conn, MaxLine)
 	for {
+		if c.stopped() {
+			return // shutting down: requests already buffered are not worth answering
+		}
 		line, err := r.Next()
 		if errors.Is(err, wire.ErrLineTooLong) {
 			c.send(errorResponse(nil, "", "request line longer than 1 MiB; it was skipped"))

@@ -18,10 +18,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/polydbg/polydbg/internal/fileload"
 )
 
 // Device is a parsed SVD file.
@@ -84,7 +85,7 @@ var (
 
 // ParseFile parses an SVD file.
 func ParseFile(path string) (*Device, error) {
-	f, err := os.Open(path)
+	f, err := fileload.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("svd: %w", err)
 	}

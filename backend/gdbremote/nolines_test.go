@@ -1,0 +1,45 @@
+package gdbremote
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// TestStepWithoutLineInformation: at the program's entry (the dynamic loader, no line
+// information, no caller), a step out is refused at once with the reason, and a step into
+// or over moves by an instruction and stops with reason step, never "exception" with the
+// pc unchanged (issue 12, item 9).
+func TestStepWithoutLineInformation(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	prog := buildNative(t)
+	tg, err := LaunchNative(testCtx(t, 20*time.Second), prog, []string{"x"}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newSess(t, tg)
+	if err := x.s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	if st := x.stopped(); st.Reason != engine.ReasonEntry {
+		t.Fatalf("first stop %+v", st)
+	}
+	err = x.s.Resume(engine.StepOut)
+	if err == nil || !strings.Contains(err.Error(), "cannot step out") {
+		t.Fatalf("step out at the entry: %v", err)
+	}
+	for _, mode := range []engine.ResumeMode{engine.StepInto, engine.StepOver} {
+		before, err := tg.pc()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := x.resume(mode)
+		after, _ := tg.pc()
+		if st.Reason != engine.ReasonStep || after == before {
+			t.Fatalf("%v: stop %+v, pc %#x -> %#x", mode, st, before, after)
+		}
+	}
+}
