@@ -74,6 +74,9 @@ func archOf(f *elf.File) (*Arch, error) {
 		a.Name, a.PtrSize, a.SP, a.PC, a.RA, a.FP = "x86-64", 8, 7, 16, 16, 6
 		a.RegNames = []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
 			"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"}
+		for i := range 16 { // 17-32: where optimised code keeps floats and doubles
+			a.RegNames = append(a.RegNames, fmt.Sprintf("xmm%d", i))
+		}
 	case elf.EM_386:
 		a.Name, a.PtrSize, a.SP, a.PC, a.RA, a.FP = "386", 4, 4, 8, 8, 5
 		a.RegNames = []string{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "eip"}
@@ -460,7 +463,14 @@ func (f *File) PCToLine(pc uint64) (loc Location, ok bool) {
 	if i < 0 || f.rows[i].End {
 		return loc, false
 	}
-	// Of several rows at the same address, the last one counts.
+	// Of several rows at the same address, the last one counts, but a statement before a
+	// non-statement row wins, as in gdb (addr2line takes the last row).
+	for j := i; j > 0 && !f.rows[i].IsStmt && f.rows[j-1].Addr == f.rows[i].Addr && !f.rows[j-1].End; j-- {
+		if f.rows[j-1].IsStmt {
+			i = j - 1
+			break
+		}
+	}
 	r := f.rows[i]
 	loc.File, loc.Line, loc.Column = r.File, r.Line, r.Column
 	return loc, true

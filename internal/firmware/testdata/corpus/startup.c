@@ -2,6 +2,7 @@
 #include <stdint.h>
 
 int corpus_run(int rounds);
+void corpus_done(int acc);
 extern uint32_t _estack, _sidata, _sdata, _edata, _sbss, _ebss;
 
 volatile int fw_result;
@@ -9,6 +10,7 @@ volatile int fw_result;
 int main(void)
 {
 	fw_result = corpus_run(3); /* LINE:fw_main */
+	corpus_done(fw_result);
 	for (;;) {
 	}
 }
