@@ -54,6 +54,8 @@ func TestGDBOracle(t *testing.T) {
 	for _, o := range firmware.Opts {
 		builds = append(builds, firmware.Variant{Native: true, Opt: o}, firmware.Variant{Opt: o})
 	}
+	// DWARF 4: location lists in .debug_loc
+	builds = append(builds, firmware.Variant{Native: true, Opt: "-O2", DWARF4: true}, firmware.Variant{Opt: "-O2", DWARF4: true})
 	for _, b := range builds {
 		elf := firmware.BuildCorpus(t, b)
 		ours := polydbgStops(t, b, elf)
