@@ -333,3 +333,20 @@ func TestLocationLists(t *testing.T) {
 		}
 	}
 }
+
+// A FreeRTOS task's outermost frame is the task function: the return address the kernel
+// plants (prvTaskExitError) ends the backtrace instead of adding the function before it.
+func TestTaskOutermostFrame(t *testing.T) {
+	_, f := openCorpus(t, firmware.Variant{Opt: "-O0"})
+	task := mustFunc(t, f, "leaf") // stands for a task function, stopped at its entry
+	exit := mustFunc(t, f, "prvTaskExitError")
+	regs := regSet{13: 0x20001000, 14: exit.Low | 1, 15: task.Low}
+	frames, err := f.Unwind(regs, fakeMem{}, 10)
+	if err != nil || len(frames) != 1 || frames[0].Func != task {
+		var names []string
+		for _, fr := range frames {
+			names = append(names, fr.Loc.String())
+		}
+		t.Fatalf("frames %v %v", names, err)
+	}
+}

@@ -77,7 +77,7 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		if max == 1 {
 			break
 		}
-		if !ok || ra == 0 || (fr.Func != nil && fr.Func.Name == "main") {
+		if !ok || ra == 0 || (fr.Func != nil && fr.Func.Name == "main") || f.plantedReturn(ra) {
 			break
 		}
 		if a.Machine == elf.EM_ARM && ra >= 0xFFFFFFE0 {
@@ -238,4 +238,14 @@ func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory, cfaOnly 
 		return caller, ra, cfa, true
 	}
 	return nil, 0, 0, false
+}
+
+// plantedReturn reports whether the return address ra is one an RTOS plants at the bottom
+// of a task's stack rather than a call's: FreeRTOS's portTASK_RETURN_ADDRESS,
+// prvTaskExitError's first instruction. The task function is then the outermost frame, as
+// gdb's "backtrace past-entry" rule ends it (a caller looked up at ra-1 would be the
+// unrelated function before prvTaskExitError).
+func (f *File) plantedReturn(ra uint64) bool {
+	fn := f.FuncAt(ra)
+	return fn != nil && fn.Name == "prvTaskExitError" && fn.Low+f.Bias == f.clearThumb(ra)
 }

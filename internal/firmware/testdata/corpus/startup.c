@@ -25,6 +25,14 @@ void Reset_Handler(void)
 	main();
 }
 
+/* FreeRTOS's ARM ports plant this function's address as the return address of a task
+ * function (portTASK_RETURN_ADDRESS): a backtrace ends at the task function. */
+__attribute__((used)) void prvTaskExitError(void)
+{
+	for (;;) {
+	}
+}
+
 void Default_Handler(void)
 {
 	for (;;) {
