@@ -231,8 +231,12 @@ func TestFuncBreakpointsAgreeWithGDB(t *testing.T) {
 			if k >= len(names) {
 				break
 			}
-			got, err := f.FuncBreakpoint(names[k])
-			if fn, _ := f.FuncByName(names[k]); err == nil && addr == fn.Low && overlapsDropped(f, fn) {
+			var got uint64
+			pcs, err := f.FuncBreakpoints(names[k])
+			if err == nil {
+				got = pcs[0]
+			}
+			if fn, ok := f.FuncByName(names[k]); ok && err == nil && addr == fn.Low && overlapsDropped(f, fn) {
 				// gdb reads the discarded sequence at 0 where it overlaps fn, and so
 				// finds no prologue: polydbg does not read discarded code.
 			} else if err != nil || got != addr {
@@ -348,5 +352,36 @@ func TestTaskOutermostFrame(t *testing.T) {
 			names = append(names, fr.Loc.String())
 		}
 		t.Fatalf("frames %v %v", names, err)
+	}
+}
+
+// Inlined copies: square exists only inlined at -O2, so `break square` goes on each copy;
+// a pc inside via_inline's copy in corpus_run is two frames, as in gdb.
+func TestInlinedCopies(t *testing.T) {
+	for _, b := range []firmware.Variant{{Opt: "-O2"}, {Native: true, Opt: "-O2"}} {
+		_, f := openCorpus(t, b)
+		if _, ok := f.FuncByName("square"); ok {
+			t.Fatalf("%s: square has an out-of-line copy", b)
+		}
+		pcs, err := f.FuncBreakpoints("square")
+		if err != nil || len(pcs) < 2 {
+			t.Fatalf("%s: break square: %#x %v", b, pcs, err)
+		}
+		for _, c := range f.Inlines("square") {
+			if c.Ranges[len(c.Ranges)-1][1] == c.Ranges[0][0] {
+				continue // a copy left without code: its breakpoint is its entry
+			}
+			if pc := f.inlineBreakpoint(c); !c.contains(pc) {
+				t.Errorf("%s: %#x is not in the copy of square it is for (%v)", b, pc, c.Ranges)
+			}
+		}
+		via := f.Inlines("via_inline")
+		if len(via) != 1 || via[0].CallLine != firmware.CorpusLine(t, "corpus.c", "run_via") {
+			t.Fatalf("%s: via_inline copies %+v", b, via)
+		}
+		params, locals, err := f.FrameVars(via[0].Ranges[0][0] + f.Bias)
+		if err != nil || len(params) != 1 || params[0].Name != "x" || len(locals) != 1 || locals[0].Name != "y" {
+			t.Errorf("%s: via_inline's variables %v %v %v", b, params, locals, err)
+		}
 	}
 }

@@ -140,6 +140,7 @@ type File struct {
 	// dropped is the line span of each discarded line sequence.
 	dropped  []lineSpan
 	cus      map[dwarf.Offset]*cuInfo
+	inlines  []*Inline
 	sections map[string][]byte
 	versions map[dwarf.Offset]int // DWARF version by a unit's first entry
 }
@@ -224,64 +225,16 @@ func (f *File) readDWARF() error {
 			r.SkipChildren()
 			continue
 		}
-		if lr, err := f.DWARF.LineReader(cu); err == nil && lr != nil {
-			var le dwarf.LineEntry
-			var seq []LineRow
-			for {
-				if err := lr.Next(&le); err != nil {
-					break
-				}
-				name := ""
-				if le.File != nil {
-					name = le.File.Name
-				}
-				if name != "" && !seenFile[name] {
-					seenFile[name] = true
-					f.files = append(f.files, name)
-				}
-				seq = append(seq, LineRow{Addr: f.clearThumb(le.Address), File: name, Line: le.Line,
-					Column: le.Column, IsStmt: le.IsStmt, End: le.EndSequence})
-				if le.EndSequence {
-					// A sequence of code the linker discarded (--gc-sections) keeps its
-					// rows, relocated to 0: addr2line and gdb ignore it, and so do we.
-					if f.code.has(seq[0].Addr) {
-						f.rows = append(f.rows, seq...)
-					} else {
-						f.dropSpan(seq)
-					}
-					seq = seq[:0]
-				}
-			}
-		}
+		files := f.readLines(cu, seenFile)
 		cuOff := cu.Offset
 		f.cus[cuOff] = f.newCU(cu)
 		if !cu.Children {
 			continue
 		}
-		// Walk the CU's tree, collecting subprograms at any depth.
-		first, hasLoclist := len(f.funcs), false
-		depth := 1
-		for depth > 0 {
-			e, err := r.Next()
-			if err != nil {
-				return fmt.Errorf("elfsym: DWARF: %w", err)
-			}
-			if e == nil {
-				break
-			}
-			if e.Tag == 0 {
-				depth--
-				continue
-			}
-			if e.Tag == dwarf.TagSubprogram {
-				f.funcs = append(f.funcs, f.funcsFromEntry(e, cuOff)...)
-			}
-			if fl := e.AttrField(dwarf.AttrLocation); fl != nil && (fl.Class == dwarf.ClassLocListPtr || fl.Class == dwarf.ClassLocList) {
-				hasLoclist = true
-			}
-			if e.Children {
-				depth++
-			}
+		first := len(f.funcs)
+		hasLoclist, err := f.walkCU(r, cuOff, files)
+		if err != nil {
+			return err
 		}
 		// gdb trusts the variable locations of optimised GCC code (a CU with location
 		// lists) from a function's first instruction, and so does not skip its prologue.

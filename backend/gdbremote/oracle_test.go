@@ -26,7 +26,8 @@ import (
 
 // oracleFuncs are the corpus functions the oracle breaks in.
 // corpus_done, called when corpus_run returns, is the last stop.
-var oracleFuncs = []string{"leaf", "factorial", "many", "mix", "walk", "use_shape", "bits", "counted", "corpus_done"}
+// deep is called from an inlined copy of via_inline.
+var oracleFuncs = []string{"leaf", "factorial", "many", "mix", "walk", "use_shape", "bits", "counted", "deep", "corpus_done"}
 
 // oracleStops bounds the stops of a build (3 rounds of corpus_run make 37 at -O0).
 const oracleStops = 60
