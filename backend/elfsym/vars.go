@@ -171,12 +171,7 @@ func (f *File) varsIn(die dwarf.Offset, fn *Func, pc uint64) (params, locals []*
 				}
 				if v := f.varFromEntry(e, f.cus[fn.cu]); v != nil {
 					v.fn = fn
-					if e.Tag == dwarf.TagFormalParameter {
-						v.IsParam = true
-						params = append(params, v)
-					} else {
-						locals = append(locals, v)
-					}
+					params, locals = v.addTo(e.Tag, params, locals)
 				}
 				if e.Children {
 					r.SkipChildren()
@@ -219,12 +214,7 @@ func (f *File) inheritAbstract(origin dwarf.Offset, fn *Func, seen map[dwarf.Off
 		if (e.Tag == dwarf.TagFormalParameter || e.Tag == dwarf.TagVariable) && !seen[e.Offset] {
 			if v := f.varFromEntry(e, f.cus[fn.cu]); v != nil {
 				v.fn, v.loc, v.locList = fn, nil, -1
-				if e.Tag == dwarf.TagFormalParameter {
-					v.IsParam = true
-					params = append(params, v)
-				} else {
-					locals = append(locals, v)
-				}
+				params, locals = v.addTo(e.Tag, params, locals)
 			}
 		}
 		if e.Children {
@@ -275,4 +265,13 @@ func (f *File) LookupVar(pc uint64, name string) (*Var, error) {
 		return v, nil
 	}
 	return nil, fmt.Errorf("elfsym: no variable %q here", name)
+}
+
+// addTo appends v to the parameters or the locals, as its entry's tag says.
+func (v *Var) addTo(tag dwarf.Tag, params, locals []*Var) ([]*Var, []*Var) {
+	if tag == dwarf.TagFormalParameter {
+		v.IsParam = true
+		return append(params, v), locals
+	}
+	return params, append(locals, v)
 }
