@@ -74,6 +74,8 @@ type Stop struct {
 	// ReturnValue is, after a step that left a function (step out, or a step from its last
 	// statement), the value it returned; nil otherwise.
 	ReturnValue *Variable
+	// ThreadID is the thread that stopped (its Thread.ID), 0 when the target has no threads.
+	ThreadID uint64
 }
 
 // Frame is one frame of the call stack; index 0 is the innermost.

@@ -470,9 +470,9 @@ func (t *cfiTable) exec(f *fde, insns []byte, row *frameRow, initial *frameRow, 
 			if len(stack) == 0 {
 				return errCFI
 			}
-			cfa := row.cfa // the CFA rule is not part of the remembered state in practice
+			// The CFA rule is part of the remembered state, as libgcc's unwinder and gdb
+			// keep it: GCC's epilogues remember, change the CFA offset, then restore.
 			*row = stack[len(stack)-1]
-			row.cfa = cfa
 			stack = stack[:len(stack)-1]
 		case 0x0c: // def_cfa
 			row.cfa = cfaRule{reg: int(r.uleb()), off: int64(r.uleb())}

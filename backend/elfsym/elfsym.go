@@ -76,6 +76,9 @@ func archOf(f *elf.File) (*Arch, error) {
 		a.Name, a.PtrSize, a.SP, a.PC, a.RA, a.FP = "x86-64", 8, 7, 16, 16, 6
 		a.RegNames = []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
 			"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"}
+		for i := range 16 { // 17-32: where optimised code keeps floats and doubles
+			a.RegNames = append(a.RegNames, fmt.Sprintf("xmm%d", i))
+		}
 	case elf.EM_386:
 		a.Name, a.PtrSize, a.SP, a.PC, a.RA, a.FP = "386", 4, 4, 8, 8, 5
 		a.RegNames = []string{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "eip"}
@@ -139,6 +142,7 @@ type File struct {
 	// dropped is the line span of each discarded line sequence.
 	dropped  []lineSpan
 	cus      map[dwarf.Offset]*cuInfo
+	inlines  []*Inline
 	sections map[string][]byte
 	versions map[dwarf.Offset]int // DWARF version by a unit's first entry
 }
@@ -228,64 +232,16 @@ func (f *File) readDWARF() error {
 			r.SkipChildren()
 			continue
 		}
-		if lr, err := f.DWARF.LineReader(cu); err == nil && lr != nil {
-			var le dwarf.LineEntry
-			var seq []LineRow
-			for {
-				if err := lr.Next(&le); err != nil {
-					break
-				}
-				name := ""
-				if le.File != nil {
-					name = le.File.Name
-				}
-				if name != "" && !seenFile[name] {
-					seenFile[name] = true
-					f.files = append(f.files, name)
-				}
-				seq = append(seq, LineRow{Addr: f.clearThumb(le.Address), File: name, Line: le.Line,
-					Column: le.Column, IsStmt: le.IsStmt, End: le.EndSequence})
-				if le.EndSequence {
-					// A sequence of code the linker discarded (--gc-sections) keeps its
-					// rows, relocated to 0: addr2line and gdb ignore it, and so do we.
-					if f.code.has(seq[0].Addr) {
-						f.rows = append(f.rows, seq...)
-					} else {
-						f.dropSpan(seq)
-					}
-					seq = seq[:0]
-				}
-			}
-		}
+		files := f.readLines(cu, seenFile)
 		cuOff := cu.Offset
 		f.cus[cuOff] = f.newCU(cu)
 		if !cu.Children {
 			continue
 		}
-		// Walk the CU's tree, collecting subprograms at any depth.
-		first, hasLoclist := len(f.funcs), false
-		depth := 1
-		for depth > 0 {
-			e, err := r.Next()
-			if err != nil {
-				return fmt.Errorf("elfsym: DWARF: %w", err)
-			}
-			if e == nil {
-				break
-			}
-			if e.Tag == 0 {
-				depth--
-				continue
-			}
-			if e.Tag == dwarf.TagSubprogram {
-				f.funcs = append(f.funcs, f.funcsFromEntry(e, cuOff)...)
-			}
-			if fl := e.AttrField(dwarf.AttrLocation); fl != nil && (fl.Class == dwarf.ClassLocListPtr || fl.Class == dwarf.ClassLocList) {
-				hasLoclist = true
-			}
-			if e.Children {
-				depth++
-			}
+		first := len(f.funcs)
+		hasLoclist, err := f.walkCU(r, cuOff, files)
+		if err != nil {
+			return err
 		}
 		// gdb trusts the variable locations of optimised GCC code (a CU with location
 		// lists) from a function's first instruction, and so does not skip its prologue.
@@ -467,7 +423,14 @@ func (f *File) PCToLine(pc uint64) (loc Location, ok bool) {
 	if i < 0 || f.rows[i].End {
 		return loc, false
 	}
-	// Of several rows at the same address, the last one counts.
+	// Of several rows at the same address, the last one counts, but a statement before a
+	// non-statement row wins, as in gdb (addr2line takes the last row).
+	for j := i; j > 0 && !f.rows[i].IsStmt && f.rows[j-1].Addr == f.rows[i].Addr && !f.rows[j-1].End; j-- {
+		if f.rows[j-1].IsStmt {
+			i = j - 1
+			break
+		}
+	}
 	r := f.rows[i]
 	loc.File, loc.Line, loc.Column = r.File, r.Line, r.Column
 	return loc, true

@@ -37,10 +37,7 @@ func uintFrom(b []byte, a *Arch) uint64 {
 func (f *File) Locate(v *Var, fr *Frame, mem Memory) (Loc, error) {
 	var pc uint64
 	if fr != nil {
-		pc = f.clearThumb(fr.PC - f.Bias)
-		if fr.Index > 0 && !fr.Interrupted {
-			pc-- // a caller: where the call is
-		}
+		pc = f.clearThumb(fr.LookupPC() - f.Bias) // for a caller, where the call is
 	}
 	expr, err := f.locExpr(v, pc)
 	if err != nil {

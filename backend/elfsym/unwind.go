@@ -19,6 +19,33 @@ type Frame struct {
 	// it is the exception handler (gdb shows "<signal handler called>" between them).
 	Interrupted bool
 	regs        map[int]uint64
+	lookup      uint64  // run-time pc to look up: PC, or PC-1 for a caller
+	inline      *Inline // the inlined copy this frame is (nil for a function's own frame)
+}
+
+// LookupPC is where the frame's source position and variables are looked up: its pc, or
+// for a caller the call before the return address.
+func (fr *Frame) LookupPC() uint64 {
+	if fr.lookup == 0 {
+		return fr.PC
+	}
+	return fr.lookup
+}
+
+// Inline is the inlined copy of a function this frame stands for (nil for a frame of a
+// function's own code).
+func (fr *Frame) Inline() *Inline { return fr.inline }
+
+// Name is the frame's function as a backtrace shows it: the inlined copy's function, else
+// the function's ("" when no function covers the pc).
+func (fr *Frame) Name() string {
+	switch {
+	case fr.inline != nil:
+		return fr.inline.Name
+	case fr.Func != nil:
+		return fr.Func.Name
+	}
+	return ""
 }
 
 // Register returns the value of a DWARF register in this frame, where it is known.
@@ -68,7 +95,7 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		if i > 0 && !interrupted {
 			lookup = pc - 1
 		}
-		fr := Frame{Index: i, PC: pc, Func: f.FuncAt(lookup), regs: cur, Interrupted: interrupted}
+		fr := Frame{Index: i, PC: pc, Func: f.FuncAt(lookup), regs: cur, Interrupted: interrupted, lookup: lookup}
 		fr.Loc, _ = f.PCToLine(lookup)
 		fr.Loc.PC = pc
 		caller, ra, cfa, ok := f.unwindStep(i, lookup, cur, mem, max == 1)
@@ -77,7 +104,7 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		if max == 1 {
 			break
 		}
-		if !ok || ra == 0 || (fr.Func != nil && fr.Func.Name == "main") {
+		if !ok || ra == 0 || (fr.Func != nil && fr.Func.Name == "main") || f.plantedReturn(ra) {
 			break
 		}
 		if a.Machine == elf.EM_ARM && ra >= 0xFFFFFFE0 {
@@ -123,7 +150,7 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		caller[pcReg] = pc
 		cur = caller
 	}
-	return frames, nil
+	return f.expandInlines(frames), nil
 }
 
 // unwindStep computes the caller's registers, the return address and the CFA of the frame
@@ -238,4 +265,14 @@ func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory, cfaOnly 
 		return caller, ra, cfa, true
 	}
 	return nil, 0, 0, false
+}
+
+// plantedReturn reports whether the return address ra is one an RTOS plants at the bottom
+// of a task's stack rather than a call's: FreeRTOS's portTASK_RETURN_ADDRESS,
+// prvTaskExitError's first instruction. The task function is then the outermost frame, as
+// gdb's "backtrace past-entry" rule ends it (a caller looked up at ra-1 would be the
+// unrelated function before prvTaskExitError).
+func (f *File) plantedReturn(ra uint64) bool {
+	fn := f.FuncAt(ra)
+	return fn != nil && fn.Name == "prvTaskExitError" && fn.Low+f.Bias == f.clearThumb(ra)
 }

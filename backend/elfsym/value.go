@@ -168,10 +168,10 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 	case *dwarf.FloatType:
 		v.Kind = "float"
 		switch n {
-		case 4:
-			v.Text = strconv.FormatFloat(float64(math.Float32frombits(uint32(u))), 'g', -1, 32)
+		case 4: // as gdb: %.9g and %.17g, the digits that always read back the same value
+			v.Text = strconv.FormatFloat(float64(math.Float32frombits(uint32(u))), 'g', 9, 32)
 		case 8:
-			v.Text = strconv.FormatFloat(math.Float64frombits(u), 'g', -1, 64)
+			v.Text = strconv.FormatFloat(math.Float64frombits(u), 'g', 17, 64)
 		default:
 			v.Kind, v.Text = "raw", fmt.Sprintf("%x", b)
 		}
@@ -245,7 +245,7 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 		}
 		v.Text = "{" + strings.Join(parts, ", ") + "}"
 		if isChar(tt.Type) {
-			v.Text = cQuote(b)
+			v.Text = charArray(b)
 		}
 	default:
 		v.Kind = "raw"
@@ -267,7 +267,48 @@ func (f *File) bitfield(fld *dwarf.StructField, b []byte, c Value) Value {
 	}
 	u = (u >> uint(shift)) & (1<<uint(fld.BitSize) - 1)
 	c.Text = strconv.FormatUint(u, 10)
+	if _, signed := resolve(fld.Type).(*dwarf.IntType); signed && u&(1<<uint(fld.BitSize-1)) != 0 {
+		c.Text = strconv.FormatInt(int64(u)-1<<uint(fld.BitSize), 10)
+	}
 	return c
+}
+
+// repeatThreshold is gdb's default `set print repeats`: longer runs of one character are
+// printed as '<c>' <repeats N times>.
+const repeatThreshold = 10
+
+// charArray formats a char array as gdb does by default: all of it (NULs included, bar
+// one at the end), long runs of one character as repeats.
+func charArray(b []byte) string {
+	if n := len(b); n > 0 && b[n-1] == 0 {
+		b = b[:n-1]
+	}
+	if len(b) == 0 {
+		return `""`
+	}
+	var parts []string
+	var quoted []byte
+	flush := func() {
+		if quoted != nil {
+			parts = append(parts, `"`+escapeChars(quoted)+`"`)
+			quoted = nil
+		}
+	}
+	for i := 0; i < len(b); {
+		j := i
+		for j < len(b) && b[j] == b[i] {
+			j++
+		}
+		if j-i > repeatThreshold {
+			flush()
+			parts = append(parts, fmt.Sprintf("%s <repeats %d times>", charLit(b[i]), j-i))
+		} else {
+			quoted = append(quoted, b[i:j]...)
+		}
+		i = j
+	}
+	flush()
+	return strings.Join(parts, ", ")
 }
 
 // cQuote quotes a C string as gdb prints it: up to the first NUL (all of it if there is
@@ -276,8 +317,12 @@ func cQuote(b []byte) string {
 	if i := strings.IndexByte(string(b), 0); i >= 0 {
 		b = b[:i]
 	}
+	return `"` + escapeChars(b) + `"`
+}
+
+// escapeChars escapes bytes for a C string literal as gdb prints them.
+func escapeChars(b []byte) string {
 	var sb strings.Builder
-	sb.WriteByte('"')
 	for _, c := range b {
 		switch {
 		case c == '"' || c == '\\':
@@ -293,7 +338,6 @@ func cQuote(b []byte) string {
 			fmt.Fprintf(&sb, "\\%03o", c)
 		}
 	}
-	sb.WriteByte('"')
 	return sb.String()
 }
 

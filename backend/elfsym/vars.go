@@ -104,18 +104,54 @@ func (f *File) Global(name string) (*Var, bool) {
 }
 
 // FrameVars returns the parameters and the local variables visible at the run-time pc
-// (lexical blocks that contain it), innermost block last.
+// (lexical blocks that contain it), innermost block last, of the innermost scope: the
+// inlined copy the pc is in, else its function.
 func (f *File) FrameVars(pc uint64) (params, locals []*Var, err error) {
 	fn := f.FuncAt(pc)
 	if fn == nil || fn.entry == 0 || f.DWARF == nil {
 		return nil, nil, nil
 	}
+	die := fn.entry
+	if chain := f.InlinesAt(pc); len(chain) > 0 {
+		die = chain[len(chain)-1].die
+	}
+	return f.varsIn(die, fn, pc)
+}
+
+// FrameVarsOf is FrameVars for a frame of a backtrace: the variables of the inlined copy
+// the frame stands for, or of its function's own scope.
+func (f *File) FrameVarsOf(fr *Frame) (params, locals []*Var, err error) {
+	if fr.Func == nil || fr.Func.entry == 0 || f.DWARF == nil {
+		return nil, nil, nil
+	}
+	die := fr.Func.entry
+	if fr.inline != nil {
+		die = fr.inline.die
+	}
+	return f.varsIn(die, fr.Func, fr.LookupPC())
+}
+
+// varsIn reads the variables of the scope entry die (a function or an inlined copy of
+// one in fn) visible at the run-time pc; nested inlined copies are scopes of their own.
+func (f *File) varsIn(die dwarf.Offset, fn *Func, pc uint64) (params, locals []*Var, err error) {
 	a := f.clearThumb(pc - f.Bias)
 	r := f.DWARF.Reader()
-	r.Seek(fn.entry)
+	r.Seek(die)
 	e, err := r.Next()
-	if err != nil || e == nil || !e.Children {
+	if err != nil || e == nil {
 		return nil, nil, err
+	}
+	origin, hasOrigin := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+	seen := map[dwarf.Offset]bool{} // abstract entries the concrete ones stand for
+	if hasOrigin {
+		defer func() {
+			if err == nil {
+				params, locals = f.inheritAbstract(origin, fn, seen, params, locals)
+			}
+		}()
+	}
+	if !e.Children {
+		return nil, nil, nil
 	}
 	// depth-first over children; skip blocks that do not contain a
 	var walk func() error
@@ -130,14 +166,12 @@ func (f *File) FrameVars(pc uint64) (params, locals []*Var, err error) {
 			}
 			switch e.Tag {
 			case dwarf.TagFormalParameter, dwarf.TagVariable:
+				if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+					seen[o] = true
+				}
 				if v := f.varFromEntry(e, f.cus[fn.cu]); v != nil {
 					v.fn = fn
-					if e.Tag == dwarf.TagFormalParameter {
-						v.IsParam = true
-						params = append(params, v)
-					} else {
-						locals = append(locals, v)
-					}
+					params, locals = v.addTo(e.Tag, params, locals)
 				}
 				if e.Children {
 					r.SkipChildren()
@@ -163,6 +197,32 @@ func (f *File) FrameVars(pc uint64) (params, locals []*Var, err error) {
 	return params, locals, walk()
 }
 
+// inheritAbstract adds the parameters and variables of the abstract instance at origin
+// that the concrete copy leaves out (GCC omits those with no location at all): like gdb,
+// they are shown, as <optimized out>.
+func (f *File) inheritAbstract(origin dwarf.Offset, fn *Func, seen map[dwarf.Offset]bool, params, locals []*Var) ([]*Var, []*Var) {
+	r := f.DWARF.Reader()
+	r.Seek(origin)
+	if e, err := r.Next(); err != nil || e == nil || !e.Children {
+		return params, locals
+	}
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil || e.Tag == 0 {
+			return params, locals
+		}
+		if (e.Tag == dwarf.TagFormalParameter || e.Tag == dwarf.TagVariable) && !seen[e.Offset] {
+			if v := f.varFromEntry(e, f.cus[fn.cu]); v != nil {
+				v.fn, v.loc, v.locList = fn, nil, -1
+				params, locals = v.addTo(e.Tag, params, locals)
+			}
+		}
+		if e.Children {
+			r.SkipChildren()
+		}
+	}
+}
+
 func (f *File) blockContains(e *dwarf.Entry, a uint64) bool {
 	if rs, err := f.DWARF.Ranges(e); err == nil && len(rs) > 0 {
 		for _, rg := range rs {
@@ -176,24 +236,42 @@ func (f *File) blockContains(e *dwarf.Entry, a uint64) bool {
 }
 
 // LookupVar finds the variable name visible at the run-time pc: innermost local first,
-// then parameters, then globals.
+// then parameters, from the innermost inlined copy out to the function, then globals.
 func (f *File) LookupVar(pc uint64, name string) (*Var, error) {
-	params, locals, err := f.FrameVars(pc)
-	if err != nil {
-		return nil, err
-	}
-	for i := len(locals) - 1; i >= 0; i-- {
-		if locals[i].Name == name {
-			return locals[i], nil
+	fn := f.FuncAt(pc)
+	if fn != nil && fn.entry != 0 && f.DWARF != nil {
+		scopes := []dwarf.Offset{fn.entry}
+		for _, in := range f.InlinesAt(pc) {
+			scopes = append(scopes, in.die)
 		}
-	}
-	for _, v := range params {
-		if v.Name == name {
-			return v, nil
+		for k := len(scopes) - 1; k >= 0; k-- {
+			params, locals, err := f.varsIn(scopes[k], fn, pc)
+			if err != nil {
+				return nil, err
+			}
+			for i := len(locals) - 1; i >= 0; i-- {
+				if locals[i].Name == name {
+					return locals[i], nil
+				}
+			}
+			for _, v := range params {
+				if v.Name == name {
+					return v, nil
+				}
+			}
 		}
 	}
 	if v, ok := f.Global(name); ok {
 		return v, nil
 	}
 	return nil, fmt.Errorf("elfsym: no variable %q here", name)
+}
+
+// addTo appends v to the parameters or the locals, as its entry's tag says.
+func (v *Var) addTo(tag dwarf.Tag, params, locals []*Var) ([]*Var, []*Var) {
+	if tag == dwarf.TagFormalParameter {
+		v.IsParam = true
+		return append(params, v), locals
+	}
+	return params, append(locals, v)
 }

@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -77,5 +78,59 @@ func TestConditionOnOptimisedParameter(t *testing.T) {
 				t.Errorf("stopped after %s calls of leaf", n)
 			}
 		})
+	}
+}
+
+// Threads of the corpus's pthreads part: a stop in worker names its thread; selecting the
+// main thread shows main's stack, selecting the worker again shows worker's, and a step
+// stays on the selected thread.
+func TestThreads(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	elf := firmware.BuildCorpus(t, firmware.Variant{Native: true, Opt: "-O0"})
+	tg, err := LaunchNative(testCtx(t, 20*time.Second), elf, nil, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newSess(t, tg)
+	if _, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: "native.c",
+		Line: firmware.CorpusLine(t, "native.c", "worker")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	st := x.stopped()
+	worker := st.ThreadID
+	if worker == 0 || worker != tg.SelectedThread() || !strings.HasPrefix(x.stackNames(), "worker") {
+		t.Fatalf("stop %+v in thread %d, stack %s", st, tg.SelectedThread(), x.stackNames())
+	}
+	threads, err := tg.Threads(context.Background())
+	if err != nil || len(threads) < 2 {
+		t.Fatalf("threads %+v %v", threads, err)
+	}
+	var mainID uint64
+	for _, th := range threads {
+		if th.ID != worker && mainID == 0 {
+			mainID = th.ID
+			if err := tg.SelectThread(th.ID); err != nil {
+				t.Fatal(err)
+			}
+			if names := x.stackNames(); strings.HasPrefix(names, "worker") {
+				t.Errorf("thread %d's stack is the worker's: %s", th.ID, names)
+			}
+		}
+	}
+	if err := tg.SelectThread(worker); err != nil {
+		t.Fatal(err)
+	}
+	if names := x.stackNames(); !strings.HasPrefix(names, "worker") {
+		t.Fatalf("back in the worker: %s", names)
+	}
+	if v := x.eval("local"); v != "10" && v != "20" {
+		t.Errorf("local = %s", v)
+	}
+	st = x.resume(engine.StepOver)
+	if st.ThreadID != worker || !strings.HasPrefix(x.stackNames(), "worker") {
+		t.Errorf("the step moved to thread %d (%s), not %d", st.ThreadID, x.stackNames(), worker)
 	}
 }

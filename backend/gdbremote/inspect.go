@@ -97,8 +97,8 @@ func (t *Target) Stack() ([]engine.Frame, error) {
 	out := make([]engine.Frame, len(fs))
 	for i, f := range fs {
 		name := fmt.Sprintf("%#x", f.PC)
-		if f.Func != nil {
-			name = f.Func.Name
+		if n := f.Name(); n != "" {
+			name = n // an inlined copy's function for its own frame
 		}
 		out[i] = engine.Frame{Index: i, Func: name, Location: engine.Location{File: f.Loc.File, Line: f.Loc.Line,
 			Col: f.Loc.Column, Func: f.Loc.Function, PC: f.PC, HasPC: true}}
@@ -130,12 +130,7 @@ func (t *Target) Scopes(frame int) ([]engine.Scope, error) {
 }
 
 // lookupPC is where variables of frame fr are looked up (the call, for callers).
-func lookupPC(fr *elfsym.Frame) uint64 {
-	if fr.Index > 0 && !fr.Interrupted {
-		return fr.PC - 1
-	}
-	return fr.PC
-}
+func lookupPC(fr *elfsym.Frame) uint64 { return fr.LookupPC() }
 
 // Variables implements engine.Target.
 func (t *Target) Variables(ref int) ([]engine.Variable, error) {
@@ -156,7 +151,7 @@ func (t *Target) Variables(ref int) ([]engine.Variable, error) {
 		}
 		var vars []*elfsym.Var
 		if e.kind == "locals" {
-			params, locals, err := t.sym.FrameVars(lookupPC(fr))
+			params, locals, err := t.sym.FrameVarsOf(fr)
 			if err != nil {
 				return nil, err
 			}

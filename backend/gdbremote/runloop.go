@@ -99,6 +99,9 @@ func (t *Target) reportStop(st engine.Stop) {
 			st.Location = t.location(pc)
 		}
 	}
+	if st.ThreadID == 0 {
+		st.ThreadID = t.SelectedThread()
+	}
 	t.stopRunning()
 	t.mu.Lock()
 	h := t.h
@@ -132,6 +135,8 @@ func (t *Target) resumeWait(action string, start, end uint64) (StopReply, error)
 		var err error
 		if action == "r" {
 			err = t.c.StepRange(t.ctx, t.threadID, start, end)
+		} else if action == "s" {
+			err = t.c.Resume(t.ctx, action, t.stepThread()) // the others stay stopped
 		} else {
 			err = t.c.Resume(t.ctx, action, "")
 		}
@@ -212,7 +217,7 @@ func (t *Target) stepOff() (StopReply, error) {
 	t.mu.Unlock()
 	var sr StopReply
 	if tr != nil && !t.c.keepsBreakpointOnStep() {
-		sr, err = t.c.StepOver(t.ctx, "", tr.kind, pc, t.bpLen, tr.conds...)
+		sr, err = t.c.StepOver(t.ctx, t.stepThread(), tr.kind, pc, t.bpLen, tr.conds...)
 		if err == nil {
 			t.newStop(sr)
 			if sr.Exited() {

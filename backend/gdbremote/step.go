@@ -192,7 +192,7 @@ func (t *Target) stepOffTemp(addr uint64) (StopReply, error) {
 	_, user := t.traps[pc]
 	t.mu.Unlock()
 	if pc == addr && !user {
-		sr, err := t.c.StepOver(t.ctx, "", SoftwareBreak, pc, t.bpLen)
+		sr, err := t.c.StepOver(t.ctx, t.stepThread(), SoftwareBreak, pc, t.bpLen)
 		if err == nil {
 			t.newStop(sr)
 		}

@@ -21,11 +21,13 @@ func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
 
 // ResolveFunction implements engine.Target.
 func (t *Target) ResolveFunction(name string) (engine.Location, error) {
-	pc, err := t.sym.FuncBreakpoint(name)
+	// The out-of-line copy, else the first inlined copy (the engine binds a breakpoint to
+	// one address: the other copies of elfsym.FuncBreakpoints are not trapped yet).
+	pcs, err := t.sym.FuncBreakpoints(name)
 	if err != nil {
 		return engine.Location{}, err
 	}
-	return t.location(pc), nil
+	return t.location(pcs[0]), nil
 }
 
 // ResolvePC implements engine.InstructionResolver.

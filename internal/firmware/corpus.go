@@ -119,13 +119,14 @@ func BuildCorpus(t testing.TB, b Variant) string {
 
 // CorpusBuilds is every build of the corpus the oracle tests use: each optimisation level
 // natively and as firmware, plus the firmware linked the embedded way (--gc-sections,
-// no ENTRY).
+// no ENTRY), and DWARF 4.
 func CorpusBuilds() []Variant {
 	var out []Variant
 	for _, o := range Opts {
 		out = append(out, Variant{Native: true, Opt: o}, Variant{Opt: o}, Variant{Opt: o, GC: true, NoEntry: true})
 	}
-	return append(out, Variant{Native: true, Opt: "-O2", GC: true})
+	return append(out, Variant{Native: true, Opt: "-O2", GC: true},
+		Variant{Native: true, Opt: "-O2", DWARF4: true}, Variant{Opt: "-O2", DWARF4: true})
 }
 
 // RemoveCorpus deletes the cached builds (call it from TestMain after m.Run).

@@ -331,7 +331,7 @@ func (f *FreeRTOS) task(m elfsym.Memory, tcb uint64) (Task, error) {
 	if f.tcb.hasEnd {
 		end := ptr(f.tcb.endOfStack)
 		if end > stack && end-stack < 1<<20 {
-			t.StackSize = uint32(end - stack + uint64(f.tcb.stackElem)) // pxEndOfStack is the last slot
+			t.StackSize = stackSize(stack, end, uint64(f.tcb.stackElem))
 			if s, err := m.ReadMemory(stack, int(t.StackSize)); err == nil {
 				unused := 0
 				for unused < len(s) && s[unused] == StackFill {
@@ -342,4 +342,17 @@ func (f *FreeRTOS) task(m elfsym.Memory, tcb uint64) (Task, error) {
 		}
 	}
 	return t, nil
+}
+
+// stackSize is the size in bytes of a task's stack from pxStack and pxEndOfStack. The
+// kernel (prvInitialiseNewTask) sets pxEndOfStack to the stack's last slot aligned down to
+// portBYTE_ALIGNMENT (8): with 4-byte slots on an 8-aligned stack, the last slot of an even
+// number of words is 4 bytes above pxEndOfStack. An odd number of words cannot be told from
+// an even one there; even depths (128, 256, 512 words...) are assumed.
+func stackSize(stack, end, elem uint64) uint32 {
+	size := end - stack + elem // pxEndOfStack is the last slot
+	if elem < 8 && end%8 == 0 && stack%8 == 0 {
+		size += elem // the last slot was aligned down
+	}
+	return uint32(size)
 }

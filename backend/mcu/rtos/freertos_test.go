@@ -184,3 +184,21 @@ func TestNoKernel(t *testing.T) {
 		t.Errorf("Open = %v, want ErrNoKernel", err)
 	}
 }
+
+// The size of a stack from pxStack and pxEndOfStack, as the kernel sets it (aligned down to
+// 8 bytes) and as ports that do not align it do: 512 words are 2048 bytes either way.
+func TestStackSize(t *testing.T) {
+	for _, c := range []struct {
+		stack, end, elem uint64
+		want             uint32
+	}{
+		{0x20000000, 0x20000000 + 2040, 4, 2048}, // kernel: &pxStack[511] & ~7
+		{0x20000000, 0x20000000 + 2044, 4, 2048}, // not aligned: the last slot
+		{0x20000004, 0x20000004 + 2044, 4, 2048}, // a 4-aligned stack: the last slot is 8-aligned
+		{0x20000000, 0x20000000 + 4088, 8, 4096}, // 8-byte slots
+	} {
+		if got := stackSize(c.stack, c.end, c.elem); got != c.want {
+			t.Errorf("stackSize(%#x, %#x, %d) = %d, want %d", c.stack, c.end, c.elem, got, c.want)
+		}
+	}
+}

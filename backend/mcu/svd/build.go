@@ -261,6 +261,11 @@ func (b *builder) items(p *Peripheral, items []xRegOrCluster, prefix string, off
 		}
 		for j, name := range names {
 			at := off + ao + offs[j]
+			if x.AlternateGroup != "" && kind == "register" {
+				// CMSIS-SVD allows a second register of the same name in an alternate
+				// group; name it as svd2rust does, so both can be read.
+				name += "_" + x.AlternateGroup
+			}
 			if kind == "cluster" {
 				if err := b.items(p, x.Items, prefix+name+".", at, pr); err != nil {
 					return err

@@ -63,6 +63,9 @@ type xRegOrCluster struct {
 	ResetMask     *string         `xml:"resetMask"`
 	Fields        *[]xField       `xml:"fields>field"`
 	Items         []xRegOrCluster `xml:",any"` // a cluster's registers and clusters
+	// AlternateGroup names the group of a register that shares its name (and usually its
+	// address) with another register of the peripheral: the same register read another way.
+	AlternateGroup string `xml:"alternateGroup"`
 }
 
 type xField struct {

@@ -203,6 +203,34 @@ func TestLM3S6965(t *testing.T) {
 	}
 }
 
+// TI's TM4C123 (and MSP432E4, Infineon XMC4x00) SVDs define a register twice, the second
+// in an alternateGroup: both load, the second named NAME_<group> as svd2rust names it.
+func TestAlternateGroup(t *testing.T) {
+	doc := `<device><name>TM4C</name><peripherals><peripheral><name>I2C0</name><baseAddress>0x40020000</baseAddress>
+<registers>
+<register><name>MCS</name><description>I2C Master Control/Status</description><addressOffset>0x4</addressOffset><size>32</size>
+<fields><field><name>BUSY</name><bitOffset>0</bitOffset><bitWidth>1</bitWidth></field></fields></register>
+<register><name>MCS</name><alternateGroup>I2C0_ALT</alternateGroup><addressOffset>0x4</addressOffset><size>32</size>
+<fields><field><name>RUN</name><bitOffset>0</bitOffset><bitWidth>1</bitWidth></field></fields></register>
+</registers></peripheral></peripherals></device>`
+	d, err := Parse(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, a, err := d.Register("I2C0", "MCS")
+	if err != nil || a.Fields[0].Name != "BUSY" || a.Address != 0x40020004 {
+		t.Fatalf("MCS: %+v %v", a, err)
+	}
+	_, b, err := d.Register("I2C0", "MCS_I2C0_ALT")
+	if err != nil || b.Fields[0].Name != "RUN" || b.Address != 0x40020004 {
+		t.Fatalf("MCS_I2C0_ALT: %+v %v", b, err)
+	}
+	// without the group the file is still refused: the same name twice
+	if _, err := Parse(strings.NewReader(strings.Replace(doc, "<alternateGroup>I2C0_ALT</alternateGroup>", "", 1))); err == nil {
+		t.Error("a register defined twice loads")
+	}
+}
+
 func TestErrors(t *testing.T) {
 	for name, doc := range map[string]string{
 		"not xml":        "<device><name>x</name>",

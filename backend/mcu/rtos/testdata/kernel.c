@@ -87,7 +87,7 @@ static void list_insert_end(List_t *l, ListItem_t *it)
 #define NTASKS 8
 #define STACK_WORDS 32
 TCB_t tcbs[NTASKS];
-StackType_t stacks[NTASKS][STACK_WORDS];
+StackType_t stacks[NTASKS][STACK_WORDS] __attribute__((aligned(8))); /* as pvPortMalloc's */
 
 static TCB_t *task_create(int i, const char *name, UBaseType_t prio, unsigned used_words, List_t *list)
 {
@@ -97,7 +97,8 @@ static TCB_t *task_create(int i, const char *name, UBaseType_t prio, unsigned us
 		stacks[i][STACK_WORDS - 1 - w] = 0x1000 + w; /* used, from the top down */
 	t->pxStack = stacks[i];
 #ifndef OLD_NAMES
-	t->pxEndOfStack = &stacks[i][STACK_WORDS - 1];
+	/* as prvInitialiseNewTask: the last slot, aligned down to portBYTE_ALIGNMENT (8) */
+	t->pxEndOfStack = (StackType_t *)((uintptr_t)&stacks[i][STACK_WORDS - 1] & ~(uintptr_t)7);
 #endif
 	t->pxTopOfStack = &stacks[i][STACK_WORDS - used_words];
 	t->uxPriority = t->uxBasePriority = prio;

@@ -113,6 +113,19 @@ static NOINLINE int counted(int x)
 	return calls;
 }
 
+NOINLINE int deep(int y)
+{
+	sink = y; /* LINE:deep */
+	return y * 3;
+}
+
+/* Inlined into corpus_run from -O1 on: a backtrace from deep has a frame for it. */
+static inline int via_inline(int x)
+{
+	int y = x + 1;
+	return deep(y) * 2; /* LINE:via_inline */
+}
+
 /* Nothing calls these: with -ffunction-sections -Wl,--gc-sections the linker discards them,
  * but their DWARF and line-table sequences stay, at address 0. */
 int unused_sum(int *v, int n)
@@ -141,7 +154,14 @@ NOINLINE int corpus_run(int rounds)
 		acc += use_shape(&global_shape, global_word);
 		acc += bits(global_shape.fl);
 		acc += counted(r) + square(r);
+		acc += via_inline(r); /* LINE:run_via */
 		global_counter += acc & 1;
 	}
 	return acc; /* LINE:run_end */
+}
+
+/* Both mains call this when corpus_run returns: the oracle test's last stop. */
+NOINLINE void corpus_done(int acc)
+{
+	sink = acc; /* LINE:done */
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 int corpus_run(int rounds);
+void corpus_done(int acc);
 
 static volatile int thread_sum;
 
@@ -19,6 +20,7 @@ int main(void)
 	pthread_t th[2];
 	int ids[2] = {1, 2};
 	int acc = corpus_run(3);
+	corpus_done(acc);
 	for (int i = 0; i < 2; i++)
 		pthread_create(&th[i], 0, worker, &ids[i]);
 	for (int i = 0; i < 2; i++)

@@ -2,6 +2,7 @@
 #include <stdint.h>
 
 int corpus_run(int rounds);
+void corpus_done(int acc);
 extern uint32_t _estack, _sidata, _sdata, _edata, _sbss, _ebss;
 
 volatile int fw_result;
@@ -9,6 +10,7 @@ volatile int fw_result;
 int main(void)
 {
 	fw_result = corpus_run(3); /* LINE:fw_main */
+	corpus_done(fw_result);
 	for (;;) {
 	}
 }
@@ -21,6 +23,14 @@ void Reset_Handler(void)
 	for (dst = &_sbss; dst < &_ebss;)
 		*dst++ = 0;
 	main();
+}
+
+/* FreeRTOS's ARM ports plant this function's address as the return address of a task
+ * function (portTASK_RETURN_ADDRESS): a backtrace ends at the task function. */
+__attribute__((used)) void prvTaskExitError(void)
+{
+	for (;;) {
+	}
 }
 
 void Default_Handler(void)
