@@ -12,11 +12,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/backend/mcu"
 	"github.com/polydbg/polydbg/backend/mcu/svd"
+	"github.com/polydbg/polydbg/backend/process"
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/engine/profile"
@@ -33,6 +35,7 @@ const (
 	Kite      Kind = "kite"      // Program is a .kite source file
 	Cartridge Kind = "cartridge" // Program is a console cartridge (directory or built file)
 	Native    Kind = "native"    // Program is a Linux executable, run under gdbserver
+	Process   Kind = "process"   // Program is a Linux executable, run under plain supervision (output, exit, terminate; no breakpoints)
 	QEMU      Kind = "qemu"      // ELF is firmware for qemu-system-arm's Machine
 	Remote    Kind = "remote"    // Address is a running GDB stub (QEMU, OpenOCD, probe-rs, gdbserver, a lantern session) debugging ELF
 )
@@ -58,7 +61,12 @@ type Spec struct {
 	Seed uint64
 	// Remote configures the GDB remote client (exchange timeout, logger).
 	Remote gdbremote.Config
-	MCU    MCUOptions // the microcontroller service's options (Native, QEMU, Remote)
+	// Supervision of a Process: its argv[0] (Program when empty), its stdin (none when nil)
+	// and how long it has to end after SIGTERM before SIGKILL.
+	Argv0     string
+	Stdin     io.Reader
+	TermGrace time.Duration
+	MCU       MCUOptions // the microcontroller service's options (Native, QEMU, Remote)
 }
 
 // Debuggee is a started Spec: its session, and what its kind adds.
@@ -107,6 +115,8 @@ func Start(ctx context.Context, spec Spec) (*Debuggee, error) {
 		t, err = d.kite()
 	case Cartridge:
 		t, err = d.cartridge()
+	case Process:
+		t = process.NewTarget(process.Spec{Path: spec.Program, Argv0: spec.Argv0, Args: spec.Args, Stdin: spec.Stdin}, spec.TermGrace)
 	case Native, QEMU, Remote:
 		t, err = d.remote(ctx)
 	default:
@@ -205,4 +215,13 @@ func (d *Debuggee) remote(ctx context.Context) (engine.Target, error) {
 		return nil, errors.New("launch: a remote stub needs an address (HOST:PORT) and an ELF file")
 	}
 	return gdbremote.Connect(ctx, s.Address, s.ELF, s.Remote)
+}
+
+// ProcessStatus is how a supervised Process ended (its exit code, or the signal that
+// killed it); ok is false for other kinds or while it runs.
+func (d *Debuggee) ProcessStatus() (st process.Status, ok bool) {
+	if t, is := d.Target().(*process.Target); is {
+		return t.Status()
+	}
+	return process.Status{}, false
 }

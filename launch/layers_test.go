@@ -49,9 +49,9 @@ func sameTree(a, b string) bool {
 	return root(a) == root(b)
 }
 
-// pending lists the imports still being moved behind launch (issue 11); each entry is a
-// known gap, removed as its move lands.
+// pending lists the protocols allowed a backend import, with why: the debuglantern daemon
+// is a process supervisor (uploads run from a memfd, its helpers share the one spawner), not
+// a debugger of its own sessions, which a debugger reaches through launch.Remote.
 var pending = map[string]bool{
-	"protocol/aura -> backend/process":    true,
 	"protocol/lantern -> backend/process": true,
 }

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/polydbg/polydbg/backend/process"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
 )
 
 // runNative launches a native program under supervision (backend/process: its own process
@@ -32,12 +32,16 @@ func (r *runner) runNative(ctx context.Context) int {
 	args := append([]string{}, r.cfg.Args...)
 	r.out.event(NativeLaunchEvent{Event: "nativeLaunch", Exe: exe, Args: args}, false)
 
-	spec := process.Spec{Path: exe, Argv0: r.cfg.File, Args: args}
+	spec := launch.Spec{Kind: launch.Process, Program: exe, Argv0: r.cfg.File, Args: args, TermGrace: r.cfg.TerminateGrace}
 	if !r.cfg.Protocol {
 		spec.Stdin = r.cfg.Stdin // with the protocol on, stdin carries commands
 	}
-	tg := process.NewTarget(spec, r.cfg.TerminateGrace)
-	sess := engine.NewSession(tg)
+	sess, err := launch.Start(ctx, spec)
+	if err != nil {
+		r.note("%v", err)
+		r.out.finish()
+		return 127
+	}
 	defer sess.Close()
 	sub := sess.Subscribe()
 	if err := sess.Start(false); err != nil {
@@ -85,7 +89,7 @@ func (r *runner) runNative(ctx context.Context) int {
 			_ = sess.Terminate()
 		}
 	}
-	st, _ := tg.Status()
+	st, _ := sess.ProcessStatus()
 	if terminated {
 		r.out.event(TerminatedEvent{Event: "terminated", Target: "native"}, true)
 	}
