@@ -99,7 +99,8 @@ func (d *devvm) waitEnable(ctx context.Context) (code int, ended bool) {
 func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 	ctxDone := ctx.Done()
 	code, terminated, ended := 0, false, false
-	drain := func() { // up to the events that happened before it began
+	var handled uint64 // the last event handled
+	drain := func() {  // up to the events that happened before it began
 		upTo := d.s.Seq()
 		for !ended {
 			e, ok, end := sub.TryNext()
@@ -121,6 +122,7 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 			case engine.EventTerminated:
 				terminated = true
 			}
+			handled = e.Seq
 			if e.Seq >= upTo {
 				return
 			}
@@ -132,6 +134,11 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 			drain()
 		case c, ok := <-d.cmds:
 			drain()
+			// A stop that came while draining is reported before the command acts on it
+			// (the program is stopped, so this ends).
+			for !ended && handled < d.s.LastHalt().Seq {
+				drain()
+			}
 			if !ok {
 				d.cmds = nil
 				d.detach()

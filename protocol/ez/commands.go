@@ -42,7 +42,7 @@ func (srv *server) handleLine(line []byte) {
 		srv.fail(req.Command, fmt.Errorf("unknown command %q", req.Command))
 		return
 	}
-	srv.drain()
+	srv.catchUp()
 	if err := h(srv, req.Params); err != nil {
 		srv.fail(req.Command, err)
 	}

@@ -108,6 +108,7 @@ type session struct {
 	s       *launch.Debuggee
 	sub     *engine.Subscription
 	ended   bool   // the subscription has delivered its last event
+	handled uint64 // the last event written
 	file    string // absolute path of the program
 	workDir string
 
@@ -245,9 +246,20 @@ func (srv *server) drain() {
 			return
 		}
 		srv.handleEvent(e)
+		ss.handled = e.Seq
 		if e.Seq >= upTo {
 			return
 		}
+	}
+}
+
+// catchUp drains, and once more if the program stopped or ended while it did, so that a
+// command acts on a state the IDE has been told about (a stopped program prints nothing
+// more, so this ends).
+func (srv *server) catchUp() {
+	srv.drain()
+	for ss := srv.sess; ss != nil && !ss.ended && ss.handled < ss.s.LastHalt().Seq; {
+		srv.drain()
 	}
 }
 
