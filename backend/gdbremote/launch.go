@@ -24,6 +24,7 @@ type Stub struct {
 	out       *lockedBuffer
 	outW      io.Writer // StubOptions.Output
 	inferior  int       // gdbserver: the program's pid, which leads its own process group
+	announced []byte    // the output that made it ready ("Listening on port N")
 	unguardIn func()
 }
 
@@ -109,7 +110,7 @@ func startStub(ctx context.Context, hs process.HelperSpec, opts StubOptions) (*S
 	if err != nil {
 		return nil, fmt.Errorf("gdbremote: %w", err)
 	}
-	s.Proc = h.Process
+	s.Proc, s.announced = h.Process, h.Announced()
 	if pid := process.GdbserverInferior(h.Announced()); pid > 1 && hs.Ready != nil {
 		s.inferior, s.unguardIn = pid, process.Guard(pid)
 	}
@@ -134,7 +135,7 @@ func StartGdbserver(ctx context.Context, prog string, args []string, opts StubOp
 	if err != nil {
 		return nil, err
 	}
-	s.Addr = "127.0.0.1:" + strconv.Itoa(process.GdbserverPort([]byte(s.Output())))
+	s.Addr = "127.0.0.1:" + strconv.Itoa(process.GdbserverPort(s.announced)) // what made it ready: the output may still be on its way
 	return s, nil
 }
 
