@@ -199,12 +199,23 @@ func (s *Session) Start(stopOnEntry bool) error {
 }
 
 // Resume continues a stopped debuggee in the given mode.
-func (s *Session) Resume(mode ResumeMode) error {
+func (s *Session) Resume(mode ResumeMode) error { return s.resume(mode, ^uint64(0)) }
+
+// ResumeFrom resumes like Resume, but only from a stop whose event is numbered seen or
+// earlier: a front end passes the last event it has told its client about, so that it never
+// resumes from a stop the client has not seen (ErrNotStopped: its event is on the way).
+func (s *Session) ResumeFrom(seen uint64, mode ResumeMode) error { return s.resume(mode, seen) }
+
+func (s *Session) resume(mode ResumeMode, seen uint64) error {
 	s.takeWatches() // a stop's watches are taken before it ends
 	s.mu.Lock()
 	if err := s.needStopped("resume"); err != nil {
 		s.mu.Unlock()
 		return err
+	}
+	if s.halt.Seq > seen {
+		s.mu.Unlock()
+		return fmt.Errorf("cannot resume: %w (its stop is not reported yet)", ErrNotStopped)
 	}
 	s.state = Running
 	s.lastStop = nil

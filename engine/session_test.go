@@ -374,3 +374,17 @@ func TestClipValue(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+func TestResumeFromOnlyAStopSeen(t *testing.T) {
+	s, _ := fakeSession(t, 3, 1<<40)
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	h := wait(t, s, 0)
+	if err := s.ResumeFrom(h.Seq-1, StepInto); !errors.Is(err, ErrNotStopped) {
+		t.Fatalf("resume from a stop not seen: %v", err)
+	}
+	if err := s.ResumeFrom(h.Seq, StepInto); err != nil {
+		t.Fatalf("resume from the stop seen: %v", err)
+	}
+}

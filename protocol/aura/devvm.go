@@ -18,11 +18,12 @@ const MaxValueBytes = 4096
 // devvm is one Dev-VM run.
 type devvm struct {
 	*runner
-	file    string
-	s       *launch.Debuggee
-	watches []string     // asked for before the session exists
-	bps     []Breakpoint // the set asked for before the session exists
-	bpsSet  bool
+	file     string
+	s        *launch.Debuggee
+	watches  []string     // asked for before the session exists
+	bps      []Breakpoint // the set asked for before the session exists
+	bpsSet   bool
+	reported uint64 // the last engine event written: steps resume only from a stop told
 }
 
 func (r *runner) runKite(ctx context.Context) int {
@@ -122,7 +123,7 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 			case engine.EventTerminated:
 				terminated = true
 			}
-			handled = e.Seq
+			handled, d.reported = e.Seq, e.Seq
 			if e.Seq >= upTo {
 				return
 			}
@@ -232,13 +233,13 @@ func (d *devvm) command(c Command) {
 	case CmdPause:
 		err = d.s.Pause()
 	case CmdContinue:
-		err = d.s.Continue()
+		err = d.s.ResumeFrom(d.reported, engine.Continue)
 	case CmdStep, CmdStepIn:
-		err = d.s.Step(engine.StepInto)
+		err = d.s.ResumeFrom(d.reported, engine.StepInto)
 	case CmdStepOver:
-		err = d.s.Step(engine.StepOver)
+		err = d.s.ResumeFrom(d.reported, engine.StepOver)
 	case CmdStepOut:
-		err = d.s.Step(engine.StepOut)
+		err = d.s.ResumeFrom(d.reported, engine.StepOut)
 	case CmdSetBreakpoints:
 		d.bps, d.bpsSet = c.Breakpoints, true
 		d.applyBreakpoints()
