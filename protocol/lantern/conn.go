@@ -3,7 +3,6 @@ package lantern
 // One connection: authentication, command lines in, JSON answers (or errors) out.
 
 import (
-	"bufio"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // protoError is an error answered in the protocol's error form.
@@ -47,7 +48,8 @@ type errClose struct{ *protoError }
 // serveConn serves one connection: one command line, one answer, in order.
 func (s *Server) serveConn(c net.Conn, st *connState) {
 	defer c.Close()
-	br := bufio.NewReaderSize(c, 64<<10)
+	lr := newLineReader(c, s.cfg.MaxLine)
+	br := lr.Reader() // an upload's payload follows its line
 	authed := st.authed
 	for {
 		if authed {
@@ -55,15 +57,15 @@ func (s *Server) serveConn(c net.Conn, st *connState) {
 		} else {
 			c.SetReadDeadline(st.since.Add(s.cfg.AuthTimeout)) // not renewed by other lines
 		}
-		line, err := readLine(br, s.cfg.MaxLine)
-		if errors.Is(err, errLineTooLong) {
+		raw, err := lr.Next()
+		if errors.Is(err, wire.ErrLineTooLong) {
 			writeJSON(c, errorBody("line_too_long", fmt.Sprintf("command lines are limited to %d bytes", s.cfg.MaxLine)))
 			return
 		}
 		if err != nil {
 			return
 		}
-		cmd, err := parseCommand(line)
+		cmd, err := parseCommand(string(raw))
 		if err != nil {
 			writeJSON(c, errorBody("invalid_command", err.Error()))
 			continue

@@ -1,12 +1,13 @@
 package lantern
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // FuzzReadCommand feeds arbitrary bytes to the command reader and parser the daemon runs on
@@ -28,10 +29,11 @@ func FuzzReadCommand(f *testing.F) {
 	}
 	const max = 64
 	f.Fuzz(func(t *testing.T, data []byte) {
-		br := bufio.NewReaderSize(bytes.NewReader(data), 16)
+		lr := newLineReader(bytes.NewReader(data), max)
 		for i := 0; i < 1000; i++ {
-			line, err := readLine(br, max)
-			if errors.Is(err, io.EOF) || errors.Is(err, errLineTooLong) {
+			raw, err := lr.Next()
+			line := string(raw)
+			if errors.Is(err, io.EOF) || errors.Is(err, wire.ErrLineTooLong) {
 				return
 			}
 			if err != nil {

@@ -1,53 +1,21 @@
 package lantern
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
-// errLineTooLong is returned by readLine for a command line longer than the limit. The
-// connection cannot be resynchronized after it (what follows may be upload payload), so the
-// server answers and closes.
-var errLineTooLong = errors.New("command line too long")
-
-// readLine reads one command line of at most max bytes (not counting the line end) and
-// returns it without its "\n" (and without a "\r" before it, so CRLF clients work too).
-// At end of input it returns io.EOF, also for a last line with no "\n": a command only
-// counts once it is terminated.
-func readLine(r *bufio.Reader, max int) (string, error) {
-	var long []byte
-	for {
-		frag, err := r.ReadSlice('\n')
-		if len(long)+len(frag) > max+2 { // +2: "\r\n" is not part of the limit
-			return "", errLineTooLong
-		}
-		switch {
-		case err == nil:
-			var line []byte
-			if long == nil {
-				line = frag
-			} else {
-				line = append(long, frag...)
-			}
-			line = line[:len(line)-1]
-			if n := len(line); n > 0 && line[n-1] == '\r' {
-				line = line[:n-1]
-			}
-			if len(line) > max {
-				return "", errLineTooLong
-			}
-			return string(line), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			long = append(long, frag...)
-		case errors.Is(err, io.EOF):
-			return "", io.EOF
-		default:
-			return "", err
-		}
-	}
+// newLineReader reads command lines of at most max bytes. The connection cannot be
+// resynchronized after a longer line (what follows may be upload payload), so that is
+// reported at once (the server answers and closes), and a last line with no "\n" does not
+// count: a command only exists once it is terminated.
+func newLineReader(r io.Reader, max int) *wire.LineReader {
+	lr := wire.NewLineReader(r, max)
+	lr.NoResync, lr.DropUnterminated = true, true
+	return lr
 }
 
 // command is one parsed command line.

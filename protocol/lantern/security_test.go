@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // rawConn is a bare connection for attacks the Client would not send.
@@ -310,15 +312,17 @@ func TestReadLine(t *testing.T) {
 		{"A\nB\r\n", []string{"A", "B"}, io.EOF},
 		{"no end", nil, io.EOF},
 		{strings.Repeat("x", 10) + "\n", []string{strings.Repeat("x", 10)}, io.EOF},
-		{strings.Repeat("x", 11) + "\n", nil, errLineTooLong},
+		{strings.Repeat("x", 11) + "\n", nil, wire.ErrLineTooLong},
 		{strings.Repeat("x", 10) + "\r\n", []string{strings.Repeat("x", 10)}, io.EOF},
 	} {
-		br := bufio.NewReaderSize(strings.NewReader(tc.in), 16)
+		lr := newLineReader(strings.NewReader(tc.in), 10)
 		var got []string
 		var err error
 		for {
 			var l string
-			l, err = readLine(br, 10)
+			var raw []byte
+			raw, err = lr.Next()
+			l = string(raw)
 			if err != nil {
 				break
 			}
@@ -329,8 +333,8 @@ func TestReadLine(t *testing.T) {
 		}
 	}
 	// Long lines across the reader's buffer.
-	br := bufio.NewReaderSize(bytes.NewReader([]byte(strings.Repeat("y", 100)+"\n")), 16)
-	if l, err := readLine(br, 200); err != nil || len(l) != 100 {
+	lr := newLineReader(bytes.NewReader([]byte(strings.Repeat("y", 100)+"\n")), 200)
+	if l, err := lr.Next(); err != nil || len(l) != 100 {
 		t.Errorf("long line: %d %v", len(l), err)
 	}
 }
