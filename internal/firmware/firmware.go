@@ -28,12 +28,18 @@ func Source() string { return filepath.Join(Dir(), "fw.c") }
 // temporary directory of t and returns the ELF file's path.
 func Build(t testing.TB) string {
 	t.Helper()
+	return buildCortexM3(t, Source(), filepath.Join(Dir(), "link.ld"), []string{"-nostdlib"}, "-lgcc")
+}
+
+// buildCortexM3 compiles one source for a Cortex-M3 at -O0 with the linker script and
+// options, the libraries last, and returns the ELF file's path.
+func buildCortexM3(t testing.TB, src, ld string, opts []string, libs ...string) string {
+	t.Helper()
 	realparts.Need(t, "arm-none-eabi-gcc")
 	out := filepath.Join(t.TempDir(), "fw.elf")
-	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0",
-		"-nostdlib", "-nostartfiles", "-T", filepath.Join(Dir(), "link.ld"), "-o", out,
-		Source(), "-lgcc")
-	if b, err := cmd.CombinedOutput(); err != nil {
+	args := append([]string{"-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-nostartfiles", "-T", ld}, opts...)
+	args = append(append(args, "-o", out, src), libs...)
+	if b, err := exec.Command("arm-none-eabi-gcc", args...).CombinedOutput(); err != nil {
 		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, b)
 	}
 	return out

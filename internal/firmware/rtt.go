@@ -1,7 +1,6 @@
 package firmware
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -17,16 +16,8 @@ func RTTSource() string { return filepath.Join(Dir(), "rtt", "fw.c") }
 // directory of t and returns the ELF file's path.
 func BuildRTT(t testing.TB) string {
 	t.Helper()
-	realparts.Need(t, "arm-none-eabi-gcc")
 	realparts.NeedFile(t, "/usr/lib/arm-none-eabi/newlib")
-	dir := filepath.Join(Dir(), "rtt")
-	out := filepath.Join(t.TempDir(), "fw.elf")
-	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-ffreestanding",
-		"-nostartfiles", "-T", filepath.Join(dir, "link.ld"), "-o", out, RTTSource(), "-lc", "-lgcc")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, b)
-	}
-	return out
+	return buildCortexM3(t, RTTSource(), filepath.Join(Dir(), "rtt", "link.ld"), []string{"-ffreestanding"}, "-lc", "-lgcc")
 }
 
 // RTTLine is the line of RTTSource marked with the comment LINE:name.
