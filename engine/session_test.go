@@ -388,3 +388,29 @@ func TestResumeFromOnlyAStopSeen(t *testing.T) {
 		t.Fatalf("resume from the stop seen: %v", err)
 	}
 }
+
+func TestRunUntil(t *testing.T) {
+	s, _ := fakeSession(t, 4, 1<<40)
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, s, 0)
+	r, err := s.RunUntil(context.Background(), Until{Location: "3", Watch: []string{"line"}})
+	if err != nil || r.Reached != "location" || r.Halt.Stop.Location.Line != 3 || r.Steps != 2 || len(r.Trace) != 2 {
+		t.Fatalf("to line 3: %+v %v", r, err)
+	}
+	if r.Trace[1].Changed["line"] != "3" {
+		t.Fatalf("trace %+v", r.Trace)
+	}
+	r, err = s.RunUntil(context.Background(), Until{Condition: "i", MaxSteps: 100})
+	if err != nil || r.Reached != "condition" || r.Halt.Stop.Location.Line != 1 { // i becomes 1 at round 2's first line
+		t.Fatalf("until i: %+v %v", r, err)
+	}
+	r, err = s.RunUntil(context.Background(), Until{MaxSteps: 7})
+	if err != nil || r.Reached != "steps" || r.Steps != 7 || !r.Halted {
+		t.Fatalf("budget: %+v %v", r, err)
+	}
+	if _, err := s.RunUntil(context.Background(), Until{Location: "x.c:nine"}); err == nil {
+		t.Fatal("a bad location was accepted")
+	}
+}

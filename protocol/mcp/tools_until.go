@@ -3,10 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,8 +41,6 @@ type UntilOut struct {
 	Context     StopContext `json:"context"`
 }
 
-const maxTrace = 100
-
 func (s *Server) addUntilTool() {
 	addTool(s, "run_until", "Step the program (over calls, or into them) until it reaches a location, a condition "+
 		"holds, a breakpoint or exception stops it, or a step or time budget is spent; answers with a compact trace "+
@@ -61,82 +57,23 @@ func (s *Server) addUntilTool() {
 }
 
 func (s *Server) runUntil(ctx context.Context, g *debuggee, in UntilIn) (UntilOut, error) {
-	if g.d.State() != engine.Stopped {
-		return UntilOut{}, fmt.Errorf("run_until needs a stopped program (it is %s): pause it first", g.d.State())
-	}
-	steps := in.MaxSteps
-	if steps <= 0 {
-		steps = 200
-	}
-	steps = min(steps, 10000)
 	budget := s.wait(in.MaxMs)
 	if in.MaxMs <= 0 {
 		budget = min(5*time.Second, budget)
 	}
-	deadline := time.Now().Add(budget)
-	mode := engine.StepOver
-	if in.Into {
-		mode = engine.StepInto
-	}
-	atLoc, err := s.locationTest(g, in.Location)
+	r, err := g.d.RunUntil(ctx, engine.Until{Into: in.Into, Location: in.Location, Condition: in.Condition,
+		Watch: in.Watch, MaxSteps: min(in.MaxSteps, 10000), Deadline: time.Now().Add(budget)})
 	if err != nil {
+		if errors.Is(err, engine.ErrNotStopped) {
+			return UntilOut{}, fmt.Errorf("run_until needs a stopped program (it is %s): pause it first", g.d.State())
+		}
 		return UntilOut{}, err
 	}
-	out := UntilOut{Trace: []TraceStep{}}
-	prev := s.watchValues(g, in.Watch)
-	var h engine.Halt
-	halted := true
-	for out.Reached == "" {
-		if out.Steps >= steps {
-			out.Reached = "steps"
-			break
-		}
-		if time.Now().After(deadline) {
-			out.Reached = "time"
-			break
-		}
-		seq := g.d.Seq()
-		if err := g.d.Resume(mode); err != nil {
-			return UntilOut{}, err
-		}
-		wctx, cancel := context.WithDeadline(ctx, deadline.Add(time.Second))
-		h, halted = g.waitHalt(wctx, seq)
-		cancel()
-		out.Steps++
-		if !halted {
-			out.Reached = "time"
-			break
-		}
-		if h.State.Ended() {
-			out.Reached = "ended"
-			break
-		}
-		loc := engine.Location{}
-		if h.Stop != nil {
-			loc = h.Stop.Location
-		}
-		cur := s.watchValues(g, in.Watch)
-		out.record(loc, diff(prev, cur))
-		prev = cur
-		switch {
-		case h.Stop != nil && h.Stop.Reason == engine.ReasonBreakpoint:
-			out.Reached = "breakpoint"
-		case h.Stop != nil && h.Stop.Reason == engine.ReasonException:
-			out.Reached = "exception"
-		case atLoc != nil && atLoc(loc):
-			out.Reached = "location"
-		case in.Condition != "" && s.truth(g, in.Condition):
-			out.Reached = "condition"
-		}
+	out := UntilOut{Reached: r.Reached, Steps: r.Steps, Trace: make([]TraceStep, len(r.Trace)), TraceOmited: r.Omitted}
+	for i, t := range r.Trace {
+		out.Trace[i] = TraceStep{Func: t.Location.Func, Line: t.Location.Line, Times: t.Times, Changed: t.Changed}
 	}
-	if out.Reached == "time" && g.d.State() == engine.Running {
-		seq := g.d.Seq()
-		_ = g.d.Pause()
-		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		h, halted = g.waitHalt(wctx, seq)
-		cancel()
-	}
-	out.Context = s.stopContext(g, h, halted, in.Budget)
+	out.Context = s.stopContext(g, r.Halt, r.Halted, in.Budget)
 	// The trace shares the budget: its oldest entries go first.
 	limit := in.Budget.norm().MaxBytes
 	for len(out.Trace) > 1 {
@@ -148,88 +85,4 @@ func (s *Server) runUntil(ctx context.Context, g *debuggee, in UntilIn) (UntilOu
 		out.TraceOmited += cut
 	}
 	return out, nil
-}
-
-// record appends a location to the trace, folding repeats of the same line.
-func (o *UntilOut) record(loc engine.Location, changed map[string]string) {
-	if n := len(o.Trace); n > 0 && len(changed) == 0 {
-		last := &o.Trace[n-1]
-		if last.Line == loc.Line && last.Func == loc.Func && len(last.Changed) == 0 {
-			last.Times = max(last.Times, 1) + 1
-			return
-		}
-	}
-	o.Trace = append(o.Trace, TraceStep{Func: loc.Func, Line: loc.Line, Changed: changed})
-	if len(o.Trace) > maxTrace {
-		o.Trace = append(o.Trace[:0], o.Trace[1:]...)
-		o.TraceOmited++
-	}
-}
-
-// locationTest turns "FILE:LINE", "LINE" or a function name into a test of a location.
-func (s *Server) locationTest(g *debuggee, where string) (func(engine.Location) bool, error) {
-	where = strings.TrimSpace(where)
-	if where == "" {
-		return nil, nil
-	}
-	file, lineText := "", where
-	if i := strings.LastIndexByte(where, ':'); i > 0 {
-		file, lineText = where[:i], where[i+1:]
-	}
-	line, err := strconv.Atoi(lineText)
-	if err != nil {
-		if file != "" {
-			return nil, fmt.Errorf("location %q: want FILE:LINE, LINE or a function name", where)
-		}
-		return func(l engine.Location) bool { return l.Func == where }, nil
-	}
-	if file != "" {
-		if r, err := g.d.Target().ResolveLine(abs(file), line); err == nil && r.Line > 0 {
-			line = r.Line
-		}
-	}
-	return func(l engine.Location) bool {
-		return l.Line == line && (file == "" || filepath.Base(l.File) == filepath.Base(file))
-	}, nil
-}
-
-func (s *Server) watchValues(g *debuggee, exprs []string) map[string]string {
-	if len(exprs) == 0 {
-		return nil
-	}
-	m := make(map[string]string, len(exprs))
-	for _, e := range exprs {
-		v, err := g.d.Evaluate(0, e, engine.EvalMode{Pure: true})
-		if err != nil {
-			m[e] = "<" + err.Error() + ">"
-			continue
-		}
-		m[e] = engine.ClipValue(v.Value, 80)
-	}
-	return m
-}
-
-func diff(prev, cur map[string]string) map[string]string {
-	var out map[string]string
-	for k, v := range cur {
-		if old, ok := prev[k]; !ok || old != v {
-			if out == nil {
-				out = map[string]string{}
-			}
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func (s *Server) truth(g *debuggee, expr string) bool {
-	v, err := g.d.Evaluate(0, expr, engine.EvalMode{Pure: true})
-	if err != nil {
-		return false
-	}
-	switch v.Value {
-	case "", "0", "false", "nil", "none", "null":
-		return false
-	}
-	return true
 }
