@@ -46,9 +46,7 @@ func targetCapabilities(d *launch.Debuggee) capabilities {
 	if _, ok := t.(engine.InstructionResolver); ok {
 		c.SupportsInstructionBreakpoints = true
 	}
-	if d.Console != nil {
-		c.SupportsDisassembleRequest = true
-	}
+	c.SupportsDisassembleRequest = canDisassemble(d)
 	if _, ok := t.(engine.RegisterAccess); ok {
 		c.SupportsSetVariable = true // registers of the innermost frame
 	}
@@ -161,7 +159,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 	case *godap.SetVariableRequest:
 		return c.setVariable(d, r.Arguments)
 	case *godap.DisassembleRequest:
-		return disassemble(d, r.Arguments)
+		return c.disassembleAny(ctx, d, r.Arguments)
 	case *godap.ReadMemoryRequest:
 		return readMemory(d, r.Arguments)
 	case *godap.WriteMemoryRequest:

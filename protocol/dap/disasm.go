@@ -1,0 +1,72 @@
+package dap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
+)
+
+// canDisassemble says whether disassemble is served for d: cartridges and plain Kite
+// programs (bytecode, one address per instruction, so any offset is exact).
+func canDisassemble(d *launch.Debuggee) bool {
+	return d.Console != nil || d.Spec.Kind == launch.Kite
+}
+
+// disassembleAny serves disassemble: a cartridge through its console, a Kite program
+// through launch's disassembler, each instruction with the source line it belongs to.
+func (c *conn) disassembleAny(ctx context.Context, d *launch.Debuggee, a godap.DisassembleArguments) (any, error) {
+	if d.Console != nil {
+		return disassemble(d, a)
+	}
+	if !canDisassemble(d) {
+		return nil, errors.New("disassemble: only Kite programs and cartridges can be disassembled")
+	}
+	pc, err := parseRef(a.MemoryReference, a.Offset)
+	if err != nil {
+		return nil, err
+	}
+	if a.InstructionCount <= 0 {
+		return disassembleBody{Instructions: []disassembledInstruction{}}, nil
+	}
+	start := int64(pc) + int64(a.InstructionOffset)
+	out := make([]disassembledInstruction, 0, a.InstructionCount)
+	for start < 0 && len(out) < a.InstructionCount { // before the program: filler, as the spec asks
+		out = append(out, invalidInstruction(fmt.Sprintf("%d", start)))
+		start++
+	}
+	next := start
+	if n := a.InstructionCount - len(out); n > 0 {
+		ins, err := d.Disassemble(ctx, uint64(start), n)
+		if err != nil {
+			return nil, err
+		}
+		res, _ := d.Target().(engine.InstructionResolver)
+		for _, in := range ins {
+			di := disassembledInstruction{DisassembledInstruction: godap.DisassembledInstruction{
+				Address: pcRef(in.PC), Instruction: in.Text}}
+			if res != nil {
+				if loc, err := res.ResolvePC(in.PC); err == nil {
+					di.Symbol, di.Line, di.Column = loc.Func, loc.Line, loc.Col
+					if loc.File != "" {
+						di.Location = source(loc.File)
+					}
+				}
+			}
+			out = append(out, di)
+			next = int64(in.PC) + 1
+		}
+	}
+	for ; len(out) < a.InstructionCount; next++ { // after the end
+		out = append(out, invalidInstruction(pcRef(uint64(next))))
+	}
+	return disassembleBody{Instructions: out}, nil
+}
+
+type disassembleBody struct {
+	Instructions []disassembledInstruction `json:"instructions"`
+}
