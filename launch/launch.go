@@ -51,6 +51,11 @@ type Spec struct {
 	Address string   // HOST:PORT of a GDB stub (Remote)
 	SVD     string   // the device's SVD file: peripherals by name (QEMU, Remote)
 
+	// Dir and Env are a native program's working directory and complete environment
+	// (polydbg's own when empty, nil).
+	Dir string
+	Env []string
+
 	// QEMUSerial are QEMU's -serial backends (UART0, UART1...); none means "-serial null".
 	QEMUSerial []string
 	// Console configures a cartridge's console (frame rate, seed, telemetry).
@@ -204,7 +209,7 @@ func (d *Debuggee) remote(ctx context.Context) (engine.Target, error) {
 		if s.Program == "" {
 			return nil, errors.New("launch: no program given")
 		}
-		return gdbremote.LaunchNative(ctx, s.Program, s.Args, s.Remote)
+		return gdbremote.LaunchNativeIn(ctx, s.Program, s.Args, s.Dir, s.Env, s.Remote)
 	case QEMU:
 		if s.Machine == "" || s.ELF == "" {
 			return nil, errors.New("launch: QEMU needs a machine and an ELF file")

@@ -89,6 +89,10 @@ type StubOptions struct {
 	// OnWaiting is told, after a second, what the start still waits for (see
 	// process.HelperSpec); nil logs it with slog.
 	OnWaiting func(msg string)
+	// Dir and Env are the stub's working directory and complete environment, which
+	// gdbserver passes on to the program it starts (empty, nil: polydbg's own).
+	Dir string
+	Env []string
 }
 
 // startStub starts a stub with process.StartHelper and returns once it is ready.
@@ -128,7 +132,7 @@ func StartGdbserver(ctx context.Context, prog string, args []string, opts StubOp
 	argv = append(argv, "127.0.0.1:0", prog)
 	argv = append(argv, args...)
 	s, err := startStub(ctx, process.HelperSpec{
-		Spec:  process.Spec{Path: path, Argv0: path, Args: argv},
+		Spec:  process.Spec{Path: path, Argv0: path, Args: argv, Dir: opts.Dir, Env: opts.Env},
 		Name:  "gdbserver",
 		Ready: process.GdbserverListening,
 	}, opts)

@@ -77,7 +77,14 @@ func Connect(ctx context.Context, addr, elfPath string, cfg Config) (*Target, er
 // LaunchNative starts prog under gdbserver on a free loopback port and connects to it.
 // Program output reaches the handler as "stdout" output events.
 func LaunchNative(ctx context.Context, prog string, args []string, cfg Config) (*Target, error) {
+	return LaunchNativeIn(ctx, prog, args, "", nil, cfg)
+}
+
+// LaunchNativeIn is LaunchNative with the program started in directory dir (polydbg's when
+// empty) with the complete environment env (polydbg's when nil).
+func LaunchNativeIn(ctx context.Context, prog string, args []string, dir string, env []string, cfg Config) (*Target, error) {
 	return launch(ctx, prog, cfg, true, func(opts StubOptions) (*Stub, error) {
+		opts.Dir, opts.Env = dir, env
 		return StartGdbserver(ctx, prog, args, opts)
 	})
 }

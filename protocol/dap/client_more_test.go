@@ -1,7 +1,11 @@
 package dap
 
 import (
+	"os/exec"
+	"path/filepath"
 	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
 )
 
 // TestDebugClientMore runs the suites of goto, data breakpoints, threads, modules,
@@ -13,4 +17,18 @@ func TestDebugClientMore(t *testing.T) {
 		t.Parallel()
 		runSuite(t, node, bin, "kite_more.test.mjs")
 	})
+}
+
+// TestDebugClientMoreNative runs the native suite on native_more.c (threads, a watched
+// global, a loop to detach from).
+func TestDebugClientMoreNative(t *testing.T) {
+	node := needNode(t)
+	realparts.Need(t, "gcc", "gdbserver")
+	bin := buildPolydbg(t)
+	src, _ := filepath.Abs(filepath.Join(clientDir, "native_more.c")) // absolute: the line tables name it so
+	exe := filepath.Join(t.TempDir(), "native_more")
+	if out, err := exec.Command("gcc", "-g", "-O0", "-pthread", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	runSuite(t, node, bin, "native_more.test.mjs", "NATIVE_EXE="+exe, "NATIVE_SRC="+src)
 }

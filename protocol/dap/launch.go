@@ -37,6 +37,8 @@ type launchArgs struct {
 	// too).
 	Address string `json:"address,omitempty"`
 	Token   string `json:"token,omitempty"`
+
+	attach bool // the session attached: disconnect detaches
 }
 
 // launchTimeout bounds starting a target (QEMU, gdbserver, a stub's connection).
@@ -45,9 +47,6 @@ const launchTimeout = 30 * time.Second
 // spec maps a configuration onto launch.Spec, refusing options it cannot honour rather
 // than ignoring them.
 func (a launchArgs) spec(attach bool) (launch.Spec, error) {
-	if a.Cwd != "" || a.Env != nil {
-		return launch.Spec{}, errors.New("cwd and env are not supported yet: the program runs in polydbg's directory and environment")
-	}
 	s := launch.Spec{Kind: launch.Kind(a.Kind), Program: a.Program, Args: a.Args, ELF: a.ELF,
 		Machine: a.Machine, Address: a.Address, SVD: a.SVD, QEMUSerial: a.Serial, Seed: a.Seed}
 	if attach {
@@ -73,7 +72,7 @@ func (a launchArgs) spec(attach bool) (launch.Spec, error) {
 	if s.Kind == "" {
 		s.Kind = launch.Detect(s.Program)
 	}
-	return s, nil
+	return s, a.placeNative(&s)
 }
 
 // start handles launch and attach: it makes the debuggee (not yet running: configurationDone
@@ -109,6 +108,7 @@ func (c *conn) start(ctx context.Context, req *rawRequest, attach bool) (any, er
 	if err != nil {
 		return nil, err
 	}
+	a.attach = attach
 	c.args = a
 	c.adopt(d)
 	name := filepath.Base(spec.Program)
@@ -194,12 +194,21 @@ func (c *conn) restart(ctx context.Context) error {
 	return nd.Start(c.args.StopOnEntry)
 }
 
-// disconnect ends the connection; a launched debuggee is terminated (Serve closes it).
-func (c *conn) disconnect() error {
+// disconnect ends the connection: a launched debuggee is terminated (Serve closes it), an
+// attached one is let go to run on (detached) unless terminateDebuggee asks otherwise.
+func (c *conn) disconnect(ctx context.Context, a *godap.DisconnectArguments) error {
 	c.done = true
-	if c.d != nil {
-		_ = c.d.Terminate()
+	if c.d == nil {
+		return nil
 	}
+	if c.args.attach && (a == nil || !a.TerminateDebuggee) {
+		if err := c.d.Detach(ctx); err == nil {
+			return nil
+		} else {
+			c.log.Debug("dap: detach failed; terminating", "err", err)
+		}
+	}
+	_ = c.d.Terminate()
 	return nil
 }
 

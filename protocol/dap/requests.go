@@ -67,7 +67,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		case *godap.LaunchRequest:
 		case *godap.AttachRequest:
 		case *godap.DisconnectRequest:
-			return nil, c.disconnect()
+			return nil, c.disconnect(ctx, m.Arguments)
 		default:
 			_ = m
 			return nil, errors.New("unauthorized: launch or attach with the server's \"token\" first")
@@ -79,7 +79,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 	case *godap.AttachRequest:
 		return c.start(ctx, &rawRequest{Request: r.Request, Arguments: r.Arguments}, true)
 	case *godap.DisconnectRequest:
-		return nil, c.disconnect()
+		return nil, c.disconnect(ctx, r.Arguments)
 	case *godap.CancelRequest:
 		return nil, nil // acted on by the reader; a finished request is not an error
 	case *godap.ConfigurationDoneRequest:

@@ -1,0 +1,36 @@
+package gdbremote
+
+// Target: detaching (engine.Detacher): the traps are removed and the stub told to let the
+// program run on ('D'); gdbserver --once then exits, the program goes on.
+
+import (
+	"errors"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+var _ engine.Detacher = (*Target)(nil)
+
+// Detach implements engine.Detacher.
+func (t *Target) Detach() error {
+	if err := t.needStopped(); err != nil {
+		return EngineError(err)
+	}
+	t.mu.Lock()
+	traps := t.traps
+	t.traps = map[uint64]*trap{}
+	t.mu.Unlock()
+	var errs []error
+	for pc, tr := range traps {
+		if err := t.c.ClearBreakpoint(t.ctx, tr.kind, pc, t.bpLen); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := t.c.Detach(t.ctx); err != nil {
+		return EngineError(errors.Join(append(errs, err)...))
+	}
+	t.mu.Lock()
+	t.ended, t.killing = true, true // nothing more is reported: the session has let go
+	t.mu.Unlock()
+	return EngineError(errors.Join(errs...))
+}

@@ -1,0 +1,69 @@
+// More of the native suite: cwd and env, detach, threads, data breakpoints and modules of
+// a C program under gdbserver, through VS Code's DebugClient. NATIVE_EXE is native_more.c
+// built with -g -pthread, NATIVE_SRC its source.
+import { test, describe, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { Session, line, gone } from './common.mjs';
+
+const EXE = process.env.NATIVE_EXE, SRC = process.env.NATIVE_SRC;
+assert.ok(EXE && SRC, 'set NATIVE_EXE and NATIVE_SRC');
+
+let s;
+afterEach(async () => { await s.stop(); });
+
+async function freePort() {
+  return new Promise((resolve) => { const l = net.createServer(); l.listen(0, '127.0.0.1', () => { const p = l.address().port; l.close(() => resolve(p)); }); });
+}
+
+describe('native under gdbserver, more', () => {
+  test('cwd and env: the program runs in that directory with that environment', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dap-cwd-')));
+    s = new Session();
+    await s.start({ kind: 'native', program: EXE, cwd: dir, env: { POLYDBG_DAP_VAR: 'hello there', HOME: null } });
+    await s.outputHas('stdout', `cwd ${dir} var hello there\n`);
+    assert.equal((await s.exited()).body.exitCode, 0);
+  });
+
+  test('cwd that is not a directory, and cwd for a Kite program, are refused', async () => {
+    s = new Session();
+    await s.dc.start();
+    await s.dc.initializeRequest({ adapterID: 'polydbg' });
+    await assert.rejects(s.dc.launch({ kind: 'native', program: EXE, cwd: '/nonexistent/dir' }), /not a directory/);
+    const kite = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dap-cwd-')), 'p.kite');
+    fs.writeFileSync(kite, 'print(1)\n');
+    await assert.rejects(s.dc.launch({ program: kite, cwd: os.tmpdir() }), /for native programs/);
+  });
+
+  test('disconnect from an attached program lets it run on (detach)', async (t) => {
+    const pidFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dap-detach-')), 'pid');
+    const port = await freePort();
+    const gs = spawn('gdbserver', ['--once', `127.0.0.1:${port}`, EXE, 'loop', pidFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+    t.after(() => gs.kill('SIGKILL'));
+    await new Promise((resolve) => {
+      let buf = '';
+      gs.stderr.on('data', (d) => { buf += d; if (buf.includes('Listening on port')) resolve(); });
+    });
+    s = new Session();
+    await s.attach({ address: `127.0.0.1:${port}`, elf: EXE },
+      () => s.dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'usleep' }, { name: 'main' }] }));
+    await s.stoppedAt('function breakpoint');
+    await s.dc.setFunctionBreakpointsRequest({ breakpoints: [] });
+    const LOOP = line(SRC, 'loop');
+    await s.dc.setBreakpointsRequest({ source: { path: SRC }, breakpoints: [{ line: LOOP }] });
+    await Promise.all([s.dc.continueRequest({ threadId: 1 }), s.stoppedAt('breakpoint', LOOP)]);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    assert.ok(pid > 0);
+    await s.dc.disconnectRequest({ terminateDebuggee: false });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await gone(pid, 300), false, 'the detached program still runs (its breakpoint is gone)');
+    const state = () => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '')[0];
+    assert.ok(['S', 'R'].includes(state()), `not stopped by a tracer: state ${state()}`);
+    process.kill(pid, 'SIGKILL');
+    assert.ok(await gone(pid));
+  });
+});
