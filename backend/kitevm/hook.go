@@ -15,6 +15,7 @@ type hook struct{ t *Target }
 // breakpoint (the engine evaluates it), the end of a step, or a profiled statement.
 func (h hook) Trap(pc int) error {
 	t := h.t
+	t.inTrap = true // a stop made here may be moved (Jump)
 	t.applyTraps()
 	if t.termReq.Load() {
 		return ErrTerminated
@@ -94,6 +95,7 @@ func (h hook) Exception(err *vm.Error) {
 	if t.termReq.Load() {
 		return
 	}
+	t.inTrap = false
 	loc := engine.Location{File: err.Loc.File, Line: err.Loc.Line, Col: err.Loc.Col, Func: err.Loc.Func, PC: uint64(err.Loc.PC), HasPC: true}
 	_ = t.suspend(engine.Stop{Reason: engine.ReasonException, Location: loc, Text: err.Msg})
 }
@@ -116,6 +118,7 @@ func (h hook) OutOfCycles() error {
 // The program is then between two instructions, not at a trap: an instruction step from
 // there runs the next instruction before it stops.
 func (t *Target) Suspend(stop engine.Stop) error {
+	t.inTrap = false
 	err := t.suspend(stop)
 	t.between = true
 	return err

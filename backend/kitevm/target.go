@@ -74,6 +74,8 @@ type Target struct {
 	retFunc   string // the function the step may return from
 	returned  bool   // the stop being made is at the return address
 	between   bool   // suspended by Suspend between instructions, not at a trap
+	inTrap    bool   // the current stop was made in a trap (Jump may move it)
+	loops     []loopSpan
 	refs      []ref
 	stackKeys []stackKey
 	mem       vm.MemStats

@@ -433,6 +433,11 @@ func (vm *VM) run() (Value, error) {
 					pc = tpc + 1
 					goto fail
 				}
+				if vm.jumped { // the debugger moved the frame (Jump): go on there
+					vm.jumped = false
+					tpc = fr.pc
+					pc = tpc + 1
+				}
 			}
 			ins = vm.orig[tpc]
 			acc += incTab[uint8(ins)]

@@ -68,6 +68,7 @@ type VM struct {
 	interrupt atomic.Bool
 	trapMode  TrapMode
 	pending   bool   // an interrupt is waiting for the next statement
+	jumped    bool   // Jump moved the innermost frame during a trap
 	bp        []bool // per program pc: a debugger trap is set
 
 	evalDepth  int

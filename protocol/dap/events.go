@@ -29,6 +29,7 @@ func (c *conn) translate(e engine.Event) {
 	switch e.Kind {
 	case engine.EventStopped, engine.EventContinued:
 		c.regScopes = nil // references live for one stop
+		c.resetStop()
 	}
 	switch e.Kind {
 	case engine.EventStopped:
@@ -62,7 +63,7 @@ func (c *conn) translate(e engine.Event) {
 
 // stoppedBody is a stop as DAP says it.
 func (c *conn) stoppedBody(st *engine.Stop) godap.StoppedEventBody {
-	b := godap.StoppedEventBody{ThreadId: threadID, AllThreadsStopped: true, Reason: string(st.Reason), Text: st.Text}
+	b := godap.StoppedEventBody{ThreadId: stopThread(st), AllThreadsStopped: true, Reason: string(st.Reason), Text: st.Text}
 	switch st.Reason {
 	case engine.ReasonBreakpoint:
 		b.HitBreakpointIds = []int{st.BreakpointID}

@@ -18,15 +18,20 @@ import (
 // clients fetch it in pages (start/count) instead of whole.
 const pageOver = 100
 
-// Frame ids are the engine's frame indexes plus one (DAP treats 0 as "no frame").
+// Frame ids are the engine's frame indexes plus one (DAP treats 0 as "no frame"), with
+// the thread's slot above frameShift (threads.go).
 func frameIndex(id int) int {
 	if id <= 0 {
 		return 0
 	}
-	return id - 1
+	return id&frameMask - 1
 }
 
 func (c *conn) stackTrace(d *launch.Debuggee, a godap.StackTraceArguments) (any, error) {
+	slot, err := c.useThread(d, a.ThreadId)
+	if err != nil {
+		return nil, err
+	}
 	frames, err := d.Stack()
 	if err != nil {
 		return nil, err
@@ -35,7 +40,7 @@ func (c *conn) stackTrace(d *launch.Debuggee, a godap.StackTraceArguments) (any,
 	frames = engine.Page(frames, a.StartFrame, a.Levels)
 	out := make([]godap.StackFrame, 0, len(frames))
 	for _, f := range frames {
-		sf := godap.StackFrame{Id: f.Index + 1, Name: f.Func, Line: f.Location.Line, Column: max(f.Location.Col, 1)}
+		sf := godap.StackFrame{Id: slot<<frameShift | (f.Index + 1), Name: f.Func, Line: f.Location.Line, Column: max(f.Location.Col, 1)}
 		if f.Location.File != "" {
 			sf.Source = source(f.Location.File)
 		}

@@ -47,6 +47,7 @@ func targetCapabilities(d *launch.Debuggee) capabilities {
 		c.SupportsInstructionBreakpoints = true
 	}
 	c.SupportsDisassembleRequest = canDisassemble(d)
+	c.SupportsGotoTargetsRequest = canGoto(d)
 	if _, ok := t.(engine.RegisterAccess); ok {
 		c.SupportsSetVariable = true // registers of the innermost frame
 	}
@@ -91,6 +92,9 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.selectFor(d, msg); err != nil {
+		return nil, err
+	}
 	switch r := msg.(type) {
 	case *godap.TerminateRequest:
 		return nil, d.Terminate()
@@ -123,7 +127,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		d.SetExceptionStops(on && !c.args.NoDebug)
 		return nil, nil
 	case *godap.ThreadsRequest:
-		return godap.ThreadsResponseBody{Threads: []godap.Thread{{Id: threadID, Name: "main"}}}, nil
+		return c.threads(ctx, d), nil
 	case *godap.StackTraceRequest:
 		return c.stackTrace(d, r.Arguments)
 	case *godap.ScopesRequest:
@@ -158,6 +162,10 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		return c.completions(d, r.Arguments)
 	case *godap.SetVariableRequest:
 		return c.setVariable(d, r.Arguments)
+	case *godap.GotoTargetsRequest:
+		return c.gotoTargets(d, r.Arguments)
+	case *godap.GotoRequest:
+		return nil, c.gotoTarget(d, r.Arguments)
 	case *godap.DisassembleRequest:
 		return c.disassembleAny(ctx, d, r.Arguments)
 	case *godap.ReadMemoryRequest:

@@ -77,6 +77,10 @@ type conn struct {
 	regScopes     map[int]int // the Registers scopes of this stop: reference -> frame
 	done          bool        // disconnect answered: stop reading
 
+	// What lives for one stop besides regScopes (threads.go, goto.go).
+	thr   threadState             // the threads seen, and the frame-id slots of this stop
+	gotos map[int]engine.Location // goto targets given out at this stop, by id
+
 	// A request that may take long (launch, attach, restart) runs in its own goroutine, so
 	// that the reader goes on and a cancel request reaches it; requests that come meanwhile
 	// wait in pending and are handled in order after it.

@@ -47,4 +47,41 @@ describe('kite, more', () => {
     const end = await s.dc.disassembleRequest({ memoryReference: '0x100000', instructionCount: 2 });
     assert.deepEqual(end.body.instructions.map((x) => x.presentationHint), ['invalid', 'invalid'], 'after the program: filler');
   });
+
+  test('goto: the frame moves back to a statement of its function, runs it again; loops and other functions are refused', async () => {
+    s = new Session();
+    await s.start({ program: PROG }, () => s.dc.setBreakpointsRequest({ source: { path: PROG }, breakpoints: [{ line: 4, condition: 'b == 1' }] }));
+    const caps = s.events.find((e) => e.event === 'capabilities').body.capabilities;
+    assert.equal(caps.supportsGotoTargetsRequest, true);
+    await s.stoppedAt('breakpoint', 4);
+    let top = await s.top();
+    assert.equal((await s.vars(top.id, 'Locals')).s.value, '10');
+    assert.deepEqual((await s.dc.customRequest('gotoTargets', { source: { path: PROG }, line: 8 })).body.targets, [],
+      'line 8 is in another function');
+    const t = (await s.dc.customRequest('gotoTargets', { source: { path: PROG }, line: 3 })).body.targets;
+    assert.equal(t.length, 1);
+    assert.equal(t[0].line, 3);
+    const [, ev] = await Promise.all([s.dc.customRequest('goto', { threadId: 1, targetId: t[0].id }), s.stopped()]);
+    assert.equal(ev.body.reason, 'goto');
+    top = await s.top();
+    assert.equal(top.line, 3);
+    assert.equal((await s.vars(top.id, 'Locals')).s.value, '10', 'nothing ran');
+    await Promise.all([s.dc.nextRequest({ threadId: 1 }), s.stoppedAt('breakpoint', 4)]); // its condition holds again
+    assert.equal((await s.vars((await s.top()).id, 'Locals')).s.value, '100', 'line 3 ran again');
+    await assert.rejects(s.dc.customRequest('goto', { threadId: 1, targetId: t[0].id }), /no target/, 'ids live for one stop');
+    await s.dc.setBreakpointsRequest({ source: { path: PROG }, breakpoints: [{ line: 10 }] });
+    await Promise.all([s.dc.continueRequest({ threadId: 1 }), s.stoppedAt('breakpoint', 10)]);
+    const total = await s.dc.evaluateRequest({ expression: 'total', frameId: (await s.top()).id, context: 'watch' });
+    assert.equal(total.body.result, '1020', 'add(0, 1) returned 100');
+    assert.deepEqual((await s.dc.customRequest('gotoTargets', { source: { path: PROG }, line: 8 })).body.targets, [],
+      'into a for loop from outside it: its iterator does not exist');
+    const back = (await s.dc.customRequest('gotoTargets', { source: { path: PROG }, line: 6 })).body.targets;
+    assert.equal(back.length, 1);
+    await s.dc.setBreakpointsRequest({ source: { path: PROG }, breakpoints: [] });
+    await Promise.all([s.dc.customRequest('goto', { threadId: 1, targetId: back[0].id }), s.stoppedAt('goto', 6)]);
+    await s.dc.continueRequest({ threadId: 1 });
+    await s.outputHas('stdout', 'total 120\n'); // from line 6 again: the print at line 10 had not run
+    assert.equal(s.output.stdout, 'total 120\n');
+    assert.equal((await s.exited()).body.exitCode, 0);
+  });
 });

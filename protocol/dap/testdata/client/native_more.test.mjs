@@ -66,4 +66,45 @@ describe('native under gdbserver, more', () => {
     process.kill(pid, 'SIGKILL');
     assert.ok(await gone(pid));
   });
+
+  test('threads: the real threads, stacks and steps per thread, stops with their thread', async () => {
+    const WORKER = line(SRC, 'worker');
+    s = new Session();
+    await s.start({ kind: 'native', program: EXE, args: ['threads'] },
+      () => s.dc.setBreakpointsRequest({ source: { path: SRC }, breakpoints: [{ line: WORKER }] }));
+    const ev = await s.stoppedAt('breakpoint');
+    const tid = ev.body.threadId;
+    assert.equal(ev.body.allThreadsStopped, true);
+    const threads = (await s.dc.threadsRequest()).body.threads;
+    assert.ok(threads.length >= 2, JSON.stringify(threads));
+    assert.ok(threads.some((t) => t.id === tid), `the stopped thread ${tid} is listed: ${JSON.stringify(threads)}`);
+    const main = Math.min(...threads.map((t) => t.id));
+    assert.notEqual(tid, main, 'a worker stopped, not the main thread');
+    const ws = (await s.dc.stackTraceRequest({ threadId: tid })).body.stackFrames;
+    assert.equal(ws[0].name, 'worker');
+    assert.equal(ws[0].line, WORKER);
+    const id0 = (await s.dc.evaluateRequest({ expression: 'id', frameId: ws[0].id, context: 'watch' })).body.result;
+    const ms = (await s.dc.stackTraceRequest({ threadId: main })).body.stackFrames;
+    console.log('main thread stack', JSON.stringify(ms.map((f) => [f.id, f.name, f.line])));
+    assert.ok(ms.length > 0 && ms[0].name !== 'worker', JSON.stringify(ms));
+    assert.ok(ms.every((f) => !ws.some((w) => w.id === f.id)), 'frame ids name their thread');
+    // back to the worker's frame: its variables again
+    assert.equal((await s.dc.evaluateRequest({ expression: 'id', frameId: ws[0].id, context: 'watch' })).body.result, id0);
+    const [, step] = await Promise.all([s.dc.nextRequest({ threadId: tid }), s.stopped()]);
+    assert.equal(step.body.reason, 'step');
+    assert.equal(step.body.threadId, tid, 'the step moved the thread it named');
+    const top = (await s.dc.stackTraceRequest({ threadId: tid })).body.stackFrames[0];
+    assert.equal(top.line, WORKER + 1);
+    const [, other] = await Promise.all([s.dc.continueRequest({ threadId: tid }), s.stopped()]);
+    assert.equal(other.body.reason, 'breakpoint');
+    assert.notEqual(other.body.threadId, tid, 'the other worker stops in its own thread');
+    const os2 = (await s.dc.stackTraceRequest({ threadId: other.body.threadId })).body.stackFrames;
+    assert.equal(os2[0].name, 'worker');
+    const id1 = (await s.dc.evaluateRequest({ expression: 'id', frameId: os2[0].id, context: 'watch' })).body.result;
+    assert.deepEqual([id0, id1].sort(), ['0', '1']);
+    await s.dc.setBreakpointsRequest({ source: { path: SRC }, breakpoints: [] });
+    await s.dc.continueRequest({ threadId: other.body.threadId });
+    await s.outputHas('stdout', 'threads 1 2\n');
+    assert.equal((await s.exited()).body.exitCode, 0);
+  });
 });
