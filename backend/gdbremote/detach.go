@@ -17,12 +17,17 @@ func (t *Target) Detach() error {
 		return EngineError(err)
 	}
 	t.mu.Lock()
-	traps := t.traps
-	t.traps = map[uint64]*trap{}
+	traps, watches := t.traps, t.watches
+	t.traps, t.watches = map[uint64]*trap{}, nil
 	t.mu.Unlock()
 	var errs []error
 	for pc, tr := range traps {
 		if err := t.c.ClearBreakpoint(t.ctx, tr.kind, pc, t.bpLen); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, w := range watches {
+		if err := t.c.ClearWatchpoint(t.ctx, w.kind, w.Addr, w.Size); err != nil {
 			errs = append(errs, err)
 		}
 	}

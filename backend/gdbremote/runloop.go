@@ -310,6 +310,9 @@ func (t *Target) classify(sr StopReply) *engine.Stop {
 	if err != nil {
 		return &engine.Stop{Reason: engine.ReasonException, Text: err.Error()}
 	}
+	if st := t.watchStop(sr); st != nil {
+		return st
+	}
 	t.mu.Lock()
 	atTrap := t.traps[pc] != nil
 	t.mu.Unlock()

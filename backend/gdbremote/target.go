@@ -67,6 +67,7 @@ type Target struct {
 	stopCache *stopCache
 	refs      map[int]refEntry
 	nextRef   int
+	watches   []*watch // armed watchpoints (watch.go)
 }
 
 // Connect attaches to a stub at addr (HOST:PORT) debugging the ELF file elfPath.

@@ -79,6 +79,11 @@ func (c *conn) stoppedBody(st *engine.Stop) godap.StoppedEventBody {
 				}
 			}
 		}
+	case engine.ReasonData:
+		if st.BreakpointID != 0 {
+			b.HitBreakpointIds = []int{st.BreakpointID}
+		}
+		b.Description = "Paused on data breakpoint"
 	case engine.ReasonException:
 		b.Description = "Paused on exception"
 	}

@@ -48,6 +48,7 @@ func targetCapabilities(d *launch.Debuggee) capabilities {
 	}
 	c.SupportsDisassembleRequest = canDisassemble(d)
 	c.SupportsGotoTargetsRequest = canGoto(d)
+	c.SupportsDataBreakpoints = canWatch(d)
 	if _, ok := t.(engine.RegisterAccess); ok {
 		c.SupportsSetVariable = true // registers of the innermost frame
 	}
@@ -131,7 +132,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 	case *godap.StackTraceRequest:
 		return c.stackTrace(d, r.Arguments)
 	case *godap.ScopesRequest:
-		return c.scopes(d, r.Arguments.FrameId)
+		return c.scopesNoted(d, r.Arguments.FrameId)
 	case *godap.VariablesRequest:
 		return c.variables(d, r.Arguments)
 	case *godap.EvaluateRequest:
@@ -162,6 +163,10 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		return c.completions(d, r.Arguments)
 	case *godap.SetVariableRequest:
 		return c.setVariable(d, r.Arguments)
+	case *godap.DataBreakpointInfoRequest:
+		return c.dataBreakpointInfo(d, r.Arguments)
+	case *godap.SetDataBreakpointsRequest:
+		return c.setDataBreakpoints(d, r.Arguments)
 	case *godap.GotoTargetsRequest:
 		return c.gotoTargets(d, r.Arguments)
 	case *godap.GotoRequest:

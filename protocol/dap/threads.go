@@ -150,9 +150,11 @@ func (c *conn) selectFor(d *launch.Debuggee, msg godap.Message) error {
 		err = c.useFrameThread(d, r.Arguments.FrameId)
 	case *godap.SetExpressionRequest:
 		err = c.useFrameThread(d, r.Arguments.FrameId)
+	case *godap.DataBreakpointInfoRequest:
+		err = c.useFrameThread(d, r.Arguments.FrameId)
 	}
 	return err
 }
 
 // resetStop forgets what lives for one stop: frame-id slots, goto targets.
-func (c *conn) resetStop() { c.thr.slots, c.gotos = nil, nil }
+func (c *conn) resetStop() { c.thr.slots, c.gotos, c.named = nil, nil, nil }

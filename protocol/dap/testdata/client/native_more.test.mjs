@@ -107,4 +107,46 @@ describe('native under gdbserver, more', () => {
     await s.outputHas('stdout', 'threads 1 2\n');
     assert.equal((await s.exited()).body.exitCode, 0);
   });
+
+  test('data breakpoints: a write to a global stops with its old and new value', async () => {
+    const WRITE = line(SRC, 'write');
+    s = new Session();
+    await s.start({ kind: 'native', program: EXE, args: ['watch'] },
+      () => s.dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'main' }] }));
+    const caps = s.events.find((e) => e.event === 'capabilities').body.capabilities;
+    assert.equal(caps.supportsDataBreakpoints, true);
+    await s.stoppedAt('function breakpoint');
+    const top = await s.top();
+    const scopes = (await s.dc.scopesRequest({ frameId: top.id })).body.scopes;
+    const globals = scopes.find((x) => x.name === 'Globals');
+    assert.ok(globals, scopes.map((x) => x.name).join());
+    const info = await s.dc.customRequest('dataBreakpointInfo', { variablesReference: globals.variablesReference, name: 'counter', frameId: top.id });
+    assert.ok(info.body.dataId, JSON.stringify(info.body));
+    assert.deepEqual(info.body.accessTypes, ['write', 'read', 'readWrite']);
+    const regs = scopes.find((x) => x.name === 'Registers');
+    const no = await s.dc.customRequest('dataBreakpointInfo', { variablesReference: regs.variablesReference, name: 'rax', frameId: top.id });
+    assert.equal(no.body.dataId, null, 'a register is not watched');
+    const set = await s.dc.customRequest('setDataBreakpoints', { breakpoints: [{ dataId: info.body.dataId, accessType: 'write' },
+      { dataId: info.body.dataId, accessType: 'write', condition: 'counter > 1' }, { dataId: 'garbage' }] });
+    const [bp, cond, bad] = set.body.breakpoints;
+    assert.equal(bp.verified, true, JSON.stringify(bp));
+    assert.equal(cond.verified, false);
+    assert.match(bad.message, /bad dataId/);
+    await s.dc.setFunctionBreakpointsRequest({ breakpoints: [] });
+    const [, ev] = await Promise.all([s.dc.continueRequest({ threadId: 1 }), s.stopped()]);
+    assert.equal(ev.body.reason, 'data breakpoint', JSON.stringify(ev.body));
+    assert.deepEqual(ev.body.hitBreakpointIds, [bp.id]);
+    assert.equal(ev.body.text, 'counter: 0 -> 5');
+    const at = await s.top();
+    assert.equal(at.name, 'main');
+    assert.ok(Math.abs(at.line - WRITE) <= 1, `stopped at line ${at.line}, the write is at ${WRITE}`);
+    const [, ev2] = await Promise.all([s.dc.continueRequest({ threadId: 1 }), s.stopped()]);
+    assert.equal(ev2.body.text, 'counter: 5 -> 10');
+    const again = await s.dc.customRequest('setDataBreakpoints', { breakpoints: [{ dataId: info.body.dataId, accessType: 'write' }] });
+    assert.equal(again.body.breakpoints[0].id, bp.id, 'an unchanged data breakpoint keeps its id');
+    await s.dc.customRequest('setDataBreakpoints', { breakpoints: [] });
+    await s.dc.continueRequest({ threadId: 1 });
+    await s.outputHas('stdout', 'counter 15\n');
+    assert.equal((await s.exited()).body.exitCode, 0);
+  });
 });

@@ -1,0 +1,170 @@
+package gdbremote
+
+// Target: watchpoints (engine.Watchpointer) through the stub's Z2 (write), Z3 (read) and
+// Z4 (access) packets: gdbserver's hardware debug registers, QEMU's emulated ones. A hit
+// stops the target with a "watch"/"rwatch"/"awatch" stop reply naming the address; the
+// stop then says the old and the new value (the old one as read when the watchpoint was
+// set or last hit).
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+var _ engine.Watchpointer = (*Target)(nil)
+
+// watch is an armed watchpoint.
+type watch struct {
+	engine.Watchpoint
+	kind BreakKind
+	last []byte // the value at the last stop, when it could be read
+}
+
+var watchKinds = map[engine.DataAccess]BreakKind{
+	engine.DataWrite: WriteWatch, engine.DataRead: ReadWatch, engine.DataReadWrite: AccessWatch,
+}
+
+// DataTarget implements engine.Watchpointer: a variable (or a field, an element, *p) that
+// lives in memory and is 1, 2, 4 or 8 bytes wide.
+func (t *Target) DataTarget(frame int, expr string) (engine.Watchpoint, []engine.DataAccess, error) {
+	if err := t.needStopped(); err != nil {
+		return engine.Watchpoint{}, nil, EngineError(err)
+	}
+	fr, err := t.frame(frame)
+	if err != nil {
+		return engine.Watchpoint{}, nil, err
+	}
+	v, err := (&evaluator{t: t, fr: fr}).value(expr)
+	if err != nil {
+		return engine.Watchpoint{}, nil, err
+	}
+	if !v.InMemory {
+		return engine.Watchpoint{}, nil, fmt.Errorf("%s is not in memory (a register or a constant)", expr)
+	}
+	switch n := len(v.Bytes); n {
+	case 1, 2, 4, 8:
+	default:
+		return engine.Watchpoint{}, nil, fmt.Errorf("%s is %d bytes: a watchpoint covers 1, 2, 4 or 8", expr, n)
+	}
+	w := engine.Watchpoint{Name: expr, Addr: v.Addr, Size: len(v.Bytes)}
+	return w, []engine.DataAccess{engine.DataWrite, engine.DataRead, engine.DataReadWrite}, nil
+}
+
+// Watchpoints implements engine.Watchpointer.
+func (t *Target) Watchpoints() []engine.Watchpoint {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]engine.Watchpoint, len(t.watches))
+	for i, w := range t.watches {
+		out[i] = w.Watchpoint
+	}
+	return out
+}
+
+// SetWatchpoints implements engine.Watchpointer: the watchpoints that are no longer wanted
+// are removed, the new ones inserted (a running target is interrupted for it).
+func (t *Target) SetWatchpoints(ws []engine.Watchpoint) []engine.Watchpoint {
+	out := make([]engine.Watchpoint, len(ws))
+	copy(out, ws)
+	err := t.whileStopped(func() error {
+		t.mu.Lock()
+		old := t.watches
+		t.mu.Unlock()
+		keep := map[*watch]bool{}
+		var now []*watch
+		for i, w := range ws {
+			kind, ok := watchKinds[w.Access]
+			if !ok {
+				out[i].Message = fmt.Sprintf("unknown access %q (write, read or readWrite)", w.Access)
+				continue
+			}
+			var found *watch
+			for _, o := range old {
+				if o.Addr == w.Addr && o.Size == w.Size && o.kind == kind {
+					found = o
+				}
+			}
+			if found == nil {
+				if err := t.c.SetWatchpoint(t.ctx, kind, w.Addr, w.Size); err != nil {
+					out[i].Message = "the target refused the watchpoint: " + err.Error()
+					if errors.Is(err, ErrUnsupported) {
+						out[i].Message = "the target has no watchpoints of this kind"
+					}
+					continue
+				}
+				found = &watch{kind: kind}
+				found.last, _ = t.c.ReadMemory(t.ctx, w.Addr, w.Size)
+			}
+			keep[found] = true
+			out[i].Verified, out[i].Message = true, ""
+			found.Watchpoint = out[i]
+			now = append(now, found)
+		}
+		var errs []error
+		for _, o := range old {
+			if !keep[o] {
+				errs = append(errs, t.c.ClearWatchpoint(t.ctx, o.kind, o.Addr, o.Size))
+			}
+		}
+		t.mu.Lock()
+		t.watches = now
+		t.mu.Unlock()
+		return errors.Join(errs...)
+	})
+	if err != nil {
+		for i := range out {
+			if out[i].Verified {
+				continue
+			}
+			if out[i].Message == "" {
+				out[i].Message = err.Error()
+			}
+		}
+		t.log.Warn("gdbremote: setting watchpoints", "err", err)
+	}
+	return out
+}
+
+// watchStop makes the stop of a watchpoint hit, or returns nil for other stops.
+func (t *Target) watchStop(sr StopReply) *engine.Stop {
+	switch sr.Reason {
+	case "watch", "rwatch", "awatch":
+	default:
+		return nil
+	}
+	t.mu.Lock()
+	var hit *watch
+	for _, w := range t.watches {
+		if sr.WatchAddr >= w.Addr && sr.WatchAddr < w.Addr+uint64(w.Size) {
+			hit = w
+		}
+	}
+	t.mu.Unlock()
+	if hit == nil {
+		return &engine.Stop{Reason: engine.ReasonData, Text: fmt.Sprintf("watchpoint at %#x", sr.WatchAddr)}
+	}
+	now, err := t.readCached(hit.Addr, hit.Size)
+	text := hit.Name
+	switch {
+	case err != nil:
+		text += ": " + err.Error()
+	case hit.Access == engine.DataWrite && hit.last != nil:
+		text += ": " + t.watchValue(hit.last) + " -> " + t.watchValue(now)
+	default:
+		text += " = " + t.watchValue(now)
+	}
+	if err == nil {
+		t.mu.Lock()
+		hit.last = now
+		t.mu.Unlock()
+	}
+	return &engine.Stop{Reason: engine.ReasonData, BreakpointID: hit.ID, Text: text}
+}
+
+// watchValue formats a watched value as an unsigned number in the target's byte order.
+func (t *Target) watchValue(b []byte) string {
+	return strconv.FormatUint(Uint(b, t.order), 10)
+}

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"fmt"
+)
+
+// Data breakpoints (watchpoints): the program stops when it writes, reads or accesses a
+// piece of memory, on targets with watchpoints (a GDB stub's Z2/Z3/Z4: gdbserver, QEMU).
+
+// ReasonData is the stop at a data breakpoint: Stop.BreakpointID names it and Stop.Text
+// says what happened ("counter: 0 -> 5" for a write whose old value was known).
+const ReasonData StopReason = "data breakpoint"
+
+// DataAccess is what a data breakpoint watches for.
+type DataAccess string
+
+const (
+	DataWrite     DataAccess = "write"
+	DataRead      DataAccess = "read"
+	DataReadWrite DataAccess = "readWrite"
+)
+
+// Watchpoint is one data breakpoint: Size bytes at Addr, watched for Access. Name is what
+// the user asked for ("counter"); ID is the session's, unique among all breakpoints.
+type Watchpoint struct {
+	ID     int
+	Name   string
+	Addr   uint64
+	Size   int
+	Access DataAccess
+	// Verified is false when the target could not arm it; Message then says why.
+	Verified bool
+	Message  string
+}
+
+// Watchpointer is implemented by targets with watchpoints.
+type Watchpointer interface {
+	// DataTarget says where the value of expr in frame lives (Name, Addr, Size) and the
+	// accesses it can be watched for; an error when it is not in memory or too big.
+	DataTarget(frame int, expr string) (Watchpoint, []DataAccess, error)
+	// SetWatchpoints replaces the armed watchpoints with ws (in any state: a running
+	// target is interrupted for it) and returns them with Verified and Message set. A
+	// watchpoint hit is reported as a stop with ReasonData and its ID.
+	SetWatchpoints(ws []Watchpoint) []Watchpoint
+	// Watchpoints returns the watchpoints set last.
+	Watchpoints() []Watchpoint
+}
+
+// DataBreakpointInfo says what expr in frame would watch (Watchpointer), on a stopped
+// debuggee; ErrUnsupported for targets without watchpoints.
+func (s *Session) DataBreakpointInfo(frame int, expr string) (Watchpoint, []DataAccess, error) {
+	w, ok := s.t.(Watchpointer)
+	if !ok {
+		return Watchpoint{}, nil, fmt.Errorf("data breakpoints: %w", ErrUnsupported)
+	}
+	if err := s.checkStopped("find a variable's address"); err != nil {
+		return Watchpoint{}, nil, err
+	}
+	return w.DataTarget(frame, expr)
+}
+
+// SetDataBreakpoints replaces the data breakpoints with ws (DAP semantics): one that is
+// unchanged (same address, size and access) keeps its ID, the others get new IDs from the
+// breakpoints' sequence. It returns them as armed.
+func (s *Session) SetDataBreakpoints(ws []Watchpoint) ([]Watchpoint, error) {
+	w, ok := s.t.(Watchpointer)
+	if !ok {
+		return nil, fmt.Errorf("data breakpoints: %w", ErrUnsupported)
+	}
+	s.mu.Lock()
+	if s.state.Ended() {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("cannot set data breakpoints: %w", ErrEnded)
+	}
+	old := w.Watchpoints()
+	out := make([]Watchpoint, len(ws))
+	for i, nw := range ws {
+		nw.ID = 0
+		for _, o := range old {
+			if o.Addr == nw.Addr && o.Size == nw.Size && o.Access == nw.Access {
+				nw.ID = o.ID
+			}
+		}
+		if nw.ID == 0 {
+			s.nextID++
+			nw.ID = s.nextID
+		}
+		out[i] = nw
+	}
+	s.mu.Unlock()
+	return w.SetWatchpoints(out), nil
+}
