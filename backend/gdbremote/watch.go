@@ -7,6 +7,7 @@ package gdbremote
 // set or last hit).
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 	"strconv"
@@ -146,6 +147,13 @@ func (t *Target) watchStop(sr StopReply) *engine.Stop {
 	if hit == nil {
 		return &engine.Stop{Reason: engine.ReasonData, Text: fmt.Sprintf("watchpoint at %#x", sr.WatchAddr)}
 	}
+	if t.sym.Arch.Machine == elf.EM_ARM {
+		// ARM watchpoints (QEMU's too) stop before the access: step over the instruction
+		// that makes it, the watchpoint out of the way, as gdb does, to see the new value.
+		if err := t.stepOverAccess(hit); err != nil {
+			return &engine.Stop{Reason: engine.ReasonData, BreakpointID: hit.ID, Text: hit.Name + ": " + err.Error()}
+		}
+	}
 	now, err := t.readCached(hit.Addr, hit.Size)
 	text := hit.Name
 	switch {
@@ -162,6 +170,18 @@ func (t *Target) watchStop(sr StopReply) *engine.Stop {
 		t.mu.Unlock()
 	}
 	return &engine.Stop{Reason: engine.ReasonData, BreakpointID: hit.ID, Text: text}
+}
+
+// stepOverAccess single-steps the instruction that hit w with w removed (run loop only).
+func (t *Target) stepOverAccess(w *watch) error {
+	if err := t.c.ClearWatchpoint(t.ctx, w.kind, w.Addr, w.Size); err != nil {
+		return err
+	}
+	_, serr := t.resumeWait("s", 0, 0)
+	if err := t.c.SetWatchpoint(t.ctx, w.kind, w.Addr, w.Size); err != nil && serr == nil {
+		serr = err
+	}
+	return serr
 }
 
 // watchValue formats a watched value as an unsigned number in the target's byte order.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 )
 
@@ -31,4 +32,14 @@ func TestDebugClientMoreNative(t *testing.T) {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	runSuite(t, node, bin, "native_more.test.mjs", "NATIVE_EXE="+exe, "NATIVE_SRC="+src)
+}
+
+// TestDebugClientMoreQEMU runs the firmware suite with the SVD file of the board.
+func TestDebugClientMoreQEMU(t *testing.T) {
+	node := needNode(t)
+	realparts.Need(t, "qemu-system-arm")
+	bin := buildPolydbg(t)
+	elf := firmware.Build(t)
+	svd, _ := filepath.Abs("../../backend/mcu/svd/testdata/lm3s6965.svd")
+	runSuite(t, node, bin, "qemu_more.test.mjs", "FW_ELF="+elf, "FW_SRC="+firmware.Source(), "SVD="+svd)
 }

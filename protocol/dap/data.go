@@ -45,10 +45,15 @@ func (c *conn) dataBreakpointInfo(d *launch.Debuggee, a godap.DataBreakpointInfo
 	}, nil
 }
 
-// scopesNoted answers scopes and notes the references of the scopes whose variables are
-// named in the program (Locals, Globals), for dataBreakpointInfo.
+// scopesNoted answers scopes, adds the Peripherals scope of a target with an SVD file
+// (periph.go), and notes the references of the scopes whose variables are named in the
+// program (Locals, Globals), for dataBreakpointInfo.
 func (c *conn) scopesNoted(d *launch.Debuggee, frameID int) (any, error) {
 	body, err := c.scopes(d, frameID)
+	if b, ok := body.(godap.ScopesResponseBody); ok && hasPeripherals(d) {
+		b.Scopes = append(b.Scopes, peripheralScope())
+		body = b
+	}
 	if b, ok := body.(godap.ScopesResponseBody); ok {
 		for _, s := range b.Scopes {
 			if s.Name == "Locals" || s.Name == "Globals" {

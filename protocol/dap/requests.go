@@ -134,6 +134,10 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 	case *godap.ScopesRequest:
 		return c.scopesNoted(d, r.Arguments.FrameId)
 	case *godap.VariablesRequest:
+		if isPeripheralRef(r.Arguments.VariablesReference) {
+			vars, err := peripheralVariables(d, r.Arguments.VariablesReference)
+			return godap.VariablesResponseBody{Variables: vars}, err
+		}
 		return c.variables(d, r.Arguments)
 	case *godap.EvaluateRequest:
 		return c.evaluate(d, r.Arguments)
