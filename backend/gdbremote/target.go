@@ -68,6 +68,7 @@ type Target struct {
 	refs      map[int]refEntry
 	nextRef   int
 	watches   []*watch // armed watchpoints (watch.go)
+	elfPath   string   // the program's file, as given (modules.go)
 }
 
 // Connect attaches to a stub at addr (HOST:PORT) debugging the ELF file elfPath.
@@ -188,6 +189,7 @@ func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, 
 		return nil, err
 	}
 	t := &Target{sym: sym, stub: stub, log: cfg.Logger, traps: map[uint64]*trap{}, refs: map[int]refEntry{}}
+	t.elfPath = elfPath
 	if stub != nil {
 		t.sink, _ = stub.outW.(*lineSink) // drained before the exit is reported
 	}

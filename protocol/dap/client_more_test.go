@@ -28,7 +28,7 @@ func TestDebugClientMoreNative(t *testing.T) {
 	bin := buildPolydbg(t)
 	src, _ := filepath.Abs(filepath.Join(clientDir, "native_more.c")) // absolute: the line tables name it so
 	exe := filepath.Join(t.TempDir(), "native_more")
-	if out, err := exec.Command("gcc", "-g", "-O0", "-pthread", "-o", exe, src).CombinedOutput(); err != nil {
+	if out, err := exec.Command("gcc", "-g", "-O0", "-pthread", "-o", exe, src, "-ldl").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	runSuite(t, node, bin, "native_more.test.mjs", "NATIVE_EXE="+exe, "NATIVE_SRC="+src)

@@ -33,6 +33,7 @@ func (c *conn) translate(e engine.Event) {
 	}
 	switch e.Kind {
 	case engine.EventStopped:
+		c.moduleEvents()
 		c.event("stopped", c.stoppedBody(e.Stop))
 	case engine.EventContinued:
 		if c.ownContinues > 0 {

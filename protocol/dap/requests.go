@@ -49,6 +49,7 @@ func targetCapabilities(d *launch.Debuggee) capabilities {
 	c.SupportsDisassembleRequest = canDisassemble(d)
 	c.SupportsGotoTargetsRequest = canGoto(d)
 	c.SupportsDataBreakpoints = canWatch(d)
+	c.SupportsModulesRequest = canModules(d)
 	if _, ok := t.(engine.RegisterAccess); ok {
 		c.SupportsSetVariable = true // registers of the innermost frame
 	}
@@ -167,6 +168,8 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		return c.completions(d, r.Arguments)
 	case *godap.SetVariableRequest:
 		return c.setVariable(d, r.Arguments)
+	case *godap.ModulesRequest:
+		return c.modules(ctx, d, r.Arguments)
 	case *godap.DataBreakpointInfoRequest:
 		return c.dataBreakpointInfo(d, r.Arguments)
 	case *godap.SetDataBreakpointsRequest:

@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,11 @@ int main(int argc, char **argv) {
             counter += 5; /* LINE:write */
         }
         printf("counter %d\n", counter);
+    } else if (strcmp(mode, "dlopen") == 0) { /* a library loaded and unloaded at run time */
+        void *h = dlopen("libm.so.6", RTLD_NOW);
+        printf("dlopen %s\n", h ? "ok" : dlerror()); /* LINE:dlopened */
+        if (h) dlclose(h);
+        printf("closed\n"); /* LINE:dlclosed */
     } else if (strcmp(mode, "loop") == 0 && argc > 2) { /* write the pid, then run until killed */
         FILE *f = fopen(argv[2], "w");
         fprintf(f, "%d", (int)getpid());

@@ -149,4 +149,34 @@ describe('native under gdbserver, more', () => {
     await s.outputHas('stdout', 'counter 15\n');
     assert.equal((await s.exited()).body.exitCode, 0);
   });
+
+  test('modules: the executable and the libraries it loaded, told by module events as they appear', async () => {
+    s = new Session();
+    const events = [];
+    s.dc.on('module', (e) => events.push(e.body));
+    await s.start({ kind: 'native', program: EXE, args: ['dlopen'], stopOnEntry: true });
+    const caps = s.events.find((e) => e.event === 'capabilities').body.capabilities;
+    assert.equal(caps.supportsModulesRequest, true);
+    await s.stoppedAt('entry');
+    const atEntry = events.length;
+    assert.ok(events.some((e) => e.reason === 'new' && e.module.path === EXE), JSON.stringify(events));
+    assert.ok(events.some((e) => e.reason === 'new' && /libc\.so/.test(e.module.name)), JSON.stringify(events));
+    const OPENED = line(SRC, 'dlopened'), CLOSED = line(SRC, 'dlclosed');
+    await s.dc.setBreakpointsRequest({ source: { path: SRC }, breakpoints: [{ line: OPENED }, { line: CLOSED }] });
+    await Promise.all([s.dc.continueRequest({ threadId: 1 }), s.stoppedAt('breakpoint', OPENED)]);
+    const loaded = events.slice(atEntry);
+    assert.ok(loaded.some((e) => e.reason === 'new' && e.module.name === 'libm.so.6'), `dlopen told: ${JSON.stringify(loaded)}`);
+    const all = (await s.dc.modulesRequest({})).body;
+    assert.ok(all.totalModules >= 2, JSON.stringify(all));
+    const exe = all.modules.find((m) => m.path === EXE);
+    assert.equal(exe.symbolStatus, 'Symbols loaded');
+    assert.ok(all.modules.some((m) => /libc\.so/.test(m.name) && m.addressRange.startsWith('0x')), JSON.stringify(all.modules));
+    const page = (await s.dc.customRequest('modules', { startModule: 1, moduleCount: 1 })).body; // DebugClient's modulesRequest drops its arguments
+    assert.equal(page.modules.length, 1);
+    assert.equal(page.totalModules, all.totalModules);
+    assert.deepEqual(page.modules[0], all.modules[1]);
+    const before = events.length;
+    await Promise.all([s.dc.continueRequest({ threadId: 1 }), s.stoppedAt('breakpoint', CLOSED)]);
+    assert.ok(events.slice(before).some((e) => e.reason === 'removed' && e.module.name === 'libm.so.6'), JSON.stringify(events.slice(before)));
+  });
 });

@@ -1,0 +1,65 @@
+package gdbremote
+
+// Target: the loaded modules (engine.ModuleLister): the program, and the shared libraries
+// the dynamic linker has loaded, from the stub's qXfer:libraries-svr4 (gdbserver reads
+// the linker's r_debug list).
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+var _ engine.ModuleLister = (*Target)(nil)
+
+// Modules implements engine.ModuleLister.
+func (t *Target) Modules(ctx context.Context) ([]engine.Module, error) {
+	if err := t.needStopped(); err != nil {
+		return nil, EngineError(err)
+	}
+	path := t.elfPath
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	mods := []engine.Module{{Name: filepath.Base(path), Path: path, Base: t.sym.Bias, Symbols: true}}
+	if !t.c.Supports("qXfer:libraries-svr4:read") {
+		return mods, nil
+	}
+	b, err := t.c.ReadXfer(ctx, "libraries-svr4", "")
+	if err != nil {
+		return mods, EngineError(err)
+	}
+	libs, err := parseLibrariesSVR4(b)
+	if err != nil {
+		return mods, err
+	}
+	return append(mods, libs...), nil
+}
+
+// parseLibrariesSVR4 reads a <library-list-svr4> document: one <library name=... l_addr=...>
+// per object the dynamic linker has mapped (the vDSO has no file name and is left out).
+func parseLibrariesSVR4(b []byte) ([]engine.Module, error) {
+	var doc struct {
+		Libraries []struct {
+			Name  string `xml:"name,attr"`
+			LAddr string `xml:"l_addr,attr"`
+		} `xml:"library"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%w: libraries-svr4: %v", ErrGarbage, err)
+	}
+	var out []engine.Module
+	for _, l := range doc.Libraries {
+		if l.Name == "" || !strings.Contains(l.Name, "/") { // the vDSO ("linux-vdso.so.1")
+			continue
+		}
+		base, _ := strconv.ParseUint(strings.TrimPrefix(l.LAddr, "0x"), 16, 64)
+		out = append(out, engine.Module{Name: filepath.Base(l.Name), Path: l.Name, Base: base})
+	}
+	return out, nil
+}

@@ -1,0 +1,36 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+)
+
+// Module is an executable file mapped into the debuggee: the program itself or a shared
+// library it loaded.
+type Module struct {
+	Name    string // the file's base name
+	Path    string // as the dynamic linker (or the launch) names it
+	Base    uint64 // where it is loaded: its load bias (0 for a fixed executable)
+	Symbols bool   // polydbg has its symbols (the program); libraries are shown only
+}
+
+// ModuleLister is implemented by targets that know their loaded modules (a program under
+// gdbserver: the executable and the libraries of qXfer:libraries-svr4).
+type ModuleLister interface {
+	Modules(ctx context.Context) ([]Module, error)
+}
+
+// Modules lists the loaded modules of a stopped (or not yet started) debuggee;
+// ErrUnsupported for targets that do not know them.
+func (s *Session) Modules(ctx context.Context) ([]Module, error) {
+	ml, ok := s.t.(ModuleLister)
+	if !ok {
+		return nil, fmt.Errorf("modules: %w", ErrUnsupported)
+	}
+	if st := s.State(); st != Initialized {
+		if err := s.checkStopped("list modules"); err != nil {
+			return nil, err
+		}
+	}
+	return ml.Modules(ctx)
+}

@@ -1,0 +1,82 @@
+package dap
+
+import (
+	"context"
+	"time"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
+)
+
+// Modules of native programs (engine.ModuleLister): the executable and the shared
+// libraries it loaded. A module event goes out, before the stop, for every module loaded
+// or unloaded since the last stop: libraries loaded while the program ran are told at the
+// next stop.
+
+// canModules says whether d lists modules: programs under gdbserver, launched or attached.
+func canModules(d *launch.Debuggee) bool {
+	_, ok := d.Target().(engine.ModuleLister)
+	return ok && (d.Spec.Kind == launch.Native || d.Spec.Kind == launch.Remote)
+}
+
+func dapModule(m engine.Module) godap.Module {
+	out := godap.Module{Id: m.Path, Name: m.Name, Path: m.Path, AddressRange: pcRef(m.Base),
+		SymbolStatus: "Symbols not loaded", IsUserCode: m.Symbols}
+	if m.Symbols {
+		out.SymbolStatus, out.SymbolFilePath = "Symbols loaded", m.Path
+	}
+	return out
+}
+
+// listModules lists the modules now, or those seen at the last stop when the target runs.
+func (c *conn) listModules(ctx context.Context, d *launch.Debuggee) []engine.Module {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	mods, err := d.Modules(ctx)
+	if err != nil && len(mods) == 0 {
+		return c.mods
+	}
+	return mods
+}
+
+// modules answers the modules request, paged by startModule/moduleCount.
+func (c *conn) modules(ctx context.Context, d *launch.Debuggee, a godap.ModulesArguments) (any, error) {
+	if !canModules(d) {
+		return godap.ModulesResponseBody{Modules: []godap.Module{}}, nil
+	}
+	mods := c.listModules(ctx, d)
+	page := engine.Page(mods, a.StartModule, a.ModuleCount)
+	out := make([]godap.Module, len(page))
+	for i, m := range page {
+		out[i] = dapModule(m)
+	}
+	return godap.ModulesResponseBody{Modules: out, TotalModules: len(mods)}, nil
+}
+
+// moduleEvents tells the modules loaded and unloaded since the last look (at a stop).
+func (c *conn) moduleEvents() {
+	d := c.d
+	if d == nil || !canModules(d) {
+		return
+	}
+	mods := c.listModules(context.Background(), d)
+	seen := map[string]bool{}
+	for _, m := range c.mods {
+		seen[m.Path] = true
+	}
+	now := map[string]bool{}
+	for _, m := range mods {
+		now[m.Path] = true
+		if !seen[m.Path] {
+			c.event("module", godap.ModuleEventBody{Reason: "new", Module: dapModule(m)})
+		}
+	}
+	for _, m := range c.mods {
+		if !now[m.Path] {
+			c.event("module", godap.ModuleEventBody{Reason: "removed", Module: dapModule(m)})
+		}
+	}
+	c.mods = mods
+}
