@@ -27,10 +27,8 @@ func (s *Session) Modules(ctx context.Context) ([]Module, error) {
 	if !ok {
 		return nil, fmt.Errorf("modules: %w", ErrUnsupported)
 	}
-	if st := s.State(); st != Initialized {
-		if err := s.checkStopped("list modules"); err != nil {
-			return nil, err
-		}
+	if err := s.checkHalted("list modules"); err != nil {
+		return nil, err
 	}
 	return ml.Modules(ctx)
 }

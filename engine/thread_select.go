@@ -12,12 +12,19 @@ func (s *Session) Threads(ctx context.Context) ([]Thread, error) {
 	if !ok {
 		return nil, fmt.Errorf("threads: %w", ErrUnsupported)
 	}
-	if st := s.State(); st != Initialized {
-		if err := s.checkStopped("list threads"); err != nil {
-			return nil, err
-		}
+	if err := s.checkHalted("list threads"); err != nil {
+		return nil, err
 	}
 	return tl.Threads(ctx)
+}
+
+// checkHalted is checkStopped that also lets a debuggee not started yet through (a
+// target behind a stub is halted then, and can be asked what it has).
+func (s *Session) checkHalted(what string) error {
+	if s.State() == Initialized {
+		return nil
+	}
+	return s.checkStopped(what)
 }
 
 // SelectThread makes thread id the one that the stack, variables, registers and the next
