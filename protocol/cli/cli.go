@@ -56,7 +56,6 @@ type Debugger struct {
 	current      atomic.Pointer[engine.Session]
 	pendingPause atomic.Bool
 	frame        int
-	specs        []savedBreakpoint // kept across restarts
 	display      []string
 	history      []string
 	lastCmd      string
@@ -65,11 +64,8 @@ type Debugger struct {
 	values       []engine.Variable // gdb's value history: $1, $2...
 	context      bool              // set context on|off
 	listLines    int               // set listsize N
-}
-
-type savedBreakpoint struct {
-	id   int
-	spec engine.BreakpointSpec
+	threadNums   threadNumbers     // gdb's thread numbers
+	stopThread   uint64            // the thread of the last stop reported
 }
 
 // syncWriter serialises the debugger's writes with the program output it forwards.
@@ -143,32 +139,36 @@ func Run(cfg Config) int {
 
 func (d *Debugger) printf(format string, args ...any) { fmt.Fprintf(d.out, format, args...) }
 
-// newSession replaces the session by a fresh one and sets the saved breakpoints again.
+// newSession replaces the session by a fresh one with the old one's breakpoints (same
+// numbers, as gdb keeps them across runs).
 func (d *Debugger) newSession() error {
 	s, err := d.cfg.NewSession()
 	if err != nil {
 		return err
 	}
 	if d.s != nil {
+		for _, bp := range s.RestoreBreakpoints(d.s.Breakpoints()) {
+			if bp.Message != "" && !bp.Verified {
+				d.printf("warning: breakpoint %d: %s\n", bp.ID, bp.Message)
+			}
+		}
 		d.s.Close()
 	}
-	d.s, d.frame = s, 0
+	d.s, d.frame, d.stopThread = s, 0, 0
 	d.current.Store(s)
 	d.output = startOutput(d.out, s)
-	for i, b := range d.specs {
-		bp, err := s.SetBreakpoint(b.spec)
-		if err != nil {
-			d.printf("warning: breakpoint %d: %v\n", b.id, err)
-			continue
-		}
-		d.specs[i].id = bp.ID
-	}
 	return nil
 }
 
 func (d *Debugger) reportStop(st *engine.Stop) {
 	loc := st.Location
 	where := fmt.Sprintf("%s at %s:%d", loc.Func, loc.File, loc.Line)
+	if st.ThreadID != 0 && st.ThreadID != d.stopThread {
+		if d.stopThread != 0 { // as gdb, say so when the stop is in another thread
+			d.printf("\n[Switching to thread %d (%s)]", d.threadNums.number(d.s, st.ThreadID), targetID(engine.Thread{ID: st.ThreadID}))
+		}
+		d.stopThread = st.ThreadID
+	}
 	switch st.Reason {
 	case engine.ReasonBreakpoint:
 		d.printf("\nBreakpoint %d, %s\n", st.BreakpointID, where)

@@ -55,7 +55,7 @@ func TestComplete(t *testing.T) {
 		{"brea", "", []string{"break "}},
 		{"  fi", "  ", []string{"finish "}},
 		{"info lo", "info ", []string{"locals "}},
-		{"info ", "info ", []string{"args ", "breakpoints ", "display ", "frame ", "globals ", "locals ", "program ", "registers ", "variables "}},
+		{"info ", "info ", []string{"args ", "breakpoints ", "display ", "frame ", "globals ", "locals ", "program ", "registers ", "threads ", "variables "}},
 		{"set con", "set ", []string{"context "}},
 		{"b wo", "b ", []string{"work"}},
 		{"b c.", "b ", []string{"c.kite:"}},
