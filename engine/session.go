@@ -10,7 +10,8 @@ import (
 // Session is one debug session: a target, its breakpoints and its subscribers. Its methods
 // are safe for concurrent use by several front ends.
 type Session struct {
-	t Target
+	t       Target
+	sources sourceCache
 
 	mu       sync.Mutex
 	state    State
