@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -46,5 +48,45 @@ func TestSourceReadsOnceThroughTheLoader(t *testing.T) {
 	}
 	if _, err := s.Source(filepath.Join(dir, "missing.c")); err == nil {
 		t.Error("a missing file has lines")
+	}
+}
+
+type refusingResume struct{ *fakeTarget }
+
+func (refusingResume) Resume(ResumeMode) error { return errors.New("stub said E01") }
+
+// A resume the target refuses leaves the program stopped where it was, and every
+// subscriber, which saw "continued", sees it stopped again with the reason.
+func TestRefusedResumeStopsAgain(t *testing.T) {
+	s := NewSession(refusingResume{newFake(4, 1<<40)})
+	defer s.Close()
+	sub := s.Subscribe()
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	h := wait(t, s, 0)
+	if err := s.Resume(StepOver); err == nil || !strings.Contains(err.Error(), "E01") {
+		t.Fatalf("Resume = %v", err)
+	}
+	if s.State() != Stopped || s.LastStop() == nil || s.LastStop().Location != h.Stop.Location {
+		t.Fatalf("after a refused resume: %v %+v", s.State(), s.LastStop())
+	}
+	var kinds []EventKind
+	var last Event
+	for {
+		e, ok, _ := sub.TryNext()
+		if !ok {
+			break
+		}
+		kinds, last = append(kinds, e.Kind), e
+	}
+	if n := len(kinds); n < 2 || kinds[n-2] != EventContinued || kinds[n-1] != EventStopped {
+		t.Fatalf("events = %v, want ... continued, stopped", kinds)
+	}
+	if !strings.Contains(last.Stop.Text, "could not resume: stub said E01") {
+		t.Errorf("the stop after the refused resume says %q", last.Stop.Text)
+	}
+	if h2 := s.LastHalt(); h2.Seq <= h.Seq || h2.State != Stopped {
+		t.Errorf("LastHalt = %+v", h2)
 	}
 }
