@@ -28,7 +28,8 @@ type Program struct {
 	sup *Supervisor
 	out *process.Ring
 
-	saveMu sync.Mutex // serializes writes of the program's state files
+	saveMu   sync.Mutex     // serializes writes of the program's state files
+	watching sync.WaitGroup // the goroutines that record the end of runs
 
 	mu      sync.Mutex
 	args    string
@@ -214,6 +215,7 @@ func (p *Program) closeFiles() {
 // a state directory it releases everything too, since nothing will bring it back.
 func (p *Program) Shutdown() {
 	p.End("daemon_stopped", false)
+	p.watching.Wait() // a run that ended by itself may still be writing its state
 	if p.sup.cfg.StateDir == "" {
 		p.Release()
 	} else {

@@ -78,7 +78,11 @@ func (p *Program) Start(debug bool) (Snapshot, error) {
 	v := p.snapshotLocked()
 	p.mu.Unlock()
 	p.persist()
-	go p.watch(r)
+	p.watching.Add(1)
+	go func() {
+		defer p.watching.Done()
+		p.watch(r)
+	}()
 	return v, nil
 }
 
