@@ -29,12 +29,13 @@ const (
 	Stopped   = "STOPPED"
 )
 
-// Errors of the commands, for the callers' error codes.
+// Errors of the commands, for the callers' error codes (their text follows the subject:
+// "session is already running").
 var (
-	ErrGone       = errors.New("program deleted")
-	ErrRunning    = errors.New("program is running")
-	ErrNotRunning = errors.New("program is not running")
-	ErrDebugging  = errors.New("program is already being debugged")
+	ErrGone       = errors.New("deleted")
+	ErrRunning    = errors.New("is already running")
+	ErrNotRunning = errors.New("is not running")
+	ErrDebugging  = errors.New("is already being debugged")
 	ErrNoPort     = errors.New("no free debug port")
 	ErrStart      = errors.New("cannot start") // the program or gdbserver could not start
 )

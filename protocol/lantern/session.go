@@ -39,23 +39,22 @@ func viewOf(p *supervise.Program, v supervise.Snapshot) Session {
 
 // answer turns a supervisor's answer into the protocol's: the session, or the error form.
 func answer(p *supervise.Program, v supervise.Snapshot, err error) (any, error) {
-	codes := []struct {
-		err  error
-		code string
-	}{
-		{supervise.ErrGone, "not_found"}, {supervise.ErrRunning, "already_running"},
-		{supervise.ErrDebugging, "already_running"}, {supervise.ErrNotRunning, "not_running"},
-		{supervise.ErrNoPort, "no_debug_port"}, {supervise.ErrStart, "fork_failed"},
-	}
 	if err == nil {
 		return viewOf(p, v), nil
 	}
 	if errors.Is(err, supervise.ErrGone) {
 		return nil, perr("not_found", "session not found")
 	}
-	for _, c := range codes {
+	for _, c := range []struct {
+		err           error
+		code, subject string
+	}{
+		{supervise.ErrRunning, "already_running", "session "}, {supervise.ErrDebugging, "already_running", "session "},
+		{supervise.ErrNotRunning, "not_running", "session "}, {supervise.ErrNoPort, "no_debug_port", ""},
+		{supervise.ErrStart, "fork_failed", ""},
+	} {
 		if errors.Is(err, c.err) {
-			return nil, perr(c.code, "%v", err)
+			return nil, perr(c.code, "%s%v", c.subject, err)
 		}
 	}
 	return nil, err
