@@ -343,13 +343,17 @@ func (s *Server) setBreakpoint(pc uint64) (fields, error) {
 	return f, nil
 }
 
-// source describes the instruction at pc.
+// source describes the instruction at pc, with the text of its line.
 func (s *Server) source(pc uint64) (fields, error) {
-	l, err := s.con.SourceAt(pc)
+	loc, err := s.con.Target().ResolvePC(pc)
 	if err != nil {
 		return nil, bad("%v", err)
 	}
-	return fields{"pc": pc, "file": s.relFile(l.File), "line": l.Line, "col": l.Col, "function": l.Function, "text": l.Text}, nil
+	text := ""
+	if lines, err := s.sess.Source(loc.File); err == nil && loc.Line >= 1 && loc.Line <= len(lines) {
+		text = lines[loc.Line-1]
+	}
+	return fields{"pc": pc, "file": s.relFile(loc.File), "line": loc.Line, "col": loc.Col, "function": loc.Func, "text": text}, nil
 }
 
 // state answers getState.
