@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
-	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/launch"
 )
 
@@ -245,67 +243,6 @@ func (s *Server) vars(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, vs)
-}
-
-// flameNode is the flame graph's tree as the page draws it.
-type flameNode struct {
-	Name     string       `json:"n"`
-	Value    int64        `json:"v"`
-	Children []*flameNode `json:"c,omitempty"`
-}
-
-// maxFlameNodes bounds the tree sent to a page; the smallest stacks beyond it are merged.
-const maxFlameNodes = 20000
-
-// profile serves the Kite profile as a flame graph tree (while stopped or after the end).
-func (s *Server) profile(w http.ResponseWriter, r *http.Request) {
-	h := s.hubOr404(w, r)
-	if h == nil {
-		return
-	}
-	rep, err := h.d.ProfileReport()
-	switch {
-	case errors.Is(err, launch.ErrNoProfile):
-		http.Error(w, err.Error(), http.StatusNotFound)
-		return
-	case err != nil:
-		http.Error(w, "the profile can be read while the program is paused or after it ended", http.StatusConflict)
-		return
-	}
-	writeJSON(w, map[string]any{"total": rep.TotalNs, "root": flameTree(rep), "functions": rep.Functions()})
-}
-
-func flameTree(rep profile.Report) *flameNode {
-	root := &flameNode{Name: "all"}
-	nodes := 1
-	stacks := slices.Clone(rep.Stacks)
-	slices.SortFunc(stacks, func(a, b profile.StackStats) int { return int(b.Ns - a.Ns) })
-	for _, st := range stacks {
-		funcs, leaf := st.Frames()
-		path := append(funcs, fmt.Sprintf("%s line %d", leaf.Kind, leaf.Line))
-		n := root
-		n.Value += st.Ns
-		for _, name := range path {
-			var c *flameNode
-			for _, x := range n.Children {
-				if x.Name == name {
-					c = x
-					break
-				}
-			}
-			if c == nil {
-				if nodes >= maxFlameNodes {
-					break
-				}
-				c = &flameNode{Name: name}
-				n.Children = append(n.Children, c)
-				nodes++
-			}
-			c.Value += st.Ns
-			n = c
-		}
-	}
-	return root
 }
 
 var resumeModes = map[string]engine.ResumeMode{

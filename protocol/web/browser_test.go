@@ -156,6 +156,9 @@ func TestBrowser(t *testing.T) {
 		if !contains(names, "main") || !contains(names, "work") {
 			t.Fatalf("flame graph frames %v lack main", names)
 		}
+		waitJS(t, ctx, "the timeline's lanes", `[...document.querySelectorAll("#lanes .lane")].map(e => e.textContent).join(",") === "main,work"`)
+		// work's lane (the second row) has bars drawn: a pixel that is not blank across it.
+		waitJS(t, ctx, "work's bars on the timeline", `(() => { const c = document.querySelector("#timelinecanvas"); const d = c.getContext("2d").getImageData(0, 16 + 8, c.width, 1).data; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) return true; return false; })()`)
 		run(t, ctx, "search work", chromedp.SendKeys(chromedp.CSS(`#flamesearch`), "work"))
 		waitJS(t, ctx, "work highlighted", `document.querySelectorAll("#flame .f.match").length > 0 && [...document.querySelectorAll("#flame .f.match")].every(e => e.textContent.includes("work"))`)
 		fullShot(t, ctx, filepath.Join(dir, "web-kite.png"))
@@ -179,6 +182,10 @@ func TestBrowser(t *testing.T) {
 		waitJS(t, ctx, "telemetry charted", `(() => { const d = document.querySelector("#telemetry").dataset; return d.points > 2 && d.last > 0 && d.budget == 200000; })()`)
 		run(t, ctx, "pause", chromedp.Click(chromedp.CSS(`button[data-action="pause"]`)))
 		waitJS(t, ctx, "stopped", `document.querySelector("#state").textContent.startsWith("stopped")`)
+		// Paused between two frames, like any Kite program: the frame about to run, the globals.
+		waitJS(t, ctx, "the frame on the stack", `document.querySelector("#stack li") !== null && document.querySelector("#stack li").textContent.startsWith("frame  main.kite:")`)
+		waitJS(t, ctx, "the globals", `document.querySelector("#vars .scope").textContent === "Globals" && `+varValue("color")+` !== ""`)
+		waitJS(t, ctx, "the current line", `document.querySelector('#source .row.current .code') !== null && document.querySelector('#source .row.current .code').textContent.includes("cls(1)")`)
 		var match, total int
 		for try := 0; try < 20; try++ {
 			time.Sleep(150 * time.Millisecond)

@@ -355,8 +355,41 @@ function flameView(api) {
       loading = true;
       try {
         const r = await fetch(api + "/profile");
-        if (r.ok) { root = (await r.json()).root; zoom = null; render(); }
+        if (r.ok) { const p = await r.json(); root = p.root; zoom = null; render(); timelineView(p.timeline); }
       } finally { loading = false; }
     },
+  };
+}
+
+// timelineView draws the profile's timeline: one lane per function, in the order they first
+// ran, a bar for each run of its statements at the time it ran. Hover a bar for its details.
+function timelineView(tl) {
+  if (!tl) return;
+  $("#timelinebox").hidden = false;
+  const ROW = 16;
+  const lanes = $("#lanes"), c = $("#timelinecanvas");
+  lanes.replaceChildren(...tl.funcs.map((f) => el("div", "lane", f)));
+  c.style.height = Math.max(tl.funcs.length, 1) * ROW + "px";
+  c.width = Math.max(c.clientWidth, 100);
+  c.height = Math.max(tl.funcs.length, 1) * ROW;
+  const g = c.getContext("2d");
+  g.clearRect(0, 0, c.width, c.height);
+  const colors = ["#e8833a", "#3a7be8", "#3ab36b", "#c84ad6", "#d6b84a", "#4ac8d6", "#d64a6b", "#7a6bd6"];
+  const x = (ns) => tl.ns ? (ns / tl.ns) * c.width : 0;
+  for (const sg of tl.segments) {
+    g.fillStyle = colors[sg.f % colors.length];
+    g.fillRect(x(sg.s), sg.f * ROW + 2, Math.max(x(sg.s + sg.d) - x(sg.s), 1), ROW - 4);
+  }
+  c.dataset.segments = tl.segments.length;
+  let info = tl.segments.length + " runs, " + (tl.ns / 1e6).toFixed(3) + " ms";
+  if (tl.dropped) info += " (the first statements only: " + tl.dropped + " later ones not recorded)";
+  if (tl.truncated) info += " (" + tl.truncated + " statements not drawn)";
+  $("#timelineinfo").textContent = info;
+  c.onmousemove = (e) => {
+    const r = c.getBoundingClientRect();
+    const lane = Math.floor((e.clientY - r.top) / ROW);
+    const at = ((e.clientX - r.left) / r.width) * tl.ns;
+    const sg = tl.segments.find((s) => s.f === lane && s.s <= at && at <= s.s + s.d);
+    $("#timelinehover").textContent = sg ? tl.funcs[sg.f] + " from line " + sg.l + ": " + sg.n + " statements, " + (sg.d / 1e6).toFixed(3) + " ms at " + (sg.s / 1e6).toFixed(3) + " ms" : "";
   };
 }
