@@ -36,12 +36,13 @@ type sessionInfo struct {
 	Token   string   `json:"token,omitempty"`
 	Console bool     `json:"console"`
 	Profile bool     `json:"profile"`
+	MCU     bool     `json:"mcu"`               // a firmware session: plots, sampled variables, RTOS tasks
 	Palette []string `json:"palette,omitempty"` // a console's colours, "#rrggbb" by index
 }
 
 func describe(e *launch.Entry) sessionInfo {
 	d := e.Debuggee
-	in := sessionInfo{ID: e.ID, Name: e.Name, Owner: e.Owner, Kind: string(d.Spec.Kind), State: d.State().String(), Console: d.Console != nil, Profile: d.Profiler != nil}
+	in := sessionInfo{ID: e.ID, Name: e.Name, Owner: e.Owner, Kind: string(d.Spec.Kind), State: d.State().String(), Console: d.Console != nil, Profile: d.Profiler != nil, MCU: d.MCU != nil}
 	if d.Console != nil {
 		for _, c := range console.Palette {
 			r, g, b, _ := c.RGBA()
@@ -131,7 +132,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	send := sseStream(w)
 	fmt.Fprint(w, "retry: 500\n\n") // reconnect soon after a restart replaced the session
-	var stateVer, frameVer, teleVer uint64
+	var stateVer, frameVer, teleVer, plotSeq, mcuVer uint64
 	var teleFrame int64 = -1
 	h.mu.Lock()
 	cursor := h.outEnd - int64(len(h.out))
@@ -148,6 +149,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		outEnd := h.outEnd
+		plots, mcuState, nseq, nver := h.mcuSince(plotSeq, mcuVer)
 		h.mu.Unlock()
 		var err error
 		if sv != stateVer {
@@ -175,6 +177,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				b, _ := json.Marshal(tele)
 				err = send("telemetry", b)
 			}
+		}
+		if err == nil && plots != nil {
+			plotSeq, err = nseq, send("plot", plots)
+		}
+		if err == nil && mcuState != nil {
+			mcuVer, err = nver, send("mcu", mcuState)
 		}
 		if err != nil {
 			return

@@ -42,6 +42,7 @@ type hub struct {
 	frameVer uint64
 	tele     []telePoint
 	teleVer  uint64
+	mcu      *mcuFeed // a firmware session's device telemetry, or nil
 	ended    bool
 }
 
@@ -61,6 +62,9 @@ func newHub(e *launch.Entry) *hub {
 	go h.run(sub)
 	if h.d.Console != nil {
 		go h.console()
+	}
+	if h.d.MCU != nil {
+		h.watchMCU()
 	}
 	return h
 }

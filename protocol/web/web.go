@@ -176,6 +176,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/s/{id}/control", s.control)
 	s.mux.HandleFunc("POST /api/s/{id}/breakpoints", s.breakpoints)
 	s.mux.HandleFunc("POST /api/s/{id}/input", s.input)
+	s.mux.HandleFunc("POST /api/s/{id}/sample", s.sample)
 }
 
 // trusted reports whether a request may receive session tokens: it comes from loopback and

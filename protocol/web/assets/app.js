@@ -115,6 +115,7 @@ async function session(id) {
   const src = sourceView(api, (file, line) => token ? post("breakpoints", { file, line }) : status("read-only"));
   const out = outputView();
   const flame = info.profile ? flameView(api) : null;
+  const mcu = info.mcu ? mcuView(token ? (name, periodMs) => post("sample", { name, periodMs }) : null) : null;
   const con = info.console ? consoleView(info, token ? (buttons) => post("input", { buttons }) : null) : null;
 
   const es = new EventSource(api + "/events");
@@ -132,6 +133,10 @@ async function session(id) {
   es.addEventListener("output", (ev) => out.add(JSON.parse(ev.data)));
   es.addEventListener("error", () => status(es.readyState === EventSource.CLOSED ? "the session is gone" : "reconnecting…"));
   es.addEventListener("open", () => status(""));
+  if (mcu) {
+    es.addEventListener("plot", (ev) => mcu.plot(JSON.parse(ev.data)));
+    es.addEventListener("mcu", (ev) => mcu.device(JSON.parse(ev.data)));
+  }
   if (con) {
     es.addEventListener("frame", (ev) => con.frame(JSON.parse(ev.data)));
     es.addEventListener("telemetry", (ev) => con.telemetry(JSON.parse(ev.data)));
@@ -391,5 +396,86 @@ function timelineView(tl) {
     const at = ((e.clientX - r.left) / r.width) * tl.ns;
     const sg = tl.segments.find((s) => s.f === lane && s.s <= at && at <= s.s + s.d);
     $("#timelinehover").textContent = sg ? tl.funcs[sg.f] + " from line " + sg.l + ": " + sg.n + " statements, " + (sg.d / 1e6).toFixed(3) + " ms at " + (sg.s / 1e6).toFixed(3) + " ms" : "";
+  };
+}
+
+// mcuView shows a firmware session's device telemetry: a live chart per plot line (RTT
+// Teleplot lines and sampled variables), the sampled variables' values, and the RTOS tasks.
+function mcuView(sample) {
+  $("#mcubox").hidden = false;
+  const KEEP = 600;
+  const charts = new Map();
+  let scheduled = false;
+  const dirty = new Set();
+  const form = $("#sampleform");
+  if (!sample) for (const e of form.elements) e.disabled = true;
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const name = $("#samplename").value.trim();
+    if (name && sample) sample(name, Number($("#sampleperiod").value) || 100);
+  });
+  function chart(name) {
+    let c = charts.get(name);
+    if (c) return c;
+    const box = el("div", "plot"), head = el("div", "plothead");
+    const last = el("span", "plotlast");
+    head.append(el("span", "plotname", name), last);
+    const canvas = el("canvas");
+    canvas.width = 384; canvas.height = 56;
+    canvas.dataset.name = name;
+    box.append(head, canvas);
+    $("#plots").append(box);
+    c = { points: [], canvas, last };
+    charts.set(name, c);
+    return c;
+  }
+  function draw(c) {
+    const g = c.canvas.getContext("2d"), W = c.canvas.width, H = c.canvas.height, p = c.points;
+    g.clearRect(0, 0, W, H);
+    c.canvas.dataset.points = p.length;
+    if (!p.length) return;
+    const lo = Math.min(...p.map((q) => q[1])), hi = Math.max(...p.map((q) => q[1]));
+    const t0 = p[0][0], t1 = p[p.length - 1][0];
+    const x = (t) => t1 > t0 ? ((t - t0) / (t1 - t0)) * (W - 2) + 1 : W / 2;
+    const y = (v) => hi > lo ? H - 3 - ((v - lo) / (hi - lo)) * (H - 6) : H / 2;
+    g.strokeStyle = "#36c"; g.beginPath();
+    p.forEach((q, i) => i ? g.lineTo(x(q[0]), y(q[1])) : g.moveTo(x(q[0]), y(q[1])));
+    g.stroke();
+    g.fillStyle = "#999";
+    g.fillText(String(hi), 2, 10); g.fillText(String(lo), 2, H - 2);
+    c.last.textContent = String(p[p.length - 1][1]);
+  }
+  function paint() {
+    scheduled = false;
+    for (const c of dirty) draw(c);
+    dirty.clear();
+  }
+  return {
+    plot(m) {
+      for (const name of m.order) {
+        const pts = m.series[name];
+        if (!pts) continue;
+        const c = chart(name);
+        c.points.push(...pts);
+        if (c.points.length > KEEP) c.points.splice(0, c.points.length - KEEP);
+        dirty.add(c);
+      }
+      $("#plotinfo").textContent = m.lost ? "(" + m.lost + " points of further lines not kept)" : "";
+      if (!scheduled) { scheduled = true; setTimeout(() => requestAnimationFrame(paint), PAINT_MS); }
+    },
+    device(m) {
+      $("#mcuvars tbody").replaceChildren(...m.vars.map((v) => {
+        const tr = el("tr");
+        tr.append(el("td", "name", v.name), el("td", "value", v.value), el("td", "type", v.type || ""));
+        return tr;
+      }));
+      $("#tasks tbody").replaceChildren(...m.tasks.map((t) => {
+        const tr = el("tr", t.name === m.current ? "current" : "");
+        tr.append(el("td", "name", t.name), el("td", "state", t.state), el("td", "", String(t.priority)),
+          el("td", "", t.stackSize ? t.stackUsage + " / " + t.stackSize + " B" : ""));
+        return tr;
+      }));
+      $("#curtask").textContent = m.current ? "(running: " + m.current + ")" : "";
+    },
   };
 }
