@@ -34,6 +34,7 @@ type sessionInfo struct {
 	Kind    string   `json:"kind"`
 	State   string   `json:"state"`
 	Token   string   `json:"token,omitempty"`
+	Mirror  bool     `json:"mirror,omitempty"` // a read-only mirror: no controls for anyone
 	Console bool     `json:"console"`
 	Profile bool     `json:"profile"`
 	MCU     bool     `json:"mcu"`               // a firmware session: plots, sampled variables, RTOS tasks
@@ -117,7 +118,8 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := describe(h.entry)
-	if s.trusted(r) {
+	in.Mirror = s.mirror
+	if s.trusted(r) && !s.mirror {
 		in.Token = s.SessionToken(h.entry.ID)
 	}
 	writeJSON(w, in)
@@ -137,7 +139,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	cursor := h.outEnd - int64(len(h.out))
 	h.mu.Unlock()
-	for {
+	// final: the hub ended (its session was removed or replaced): one last pass sends what
+	// the page has not seen yet (an exit, its last output), then the page reconnects.
+	for final := false; ; {
 		h.mu.Lock()
 		wake, state, sv, frame, fv, tv := h.wake, h.state, h.stateVer, h.frame, h.frameVer, h.teleVer
 		var tele []telePoint
@@ -184,7 +188,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		if err == nil && mcuState != nil {
 			mcuVer, err = nver, send("mcu", mcuState)
 		}
-		if err != nil {
+		if err != nil || final {
 			return
 		}
 		if cursor >= outEnd {
@@ -193,8 +197,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			case <-s.stop:
 				return
-			case <-h.ctx.Done(): // the session was replaced or removed: the page reconnects
-				return
+			case <-h.ctx.Done():
+				final = true
+				continue
 			case <-wake:
 			}
 		}
@@ -204,7 +209,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		case <-s.stop:
 			return
 		case <-h.ctx.Done():
-			return
+			final = true
 		case <-time.After(flushEvery):
 		}
 	}

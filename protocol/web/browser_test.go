@@ -2,12 +2,10 @@ package web_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image/color"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,81 +19,18 @@ import (
 
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/browsertest"
 	"github.com/polydbg/polydbg/launch"
 	"github.com/polydbg/polydbg/protocol/web"
 )
 
-// browser starts Debian's chromium, headless, with a fresh profile. In CI a missing
-// chromium fails the test (scripts/deps.sh installs it).
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed (scripts/deps.sh installs it)")
-		}
-		t.Skip("chromium is not installed: run scripts/deps.sh as root")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
-		// polydbg.test is this machine under a name that is not loopback's: a page opened
-		// through it is what a page reached from elsewhere gets.
-		chromedp.Flag("host-resolver-rules", "MAP polydbg.test 127.0.0.1"),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 1100),
-	)
-	t.Cleanup(cancelAlloc)
-	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	t.Cleanup(cancelBrowser)
-	return bctx
-}
-
-// shots is where the test writes its screenshots: $POLYDBG_SHOTS, or a temporary folder.
-func shots(t *testing.T) string {
-	dir := os.Getenv("POLYDBG_SHOTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshots in %s", dir)
-	return dir
-}
-
-func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("body")))
-		t.Fatalf("%s: %v\npage: %.3000s", what, err, html)
-	}
-}
-
-// waitJS polls a JavaScript condition until it is true.
-func waitJS(t *testing.T, ctx context.Context, what, expr string) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr)); err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("main#session")))
-			t.Fatalf("timed out waiting for %s (%s)\npage: %.3000s", what, expr, html)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+var (
+	browser  = browsertest.Browser
+	shots    = browsertest.Shots
+	run      = browsertest.Run
+	waitJS   = browsertest.WaitJS
+	fullShot = browsertest.FullShot
+)
 
 // varValue is a JS expression for the text of the top-level variable name's value.
 func varValue(name string) string {
@@ -334,16 +269,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// fullShot saves a screenshot of the page as PNG.
-func fullShot(t *testing.T, ctx context.Context, path string) {
-	t.Helper()
-	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err == nil {
-		err = os.WriteFile(path, b, 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -92,6 +92,10 @@ async function session(id) {
   const token = info.token || "";
   if (!token) {
     $("#readonly").hidden = false;
+    if (info.mirror) {
+      $("#readonly").textContent = "read-only mirror: " + info.owner + " drives this session; the page follows it";
+      document.body.classList.add("mirror");
+    }
     for (const b of document.querySelectorAll("#controls button")) b.disabled = true;
   }
   if (info.console) document.body.classList.add("console");
