@@ -48,8 +48,8 @@ func TestBrowserFirmware(t *testing.T) {
 	waitJS(t, ctx, "counter moving", `document.querySelector('#plots canvas[data-name="counter"]').parentNode.querySelector(".plotlast").textContent !== `+jsString(last))
 
 	run(t, ctx, "pause", chromedp.Click(chromedp.CSS(`button[data-action="pause"]`)))
-	waitJS(t, ctx, "stopped with a stack", `document.querySelector("#state").textContent.startsWith("stopped") && document.querySelector("#stack li") !== null`)
-	waitJS(t, ctx, "the source of the stop", `document.querySelector("#file").textContent.endsWith(".c") && document.querySelector("#source .row.current") !== null`)
+	// The pause may land in main or in a libgcc routine it calls: main is on the stack.
+	waitJS(t, ctx, "stopped with a stack", `document.querySelector("#state").textContent.startsWith("stopped") && [...document.querySelectorAll("#stack li")].some(li => li.textContent.startsWith("main  fw.c:"))`)
 	fullShot(t, ctx, filepath.Join(dir, "web-firmware.png"))
 	if d.MCU.Sample("counter", 0) != nil {
 		t.Fatal("counter was not sampled through the page")

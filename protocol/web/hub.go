@@ -208,9 +208,11 @@ const retireWait = 2 * time.Second
 // taken the session's last events (an ended session's subscription ends when it closes),
 // so that its pages are told how it ended before their streams end.
 func (h *hub) retire() {
-	select {
-	case <-h.done:
-	case <-time.After(retireWait):
+	if h.d.State().Ended() {
+		select {
+		case <-h.done:
+		case <-time.After(retireWait):
+		}
 	}
 	h.close()
 }
