@@ -38,38 +38,7 @@ func TestMCPWebMirror(t *testing.T) {
 	if err := os.WriteFile(prog, []byte(mirroredProgram), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
-	cmd := exec.Command(testbin.Polydbg(t), "mcp", "--web", "127.0.0.1:0")
-	cmd.Stderr = &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "polydbg-mirror-test", Version: "1"}, nil)
-	cs, err := client.Connect(cctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	base := ""
-	url := regexp.MustCompile(`web view: (http://\S+)/`)
-	for deadline := time.Now().Add(10 * time.Second); base == ""; time.Sleep(20 * time.Millisecond) {
-		if m := url.FindStringSubmatch(stderr.String()); m != nil {
-			base = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no web view announced: %s", stderr.String())
-		}
-	}
-	tool := func(name string, args map[string]any) map[string]any {
-		t.Helper()
-		res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: name, Arguments: args})
-		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %+v", name, err, res)
-		}
-		var out map[string]any
-		b, _ := json.Marshal(res.StructuredContent)
-		json.Unmarshal(b, &out)
-		return out
-	}
+	tool, base := mcpWithWeb(t)
 	line := func(sc map[string]any) int {
 		loc, _ := sc["location"].(map[string]any)
 		n, _ := loc["line"].(float64)
@@ -110,4 +79,67 @@ func TestMCPWebMirror(t *testing.T) {
 		t.Fatalf("continue: %v", sc)
 	}
 	browsertest.WaitJS(t, ctx, "the end", `document.querySelector("#state").textContent === "exited"`)
+}
+
+// mcpWithWeb starts `polydbg mcp --web 127.0.0.1:0 FLAGS` with the SDK's client over stdio;
+// it returns a caller of tools (which must succeed) and the web view's address.
+func mcpWithWeb(t *testing.T, flags ...string) (func(string, map[string]any) map[string]any, string) {
+	t.Helper()
+	var stderr lockedBuffer
+	cmd := exec.Command(testbin.Polydbg(t), append([]string{"mcp", "--web", "127.0.0.1:0"}, flags...)...)
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	client := sdk.NewClient(&sdk.Implementation{Name: "polydbg-mirror-test", Version: "1"}, nil)
+	cs, err := client.Connect(cctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	base := ""
+	url := regexp.MustCompile(`web view: (http://\S+)/`)
+	for deadline := time.Now().Add(10 * time.Second); base == ""; time.Sleep(20 * time.Millisecond) {
+		if m := url.FindStringSubmatch(stderr.String()); m != nil {
+			base = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no web view announced: %s", stderr.String())
+		}
+	}
+	tool := func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+		var out map[string]any
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &out)
+		return out
+	}
+	return tool, base
+}
+
+// TestMCPWebControl: with --web-control the pages of the agent's sessions have the controls
+// (a page from loopback gets the session's token) and are not a mirror.
+func TestMCPWebControl(t *testing.T) {
+	prog := filepath.Join(t.TempDir(), "controlled.kite")
+	if err := os.WriteFile(prog, []byte(mirroredProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tool, base := mcpWithWeb(t, "--web-control")
+	tool("start", map[string]any{"program": prog, "stopOnEntry": true})
+	var list []sessionRow
+	getJSON(t, base+"/api/sessions", &list)
+	if len(list) != 1 {
+		t.Fatalf("sessions %+v", list)
+	}
+	var info struct {
+		Token  string
+		Mirror bool
+	}
+	getJSON(t, base+"/api/s/"+list[0].ID+"/info", &info)
+	if info.Token == "" || info.Mirror {
+		t.Fatalf("info with --web-control: %+v", info)
+	}
 }
