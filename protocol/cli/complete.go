@@ -11,7 +11,7 @@ import (
 
 // subcommands of the commands that take a fixed word first.
 var subcommands = map[string][]string{
-	"info": {"args", "breakpoints", "display", "frame", "globals", "locals", "program", "registers", "variables"},
+	"info": {"args", "breakpoints", "display", "frame", "globals", "locals", "program", "registers", "threads", "variables"},
 	"set":  {"context", "listsize"},
 	"show": {"context", "listsize", "values"},
 }
