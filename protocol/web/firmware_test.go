@@ -35,7 +35,7 @@ func TestBrowserFirmware(t *testing.T) {
 	waitJS(t, ctx, "RTT's terminal as output", `document.querySelector("#output").textContent.includes("hello from rtt")`)
 	waitJS(t, ctx, "the wave plotted", `(() => { const c = document.querySelector('#plots canvas[data-name="wave"]'); return c !== null && c.dataset.points > 3; })()`)
 	waitJS(t, ctx, "the tasks listed", `[...document.querySelectorAll("#tasks tbody td.name")].map(e => e.textContent).sort().join(",") === "IDLE,blinky,console,sensor"`)
-	waitJS(t, ctx, "the running task marked", `document.querySelectorAll("#tasks tbody tr.current").length === 1 && document.querySelector("#curtask").textContent.startsWith("(running: ")`)
+	waitJS(t, ctx, "the running task marked", `document.querySelectorAll("#tasks tbody tr.current").length === 1 && document.querySelector("#curtask").textContent.startsWith("(running: ") && document.querySelector("#taskstitle").textContent === "RTOS tasks"`)
 
 	run(t, ctx, "sample counter", chromedp.SendKeys(chromedp.CSS(`#samplename`), "counter"), chromedp.Click(chromedp.CSS(`#samplebutton`)))
 	waitJS(t, ctx, "counter plotted", `(() => { const c = document.querySelector('#plots canvas[data-name="counter"]'); return c !== null && c.dataset.points > 3; })()`)

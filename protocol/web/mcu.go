@@ -36,6 +36,7 @@ type mcuVar struct {
 
 type mcuTask struct {
 	Name       string `json:"name"`
+	Kind       string `json:"kind"` // "freertos", or "thread" (a native program's threads)
 	State      string `json:"state"`
 	Priority   uint32 `json:"priority"`
 	StackUsage uint32 `json:"stackUsage"`
@@ -131,7 +132,7 @@ func (h *hub) telemetry(e engine.Telemetry) {
 	case engine.TelemetryTasks:
 		m.tasks = m.tasks[:0]
 		for _, t := range e.Threads {
-			m.tasks = append(m.tasks, mcuTask{Name: t.Name, State: t.State, Priority: t.Priority, StackUsage: t.StackUsage, StackSize: t.StackSize})
+			m.tasks = append(m.tasks, mcuTask{Name: t.Name, Kind: t.Kind, State: t.State, Priority: t.Priority, StackUsage: t.StackUsage, StackSize: t.StackSize})
 			if t.State == "running" {
 				m.current = t.Name
 			}

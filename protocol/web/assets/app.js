@@ -480,6 +480,7 @@ function mcuView(sample) {
         return tr;
       }));
       $("#curtask").textContent = m.current ? "(running: " + m.current + ")" : "";
+      $("#taskstitle").textContent = m.tasks.length && m.tasks.every((t) => t.kind === "thread") ? "Threads" : "RTOS tasks";
     },
   };
 }
