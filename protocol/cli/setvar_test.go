@@ -1,0 +1,101 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/protocol/cli"
+)
+
+const structProg = `#include <stdio.h>
+struct pair { int a; short b; unsigned char c; char name[3]; };
+struct pair p = {7, -3, 16, "hi"};
+int scale(int k, struct pair *q) {
+    int r = k * q->a;
+    return r; /* LINE:ret */
+}
+int main(void) {
+    int out = scale(2, &p);
+    printf("%d %d %d %s\n", out, p.a, p.b, p.name);
+    return 0;
+}
+`
+
+// cScript builds a C program and runs the debugger on it under gdbserver.
+func cScript(t *testing.T, src, commands string) string {
+	t.Helper()
+	realparts.Need(t, "gcc", "gdbserver")
+	dir := t.TempDir()
+	c, exe := filepath.Join(dir, "pair.c"), filepath.Join(dir, "pair")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, c).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	var out strings.Builder
+	cli.Run(cli.Config{
+		In: strings.NewReader(commands), Out: &out, Echo: true,
+		NewSession: func() (*engine.Session, error) {
+			tg, err := gdbremote.LaunchNative(context.Background(), exe, nil, gdbremote.Config{})
+			if err != nil {
+				return nil, err
+			}
+			return engine.NewSession(tg), nil
+		},
+	})
+	return strings.ReplaceAll(out.String(), dir+"/", "")
+}
+
+// info args and info locals apart, set var on members and locals, print/x of a struct with
+// every member at its own width, as gdb prints them.
+func TestSetVarInfoArgsAndStructFormats(t *testing.T) {
+	out := cScript(t, structProg, `break pair.c:6
+run
+info args
+info locals
+print/x p
+p/d p.c
+p/t q->b
+set var r = 100
+set var q->b = -2
+set p.name[0] = 'H'
+set var p.a = $1
+set var nosuch = 1
+set var p = 1
+set var r
+print r
+c
+`)
+	expect(t, out,
+		"(polydbg) info args\nk = 2\nq = 0x", "(polydbg) info locals\nr = 14\n",
+		"(polydbg) print/x p\n$1 = {a = 0x7, b = 0xfffd, c = 0x10, name = {0x68, 0x69, 0x0}}\n",
+		"(polydbg) p/d p.c\n$2 = 16\n",
+		"(polydbg) p/t q->b\n$3 = 1111111111111101\n",
+		"(polydbg) set var r = 100\n(polydbg) set var q->b = -2\n(polydbg) set p.name[0] = 'H'\n",
+		"(polydbg) set var p.a = $1\n", // a struct from the history is no number
+		"(polydbg) set var nosuch = 1\n", "no variable",
+		"(polydbg) set var p = 1\n", "cannot set a whole struct pair",
+		"(polydbg) set var r\nUsage: set var VARIABLE = VALUE\n",
+		"(polydbg) print r\n$4 = 100\n",
+		"100 7 -2 Hi\n",
+	)
+}
+
+// On a Kite program: set var on a local, a list item and a map field; info args.
+func TestSetVarKite(t *testing.T) {
+	out := script(t, "break fib if n == 3\nrun\ninfo args\nset var n = 4\nset total = total + 100\np n\ninfo locals\nset var n == 1\nc\n")
+	expect(t, out,
+		"(polydbg) info args\nn = 3\n",
+		"(polydbg) set var n = 4\n(polydbg) set total = total + 100\n(polydbg) p n\n$1 = 4\n",
+		"(polydbg) info locals\nNo locals.\n",
+		"(polydbg) set var n == 1\nUsage: set var VARIABLE = VALUE\n",
+	)
+}
