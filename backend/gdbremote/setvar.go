@@ -14,8 +14,8 @@ import (
 
 // SetVariable implements engine.VariableSetter: a C scalar, pointer, enum, bool, char,
 // float, struct member, array element or bit field, wherever DWARF places it. The value is
-// a C literal (42, -1, 0x10, 'a', 2.5, true, an enumerator) or an expression the evaluator
-// reads (another variable, a member, a register). With ref 0, name is an lvalue: x, s.f,
+// a C literal (42, -1, 0x10, 'a', 2.5, true, an enumerator), what the evaluator reads
+// (another variable, a member, a register) or arithmetic over them (setvalue.go). With ref 0, name is an lvalue: x, s.f,
 // p->f, a[2], *p.
 func (t *Target) SetVariable(frame, ref int, name, valueExpr string) (engine.Variable, error) {
 	if err := t.needStopped(); err != nil {
@@ -61,13 +61,11 @@ func (t *Target) SetVariable(frame, ref int, name, valueExpr string) (engine.Var
 	}
 	text := valueExpr
 	if _, err := t.sym.Encode(p.Type, valueExpr); err != nil {
-		ev := &evaluator{t: t, fr: fr}
-		v, verr := ev.value(valueExpr)
-		if verr != nil {
+		var aerr error
+		if text, aerr = t.valueText(fr, valueExpr); aerr == errNotArith {
 			return engine.Variable{}, err
-		}
-		if f := strings.Fields(v.Text); len(f) > 0 {
-			text = f[0]
+		} else if aerr != nil {
+			return engine.Variable{}, aerr
 		}
 	}
 	if err := t.sym.Store(p, text, fr, cachedMem{t}, storer{t}); err != nil {

@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -29,7 +30,7 @@ var setvarCases = [][2]string{
 	{"fl", "2.75"}, {"db", "-0.125"}, {"ok", "true"}, {"ch", "'z'"}, {"col", "BLUE"},
 	{"q->x", "42"}, {"pp->y", "-7"}, {"pt.tag", "'Q'"}, {"(*q).w", "3.5"},
 	{"pt.f.a", "5"}, {"q->f.b", "-9"}, {"pt.f.c", "1"}, {"arr[2]", "99"}, {"*ptr", "77"},
-	{"n", "11"}, {"local", "i32"},
+	{"n", "11"}, {"local", "i32"}, {"u16", "u16 - 1000 * 2"}, {"db", "(db + 1) / 2"}, {"i32", "-(n + 'a' % 10) * 3"},
 }
 
 func TestSetVariableNative(t *testing.T) {
@@ -52,13 +53,13 @@ func TestSetVariableNative(t *testing.T) {
 		t.Fatal(err)
 	}
 	x.stopped()
-	ours := map[string]string{}
+	var ours []string
 	for _, c := range setvarCases {
 		v, err := x.s.SetVariable(0, 0, c[0], c[1])
 		if err != nil {
 			t.Fatalf("set var %s = %s: %v", c[0], c[1], err)
 		}
-		ours[c[0]] = v.Value
+		ours = append(ours, v.Value)
 		if got := x.eval(c[0]); got != v.Value {
 			t.Errorf("%s reads %q after the set, which answered %q", c[0], got, v.Value)
 		}
@@ -99,6 +100,7 @@ func TestSetVariableNative(t *testing.T) {
 	for _, bad := range [][3]string{
 		{"pt", "1", "whole struct"}, {"arr[9]", "1", "out of range"}, {"nope", "1", "no variable"},
 		{"ch", "'ab'", "not a value"}, {"len(x)", "1", "cannot assign"}, {"pp->nothing", "1", "no member"},
+		{"i32", "i32 / 0", "division by zero"}, {"i32", "nosuch + 1", "no variable"}, {"i32", "(1 + 2", "missing )"},
 	} {
 		if _, err := x.s.SetVariable(0, 0, bad[0], bad[1]); err == nil || !strings.Contains(err.Error(), bad[2]) {
 			t.Errorf("set var %s = %s: %v, want %q", bad[0], bad[1], err, bad[2])
@@ -108,7 +110,7 @@ func TestSetVariableNative(t *testing.T) {
 		t.Fatal(err)
 	}
 	x.next(engine.EventExited)
-	want := "-2 200 -300 65000 -70000 4000000000 -5000000000 18446744073709551615 2.750 -0.125 1 z 6\n" +
+	want := "-2 200 -300 63000 -54 4000000000 -5000000000 18446744073709551615 2.750 0.438 1 z 6\n" +
 		"42 -7 R 3.500 5 -9 1\n10 77 99 4 77 11 -70000\n"
 	if x.out.String() != want {
 		t.Errorf("the program printed\n%s\nwant\n%s", x.out.String(), want)
@@ -130,8 +132,8 @@ func TestSetVariableNative(t *testing.T) {
 		t.Fatalf("gdb answered %d prints:\n%s", len(answers), out)
 	}
 	for i, c := range setvarCases {
-		if ours[c[0]] != answers[i][1] {
-			t.Errorf("%s = %s: polydbg reads back %q, gdb prints %q", c[0], c[1], ours[c[0]], answers[i][1])
+		if ours[i] != answers[i][1] {
+			t.Errorf("%s = %s: polydbg reads back %q, gdb prints %q", c[0], c[1], ours[i], answers[i][1])
 		}
 	}
 }
@@ -179,4 +181,58 @@ func TestSetVariableQEMU(t *testing.T) {
 	if got := x.eval("scaled"); got != "15" {
 		t.Errorf("scaled = %s after x = 5", got)
 	}
+}
+
+// TestSetVariableInRegister sets a parameter that -O1 keeps in a register (rdi): the
+// function computes with the new value.
+func TestSetVariableInRegister(t *testing.T) {
+	realparts.Need(t, "gdbserver", "gcc")
+	prog := buildCOpt(t, `#include <stdio.h>
+volatile int seed = 3;
+__attribute__((noinline)) int twice(int x) {
+	int y = x * 2;
+	return y + 1;
+}
+int main(void) {
+	printf("%d\n", twice(seed));
+	return 0;
+}
+`, "-O1")
+	tg, err := LaunchNative(testCtx(t, 20*time.Second), prog, nil, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newSess(t, tg)
+	if _, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.FunctionBreakpoint, Function: "twice"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	x.stopped()
+	if v, err := x.s.SetVariable(0, 0, "x", "x * 5 + 5"); err != nil || v.Value != "20" {
+		t.Fatalf("set var x (in rdi): %+v %v", v, err)
+	}
+	if got := x.eval("$rdi"); got != "20" {
+		t.Errorf("rdi = %s after x = 20", got)
+	}
+	st := x.resume(engine.StepOut)
+	if st.ReturnValue == nil || st.ReturnValue.Value != "41" {
+		t.Fatalf("twice returned %+v after x = 20", st.ReturnValue)
+	}
+}
+
+// buildCOpt builds a C program given as source with gcc -g and the flags.
+func buildCOpt(t testing.TB, src string, flags ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	c, out := filepath.Join(dir, "prog.c"), filepath.Join(dir, "prog")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string{"-g"}, flags...), "-o", out, c)
+	if b, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	return out
 }
