@@ -334,6 +334,14 @@ func (t *Target) SameFile(path string) bool {
 	return path == "" || normPath(path) == normPath(t.prog.File)
 }
 
+// SourceText implements engine.SourceHolder: the text the program was compiled from.
+func (t *Target) SourceText(file string) ([]byte, bool) {
+	if file == "" || !t.SameFile(file) {
+		return nil, false
+	}
+	return t.prog.Source, true
+}
+
 func normPath(p string) string {
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
