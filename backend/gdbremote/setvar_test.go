@@ -236,3 +236,51 @@ func buildCOpt(t testing.TB, src string, flags ...string) string {
 	}
 	return out
 }
+
+// TestSetVariableInPieces sets a member of a struct that -O2 passes in two registers
+// (DW_OP_reg5 piece 8, DW_OP_reg4 piece 8) and refuses a local that has no storage yet.
+func TestSetVariableInPieces(t *testing.T) {
+	realparts.Need(t, "gdbserver", "gcc")
+	prog := buildCOpt(t, `#include <stdio.h>
+struct pr { long lo, hi; };
+volatile long seed = 3;
+__attribute__((noinline)) long use(struct pr s) {
+	long a = s.lo * 10;
+	asm volatile("" ::: "memory");
+	return a + s.hi;
+}
+int main(void) {
+	struct pr s = {seed, seed + 1};
+	printf("%ld\n", use(s));
+	return 0;
+}
+`, "-O2")
+	tg, err := LaunchNative(testCtx(t, 20*time.Second), prog, nil, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newSess(t, tg)
+	if _, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.FunctionBreakpoint, Function: "use"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	x.stopped()
+	if got := x.eval("s"); got != "{lo = 3, hi = 4}" {
+		t.Fatalf("s = %s at the entry of use", got)
+	}
+	if v, err := x.s.SetVariable(0, 0, "s.hi", "100"); err != nil || v.Value != "100" {
+		t.Fatalf("set var s.hi (in rsi): %+v %v", v, err)
+	}
+	if got := x.eval("s"); got != "{lo = 3, hi = 100}" {
+		t.Errorf("s = %s after s.hi = 100", got)
+	}
+	if _, err := x.s.SetVariable(0, 0, "a", "1"); err == nil || !strings.Contains(err.Error(), "optimized out") {
+		t.Errorf("a has no location yet: %v", err)
+	}
+	st := x.resume(engine.StepOut)
+	if st.ReturnValue == nil || st.ReturnValue.Value != "130" {
+		t.Fatalf("use returned %+v after s.hi = 100", st.ReturnValue)
+	}
+}
