@@ -5,6 +5,8 @@ package cli
 // place of the plain set, info and print handlers, which get what this file does not do.
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -122,8 +124,13 @@ func cmdPrintMembers(d *Debugger, args string) bool {
 	return false
 }
 
+// aggregate reports whether v is a C struct, union or array (not a pointer to one).
 func aggregate(v engine.Variable) bool {
-	return v.Ref > 0 && (strings.HasPrefix(v.Type, "struct") || strings.HasPrefix(v.Type, "union") || strings.HasSuffix(v.Type, "]"))
+	t := strings.TrimSpace(v.Type)
+	if v.Ref == 0 || strings.HasSuffix(t, "*") {
+		return false
+	}
+	return strings.HasPrefix(t, "struct") || strings.HasPrefix(t, "union") || strings.HasSuffix(t, "]")
 }
 
 // formatMembers formats a struct ({a = 0x7, b = 0xfffd}) or an array ({0x1, 0x2}) from its
@@ -153,11 +160,41 @@ func (d *Debugger) formatMembers(v engine.Variable, format byte, depth int) stri
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-// leafFormat formats a C scalar; a char's 'x' or a char pointer's "string" is dropped, as
-// gdb shows just the number in a format other than /c.
+// leafFormat formats a C scalar as gdb: a char's 'x' or a char pointer's "string" is
+// dropped for the number; /c shows the low byte as a signed number and gdb's character
+// literal ('\a', '\375'); /o shows zero as 0.
 func leafFormat(v engine.Variable, format byte) string {
-	if f := strings.Fields(v.Value); format != 'c' && len(f) > 1 && (f[0][0] >= '0' && f[0][0] <= '9' || f[0][0] == '-') {
+	if f := strings.Fields(v.Value); len(f) > 1 && (f[0][0] >= '0' && f[0][0] <= '9' || f[0][0] == '-') {
 		v.Value = f[0]
 	}
+	switch format {
+	case 'c':
+		n, err := strconv.ParseInt(v.Value, 0, 64)
+		if err != nil {
+			u, uerr := strconv.ParseUint(v.Value, 0, 64)
+			if uerr != nil {
+				return v.Value
+			}
+			n = int64(u)
+		}
+		return fmt.Sprintf("%d %s", int8(n), gdbChar(byte(n)))
+	case 'o':
+		if out := formatValue(v, format, true); out != "00" {
+			return out
+		}
+		return "0"
+	}
 	return formatValue(v, format, true)
+}
+
+// gdbChar is a byte as gdb prints a char: itself, a named escape, or an octal one.
+func gdbChar(c byte) string {
+	named := map[byte]string{7: `\a`, 8: `\b`, 9: `\t`, 10: `\n`, 11: `\v`, 12: `\f`, 13: `\r`, 27: `\033`, '\'': `\'`, '\\': `\\`}
+	if e, ok := named[c]; ok {
+		return "'" + e + "'"
+	}
+	if c >= 0x20 && c < 0x7f {
+		return "'" + string(rune(c)) + "'"
+	}
+	return fmt.Sprintf(`'\%03o'`, c)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -31,9 +32,17 @@ int main(void) {
 // cScript builds a C program and runs the debugger on it under gdbserver.
 func cScript(t *testing.T, src, commands string) string {
 	t.Helper()
+	out, _ := cScriptExe(t, src, commands)
+	return out
+}
+
+// cScriptExe is cScript that also returns the executable.
+func cScriptExe(t *testing.T, src, commands string) (transcript, exe string) {
+	t.Helper()
 	realparts.Need(t, "gcc", "gdbserver")
 	dir := t.TempDir()
-	c, exe := filepath.Join(dir, "pair.c"), filepath.Join(dir, "pair")
+	c := filepath.Join(dir, "pair.c")
+	exe = filepath.Join(dir, "pair")
 	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +60,7 @@ func cScript(t *testing.T, src, commands string) string {
 			return engine.NewSession(tg), nil
 		},
 	})
-	return strings.ReplaceAll(out.String(), dir+"/", "")
+	return strings.ReplaceAll(out.String(), dir+"/", ""), exe
 }
 
 // info args and info locals apart, set var on members and locals, print/x of a struct with
@@ -98,4 +107,30 @@ func TestSetVarKite(t *testing.T) {
 		"(polydbg) info locals\nNo locals.\n",
 		"(polydbg) set var n == 1\nUsage: set var VARIABLE = VALUE\n",
 	)
+}
+
+// print with every format, on structs, arrays, pointers and chars, answers what gdb does.
+func TestPrintFormatsMatchGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	prints := []string{"print/x p", "print/d p", "print/o p", "print/t p.b", "print/c p", "print/u p.b",
+		"p/x *q", "p/x q", "p/c p.c", "p/x p.name", "p/d p.name[1]", "p/o p.a"}
+	out, exe := cScriptExe(t, structProg, "break pair.c:6\nrun\n"+strings.Join(prints, "\n")+"\nkill\n")
+	args := []string{"-batch", "-nx", "-ex", "break pair.c:6", "-ex", "run"}
+	for _, p := range prints {
+		args = append(args, "-ex", p)
+	}
+	g, err := exec.Command("gdb", append(args, exe)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, g)
+	}
+	value := regexp.MustCompile(`(?m)^\$\d+ = (.*)$`)
+	ours, theirs := value.FindAllStringSubmatch(out, -1), value.FindAllStringSubmatch(string(g), -1)
+	if len(ours) != len(prints) || len(theirs) != len(prints) {
+		t.Fatalf("answers: ours %d, gdb %d\n%s\n%s", len(ours), len(theirs), out, g)
+	}
+	for i, p := range prints {
+		if ours[i][1] != theirs[i][1] {
+			t.Errorf("%s: polydbg %q, gdb %q", p, ours[i][1], theirs[i][1])
+		}
+	}
 }
