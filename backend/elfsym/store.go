@@ -302,7 +302,7 @@ func (f *File) Encode(t dwarf.Type, text string) ([]byte, error) {
 			return f.wordBytes(0, size), nil
 		}
 	case *dwarf.CharType, *dwarf.UcharType:
-		if c, ok := charLiteral(text); ok {
+		if c, ok := CharLiteral(text); ok {
 			return f.wordBytes(uint64(c), size), nil
 		}
 	case *dwarf.StructType, *dwarf.ArrayType:
@@ -327,7 +327,7 @@ func (f *File) Encode(t dwarf.Type, text string) ([]byte, error) {
 // parseInt reads a C integer (the bits of a negative one), a 'c' char or true/false.
 func parseInt(s string) (uint64, error) {
 	s = strings.TrimRight(s, "uUlL")
-	if c, ok := charLiteral(s); ok {
+	if c, ok := CharLiteral(s); ok {
 		return uint64(c), nil
 	}
 	switch s {
@@ -347,8 +347,8 @@ func parseInt(s string) (uint64, error) {
 	return strconv.ParseUint(s, 0, 64)
 }
 
-// charLiteral reads 'a', '\n', '\0', '\x41', '\101'.
-func charLiteral(s string) (byte, bool) {
+// CharLiteral reads a C character literal: 'a', '\n', '\0', '\x41', '\101'.
+func CharLiteral(s string) (byte, bool) {
 	if len(s) < 3 || s[0] != '\'' || s[len(s)-1] != '\'' {
 		return 0, false
 	}

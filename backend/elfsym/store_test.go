@@ -126,3 +126,39 @@ func TestEncodeCLiterals(t *testing.T) {
 		t.Error("an unknown enumerator was accepted")
 	}
 }
+
+// FuzzEncode: C literals of any text for every scalar kind and size encode to exactly the
+// type's size, or answer an error; nothing panics.
+func FuzzEncode(f *testing.F) {
+	for _, s := range []string{"42", "-1", "0x10", "017", "'a'", `'\n'`, `'\x41'`, "2.5", "1e9", "true", "BLUE", "18446744073709551615", "'", "0b101"} {
+		f.Add(s, uint8(0), uint8(4))
+	}
+	f.Fuzz(func(t *testing.T, text string, kind, size uint8) {
+		file := fuzzFile(elf.EM_X86_64, nil)
+		sz := int64(size%9) + 1
+		b := basic("t", sz)
+		var typ dwarf.Type
+		switch kind % 8 {
+		case 0:
+			typ = &dwarf.IntType{BasicType: b}
+		case 1:
+			typ = &dwarf.UintType{BasicType: b}
+		case 2:
+			typ = &dwarf.FloatType{BasicType: b}
+		case 3:
+			typ = &dwarf.CharType{BasicType: b}
+		case 4:
+			typ = &dwarf.BoolType{BasicType: b}
+		case 5:
+			typ = &dwarf.EnumType{CommonType: dwarf.CommonType{ByteSize: sz}, Val: []*dwarf.EnumValue{{Name: "BLUE", Val: 6}}}
+		case 6:
+			typ = &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: sz}}
+		default:
+			typ = &dwarf.StructType{CommonType: dwarf.CommonType{ByteSize: sz}, Kind: "struct"}
+		}
+		out, err := file.Encode(typ, text)
+		if err == nil && int64(len(out)) != sz {
+			t.Fatalf("Encode(%T of %d bytes, %q) = %d bytes", typ, sz, text, len(out))
+		}
+	})
+}

@@ -4,7 +4,6 @@ package gdbremote
 // arithmetic over them (i + 1, n * 2 - 1, -x, (a + b) / 2, 'a' + 1), as gdb allows.
 
 import (
-	"debug/dwarf"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	"github.com/polydbg/polydbg/backend/elfsym"
 )
 
-var charType = &dwarf.CharType{BasicType: dwarf.BasicType{CommonType: dwarf.CommonType{ByteSize: 1, Name: "char"}}}
+
 
 // num is an integer or a float operand.
 type num struct {
@@ -35,11 +34,12 @@ func (n num) float() float64 {
 	return float64(n.i)
 }
 
-// arith evaluates arithmetic over operands the evaluator reads in frame fr.
+// arith evaluates arithmetic over operands; lookup reads the value text of an operand that
+// is not a literal (a variable, a member, a register: the evaluator in a frame).
 type arith struct {
-	ev  *evaluator
-	s   string
-	pos int
+	lookup func(string) (string, error)
+	s      string
+	pos    int
 }
 
 // valueText turns a value expression into a literal Store can encode: the value of a lone
@@ -52,7 +52,16 @@ func (t *Target) valueText(fr *elfsym.Frame, expr string) (string, error) {
 			return f[0], nil
 		}
 	}
-	a := &arith{ev: ev, s: expr}
+	lookup := func(tok string) (string, error) {
+		v, err := ev.value(tok)
+		return v.Text, err
+	}
+	return arithText(expr, lookup)
+}
+
+// arithText computes expr with lookup for its variables.
+func arithText(expr string, lookup func(string) (string, error)) (string, error) {
+	a := &arith{lookup: lookup, s: expr}
 	n, err := a.sum()
 	if err == nil && a.skip() < len(a.s) {
 		err = fmt.Errorf("unexpected %q in %q", a.s[a.pos:], expr)
@@ -211,19 +220,19 @@ func (a *arith) operand(tok string) (num, error) {
 	}
 	text := tok
 	if strings.HasPrefix(tok, "'") {
-		b, err := a.ev.t.sym.Encode(charType, tok)
-		if err != nil {
-			return num{}, err
+		c, ok := elfsym.CharLiteral(tok)
+		if !ok {
+			return num{}, fmt.Errorf("%s is not a character", tok)
 		}
-		return num{i: int64(b[0])}, nil
+		return num{i: int64(c)}, nil
 	}
 	if _, err := strconv.ParseFloat(tok, 64); err != nil {
 		if _, ierr := strconv.ParseInt(tok, 0, 64); ierr != nil {
-			v, err := a.ev.value(tok)
+			v, err := a.lookup(tok)
 			if err != nil {
 				return num{}, err
 			}
-			if f := strings.Fields(v.Text); len(f) > 0 {
+			if f := strings.Fields(v); len(f) > 0 {
 				text = f[0]
 			}
 		}
