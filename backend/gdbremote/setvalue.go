@@ -11,8 +11,6 @@ import (
 	"github.com/polydbg/polydbg/backend/elfsym"
 )
 
-
-
 // num is an integer or a float operand.
 type num struct {
 	i       int64
