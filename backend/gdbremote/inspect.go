@@ -165,7 +165,11 @@ func (t *Target) Variables(ref int) ([]engine.Variable, error) {
 		out := make([]engine.Variable, 0, len(vars))
 		for i, v := range vars {
 			val, _ := t.sym.ReadVar(v, fr, cachedMem{t})
-			ev := t.pathVariable(e.frame, val, []string{v.Name})
+			root := v.Name
+			if e.kind == "globals" {
+				root = globalRoot + root // a local of the same name must not be found instead
+			}
+			ev := t.pathVariable(e.frame, val, []string{root})
 			ev.Arg = i < nparams
 			out = append(out, ev)
 		}
@@ -255,5 +259,5 @@ type refEntry struct {
 	frame int
 	kind  string // "locals", "globals", "registers", "value"
 	val   elfsym.Value
-	path  []string // for "value": the variable and keys it was read through (nil: not settable)
+	path  []string // for "value": the variable and keys it was read through (nil: not settable); a global's name starts with globalRoot
 }

@@ -86,10 +86,18 @@ func (t *Target) SetVariable(frame, ref int, name, valueExpr string) (engine.Var
 	return t.pathVariable(frame, val, path), nil
 }
 
+// globalRoot starts the first element of a path read from the Globals scope: that name is
+// the global even where a local of the same name is in scope.
+const globalRoot = "::"
+
 // place walks path (a variable and the members, elements or "*" below it) in frame fr.
 func (t *Target) place(fr *elfsym.Frame, path []string, global bool) (elfsym.Place, error) {
 	var v *elfsym.Var
 	var err error
+	if name, ok := strings.CutPrefix(path[0], globalRoot); ok {
+		path = append([]string{name}, path[1:]...)
+		global = true
+	}
 	if global {
 		var ok bool
 		if v, ok = t.sym.Global(path[0]); !ok {
