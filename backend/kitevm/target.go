@@ -69,11 +69,12 @@ type Target struct {
 	stepping  bool
 	stepMode  engine.ResumeMode
 	stepDepth int
-	retPC     int    // the return address trapped for a step (armReturn)
-	retArmed  bool   // retPC is trapped
-	retFunc   string // the function the step may return from
-	returned  bool   // the stop being made is at the return address
-	between   bool   // suspended by Suspend between instructions, not at a trap
+	retPC     int              // the return address trapped for a step (armReturn)
+	retArmed  bool             // retPC is trapped
+	retFunc   string           // the function the step may return from
+	returned  bool             // the stop being made is at the return address
+	between   bool             // suspended by Suspend between instructions, not at a trap
+	idleAt    *engine.Location // where an idle stop (no Kite frame: between a console's frames) is
 	refs      []ref
 	stackKeys []stackKey
 	mem       vm.MemStats

@@ -16,7 +16,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/polydbg/polydbg/backend/process"
+	"github.com/polydbg/polydbg/internal/memfd"
 	"github.com/polydbg/polydbg/internal/tarball"
 )
 
@@ -123,13 +123,13 @@ func (u *Payload) Binary(name string) (*os.File, error) {
 		}
 		return nil, fmt.Errorf("%w: the upload does not start with the ELF magic (7f 45 4c 46)", ErrNotELF)
 	}
-	f, err := process.NewMemfd(name)
+	f, err := memfd.New(name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMemfd, err)
 	}
 	if _, err = f.Write(magic); err == nil {
 		if _, err = u.copyTo(f); err == nil {
-			err = process.Seal(f)
+			err = memfd.Seal(f)
 		}
 	}
 	if err != nil {
@@ -200,12 +200,12 @@ func LoadBinary(name, path string) (*os.File, error) {
 		return nil, err
 	}
 	defer src.Close()
-	f, err := process.NewMemfd(name)
+	f, err := memfd.New(name)
 	if err != nil {
 		return nil, err
 	}
 	if _, err = io.Copy(f, src); err == nil {
-		err = process.Seal(f)
+		err = memfd.Seal(f)
 	}
 	if err != nil {
 		f.Close()

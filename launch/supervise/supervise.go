@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/backend/process"
+	"github.com/polydbg/polydbg/internal/memfd"
 )
 
 // States of a Program, as debuglantern names them.
@@ -152,7 +153,7 @@ func (s *Supervisor) GdbserverInstalled() bool {
 }
 
 // MemfdSupported reports whether this kernel can hold programs in memfds (Linux 3.17+).
-func MemfdSupported() bool { return process.MemfdSupported() }
+func MemfdSupported() bool { return memfd.Supported() }
 
 // PtraceAttachAllowed reports whether gdbserver --attach can attach to a sibling process:
 // Yama's ptrace_scope 0 allows it for the same user, 1 and 2 only with CAP_SYS_PTRACE
