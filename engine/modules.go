@@ -32,3 +32,12 @@ func (s *Session) Modules(ctx context.Context) ([]Module, error) {
 	}
 	return ml.Modules(ctx)
 }
+
+// checkHalted is checkStopped that also lets a debuggee not started yet through (a
+// target behind a stub is halted then, and can be asked what it has).
+func (s *Session) checkHalted(what string) error {
+	if s.State() == Initialized {
+		return nil
+	}
+	return s.checkStopped(what)
+}

@@ -28,8 +28,7 @@ func (c *conn) drain() {
 func (c *conn) translate(e engine.Event) {
 	switch e.Kind {
 	case engine.EventStopped, engine.EventContinued:
-		c.regScopes = nil // references live for one stop
-		c.resetStop()
+		c.resetStop() // references live for one stop
 	}
 	switch e.Kind {
 	case engine.EventStopped:

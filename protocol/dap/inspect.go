@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	godap "github.com/google/go-dap"
@@ -65,10 +64,6 @@ func (c *conn) scopes(d *launch.Debuggee, frameID int) (any, error) {
 			out[i].PresentationHint = "locals"
 		case "Registers":
 			out[i].PresentationHint = "registers"
-			if c.regScopes == nil {
-				c.regScopes = map[int]int{}
-			}
-			c.regScopes[s.Ref] = frameIndex(frameID)
 		}
 	}
 	return godap.ScopesResponseBody{Scopes: out}, nil
@@ -113,31 +108,35 @@ func (c *conn) evaluate(d *launch.Debuggee, a godap.EvaluateArguments) (any, err
 		IndexedVariables: dv.IndexedVariables}, nil
 }
 
-// completions offers the names visible in the frame that begin with the word before the
-// cursor.
+// completions offers what can end the expression before the cursor: variables and
+// functions, fields, keys and indexes, registers (the engine's completion).
 func (c *conn) completions(d *launch.Debuggee, a godap.CompletionsArguments) (any, error) {
 	text := a.Text
 	if col := a.Column - 1; col >= 0 && col <= len(text) { // columns are 1-based
 		text = text[:col]
 	}
-	start := len(text)
-	for start > 0 && isIdent(text[start-1]) {
-		start--
-	}
-	prefix := text[start:]
-	names, err := d.Completions(frameIndex(a.FrameId), prefix)
+	names, n, err := d.CompleteExpression(frameIndex(a.FrameId), text)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]godap.CompletionItem, len(names))
-	for i, n := range names {
-		out[i] = godap.CompletionItem{Label: n, Type: "variable", Start: start, Length: len(prefix)}
+	for i, name := range names {
+		out[i] = godap.CompletionItem{Label: name, Type: completionType(name, text[:len(text)-n]), Start: len(text) - n, Length: n}
 	}
 	return godap.CompletionsResponseBody{Targets: out}, nil
 }
 
-func isIdent(b byte) bool {
-	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+// completionType is DAP's item type for a candidate that follows head.
+func completionType(name, head string) godap.CompletionItemType {
+	switch {
+	case strings.HasPrefix(name, "$"):
+		return "variable"
+	case strings.HasSuffix(head, "."):
+		return "field"
+	case strings.HasSuffix(name, "]"):
+		return "value"
+	}
+	return "variable"
 }
 
 // disassemble lists a cartridge's bytecode around an instruction reference.
@@ -193,22 +192,27 @@ func (c *conn) custom(d *launch.Debuggee, r *rawRequest) (any, error) {
 	return nil, fmt.Errorf("unknown command %q", strings.TrimSpace(r.Command))
 }
 
-// setVariable sets a register of the innermost frame (engine.Session.WriteRegister), the
-// only variables the engine can change yet.
+// setVariable sets a child of any scope or expandable variable (engine.Session.SetVariable:
+// locals, globals, registers, list items, map entries, struct members, array elements).
 func (c *conn) setVariable(d *launch.Debuggee, a godap.SetVariableArguments) (any, error) {
-	frame, ok := c.regScopes[a.VariablesReference]
-	if !ok {
-		return nil, errors.New("setVariable: only registers can be set yet")
-	}
-	if frame != 0 {
-		return nil, errors.New("setVariable: only the innermost frame's registers can be set")
-	}
-	v, err := strconv.ParseUint(strings.TrimSpace(a.Value), 0, 64)
+	v, err := d.SetVariable(0, a.VariablesReference, a.Name, a.Value)
 	if err != nil {
-		return nil, fmt.Errorf("setVariable: %q is not a number (decimal, 0x hex, 0o octal, 0b binary)", a.Value)
-	}
-	if err := d.WriteRegister(a.Name, v); err != nil {
 		return nil, err
 	}
-	return godap.SetVariableResponseBody{Value: fmt.Sprintf("%#x", v)}, nil
+	c.event("invalidated", godap.InvalidatedEventBody{Areas: []godap.InvalidatedAreas{"variables"}})
+	dv := variable(v)
+	return godap.SetVariableResponseBody{Value: dv.Value, Type: dv.Type, VariablesReference: dv.VariablesReference,
+		IndexedVariables: dv.IndexedVariables}, nil
+}
+
+// setExpression assigns to an lvalue expression (x, p.x, a[2], *ptr, m["k"]) in a frame.
+func (c *conn) setExpression(d *launch.Debuggee, a godap.SetExpressionArguments) (any, error) {
+	v, err := d.SetVariable(frameIndex(a.FrameId), 0, a.Expression, a.Value)
+	if err != nil {
+		return nil, err
+	}
+	c.event("invalidated", godap.InvalidatedEventBody{Areas: []godap.InvalidatedAreas{"variables"}})
+	dv := variable(v)
+	return godap.SetExpressionResponseBody{Value: dv.Value, Type: dv.Type, VariablesReference: dv.VariablesReference,
+		IndexedVariables: dv.IndexedVariables}, nil
 }

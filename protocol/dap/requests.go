@@ -50,8 +50,8 @@ func targetCapabilities(d *launch.Debuggee) capabilities {
 	c.SupportsGotoTargetsRequest = canGoto(d)
 	c.SupportsDataBreakpoints = canWatch(d)
 	c.SupportsModulesRequest = canModules(d)
-	if _, ok := t.(engine.RegisterAccess); ok {
-		c.SupportsSetVariable = true // registers of the innermost frame
+	if d.CanSetVariables() {
+		c.SupportsSetVariable, c.SupportsSetExpression = true, true
 	}
 	if _, ok := t.(engine.MemoryAccess); ok {
 		c.SupportsReadMemoryRequest, c.SupportsWriteMemoryRequest = true, true
@@ -168,6 +168,8 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		return c.completions(d, r.Arguments)
 	case *godap.SetVariableRequest:
 		return c.setVariable(d, r.Arguments)
+	case *godap.SetExpressionRequest:
+		return c.setExpression(d, r.Arguments)
 	case *godap.ModulesRequest:
 		return c.modules(ctx, d, r.Arguments)
 	case *godap.DataBreakpointInfoRequest:

@@ -72,12 +72,11 @@ type conn struct {
 	args          launchArgs
 	authed        bool
 	configured    bool
-	ownContinues  int         // continued events caused by this client's requests: not echoed
-	ownBreakpoint uint64      // breakpoint events up to this seq came from this client
-	regScopes     map[int]int // the Registers scopes of this stop: reference -> frame
-	done          bool        // disconnect answered: stop reading
+	ownContinues  int    // continued events caused by this client's requests: not echoed
+	ownBreakpoint uint64 // breakpoint events up to this seq came from this client
+	done          bool   // disconnect answered: stop reading
 
-	// What lives for one stop besides regScopes (threads.go, goto.go).
+	// What lives for one stop (threads.go, goto.go, data.go, modules.go).
 	thr   threadState             // the threads seen, and the frame-id slots of this stop
 	gotos map[int]engine.Location // goto targets given out at this stop, by id
 	named map[int]bool            // references of the Locals and Globals scopes given out

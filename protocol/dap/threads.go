@@ -97,10 +97,19 @@ func (c *conn) useThread(d *launch.Debuggee, tid int) (int, error) {
 			slot = len(c.thr.slots)
 		}
 	}
-	if err := d.SelectThread(id); err != nil {
+	if err := selectThread(d, id); err != nil {
 		return 0, err
 	}
 	return slot, nil
+}
+
+// selectThread selects thread id unless it is selected already (a selection costs the
+// stub a round trip and the stop's variable references).
+func selectThread(d *launch.Debuggee, id uint64) error {
+	if d.SelectedThread() == id {
+		return nil
+	}
+	return d.SelectThread(id)
 }
 
 // knownThread says whether tid was in the last thread list (listed now if there is none).
@@ -128,7 +137,7 @@ func (c *conn) useFrameThread(d *launch.Debuggee, frameID int) error {
 		}
 		id = c.thr.slots[slot-1]
 	}
-	return d.SelectThread(id)
+	return selectThread(d, id)
 }
 
 // selectFor selects the thread a request is about before it runs: a step moves only its
