@@ -278,6 +278,9 @@ func (t *Target) checkStopAfterStep() *engine.Stop {
 	if sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 {
 		return t.classify(sr)
 	}
+	if st := t.watchStop(sr); st != nil { // the instruction stepped off a trap hit one
+		return st
+	}
 	pc, err := t.pc()
 	if err != nil {
 		return nil

@@ -12,8 +12,12 @@ import (
 )
 
 func (t *Target) doStepInstruction() (*engine.Stop, error) {
-	if _, err := t.stepOff(); err != nil {
+	sr, err := t.stepOff()
+	if err != nil {
 		return nil, err
+	}
+	if st := t.watchStop(sr); st != nil {
+		return st, nil
 	}
 	return &engine.Stop{Reason: engine.ReasonStep}, nil
 }
@@ -56,6 +60,9 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 		sr := t.lastStopReply()
 		if sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 && sr.Signal != int(syscall.SIGINT) {
 			return t.classify(sr), nil
+		}
+		if st := t.watchStop(sr); st != nil { // a data breakpoint ends the step
+			return st, nil
 		}
 		npc, err := t.pc()
 		if err != nil {

@@ -142,6 +142,12 @@ describe('native under gdbserver, more', () => {
     assert.ok(Math.abs(at.line - WRITE) <= 1, `stopped at line ${at.line}, the write is at ${WRITE}`);
     const [, ev2] = await Promise.all([s.dc.continueRequest({ threadId: 1 }), s.stopped()]);
     assert.equal(ev2.body.text, 'counter: 5 -> 10');
+    // a step over the line that writes stops at the write
+    let st = (await Promise.all([s.dc.nextRequest({ threadId: ev2.body.threadId }), s.stopped()]))[1];
+    if (st.body.reason === 'step') st = (await Promise.all([s.dc.nextRequest({ threadId: ev2.body.threadId }), s.stopped()]))[1];
+    if (st.body.reason === 'step') st = (await Promise.all([s.dc.nextRequest({ threadId: ev2.body.threadId }), s.stopped()]))[1];
+    assert.equal(st.body.reason, 'data breakpoint', JSON.stringify(st.body));
+    assert.equal(st.body.text, 'counter: 10 -> 15');
     const again = await s.dc.customRequest('setDataBreakpoints', { breakpoints: [{ dataId: info.body.dataId, accessType: 'write' }] });
     assert.equal(again.body.breakpoints[0].id, bp.id, 'an unchanged data breakpoint keeps its id');
     await s.dc.customRequest('setDataBreakpoints', { breakpoints: [] });
