@@ -287,7 +287,7 @@ func (t *Target) checkStopAfterStep() *engine.Stop {
 	h := t.h
 	t.mu.Unlock()
 	if atTrap && h != nil {
-		if st := h.Trap(t.location(pc)); st != nil {
+		if st := t.trapHit(h, pc); st != nil {
 			return st
 		}
 	}
@@ -319,7 +319,7 @@ func (t *Target) classify(sr StopReply) *engine.Stop {
 		if h == nil {
 			return &engine.Stop{Reason: engine.ReasonBreakpoint}
 		}
-		if st := h.Trap(t.location(pc)); st != nil {
+		if st := t.trapHit(h, pc); st != nil {
 			return st
 		}
 		if pausing {

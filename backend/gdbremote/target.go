@@ -53,6 +53,7 @@ type Target struct {
 
 	mu        sync.Mutex // guards the fields below
 	traps     map[uint64]*trap
+	sites     map[uint64][]uint64 // a function breakpoint's address -> its other copies' (sites.go)
 	running   bool
 	pausing   bool
 	ended     bool

@@ -1,0 +1,157 @@
+package gdbremote
+
+// Inlined functions against gdb: `break FUNC` at every copy (testdata/native/inline.c).
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// buildInline builds testdata/native/inline.c with gcc -g and opt into a temp dir.
+func buildInline(t *testing.T, opt string) (elf, src string) {
+	t.Helper()
+	realparts.Need(t, "gcc", "gdb", "gdbserver")
+	src, err := filepath.Abs("testdata/native/inline.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	elf = filepath.Join(t.TempDir(), "inline")
+	if b, err := exec.Command("gcc", "-g", opt, "-o", elf, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	return elf, src
+}
+
+var gdbLocRE = regexp.MustCompile(`(?m)^\d+\.\d+\s+y\s+0x([0-9a-f]+) in (\w+) at `)
+
+// gdbLocations is the link-time addresses gdb gives `break fn` (info breakpoints).
+func gdbLocations(t *testing.T, elf, fn string) []uint64 {
+	t.Helper()
+	out, err := exec.Command("gdb", "-batch", "-nx", "-ex", "break "+fn, "-ex", "info breakpoints", elf).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, out)
+	}
+	var pcs []uint64
+	for _, g := range gdbLocRE.FindAllStringSubmatch(string(out), -1) {
+		pc, _ := strconv.ParseUint(g[1], 16, 64)
+		pcs = append(pcs, pc)
+	}
+	if len(pcs) == 0 { // one location: "Breakpoint 1 at 0x1190: file f.c, line 11."
+		if m := regexp.MustCompile(`Breakpoint 1 at 0x([0-9a-f]+):`).FindStringSubmatch(string(out)); m != nil {
+			pc, _ := strconv.ParseUint(m[1], 16, 64)
+			pcs = append(pcs, pc)
+		}
+	}
+	return pcs
+}
+
+// gdbHits runs the program under gdb with `break fn` and records, at each of the first n
+// stops, the breakpoint location number ("1.3") and the innermost two frames.
+func gdbHits(t *testing.T, elf, fn string, n int) []string {
+	t.Helper()
+	args := []string{"-batch", "-nx", "-ex", "set pagination off", "-ex", "break " + fn, "-ex", "run"}
+	for i := 0; i < n; i++ {
+		args = append(args, "-ex", "bt 2", "-ex", "echo ====STOP\\n", "-ex", "continue")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, "gdb", append(args, elf)...).CombinedOutput()
+	var hits []string
+	var cur []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l == "====STOP" {
+			hits = append(hits, strings.Join(cur, " "))
+			cur = nil
+		} else if g := gdbFrameLineRE.FindStringSubmatch(l); g != nil {
+			cur = append(cur, g[2]+":"+g[5])
+		}
+	}
+	return hits
+}
+
+// `break scale` binds at the out-of-line copy and at the three inlined copies, as gdb's
+// "Breakpoint 1 at ...: scale. (4 locations)"; every copy stops with breakpoint 1, in the
+// order and with the backtraces gdb shows.
+func TestBreakAtEveryInlinedCopy(t *testing.T) {
+	elf, _ := buildInline(t, "-O2")
+	ctx := testCtx(t, 60*time.Second)
+	tg, err := LaunchNative(ctx, elf, nil, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newSess(t, tg)
+	for _, fn := range []string{"scale", "twice", "work"} {
+		bp, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.FunctionBreakpoint, Function: fn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sites, err := x.s.BreakpointSites(bp.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours []uint64
+		for _, s := range sites {
+			ours = append(ours, s.PC-tg.Symbols().Bias)
+			if s.Func != fn && fn == "scale" {
+				t.Errorf("break %s: a site in %q", fn, s.Func)
+			}
+		}
+		gdbs := gdbLocations(t, elf, fn)
+		t.Logf("break %s: polydbg %d locations %#x, gdb %d %#x", fn, len(ours), ours, len(gdbs), gdbs)
+		slices.Sort(ours)
+		slices.Sort(gdbs)
+		if !slices.Equal(ours, gdbs) {
+			t.Errorf("break %s: locations %#x, gdb %#x", fn, ours, gdbs)
+		}
+		if fn != "scale" {
+			x.s.RemoveBreakpoint(bp.ID)
+		}
+	}
+	want := gdbHits(t, elf, "scale", 8)
+	if len(want) < 8 {
+		t.Fatalf("gdb stopped %d times: %q", len(want), want)
+	}
+	if err := x.s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for range want {
+		st := x.stopped()
+		if st.Reason != engine.ReasonBreakpoint || st.BreakpointID != 1 {
+			t.Fatalf("stop %+v, want breakpoint 1", st)
+		}
+		fs, err := tg.Stack()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var two []string
+		for _, f := range fs[:min(2, len(fs))] {
+			two = append(two, f.Func+":"+strconv.Itoa(f.Location.Line))
+		}
+		got = append(got, strings.Join(two, " "))
+		if fs[0].Func != "scale" || st.Location.Func != "scale" {
+			t.Errorf("stopped in %q (%+v), want scale", fs[0].Func, st.Location)
+		}
+		if err := x.s.Resume(engine.Continue); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("stop %d: polydbg %s, gdb %s", i, got[i], want[i])
+		}
+	}
+	if bps := x.s.Breakpoints(); len(bps) != 1 || bps[0].Hits != len(want) {
+		t.Errorf("breakpoints %+v, want 1 with %d hits", bps, len(want))
+	}
+}

@@ -1,0 +1,43 @@
+package gdbremote
+
+// Target: one breakpoint at several places. `break FUNC` binds, as gdb's "Breakpoint 1 at
+// ...: FUNC. (3 locations)", at the out-of-line copy of the function and at every inlined
+// copy. The session sets one trap, at the address ResolveFunction returned (the key); the
+// target plants the stub's breakpoints at every copy and reports a hit at any of them as a
+// hit of the key, so the same breakpoint id stops there, with the location where the
+// program really is.
+
+import "github.com/polydbg/polydbg/engine"
+
+// trapHit asks the handler about the trap at pc (a copy's address reports its key's).
+func (t *Target) trapHit(h engine.Handler, pc uint64) *engine.Stop {
+	t.mu.Lock()
+	key := pc
+	if tr := t.traps[pc]; tr != nil {
+		key = tr.key
+	}
+	t.mu.Unlock()
+	if key == pc {
+		return h.Trap(t.location(pc))
+	}
+	st := h.Trap(t.location(key))
+	if st != nil {
+		st.Location = t.location(pc)
+	}
+	return st
+}
+
+// TrapSites implements engine.TrapSites: the places a trap set at loc covers, loc first.
+func (t *Target) TrapSites(loc engine.Location) []engine.Location {
+	out := []engine.Location{loc}
+	if !loc.HasPC {
+		return out
+	}
+	t.mu.Lock()
+	pcs := t.sites[loc.PC]
+	t.mu.Unlock()
+	for _, pc := range pcs {
+		out = append(out, t.location(pc))
+	}
+	return out
+}
