@@ -4,6 +4,8 @@ package gdbremote
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -153,5 +155,99 @@ func TestBreakAtEveryInlinedCopy(t *testing.T) {
 	}
 	if bps := x.s.Breakpoints(); len(bps) != 1 || bps[0].Hits != len(want) {
 		t.Errorf("breakpoints %+v, want 1 with %d hits", bps, len(want))
+	}
+}
+
+// gdbSteps runs the program under gdb to `break bp`, then does each of cmds (step, next,
+// finish), and returns the innermost three frames ("func:line") at the breakpoint and
+// after each command.
+func gdbSteps(t *testing.T, elf, bp string, cmds []string) [][]string {
+	t.Helper()
+	script := []string{"set pagination off", "set confirm off", "break " + bp, "run", "bt 3", "echo ====STOP\\n"}
+	for _, c := range cmds {
+		script = append(script, c, "bt 3", "echo ====STOP\\n")
+	}
+	path := filepath.Join(t.TempDir(), "steps.gdb")
+	if err := os.WriteFile(path, []byte(strings.Join(script, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, "gdb", "-batch", "-nx", "-x", path, elf).CombinedOutput()
+	var stops [][]string
+	var cur []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l == "====STOP" {
+			stops = append(stops, cur)
+			cur = nil
+		} else if g := gdbFrameLineRE.FindStringSubmatch(l); g != nil {
+			cur = append(cur, g[2]+":"+g[5])
+		}
+	}
+	return stops
+}
+
+// step enters an inlined call (its frame appears at its first line), next runs over one,
+// finish in an inlined frame stops at the next statement around it: the same lines and
+// frames as gdb, command for command.
+func TestStepInlinedCallsAsGDB(t *testing.T) {
+	for _, c := range []struct {
+		opt, bp string
+		cmds    []string
+	}{
+		{"-O1", "work", []string{"step", "step", "step", "step", "step", "step", "step", "step", "step", "step", "step"}},
+		{"-O1", "work", []string{"next", "next", "next", "next", "next"}},
+		{"-O1", "work", []string{"step", "step", "step", "finish", "next", "step", "step", "step", "finish", "next"}},
+		{"-O1", "work", []string{"step", "next", "step", "step", "next", "next"}},
+		{"-O1", "work", []string{"step", "step", "next", "step", "step", "finish"}},
+		{"-O1", "twice", []string{"step", "step", "finish", "next"}},
+		{"-O2", "work", []string{"step", "step", "step", "step", "step", "step", "step", "step", "step"}},
+		{"-O2", "work", []string{"next", "next", "next", "next"}},
+		{"-O2", "work", []string{"step", "step", "finish", "next", "step", "finish"}},
+	} {
+		t.Run(c.opt+" "+c.bp+" "+strings.Join(c.cmds, ","), func(t *testing.T) {
+			elf, _ := buildInline(t, c.opt)
+			want := gdbSteps(t, elf, c.bp, c.cmds)
+			if len(want) != len(c.cmds)+1 {
+				t.Fatalf("gdb made %d stops: %q", len(want), want)
+			}
+			ctx := testCtx(t, 60*time.Second)
+			tg, err := LaunchNative(ctx, elf, nil, Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := newSess(t, tg)
+			if _, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.FunctionBreakpoint, Function: c.bp}); err != nil {
+				t.Fatal(err)
+			}
+			if err := x.s.Start(false); err != nil {
+				t.Fatal(err)
+			}
+			x.stopped()
+			modes := map[string]engine.ResumeMode{"step": engine.StepInto, "next": engine.StepOver, "finish": engine.StepOut}
+			for i := 0; i <= len(c.cmds); i++ {
+				if i > 0 {
+					st := x.resume(modes[c.cmds[i-1]])
+					if st.Reason != engine.ReasonStep && st.Reason != engine.ReasonBreakpoint {
+						t.Fatalf("%s: stop %+v", c.cmds[i-1], st)
+					}
+				}
+				fs, err := tg.Stack()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, f := range fs[:min(3, len(fs))] {
+					got = append(got, f.Func+":"+strconv.Itoa(f.Location.Line))
+				}
+				what := "the breakpoint"
+				if i > 0 {
+					what = fmt.Sprintf("%s (command %d)", c.cmds[i-1], i)
+				}
+				if !slices.Equal(got, want[i]) {
+					t.Errorf("after %s: polydbg %v, gdb %v", what, got, want[i])
+				}
+			}
+		})
 	}
 }

@@ -32,6 +32,10 @@ func (t *Target) run(mode engine.ResumeMode) {
 	if errors.Is(err, errPaused) {
 		stop, err = &engine.Stop{Reason: engine.ReasonPause}, nil
 	}
+	var hit *trapStopError
+	if errors.As(err, &hit) {
+		stop, err = hit.st, nil
+	}
 	if err != nil {
 		var ex *exitedError
 		if errors.As(err, &ex) {
@@ -99,6 +103,7 @@ func (t *Target) reportStop(st engine.Stop) {
 			st.Location = t.location(pc)
 		}
 	}
+	t.settleInlines(&st)
 	if st.ThreadID == 0 {
 		st.ThreadID = t.SelectedThread()
 	}

@@ -7,14 +7,18 @@ package gdbremote
 // hit of the key, so the same breakpoint id stops there, with the location where the
 // program really is.
 
-import "github.com/polydbg/polydbg/engine"
+import (
+	"slices"
+
+	"github.com/polydbg/polydbg/engine"
+)
 
 // trapHit asks the handler about the trap at pc (a copy's address reports its key's).
 func (t *Target) trapHit(h engine.Handler, pc uint64) *engine.Stop {
 	t.mu.Lock()
 	key := pc
-	if tr := t.traps[pc]; tr != nil {
-		key = tr.key
+	if tr := t.traps[pc]; tr != nil && len(tr.keys) > 0 && !slices.Contains(tr.keys, pc) {
+		key = tr.keys[0] // a copy only: its breakpoint's
 	}
 	t.mu.Unlock()
 	if key == pc {
@@ -26,6 +30,24 @@ func (t *Target) trapHit(h engine.Handler, pc uint64) *engine.Stop {
 	}
 	return st
 }
+
+// userTrap asks the handler about a breakpoint at pc reached while the target runs for a
+// step (over a call, out of a function): the stop it wants, or nil.
+func (t *Target) userTrap(pc uint64) *engine.Stop {
+	t.mu.Lock()
+	at := t.traps[pc] != nil
+	h := t.h
+	t.mu.Unlock()
+	if !at || h == nil {
+		return nil
+	}
+	return t.trapHit(h, pc)
+}
+
+// trapStopError ends a step at a breakpoint the handler wants to stop at.
+type trapStopError struct{ st *engine.Stop }
+
+func (e *trapStopError) Error() string { return "stopped at a breakpoint" }
 
 // TrapSites implements engine.TrapSites: the places a trap set at loc covers, loc first.
 func (t *Target) TrapSites(loc engine.Location) []engine.Location {

@@ -26,8 +26,18 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !over && t.revealInline() {
+		return &engine.Stop{Reason: engine.ReasonStep}, nil // into the inlined call at the pc
+	}
 	startLoc, _ := t.sym.PCToLine(pc)
 	startFn := t.sym.FuncAt(pc)
+	// The inlined copies the step starts in; hidden ones at the pc are calls to come.
+	shown := t.shownInlines(pc)
+	if h := t.hiddenFrames(); h > 0 {
+		if fs, err := t.frames(); err == nil && len(fs) > 0 {
+			startLoc = fs[0].Loc // the line of the call
+		}
+	}
 	// The stack pointer is back at the frame's CFA once the function has returned: a step
 	// that leaves it stops there, in the caller right after the call, as gdb's finish does.
 	var startCFA uint64
@@ -82,6 +92,13 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 			}
 			continue
 		}
+		if !isCall && fn == startFn {
+			if st, done := t.stepInlines(npc, over, &shown, &startLoc); done {
+				return st, nil
+			} else if st == nil {
+				continue
+			}
+		}
 		if isCall {
 			// step into: stop at the first statement after the callee's prologue
 			bp, err := t.sym.FuncBreakpoint(fn.Name)
@@ -125,7 +142,11 @@ func (t *Target) finishCall() error {
 	if err != nil {
 		return err
 	}
-	return t.runToTemp(fs[1].PC, fs[0].CFA)
+	i := 0 // the function's own frame, below the frames of its inlined copies
+	for i < len(fs)-2 && fs[i].Inline() != nil {
+		i++
+	}
+	return t.runToTemp(fs[i+1].PC, fs[i].CFA)
 }
 
 // errNoCaller says that a step cannot return to a caller: the outermost frame, or code
@@ -176,6 +197,9 @@ func (t *Target) runToTemp(addr, minCFA uint64) error {
 		if pc == addr && (minCFA == 0 || t.sp() >= minCFA) {
 			return nil
 		}
+		if st := t.userTrap(pc); st != nil {
+			return &trapStopError{st} // a breakpoint on the way stops the step, as in gdb
+		}
 		// another trap (or a recursive hit of the return address): step off and go on
 		if _, err := t.stepOffTemp(addr); err != nil {
 			return err
@@ -207,6 +231,9 @@ func (t *Target) doStepOut() (*engine.Stop, error) {
 	pc, err := t.pc()
 	if err != nil {
 		return nil, err
+	}
+	if shown := t.shownInlines(pc); len(shown) > 0 {
+		return t.stepOutOfInline(shown)
 	}
 	fn := t.sym.FuncAt(pc)
 	if err := t.finishCall(); err != nil {

@@ -4,6 +4,7 @@ package gdbremote
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/polydbg/polydbg/engine"
 )
@@ -28,11 +29,12 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 	}
 	t.mu.Lock()
 	if t.sites == nil {
-		t.sites = map[uint64][]uint64{}
+		t.sites, t.keyFn = map[uint64][]uint64{}, map[uint64]string{}
 	}
 	if len(pcs) > 1 {
 		t.sites[pcs[0]] = pcs[1:]
 	}
+	t.keyFn[pcs[0]] = name
 	t.mu.Unlock()
 	return t.location(pcs[0]), nil
 }
@@ -81,6 +83,9 @@ func (t *Target) setOneTrap(pc, key uint64, on bool) error {
 	t.mu.Unlock()
 	if on {
 		if tr != nil {
+			t.mu.Lock()
+			tr.keys = append(tr.keys, key)
+			t.mu.Unlock()
 			return nil
 		}
 		k, err := t.c.SetBreakpoint(t.ctx, pc, t.bpLen)
@@ -88,16 +93,23 @@ func (t *Target) setOneTrap(pc, key uint64, on bool) error {
 			return err
 		}
 		t.mu.Lock()
-		t.traps[pc] = &trap{kind: k, key: key}
+		t.traps[pc] = &trap{kind: k, keys: []uint64{key}}
 		t.mu.Unlock()
 		return nil
 	}
-	if tr == nil || tr.key != key {
+	if tr == nil {
 		return nil
 	}
 	t.mu.Lock()
-	delete(t.traps, pc)
+	tr.keys = slices.DeleteFunc(tr.keys, func(k uint64) bool { return k == key })
+	last := len(tr.keys) == 0
+	if last {
+		delete(t.traps, pc)
+	}
 	t.mu.Unlock()
+	if !last {
+		return nil
+	}
 	return t.c.ClearBreakpoint(t.ctx, tr.kind, pc, t.bpLen)
 }
 
@@ -149,7 +161,7 @@ func (t *Target) SetTrapConditions(loc engine.Location, conds []engine.Condition
 			exprs = nil
 		}
 		t.mu.Lock()
-		t.traps[pc] = &trap{kind: k, conds: exprs, key: tr.key}
+		t.traps[pc] = &trap{kind: k, conds: exprs, keys: tr.keys}
 		t.mu.Unlock()
 		return err
 	})
@@ -162,5 +174,5 @@ func (t *Target) SetTrapConditions(loc engine.Location, conds []engine.Condition
 type trap struct {
 	kind  BreakKind
 	conds [][]byte // agent expressions, when the stub evaluates them
-	key   uint64   // the address the session set the trap at (another copy's for a site)
+	keys  []uint64 // the addresses the session set traps at that cover this one (sites.go)
 }
