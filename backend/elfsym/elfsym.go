@@ -145,6 +145,7 @@ type File struct {
 	inlines  []*Inline
 	sections map[string][]byte
 	versions map[dwarf.Offset]int // DWARF version by a unit's first entry
+	calls    callSiteIndex        // call sites by return address, read when first needed
 }
 
 // Open opens and reads an ELF file.

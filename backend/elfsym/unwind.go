@@ -21,6 +21,7 @@ type Frame struct {
 	regs        map[int]uint64
 	lookup      uint64  // run-time pc to look up: PC, or PC-1 for a caller
 	inline      *Inline // the inlined copy this frame is (nil for a function's own frame)
+	caller      *Frame  // the frame of the function that called this frame's function
 }
 
 // LookupPC is where the frame's source position and variables are looked up: its pc, or
@@ -150,7 +151,9 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		caller[pcReg] = pc
 		cur = caller
 	}
-	return f.expandInlines(frames), nil
+	out := f.expandInlines(frames)
+	linkCallers(out)
+	return out, nil
 }
 
 // unwindStep computes the caller's registers, the return address and the CFA of the frame

@@ -179,7 +179,8 @@ func (t *Target) runToTemp(addr, minCFA uint64) error {
 		}
 		defer t.c.ClearBreakpoint(t.ctx, SoftwareBreak, addr, t.bpLen)
 	}
-	for {
+	start, _ := t.pc()
+	for moved := false; ; moved = true {
 		sr, err := t.resumeWait("c", 0, 0)
 		if err != nil {
 			return err
@@ -197,8 +198,10 @@ func (t *Target) runToTemp(addr, minCFA uint64) error {
 		if pc == addr && (minCFA == 0 || t.sp() >= minCFA) {
 			return nil
 		}
-		if st := t.userTrap(pc); st != nil {
-			return &trapStopError{st} // a breakpoint on the way stops the step, as in gdb
+		if moved || pc != start {
+			if st := t.userTrap(pc); st != nil {
+				return &trapStopError{st} // a breakpoint on the way stops the step, as in gdb
+			}
 		}
 		// another trap (or a recursive hit of the return address): step off and go on
 		if _, err := t.stepOffTemp(addr); err != nil {
