@@ -71,6 +71,11 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 		if err != nil {
 			return nil, err
 		}
+		if npc != pc {
+			if st := t.userTrap(npc); st != nil {
+				return st, nil // a breakpoint the step reached, as gdb reports it
+			}
+		}
 		fn := t.sym.FuncAt(npc)
 		if startCFA != 0 && t.sp() >= startCFA {
 			return &engine.Stop{Reason: engine.ReasonStep, ReturnValue: t.returnValue(startFn)}, nil
