@@ -31,6 +31,14 @@ func Build(t testing.TB) string {
 	return buildCortexM3(t, Source(), filepath.Join(Dir(), "link.ld"), []string{"-nostdlib"}, "-lgcc")
 }
 
+// BuildC compiles another C source for a Cortex-M3 the same way (-O0, testdata/link.ld,
+// no C library: src brings its own vector table and Reset_Handler) and returns the ELF
+// file's path.
+func BuildC(t testing.TB, src string) string {
+	t.Helper()
+	return buildCortexM3(t, src, filepath.Join(Dir(), "link.ld"), []string{"-nostdlib", "-fno-tree-loop-distribute-patterns"}, "-lgcc")
+}
+
 // buildCortexM3 compiles one source for a Cortex-M3 at -O0 with the linker script and
 // options, the libraries last, and returns the ELF file's path.
 func buildCortexM3(t testing.TB, src, ld string, opts []string, libs ...string) string {

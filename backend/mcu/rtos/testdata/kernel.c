@@ -2,10 +2,34 @@
  * tasks.c, with configRECORD_STACK_HIGH_ADDRESS) — or, with -DOLD_NAMES, as FreeRTOS 9's
  * (pvContainer, no pxEndOfStack). It builds a task list like the kernel's and writes its
  * data and bss, as they are in memory, to the file named by its argument; the rtos tests
- * read the tasks from that image. -DBROKEN makes one list never come back to its end. */
+ * read the tasks from that image. -DBROKEN makes one list never come back to its end.
+ * Built for a Cortex-M3 (__arm__) it is firmware: it builds the same tasks and waits at
+ * LINE:ready, where the rtos tests read them from QEMU. */
+#include <stddef.h>
 #include <stdint.h>
+#ifdef __arm__
+static void *kmemset(void *d, int c, size_t n)
+{
+	unsigned char *p = d;
+	while (n--)
+		*p++ = (unsigned char)c;
+	return d;
+}
+static char *kstrncpy(char *d, const char *s, size_t n)
+{
+	size_t i = 0;
+	for (; i < n && s[i]; i++)
+		d[i] = s[i];
+	for (; i < n; i++)
+		d[i] = 0;
+	return d;
+}
+#define memset kmemset
+#define strncpy kstrncpy
+#else
 #include <stdio.h>
 #include <string.h>
+#endif
 
 typedef uint32_t TickType_t;
 typedef unsigned long UBaseType_t;
@@ -129,9 +153,14 @@ static TCB_t *task_create(int i, const char *name, UBaseType_t prio, unsigned us
 	return t;
 }
 
+#ifdef __arm__
+volatile int kernel_ready;
+int main(void)
+#else
 extern char __data_start[], _end[];
 
 int main(int argc, char **argv)
+#endif
 {
 	for (int p = 0; p < configMAX_PRIORITIES; p++)
 		list_init(&pxReadyTasksLists[p]);
@@ -162,6 +191,10 @@ int main(int argc, char **argv)
 #ifdef BROKEN
 	tcbs[2].xStateListItem.pxNext = &tcbs[1].xStateListItem; /* a cycle that skips the end */
 #endif
+#ifdef __arm__
+	for (;;)
+		kernel_ready++; /* LINE:ready */
+#else
 	if (argc < 2)
 		return 2;
 	FILE *f = fopen(argv[1], "wb");
@@ -170,4 +203,31 @@ int main(int argc, char **argv)
 	fprintf(f, "%016llx\n", (unsigned long long)(uintptr_t)__data_start);
 	fwrite(__data_start, 1, (size_t)(_end - __data_start), f);
 	return fclose(f) != 0;
+#endif
 }
+
+#ifdef __arm__
+extern uint32_t _estack, _sidata, _sdata, _edata, _sbss, _ebss;
+
+void Reset_Handler(void)
+{
+	uint32_t *src = &_sidata, *dst = &_sdata;
+	while (dst < &_edata)
+		*dst++ = *src++;
+	for (dst = &_sbss; dst < &_ebss;)
+		*dst++ = 0;
+	main();
+}
+
+void Default_Handler(void)
+{
+	for (;;) {
+	}
+}
+
+__attribute__((section(".isr_vector"), used)) void (*const vectors[16])(void) = {
+	(void (*)(void))&_estack, Reset_Handler, Default_Handler, Default_Handler, Default_Handler,
+	Default_Handler, Default_Handler, 0, 0, 0, 0, Default_Handler, Default_Handler, 0,
+	Default_Handler, Default_Handler,
+};
+#endif
