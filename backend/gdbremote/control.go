@@ -21,7 +21,7 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	t.h = h
 	t.mu.Unlock()
 	go t.watchHangup()
-	entry, err := t.sym.StartAddress()
+	entry, err := t.startAddress()
 	if err != nil {
 		return fmt.Errorf("gdbremote: cannot start the program: %w", err)
 	}
@@ -230,7 +230,7 @@ func (t *Target) Restart() error {
 			tr.kind = k
 		}
 	}
-	entry, err := t.sym.StartAddress()
+	entry, err := t.startAddress()
 	if err != nil {
 		return fmt.Errorf("gdbremote: cannot start the program: %w", err)
 	}

@@ -21,7 +21,7 @@ func TestTasksInQEMU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	elf := firmware.BuildC(t, src)
+	elf := firmware.BuildC(t, src, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tg, err := gdbremote.StartQEMUTarget(ctx, "mps2-an385", elf, gdbremote.Config{})
