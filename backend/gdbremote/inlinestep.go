@@ -8,8 +8,6 @@ package gdbremote
 // step_into_inline_frame); breakpoints set on the copy's function show its frame at once.
 
 import (
-	"syscall"
-
 	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
 )
@@ -199,28 +197,29 @@ func commonInlines(a, b []*elfsym.Inline) int {
 // stepOutOfInline runs until the pc leaves the innermost shown inlined copy, then to the
 // next statement (gdb's finish in an inlined frame). Calls made meanwhile are run over.
 func (t *Target) stepOutOfInline(chain []*elfsym.Inline) (*engine.Stop, error) {
-	fn := t.sym.FuncAt(t.mustPC())
+	pc, err := t.pc()
+	if err != nil {
+		return nil, err
+	}
+	fn := t.sym.FuncAt(pc)
 	left := false
 	for range 100000 {
 		if st := t.pauseStop(); st != nil {
 			return st, nil
 		}
-		if _, err := t.stepOff(); err != nil {
-			return nil, err
+		npc, st, err := t.stepInLine(pc)
+		if st != nil || err != nil {
+			return st, err
 		}
-		sr := t.lastStopReply()
-		if sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 && sr.Signal != int(syscall.SIGINT) {
-			return t.classify(sr), nil
-		}
-		npc, err := t.pc()
-		if err != nil {
-			return nil, err
-		}
+		pc = npc
 		nf := t.sym.FuncAt(npc)
 		if nf != fn {
 			if nf != nil && npc == nf.Low+t.sym.Bias {
 				// a call: run over it
 				if err := t.finishCall(); err != nil {
+					return nil, err
+				}
+				if pc, err = t.pc(); err != nil {
 					return nil, err
 				}
 				continue
@@ -235,10 +234,4 @@ func (t *Target) stepOutOfInline(chain []*elfsym.Inline) (*engine.Stop, error) {
 		}
 	}
 	return &engine.Stop{Reason: engine.ReasonStep}, nil
-}
-
-// mustPC is the pc, or 0 when it cannot be read.
-func (t *Target) mustPC() uint64 {
-	pc, _ := t.pc()
-	return pc
 }

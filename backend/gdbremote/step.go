@@ -52,29 +52,9 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, e, ok := t.sym.LineRange(pc)
-		t.mu.Lock()
-		atTrap := t.traps[pc] != nil
-		t.mu.Unlock()
-		if ok && !atTrap && t.c.HasVCont("r") && pc >= s && pc < e {
-			if _, err := t.resumeWait("r", s, e); err != nil {
-				return nil, err
-			}
-		} else if _, err := t.stepOff(); err != nil {
-			return nil, err
-		}
-		sr := t.lastStopReply()
-		if sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 && sr.Signal != int(syscall.SIGINT) {
-			return t.classify(sr), nil
-		}
-		npc, err := t.pc()
-		if err != nil {
-			return nil, err
-		}
-		if npc != pc {
-			if st := t.userTrap(npc); st != nil {
-				return st, nil // a breakpoint the step reached, as gdb reports it
-			}
+		npc, st, err := t.stepInLine(pc)
+		if st != nil || err != nil {
+			return st, err
 		}
 		fn := t.sym.FuncAt(npc)
 		if startCFA != 0 && t.sp() >= startCFA {
@@ -126,6 +106,37 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 		}
 	}
 	return &engine.Stop{Reason: engine.ReasonStep}, nil
+}
+
+// stepInLine runs from pc to the end of its line's range (a range step where the stub has
+// one) or one instruction, and returns the new pc, or the stop to report: a signal, or a
+// breakpoint reached on the way (as gdb reports it).
+func (t *Target) stepInLine(pc uint64) (uint64, *engine.Stop, error) {
+	s, e, ok := t.sym.LineRange(pc)
+	t.mu.Lock()
+	atTrap := t.traps[pc] != nil
+	t.mu.Unlock()
+	if ok && !atTrap && t.c.HasVCont("r") && pc >= s && pc < e {
+		if _, err := t.resumeWait("r", s, e); err != nil {
+			return 0, nil, err
+		}
+	} else if _, err := t.stepOff(); err != nil {
+		return 0, nil, err
+	}
+	sr := t.lastStopReply()
+	if sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 && sr.Signal != int(syscall.SIGINT) {
+		return 0, t.classify(sr), nil
+	}
+	npc, err := t.pc()
+	if err != nil {
+		return 0, nil, err
+	}
+	if npc != pc {
+		if st := t.userTrap(npc); st != nil {
+			return npc, st, nil
+		}
+	}
+	return npc, nil, nil
 }
 
 // pauseStop is the stop to report when a pause was asked for, or nil.

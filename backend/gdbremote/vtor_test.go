@@ -30,6 +30,9 @@ func TestStartFromVTOR(t *testing.T) {
 	if _, ok := tg.Symbols().ResetVector(); ok {
 		t.Fatal("the image's lowest address reads as a vector table")
 	}
+	if fn := tg.Symbols().FuncAt(tg.Symbols().Entry()); fn == nil || fn.Name != "never_called" {
+		t.Fatalf("e_entry is in %v, want never_called", fn)
+	}
 	x := newSess(t, tg)
 	start := time.Now()
 	if err := x.s.Start(true); err != nil {

@@ -1,10 +1,9 @@
 /* Firmware whose vector table is not at its lowest address (see link.ld): the core finds
  * it through VTOR. It copies the table to RAM and moves VTOR there, as firmware that
- * installs interrupt handlers at run time does. */
+ * installs interrupt handlers at run time does. Built with internal/firmware's startup. */
 #include <stdint.h>
 
-extern uint32_t _estack, _sidata, _sdata, _edata, _sbss, _ebss;
-extern void (*const vectors[16])(void);
+extern void (*const vectors[16])(void); /* internal/firmware/testdata/startup_m3.c */
 
 #define VTOR (*(volatile uint32_t *)0xE000ED08)
 
@@ -29,25 +28,3 @@ int main(void)
 	for (;;)
 		ticks++; /* LINE:loop */
 }
-
-void Reset_Handler(void)
-{
-	uint32_t *src = &_sidata, *dst = &_sdata;
-	while (dst < &_edata)
-		*dst++ = *src++;
-	for (dst = &_sbss; dst < &_ebss;)
-		*dst++ = 0;
-	main();
-}
-
-void Default_Handler(void)
-{
-	for (;;) {
-	}
-}
-
-__attribute__((section(".isr_vector"), used)) void (*const vectors[16])(void) = {
-	(void (*)(void))&_estack, Reset_Handler, Default_Handler, Default_Handler, Default_Handler,
-	Default_Handler, Default_Handler, 0, 0, 0, 0, Default_Handler, Default_Handler, 0,
-	Default_Handler, Default_Handler,
-};

@@ -3,8 +3,8 @@
  * (pvContainer, no pxEndOfStack). It builds a task list like the kernel's and writes its
  * data and bss, as they are in memory, to the file named by its argument; the rtos tests
  * read the tasks from that image. -DBROKEN makes one list never come back to its end.
- * Built for a Cortex-M3 (__arm__) it is firmware: it builds the same tasks and waits at
- * LINE:ready, where the rtos tests read them from QEMU. */
+ * Built for a Cortex-M3 (__arm__, with internal/firmware's startup) it is firmware: it
+ * builds the same tasks and waits at LINE:ready, where the rtos tests read them from QEMU. */
 #include <stddef.h>
 #include <stdint.h>
 #ifdef __arm__
@@ -205,29 +205,3 @@ int main(int argc, char **argv)
 	return fclose(f) != 0;
 #endif
 }
-
-#ifdef __arm__
-extern uint32_t _estack, _sidata, _sdata, _edata, _sbss, _ebss;
-
-void Reset_Handler(void)
-{
-	uint32_t *src = &_sidata, *dst = &_sdata;
-	while (dst < &_edata)
-		*dst++ = *src++;
-	for (dst = &_sbss; dst < &_ebss;)
-		*dst++ = 0;
-	main();
-}
-
-void Default_Handler(void)
-{
-	for (;;) {
-	}
-}
-
-__attribute__((section(".isr_vector"), used)) void (*const vectors[16])(void) = {
-	(void (*)(void))&_estack, Reset_Handler, Default_Handler, Default_Handler, Default_Handler,
-	Default_Handler, Default_Handler, 0, 0, 0, 0, Default_Handler, Default_Handler, 0,
-	Default_Handler, Default_Handler,
-};
-#endif
