@@ -16,17 +16,23 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 )
 
-// buildInline builds testdata/native/inline.c with gcc -g and opt into a temp dir.
-func buildInline(t *testing.T, opt string) (elf, src string) {
+// buildInline builds testdata/native/inline.c with gcc -g and opt into a temp dir, or with
+// fw as Cortex-M3 firmware.
+func buildInline(t *testing.T, opt string, fw bool) (elf, src string) {
 	t.Helper()
-	realparts.Need(t, "gcc", "gdb", "gdbserver")
 	src, err := filepath.Abs("testdata/native/inline.c")
 	if err != nil {
 		t.Fatal(err)
 	}
+	if fw {
+		realparts.Need(t, "arm-none-eabi-gcc", "gdb-multiarch", "qemu-system-arm")
+		return firmware.BuildC(t, src, "", opt), src
+	}
+	realparts.Need(t, "gcc", "gdb", "gdbserver")
 	elf = filepath.Join(t.TempDir(), "inline")
 	if b, err := exec.Command("gcc", "-g", opt, "-o", elf, src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
@@ -85,7 +91,7 @@ func gdbHits(t *testing.T, elf, fn string, n int) []string {
 // "Breakpoint 1 at ...: scale. (4 locations)"; every copy stops with breakpoint 1, in the
 // order and with the backtraces gdb shows.
 func TestBreakAtEveryInlinedCopy(t *testing.T) {
-	elf, _ := buildInline(t, "-O2")
+	elf, _ := buildInline(t, "-O2", false)
 	ctx := testCtx(t, 60*time.Second)
 	tg, err := LaunchNative(ctx, elf, nil, Config{})
 	if err != nil {
@@ -158,12 +164,23 @@ func TestBreakAtEveryInlinedCopy(t *testing.T) {
 	}
 }
 
-// gdbSteps runs the program under gdb to `break bp`, then does each of cmds (step, next,
-// finish), and returns the innermost three frames ("func:line") at the breakpoint and
-// after each command.
-func gdbSteps(t *testing.T, elf, bp string, cmds []string) [][]string {
+// gdbSteps runs the program under gdb (firmware: gdb-multiarch and QEMU) to `break bp`,
+// then does each of cmds (step, next, finish), and returns the innermost three frames
+// ("func:line") at the breakpoint and after each command.
+func gdbSteps(t *testing.T, elf, bp string, cmds []string, fw bool) [][]string {
 	t.Helper()
-	script := []string{"set pagination off", "set confirm off", "break " + bp, "run", "bt 3", "echo ====STOP\\n"}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	gdb, run := "gdb", "run"
+	if fw {
+		stub, err := StartQEMU(ctx, "mps2-an385", elf, StubOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stub.Stop()
+		gdb, run = "gdb-multiarch", "target remote "+stub.Addr+"\ncontinue"
+	}
+	script := []string{"set pagination off", "set confirm off", "break " + bp, run, "bt 3", "echo ====STOP\\n"}
 	for _, c := range cmds {
 		script = append(script, c, "bt 3", "echo ====STOP\\n")
 	}
@@ -171,9 +188,7 @@ func gdbSteps(t *testing.T, elf, bp string, cmds []string) [][]string {
 	if err := os.WriteFile(path, []byte(strings.Join(script, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	out, _ := exec.CommandContext(ctx, "gdb", "-batch", "-nx", "-x", path, elf).CombinedOutput()
+	out, _ := exec.CommandContext(ctx, gdb, "-batch", "-nx", "-x", path, elf).CombinedOutput()
 	var stops [][]string
 	var cur []string
 	for _, l := range strings.Split(string(out), "\n") {
@@ -194,25 +209,41 @@ func TestStepInlinedCallsAsGDB(t *testing.T) {
 	for _, c := range []struct {
 		opt, bp string
 		cmds    []string
+		fw      bool // Cortex-M3 firmware in QEMU
 	}{
-		{"-O1", "work", []string{"step", "step", "step", "step", "step", "step", "step", "step", "step", "step", "step"}},
-		{"-O1", "work", []string{"next", "next", "next", "next", "next"}},
-		{"-O1", "work", []string{"step", "step", "step", "finish", "next", "step", "step", "step", "finish", "next"}},
-		{"-O1", "work", []string{"step", "next", "step", "step", "next", "next"}},
-		{"-O1", "work", []string{"step", "step", "next", "step", "step", "finish"}},
-		{"-O1", "twice", []string{"step", "step", "finish", "next"}},
-		{"-O2", "work", []string{"step", "step", "step", "step", "step", "step", "step", "step", "step"}},
-		{"-O2", "work", []string{"next", "next", "next", "next"}},
-		{"-O2", "work", []string{"step", "step", "finish", "next", "step", "finish"}},
+		{"-O1", "work", []string{"step", "step", "step", "step", "step", "step", "step", "step", "step", "step", "step"}, false},
+		{"-O1", "work", []string{"next", "next", "next", "next", "next"}, false},
+		{"-O1", "work", []string{"step", "step", "step", "finish", "next", "step", "step", "step", "finish", "next"}, false},
+		{"-O1", "work", []string{"step", "next", "step", "step", "next", "next"}, false},
+		{"-O1", "work", []string{"step", "step", "next", "step", "step", "finish"}, false},
+		{"-O1", "twice", []string{"step", "step", "finish", "next"}, false},
+		{"-O2", "work", []string{"step", "step", "step", "step", "step", "step", "step", "step", "step"}, false},
+		{"-O2", "work", []string{"next", "next", "next", "next"}, false},
+		{"-O2", "work", []string{"step", "step", "finish", "next", "step", "finish"}, false},
+		{"-O1", "work", []string{"step", "step", "step", "step", "step", "step", "step", "step", "step", "step"}, true},
+		{"-O1", "work", []string{"next", "next", "next", "next"}, true},
+		{"-O1", "work", []string{"step", "step", "step", "finish", "next", "step", "step", "finish"}, true},
+		{"-O2", "work", []string{"step", "step", "step", "step", "step", "step", "step", "step"}, true},
+		{"-O2", "twice", []string{"step", "step", "finish", "next"}, true},
 	} {
-		t.Run(c.opt+" "+c.bp+" "+strings.Join(c.cmds, ","), func(t *testing.T) {
-			elf, _ := buildInline(t, c.opt)
-			want := gdbSteps(t, elf, c.bp, c.cmds)
+		name := c.opt + " " + c.bp + " " + strings.Join(c.cmds, ",")
+		if c.fw {
+			name = "fw" + name
+		}
+		t.Run(name, func(t *testing.T) {
+			elf, _ := buildInline(t, c.opt, c.fw)
+			want := gdbSteps(t, elf, c.bp, c.cmds, c.fw)
 			if len(want) != len(c.cmds)+1 {
 				t.Fatalf("gdb made %d stops: %q", len(want), want)
 			}
 			ctx := testCtx(t, 60*time.Second)
-			tg, err := LaunchNative(ctx, elf, nil, Config{})
+			var tg *Target
+			var err error
+			if c.fw {
+				tg, err = StartQEMUTarget(ctx, "mps2-an385", elf, Config{})
+			} else {
+				tg, err = LaunchNative(ctx, elf, nil, Config{})
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

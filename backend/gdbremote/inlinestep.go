@@ -154,7 +154,8 @@ func (t *Target) shownInlines(pc uint64) []*elfsym.Inline {
 // about inlined copies; shown is the chain of copies the step is in and line the line it
 // steps. It returns (stop, true) to stop, (nil, false) to step on, and (non-nil, false)
 // to apply the usual rules of a line step. As gdb's infrun: back in the code around a copy
-// the step ends at a statement, else it goes on stepping that line; arriving at the start
+// the step ends at a statement, else it goes on stepping that line (the frame the step is
+// in changes, so inlined calls that start right there are not calls from it); arriving at the start
 // of an inlined call stops there (the call's frame hidden) when the call is on another
 // line, else step enters it and next runs through it; elsewhere inside a deeper copy, next
 // runs on and step stops.
@@ -166,7 +167,9 @@ func (t *Target) stepInlines(npc uint64, over bool, shown *[]*elfsym.Inline, lin
 		if t.sym.IsStmt(npc) {
 			return stop, true
 		}
+		// mid-line in another frame: step on in it (calls starting here do not count yet)
 		*line, _ = t.sym.PCToLine(npc)
+		return nil, false
 	}
 	if len(chain) <= len(*shown) {
 		return stop, false

@@ -38,11 +38,16 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 			startLoc = fs[0].Loc // the line of the call
 		}
 	}
-	// The stack pointer is back at the frame's CFA once the function has returned: a step
-	// that leaves it stops there, in the caller right after the call, as gdb's finish does.
-	var startCFA uint64
+	// The stack pointer is back at the frame's CFA and the pc at the return address once
+	// the function has returned (the pc matters where a function without a frame has its
+	// CFA at the stack pointer, as on ARM): a step that leaves it stops there, in the
+	// caller right after the call, as gdb's finish does.
+	var startCFA, retAddr uint64
 	if fs, err := t.frames(); err == nil && len(fs) > 1 && startFn != nil && pc != startFn.Low+t.sym.Bias {
-		startCFA = fs[0].CFA
+		i := physicalFrame(fs)
+		if i+1 < len(fs) {
+			startCFA, retAddr = fs[i].CFA, fs[i+1].PC
+		}
 	}
 	for range 100000 {
 		if st := t.pauseStop(); st != nil {
@@ -57,7 +62,7 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 			return st, err
 		}
 		fn := t.sym.FuncAt(npc)
-		if startCFA != 0 && t.sp() >= startCFA {
+		if startCFA != 0 && t.sp() >= startCFA && npc == retAddr {
 			return &engine.Stop{Reason: engine.ReasonStep, ReturnValue: t.returnValue(startFn)}, nil
 		}
 		// A call: the pc is at a function's first instruction (or in code without lines).
@@ -158,11 +163,21 @@ func (t *Target) finishCall() error {
 	if err != nil {
 		return err
 	}
-	i := 0 // the function's own frame, below the frames of its inlined copies
-	for i < len(fs)-2 && fs[i].Inline() != nil {
-		i++
+	i := physicalFrame(fs)
+	if i+1 >= len(fs) {
+		return fmt.Errorf("%w: this is the outermost frame", errNoCaller)
 	}
 	return t.runToTemp(fs[i+1].PC, fs[i].CFA)
+}
+
+// physicalFrame is the index of the innermost frame's function's own frame: below the
+// frames of the inlined copies the pc is in.
+func physicalFrame(fs []elfsym.Frame) int {
+	i := 0
+	for i < len(fs)-1 && fs[i].Inline() != nil {
+		i++
+	}
+	return i
 }
 
 // errNoCaller says that a step cannot return to a caller: the outermost frame, or code
