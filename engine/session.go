@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Session is one debug session: a target, its breakpoints and its subscribers. Its methods
 // are safe for concurrent use by several front ends.
 type Session struct {
-	t Target
+	t       Target
+	sources sourceCache
 
 	mu       sync.Mutex
 	state    State
@@ -218,12 +220,22 @@ func (s *Session) resume(mode ResumeMode, seen uint64) error {
 		return fmt.Errorf("cannot resume: %w (its stop is not reported yet)", ErrNotStopped)
 	}
 	s.state = Running
+	last := s.lastStop
 	s.lastStop = nil
 	s.emit(Event{Kind: EventContinued, Mode: mode})
 	s.mu.Unlock()
 	if err := s.t.Resume(mode); err != nil {
+		// The target did not move: every subscriber, which saw "continued", is told it is
+		// stopped where it was, with why it could not go on.
 		s.mu.Lock()
-		if s.state == Running {
+		if s.state == Running && last != nil {
+			stop := *last
+			stop.Text = "could not resume: " + err.Error()
+			s.state = Stopped
+			s.lastStop = &stop
+			s.emit(Event{Kind: EventStopped, Stop: &stop})
+			s.halted(Stopped, &stop, 0)
+		} else if s.state == Running {
 			s.state = Stopped
 		}
 		s.mu.Unlock()
@@ -283,10 +295,16 @@ func (s *Session) Close() error {
 	s.all = nil
 	s.mu.Unlock()
 	for _, sub := range all {
-		sub.Close()
+		// What happened before the close (the last output, the exit) is still delivered to
+		// a subscriber that reads on; one that does not is closed after a grace period.
+		sub.finish()
+		time.AfterFunc(closeGrace, sub.Close)
 	}
 	return err
 }
+
+// closeGrace is how long a subscriber has to drain its events after the session closed.
+const closeGrace = 10 * time.Second
 
 // needStopped returns the error for an operation that needs a stopped debuggee; s.mu held.
 func (s *Session) needStopped(what string) error {

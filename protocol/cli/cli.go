@@ -10,10 +10,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // Config says what to debug and where to talk.
@@ -48,7 +48,7 @@ type Config struct {
 // Debugger is one terminal debugging session.
 type Debugger struct {
 	cfg    Config
-	out    *syncWriter
+	out    *wire.SyncWriter // the debugger's writes, serialised with the program output it forwards
 	s      *engine.Session
 	output *output // prints the session's program output as it comes
 	// current is d.s for the Ctrl-C handler, which runs on another goroutine; pendingPause
@@ -59,8 +59,7 @@ type Debugger struct {
 	display      []string
 	history      []string
 	lastCmd      string
-	listAt       int // next line for a bare "list"
-	sources      map[string][]string
+	listAt       int               // next line for a bare "list"
 	values       []engine.Variable // gdb's value history: $1, $2...
 	context      bool              // set context on|off
 	listLines    int               // set listsize N
@@ -68,24 +67,12 @@ type Debugger struct {
 	stopThread   uint64            // the thread of the last stop reported
 }
 
-// syncWriter serialises the debugger's writes with the program output it forwards.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
-}
-
 // Run runs the debugger until quit or the end of input; it returns the exit status.
 func Run(cfg Config) int {
 	if cfg.Prompt == "" {
 		cfg.Prompt = "(polydbg) "
 	}
-	d := &Debugger{cfg: cfg, out: &syncWriter{w: cfg.Out}, sources: map[string][]string{}, context: cfg.Context}
+	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), context: cfg.Context}
 	if err := d.newSession(); err != nil {
 		d.printf("%v\n", err)
 		return 1
