@@ -164,6 +164,45 @@ func TestBreakAtEveryInlinedCopy(t *testing.T) {
 	}
 }
 
+// `break FILE:LINE` on a line of an inlined function binds in every copy (and in the
+// out-of-line one), one address per copy, the addresses gdb gives.
+func TestBreakLineInEveryInlinedCopy(t *testing.T) {
+	for _, opt := range []string{"-O1", "-O2"} {
+		elf, src := buildInline(t, opt, false)
+		tg, err := LaunchNative(testCtx(t, 60*time.Second), elf, nil, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := newSess(t, tg)
+		for _, m := range []string{"scale_first", "scale_second", "scale_return", "twice_call", "twice_return", "work_first", "call_scale", "call_twice"} {
+			line := srcLine(t, src, m)
+			bp, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: src, Line: line})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sites, err := x.s.BreakpointSites(bp.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ours []uint64
+			for _, s := range sites {
+				ours = append(ours, s.PC-tg.Symbols().Bias)
+			}
+			gdbs := gdbLocations(t, elf, "inline.c:"+strconv.Itoa(line))
+			slices.Sort(ours)
+			slices.Sort(gdbs)
+			t.Logf("%s break inline.c:%d (%s): polydbg %#x, gdb %#x", opt, line, m, ours, gdbs)
+			if !slices.Equal(ours, gdbs) {
+				t.Errorf("%s break inline.c:%d (%s): locations %#x, gdb %#x", opt, line, m, ours, gdbs)
+			}
+			if err := x.s.RemoveBreakpoint(bp.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		x.s.Terminate()
+	}
+}
+
 // gdbSteps runs the program under gdb (firmware: gdb-multiarch and QEMU) to `break bp`,
 // then does each of cmds (step, next, finish), and returns the innermost three frames
 // ("func:line") at the breakpoint and after each command.

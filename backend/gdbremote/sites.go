@@ -2,7 +2,7 @@ package gdbremote
 
 // Target: one breakpoint at several places. `break FUNC` binds, as gdb's "Breakpoint 1 at
 // ...: FUNC. (3 locations)", at the out-of-line copy of the function and at every inlined
-// copy. The session sets one trap, at the address ResolveFunction returned (the key); the
+// copy; `break FILE:LINE` at the line in every function and inlined copy that has it. The session sets one trap, at the address ResolveFunction returned (the key); the
 // target plants the stub's breakpoints at every copy and reports a hit at any of them as a
 // hit of the key, so the same breakpoint id stops there, with the location where the
 // program really is.
@@ -29,6 +29,39 @@ func (t *Target) trapHit(h engine.Handler, pc uint64) *engine.Stop {
 		st.Location = t.location(pc)
 	}
 	return st
+}
+
+// addSites records that a trap at pcs[0] covers pcs[1:] too, for a breakpoint on fn (the
+// function whose inlined frame a stop there shows). Breakpoints that bind at the same
+// first address share the trap (the session keys traps by address): its sites are the
+// union, planted at once when the trap is already set.
+func (t *Target) addSites(pcs []uint64, fn string) {
+	key := pcs[0]
+	t.mu.Lock()
+	if t.sites == nil {
+		t.sites, t.keyFn = map[uint64][]uint64{}, map[uint64]string{}
+	}
+	var added []uint64
+	for _, pc := range pcs[1:] {
+		if !slices.Contains(t.sites[key], pc) {
+			t.sites[key] = append(t.sites[key], pc)
+			added = append(added, pc)
+		}
+	}
+	t.keyFn[key] = fn
+	tr := t.traps[key]
+	live := tr != nil && slices.Contains(tr.keys, key)
+	t.mu.Unlock()
+	if live && len(added) > 0 {
+		_ = t.whileStopped(func() error {
+			for _, pc := range added {
+				if err := t.setOneTrap(pc, key, true); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 }
 
 // userTrap asks the handler about a breakpoint at pc reached while the target runs for a

@@ -9,13 +9,15 @@ import (
 	"github.com/polydbg/polydbg/engine"
 )
 
-// ResolveLine implements engine.Target.
+// ResolveLine implements engine.Target: the line's first address; a trap there also
+// covers the line in every other function and inlined copy it has code in (sites.go).
 func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
 	pcs, got, err := t.sym.LineToPCs(file, line)
 	if err != nil {
 		return engine.Location{}, err
 	}
 	loc := t.location(pcs[0])
+	t.addSites(pcs, loc.Func) // a trap at pcs[0] covers the line in every copy (sites.go)
 	loc.Line = got
 	return loc, nil
 }
@@ -27,15 +29,7 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 	if err != nil {
 		return engine.Location{}, err
 	}
-	t.mu.Lock()
-	if t.sites == nil {
-		t.sites, t.keyFn = map[uint64][]uint64{}, map[uint64]string{}
-	}
-	if len(pcs) > 1 {
-		t.sites[pcs[0]] = pcs[1:]
-	}
-	t.keyFn[pcs[0]] = name
-	t.mu.Unlock()
+	t.addSites(pcs, name)
 	return t.location(pcs[0]), nil
 }
 
@@ -73,6 +67,11 @@ func (t *Target) SetTrap(loc engine.Location, on bool) error {
 		}
 		return nil
 	}
+	if !on {
+		t.mu.Lock()
+		delete(t.sites, key) // the breakpoints that bound here are gone
+		t.mu.Unlock()
+	}
 	return t.whileStopped(apply)
 }
 
@@ -84,7 +83,9 @@ func (t *Target) setOneTrap(pc, key uint64, on bool) error {
 	if on {
 		if tr != nil {
 			t.mu.Lock()
-			tr.keys = append(tr.keys, key)
+			if !slices.Contains(tr.keys, key) {
+				tr.keys = append(tr.keys, key)
+			}
 			t.mu.Unlock()
 			return nil
 		}

@@ -12,13 +12,13 @@ static inline int scale(int v)
 {
 	int w = v * 3; /* LINE:scale_first */
 	sink = w;      /* LINE:scale_second */
-	return w + 1;
+	return w + 1;  /* LINE:scale_return */
 }
 
 static inline int twice(int v)
 {
 	int a = scale(v); /* LINE:twice_call */
-	return a + scale(v + 1);
+	return a + scale(v + 1); /* LINE:twice_return */
 }
 
 int (*volatile fp)(int) = scale;
