@@ -129,6 +129,9 @@ func (f *File) entryValue(fr *Frame, mem Memory, sub []byte, depth int) (uint64,
 		return optimized("too many callers")
 	}
 	caller := fr.caller
+	if caller == nil && fr.more != nil {
+		caller = fr.more()
+	}
 	if caller == nil || fr.Func == nil || caller.Func == nil {
 		return optimized("no caller")
 	}

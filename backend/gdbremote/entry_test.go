@@ -16,19 +16,57 @@ import (
 	"github.com/polydbg/polydbg/internal/realparts"
 )
 
-// Parameters described by the value a register had on entry are recovered from the
-// caller's call site where gdb recovers them, and are <optimized out> where gdb says so:
-// every frame and variable of six stops agree.
-func TestEntryValuesAsGDB(t *testing.T) {
+// buildEntry builds testdata/native/entry.c at -O2.
+func buildEntry(t *testing.T) (elf, src string) {
+	t.Helper()
 	realparts.Need(t, "gcc", "gdb", "gdbserver")
 	src, err := filepath.Abs("testdata/native/entry.c")
 	if err != nil {
 		t.Fatal(err)
 	}
-	elf := filepath.Join(t.TempDir(), "entry")
+	elf = filepath.Join(t.TempDir(), "entry")
 	if b, err := exec.Command("gcc", "-g", "-O2", "-o", elf, src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
+	return elf, src
+}
+
+// A breakpoint condition on a parameter that is an entry value (evaluated in the innermost
+// frame alone, without a backtrace) is recovered from the caller too: "a == 5" is true in
+// the first call; in the second a is optimized out and the condition fails, which stops
+// and says why, as gdb does.
+func TestConditionOnEntryValue(t *testing.T) {
+	elf, src := buildEntry(t)
+	tg, err := LaunchNative(testCtx(t, 60*time.Second), elf, nil, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newSess(t, tg)
+	bp, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: src,
+		Line: srcLine(t, src, "second_touch"), Condition: "a == 5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	st := x.stopped()
+	b, _ := x.s.Evaluate(0, "b", engine.EvalMode{Pure: true})
+	if st.BreakpointID != bp.ID || st.Text != "" || b.Value != "0" {
+		t.Fatalf("first stop %+v (b = %s), want the first call with a true condition", st, b.Value)
+	}
+	st = x.resume(engine.Continue)
+	b, _ = x.s.Evaluate(0, "b", engine.EvalMode{Pure: true})
+	if st.BreakpointID != bp.ID || !strings.Contains(st.Text, "optimized out") || b.Value != "7" {
+		t.Fatalf("second stop %+v (b = %s), want the second call, a optimized out", st, b.Value)
+	}
+}
+
+// Parameters described by the value a register had on entry are recovered from the
+// caller's call site where gdb recovers them, and are <optimized out> where gdb says so:
+// every frame and variable of six stops agree.
+func TestEntryValuesAsGDB(t *testing.T) {
+	elf, _ := buildEntry(t)
 	const stops = 6
 	// gdb
 	args := []string{"-batch", "-nx", "-ex", "set pagination off", "-ex", "set print entry-values no",

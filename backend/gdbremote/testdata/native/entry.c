@@ -12,7 +12,7 @@ __attribute__((noinline)) void touch(int x)
 __attribute__((noinline)) int callee(int a, int b, long c)
 {
 	touch(a + b);
-	touch(b);
+	touch(b); /* LINE:second_touch */
 	touch((int)c);
 	return b;
 }
