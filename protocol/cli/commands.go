@@ -36,7 +36,7 @@ func init() {
 		{"stepi", []string{"si"}, "stepi  execute one instruction", stepCmd(engine.StepInstruction)},
 		{"interrupt", nil, "interrupt  pause the running program", cmdInterrupt},
 		{"kill", []string{"k"}, "kill  terminate the program", cmdKill},
-		{"print", []string{"p", "inspect"}, "print[/FMT] [EXPR]  evaluate in the current frame; the value becomes $N (FMT: x d u o t c)", cmdPrintMembers},
+		{"print", []string{"p", "inspect"}, "print[/FMT] [EXPR]  evaluate in the current frame; the value becomes $N (FMT: x d u o t c)", cmdPrint},
 		{"ptype", nil, "ptype EXPR  the type of an expression, with the fields of a struct", cmdPtype},
 		{"whatis", nil, "whatis EXPR  the type of an expression", cmdWhatis},
 		{"call", nil, "call EXPR  evaluate an expression that may call functions", cmdCall},
