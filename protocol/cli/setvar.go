@@ -1,7 +1,7 @@
 package cli
 
-// gdb's `set var X = V`, and `info args` apart from `info locals`. Hooked into the command
-// table in place of the plain set and info handlers, which get what this file does not do.
+// gdb's `set var X = V` (through the engine's SetVariable), and `info args` apart from
+// `info locals`.
 
 import (
 	"strings"
@@ -49,21 +49,6 @@ func cutAssign(s string) (lhs, rhs string, ok bool) {
 		}
 	}
 	return "", "", false
-}
-
-// cmdInfoVars shows `info args` (the frame's parameters) and `info locals` (its other
-// variables) as gdb does; the other info commands go on to cmdInfo.
-func cmdInfoVars(d *Debugger, args string) bool {
-	what, _, _ := strings.Cut(args, " ")
-	switch {
-	case what != "" && strings.HasPrefix("locals", what):
-		d.showLocals(false)
-	case what != "" && strings.HasPrefix("args", what):
-		d.showLocals(true)
-	default:
-		return cmdInfo(d, args)
-	}
-	return false
 }
 
 // showLocals lists the frame's parameters (args) or its other locals, by engine.Variable.Arg.
