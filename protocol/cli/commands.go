@@ -153,7 +153,11 @@ func (d *Debugger) setBreak(args string, temp bool) {
 	if temp {
 		kind = "Temporary breakpoint"
 	}
-	d.printf("%s %d at %s\n", kind, bp.ID, d.describe(bp.Location))
+	if sites, _ := d.s.BreakpointSites(bp.ID); len(sites) > 1 { // inlined copies, as gdb says
+		d.printf("%s %d at %s (%d locations)\n", kind, bp.ID, d.describe(bp.Location), len(sites))
+	} else {
+		d.printf("%s %d at %s\n", kind, bp.ID, d.describe(bp.Location))
+	}
 	if spec.Kind == engine.LineBreakpoint && bp.Location.Line != spec.Line {
 		d.printf("(line %d has no code; moved to line %d)\n", spec.Line, bp.Location.Line)
 	}
@@ -353,6 +357,11 @@ func cmdInfo(d *Debugger, args string) bool {
 				d.printf("  log %q", b.Spec.LogMessage)
 			}
 			d.printf("\n")
+			if sites, _ := d.s.BreakpointSites(b.ID); len(sites) > 1 {
+				for i, l := range sites {
+					d.printf("%-4s %s\n", fmt.Sprintf("%d.%d", b.ID, i+1), d.describe(l))
+				}
+			}
 		}
 	case strings.HasPrefix("display", what):
 		for i, e := range d.display {
