@@ -23,21 +23,27 @@ import (
 // flush moves the loop's packed counter into the VM's counters.
 func (vm *VM) flush(acc uint64) {
 	vm.steps += int64(acc >> 32)
-	vm.cycles += int64(uint32(acc))
+	vm.cycles += int64(uint32(acc)) - int64(vm.bias)
 }
 
-// budget is how many cycles the fast loop may count before it must run a safe point (at a
-// loop's back edge or a call): the rest up to checkAt, at most 2^31 so that the packed
-// counter's halves cannot overflow (an instruction costs at least one cycle).
-func (vm *VM) budget() uint32 {
-	switch d := vm.checkAt - vm.cycles; {
-	case d <= 0:
-		return 0
-	case d > 1<<31:
-		return 1 << 31
-	default:
-		return uint32(d)
+// due is the bit of the packed counter that is set once a safe point is due.
+const due = 1 << 31
+
+// budget starts a packed counter: its low half (the cycles) starts at a bias such that bit
+// 31 (due) is set once the cycles reach checkAt, when a safe point (at a loop's back edge or
+// a call) must run. A budget above 2^31 cycles is cut to 2^31 (the loop then finds no check
+// due and starts again), so that the halves cannot overflow: an instruction costs at least
+// one cycle, and between two checks run only the instructions of one function's body.
+func (vm *VM) budget() uint64 {
+	d := vm.checkAt - vm.cycles
+	switch {
+	case d < 0:
+		d = 0
+	case d > due:
+		d = due
 	}
+	vm.bias = uint32(due - d)
+	return uint64(vm.bias)
 }
 
 // fetch returns the instruction at pc, the pc after it and the counter with it counted.
@@ -80,19 +86,17 @@ func (vm *VM) run() (Value, error) {
 	fr := &vm.frames[len(vm.frames)-1]
 	pc, fp := fr.pc, fr.fp
 	// acc counts executed instructions (high 32 bits) and their cycles (low 32 bits) since
-	// the last flush into vm.steps and vm.cycles: one add per instruction for both. lim is
-	// the cycles it may reach before a safe point is due.
-	var acc uint64
-	lim := vm.budget()
+	// the last flush into vm.steps and vm.cycles: one add per instruction for both. Its low
+	// half starts at a bias such that its bit 31 is set once a safe point is due (budget).
+	acc := vm.budget()
 	// The operands of a superinstruction's operator (fuse.go), and what to do with the
 	// result: see the binop block.
 	var (
-		x, y     Value
+		a, b     int64 // the operands, checked to be ints
 		res      Value // the result of a return
 		bop      compile.Opcode
-		dst, nsp int    // where the result goes; sp afterwards
+		dst, nsp int    // where the result goes (-1: branch on it instead); sp afterwards
 		npc, jt  int    // the pc after the sequence; the jumpfalse target
-		jf       bool   // branch on the result instead of storing it
 		extra    uint64 // the counts of the instructions after the first
 	)
 	// ins is the instruction to run, counted; pc is the pc after it.
@@ -179,10 +183,10 @@ func (vm *VM) run() (Value, error) {
 				}
 			case compile.ADD, compile.SUB, compile.MUL, compile.DIV, compile.MOD,
 				compile.LT, compile.LE, compile.GT, compile.GE, compile.EQ, compile.NE:
-				x, y = stack[sp-2], stack[sp-1]
-				if x.k == IntKind && y.k == IntKind {
+				if x, y := &stack[sp-2], &stack[sp-1]; x.k == IntKind && y.k == IntKind {
+					a, b = int64(x.n), int64(y.n)
 					// counted already: the operator alone, its result on the stack
-					bop, extra, dst, nsp, npc, jf = op, 0, sp-2, sp-1, pc, false
+					bop, extra, dst, nsp, npc = op, 0, sp-2, sp-1, pc
 					goto binop
 				}
 			case compile.LOADGLOBAL:
@@ -245,7 +249,7 @@ func (vm *VM) run() (Value, error) {
 					cl := callee.Closure()
 					f := cl.Fn
 					if nf := len(vm.frames); n != f.NumParams || nf >= vm.maxDepth || vm.pure > 0 || nf == cap(vm.frames) ||
-						sp-n+f.NumLocals+f.MaxStack+8 > len(stack) || uint32(acc) >= lim || vm.interrupt.Load() {
+						sp-n+f.NumLocals+f.MaxStack+8 > len(stack) || acc&due != 0 || vm.interrupt.Load() {
 						break // slow checks and reports, grows, or runs the safe point
 					}
 					newfp := sp - n
@@ -287,86 +291,92 @@ func (vm *VM) run() (Value, error) {
 				// A global (the function of a call) and a local through an operator with a
 				// small int (its argument): fib(n - 1).
 				g := vm.globals[ins>>8]
-				x, y = stack[fp+int(code[pc]>>8)], Value{k: IntKind, n: uint64(int64(int32(code[pc+1]) >> 8))}
+				x := &stack[fp+int(code[pc]>>8)]
 				if g.k == undefKind || x.k != IntKind {
 					break fast
 				}
+				a, b = int64(x.n), int64(int32(code[pc+1])>>8)
 				stack[sp] = g
 				bop = binOp(code[pc+2])
 				extra = incTab[compile.LOADLOCAL] + incTab[compile.SMALLINT] + incTab[bop]
-				dst, nsp, npc, jf = sp+1, sp+2, pc+3, false
+				dst, nsp, npc = sp+1, sp+2, pc+3
 				goto binop
 			case fLKB, fLKBS, fLKCJ:
-				x, y = stack[fp+int(ins>>8)], Value{k: IntKind, n: uint64(int64(int32(code[pc]) >> 8))}
+				x := &stack[fp+int(ins>>8)]
 				if x.k != IntKind {
 					break fast
 				}
+				a, b = int64(x.n), int64(int32(code[pc])>>8)
 				bop = binOp(code[pc+1])
 				extra = incTab[compile.SMALLINT] + incTab[bop]
 				switch op {
 				case fLKB:
-					dst, nsp, npc, jf = sp, sp+1, pc+2, false
+					dst, nsp, npc = sp, sp+1, pc+2
 				case fLKBS:
-					dst, nsp, npc, jf = fp+int(code[pc+2]>>8), sp, pc+3, false
+					dst, nsp, npc = fp+int(code[pc+2]>>8), sp, pc+3
 					extra += incTab[compile.STORELOCAL]
 				default:
-					nsp, npc, jt, jf = sp, pc+3, int(code[pc+2]>>8), true
+					dst, nsp, npc, jt = -1, sp, pc+3, int(code[pc+2]>>8)
 					extra += incTab[compile.JUMPFALSE]
 				}
 				goto binop
 			case fLLB, fLLBS, fLLCJ:
-				x, y = stack[fp+int(ins>>8)], stack[fp+int(code[pc]>>8)]
+				x, y := &stack[fp+int(ins>>8)], &stack[fp+int(code[pc]>>8)]
 				if x.k != IntKind || y.k != IntKind {
 					break fast
 				}
+				a, b = int64(x.n), int64(y.n)
 				bop = binOp(code[pc+1])
 				extra = incTab[compile.LOADLOCAL] + incTab[bop]
 				switch op {
 				case fLLB:
-					dst, nsp, npc, jf = sp, sp+1, pc+2, false
+					dst, nsp, npc = sp, sp+1, pc+2
 				case fLLBS:
-					dst, nsp, npc, jf = fp+int(code[pc+2]>>8), sp, pc+3, false
+					dst, nsp, npc = fp+int(code[pc+2]>>8), sp, pc+3
 					extra += incTab[compile.STORELOCAL]
 				default:
-					nsp, npc, jt, jf = sp, pc+3, int(code[pc+2]>>8), true
+					dst, nsp, npc, jt = -1, sp, pc+3, int(code[pc+2]>>8)
 					extra += incTab[compile.JUMPFALSE]
 				}
 				goto binop
 			case fKB, fKCJ:
-				x, y = stack[sp-1], Value{k: IntKind, n: uint64(int64(int32(ins) >> 8))}
+				x := &stack[sp-1]
 				if x.k != IntKind {
 					break fast
 				}
+				a, b = int64(x.n), int64(int32(ins)>>8)
 				bop = binOp(code[pc])
 				extra = incTab[bop]
 				if op == fKB {
-					dst, nsp, npc, jf = sp-1, sp, pc+1, false
+					dst, nsp, npc = sp-1, sp, pc+1
 				} else {
-					nsp, npc, jt, jf = sp-1, pc+2, int(code[pc+1]>>8), true
+					dst, nsp, npc, jt = -1, sp-1, pc+2, int(code[pc+1]>>8)
 					extra += incTab[compile.JUMPFALSE]
 				}
 				goto binop
 			case fLB:
-				x, y = stack[sp-1], stack[fp+int(ins>>8)]
+				x, y := &stack[sp-1], &stack[fp+int(ins>>8)]
 				if x.k != IntKind || y.k != IntKind {
 					break fast
 				}
+				a, b = int64(x.n), int64(y.n)
 				bop = binOp(code[pc])
 				extra = incTab[bop]
-				dst, nsp, npc, jf = sp-1, sp, pc+1, false
+				dst, nsp, npc = sp-1, sp, pc+1
 				goto binop
 			case fBS, fCJ:
-				x, y = stack[sp-2], stack[sp-1]
+				x, y := &stack[sp-2], &stack[sp-1]
 				if x.k != IntKind || y.k != IntKind {
 					break fast
 				}
+				a, b = int64(x.n), int64(y.n)
 				bop = compile.Opcode(ins >> 8)
 				extra = incTab[bop]
 				if op == fBS {
-					dst, nsp, npc, jf = fp+int(code[pc]>>8), sp-2, pc+1, false
+					dst, nsp, npc = fp+int(code[pc]>>8), sp-2, pc+1
 					extra += incTab[compile.STORELOCAL]
 				} else {
-					nsp, npc, jt, jf = sp-2, pc+1, int(code[pc]>>8), true
+					dst, nsp, npc, jt = -1, sp-2, pc+1, int(code[pc]>>8)
 					extra += incTab[compile.JUMPFALSE]
 				}
 				goto binop
@@ -400,7 +410,7 @@ func (vm *VM) run() (Value, error) {
 		backedge:
 			// A loop's back edge (ins, counted): the safe point, then the loop's head if it
 			// is a range loop's next and store. When a check is due, slow runs it.
-			if uint32(acc) >= lim || vm.interrupt.Load() {
+			if acc&due != 0 || vm.interrupt.Load() {
 				break
 			}
 			pc = int(ins >> 8)
@@ -428,7 +438,6 @@ func (vm *VM) run() (Value, error) {
 		binop:
 			// The operator of a superinstruction on two ints (checked by its case).
 			{
-				a, b := int64(x.n), int64(y.n)
 				var r uint64
 				rk := BoolKind
 				switch bop {
@@ -463,7 +472,7 @@ func (vm *VM) run() (Value, error) {
 				}
 				acc += extra
 				sp, pc = nsp, npc
-				if jf {
+				if dst < 0 {
 					if r == 0 {
 						pc = jt
 					}
@@ -490,21 +499,21 @@ func (vm *VM) run() (Value, error) {
 						ins = code[pc]
 						pc++
 						acc += incTab[fKCJ]
-						x, y = Value{k: IntKind, n: r}, Value{k: IntKind, n: uint64(int64(int32(ins) >> 8))}
+						a, b = int64(r), int64(int32(ins)>>8)
 						bop = binOp(code[pc])
 						extra = incTab[bop] + incTab[compile.JUMPFALSE]
-						nsp, npc, jt, jf = sp-1, pc+2, int(code[pc+1]>>8), true
+						dst, nsp, npc, jt = -1, sp-1, pc+2, int(code[pc+1]>>8)
 						goto binop
 					case fBS:
 						// The result as the right operand of an operation stored to a local
 						// (the s + i * 2 of s += i * 2): run it without a dispatch.
-						if x = stack[sp-2]; x.k == IntKind {
+						if x := &stack[sp-2]; x.k == IntKind {
+							a, b = int64(x.n), int64(r)
 							ins = code[pc]
 							pc++
-							y = Value{k: IntKind, n: r}
 							bop = compile.Opcode(ins >> 8)
 							extra = incTab[bop] + incTab[compile.STORELOCAL]
-							dst, nsp, npc, jf = fp+int(code[pc]>>8), sp-2, pc+1, false
+							dst, nsp, npc = fp+int(code[pc]>>8), sp-2, pc+1
 							goto binop
 						}
 					}
@@ -526,11 +535,11 @@ func (vm *VM) run() (Value, error) {
 		code, stack, sp = vm.code, vm.stack, vm.sp
 		fr = &vm.frames[len(vm.frames)-1]
 		pc, fp = fr.pc, fr.fp
-		lim = vm.budget()
+		acc = vm.budget()
 		if o == redo {
-			ins, acc = next, incTab[uint8(next)]
+			ins, acc = next, acc+incTab[uint8(next)]
 		} else {
-			ins, pc, acc = fetch(code, pc, 0)
+			ins, pc, acc = fetch(code, pc, acc)
 		}
 	}
 }

@@ -61,8 +61,9 @@ type VM struct {
 	maxDepth int
 
 	steps, cycles int64
-	cycleLimit    int64 // OutOfCycles at this many cycles
-	checkAt       int64 // min(cycleLimit, MaxCycles, evalLimit): the safe point test
+	cycleLimit    int64  // OutOfCycles at this many cycles
+	checkAt       int64  // min(cycleLimit, MaxCycles, evalLimit): the safe point test
+	bias          uint32 // the start of the interpreter's packed cycle counter (budget)
 
 	hook      Hook
 	interrupt atomic.Bool
