@@ -258,22 +258,18 @@ func (vm *VM) run() (Value, error) {
 					continue
 				}
 			case compile.RETURN, compile.RETURNNIL:
-				if !vm.frames[len(vm.frames)-1].boundary {
-					res = Value{}
-					if op == compile.RETURN {
-						res = stack[sp-1]
-					}
-					goto ret
+				res = Value{}
+				if op == compile.RETURN {
+					res = stack[sp-1]
 				}
+				goto ret
 			case fLR:
-				if !vm.frames[len(vm.frames)-1].boundary {
-					res = stack[fp+int(ins>>8)]
-					acc += incTab[compile.RETURN]
-					goto ret
-				}
+				res = stack[fp+int(ins>>8)]
+				acc += incTab[compile.RETURN]
+				goto ret
 			case fBR:
 				// An operator and return (the return of a + b): the int cases that cannot fail.
-				if a, b := stack[sp-2], stack[sp-1]; a.k == IntKind && b.k == IntKind && !vm.frames[len(vm.frames)-1].boundary {
+				if a, b := stack[sp-2], stack[sp-1]; a.k == IntKind && b.k == IntKind {
 					switch bop = compile.Opcode(ins >> 8); bop {
 					case compile.ADD:
 						res = Value{k: IntKind, n: a.n + b.n}
@@ -424,12 +420,20 @@ func (vm *VM) run() (Value, error) {
 			continue
 
 		ret:
-			// Return res from a frame that is not a boundary (those return into Go: slow).
+			// Return res: to the Kite caller, or from run if the frame is a boundary (called
+			// from Go: VM.Call, an evaluation, the top level).
 			{
-				sp = vm.frames[len(vm.frames)-1].base
+				top := &vm.frames[len(vm.frames)-1]
+				sp = top.base
 				stack[sp] = res
-				sp++
+				boundary := top.boundary
 				vm.frames = vm.frames[:len(vm.frames)-1]
+				if boundary {
+					vm.sp = sp
+					vm.flush(acc)
+					return res, nil
+				}
+				sp++
 				caller := &vm.frames[len(vm.frames)-1]
 				pc, fp = caller.pc, caller.fp
 				continue
@@ -481,12 +485,20 @@ func (vm *VM) run() (Value, error) {
 				if dst != sp-1 {
 					// A store to a local.
 					setScalar(&stack[dst], rk, r)
-					if compile.Opcode(code[pc]) == compile.LOOP {
+					switch ins = code[pc]; compile.Opcode(ins) {
+					case compile.LOOP:
 						// It ends a loop's body (s -= i): the back edge without a dispatch.
-						ins = code[pc]
 						pc++
 						acc += incTab[compile.LOOP]
 						goto backedge
+					case compile.JUMP:
+						// It ends an if's branch in a loop's body: the jump and the back edge.
+						if t := int(ins >> 8); compile.Opcode(code[t]) == compile.LOOP {
+							ins = code[t]
+							pc = t + 1
+							acc += incTab[compile.JUMP] + incTab[compile.LOOP]
+							goto backedge
+						}
 					}
 					continue
 				}

@@ -102,15 +102,6 @@ func (vm *VM) slow(ins uint32) (next uint32, o outcome, res Value, err error) {
 		stack[fp+int(ins>>8)] = cellValue(&Cell{V: stack[sp]})
 	case compile.CALL: // fast: a Kite function, no check failing or due
 		return vm.call(ins)
-	case compile.RETURN, compile.RETURNNIL: // fast: to a Kite caller; here: to Go
-		res = Nil
-		if op == compile.RETURN {
-			res = stack[sp-1]
-		}
-		vm.sp = fr.base
-		stack[vm.sp] = res
-		vm.frames = vm.frames[:len(vm.frames)-1]
-		return 0, exit, res, nil
 	case compile.HALT:
 		vm.sp = fr.base
 		vm.frames = vm.frames[:len(vm.frames)-1]
