@@ -286,24 +286,24 @@ func (vm *VM) run() (Value, error) {
 			case fGLKB:
 				// A global (the function of a call) and a local through an operator with a
 				// small int (its argument): fib(n - 1).
-				g := vm.globals[ins>>8]
-				x := &stack[fp+int(code[pc]>>8)]
+				g := vm.globals[ins>>8&0xffff]
+				x := &stack[fp+int(code[pc]>>8&0xffff)]
 				if g.k == undefKind || x.k != IntKind {
 					break fast
 				}
 				a, b = int64(x.n), int64(int32(code[pc+1])>>8)
 				stack[sp] = g
-				bop = binOp(code[pc+2])
+				bop = compile.Opcode(ins >> 24)
 				extra = incTab[compile.LOADLOCAL] + incTab[compile.SMALLINT] + incTab[bop]
 				dst, nsp, npc = sp+1, sp+2, pc+3
 				goto binop
 			case fLKB, fLKBS, fLKCJ:
-				x := &stack[fp+int(ins>>8)]
+				x := &stack[fp+int(ins>>8&0xffff)]
 				if x.k != IntKind {
 					break fast
 				}
 				a, b = int64(x.n), int64(int32(code[pc])>>8)
-				bop = binOp(code[pc+1])
+				bop = compile.Opcode(ins >> 24)
 				extra = incTab[compile.SMALLINT] + incTab[bop]
 				switch op {
 				case fLKB:
@@ -317,12 +317,12 @@ func (vm *VM) run() (Value, error) {
 				}
 				goto binop
 			case fLLB, fLLBS, fLLCJ:
-				x, y := &stack[fp+int(ins>>8)], &stack[fp+int(code[pc]>>8)]
+				x, y := &stack[fp+int(ins>>8&0xffff)], &stack[fp+int(code[pc]>>8&0xffff)]
 				if x.k != IntKind || y.k != IntKind {
 					break fast
 				}
 				a, b = int64(x.n), int64(y.n)
-				bop = binOp(code[pc+1])
+				bop = compile.Opcode(ins >> 24)
 				extra = incTab[compile.LOADLOCAL] + incTab[bop]
 				switch op {
 				case fLLB:
@@ -351,12 +351,12 @@ func (vm *VM) run() (Value, error) {
 				}
 				goto binop
 			case fLB:
-				x, y := &stack[sp-1], &stack[fp+int(ins>>8)]
+				x, y := &stack[sp-1], &stack[fp+int(ins>>8&0xffff)]
 				if x.k != IntKind || y.k != IntKind {
 					break fast
 				}
 				a, b = int64(x.n), int64(y.n)
-				bop = binOp(code[pc])
+				bop = compile.Opcode(ins >> 24)
 				extra = incTab[bop]
 				dst, nsp, npc = sp-1, sp, pc+1
 				goto binop
@@ -378,7 +378,7 @@ func (vm *VM) run() (Value, error) {
 				goto binop
 			case fLL:
 				stack[sp] = stack[fp+int(ins>>8)]
-				stack[sp+1] = stack[fp+int(code[pc]>>8)]
+				stack[sp+1] = stack[fp+int(code[pc]>>8&0xffff)]
 				sp += 2
 				pc++
 				acc += incTab[compile.LOADLOCAL]
