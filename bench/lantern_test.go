@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polydbg/polydbg/backend/process"
+	"github.com/polydbg/polydbg/internal/memfd"
 	"github.com/polydbg/polydbg/protocol/lantern"
 )
 
@@ -77,7 +77,7 @@ func runReceiver(mode, addr string) int {
 				var dst io.Writer = io.Discard
 				var f *os.File
 				if mode == "memfd" {
-					if f, err = process.NewMemfd("baseline"); err != nil {
+					if f, err = memfd.New("baseline"); err != nil {
 						return
 					}
 					dst = f

@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,18 +76,40 @@ func stepVsFloor(b *testing.B, fe *pipeProc, floor *pipeProc, step, want string)
 	}
 	feLat := make([]time.Duration, 0, b.N)
 	flLat := make([]time.Duration, 0, b.N)
+	feSw0, flSw0 := contextSwitches(fe.cmd.Process.Pid), contextSwitches(floor.cmd.Process.Pid)
 	b.ResetTimer()
 	for range b.N {
 		feLat = append(feLat, fe.roundTrip(b, step, want))
 		flLat = append(flLat, floor.roundTrip(b, step, want))
 	}
 	b.StopTimer()
+	// Context switches per round trip: what the hand-offs between threads cost, counted
+	// by the kernel, so the same on a quiet and on a loaded machine.
+	b.ReportMetric(float64(contextSwitches(fe.cmd.Process.Pid)-feSw0)/float64(b.N), "switches/step")
+	b.ReportMetric(float64(contextSwitches(floor.cmd.Process.Pid)-flSw0)/float64(b.N), "floor-switches/step")
 	slices.Sort(feLat)
 	slices.Sort(flLat)
 	p50 := func(l []time.Duration) float64 { return float64(l[len(l)/2].Nanoseconds()) / 1e3 }
 	b.ReportMetric(p50(feLat), "p50-µs")
 	b.ReportMetric(p50(flLat), "floor-p50-µs")
 	b.ReportMetric(p50(feLat)/p50(flLat), "x-floor")
+}
+
+// contextSwitches is the number of times the threads of process pid have been switched
+// out, voluntarily (waiting) or not (preempted), so far.
+func contextSwitches(pid int) int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	n := 0
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				c, _ := strconv.Atoi(strings.TrimSpace(v))
+				n += c
+			}
+		}
+	}
+	return n
 }
 
 // BenchmarkStepVsFloor: a step over each stdio protocol against the trivial child.

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 )
 
 // VariablePager is implemented by targets that can list a slice of a reference's children
@@ -44,31 +42,4 @@ func Page[T any](list []T, start, count int) []T {
 		list = list[:count]
 	}
 	return list
-}
-
-// Completions lists the names visible in frame (its scopes' variables, innermost scope
-// first, each name once) that begin with prefix, for a REPL's completion.
-func (s *Session) Completions(frame int, prefix string) ([]string, error) {
-	scopes, err := s.Scopes(frame)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, sc := range scopes {
-		vars, err := s.Variables(sc.Ref)
-		if err != nil {
-			continue // a scope that cannot be listed (registers of a lost target) adds nothing
-		}
-		var names []string
-		for _, v := range vars {
-			if strings.HasPrefix(v.Name, prefix) && !seen[v.Name] {
-				seen[v.Name] = true
-				names = append(names, v.Name)
-			}
-		}
-		sort.Strings(names)
-		out = append(out, names...)
-	}
-	return out, nil
 }

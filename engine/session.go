@@ -10,7 +10,8 @@ import (
 // Session is one debug session: a target, its breakpoints and its subscribers. Its methods
 // are safe for concurrent use by several front ends.
 type Session struct {
-	t Target
+	t       Target
+	sources sourceCache
 
 	mu       sync.Mutex
 	state    State
@@ -218,12 +219,22 @@ func (s *Session) resume(mode ResumeMode, seen uint64) error {
 		return fmt.Errorf("cannot resume: %w (its stop is not reported yet)", ErrNotStopped)
 	}
 	s.state = Running
+	last := s.lastStop
 	s.lastStop = nil
 	s.emit(Event{Kind: EventContinued, Mode: mode})
 	s.mu.Unlock()
 	if err := s.t.Resume(mode); err != nil {
+		// The target did not move: every subscriber, which saw "continued", is told it is
+		// stopped where it was, with why it could not go on.
 		s.mu.Lock()
-		if s.state == Running {
+		if s.state == Running && last != nil {
+			stop := *last
+			stop.Text = "could not resume: " + err.Error()
+			s.state = Stopped
+			s.lastStop = &stop
+			s.emit(Event{Kind: EventStopped, Stop: &stop})
+			s.halted(Stopped, &stop, 0)
+		} else if s.state == Running {
 			s.state = Stopped
 		}
 		s.mu.Unlock()

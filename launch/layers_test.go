@@ -49,9 +49,6 @@ func sameTree(a, b string) bool {
 	return root(a) == root(b)
 }
 
-// pending lists the protocols allowed a backend import, with why: the debuglantern daemon
-// is a process supervisor (uploads run from a memfd, its helpers share the one spawner), not
-// a debugger of its own sessions, which a debugger reaches through launch.Remote.
-var pending = map[string]bool{
-	"protocol/lantern -> backend/process": true,
-}
+// pending lists the protocols allowed a backend import, with why (none today: the
+// debuglantern daemon's supervision lives in launch/supervise).
+var pending = map[string]bool{}

@@ -142,6 +142,7 @@ func (t *Target) suspend(stop engine.Stop) error {
 	if t.opts.Annotate != nil {
 		t.opts.Annotate(&stop)
 	}
+	t.noteIdle(stop)
 	t.mu.Lock()
 	t.stopped = true
 	t.mu.Unlock()

@@ -40,6 +40,9 @@ func (t *Target) Stack() ([]engine.Frame, error) {
 			fi, _ := t.vm.Frame(i)
 			out = append(out, engine.Frame{Index: i, Func: funcName(fi.Func), Location: t.location(fi.PC, funcName(fi.Func))})
 		}
+		if f, ok := t.idleFrame(); ok {
+			out = append(out, f)
+		}
 	})
 	return out, err
 }
@@ -49,6 +52,10 @@ func (t *Target) Scopes(frame int) ([]engine.Scope, error) {
 	var out []engine.Scope
 	var bad error
 	err := t.do(func() {
+		if _, ok := t.idleFrame(); ok && frame == 0 {
+			out = []engine.Scope{{Name: "Globals", Ref: t.newRef(ref{kind: refGlobals})}}
+			return
+		}
 		if frame < 0 || frame >= t.vm.NumFrames() {
 			bad = engine.ErrNoFrame
 			return

@@ -50,10 +50,10 @@ func TestVariablesPageAndPreview(t *testing.T) {
 	if _, err := h.s.VariablesPage(big.Ref, -1, 1); err == nil {
 		t.Fatal("negative start accepted")
 	}
-	names, err := h.s.Completions(0, "s")
+	names, n, err := h.s.CompleteExpression(0, "len(s")
 	h.do(err)
-	if strings.Join(names, ",") != "small" {
-		t.Fatalf("completions of s: %v", names)
+	if strings.Join(names, ",") != "small" || n != 1 {
+		t.Fatalf("completions of s: %v (replacing %d)", names, n)
 	}
 	h.do(h.s.Continue())
 	h.exit(0)

@@ -69,11 +69,12 @@ type Target struct {
 	stepping  bool
 	stepMode  engine.ResumeMode
 	stepDepth int
-	retPC     int    // the return address trapped for a step (armReturn)
-	retArmed  bool   // retPC is trapped
-	retFunc   string // the function the step may return from
-	returned  bool   // the stop being made is at the return address
-	between   bool   // suspended by Suspend between instructions, not at a trap
+	retPC     int              // the return address trapped for a step (armReturn)
+	retArmed  bool             // retPC is trapped
+	retFunc   string           // the function the step may return from
+	returned  bool             // the stop being made is at the return address
+	between   bool             // suspended by Suspend between instructions, not at a trap
+	idleAt    *engine.Location // where an idle stop (no Kite frame: between a console's frames) is
 	refs      []ref
 	stackKeys []stackKey
 	mem       vm.MemStats
@@ -332,6 +333,14 @@ func (t *Target) location(pc int, fn string) engine.Location {
 // cleaning them and resolving symlinks). An empty path means the program's file.
 func (t *Target) SameFile(path string) bool {
 	return path == "" || normPath(path) == normPath(t.prog.File)
+}
+
+// SourceText implements engine.SourceHolder: the text the program was compiled from.
+func (t *Target) SourceText(file string) ([]byte, bool) {
+	if file == "" || !t.SameFile(file) {
+		return nil, false
+	}
+	return t.prog.Source, true
 }
 
 func normPath(p string) string {

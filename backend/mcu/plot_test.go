@@ -20,6 +20,8 @@ func TestParsePlot(t *testing.T) {
 		{">:1", "", 0, false},
 		{">a:b:c:1", "", 0, false},
 		{">x:nope", "", 0, false},
+		{">wa>wave:93", "wave", 93, true}, // a write trimmed by a full buffer, then a whole one
+		{">wave:1>", "", 0, false},
 	} {
 		name, v, ok := ParsePlot(c.line)
 		if ok != c.ok || name != c.name || v != c.v {
@@ -39,7 +41,7 @@ func FuzzParsePlot(f *testing.F) {
 		if !ok {
 			return
 		}
-		if name == "" || strings.Contains(name, ":") || !strings.HasPrefix(line, ">") {
+		if name == "" || strings.ContainsAny(name, ":>") || !strings.HasPrefix(line, ">") {
 			t.Fatalf("ParsePlot(%q) = %q, %v", line, name, v)
 		}
 		_ = math.IsNaN(v)

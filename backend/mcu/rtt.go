@@ -141,12 +141,14 @@ func (r *rttState) plots(ch int, b []byte) {
 	r.lines[ch] = append([]byte(nil), buf...)
 }
 
-// ParsePlot parses one Teleplot line, ">name:value" or ">name:timestamp_ms:value".
+// ParsePlot parses one Teleplot line, ">name:value" or ">name:timestamp_ms:value". A
+// line that holds a second ">" begins with the cut-off start of an earlier one (a firmware
+// whose full RTT buffer trimmed a write: ">wa>wave:93"): it is read from its last ">".
 func ParsePlot(line string) (string, float64, bool) {
-	rest, ok := strings.CutPrefix(line, ">")
-	if !ok {
+	if !strings.HasPrefix(line, ">") {
 		return "", 0, false
 	}
+	rest := line[strings.LastIndexByte(line, '>')+1:]
 	parts := strings.Split(rest, ":")
 	name := strings.TrimSpace(parts[0])
 	if len(parts) < 2 || len(parts) > 3 || name == "" {

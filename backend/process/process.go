@@ -7,7 +7,7 @@
 // When the program's main process exits, whatever is left of its process group is killed
 // before the main process is reaped, so a program never leaves orphans behind, and the group
 // id cannot be reused by an unrelated process while the supervisor still signals it. A
-// program can run from an open file (an anonymous memfd, see NewMemfd) so that an uploaded
+// program can run from an open file (an anonymous memfd, see internal/memfd) so that an uploaded
 // binary never has to touch the disk.
 package process
 

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/internal/realparts"
+
+	"github.com/polydbg/polydbg/internal/memfd"
 )
 
 var (
@@ -329,14 +331,14 @@ func TestRunFromMemfd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, withExtra := range []bool{false, true} {
-		f, err := NewMemfd("helper")
+		f, err := memfd.New("helper")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := f.Write(img); err != nil {
 			t.Fatal(err)
 		}
-		if err := Seal(f); err != nil {
+		if err := memfd.Seal(f); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := f.Write([]byte("x")); err == nil {

@@ -33,7 +33,7 @@ func (m *aetherMultiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func runAether(args []string) int {
 	if len(args) == 0 || args[0] != "serve" {
-		fmt.Fprintln(os.Stderr, "usage: polydbg aether serve [--listen 127.0.0.1:50051] --elf FILE [--svd FILE] (--gdb HOST:PORT | --qemu MACHINE | --native PROG [-- ARGS])")
+		fmt.Fprintln(os.Stderr, "usage: polydbg aether serve [--listen 127.0.0.1:50051] [--web ADDR] --elf FILE [--svd FILE] (--gdb HOST:PORT | --qemu MACHINE | --native PROG [-- ARGS])")
 		return 2
 	}
 	fs := flag.NewFlagSet("aether serve", flag.ContinueOnError)
@@ -51,6 +51,7 @@ func runAether(args []string) int {
 	timeout := fs.Duration("timeout", aether.DefaultSyncTimeout, "limit of the synchronous calls")
 	token := fs.String("token", os.Getenv("POLYDBG_AETHER_TOKEN"), "require authorization: Bearer TOKEN (visible to other users in ps: prefer --token-file or $POLYDBG_AETHER_TOKEN)")
 	tokenFile := fs.String("token-file", "", "read the token from this file (its first line)")
+	webAddr := webFlag(fs)
 	cert := fs.String("tls-cert", "", "TLS certificate file")
 	key := fs.String("tls-key", "", "TLS key file")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -113,6 +114,12 @@ func runAether(args []string) int {
 	}
 	defer launch.Sessions.Remove(launch.Sessions.Add(d, filepath.Base(name), "aether").ID)
 	defer srv.Close()
+	stopWeb, err := startWeb(*webAddr, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "aether:", err)
+		return 1
+	}
+	defer stopWeb()
 	opts := srv.ServerOptions()
 	if *cert != "" || *key != "" {
 		c, err := tls.LoadX509KeyPair(*cert, *key)

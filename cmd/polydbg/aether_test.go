@@ -46,6 +46,13 @@ func polydbgBinary(t *testing.T) string { return testbin.Polydbg(t) }
 // The process is stopped with SIGTERM at the end of the test, which checks its exit.
 func aetherServe(t *testing.T, args ...string) string {
 	t.Helper()
+	addr, _ := aetherServeLog(t, args...)
+	return addr
+}
+
+// aetherServeLog is aetherServe that also returns what the process printed so far.
+func aetherServeLog(t *testing.T, args ...string) (string, func() string) {
+	t.Helper()
 	cmd := exec.Command(polydbgBinary(t), append([]string{"aether", "serve", "--listen", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -86,9 +93,14 @@ func aetherServe(t *testing.T, args ...string) string {
 			t.Error("aether serve did not end within 30 s of SIGTERM")
 		}
 	})
+	printed := func() string {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return log.String()
+	}
 	select {
 	case a := <-addrc:
-		return a
+		return a, printed
 	case err := <-exited:
 		logMu.Lock()
 		defer logMu.Unlock()
@@ -98,7 +110,7 @@ func aetherServe(t *testing.T, args ...string) string {
 		defer logMu.Unlock()
 		t.Fatalf("aether serve did not serve within 60 s\n%s", log.String())
 	}
-	return ""
+	return "", printed
 }
 
 // callTimeout gives every unary call of a client a deadline.

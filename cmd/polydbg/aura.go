@@ -18,7 +18,11 @@ func init() {
 		run: func(args []string) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return aura.Main(ctx, args, os.LookupEnv, os.Stdin, os.Stdout, os.Stderr)
+			in := os.Stdin // a plain run hands it to a native program as it is
+			if _, on := os.LookupEnv("AURA_DEBUG_PROTOCOL"); on {
+				in = pollableStdin() // commands only
+			}
+			return aura.Main(ctx, args, os.LookupEnv, in, os.Stdout, os.Stderr)
 		},
 	})
 }

@@ -18,7 +18,9 @@ import (
 
 func init() {
 	register(&command{name: "dap", summary: "serve the Debug Adapter Protocol on stdin/stdout, or on --listen 127.0.0.1:PORT (VS Code, nvim-dap, Helix...)",
-		run: func(args []string) int { return runDAP(context.Background(), args, os.Stdin, os.Stdout, os.Stderr) }})
+		run: func(args []string) int {
+			return runDAP(context.Background(), args, pollableStdin(), os.Stdout, os.Stderr)
+		}})
 }
 
 // runDAP serves DAP on the standard streams, or on TCP connections (each its own session)

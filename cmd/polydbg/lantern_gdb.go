@@ -17,6 +17,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/polydbg/polydbg/internal/tarball"
 	"github.com/polydbg/polydbg/protocol/lantern"
 )
 
@@ -72,7 +73,7 @@ func fetchSysroot(l *lanternCLI, dir string) error {
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	_, err = lantern.ExtractTarGz(tmp, dir, lantern.ExtractLimits{})
+	_, err = tarball.Extract(tmp, dir, tarball.Limits{})
 	if err != nil {
 		return fmt.Errorf("unpacking the sysroot into %s (it should be empty): %w", dir, err)
 	}

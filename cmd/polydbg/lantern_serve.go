@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/polydbg/polydbg/internal/tarball"
 	"github.com/polydbg/polydbg/protocol/lantern"
 	"github.com/polydbg/polydbg/protocol/web"
 )
@@ -51,8 +52,11 @@ func lanternServe(ctx context.Context, args []string, stderr io.Writer) int {
 	maxBytes := fs.String("max-bytes", "512MiB", "most bytes all sessions may hold (uploads and unpacked bundles)")
 	debugPorts := fs.String("debug-ports", lantern.DefaultDebugPorts, "ports gdbserver may listen on")
 	stopGrace := fs.Duration("stop-grace", lantern.DefaultStopGrace, "how long STOP waits after SIGTERM before SIGKILL")
-	sysrootDirs := fs.String("sysroot-dirs", strings.Join(lantern.DefaultSysrootDirs, ","), "directories SYSROOT collects")
+	sysrootDirs := fs.String("sysroot-dirs", strings.Join(tarball.DefaultSysrootDirs, ","), "directories SYSROOT collects")
 	sysrootAll := fs.Bool("sysroot-all", false, "SYSROOT sends every file of those directories, not only shared libraries and debug files")
+	authTimeout := fs.Duration("auth-timeout", lantern.DefaultAuthTimeout, "with --token-file: how long a connection has to send AUTH before it is closed")
+	maxPending := fs.Int("max-pending", lantern.DefaultMaxPending, "with --token-file: most connections waiting to authenticate (a new one replaces the oldest)")
+	maxConns := fs.Int("max-conns", lantern.DefaultMaxConns, "most connections served at once (with a token: authenticated ones)")
 	webAddr := fs.String("web", "", "also serve a live web view of the programs' output on `ADDR` (127.0.0.1:PORT)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -65,7 +69,8 @@ func lanternServe(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "polydbg lantern serve:", err)
 		return 2
 	}
-	cfg := lantern.Config{StateDir: *stateDir, MaxSessions: *maxSessions, StopGrace: *stopGrace, SysrootAll: *sysrootAll}
+	cfg := lantern.Config{StateDir: *stateDir, MaxSessions: *maxSessions, StopGrace: *stopGrace, SysrootAll: *sysrootAll,
+		AuthTimeout: *authTimeout, MaxPending: *maxPending, MaxConns: *maxConns}
 	var err error
 	if cfg.MaxBytes, err = parseBytes(*maxBytes); err != nil {
 		return fail(err)

@@ -232,7 +232,7 @@ func TestLanternServe(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan int)
 	go func() {
-		done <- runLantern(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--token-file", tokenFile, "--max-bytes", "1MiB"}, nil, io.Discard, pw)
+		done <- runLantern(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--token-file", tokenFile, "--max-bytes", "1MiB", "--auth-timeout", "300ms"}, nil, io.Discard, pw)
 		pw.Close()
 	}()
 	buf := make([]byte, 200)
@@ -246,6 +246,18 @@ func TestLanternServe(t *testing.T) {
 	if code, out, errs := lanternRun(t, addr, "--token-file", tokenFile, "ls"); code != 0 || !strings.HasPrefix(out, "ID") {
 		t.Errorf("ls with the token: %d %q %q", code, out, errs)
 	}
+	// --auth-timeout: a connection that never authenticates is closed after it.
+	silent, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	silent.SetReadDeadline(t0.Add(10 * time.Second))
+	io.Copy(io.Discard, silent)
+	if waited := time.Since(t0); waited > 5*time.Second {
+		t.Errorf("a silent connection was kept %v with --auth-timeout 300ms", waited)
+	}
+	silent.Close()
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("serve exited %d", code)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/protocol/mcp"
+	"github.com/polydbg/polydbg/protocol/web"
 )
 
 func init() {
@@ -28,8 +29,10 @@ func runMCP(args []string) int {
 	allowWrite := fs.Bool("allow-write", false, "let agents write memory and evaluate with side effects on native and firmware targets")
 	noRedact := fs.Bool("no-redact", false, "send secrets (secret-looking environment values, key-shaped strings) unredacted")
 	timeout := fs.Duration("timeout", 60*time.Second, "bound on every tool call")
+	webAddr := webFlag(fs)
+	webControl := fs.Bool("web-control", false, "let the --web pages control the agents' sessions (by default they are a read-only mirror)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: polydbg mcp [--http HOST:PORT [--token TOKEN]] [--allow-exec] [--allow-write] [--no-redact]")
+		fmt.Fprintln(fs.Output(), "usage: polydbg mcp [--http HOST:PORT [--token TOKEN]] [--allow-exec] [--allow-write] [--no-redact] [--web ADDR [--web-control]]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -38,6 +41,14 @@ func runMCP(args []string) int {
 		}
 		return 2
 	}
+	// The web view watches the agents' sessions (launch.Sessions): a read-only mirror
+	// unless --web-control, so that a person can follow an agent without disturbing it.
+	stopWeb, err := startWebWith(*webAddr, os.Stderr, web.Options{ReadOnly: !*webControl})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "polydbg mcp:", err)
+		return 1
+	}
+	defer stopWeb()
 	srv := mcp.New(mcp.Options{AllowExec: *allowExec, AllowWrite: *allowWrite, NoRedact: *noRedact,
 		CallTimeout: *timeout, Version: "dev", Logger: slog.Default()})
 	defer srv.CloseAll()

@@ -10,10 +10,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // Config says what to debug and where to talk.
@@ -48,7 +48,7 @@ type Config struct {
 // Debugger is one terminal debugging session.
 type Debugger struct {
 	cfg    Config
-	out    *syncWriter
+	out    *wire.SyncWriter // the debugger's writes, serialised with the program output it forwards
 	s      *engine.Session
 	output *output // prints the session's program output as it comes
 	// current is d.s for the Ctrl-C handler, which runs on another goroutine; pendingPause
@@ -56,32 +56,15 @@ type Debugger struct {
 	current      atomic.Pointer[engine.Session]
 	pendingPause atomic.Bool
 	frame        int
-	specs        []savedBreakpoint // kept across restarts
 	display      []string
 	history      []string
 	lastCmd      string
-	listAt       int // next line for a bare "list"
-	sources      map[string][]string
+	listAt       int               // next line for a bare "list"
 	values       []engine.Variable // gdb's value history: $1, $2...
 	context      bool              // set context on|off
 	listLines    int               // set listsize N
-}
-
-type savedBreakpoint struct {
-	id   int
-	spec engine.BreakpointSpec
-}
-
-// syncWriter serialises the debugger's writes with the program output it forwards.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
+	threadNums   threadNumbers     // gdb's thread numbers
+	stopThread   uint64            // the thread of the last stop reported
 }
 
 // Run runs the debugger until quit or the end of input; it returns the exit status.
@@ -89,7 +72,7 @@ func Run(cfg Config) int {
 	if cfg.Prompt == "" {
 		cfg.Prompt = "(polydbg) "
 	}
-	d := &Debugger{cfg: cfg, out: &syncWriter{w: cfg.Out}, sources: map[string][]string{}, context: cfg.Context}
+	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), context: cfg.Context}
 	if err := d.newSession(); err != nil {
 		d.printf("%v\n", err)
 		return 1
@@ -143,32 +126,36 @@ func Run(cfg Config) int {
 
 func (d *Debugger) printf(format string, args ...any) { fmt.Fprintf(d.out, format, args...) }
 
-// newSession replaces the session by a fresh one and sets the saved breakpoints again.
+// newSession replaces the session by a fresh one with the old one's breakpoints (same
+// numbers, as gdb keeps them across runs).
 func (d *Debugger) newSession() error {
 	s, err := d.cfg.NewSession()
 	if err != nil {
 		return err
 	}
 	if d.s != nil {
+		for _, bp := range s.RestoreBreakpoints(d.s.Breakpoints()) {
+			if bp.Message != "" && !bp.Verified {
+				d.printf("warning: breakpoint %d: %s\n", bp.ID, bp.Message)
+			}
+		}
 		d.s.Close()
 	}
-	d.s, d.frame = s, 0
+	d.s, d.frame, d.stopThread = s, 0, 0
 	d.current.Store(s)
 	d.output = startOutput(d.out, s)
-	for i, b := range d.specs {
-		bp, err := s.SetBreakpoint(b.spec)
-		if err != nil {
-			d.printf("warning: breakpoint %d: %v\n", b.id, err)
-			continue
-		}
-		d.specs[i].id = bp.ID
-	}
 	return nil
 }
 
 func (d *Debugger) reportStop(st *engine.Stop) {
 	loc := st.Location
 	where := fmt.Sprintf("%s at %s:%d", loc.Func, loc.File, loc.Line)
+	if st.ThreadID != 0 && st.ThreadID != d.stopThread {
+		if d.stopThread != 0 { // as gdb, say so when the stop is in another thread
+			d.printf("\n[Switching to thread %d (%s)]", d.threadNums.number(d.s, st.ThreadID), targetID(engine.Thread{ID: st.ThreadID}))
+		}
+		d.stopThread = st.ThreadID
+	}
 	switch st.Reason {
 	case engine.ReasonBreakpoint:
 		d.printf("\nBreakpoint %d, %s\n", st.BreakpointID, where)

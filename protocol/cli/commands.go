@@ -42,11 +42,12 @@ func init() {
 		{"call", nil, "call EXPR  evaluate an expression that may call functions", cmdCall},
 		{"display", nil, "display[/FMT] [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
 		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
-		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program", cmdInfo},
+		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program|threads", cmdInfo},
 		{"x", nil, "x/NFU ADDR  examine memory: N units (b, h, w, g) in format x, d, u or c at ADDR or $REG", cmdExamine},
 		{"set", nil, "set $REG = VALUE | set context on|off | set listsize N", cmdSet},
 		{"show", nil, "show values|context|listsize  the value history, or a setting", cmdShow},
 		{"backtrace", []string{"bt", "where"}, "backtrace  show the call stack", cmdBacktrace},
+		{"thread", []string{"t"}, "thread [N]  select thread N (show the current one without N); info threads lists them", cmdThread},
 		{"frame", []string{"f"}, "frame [N]  select frame N (show the current one without N)", cmdFrame},
 		{"up", nil, "up  select the caller's frame", func(d *Debugger, _ string) bool { return d.selectFrame(d.frame + 1) }},
 		{"down", nil, "down  select the callee's frame", func(d *Debugger, _ string) bool { return d.selectFrame(d.frame - 1) }},
@@ -151,8 +152,6 @@ func (d *Debugger) setBreak(args string, temp bool) {
 	kind := "Breakpoint"
 	if temp {
 		kind = "Temporary breakpoint"
-	} else {
-		d.specs = append(d.specs, savedBreakpoint{bp.ID, spec})
 	}
 	d.printf("%s %d at %s\n", kind, bp.ID, d.describe(bp.Location))
 	if spec.Kind == engine.LineBreakpoint && bp.Location.Line != spec.Line {
@@ -179,7 +178,6 @@ func (d *Debugger) describe(l engine.Location) string {
 func cmdDelete(d *Debugger, args string) bool {
 	if args == "" {
 		d.s.ClearBreakpoints()
-		d.specs = nil
 		return false
 	}
 	for _, f := range strings.Fields(args) {
@@ -190,13 +188,6 @@ func cmdDelete(d *Debugger, args string) bool {
 		}
 		if err := d.s.RemoveBreakpoint(n); err != nil {
 			d.printf("No breakpoint number %d.\n", n)
-			continue
-		}
-		for i, b := range d.specs {
-			if b.id == n {
-				d.specs = append(d.specs[:i], d.specs[i+1:]...)
-				break
-			}
 		}
 	}
 	return false
@@ -212,11 +203,6 @@ func cmdCondition(d *Debugger, args string) bool {
 	if err := d.s.SetCondition(n, strings.TrimSpace(cond)); err != nil {
 		d.printf("%v\n", err)
 		return false
-	}
-	for i, b := range d.specs {
-		if b.id == n {
-			d.specs[i].spec.Condition = strings.TrimSpace(cond)
-		}
 	}
 	if cond == "" {
 		d.printf("Breakpoint %d now unconditional.\n", n)
@@ -341,7 +327,7 @@ func cmdInfo(d *Debugger, args string) bool {
 	what, _, _ := strings.Cut(args, " ")
 	switch {
 	case what == "":
-		d.printf("info args|locals|globals|registers|breakpoints|display|frame|program\n")
+		d.printf("info args|locals|globals|registers|breakpoints|display|frame|program|threads\n")
 	case strings.HasPrefix("locals", what):
 		d.showScope("Locals")
 	case strings.HasPrefix("args", what):
@@ -376,6 +362,8 @@ func cmdInfo(d *Debugger, args string) bool {
 		}
 	case strings.HasPrefix("frame", what):
 		d.selectFrame(d.frame)
+	case strings.HasPrefix("threads", what) && len(what) >= 2:
+		cmdInfoThreads(d)
 	case strings.HasPrefix("program", what):
 		d.printf("The program is %s.\n", d.s.State())
 		if st := d.s.LastStop(); st != nil {

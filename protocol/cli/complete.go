@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -11,7 +10,7 @@ import (
 
 // subcommands of the commands that take a fixed word first.
 var subcommands = map[string][]string{
-	"info": {"args", "breakpoints", "display", "frame", "globals", "locals", "program", "registers", "variables"},
+	"info": {"args", "breakpoints", "display", "frame", "globals", "locals", "program", "registers", "threads", "variables"},
 	"set":  {"context", "listsize"},
 	"show": {"context", "listsize", "values"},
 }
@@ -43,14 +42,19 @@ func (d *Debugger) complete(line string) (head string, cands []string) {
 		if !ok {
 			return head, withSpace(prefixed(subcommands[c.name], sub))
 		}
-		if strings.HasPrefix("registers", sub) && len(sub) >= 1 && c.name == "info" {
-			h, cs := d.completeRegisters(lastField(more), false)
-			return line[:len(line)-len(lastField(more))] + h, cs
+		if strings.HasPrefix("registers", sub) && len(sub) >= 1 && c.name == "info" && d.s != nil {
+			tok := lastField(more) // a register name, without its '$'
+			cands, _, _ := d.s.CompleteExpression(d.frame, "$"+tok)
+			for i := range cands {
+				cands[i] = strings.TrimPrefix(cands[i], "$")
+			}
+			return line[:len(line)-len(tok)], cands
 		}
 		return line, nil
 	case "set":
-		if strings.HasPrefix(rest, "$") {
-			return head, d.registerWords(rest)
+		if strings.HasPrefix(rest, "$") && d.s != nil {
+			cands, _, _ := d.s.CompleteExpression(d.frame, rest)
+			return head, cands
 		}
 		sub, _, ok := strings.Cut(rest, " ")
 		if !ok {
@@ -60,15 +64,11 @@ func (d *Debugger) complete(line string) (head string, cands []string) {
 	case "break", "tbreak", "list":
 		return head, d.completeLocation(rest)
 	case "print", "call", "display", "ptype", "whatis", "x":
-		if m := indexTail.FindStringSubmatch(rest); m != nil { // m["ke<Tab>: a map key or list index
-			return line[:len(line)-len(m[2])], d.children(m[1], m[2], true)
-		}
-		tok := exprTail(rest)
-		if tok == "" && rest != "" && isIdentByte(rest[len(rest)-1]) { // inside a number
+		if d.s == nil {
 			return line, nil
 		}
-		h, cs := d.completeExpr(tok)
-		return line[:len(line)-len(tok)] + h, cs
+		cands, n, _ := d.s.CompleteExpression(d.frame, rest)
+		return line[:len(line)-n], cands
 	}
 	return line, nil
 }
@@ -96,106 +96,6 @@ func (d *Debugger) completeLocation(prefix string) []string {
 	}
 	return unique(out)
 }
-
-// completeExpr completes the identifier path at the end of an expression: a variable of
-// the selected frame (or a global), a field or element of one (a.b), or a $register.
-func (d *Debugger) completeExpr(tok string) (head string, cands []string) {
-	if strings.HasPrefix(tok, "$") {
-		return d.completeRegisters(tok, true)
-	}
-	if i := strings.LastIndexByte(tok, '.'); i > 0 {
-		return tok[:i+1], d.children(tok[:i], tok[i+1:], false)
-	}
-	return "", unique(prefixed(d.variableNames(), tok))
-}
-
-// indexTail is an expression ending inside brackets: base[partial-key.
-var indexTail = regexp.MustCompile(`([A-Za-z_$][\w$]*(?:\[[^\[\]]*\]|\.\w+)*)\[([^\[\]]*)$`)
-
-// children completes the fields (a.b) or the keys and indexes (a[k]) of the value of base.
-func (d *Debugger) children(base, prefix string, index bool) []string {
-	v, err := d.eval(base, true)
-	if err != nil || v.Ref == 0 {
-		return nil
-	}
-	kids, err := d.s.Variables(v.Ref)
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, k := range kids {
-		switch {
-		case index:
-			names = append(names, k.Name+"]")
-		case identifier.MatchString(k.Name):
-			names = append(names, k.Name)
-		}
-	}
-	return unique(prefixed(names, prefix))
-}
-
-var identifier = regexp.MustCompile(`^[A-Za-z_]\w*$`)
-
-// variableNames lists the names in the selected frame's scopes (locals first), and the
-// functions, which expressions may call.
-func (d *Debugger) variableNames() []string {
-	var out []string
-	if scopes, err := d.s.Scopes(d.frame); err == nil {
-		for _, sc := range scopes {
-			if sc.Name == "Registers" {
-				continue
-			}
-			vars, err := d.s.Variables(sc.Ref)
-			if err != nil {
-				continue
-			}
-			for _, v := range vars {
-				out = append(out, v.Name)
-			}
-		}
-	}
-	if d.cfg.Names != nil {
-		funcs, _ := d.cfg.Names(d.s.Target())
-		out = append(out, funcs...)
-	}
-	return out
-}
-
-// completeRegisters completes a register name, with its '$' when dollar is set.
-func (d *Debugger) completeRegisters(tok string, dollar bool) (string, []string) {
-	if dollar {
-		return "", d.registerWords(tok)
-	}
-	regs, err := d.s.Registers()
-	if err != nil {
-		return "", nil
-	}
-	var names []string
-	for _, r := range regs {
-		names = append(names, r.Name)
-	}
-	return "", prefixed(names, tok)
-}
-
-func (d *Debugger) registerWords(tok string) []string {
-	regs, err := d.s.Registers()
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, r := range regs {
-		names = append(names, "$"+r.Name)
-	}
-	return prefixed(names, tok)
-}
-
-// exprTail is the path being typed at the end of an expression: a name followed by
-// fields and indexes (pt.x, s["beta"][0], $rip), or "" after an operator.
-func exprTail(s string) string {
-	return pathTail.FindString(s)
-}
-
-var pathTail = regexp.MustCompile(`[A-Za-z_$][\w$]*(?:\[[^\[\]]*\]|\.\w*)*$`)
 
 func lastField(s string) string {
 	if i := strings.LastIndexByte(s, ' '); i >= 0 {

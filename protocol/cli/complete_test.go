@@ -8,6 +8,7 @@ import (
 
 	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/kite"
 )
 
@@ -24,7 +25,7 @@ func stoppedDebugger(t testing.TB) *Debugger {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &Debugger{out: &syncWriter{w: io.Discard}, sources: map[string][]string{}, cfg: Config{
+	d := &Debugger{out: wire.NewSyncWriter(io.Discard), cfg: Config{
 		NewSession: func() (*engine.Session, error) {
 			tg, err := kitevm.New(p, kitevm.Options{})
 			if err != nil {
@@ -55,7 +56,7 @@ func TestComplete(t *testing.T) {
 		{"brea", "", []string{"break "}},
 		{"  fi", "  ", []string{"finish "}},
 		{"info lo", "info ", []string{"locals "}},
-		{"info ", "info ", []string{"args ", "breakpoints ", "display ", "frame ", "globals ", "locals ", "program ", "registers ", "variables "}},
+		{"info ", "info ", []string{"args ", "breakpoints ", "display ", "frame ", "globals ", "locals ", "program ", "registers ", "threads ", "variables "}},
 		{"set con", "set ", []string{"context "}},
 		{"b wo", "b ", []string{"work"}},
 		{"b c.", "b ", []string{"c.kite:"}},

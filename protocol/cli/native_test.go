@@ -33,13 +33,21 @@ int main(void) {
 // given commands; it returns the build directory and the transcript.
 func nativeScript(t *testing.T, commands string) (dir, transcript string) {
 	t.Helper()
+	return nativeScriptOf(t, "loop", cProg, commands)
+}
+
+// nativeScriptOf is nativeScript for the C program text prog, built as name.c with gcc's
+// extra flags.
+func nativeScriptOf(t *testing.T, name, prog, commands string, flags ...string) (dir, transcript string) {
+	t.Helper()
 	realparts.Need(t, "gcc", "gdbserver")
 	dir = t.TempDir()
-	src, exe := filepath.Join(dir, "loop.c"), filepath.Join(dir, "loop")
-	if err := os.WriteFile(src, []byte(cProg), 0o644); err != nil {
+	src, exe := filepath.Join(dir, name+".c"), filepath.Join(dir, name)
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
+	args := append([]string{"-g", "-O0", "-o", exe, src}, flags...)
+	if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	var out strings.Builder

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -29,20 +27,7 @@ func (d *Debugger) showLine(file string, line int) {
 }
 
 func (d *Debugger) source(file string) []string {
-	if src, ok := d.sources[file]; ok {
-		return src
-	}
-	var lines []string
-	if f, err := os.Open(file); err == nil { // a regular file only, as every loader reads
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() <= 64<<20 {
-			b := make([]byte, fi.Size())
-			if n, _ := io.ReadFull(f, b); n > 0 {
-				lines = strings.Split(strings.TrimRight(string(b[:n]), "\n"), "\n")
-			}
-		}
-		f.Close()
-	}
-	d.sources[file] = lines
+	lines, _ := d.s.Source(file) // none when it cannot be read: listings then say nothing
 	return lines
 }
 

@@ -108,31 +108,35 @@ func (c *conn) evaluate(d *launch.Debuggee, a godap.EvaluateArguments) (any, err
 		IndexedVariables: dv.IndexedVariables}, nil
 }
 
-// completions offers the names visible in the frame that begin with the word before the
-// cursor.
+// completions offers what can end the expression before the cursor: variables and
+// functions, fields, keys and indexes, registers (the engine's completion).
 func (c *conn) completions(d *launch.Debuggee, a godap.CompletionsArguments) (any, error) {
 	text := a.Text
 	if col := a.Column - 1; col >= 0 && col <= len(text) { // columns are 1-based
 		text = text[:col]
 	}
-	start := len(text)
-	for start > 0 && isIdent(text[start-1]) {
-		start--
-	}
-	prefix := text[start:]
-	names, err := d.Completions(frameIndex(a.FrameId), prefix)
+	names, n, err := d.CompleteExpression(frameIndex(a.FrameId), text)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]godap.CompletionItem, len(names))
-	for i, n := range names {
-		out[i] = godap.CompletionItem{Label: n, Type: "variable", Start: start, Length: len(prefix)}
+	for i, name := range names {
+		out[i] = godap.CompletionItem{Label: name, Type: completionType(name, text[:len(text)-n]), Start: len(text) - n, Length: n}
 	}
 	return godap.CompletionsResponseBody{Targets: out}, nil
 }
 
-func isIdent(b byte) bool {
-	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+// completionType is DAP's item type for a candidate that follows head.
+func completionType(name, head string) godap.CompletionItemType {
+	switch {
+	case strings.HasPrefix(name, "$"):
+		return "variable"
+	case strings.HasSuffix(head, "."):
+		return "field"
+	case strings.HasSuffix(name, "]"):
+		return "value"
+	}
+	return "variable"
 }
 
 // disassemble lists a cartridge's bytecode around an instruction reference.

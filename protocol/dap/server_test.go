@@ -132,6 +132,12 @@ func TestKiteSession(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(comp["targets"]), "label:total") {
 		t.Errorf("completions: %v", comp)
 	}
+	// an index of a million-element list: the first ones, at once, replacing what was typed
+	comp = c.do("completions", map[string]any{"text": "big[99", "column": 7, "frameId": top["id"]})
+	if ts := comp["targets"].([]any); len(ts) == 0 || len(ts) > 1000 || ts[0].(map[string]any)["label"] != "99]" ||
+		ts[0].(map[string]any)["start"] != float64(4) || ts[0].(map[string]any)["length"] != float64(2) {
+		t.Errorf("completions of big[99: %v", ts[:min(len(ts), 3)])
+	}
 	// step out lands in the caller
 	c.do("stepOut", map[string]any{"threadId": 1})
 	if st := c.event("stopped"); st["reason"] != "step" {

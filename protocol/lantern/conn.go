@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/internal/wire"
+	"github.com/polydbg/polydbg/launch/supervise"
 )
 
 // protoError is an error answered in the protocol's error form.
@@ -166,17 +167,17 @@ func (s *Server) dispatch(cmd command) (any, error) {
 			}
 			debug = true
 		}
-		return s.start(cmd.args[0], debug)
+		return s.withSession(cmd.args[0], func(p *supervise.Program) (any, error) {
+			v, err := p.Start(debug)
+			return answer(p, v, err)
+		})
 	case "ARGS":
 		if err := need(1, "ARGS <id> <arg1 arg2 ...>"); err != nil {
 			return nil, err
 		}
-		return s.withSession(cmd.args[0], func(ss *session) (any, error) {
-			ss.mu.Lock()
-			ss.args = cmd.rest(2)
-			ss.mu.Unlock()
-			s.persist(ss)
-			return ss.view(), nil
+		return s.withSession(cmd.args[0], func(p *supervise.Program) (any, error) {
+			p.SetArgs(cmd.rest(2))
+			return view(p), nil
 		})
 	case "ENV":
 		if err := need(2, "ENV <id> <KEY=VALUE>"); err != nil {
@@ -187,60 +188,43 @@ func (s *Server) dispatch(cmd command) (any, error) {
 		if !ok || !validEnvKey(k) {
 			return nil, perr("invalid_env", "expected KEY=VALUE with KEY made of letters, digits and _, not starting with a digit; got %q", kv)
 		}
-		return s.withSession(cmd.args[0], func(ss *session) (any, error) {
-			ss.mu.Lock()
-			if ss.env == nil {
-				ss.env = map[string]string{}
-			}
-			ss.env[k] = v
-			ss.mu.Unlock()
-			s.persist(ss)
-			return ss.view(), nil
+		return s.withSession(cmd.args[0], func(p *supervise.Program) (any, error) {
+			p.SetEnv(k, v)
+			return view(p), nil
 		})
 	case "ENVDEL":
 		if err := need(2, "ENVDEL <id> <KEY>"); err != nil {
 			return nil, err
 		}
-		return s.withSession(cmd.args[0], func(ss *session) (any, error) {
-			ss.mu.Lock()
-			delete(ss.env, cmd.args[1])
-			ss.mu.Unlock()
-			s.persist(ss)
-			return ss.view(), nil
+		return s.withSession(cmd.args[0], func(p *supervise.Program) (any, error) {
+			p.DelEnv(cmd.args[1])
+			return view(p), nil
 		})
 	case "ENVLIST":
 		if err := need(1, "ENVLIST <id>"); err != nil {
 			return nil, err
 		}
-		return s.withSession(cmd.args[0], func(ss *session) (any, error) {
-			ss.mu.Lock()
-			defer ss.mu.Unlock()
-			env := make(map[string]string, len(ss.env))
-			for k, v := range ss.env {
-				env[k] = v
-			}
-			return env, nil
-		})
+		return s.withSession(cmd.args[0], func(p *supervise.Program) (any, error) { return p.EnvCopy(), nil })
 	case "STOP", "KILL":
 		if err := need(1, cmd.name+" <id>"); err != nil {
 			return nil, err
 		}
-		return s.stop(cmd.args[0], cmd.name == "KILL")
+		return s.withSession(cmd.args[0], func(p *supervise.Program) (any, error) { return s.stop(p, cmd.name == "KILL") })
 	case "DEBUG":
 		if err := need(1, "DEBUG <id>"); err != nil {
 			return nil, err
 		}
-		return s.debug(cmd.args[0])
+		return s.withSession(cmd.args[0], s.debug)
 	case "STATUS":
 		if err := need(1, "STATUS <id>"); err != nil {
 			return nil, err
 		}
-		return s.withSession(cmd.args[0], func(ss *session) (any, error) { return ss.view(), nil })
+		return s.withSession(cmd.args[0], func(p *supervise.Program) (any, error) { return view(p), nil })
 	case "DELETE":
 		if err := need(1, "DELETE <id>"); err != nil {
 			return nil, err
 		}
-		return s.delete(cmd.args[0])
+		return s.withSession(cmd.args[0], s.delete)
 	case "OUTPUT":
 		if err := need(1, "OUTPUT <id> [<offset>]"); err != nil {
 			return nil, err
@@ -253,7 +237,7 @@ func (s *Server) dispatch(cmd command) (any, error) {
 				return nil, perr("invalid_offset", "offset must be a byte count >= 0, got %q", cmd.args[1])
 			}
 		}
-		return s.withSession(cmd.args[0], func(ss *session) (any, error) { return ss.output(off), nil })
+		return s.withSession(cmd.args[0], func(p *supervise.Program) (any, error) { return output(p, off), nil })
 	}
 	return nil, perr("unknown_command", "unknown command %q", cmd.name)
 }

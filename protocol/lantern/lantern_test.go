@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/launch/supervise"
 )
 
 func TestUploadRunArgsEnv(t *testing.T) {
@@ -558,7 +559,7 @@ func TestRestartAfterCrash(t *testing.T) {
 	id := "0badc0de"
 	sd := filepath.Join(state, "sessions", id)
 	os.MkdirAll(sd, 0o700)
-	os.WriteFile(filepath.Join(sd, programFile), img, 0o600)
+	os.WriteFile(filepath.Join(sd, supervise.ProgramFile), img, 0o600)
 	orphan := exec.Command(filepath.Join(dir, "prog"), "sleep")
 	orphan.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := orphan.Start(); err != nil {
@@ -567,8 +568,8 @@ func TestRestartAfterCrash(t *testing.T) {
 	waited := make(chan struct{})
 	go func() { orphan.Wait(); close(waited) }()
 	meta := fmt.Sprintf(`{"id":%q,"seq":1,"size":%d,"held":%d,"state":"RUNNING","pid":%d,"pid_start":%q}`,
-		id, len(img), len(img), orphan.Process.Pid, procStartTime(orphan.Process.Pid))
-	os.WriteFile(filepath.Join(sd, metaFile), []byte(meta), 0o600)
+		id, len(img), len(img), orphan.Process.Pid, supervise.ProcStartTime(orphan.Process.Pid))
+	os.WriteFile(filepath.Join(sd, supervise.MetaFile), []byte(meta), 0o600)
 	os.MkdirAll(filepath.Join(state, "sessions", "junk"), 0o700) // an upload that never finished
 	srv.Close()
 

@@ -2,9 +2,10 @@
 // a daemon that takes ELF binaries or tar.gz bundles over TCP, runs them, keeps their
 // output, and starts gdbserver on request; and a Go client for it.
 //
-// The daemon is a process supervisor, not a debugger: programs run through backend/process
-// (own process group, output capture, memfd execution) and debugging is delegated to
-// gdbserver. Unlike the original it is safe by default: loopback only unless a token is
+// The daemon is a process supervisor, not a debugger: this package only translates the
+// protocol (command lines, authentication, limits, JSON answers); uploads are received by
+// internal/upload, archives made and unpacked by internal/tarball, and the programs kept,
+// run and watched by launch/supervise, which delegates debugging to gdbserver. Unlike the original it is safe by default: loopback only unless a token is
 // required, bounded in every resource a client can make it spend, and it keeps no process
 // or file behind when a session is deleted or the daemon stops.
 package lantern
@@ -14,12 +15,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/polydbg/polydbg/internal/tarball"
+	"github.com/polydbg/polydbg/launch/supervise"
 )
 
 // Defaults of Config, also used by `polydbg lantern serve`.
@@ -38,11 +40,6 @@ const (
 	DefaultAuthTimeout = 10 * time.Second
 	// DefaultMaxPending bounds the connections waiting to authenticate.
 	DefaultMaxPending = 16
-	// uploadChunk is how much of an upload must arrive within uploadChunkTimeout.
-	uploadChunk        = 4 << 20
-	uploadChunkTimeout = time.Minute
-	// gdbserverTimeout bounds the wait for gdbserver to say it listens.
-	gdbserverTimeout = 10 * time.Second
 )
 
 // Config is the daemon's configuration. Zero fields take the defaults above.
@@ -83,7 +80,7 @@ type Config struct {
 	Gdbserver string
 	// SysrootRoot is the directory the sysroot directories are read below ("/").
 	SysrootRoot string
-	// SysrootDirs are the directories SYSROOT collects (DefaultSysrootDirs).
+	// SysrootDirs are the directories SYSROOT collects (tarball.DefaultSysrootDirs).
 	SysrootDirs []string
 	// SysrootAll puts every file of those directories in the archive, not only shared
 	// objects and debug files.
@@ -130,7 +127,7 @@ func (c *Config) defaults() {
 		c.Gdbserver = "gdbserver"
 	}
 	if len(c.SysrootDirs) == 0 {
-		c.SysrootDirs = DefaultSysrootDirs
+		c.SysrootDirs = tarball.DefaultSysrootDirs
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -156,12 +153,13 @@ type Server struct {
 	cfg Config
 	log *slog.Logger
 
+	sup *supervise.Supervisor
+
 	mu       sync.Mutex
-	sessions map[string]*session
+	sessions map[string]*supervise.Program
 	seq      uint64
 	pending  int   // uploads in progress (count against MaxSessions)
 	bytes    int64 // bytes held or reserved (count against MaxBytes)
-	ports    map[int]bool
 	closed   bool
 
 	sysrootMu sync.Mutex
@@ -175,23 +173,20 @@ type Server struct {
 // cfg.StateDir if there is one.
 func NewServer(cfg Config) (*Server, error) {
 	cfg.defaults()
-	s := &Server{
-		cfg:      cfg,
-		log:      cfg.Logger,
-		sessions: map[string]*session{},
-		ports:    map[int]bool{},
-		conns:    map[net.Conn]*connState{},
+	sup, err := supervise.New(supervise.Config{StateDir: cfg.StateDir, OutputSize: cfg.OutputSize, Gdbserver: cfg.Gdbserver,
+		DebugHost: cfg.DebugHost, PortMin: cfg.DebugPortMin, PortMax: cfg.DebugPortMax, StopGrace: cfg.StopGrace, Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("lantern: state dir: %w", err)
 	}
-	if cfg.StateDir != "" {
-		if err := os.MkdirAll(filepath.Join(cfg.StateDir, "sessions"), 0o700); err != nil {
-			return nil, fmt.Errorf("lantern: state dir: %w", err)
-		}
-		if err := os.Chmod(cfg.StateDir, 0o700); err != nil {
-			return nil, fmt.Errorf("lantern: state dir: %w", err)
-		}
-		if err := s.load(); err != nil {
-			return nil, err
-		}
+	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup, sessions: map[string]*supervise.Program{}, conns: map[net.Conn]*connState{}}
+	kept, err := sup.Load()
+	if err != nil {
+		return nil, fmt.Errorf("lantern: %w", err)
+	}
+	for _, p := range kept {
+		s.sessions[p.ID] = p
+		s.bytes += p.Held
+		s.seq = max(s.seq, p.Seq)
 	}
 	return s, nil
 }
@@ -199,12 +194,8 @@ func NewServer(cfg Config) (*Server, error) {
 // Serve accepts connections on ln until ctx is done or ln fails, then closes the
 // connections it serves and waits for them. It does not end the sessions: Close does.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	if s.cfg.DebugHost == "" {
-		if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
-			s.mu.Lock()
-			s.cfg.DebugHost = host
-			s.mu.Unlock()
-		}
+	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+		s.sup.SetDefaultHost(host)
 	}
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
@@ -305,22 +296,17 @@ func (s *Server) authenticate(c net.Conn, st *connState) bool {
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
-	list := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		list = append(list, ss)
+	list := make([]*supervise.Program, 0, len(s.sessions))
+	for _, p := range s.sessions {
+		list = append(list, p)
 	}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, ss := range list {
+	for _, p := range list {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.endRun(ss, "daemon_stopped", false)
-			if s.cfg.StateDir == "" {
-				ss.release()
-			} else {
-				ss.closeFiles()
-			}
+			p.Shutdown()
 		}()
 	}
 	wg.Wait()

@@ -5,12 +5,12 @@ package lantern
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"os"
-	"path/filepath"
 	"sort"
+
+	"github.com/polydbg/polydbg/launch/supervise"
 )
 
-func (s *Server) lookup(id string) (*session, error) {
+func (s *Server) lookup(id string) (*supervise.Program, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ss, ok := s.sessions[id]
@@ -20,7 +20,7 @@ func (s *Server) lookup(id string) (*session, error) {
 	return ss, nil
 }
 
-func (s *Server) withSession(id string, f func(*session) (any, error)) (any, error) {
+func (s *Server) withSession(id string, f func(*supervise.Program) (any, error)) (any, error) {
 	ss, err := s.lookup(id)
 	if err != nil {
 		return nil, err
@@ -30,15 +30,15 @@ func (s *Server) withSession(id string, f func(*session) (any, error)) (any, err
 
 func (s *Server) list() []Session {
 	s.mu.Lock()
-	list := make([]*session, 0, len(s.sessions))
+	list := make([]*supervise.Program, 0, len(s.sessions))
 	for _, ss := range s.sessions {
 		list = append(list, ss)
 	}
 	s.mu.Unlock()
-	sort.Slice(list, func(i, j int) bool { return list[i].seq < list[j].seq })
+	sort.Slice(list, func(i, j int) bool { return list[i].Seq < list[j].Seq })
 	out := make([]Session, 0, len(list))
 	for _, ss := range list {
-		out = append(out, ss.view())
+		out = append(out, view(ss))
 	}
 	return out
 }
@@ -88,14 +88,4 @@ func (s *Server) giveBytes(n int64) {
 	s.mu.Lock()
 	s.bytes -= n
 	s.mu.Unlock()
-}
-
-func (s *Server) tmpDir() string {
-	if s.cfg.StateDir != "" {
-		d := filepath.Join(s.cfg.StateDir, "tmp")
-		if os.MkdirAll(d, 0o700) == nil {
-			return d
-		}
-	}
-	return os.TempDir()
 }

@@ -1,10 +1,8 @@
 package mcp
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -152,7 +150,7 @@ func (s *Server) fillStop(g *debuggee, sc *StopContext, stop *engine.Stop, b Bud
 		sc.Location = &loc
 	}
 	if sc.Location != nil && sc.Location.File != "" && sc.Location.Line > 0 {
-		sc.Source = sourceAround(sc.Location.File, sc.Location.Line, b.ContextLines)
+		sc.Source = sourceAround(g.d.Session, sc.Location.File, sc.Location.Line, b.ContextLines)
 		g.mu.Lock()
 		g.lastSrc[sc.Location.File] = true
 		g.mu.Unlock()
@@ -265,20 +263,15 @@ func (s *Server) location(g *debuggee, l engine.Location) Location {
 	return out
 }
 
-// sourceAround reads the lines of file within n of line.
-func sourceAround(file string, line, n int) []SourceLine {
-	f, err := os.Open(file)
+// sourceAround is the lines of file within n of line.
+func sourceAround(sess *engine.Session, file string, line, n int) []SourceLine {
+	lines, err := sess.Source(file)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	var out []SourceLine
-	for i := 1; sc.Scan() && i <= line+n; i++ {
-		if i >= line-n {
-			out = append(out, SourceLine{Line: i, Text: engine.ClipValue(sc.Text(), 240), Current: i == line})
-		}
+	for i := max(1, line-n); i <= min(len(lines), line+n); i++ {
+		out = append(out, SourceLine{Line: i, Text: engine.ClipValue(lines[i-1], 240), Current: i == line})
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -45,18 +44,15 @@ func (s *Server) addResources() {
 			if !g.mayServe(path) {
 				return nil, fmt.Errorf("%s is not a source file of session %s (only the program and the files it stopped in are served)", path, g.id)
 			}
-			fi, err := os.Stat(path)
+			lines, err := g.d.Source(path)
 			if err != nil {
 				return nil, sdk.ResourceNotFoundError(uri)
 			}
-			if fi.Size() > maxSourceFile {
-				return nil, fmt.Errorf("%s is %d bytes, over the %d served", path, fi.Size(), maxSourceFile)
+			text := strings.Join(lines, "\n") + "\n"
+			if len(text) > maxSourceFile {
+				return nil, fmt.Errorf("%s is %d bytes, over the %d served", path, len(text), maxSourceFile)
 			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return nil, sdk.ResourceNotFoundError(uri)
-			}
-			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: s.redact.text(string(b))}}}, nil
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: s.redact.text(text)}}}, nil
 		})
 }
 

@@ -276,7 +276,7 @@ func (s *Server) serve(req request) (fields, error) {
 		if err != nil {
 			return nil, err
 		}
-		bp, ok := s.breakpointAt(uint64(pc))
+		bp, ok := s.sess.InstructionBreakpointAt(uint64(pc))
 		if !ok {
 			return nil, bad("clearBreakpoint: no breakpoint at pc %d", pc)
 		}
@@ -331,12 +331,9 @@ func (s *Server) serve(req request) (fields, error) {
 }
 
 func (s *Server) setBreakpoint(pc uint64) (fields, error) {
-	bp, dup := s.breakpointAt(pc)
-	if !dup {
-		var err error
-		if bp, err = s.sess.SetBreakpoint(engine.BreakpointSpec{Kind: engine.InstructionBreakpoint, PC: pc}); err != nil {
-			return nil, fmt.Errorf("setBreakpoint: %w", err)
-		}
+	bp, err := s.sess.EnsureInstructionBreakpoint(pc)
+	if err != nil {
+		return nil, fmt.Errorf("setBreakpoint: %w", err)
 	}
 	f, err := s.source(pc)
 	if err != nil {
@@ -346,32 +343,17 @@ func (s *Server) setBreakpoint(pc uint64) (fields, error) {
 	return f, nil
 }
 
-// breakpointAt finds the engine's instruction breakpoint at pc.
-func (s *Server) breakpointAt(pc uint64) (engine.Breakpoint, bool) {
-	for _, bp := range s.sess.Breakpoints() {
-		if bp.Spec.Kind == engine.InstructionBreakpoint && bp.Spec.PC == pc {
-			return bp, true
-		}
-	}
-	return engine.Breakpoint{}, false
-}
-
-// source describes the instruction at pc.
+// source describes the instruction at pc, with the text of its line.
 func (s *Server) source(pc uint64) (fields, error) {
-	p := s.con.Cartridge().Program
-	if pc >= uint64(len(p.Code)) {
-		return nil, bad("pc %d is outside the program (0..%d)", pc, len(p.Code)-1)
+	loc, err := s.con.Target().ResolvePC(pc)
+	if err != nil {
+		return nil, bad("%v", err)
 	}
-	li := p.Lines[pc]
 	text := ""
-	if lines := strings.Split(string(p.Source), "\n"); li.Line >= 1 && int(li.Line) <= len(lines) {
-		text = strings.TrimRight(lines[li.Line-1], "\r")
+	if lines, err := s.sess.Source(loc.File); err == nil && loc.Line >= 1 && loc.Line <= len(lines) {
+		text = lines[loc.Line-1]
 	}
-	fn := ""
-	if f := p.FuncAt(int(pc)); f != nil {
-		fn = f.Name
-	}
-	return fields{"pc": pc, "file": s.relFile(p.File), "line": li.Line, "col": li.Col, "function": fn, "text": text}, nil
+	return fields{"pc": pc, "file": s.relFile(loc.File), "line": loc.Line, "col": loc.Col, "function": loc.Func, "text": text}, nil
 }
 
 // state answers getState.

@@ -162,7 +162,7 @@ func (s *Server) broadcast(msg []byte) {
 }
 
 func (s *Server) addClient(conn net.Conn) {
-	c := &client{s: s, conn: conn, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &client{s: s, conn: conn, q: wire.NewQueue[[]byte](maxQueue), done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -183,19 +183,18 @@ func (s *Server) removeClient(c *client) {
 	s.mu.Unlock()
 }
 
-// client is one connection. Its messages wait in a queue that its writer drains, so a
-// slow client never blocks the console or the other clients.
+// client is one connection. Its messages wait in a bounded queue that its writer drains,
+// so a slow client never blocks the console or the other clients.
 type client struct {
 	s    *Server
 	conn net.Conn
+	q    *wire.Queue[[]byte] // closed when the client is closing: what is queued still goes
+	done chan struct{}       // closed when the writer has ended
 
 	mu      sync.Mutex
-	queue   [][]byte
 	ready   bool // answered the handshake
 	closing bool // write what is queued, then close
 	gone    bool
-	wake    chan struct{}
-	done    chan struct{} // closed when the writer has ended
 }
 
 func (c *client) isReady() bool {
@@ -210,23 +209,11 @@ func (c *client) setReady() {
 	c.mu.Unlock()
 }
 
+// send queues msg; a client whose queue is full is disconnected.
 func (c *client) send(msg []byte) {
-	c.mu.Lock()
-	if c.gone || c.closing {
-		c.mu.Unlock()
-		return
-	}
-	if len(c.queue) >= maxQueue {
-		c.mu.Unlock()
+	if !c.q.Push(msg) && !c.stopped() {
 		c.s.log.Warn("prometeu: disconnecting a client that does not read", "remote", c.conn.RemoteAddr())
 		go c.close() // not here: the caller may hold the server's lock
-		return
-	}
-	c.queue = append(c.queue, msg)
-	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
 	}
 }
 
@@ -245,14 +232,10 @@ func (c *client) close() {
 		return
 	}
 	c.gone = true
-	c.queue = nil
 	c.mu.Unlock()
+	c.q.Close() // wakes the writer, which sees gone
 	c.conn.Close()
 	c.s.removeClient(c)
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
 }
 
 // finish writes what is queued (until deadline) and closes the connection.
@@ -261,10 +244,7 @@ func (c *client) finish(deadline time.Time) {
 	c.closing = true
 	c.mu.Unlock()
 	_ = c.conn.SetWriteDeadline(deadline)
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
+	c.q.Close()
 	select {
 	case <-c.done:
 	case <-time.After(time.Until(deadline) + 100*time.Millisecond):
@@ -277,12 +257,12 @@ func (c *client) writeLoop() {
 	defer close(c.done)
 	w := bufio.NewWriter(c.conn)
 	for {
-		<-c.wake
+		<-c.q.Wait()
 		for {
 			c.mu.Lock()
-			batch, closing, gone := c.queue, c.closing, c.gone
-			c.queue = nil
+			gone := c.gone
 			c.mu.Unlock()
+			batch, _, closing := c.q.Take()
 			if gone {
 				return
 			}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
-	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/launch"
 )
 
@@ -36,14 +34,16 @@ type sessionInfo struct {
 	Kind    string   `json:"kind"`
 	State   string   `json:"state"`
 	Token   string   `json:"token,omitempty"`
+	Mirror  bool     `json:"mirror,omitempty"` // a read-only mirror: no controls for anyone
 	Console bool     `json:"console"`
 	Profile bool     `json:"profile"`
+	MCU     bool     `json:"mcu"`               // a firmware session: plots, sampled variables, RTOS tasks
 	Palette []string `json:"palette,omitempty"` // a console's colours, "#rrggbb" by index
 }
 
 func describe(e *launch.Entry) sessionInfo {
 	d := e.Debuggee
-	in := sessionInfo{ID: e.ID, Name: e.Name, Owner: e.Owner, Kind: string(d.Spec.Kind), State: d.State().String(), Console: d.Console != nil, Profile: d.Profiler != nil}
+	in := sessionInfo{ID: e.ID, Name: e.Name, Owner: e.Owner, Kind: string(d.Spec.Kind), State: d.State().String(), Console: d.Console != nil, Profile: d.Profiler != nil, MCU: d.MCU != nil}
 	if d.Console != nil {
 		for _, c := range console.Palette {
 			r, g, b, _ := c.RGBA()
@@ -118,7 +118,8 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := describe(h.entry)
-	if s.trusted(r) {
+	in.Mirror = s.mirror
+	if s.trusted(r) && !s.mirror {
 		in.Token = s.SessionToken(h.entry.ID)
 	}
 	writeJSON(w, in)
@@ -133,12 +134,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	send := sseStream(w)
 	fmt.Fprint(w, "retry: 500\n\n") // reconnect soon after a restart replaced the session
-	var stateVer, frameVer, teleVer uint64
+	var stateVer, frameVer, teleVer, plotSeq, mcuVer uint64
 	var teleFrame int64 = -1
 	h.mu.Lock()
 	cursor := h.outEnd - int64(len(h.out))
 	h.mu.Unlock()
-	for {
+	// final: the hub ended (its session was removed or replaced): one last pass sends what
+	// the page has not seen yet (an exit, its last output), then the page reconnects.
+	for final := false; ; {
 		h.mu.Lock()
 		wake, state, sv, frame, fv, tv := h.wake, h.state, h.stateVer, h.frame, h.frameVer, h.teleVer
 		var tele []telePoint
@@ -150,6 +153,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		outEnd := h.outEnd
+		plots, mcuState, nseq, nver := h.mcuSince(plotSeq, mcuVer)
 		h.mu.Unlock()
 		var err error
 		if sv != stateVer {
@@ -178,7 +182,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				err = send("telemetry", b)
 			}
 		}
-		if err != nil {
+		if err == nil && plots != nil {
+			plotSeq, err = nseq, send("plot", plots)
+		}
+		if err == nil && mcuState != nil {
+			mcuVer, err = nver, send("mcu", mcuState)
+		}
+		if err != nil || final {
 			return
 		}
 		if cursor >= outEnd {
@@ -187,8 +197,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			case <-s.stop:
 				return
-			case <-h.ctx.Done(): // the session was replaced or removed: the page reconnects
-				return
+			case <-h.ctx.Done():
+				final = true
+				continue
 			case <-wake:
 			}
 		}
@@ -198,7 +209,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		case <-s.stop:
 			return
 		case <-h.ctx.Done():
-			return
+			final = true
 		case <-time.After(flushEvery):
 		}
 	}
@@ -245,67 +256,6 @@ func (s *Server) vars(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, vs)
-}
-
-// flameNode is the flame graph's tree as the page draws it.
-type flameNode struct {
-	Name     string       `json:"n"`
-	Value    int64        `json:"v"`
-	Children []*flameNode `json:"c,omitempty"`
-}
-
-// maxFlameNodes bounds the tree sent to a page; the smallest stacks beyond it are merged.
-const maxFlameNodes = 20000
-
-// profile serves the Kite profile as a flame graph tree (while stopped or after the end).
-func (s *Server) profile(w http.ResponseWriter, r *http.Request) {
-	h := s.hubOr404(w, r)
-	if h == nil {
-		return
-	}
-	rep, err := h.d.ProfileReport()
-	switch {
-	case errors.Is(err, launch.ErrNoProfile):
-		http.Error(w, err.Error(), http.StatusNotFound)
-		return
-	case err != nil:
-		http.Error(w, "the profile can be read while the program is paused or after it ended", http.StatusConflict)
-		return
-	}
-	writeJSON(w, map[string]any{"total": rep.TotalNs, "root": flameTree(rep), "functions": rep.Functions()})
-}
-
-func flameTree(rep profile.Report) *flameNode {
-	root := &flameNode{Name: "all"}
-	nodes := 1
-	stacks := slices.Clone(rep.Stacks)
-	slices.SortFunc(stacks, func(a, b profile.StackStats) int { return int(b.Ns - a.Ns) })
-	for _, st := range stacks {
-		funcs, leaf := st.Frames()
-		path := append(funcs, fmt.Sprintf("%s line %d", leaf.Kind, leaf.Line))
-		n := root
-		n.Value += st.Ns
-		for _, name := range path {
-			var c *flameNode
-			for _, x := range n.Children {
-				if x.Name == name {
-					c = x
-					break
-				}
-			}
-			if c == nil {
-				if nodes >= maxFlameNodes {
-					break
-				}
-				c = &flameNode{Name: name}
-				n.Children = append(n.Children, c)
-				nodes++
-			}
-			c.Value += st.Ns
-			n = c
-		}
-	}
-	return root
 }
 
 var resumeModes = map[string]engine.ResumeMode{

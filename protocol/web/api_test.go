@@ -53,10 +53,34 @@ func TestBreakpointVariablesAndProfile(t *testing.T) {
 	var prof struct {
 		Total     int64
 		Functions []struct{ Name string }
+		Timeline  struct {
+			Funcs    []string
+			Ns       int64
+			Segments []struct {
+				F, N, L int
+				S, D    int64
+			}
+		}
 	}
 	json.Unmarshal([]byte(out), &prof)
 	if prof.Total <= 0 || len(prof.Functions) == 0 || prof.Functions[0].Name != "work" {
 		t.Fatalf("profile at the breakpoint: %.300s", out)
+	}
+	// The timeline so far: main runs, then work (its 3,000 loop statements in one run);
+	// the statement at the breakpoint has not ended yet.
+	tl := prof.Timeline
+	if strings.Join(tl.Funcs, ",") != "main,work" || len(tl.Segments) != 2 || tl.Segments[0].F != 0 || tl.Segments[1].F != 1 || tl.Segments[1].N < 3000 || tl.Segments[1].L != 2 {
+		t.Fatalf("timeline at the breakpoint: %+v", tl)
+	}
+	var sum int64
+	for i, sg := range tl.Segments {
+		if sg.S != sum || sg.D < 0 || (i > 0 && sg.F == tl.Segments[i-1].F) {
+			t.Fatalf("segment %d %+v after %d ns", i, sg, sum)
+		}
+		sum += sg.D
+	}
+	if sum != tl.Ns || tl.Ns <= 0 || tl.Ns > prof.Total {
+		t.Fatalf("the timeline covers %d ns of %d (profile %d)", sum, tl.Ns, prof.Total)
 	}
 	if code, out := do(t, "POST", base+"/breakpoints", "", tok, string(body)); code != http.StatusOK || len(d.Breakpoints()) != 0 {
 		t.Fatalf("toggle off: %d %s, %d left", code, out, len(d.Breakpoints()))

@@ -2,12 +2,10 @@ package web_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image/color"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,81 +19,18 @@ import (
 
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/browsertest"
 	"github.com/polydbg/polydbg/launch"
 	"github.com/polydbg/polydbg/protocol/web"
 )
 
-// browser starts Debian's chromium, headless, with a fresh profile. In CI a missing
-// chromium fails the test (scripts/deps.sh installs it).
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed (scripts/deps.sh installs it)")
-		}
-		t.Skip("chromium is not installed: run scripts/deps.sh as root")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
-		// polydbg.test is this machine under a name that is not loopback's: a page opened
-		// through it is what a page reached from elsewhere gets.
-		chromedp.Flag("host-resolver-rules", "MAP polydbg.test 127.0.0.1"),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 1100),
-	)
-	t.Cleanup(cancelAlloc)
-	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	t.Cleanup(cancelBrowser)
-	return bctx
-}
-
-// shots is where the test writes its screenshots: $POLYDBG_SHOTS, or a temporary folder.
-func shots(t *testing.T) string {
-	dir := os.Getenv("POLYDBG_SHOTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshots in %s", dir)
-	return dir
-}
-
-func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("body")))
-		t.Fatalf("%s: %v\npage: %.3000s", what, err, html)
-	}
-}
-
-// waitJS polls a JavaScript condition until it is true.
-func waitJS(t *testing.T, ctx context.Context, what, expr string) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr)); err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("main#session")))
-			t.Fatalf("timed out waiting for %s (%s)\npage: %.3000s", what, expr, html)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+var (
+	browser  = browsertest.Browser
+	shots    = browsertest.Shots
+	run      = browsertest.Run
+	waitJS   = browsertest.WaitJS
+	fullShot = browsertest.FullShot
+)
 
 // varValue is a JS expression for the text of the top-level variable name's value.
 func varValue(name string) string {
@@ -156,6 +91,9 @@ func TestBrowser(t *testing.T) {
 		if !contains(names, "main") || !contains(names, "work") {
 			t.Fatalf("flame graph frames %v lack main", names)
 		}
+		waitJS(t, ctx, "the timeline's lanes", `[...document.querySelectorAll("#lanes .lane")].map(e => e.textContent).join(",") === "main,work"`)
+		// work's lane (the second row) has bars drawn: a pixel that is not blank across it.
+		waitJS(t, ctx, "work's bars on the timeline", `(() => { const c = document.querySelector("#timelinecanvas"); const d = c.getContext("2d").getImageData(0, 16 + 8, c.width, 1).data; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) return true; return false; })()`)
 		run(t, ctx, "search work", chromedp.SendKeys(chromedp.CSS(`#flamesearch`), "work"))
 		waitJS(t, ctx, "work highlighted", `document.querySelectorAll("#flame .f.match").length > 0 && [...document.querySelectorAll("#flame .f.match")].every(e => e.textContent.includes("work"))`)
 		fullShot(t, ctx, filepath.Join(dir, "web-kite.png"))
@@ -179,6 +117,10 @@ func TestBrowser(t *testing.T) {
 		waitJS(t, ctx, "telemetry charted", `(() => { const d = document.querySelector("#telemetry").dataset; return d.points > 2 && d.last > 0 && d.budget == 200000; })()`)
 		run(t, ctx, "pause", chromedp.Click(chromedp.CSS(`button[data-action="pause"]`)))
 		waitJS(t, ctx, "stopped", `document.querySelector("#state").textContent.startsWith("stopped")`)
+		// Paused between two frames, like any Kite program: the frame about to run, the globals.
+		waitJS(t, ctx, "the frame on the stack", `document.querySelector("#stack li") !== null && document.querySelector("#stack li").textContent.startsWith("frame  main.kite:")`)
+		waitJS(t, ctx, "the globals", `document.querySelector("#vars .scope").textContent === "Globals" && `+varValue("color")+` !== ""`)
+		waitJS(t, ctx, "the current line", `document.querySelector('#source .row.current .code') !== null && document.querySelector('#source .row.current .code').textContent.includes("cls(1)")`)
 		var match, total int
 		for try := 0; try < 20; try++ {
 			time.Sleep(150 * time.Millisecond)
@@ -327,16 +269,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// fullShot saves a screenshot of the page as PNG.
-func fullShot(t *testing.T, ctx context.Context, path string) {
-	t.Helper()
-	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err == nil {
-		err = os.WriteFile(path, b, 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 }

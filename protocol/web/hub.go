@@ -30,6 +30,7 @@ type hub struct {
 	d     *launch.Debuggee
 	ctx   context.Context
 	stop  context.CancelFunc
+	done  chan struct{} // closed when run has drained the session's events
 
 	mu       sync.Mutex
 	wake     chan struct{} // closed and replaced at every change
@@ -42,6 +43,7 @@ type hub struct {
 	frameVer uint64
 	tele     []telePoint
 	teleVer  uint64
+	mcu      *mcuFeed // a firmware session's device telemetry, or nil
 	ended    bool
 }
 
@@ -53,7 +55,7 @@ type telePoint struct {
 
 func newHub(e *launch.Entry) *hub {
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &hub{entry: e, d: e.Debuggee, ctx: ctx, stop: cancel, wake: make(chan struct{})}
+	h := &hub{entry: e, d: e.Debuggee, ctx: ctx, stop: cancel, done: make(chan struct{}), wake: make(chan struct{})}
 	// Bounded: if the hub ever falls behind a program that prints without end, the program
 	// waits for it (as for a terminal) instead of the queue growing without bound.
 	sub := h.d.SubscribeWith(engine.SubscribeOptions{MaxQueued: hubQueue})
@@ -61,6 +63,9 @@ func newHub(e *launch.Entry) *hub {
 	go h.run(sub)
 	if h.d.Console != nil {
 		go h.console()
+	}
+	if h.d.MCU != nil {
+		h.watchMCU()
 	}
 	return h
 }
@@ -74,6 +79,7 @@ func (h *hub) changed() {
 // run drains the session's events: output goes to the ring, anything that changes what a
 // page shows makes a new snapshot once the queue is empty (a burst of events costs one).
 func (h *hub) run(sub *engine.Subscription) {
+	defer close(h.done)
 	defer sub.Close()
 	for {
 		select {
@@ -193,6 +199,22 @@ func (h *hub) console() {
 			return
 		}
 	}
+}
+
+// retireWait bounds how long a removed session's hub goes on draining its events.
+const retireWait = 2 * time.Second
+
+// retire stops the hub of a session that left the registry or was replaced, once it has
+// taken the session's last events (an ended session's subscription ends when it closes),
+// so that its pages are told how it ended before their streams end.
+func (h *hub) retire() {
+	if h.d.State().Ended() {
+		select {
+		case <-h.done:
+		case <-time.After(retireWait):
+		}
+	}
+	h.close()
 }
 
 // close stops the hub (its session was removed or replaced).

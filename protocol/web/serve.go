@@ -39,10 +39,10 @@ func Listen(addr string, opts Options) (*Running, error) {
 }
 
 // URL is the address a person opens: on loopback the page gets the controls by itself;
-// elsewhere the server's token in the address gives them.
+// elsewhere the server's token in the address gives them (a mirror has none to give).
 func (r *Running) URL() string {
 	host, port, _ := net.SplitHostPort(r.Addr)
-	if isLoopbackHost(host) {
+	if isLoopbackHost(host) || r.mirror {
 		return "http://" + r.Addr + "/"
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {

@@ -41,6 +41,10 @@ type Options struct {
 	// loopback host names are answered, so that a web site that points its name at
 	// 127.0.0.1 (DNS rebinding) cannot read the sessions from a visitor's browser.
 	Public bool
+	// ReadOnly makes every page a mirror: no page gets a token, whoever opens it, and the
+	// control endpoints refuse every request. For watching sessions that another client
+	// drives (an agent over MCP), which a click in a browser must not disturb.
+	ReadOnly bool
 }
 
 // Server serves the web view of a registry's sessions.
@@ -48,6 +52,7 @@ type Server struct {
 	reg    *launch.Registry
 	feeds  FeedSource
 	public bool
+	mirror bool
 	token  string
 	mux    *http.ServeMux
 	mu     sync.Mutex
@@ -58,7 +63,7 @@ type Server struct {
 
 // New makes a server; Close stops its hubs.
 func New(opts Options) *Server {
-	s := &Server{reg: opts.Registry, feeds: opts.Feeds, public: opts.Public, token: opts.Token, hubs: map[string]*hub{}, stop: make(chan struct{})}
+	s := &Server{reg: opts.Registry, feeds: opts.Feeds, public: opts.Public, mirror: opts.ReadOnly, token: opts.Token, hubs: map[string]*hub{}, stop: make(chan struct{})}
 	if s.reg == nil {
 		s.reg = launch.Sessions
 	}
@@ -112,7 +117,7 @@ func (s *Server) hubFor(id string) *hub {
 		return h
 	}
 	if h != nil {
-		h.close()
+		go h.retire()
 	}
 	h = newHub(e)
 	s.hubs[id] = h
@@ -131,7 +136,7 @@ func (s *Server) prune() {
 		s.mu.Lock()
 		for id, h := range s.hubs {
 			if e := s.reg.Get(id); e == nil || e.Debuggee != h.d {
-				h.close()
+				go h.retire()
 				delete(s.hubs, id)
 			}
 		}
@@ -176,6 +181,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/s/{id}/control", s.control)
 	s.mux.HandleFunc("POST /api/s/{id}/breakpoints", s.breakpoints)
 	s.mux.HandleFunc("POST /api/s/{id}/input", s.input)
+	s.mux.HandleFunc("POST /api/s/{id}/sample", s.sample)
 }
 
 // trusted reports whether a request may receive session tokens: it comes from loopback and
@@ -213,6 +219,10 @@ func isLoopbackHost(host string) bool {
 // header cannot be sent cross-origin without a preflight this server never answers, so it
 // also keeps other sites' pages from driving the debugger.
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if s.mirror {
+		http.Error(w, "read-only mirror: this server was started without controls", http.StatusForbidden)
+		return false
+	}
 	got := r.Header.Get("X-Polydbg-Token")
 	if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(s.SessionToken(r.PathValue("id")))) != 1 {
 		http.Error(w, "read-only: this action needs the session's token", http.StatusForbidden)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -234,5 +235,38 @@ func TestRestartEndsTheStream(t *testing.T) {
 	case <-ended:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the page's stream did not end after the restart")
+	}
+}
+
+// TestMirrorHasNoControls: a read-only mirror gives no page a token, not even one opened
+// from loopback or with the server's token, and refuses every control, even one signed with
+// the session's token; its pages still stream the session.
+func TestMirrorHasNoControls(t *testing.T) {
+	reg := &launch.Registry{}
+	d := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: writeKite(t, "x.kite", xssProgram)}, "x.kite", true)
+	m := serveWith(t, web.Options{Registry: reg, ReadOnly: true})
+	base := "http://" + m.Addr + "/api/s/1"
+	for _, q := range []string{"", "?token=" + m.Token()} {
+		_, body := do(t, "GET", base+"/info"+q, "", "", "")
+		if strings.Contains(body, `"token"`) || !strings.Contains(body, `"mirror":true`) {
+			t.Fatalf("a mirror's info%s: %s", q, body)
+		}
+	}
+	tok := m.SessionToken("1")
+	for _, c := range []struct{ path, body string }{
+		{"/control", `{"action":"continue"}`}, {"/breakpoints", `{"file":"x.kite","line":3}`}, {"/input", `{"buttons":1}`}, {"/sample", `{"name":"x","periodMs":10}`},
+	} {
+		if code, body := do(t, "POST", base+c.path, "", tok, c.body); code != http.StatusForbidden || !strings.Contains(body, "read-only mirror") {
+			t.Fatalf("a mirror's %s: %d %s", c.path, code, body)
+		}
+	}
+	if st := d.State().String(); st != "stopped" || len(d.Breakpoints()) != 0 {
+		t.Fatalf("the mirror changed the session: %s, %v", st, d.Breakpoints())
+	}
+	if code, body := do(t, "GET", base+"/source?file="+url.QueryEscape(d.Spec.Program), "", "", ""); code != http.StatusOK || !strings.Contains(body, "fn work") {
+		t.Fatalf("the mirror's source: %d %.100s", code, body)
+	}
+	if u := m.URL(); strings.Contains(u, "token") {
+		t.Fatalf("a mirror's address carries a token: %s", u)
 	}
 }

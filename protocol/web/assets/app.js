@@ -92,6 +92,10 @@ async function session(id) {
   const token = info.token || "";
   if (!token) {
     $("#readonly").hidden = false;
+    if (info.mirror) {
+      $("#readonly").textContent = "read-only mirror: " + info.owner + " drives this session; the page follows it";
+      document.body.classList.add("mirror");
+    }
     for (const b of document.querySelectorAll("#controls button")) b.disabled = true;
   }
   if (info.console) document.body.classList.add("console");
@@ -115,6 +119,7 @@ async function session(id) {
   const src = sourceView(api, (file, line) => token ? post("breakpoints", { file, line }) : status("read-only"));
   const out = outputView();
   const flame = info.profile ? flameView(api) : null;
+  const mcu = info.mcu ? mcuView(token ? (name, periodMs) => post("sample", { name, periodMs }) : null) : null;
   const con = info.console ? consoleView(info, token ? (buttons) => post("input", { buttons }) : null) : null;
 
   const es = new EventSource(api + "/events");
@@ -132,6 +137,10 @@ async function session(id) {
   es.addEventListener("output", (ev) => out.add(JSON.parse(ev.data)));
   es.addEventListener("error", () => status(es.readyState === EventSource.CLOSED ? "the session is gone" : "reconnecting…"));
   es.addEventListener("open", () => status(""));
+  if (mcu) {
+    es.addEventListener("plot", (ev) => mcu.plot(JSON.parse(ev.data)));
+    es.addEventListener("mcu", (ev) => mcu.device(JSON.parse(ev.data)));
+  }
   if (con) {
     es.addEventListener("frame", (ev) => con.frame(JSON.parse(ev.data)));
     es.addEventListener("telemetry", (ev) => con.telemetry(JSON.parse(ev.data)));
@@ -355,8 +364,123 @@ function flameView(api) {
       loading = true;
       try {
         const r = await fetch(api + "/profile");
-        if (r.ok) { root = (await r.json()).root; zoom = null; render(); }
+        if (r.ok) { const p = await r.json(); root = p.root; zoom = null; render(); timelineView(p.timeline); }
       } finally { loading = false; }
+    },
+  };
+}
+
+// timelineView draws the profile's timeline: one lane per function, in the order they first
+// ran, a bar for each run of its statements at the time it ran. Hover a bar for its details.
+function timelineView(tl) {
+  if (!tl) return;
+  $("#timelinebox").hidden = false;
+  const ROW = 16;
+  const lanes = $("#lanes"), c = $("#timelinecanvas");
+  lanes.replaceChildren(...tl.funcs.map((f) => el("div", "lane", f)));
+  c.style.height = Math.max(tl.funcs.length, 1) * ROW + "px";
+  c.width = Math.max(c.clientWidth, 100);
+  c.height = Math.max(tl.funcs.length, 1) * ROW;
+  const g = c.getContext("2d");
+  g.clearRect(0, 0, c.width, c.height);
+  const colors = ["#e8833a", "#3a7be8", "#3ab36b", "#c84ad6", "#d6b84a", "#4ac8d6", "#d64a6b", "#7a6bd6"];
+  const x = (ns) => tl.ns ? (ns / tl.ns) * c.width : 0;
+  for (const sg of tl.segments) {
+    g.fillStyle = colors[sg.f % colors.length];
+    g.fillRect(x(sg.s), sg.f * ROW + 2, Math.max(x(sg.s + sg.d) - x(sg.s), 1), ROW - 4);
+  }
+  c.dataset.segments = tl.segments.length;
+  let info = tl.segments.length + " runs, " + (tl.ns / 1e6).toFixed(3) + " ms";
+  if (tl.dropped) info += " (the first statements only: " + tl.dropped + " later ones not recorded)";
+  if (tl.truncated) info += " (" + tl.truncated + " statements not drawn)";
+  $("#timelineinfo").textContent = info;
+  c.onmousemove = (e) => {
+    const r = c.getBoundingClientRect();
+    const lane = Math.floor((e.clientY - r.top) / ROW);
+    const at = ((e.clientX - r.left) / r.width) * tl.ns;
+    const sg = tl.segments.find((s) => s.f === lane && s.s <= at && at <= s.s + s.d);
+    $("#timelinehover").textContent = sg ? tl.funcs[sg.f] + " from line " + sg.l + ": " + sg.n + " statements, " + (sg.d / 1e6).toFixed(3) + " ms at " + (sg.s / 1e6).toFixed(3) + " ms" : "";
+  };
+}
+
+// mcuView shows a firmware session's device telemetry: a live chart per plot line (RTT
+// Teleplot lines and sampled variables), the sampled variables' values, and the RTOS tasks.
+function mcuView(sample) {
+  $("#mcubox").hidden = false;
+  const KEEP = 600;
+  const charts = new Map();
+  let scheduled = false;
+  const dirty = new Set();
+  const form = $("#sampleform");
+  if (!sample) for (const e of form.elements) e.disabled = true;
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const name = $("#samplename").value.trim();
+    if (name && sample) sample(name, Number($("#sampleperiod").value) || 100);
+  });
+  function chart(name) {
+    let c = charts.get(name);
+    if (c) return c;
+    const box = el("div", "plot"), head = el("div", "plothead");
+    const last = el("span", "plotlast");
+    head.append(el("span", "plotname", name), last);
+    const canvas = el("canvas");
+    canvas.width = 384; canvas.height = 56;
+    canvas.dataset.name = name;
+    box.append(head, canvas);
+    $("#plots").append(box);
+    c = { points: [], canvas, last };
+    charts.set(name, c);
+    return c;
+  }
+  function draw(c) {
+    const g = c.canvas.getContext("2d"), W = c.canvas.width, H = c.canvas.height, p = c.points;
+    g.clearRect(0, 0, W, H);
+    c.canvas.dataset.points = p.length;
+    if (!p.length) return;
+    const lo = Math.min(...p.map((q) => q[1])), hi = Math.max(...p.map((q) => q[1]));
+    const t0 = p[0][0], t1 = p[p.length - 1][0];
+    const x = (t) => t1 > t0 ? ((t - t0) / (t1 - t0)) * (W - 2) + 1 : W / 2;
+    const y = (v) => hi > lo ? H - 3 - ((v - lo) / (hi - lo)) * (H - 6) : H / 2;
+    g.strokeStyle = "#36c"; g.beginPath();
+    p.forEach((q, i) => i ? g.lineTo(x(q[0]), y(q[1])) : g.moveTo(x(q[0]), y(q[1])));
+    g.stroke();
+    g.fillStyle = "#999";
+    g.fillText(String(hi), 2, 10); g.fillText(String(lo), 2, H - 2);
+    c.last.textContent = String(p[p.length - 1][1]);
+  }
+  function paint() {
+    scheduled = false;
+    for (const c of dirty) draw(c);
+    dirty.clear();
+  }
+  return {
+    plot(m) {
+      for (const name of m.order) {
+        const pts = m.series[name];
+        if (!pts) continue;
+        const c = chart(name);
+        c.points.push(...pts);
+        if (c.points.length > KEEP) c.points.splice(0, c.points.length - KEEP);
+        dirty.add(c);
+      }
+      $("#plotinfo").textContent = m.lost ? "(" + m.lost + " points of further lines not kept)" : "";
+      if (!scheduled) { scheduled = true; setTimeout(() => requestAnimationFrame(paint), PAINT_MS); }
+    },
+    device(m) {
+      $("#mcuvars tbody").replaceChildren(...m.vars.map((v) => {
+        const tr = el("tr");
+        tr.append(el("td", "name", v.name), el("td", "value", v.value), el("td", "type", v.type || ""));
+        return tr;
+      }));
+      $("#tasks tbody").replaceChildren(...m.tasks.map((t) => {
+        const tr = el("tr", t.name === m.current ? "current" : "");
+        tr.append(el("td", "name", t.name), el("td", "state", t.state), el("td", "", String(t.priority)),
+          el("td", "", t.stackSize ? t.stackUsage + " / " + t.stackSize + " B" : ""));
+        return tr;
+      }));
+      $("#curtask").textContent = m.current ? "(running: " + m.current + ")" : "";
+      $("#taskstitle").textContent = m.tasks.length && m.tasks.every((t) => t.kind === "thread") ? "Threads" : "RTOS tasks";
     },
   };
 }

@@ -1,4 +1,4 @@
-package lantern
+package tarball
 
 import (
 	"archive/tar"
@@ -16,8 +16,8 @@ import (
 // DefaultSysrootDirs are the library directories SYSROOT collects, as the document says.
 var DefaultSysrootDirs = []string{"/lib", "/lib64", "/usr/lib", "/usr/lib/debug"}
 
-// errNoLibs is returned when none of the sysroot directories exists.
-var errNoLibs = errors.New("no system library directories found")
+// ErrNoLibs is returned when none of the sysroot directories exists.
+var ErrNoLibs = errors.New("no system library directories found")
 
 // sysrootWanted says whether a file belongs in a sysroot: gdb needs the shared objects the
 // program loads (and the dynamic linker) and separate debug files, not the rest of /usr/lib
@@ -31,14 +31,14 @@ func sysrootWanted(archiveName string, all bool) bool {
 		strings.HasPrefix(archiveName, "usr/lib/debug/")
 }
 
-// writeSysroot writes a gzip-compressed tar of the library directories dirs (absolute
+// WriteSysroot writes a gzip-compressed tar of the library directories dirs (absolute
 // paths on the host, read below root, normally "/") to w. Files are dereferenced: every
 // symbolic link inside the directories is stored as the file it points to, so the archive
 // works wherever it is unpacked. A listed directory that is itself a symlink to another
 // listed directory (Debian's /lib -> usr/lib) is stored as that relative symlink instead of
 // a second copy; a listed directory inside another one is not walked twice. Unreadable
 // files are skipped. all=false keeps only what a debugger needs (see sysrootWanted).
-func writeSysroot(w io.Writer, root string, dirs []string, all bool) (files int, err error) {
+func WriteSysroot(w io.Writer, root string, dirs []string, all bool) (files int, err error) {
 	if root == "" {
 		root = "/"
 	}
@@ -60,7 +60,7 @@ func writeSysroot(w io.Writer, root string, dirs []string, all bool) (files int,
 		present = append(present, listed{d, real, lfi.Mode()&os.ModeSymlink != 0})
 	}
 	if len(present) == 0 {
-		return 0, errNoLibs
+		return 0, ErrNoLibs
 	}
 	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	tw := tar.NewWriter(zw)
@@ -166,20 +166,25 @@ func (zeroReader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// buildSysroot writes the sysroot archive to a new unlinked temporary file and returns it
-// rewound, with its size, so the response header can carry the size before the bytes.
-func buildSysroot(tmpDir, root string, dirs []string, all bool) (*os.File, int64, error) {
+// ErrTempFile wraps BuildSysroot's failure to create its temporary file (the host's
+// fault, not the archive's).
+var ErrTempFile = errors.New("creating the archive file")
+
+// BuildSysroot writes the sysroot archive to a new unlinked temporary file in tmpDir and
+// returns it rewound, with its size, so that a response header can carry the size before
+// the bytes. Its errors wrap ErrTempFile or ErrNoLibs, or say the archive failed.
+func BuildSysroot(tmpDir, root string, dirs []string, all bool) (*os.File, int64, error) {
 	f, err := os.CreateTemp(tmpDir, "lantern-sysroot-*.tar.gz")
 	if err != nil {
-		return nil, 0, &protoError{"sysroot_tmpfile_failed", fmt.Sprintf("creating the archive file: %v", err)}
+		return nil, 0, fmt.Errorf("%w: %v", ErrTempFile, err)
 	}
 	os.Remove(f.Name()) // private and gone with the descriptor
-	if _, err := writeSysroot(f, root, dirs, all); err != nil {
+	if _, err := WriteSysroot(f, root, dirs, all); err != nil {
 		f.Close()
-		if errors.Is(err, errNoLibs) {
-			return nil, 0, &protoError{"sysroot_no_libs", errNoLibs.Error()}
+		if errors.Is(err, ErrNoLibs) {
+			return nil, 0, err
 		}
-		return nil, 0, &protoError{"sysroot_tar_failed", fmt.Sprintf("writing the archive: %v", err)}
+		return nil, 0, fmt.Errorf("writing the archive: %w", err)
 	}
 	size, err := f.Seek(0, io.SeekCurrent)
 	if err == nil {
@@ -187,17 +192,7 @@ func buildSysroot(tmpDir, root string, dirs []string, all bool) (*os.File, int64
 	}
 	if err != nil {
 		f.Close()
-		return nil, 0, &protoError{"sysroot_tar_failed", err.Error()}
+		return nil, 0, err
 	}
 	return f, size, nil
-}
-
-// sysroot answers SYSROOT: an archive of the host's libraries, one at a time.
-func (s *Server) sysroot(cmd command) (*os.File, int64, error) {
-	if len(cmd.args) != 0 {
-		return nil, 0, perr("invalid_arguments", "SYSROOT takes no arguments")
-	}
-	s.sysrootMu.Lock() // one archive at a time: each can be large
-	defer s.sysrootMu.Unlock()
-	return buildSysroot(s.tmpDir(), s.cfg.SysrootRoot, s.cfg.SysrootDirs, s.cfg.SysrootAll)
 }

@@ -1,4 +1,8 @@
-package lantern
+// Package tarball reads and writes the gzip-compressed tar archives a daemon exchanges with
+// its clients: it unpacks an untrusted archive safely (no path out of the target directory,
+// no devices, bounded size and entries), and it packs a host's library directories into a
+// sysroot a remote debugger can use.
+package tarball
 
 import (
 	"archive/tar"
@@ -12,46 +16,46 @@ import (
 	"strings"
 )
 
-// ExtractLimits bound what an archive may unpack to, so that an archive bomb is refused
+// Limits bound what an archive may unpack to, so that an archive bomb is refused
 // while it is being read instead of filling the disk.
-type ExtractLimits struct {
+type Limits struct {
 	// MaxBytes is the total size of the files it may create.
 	MaxBytes int64
 	// MaxEntries is the number of entries (files, directories, links) it may hold.
 	MaxEntries int
 }
 
-// ErrUnsafeArchive wraps every refusal of an archive entry (absolute path, "..", a link out
+// ErrUnsafe wraps every refusal of an archive entry (absolute path, "..", a link out
 // of the archive, a device or FIFO) and every limit that was exceeded.
-var ErrUnsafeArchive = errors.New("unsafe archive")
+var ErrUnsafe = errors.New("unsafe archive")
 
-// cleanRelPath checks that name is a relative path that stays inside the archive root and
+// CleanPath checks that name is a relative path that stays inside the archive root and
 // returns it cleaned ("./a//b" -> "a/b"; "." for the root itself).
-func cleanRelPath(name string) (string, error) {
+func CleanPath(name string) (string, error) {
 	if name == "" || strings.HasPrefix(name, "/") {
-		return "", fmt.Errorf("%w: absolute or empty path %q", ErrUnsafeArchive, name)
+		return "", fmt.Errorf("%w: absolute or empty path %q", ErrUnsafe, name)
 	}
 	if strings.ContainsRune(name, 0) || strings.Contains(name, "\\") {
-		return "", fmt.Errorf("%w: path %q has a NUL or backslash", ErrUnsafeArchive, name)
+		return "", fmt.Errorf("%w: path %q has a NUL or backslash", ErrUnsafe, name)
 	}
 	for _, part := range strings.Split(name, "/") {
 		if part == ".." {
-			return "", fmt.Errorf("%w: path %q contains \"..\"", ErrUnsafeArchive, name)
+			return "", fmt.Errorf("%w: path %q contains \"..\"", ErrUnsafe, name)
 		}
 	}
 	return path.Clean(name), nil
 }
 
-// ExtractTarGz unpacks a gzip-compressed tar archive from r into dir, which must exist.
+// Extract unpacks a gzip-compressed tar archive from r into dir, which must exist.
 // Every file and directory it creates is private to the current user (0700/0600, keeping
 // only the owner's execute bit), whatever the archive says. It refuses (with an error
-// wrapping ErrUnsafeArchive) absolute paths, "..", symbolic and hard links that resolve
+// wrapping ErrUnsafe) absolute paths, "..", symbolic and hard links that resolve
 // outside the archive, devices, FIFOs and anything else that is not a file, directory or
 // link, and stops as soon as a limit would be exceeded. All writes go through an os.Root,
 // so no entry can reach outside dir even through a link created by an earlier entry.
 // It returns the bytes written. On error, what was already unpacked stays in dir: the
 // caller removes dir.
-func ExtractTarGz(r io.Reader, dir string, lim ExtractLimits) (int64, error) {
+func Extract(r io.Reader, dir string, lim Limits) (int64, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return 0, fmt.Errorf("not a gzip stream: %w", err)
@@ -74,9 +78,9 @@ func ExtractTarGz(r io.Reader, dir string, lim ExtractLimits) (int64, error) {
 		}
 		entries++
 		if lim.MaxEntries > 0 && entries > lim.MaxEntries {
-			return written, fmt.Errorf("%w: more than %d entries", ErrUnsafeArchive, lim.MaxEntries)
+			return written, fmt.Errorf("%w: more than %d entries", ErrUnsafe, lim.MaxEntries)
 		}
-		name, err := cleanRelPath(hdr.Name)
+		name, err := CleanPath(hdr.Name)
 		if err != nil {
 			return written, err
 		}
@@ -95,7 +99,7 @@ func ExtractTarGz(r io.Reader, dir string, lim ExtractLimits) (int64, error) {
 			}
 		case tar.TypeReg, tar.TypeRegA:
 			if hdr.Size < 0 || (lim.MaxBytes > 0 && written+hdr.Size > lim.MaxBytes) {
-				return written, fmt.Errorf("%w: unpacked size exceeds %d bytes", ErrUnsafeArchive, lim.MaxBytes)
+				return written, fmt.Errorf("%w: unpacked size exceeds %d bytes", ErrUnsafe, lim.MaxBytes)
 			}
 			perm := fs.FileMode(0o600)
 			if hdr.Mode&0o111 != 0 {
@@ -116,24 +120,24 @@ func ExtractTarGz(r io.Reader, dir string, lim ExtractLimits) (int64, error) {
 		case tar.TypeSymlink:
 			t := hdr.Linkname
 			if t == "" || strings.HasPrefix(t, "/") {
-				return written, fmt.Errorf("%w: symlink %s points to absolute path %q", ErrUnsafeArchive, name, t)
+				return written, fmt.Errorf("%w: symlink %s points to absolute path %q", ErrUnsafe, name, t)
 			}
-			if _, err := cleanRelPath(path.Join(path.Dir(name), t)); err != nil || strings.HasPrefix(path.Join(path.Dir(name), t), "..") {
-				return written, fmt.Errorf("%w: symlink %s points outside the archive (%q)", ErrUnsafeArchive, name, t)
+			if _, err := CleanPath(path.Join(path.Dir(name), t)); err != nil || strings.HasPrefix(path.Join(path.Dir(name), t), "..") {
+				return written, fmt.Errorf("%w: symlink %s points outside the archive (%q)", ErrUnsafe, name, t)
 			}
 			if err := root.Symlink(t, name); err != nil {
 				return written, fmt.Errorf("creating symlink %s: %w", name, err)
 			}
 		case tar.TypeLink:
-			target, err := cleanRelPath(hdr.Linkname)
+			target, err := CleanPath(hdr.Linkname)
 			if err != nil {
-				return written, fmt.Errorf("%w: hard link %s: %v", ErrUnsafeArchive, name, err)
+				return written, fmt.Errorf("%w: hard link %s: %v", ErrUnsafe, name, err)
 			}
 			if err := root.Link(target, name); err != nil {
 				return written, fmt.Errorf("creating hard link %s: %w", name, err)
 			}
 		default:
-			return written, fmt.Errorf("%w: entry %s has type %q (only files, directories and links are allowed)", ErrUnsafeArchive, name, hdr.Typeflag)
+			return written, fmt.Errorf("%w: entry %s has type %q (only files, directories and links are allowed)", ErrUnsafe, name, hdr.Typeflag)
 		}
 	}
 }

@@ -1,0 +1,45 @@
+package engine
+
+import "testing"
+
+// pcFake is the fake program with addressable instructions: pc N is line N.
+type pcFake struct{ *fakeTarget }
+
+func (f pcFake) ResolvePC(pc uint64) (Location, error) { return f.loc(int(pc)), nil }
+
+// TestInstructionBreakpointByAddress: setting the same address twice gives one breakpoint
+// (the same id), it is found by its address and it traps there; once removed it is gone.
+func TestInstructionBreakpointByAddress(t *testing.T) {
+	s := NewSession(pcFake{newFake(5, 1)})
+	t.Cleanup(func() { _ = s.Close() })
+	if _, ok := s.InstructionBreakpointAt(3); ok {
+		t.Fatal("a breakpoint found before any was set")
+	}
+	a, err := s.EnsureInstructionBreakpoint(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.EnsureInstructionBreakpoint(3)
+	if err != nil || b.ID != a.ID || len(s.Breakpoints()) != 1 {
+		t.Fatalf("second set at the same address: %+v %v, %d breakpoints; want id %d and one breakpoint", b, err, len(s.Breakpoints()), a.ID)
+	}
+	if _, err := s.SetBreakpoint(BreakpointSpec{Kind: LineBreakpoint, File: "/prog.fake", Line: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.InstructionBreakpointAt(3); !ok || got.ID != a.ID {
+		t.Fatalf("InstructionBreakpointAt(3) = %+v %v; want id %d (not the line breakpoint)", got, ok, a.ID)
+	}
+	seq := s.Seq()
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	if h := wait(t, s, seq); h.Stop == nil || h.Stop.Reason != ReasonBreakpoint || h.Stop.Location.Line != 3 {
+		t.Fatalf("first stop %+v; want a breakpoint on line 3", h)
+	}
+	if err := s.RemoveBreakpoint(a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.InstructionBreakpointAt(3); ok {
+		t.Error("a removed breakpoint is still found")
+	}
+}

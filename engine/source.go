@@ -1,0 +1,54 @@
+package engine
+
+// Source text for front ends: the listing around a stop, a source view, a resource. One
+// reader, one rule (a regular file, capped, never blocking on a FIFO), cached per session.
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/polydbg/polydbg/internal/fileload"
+)
+
+// SourceHolder is implemented by targets that hold the text they run (the Kite VM compiled
+// it), so a listing shows what runs even when the file changed on disk since.
+type SourceHolder interface {
+	SourceText(file string) ([]byte, bool)
+}
+
+// sourceCache keeps the lines of each file read, for the session's lifetime.
+type sourceCache struct {
+	mu    sync.Mutex
+	files map[string][]string
+}
+
+// Source returns the lines of file (without their newlines): the target's own text when it
+// holds it, else the file on disk, read through the one loader every command uses.
+func (s *Session) Source(file string) ([]string, error) {
+	c := &s.sources
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if lines, ok := c.files[file]; ok {
+		return lines, nil
+	}
+	var text []byte
+	if h, ok := s.t.(SourceHolder); ok {
+		text, ok = h.SourceText(file)
+		if !ok {
+			text = nil
+		}
+	}
+	if text == nil {
+		b, err := fileload.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		text = b
+	}
+	lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(string(text), "\r\n", "\n"), "\n"), "\n")
+	if c.files == nil {
+		c.files = map[string][]string{}
+	}
+	c.files[file] = lines
+	return lines, nil
+}

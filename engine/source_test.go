@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+type heldSource struct {
+	*fakeTarget
+	text string
+}
+
+func (h heldSource) SourceText(file string) ([]byte, bool) {
+	return []byte(h.text), file == "held.kite"
+}
+
+// Source reads a file once (later reads see the first text), prefers the text the target
+// holds, and refuses what is not a regular file instead of blocking on it.
+func TestSourceReadsOnceThroughTheLoader(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.c")
+	os.WriteFile(file, []byte("int x;\r\nint y;\n"), 0o644)
+	s := NewSession(heldSource{newFake(3, 1), "let a = 1\nprint(a)\n"})
+	defer s.Close()
+
+	lines, err := s.Source(file)
+	if err != nil || !slices.Equal(lines, []string{"int x;", "int y;"}) {
+		t.Fatalf("Source = %q, %v", lines, err)
+	}
+	os.WriteFile(file, []byte("changed\n"), 0o644)
+	if again, _ := s.Source(file); !slices.Equal(again, lines) {
+		t.Errorf("second read = %q, want the cached %q", again, lines)
+	}
+	if held, err := s.Source("held.kite"); err != nil || !slices.Equal(held, []string{"let a = 1", "print(a)"}) {
+		t.Errorf("held source = %q, %v", held, err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Source(fifo); err == nil {
+		t.Error("a FIFO was read as a source")
+	}
+	if _, err := s.Source(filepath.Join(dir, "missing.c")); err == nil {
+		t.Error("a missing file has lines")
+	}
+}
+
+type refusingResume struct{ *fakeTarget }
+
+func (refusingResume) Resume(ResumeMode) error { return errors.New("stub said E01") }
+
+// A resume the target refuses leaves the program stopped where it was, and every
+// subscriber, which saw "continued", sees it stopped again with the reason.
+func TestRefusedResumeStopsAgain(t *testing.T) {
+	s := NewSession(refusingResume{newFake(4, 1<<40)})
+	defer s.Close()
+	sub := s.Subscribe()
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	h := wait(t, s, 0)
+	if err := s.Resume(StepOver); err == nil || !strings.Contains(err.Error(), "E01") {
+		t.Fatalf("Resume = %v", err)
+	}
+	if s.State() != Stopped || s.LastStop() == nil || s.LastStop().Location != h.Stop.Location {
+		t.Fatalf("after a refused resume: %v %+v", s.State(), s.LastStop())
+	}
+	var kinds []EventKind
+	var last Event
+	for {
+		e, ok, _ := sub.TryNext()
+		if !ok {
+			break
+		}
+		kinds, last = append(kinds, e.Kind), e
+	}
+	if n := len(kinds); n < 2 || kinds[n-2] != EventContinued || kinds[n-1] != EventStopped {
+		t.Fatalf("events = %v, want ... continued, stopped", kinds)
+	}
+	if !strings.Contains(last.Stop.Text, "could not resume: stub said E01") {
+		t.Errorf("the stop after the refused resume says %q", last.Stop.Text)
+	}
+	if h2 := s.LastHalt(); h2.Seq <= h.Seq || h2.State != Stopped {
+		t.Errorf("LastHalt = %+v", h2)
+	}
+}

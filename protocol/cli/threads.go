@@ -1,0 +1,133 @@
+package cli
+
+// Threads as gdb shows them: `info threads` lists every thread with the frame it is in, and
+// `thread N` selects one (its stack, variables and steps; the others stay stopped). Threads
+// are numbered 1, 2, 3... in the order they were first seen, as gdb numbers them, because a
+// Linux thread id is not something a person wants to type.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// threadNumbers keeps gdb's numbering of the threads seen so far.
+type threadNumbers struct {
+	num  map[uint64]int
+	ids  []uint64 // ids[n-1] is thread n
+	prog *engine.Session
+}
+
+func (t *threadNumbers) number(s *engine.Session, id uint64) int {
+	if t.prog != s { // a new run numbers its threads afresh
+		*t = threadNumbers{num: map[uint64]int{}, prog: s}
+	}
+	if n, ok := t.num[id]; ok {
+		return n
+	}
+	t.ids = append(t.ids, id)
+	t.num[id] = len(t.ids)
+	return len(t.ids)
+}
+
+func (d *Debugger) threads() ([]engine.Thread, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return d.s.Threads(ctx)
+}
+
+func cmdInfoThreads(d *Debugger) {
+	ts, err := d.threads()
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return
+	}
+	current := d.s.SelectedThread()
+	d.printf("  Id   Target Id                 Frame\n")
+	for _, t := range ts {
+		where := d.threadFrame(t.ID)
+		mark := " "
+		if t.ID == current {
+			mark = "*"
+		}
+		d.printf("%s %-4d %-25s %s\n", mark, d.threadNums.number(d.s, t.ID), targetID(t), where)
+	}
+	if current != 0 { // reading the other threads' frames selected them in turn
+		if err := d.s.SelectThread(current); err != nil {
+			d.printf("%s\n", explain(err))
+		}
+	}
+}
+
+// targetID is gdb's "Target Id" column: what the system calls the thread.
+func targetID(t engine.Thread) string {
+	if t.Name != "" && t.Name != fmt.Sprint(t.ID) {
+		return fmt.Sprintf("Thread %d %q", t.ID, t.Name)
+	}
+	return fmt.Sprintf("Thread %d", t.ID)
+}
+
+// threadFrame describes the innermost frame of thread id ("func at file:line").
+func (d *Debugger) threadFrame(id uint64) string {
+	if err := d.s.SelectThread(id); err != nil {
+		return explain(err)
+	}
+	frames, err := d.s.Stack()
+	if err != nil {
+		return explain(err)
+	}
+	if len(frames) == 0 {
+		return "(no frames)"
+	}
+	f := frames[0]
+	return fmt.Sprintf("%s () at %s:%d", f.Func, f.Location.File, f.Location.Line)
+}
+
+func cmdThread(d *Debugger, args string) bool {
+	args = strings.TrimSpace(args)
+	if args == "" {
+		id := d.s.SelectedThread()
+		d.printf("[Current thread is %d (%s)]\n", d.threadNums.number(d.s, id), targetID(engine.Thread{ID: id}))
+		return false
+	}
+	n, ok := atoi(args)
+	if !ok || n < 1 {
+		d.printf("Invalid thread ID: %s\n", args)
+		return false
+	}
+	ts, err := d.threads()
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	for _, t := range ts { // number every thread, so that N means what info threads showed
+		d.threadNums.number(d.s, t.ID)
+	}
+	if n > len(d.threadNums.ids) || !hasThread(ts, d.threadNums.ids[n-1]) {
+		d.printf("Invalid thread ID: %d\n", n)
+		return false
+	}
+	t := threadByID(ts, d.threadNums.ids[n-1])
+	if err := d.s.SelectThread(t.ID); err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	d.printf("[Switching to thread %d (%s)]\n", n, targetID(t))
+	return d.selectFrame(0)
+}
+
+func hasThread(ts []engine.Thread, id uint64) bool {
+	return threadByID(ts, id).ID == id && id != 0
+}
+
+func threadByID(ts []engine.Thread, id uint64) engine.Thread {
+	for _, t := range ts {
+		if t.ID == id {
+			return t
+		}
+	}
+	return engine.Thread{}
+}
