@@ -6,8 +6,9 @@ import "github.com/polydbg/polydbg/kite/compile"
 // through an operator, a comparison and its branch, an operator and the store of its
 // result) run as one dispatch of the interpreter loop. They exist only in the VM's live
 // code: when the VM loads a program, the first instruction of each sequence gets a fused
-// opcode (above compile.NumOpcodes) and keeps its argument; the other instructions stay in
-// place. So pcs, the line table, a jump into the middle of a sequence, Steps and Cycles
+// opcode (above compile.NumOpcodes) and keeps its argument (a sequence headed by a local or
+// a global that goes through an operator also keeps the operator, in the word's top byte:
+// see packed in fuseAt); the other instructions stay in place. So pcs, the line table, a jump into the middle of a sequence, Steps and Cycles
 // (a fused instruction counts every instruction it stands for) and the disassembly are the
 // same as without fusion. A fused instruction runs only the fast case (int operands); any
 // other case runs the original instructions one by one. A fused word is live only while no
