@@ -569,10 +569,7 @@ func b2u(b bool) uint64 {
 func nextRange(v Value) (Value, bool) {
 	if v.k == iterKind {
 		if it := v.iter(); it.kind == iterRange && it.left > 0 {
-			it.left--
-			r := Value{k: IntKind, n: uint64(it.i)}
-			it.i += it.step
-			return r, true
+			return it.take(), true
 		}
 	}
 	return Value{}, false

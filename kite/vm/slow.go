@@ -175,7 +175,7 @@ func (vm *VM) slow(ins uint32) (next uint32, o outcome, res Value, err error) {
 			goto fail
 		}
 		sp -= 2
-	case compile.NEXT: // fast: a range's next int
+	case compile.NEXT: // fast: a range's next int; here: the end of a range, other iterators
 		if stack[sp-1].k != iterKind {
 			err = vm.errorf("invalid bytecode: no iterator for next")
 			goto fail
