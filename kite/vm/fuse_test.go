@@ -73,6 +73,7 @@ print(f(2, "s"))
 		"divzero.kite":  []byte("fn g(n) { let q = n / 0\n return q }\nprint(g(3))\n"),
 		"modzero.kite":  []byte("fn g(n) { return n % 0 }\nprint(g(3))\n"),
 		"cmpbad.kite":   []byte("fn g(n) { if n < 2 { return 1 } return 0 }\nprint(g(\"a\"))\n"),
+		"chained.kite":  []byte("fn g(s, i) {\n s += i * 2\n let t = s - i % 3\n return [s, t] }\nprint(g(1, 2), g(1.5, 2), g(1, 2.5))\nprint(g(\"a\", 1))\n"),
 	}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
