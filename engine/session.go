@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Session is one debug session: a target, its breakpoints and its subscribers. Its methods
@@ -294,10 +295,16 @@ func (s *Session) Close() error {
 	s.all = nil
 	s.mu.Unlock()
 	for _, sub := range all {
-		sub.Close()
+		// What happened before the close (the last output, the exit) is still delivered to
+		// a subscriber that reads on; one that does not is closed after a grace period.
+		sub.finish()
+		time.AfterFunc(closeGrace, sub.Close)
 	}
 	return err
 }
+
+// closeGrace is how long a subscriber has to drain its events after the session closed.
+const closeGrace = 10 * time.Second
 
 // needStopped returns the error for an operation that needs a stopped debuggee; s.mu held.
 func (s *Session) needStopped(what string) error {

@@ -1,13 +1,16 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 type heldSource struct {
@@ -88,5 +91,35 @@ func TestRefusedResumeStopsAgain(t *testing.T) {
 	}
 	if h2 := s.LastHalt(); h2.Seq <= h.Seq || h2.State != Stopped {
 		t.Errorf("LastHalt = %+v", h2)
+	}
+}
+
+// Closing the session ends its subscriptions only once what was queued is read: a mirror
+// that reads late still sees the last output and the end.
+func TestCloseDeliversWhatWasQueued(t *testing.T) {
+	s := NewSession(newFake(3, 1))
+	sub := s.Subscribe()
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	if h := wait(t, s, 0); !h.State.Ended() {
+		t.Fatalf("halt %+v", h)
+	}
+	s.Close()
+	var kinds []EventKind
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for {
+		e, err := sub.Next(ctx)
+		if err != nil {
+			if err != io.EOF {
+				t.Fatalf("Next: %v after %v", err, kinds)
+			}
+			break
+		}
+		kinds = append(kinds, e.Kind)
+	}
+	if !slices.Contains(kinds, EventExited) {
+		t.Errorf("events after close = %v, want the exit among them", kinds)
 	}
 }

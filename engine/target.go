@@ -99,6 +99,8 @@ type Variable struct {
 	Type  string
 	Ref   int
 	Len   int // number of children, when known
+	// Arg is set on a frame's parameters in its Locals scope (gdb's `info args`).
+	Arg bool
 }
 
 // EvalMode says what an evaluation may do.

@@ -47,6 +47,11 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 		}
 		return elfsym.Value{}, fmt.Errorf("no register %s", expr)
 	}
+	if strings.Contains(expr, "(") { // (*p).f, (s).a[1]: through the places of setvar.go
+		if p, err := parsePath(expr); err == nil {
+			return e.t.readPath(e.fr, p, expr)
+		}
+	}
 	deref := strings.HasPrefix(expr, "*")
 	path := strings.TrimPrefix(expr, "*")
 	i := 0

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -50,15 +49,7 @@ func buildNative(t testing.TB) string {
 func buildC(t testing.TB, src string) string {
 	t.Helper()
 	realparts.Need(t, "gcc")
-	dir := t.TempDir()
-	c, out := filepath.Join(dir, "prog.c"), filepath.Join(dir, "prog")
-	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := exec.Command("gcc", "-g", "-O0", "-o", out, c).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
-	return out
+	return buildCOpt(t, src, "-O0")
 }
 
 // buildFirmware builds the test firmware for Cortex-M3 into a temp dir.

@@ -5,6 +5,7 @@ package gdbremote
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -150,20 +151,27 @@ func (t *Target) Variables(ref int) ([]engine.Variable, error) {
 			return nil, err
 		}
 		var vars []*elfsym.Var
+		nparams := 0
 		if e.kind == "locals" {
 			params, locals, err := t.sym.FrameVarsOf(fr)
 			if err != nil {
 				return nil, err
 			}
-			vars = append(params, locals...)
+			vars, nparams = append(params, locals...), len(params)
 		} else {
 			vars = t.sym.Globals()
 			sort.Slice(vars, func(i, j int) bool { return vars[i].Name < vars[j].Name })
 		}
 		out := make([]engine.Variable, 0, len(vars))
-		for _, v := range vars {
+		for i, v := range vars {
 			val, _ := t.sym.ReadVar(v, fr, cachedMem{t})
-			out = append(out, t.variable(e.frame, val))
+			root := v.Name
+			if e.kind == "globals" {
+				root = globalRoot + root // a local of the same name must not be found instead
+			}
+			ev := t.pathVariable(e.frame, val, []string{root})
+			ev.Arg = i < nparams
+			out = append(out, ev)
 		}
 		return out, nil
 	case "registers":
@@ -197,7 +205,11 @@ func (t *Target) Variables(ref int) ([]engine.Variable, error) {
 	case "value":
 		out := make([]engine.Variable, 0, len(e.val.Children))
 		for _, c := range e.val.Children {
-			out = append(out, t.variable(e.frame, c))
+			var path []string
+			if e.path != nil {
+				path = append(slices.Clone(e.path), c.Name)
+			}
+			out = append(out, t.pathVariable(e.frame, c, path))
 		}
 		return out, nil
 	}
@@ -205,9 +217,15 @@ func (t *Target) Variables(ref int) ([]engine.Variable, error) {
 }
 
 func (t *Target) variable(frame int, v elfsym.Value) engine.Variable {
+	return t.pathVariable(frame, v, nil)
+}
+
+// pathVariable is variable for a value read from a variable through path (its name and
+// the members, elements or "*" below), so that its children can be set.
+func (t *Target) pathVariable(frame int, v elfsym.Value, path []string) engine.Variable {
 	ev := engine.Variable{Name: v.Name, Value: v.Text, Type: v.Type}
 	if len(v.Children) > 0 {
-		ev.Ref = t.newRef(refEntry{frame: frame, kind: "value", val: v})
+		ev.Ref = t.newRef(refEntry{frame: frame, kind: "value", val: v, path: path})
 		ev.Len = len(v.Children)
 	}
 	return ev
@@ -226,7 +244,8 @@ func (t *Target) Evaluate(frame int, expr string, mode engine.EvalMode) (engine.
 	ev := &evaluator{t: t, fr: fr}
 	v, err := ev.value(strings.TrimSpace(expr))
 	if err == nil {
-		out := t.variable(frame, v)
+		path, _ := parsePath(expr)
+		out := t.pathVariable(frame, v, path)
 		out.Name = expr
 		return out, nil
 	}
@@ -240,4 +259,5 @@ type refEntry struct {
 	frame int
 	kind  string // "locals", "globals", "registers", "value"
 	val   elfsym.Value
+	path  []string // for "value": the variable and keys it was read through (nil: not settable); a global's name starts with globalRoot
 }

@@ -31,6 +31,10 @@ func TestStepWithoutLineInformation(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot step out") {
 		t.Fatalf("step out at the entry: %v", err)
 	}
+	// the refused step stops again where it was, saying why
+	if st := x.stopped(); st.Reason != engine.ReasonEntry || !strings.Contains(st.Text, "could not resume") {
+		t.Fatalf("stop after the refused step out: %+v", st)
+	}
 	for _, mode := range []engine.ResumeMode{engine.StepInto, engine.StepOver} {
 		before, err := tg.pc()
 		if err != nil {

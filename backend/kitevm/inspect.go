@@ -94,7 +94,9 @@ func (t *Target) list(rf ref) []engine.Variable {
 	switch rf.kind {
 	case refLocals:
 		for _, v := range t.vm.Locals(rf.frame) {
-			out = append(out, t.variable(v.Name, v.Value))
+			ev := t.variable(v.Name, v.Value)
+			ev.Arg = v.Param
+			out = append(out, ev)
 		}
 	case refGlobals:
 		for _, v := range t.vm.Globals() {

@@ -134,6 +134,7 @@ func (vm *VM) framePC(j int) int {
 type Variable struct {
 	Name  string
 	Value Value
+	Param bool // a parameter of the frame's function
 }
 
 // Locals returns the variables visible in frame i: its locals in scope at its pc, in
@@ -153,7 +154,7 @@ func (vm *VM) Locals(i int) []Variable {
 		} else if l.Cell {
 			continue // declared but its cell not yet made
 		}
-		out = append(out, Variable{Name: l.Name, Value: v})
+		out = append(out, Variable{Name: l.Name, Value: v, Param: l.Param})
 	}
 	for k, fv := range fr.cl.Fn.Free {
 		out = append(out, Variable{Name: fv.Name, Value: fr.cl.Free[k].V})

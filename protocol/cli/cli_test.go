@@ -75,7 +75,7 @@ func TestBreakStepPrintBacktrace(t *testing.T) {
 	out := script(t, `b fib if n == 2
 run
 bt
-info locals
+info args
 p n * 10
 next
 n

@@ -44,7 +44,7 @@ func init() {
 		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
 		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program|threads", cmdInfo},
 		{"x", nil, "x/NFU ADDR  examine memory: N units (b, h, w, g) in format x, d, u or c at ADDR or $REG", cmdExamine},
-		{"set", nil, "set $REG = VALUE | set context on|off | set listsize N", cmdSet},
+		{"set", nil, "set var X = VALUE | set $REG = VALUE | set context on|off | set listsize N", cmdSetVar},
 		{"show", nil, "show values|context|listsize  the value history, or a setting", cmdShow},
 		{"backtrace", []string{"bt", "where"}, "backtrace  show the call stack", cmdBacktrace},
 		{"thread", []string{"t"}, "thread [N]  select thread N (show the current one without N); info threads lists them", cmdThread},
@@ -329,9 +329,9 @@ func cmdInfo(d *Debugger, args string) bool {
 	case what == "":
 		d.printf("info args|locals|globals|registers|breakpoints|display|frame|program|threads\n")
 	case strings.HasPrefix("locals", what):
-		d.showScope("Locals")
+		d.showLocals(false)
 	case strings.HasPrefix("args", what):
-		d.showScope("Arguments")
+		d.showLocals(true)
 	case strings.HasPrefix("globals", what), strings.HasPrefix("variables", what):
 		d.showScope("Globals")
 	case strings.HasPrefix("registers", what) && len(what) >= 2, what == "r":
@@ -396,10 +396,6 @@ func (d *Debugger) showScope(name string) {
 		for _, v := range vars {
 			d.printf("%s = %s\n", v.Name, v.Value)
 		}
-		return
-	}
-	if name == "Arguments" {
-		d.printf("No argument list on this target: its arguments are among the locals (info locals).\n")
 		return
 	}
 	d.printf("No %s in this frame.\n", strings.ToLower(name))

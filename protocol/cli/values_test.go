@@ -89,8 +89,8 @@ info locals
 		"── stack ──", "#0   fib at prog.kite:2", "#1   main at prog.kite:10",
 		"── variables ──", "n = 3",
 		"The context display after each stop is on.",
-		"No argument list on this target",
-		"n = 3",
+		"(polydbg) info args\nn = 3\n",
+		"(polydbg) info locals\nNo locals.\n",
 	)
 	if strings.Contains(out, "\x1b") {
 		t.Errorf("escape codes in piped output:\n%q", out)

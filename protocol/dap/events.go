@@ -27,10 +27,6 @@ func (c *conn) drain() {
 // translate turns one engine event into DAP events.
 func (c *conn) translate(e engine.Event) {
 	switch e.Kind {
-	case engine.EventStopped, engine.EventContinued:
-		c.regScopes = nil // references live for one stop
-	}
-	switch e.Kind {
 	case engine.EventStopped:
 		c.event("stopped", c.stoppedBody(e.Stop))
 	case engine.EventContinued:

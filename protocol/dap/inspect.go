@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	godap "github.com/google/go-dap"
@@ -60,10 +59,6 @@ func (c *conn) scopes(d *launch.Debuggee, frameID int) (any, error) {
 			out[i].PresentationHint = "locals"
 		case "Registers":
 			out[i].PresentationHint = "registers"
-			if c.regScopes == nil {
-				c.regScopes = map[int]int{}
-			}
-			c.regScopes[s.Ref] = frameIndex(frameID)
 		}
 	}
 	return godap.ScopesResponseBody{Scopes: out}, nil
@@ -192,22 +187,27 @@ func (c *conn) custom(d *launch.Debuggee, r *rawRequest) (any, error) {
 	return nil, fmt.Errorf("unknown command %q", strings.TrimSpace(r.Command))
 }
 
-// setVariable sets a register of the innermost frame (engine.Session.WriteRegister), the
-// only variables the engine can change yet.
+// setVariable sets a child of any scope or expandable variable (engine.Session.SetVariable:
+// locals, globals, registers, list items, map entries, struct members, array elements).
 func (c *conn) setVariable(d *launch.Debuggee, a godap.SetVariableArguments) (any, error) {
-	frame, ok := c.regScopes[a.VariablesReference]
-	if !ok {
-		return nil, errors.New("setVariable: only registers can be set yet")
-	}
-	if frame != 0 {
-		return nil, errors.New("setVariable: only the innermost frame's registers can be set")
-	}
-	v, err := strconv.ParseUint(strings.TrimSpace(a.Value), 0, 64)
+	v, err := d.SetVariable(0, a.VariablesReference, a.Name, a.Value)
 	if err != nil {
-		return nil, fmt.Errorf("setVariable: %q is not a number (decimal, 0x hex, 0o octal, 0b binary)", a.Value)
-	}
-	if err := d.WriteRegister(a.Name, v); err != nil {
 		return nil, err
 	}
-	return godap.SetVariableResponseBody{Value: fmt.Sprintf("%#x", v)}, nil
+	c.event("invalidated", godap.InvalidatedEventBody{Areas: []godap.InvalidatedAreas{"variables"}})
+	dv := variable(v)
+	return godap.SetVariableResponseBody{Value: dv.Value, Type: dv.Type, VariablesReference: dv.VariablesReference,
+		IndexedVariables: dv.IndexedVariables}, nil
+}
+
+// setExpression assigns to an lvalue expression (x, p.x, a[2], *ptr, m["k"]) in a frame.
+func (c *conn) setExpression(d *launch.Debuggee, a godap.SetExpressionArguments) (any, error) {
+	v, err := d.SetVariable(frameIndex(a.FrameId), 0, a.Expression, a.Value)
+	if err != nil {
+		return nil, err
+	}
+	c.event("invalidated", godap.InvalidatedEventBody{Areas: []godap.InvalidatedAreas{"variables"}})
+	dv := variable(v)
+	return godap.SetExpressionResponseBody{Value: dv.Value, Type: dv.Type, VariablesReference: dv.VariablesReference,
+		IndexedVariables: dv.IndexedVariables}, nil
 }

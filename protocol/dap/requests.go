@@ -49,8 +49,8 @@ func targetCapabilities(d *launch.Debuggee) capabilities {
 	if d.Console != nil {
 		c.SupportsDisassembleRequest = true
 	}
-	if _, ok := t.(engine.RegisterAccess); ok {
-		c.SupportsSetVariable = true // registers of the innermost frame
+	if d.CanSetVariables() {
+		c.SupportsSetVariable, c.SupportsSetExpression = true, true
 	}
 	if _, ok := t.(engine.MemoryAccess); ok {
 		c.SupportsReadMemoryRequest, c.SupportsWriteMemoryRequest = true, true
@@ -160,6 +160,8 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		return c.completions(d, r.Arguments)
 	case *godap.SetVariableRequest:
 		return c.setVariable(d, r.Arguments)
+	case *godap.SetExpressionRequest:
+		return c.setExpression(d, r.Arguments)
 	case *godap.DisassembleRequest:
 		return disassemble(d, r.Arguments)
 	case *godap.ReadMemoryRequest:

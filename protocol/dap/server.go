@@ -72,10 +72,9 @@ type conn struct {
 	args          launchArgs
 	authed        bool
 	configured    bool
-	ownContinues  int         // continued events caused by this client's requests: not echoed
-	ownBreakpoint uint64      // breakpoint events up to this seq came from this client
-	regScopes     map[int]int // the Registers scopes of this stop: reference -> frame
-	done          bool        // disconnect answered: stop reading
+	ownContinues  int    // continued events caused by this client's requests: not echoed
+	ownBreakpoint uint64 // breakpoint events up to this seq came from this client
+	done          bool   // disconnect answered: stop reading
 
 	// A request that may take long (launch, attach, restart) runs in its own goroutine, so
 	// that the reader goes on and a cancel request reaches it; requests that come meanwhile

@@ -52,9 +52,10 @@ type EvalIn struct {
 // SetVarIn assigns a variable.
 type SetVarIn struct {
 	Session SessionID `json:"session"`
-	Name    string    `json:"name"`
-	Value   string    `json:"value" jsonschema:"an expression for the new value"`
+	Name    string    `json:"name" jsonschema:"with ref 0: an lvalue (x, p.x, p->x, a[2], *ptr, m[\"k\"]) or $REGISTER; with a ref: the child's name as variables lists it"`
+	Value   string    `json:"value" jsonschema:"an expression for the new value, evaluated in frame (Kite), or a C literal or variable (native, firmware)"`
 	Frame   int       `json:"frame,omitempty"`
+	Ref     int       `json:"ref,omitempty" jsonschema:"a scope's or a variable's ref (from variables, locals or evaluate) whose child name is set; 0 (default) for an lvalue"`
 }
 
 // VarsIn pages through a variable's children.
@@ -198,19 +199,21 @@ func (s *Server) addInspectTools() {
 				return s.variable(v, in.MaxValueLen), nil
 			})
 		})
-	addTool(s, "set_variable", "Assign a new value to a variable of the stopped program, or to a machine register "+
-		"named $NAME ($r0, $pc, $rax) on native and firmware targets.", hints{destructive: true},
+	addTool(s, "set_variable", "Assign a new value to a variable of the stopped program: a local, global, captured "+
+		"variable, list item, map entry, struct member, array element, bit field or what a pointer points to (name an "+
+		"lvalue, or give a container's ref and the child's name), or a machine register named $NAME ($r0, $pc, $rax) "+
+		"on native and firmware targets. Answers with the variable as it reads afterwards.", hints{destructive: true},
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in SetVarIn) (Var, error) {
 			return withSession(c, in.Session, func(g *debuggee) (Var, error) {
 				if harmful(g.d.Spec.Kind) && !s.opts.AllowWrite {
 					return Var{}, fmt.Errorf("refused: setting a variable writes a %s target's memory, and this server was not started with --allow-write", g.d.Spec.Kind)
 				}
-				if reg, ok := strings.CutPrefix(in.Name, "$"); ok {
+				if reg, ok := strings.CutPrefix(in.Name, "$"); ok && in.Ref == 0 {
 					return s.setRegister(g, reg, in.Value)
 				}
-				v, err := g.d.Evaluate(in.Frame, in.Name+" = "+in.Value, engine.EvalMode{})
+				v, err := g.d.SetVariable(in.Frame, in.Ref, in.Name, in.Value)
 				if err != nil {
-					return Var{}, fmt.Errorf("set variable: this target cannot assign %s: %w", in.Name, err)
+					return Var{}, fmt.Errorf("set variable %s: %w", in.Name, err)
 				}
 				return s.variable(v, 0), nil
 			})

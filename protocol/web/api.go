@@ -230,7 +230,11 @@ func (s *Server) source(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not a source file of this session", http.StatusNotFound)
 		return
 	}
-	text, err := readSource(file)
+	lines, err := h.d.Source(file)
+	text := strings.Join(lines, "\n") + "\n"
+	if err == nil && len(text) > maxSourceBytes {
+		err = fmt.Errorf("%s is over the %d bytes the page shows", file, maxSourceBytes)
+	}
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return

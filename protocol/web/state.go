@@ -1,8 +1,6 @@
 package web
 
 import (
-	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/polydbg/polydbg/engine"
@@ -131,13 +129,5 @@ func sourceFiles(d *launch.Debuggee, st pageState) []string {
 	return out
 }
 
-// readSource reads a file the state lists, bounded.
-func readSource(file string) (string, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 4<<20))
-	return string(b), err
-}
+// maxSourceBytes bounds a source file sent to the page.
+const maxSourceBytes = 4 << 20

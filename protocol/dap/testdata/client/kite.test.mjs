@@ -221,6 +221,32 @@ describe('kite', () => {
     assert.equal(c.body.targets[0].start, 4);
   });
 
+  test('setVariable on locals, globals and list items; setExpression on an lvalue', async () => {
+    const caps = dc.waitForEvent('capabilities');
+    await start({ program: PROG }, () => dc.setBreakpointsRequest({ source: { path: PROG }, breakpoints: [{ line: 3 }] }));
+    const c = (await caps).body.capabilities;
+    assert.equal(c.supportsSetVariable, true);
+    assert.equal(c.supportsSetExpression, true);
+    await stopped(); // in add(0, 0), s = 0
+    const frameId = (await topFrame()).id;
+    const sc = (await dc.scopesRequest({ frameId })).body.scopes;
+    const set = await dc.setVariableRequest({ variablesReference: sc[0].variablesReference, name: 's', value: 'a + 100' });
+    assert.equal(set.body.value, '100');
+    const g = await dc.setVariableRequest({ variablesReference: sc[1].variablesReference, name: 'big', value: '[1, 2, 3]' });
+    assert.equal(g.body.value, '[1, 2, 3]');
+    assert.ok(g.body.variablesReference > 0, 'the new list can be expanded');
+    const item = await dc.setVariableRequest({ variablesReference: g.body.variablesReference, name: '1', value: '"two"' });
+    assert.equal(item.body.value, '"two"');
+    const e = await dc.customRequest('setExpression', { expression: 'big[2]', value: 's * 2', frameId });
+    assert.equal(e.body.value, '200');
+    assert.equal((await dc.evaluateRequest({ expression: 'big', frameId, context: 'watch' })).body.result, '[1, "two", 200]');
+    await assert.rejects(dc.setVariableRequest({ variablesReference: sc[0].variablesReference, name: 'nope', value: '1' }), /no variable nope/);
+    await assert.rejects(dc.customRequest('setExpression', { expression: 'a + b', value: '1', frameId }), /cannot assign/);
+    await dc.setBreakpointsRequest({ source: { path: PROG }, breakpoints: [] });
+    await dc.continueRequest({ threadId: 1 });
+    await outputHas('stdout', 'total 110'); // add(0, 0) returned 100, then 1 + 2 + 3 + 4
+  });
+
   test('loadedSources, output categories, exited and terminated', async () => {
     const exited = exitedEv();
     const term = terminatedEv();

@@ -43,8 +43,13 @@ describe('native under gdbserver', () => {
     assert.equal(set.body.value, '0x1234');
     assert.equal(BigInt((await s.vars(top.id, 'Registers')).rax.value), 0x1234n);
     const localsRef = scopes.find((x) => x.name === 'Locals').variablesReference;
-    await assert.rejects(s.dc.setVariableRequest({ variablesReference: localsRef, name: 'b', value: '1' }), /only registers/);
-    assert.equal((await s.dc.evaluateRequest({ expression: 'b', frameId: top.id, context: 'hover' })).body.result, '2');
+    assert.equal(caps.supportsSetExpression, true);
+    const b = await s.dc.setVariableRequest({ variablesReference: localsRef, name: 'b', value: '7' });
+    assert.equal(b.body.value, '7');
+    const a = await s.dc.customRequest('setExpression', { expression: 'a', value: '0x3', frameId: top.id });
+    assert.equal(a.body.value, '3');
+    await assert.rejects(s.dc.setVariableRequest({ variablesReference: localsRef, name: 'b', value: '"x"' }), /not a value of type int|cannot evaluate/);
+    assert.equal((await s.dc.evaluateRequest({ expression: 'b', frameId: top.id, context: 'hover' })).body.result, '7');
     const pc = top.instructionPointerReference;
     const mem = await s.dc.customRequest('readMemory', { memoryReference: pc, count: 4 });
     assert.equal(Buffer.from(mem.body.data, 'base64').length, 4);
@@ -53,7 +58,7 @@ describe('native under gdbserver', () => {
     await Promise.all([s.dc.stepOutRequest({ threadId: 1 }), s.stoppedAt('step', CALL)]);
     await s.dc.setBreakpointsRequest({ source: { path: SRC }, breakpoints: [] });
     await s.dc.continueRequest({ threadId: 1 });
-    await s.outputHas('stdout', 'total 10 args 1\n');
+    await s.outputHas('stdout', 'total 17 args 1\n'); // add(1, 2) became add(3, 7)
     assert.equal((await s.exited()).body.exitCode, 0);
   });
 

@@ -25,6 +25,10 @@ describe('QEMU firmware', () => {
     assert.deepEqual(st.body.stackFrames.slice(0, 3).map((f) => f.name), ['fact', 'fact', 'fact']);
     const top = st.body.stackFrames[0];
     assert.equal((await s.vars(top.id, 'Locals')).n.value, '3');
+    assert.equal(caps.supportsSetExpression, true);
+    const se = await s.dc.customRequest('setExpression', { expression: 'sample.c[1]', value: "'A'", frameId: top.id });
+    assert.equal(se.body.value, "65 'A'");
+    assert.equal((await s.dc.evaluateRequest({ expression: 'sample.c[1]', frameId: top.id, context: 'watch' })).body.result, "65 'A'");
     const regs = await s.vars(top.id, 'Registers');
     assert.ok(regs.pc && regs.sp, Object.keys(regs).join());
     const ram = await s.dc.customRequest('readMemory', { memoryReference: '0x20000000', count: 16 });

@@ -1,0 +1,264 @@
+package gdbremote
+
+// Changing variables of a stopped program: engine.VariableSetter over elfsym's places.
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/engine"
+)
+
+// SetVariable implements engine.VariableSetter: a C scalar, pointer, enum, bool, char,
+// float, struct member, array element or bit field, wherever DWARF places it. The value is
+// a C literal (42, -1, 0x10, 'a', 2.5, true, an enumerator), what the evaluator reads
+// (another variable, a member, a register) or arithmetic over them (setvalue.go). With ref 0, name is an lvalue: x, s.f,
+// p->f, a[2], *p.
+func (t *Target) SetVariable(frame, ref int, name, valueExpr string) (engine.Variable, error) {
+	if err := t.needStopped(); err != nil {
+		return engine.Variable{}, err
+	}
+	var path []string
+	global := false
+	if ref != 0 {
+		t.mu.Lock()
+		e, ok := t.refs[ref]
+		t.mu.Unlock()
+		if !ok {
+			return engine.Variable{}, engine.ErrNoVariable
+		}
+		frame = e.frame
+		switch e.kind {
+		case "registers":
+			return t.setRegisterVar(frame, name, valueExpr)
+		case "locals", "globals":
+			path, global = []string{name}, e.kind == "globals"
+		case "value":
+			if e.path == nil {
+				return engine.Variable{}, fmt.Errorf("%s was not read from a variable: it cannot be set", name)
+			}
+			path = append(slices.Clone(e.path), name)
+		}
+	} else {
+		if reg, ok := strings.CutPrefix(name, "$"); ok {
+			return t.setRegisterVar(frame, reg, valueExpr)
+		}
+		var err error
+		if path, err = parsePath(name); err != nil {
+			return engine.Variable{}, err
+		}
+	}
+	fr, err := t.frame(frame)
+	if err != nil {
+		return engine.Variable{}, err
+	}
+	p, err := t.place(fr, path, global)
+	if err != nil {
+		return engine.Variable{}, err
+	}
+	text := valueExpr
+	if _, err := t.sym.Encode(p.Type, valueExpr); err != nil {
+		var aerr error
+		if text, aerr = t.valueText(fr, valueExpr); aerr == errNotArith {
+			return engine.Variable{}, err
+		} else if aerr != nil {
+			return engine.Variable{}, aerr
+		}
+	}
+	if err := t.sym.Store(p, text, fr, cachedMem{t}, storer{t}); err != nil {
+		return engine.Variable{}, err
+	}
+	// Read it back from the target, through a fresh unwind (a register may have changed).
+	if fr, err = t.frame(frame); err != nil {
+		return engine.Variable{}, err
+	}
+	if p, err = t.place(fr, path, global); err != nil {
+		return engine.Variable{}, err
+	}
+	val, err := t.sym.Read(p, fr, cachedMem{t})
+	val.Name = name
+	if err != nil {
+		return engine.Variable{}, err
+	}
+	return t.pathVariable(frame, val, path), nil
+}
+
+// globalRoot starts the first element of a path read from the Globals scope: that name is
+// the global even where a local of the same name is in scope.
+const globalRoot = "::"
+
+// place walks path (a variable and the members, elements or "*" below it) in frame fr.
+func (t *Target) place(fr *elfsym.Frame, path []string, global bool) (elfsym.Place, error) {
+	var v *elfsym.Var
+	var err error
+	if name, ok := strings.CutPrefix(path[0], globalRoot); ok {
+		path = append([]string{name}, path[1:]...)
+		global = true
+	}
+	if global {
+		var ok bool
+		if v, ok = t.sym.Global(path[0]); !ok {
+			err = fmt.Errorf("no global variable %q", path[0])
+		}
+	} else {
+		v, err = t.sym.LookupVar(lookupPC(fr), path[0])
+	}
+	if err != nil {
+		return elfsym.Place{}, err
+	}
+	p, err := t.sym.PlaceOf(v, fr, cachedMem{t})
+	for _, k := range path[1:] {
+		if err != nil {
+			break
+		}
+		p, err = t.sym.Member(p, k, fr, cachedMem{t})
+	}
+	return p, err
+}
+
+// setRegisterVar sets a register shown in a Registers scope (frame 0 only).
+func (t *Target) setRegisterVar(frame int, name, valueExpr string) (engine.Variable, error) {
+	if frame != 0 {
+		return engine.Variable{}, fmt.Errorf("only the innermost frame's registers can be set")
+	}
+	n, err := strconv.ParseUint(valueExpr, 0, 64)
+	if err != nil {
+		sn, serr := strconv.ParseInt(valueExpr, 0, 64)
+		if serr != nil {
+			return engine.Variable{}, fmt.Errorf("%q is not a number (decimal, 0x hex, 0o octal, 0b binary)", valueExpr)
+		}
+		n = uint64(sn)
+	}
+	if err := t.WriteRegister(name, n); err != nil {
+		return engine.Variable{}, err
+	}
+	r, _ := t.desc.Reg(name)
+	b, err := t.reg(r.Num)
+	if err != nil {
+		return engine.Variable{}, err
+	}
+	return engine.Variable{Name: name, Value: fmt.Sprintf("%#x", Uint(b, t.order)), Type: fmt.Sprintf("uint%d", r.Bitsize)}, nil
+}
+
+// storer writes memory and DWARF-numbered registers for elfsym.Store, keeping the stop's
+// cache true.
+type storer struct{ t *Target }
+
+func (s storer) WriteMemory(addr uint64, data []byte) error {
+	s.t.cache().forget(-1, nil)
+	return s.t.c.WriteMemory(s.t.ctx, addr, data)
+}
+
+func (s storer) WriteRegister(dwarfReg int, value uint64) error {
+	name := s.t.sym.Arch.RegName(dwarfReg)
+	r, ok := s.t.desc.Reg(name)
+	if name == "" || !ok {
+		return fmt.Errorf("DWARF register %d is not one the stub has", dwarfReg)
+	}
+	old, err := s.t.reg(r.Num)
+	if err != nil {
+		return err
+	}
+	b := slices.Clone(old)
+	var full [8]byte
+	s.t.order.PutUint64(full[:], value)
+	if len(b) >= 8 {
+		copy(b, full[:]) // the low 64 bits; a wider register keeps the rest
+	} else {
+		copy(b, full[:len(b)])
+	}
+	if err := s.t.c.WriteRegister(s.t.ctx, r.Num, b); err != nil {
+		return err
+	}
+	s.t.cache().forget(r.Num, b)
+	return nil
+}
+
+// parsePath splits an lvalue (x, s.f, p->f, a[2], *p, combinations) into a variable and
+// the keys below it, as Variables names children: field names, "[i]" and "*".
+func parsePath(expr string) ([]string, error) {
+	s := strings.TrimSpace(expr)
+	derefs := 0
+	for strings.HasPrefix(s, "*") {
+		derefs++
+		s = strings.TrimSpace(s[1:])
+	}
+	var path []string
+	var rest string
+	if strings.HasPrefix(s, "(") {
+		depth, j := 0, -1
+		for i, c := range s {
+			if c == '(' {
+				depth++
+			} else if c == ')' {
+				if depth--; depth == 0 {
+					j = i
+					break
+				}
+			}
+		}
+		if j < 0 {
+			return nil, fmt.Errorf("missing ) in %q", expr)
+		}
+		inner, err := parsePath(s[1:j])
+		if err != nil {
+			return nil, err
+		}
+		path, rest = inner, s[j+1:]
+	} else {
+		var name string
+		name, rest = ident(s)
+		if name == "" || name[0] >= '0' && name[0] <= '9' {
+			return nil, fmt.Errorf("cannot assign to %q: not a variable, member or element", expr)
+		}
+		path = []string{name}
+	}
+	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
+		var key string
+		switch {
+		case strings.HasPrefix(rest, "->"):
+			path = append(path, "*")
+			key, rest = ident(strings.TrimSpace(rest[2:]))
+		case rest[0] == '.':
+			key, rest = ident(strings.TrimSpace(rest[1:]))
+		case rest[0] == '[':
+			j := strings.IndexByte(rest, ']')
+			if j < 0 {
+				return nil, fmt.Errorf("missing ] in %q", expr)
+			}
+			n, err := strconv.ParseInt(strings.TrimSpace(rest[1:j]), 0, 32)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%q is not an index in %q", rest[1:j], expr)
+			}
+			key, rest = "["+strconv.FormatInt(n, 10)+"]", rest[j+1:]
+		default:
+			return nil, fmt.Errorf("cannot assign to %q: not a variable, member or element", expr)
+		}
+		if key == "" {
+			return nil, fmt.Errorf("a member name is missing in %q", expr)
+		}
+		path = append(path, key)
+	}
+	return appendDerefs(path, derefs), nil
+}
+
+func appendDerefs(path []string, n int) []string {
+	for range n {
+		path = append(path, "*")
+	}
+	return path
+}
+
+// readPath reads the value at path in frame fr, named name.
+func (t *Target) readPath(fr *elfsym.Frame, path []string, name string) (elfsym.Value, error) {
+	p, err := t.place(fr, path, false)
+	if err != nil {
+		return elfsym.Value{}, err
+	}
+	v, err := t.sym.Read(p, fr, cachedMem{t})
+	v.Name = name
+	return v, err
+}

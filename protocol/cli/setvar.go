@@ -1,0 +1,85 @@
+package cli
+
+// gdb's `set var X = V` (through the engine's SetVariable), and `info args` apart from
+// `info locals`.
+
+import (
+	"strings"
+)
+
+// cmdSetVar sets a variable through the engine (`set var X = V`, `set variable X = V`, or
+// `set X = V` as gdb allows); registers and settings go on to cmdSet.
+func cmdSetVar(d *Debugger, args string) bool {
+	rest := args
+	explicit := false
+	if w, tail, _ := strings.Cut(args, " "); w == "var" || w == "variable" {
+		rest, explicit = strings.TrimSpace(tail), true
+	}
+	lhs, rhs, ok := cutAssign(rest)
+	if !ok || (!explicit && strings.HasPrefix(lhs, "$")) {
+		if explicit {
+			d.printf("Usage: set var VARIABLE = VALUE\n")
+			return false
+		}
+		return cmdSet(d, args)
+	}
+	rhs, err := d.substituteHistory(rhs)
+	if err == nil {
+		_, err = d.s.SetVariable(d.frame, 0, lhs, rhs)
+	}
+	if err != nil {
+		d.printf("%s\n", explain(err))
+	}
+	return false
+}
+
+// cutAssign splits "X = V" at its assignment (not at ==, <=, >= or !=).
+func cutAssign(s string) (lhs, rhs string, ok bool) {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"', '\'':
+			i = quotedEnd(s, i) - 1
+		case '=':
+			if i+1 < len(s) && s[i+1] == '=' || i > 0 && strings.IndexByte("=!<>", s[i-1]) >= 0 {
+				i++
+				continue
+			}
+			lhs, rhs = strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1:])
+			return lhs, rhs, lhs != "" && rhs != ""
+		}
+	}
+	return "", "", false
+}
+
+// showLocals lists the frame's parameters (args) or its other locals, by engine.Variable.Arg.
+func (d *Debugger) showLocals(args bool) {
+	scopes, err := d.s.Scopes(d.frame)
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return
+	}
+	for _, sc := range scopes {
+		if sc.Name != "Locals" {
+			continue
+		}
+		vars, err := d.s.Variables(sc.Ref)
+		if err != nil {
+			d.printf("%s\n", explain(err))
+			return
+		}
+		n := 0
+		for _, v := range vars {
+			if v.Arg == args {
+				d.printf("%s = %s\n", v.Name, v.Value)
+				n++
+			}
+		}
+		if n == 0 && args {
+			d.printf("No arguments.\n")
+		} else if n == 0 {
+			d.printf("No locals.\n")
+		}
+		return
+	}
+	d.printf("No symbol table info available.\n")
+}

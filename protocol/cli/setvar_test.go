@@ -1,0 +1,136 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/protocol/cli"
+)
+
+const structProg = `#include <stdio.h>
+struct pair { int a; short b; unsigned char c; char name[3]; };
+struct pair p = {7, -3, 16, "hi"};
+int scale(int k, struct pair *q) {
+    int r = k * q->a;
+    return r; /* LINE:ret */
+}
+int main(void) {
+    int out = scale(2, &p);
+    printf("%d %d %d %s\n", out, p.a, p.b, p.name);
+    return 0;
+}
+`
+
+// cScript builds a C program and runs the debugger on it under gdbserver.
+func cScript(t *testing.T, src, commands string) string {
+	t.Helper()
+	out, _ := cScriptExe(t, src, commands)
+	return out
+}
+
+// cScriptExe is cScript that also returns the executable.
+func cScriptExe(t *testing.T, src, commands string) (transcript, exe string) {
+	t.Helper()
+	realparts.Need(t, "gcc", "gdbserver")
+	dir := t.TempDir()
+	c := filepath.Join(dir, "pair.c")
+	exe = filepath.Join(dir, "pair")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, c).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	var out strings.Builder
+	cli.Run(cli.Config{
+		In: strings.NewReader(commands), Out: &out, Echo: true,
+		NewSession: func() (*engine.Session, error) {
+			tg, err := gdbremote.LaunchNative(context.Background(), exe, nil, gdbremote.Config{})
+			if err != nil {
+				return nil, err
+			}
+			return engine.NewSession(tg), nil
+		},
+	})
+	return strings.ReplaceAll(out.String(), dir+"/", ""), exe
+}
+
+// info args and info locals apart, set var on members and locals, print/x of a struct with
+// every member at its own width, as gdb prints them.
+func TestSetVarInfoArgsAndStructFormats(t *testing.T) {
+	out := cScript(t, structProg, `break pair.c:6
+run
+info args
+info locals
+print/x p
+p/d p.c
+p/t q->b
+set var r = 100
+set var q->b = -2
+set p.name[0] = 'H'
+set var p.a = $1
+set var nosuch = 1
+set var p = 1
+set var r
+print r
+c
+`)
+	expect(t, out,
+		"(polydbg) info args\nk = 2\nq = 0x", "(polydbg) info locals\nr = 14\n",
+		"(polydbg) print/x p\n$1 = {a = 0x7, b = 0xfffd, c = 0x10, name = {0x68, 0x69, 0x0}}\n",
+		"(polydbg) p/d p.c\n$2 = 16\n",
+		"(polydbg) p/t q->b\n$3 = 1111111111111101\n",
+		"(polydbg) set var r = 100\n(polydbg) set var q->b = -2\n(polydbg) set p.name[0] = 'H'\n",
+		"(polydbg) set var p.a = $1\n", // a struct from the history is no number
+		"(polydbg) set var nosuch = 1\n", "no variable",
+		"(polydbg) set var p = 1\n", "cannot set a whole struct pair",
+		"(polydbg) set var r\nUsage: set var VARIABLE = VALUE\n",
+		"(polydbg) print r\n$4 = 100\n",
+		"100 7 -2 Hi\n",
+	)
+}
+
+// On a Kite program: set var on a local, a list item and a map field; info args.
+func TestSetVarKite(t *testing.T) {
+	out := script(t, "break fib if n == 3\nrun\ninfo args\nset var n = 4\nset total = total + 100\np n\ninfo locals\nset var n == 1\nc\n")
+	expect(t, out,
+		"(polydbg) info args\nn = 3\n",
+		"(polydbg) set var n = 4\n(polydbg) set total = total + 100\n(polydbg) p n\n$1 = 4\n",
+		"(polydbg) info locals\nNo locals.\n",
+		"(polydbg) set var n == 1\nUsage: set var VARIABLE = VALUE\n",
+	)
+}
+
+// print with every format, on structs, arrays, pointers and chars, answers what gdb does.
+func TestPrintFormatsMatchGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	prints := []string{"print/x p", "print/d p", "print/o p", "print/t p.b", "print/c p", "print/u p.b",
+		"p/x *q", "p/x q", "p/c p.c", "p/x p.name", "p/d p.name[1]", "p/o p.a"}
+	out, exe := cScriptExe(t, structProg, "break pair.c:6\nrun\n"+strings.Join(prints, "\n")+"\nkill\n")
+	args := []string{"-batch", "-nx", "-ex", "break pair.c:6", "-ex", "run"}
+	for _, p := range prints {
+		args = append(args, "-ex", p)
+	}
+	g, err := exec.Command("gdb", append(args, exe)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, g)
+	}
+	value := regexp.MustCompile(`(?m)^\$\d+ = (.*)$`)
+	ours, theirs := value.FindAllStringSubmatch(out, -1), value.FindAllStringSubmatch(string(g), -1)
+	if len(ours) != len(prints) || len(theirs) != len(prints) {
+		t.Fatalf("answers: ours %d, gdb %d\n%s\n%s", len(ours), len(theirs), out, g)
+	}
+	for i, p := range prints {
+		if ours[i][1] != theirs[i][1] {
+			t.Errorf("%s: polydbg %q, gdb %q", p, ours[i][1], theirs[i][1])
+		}
+	}
+}
