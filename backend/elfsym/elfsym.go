@@ -145,6 +145,7 @@ type File struct {
 	inlines  []*Inline
 	sections map[string][]byte
 	versions map[dwarf.Offset]int // DWARF version by a unit's first entry
+	calls    callSiteIndex        // call sites by return address, read when first needed
 }
 
 // Open opens and reads an ELF file.
@@ -480,7 +481,13 @@ func (f *File) LineToPCs(file string, line int) (pcs []uint64, got int, err erro
 		// code would land in an unrelated function.
 		return nil, 0, fmt.Errorf("%w %s:%d: the linker discarded it", ErrNoCode, file, line)
 	}
-	perFunc := map[*Func]uint64{}
+	// One address per block, the lowest: per inlined copy (the innermost holding the
+	// address) and per function outside copies, as gdb's linespec keeps one per block.
+	type block struct {
+		fn *Func
+		in *Inline
+	}
+	perBlock := map[block]uint64{}
 	var loose []uint64
 	for _, r := range f.rows {
 		if r.End || !r.IsStmt || r.Line != best || !matchFile(r.File, file) {
@@ -491,14 +498,18 @@ func (f *File) LineToPCs(file string, line int) (pcs []uint64, got int, err erro
 			loose = append(loose, r.Addr)
 			continue
 		}
-		if a, ok := perFunc[fn]; !ok || r.Addr < a {
-			perFunc[fn] = r.Addr
+		b := block{fn: fn}
+		if chain := f.InlinesAt(r.Addr + f.Bias); len(chain) > 0 {
+			b.in = chain[len(chain)-1]
+		}
+		if a, ok := perBlock[b]; !ok || r.Addr < a {
+			perBlock[b] = r.Addr
 		}
 	}
-	for fn, a := range perFunc {
+	for b, a := range perBlock {
 		// A breakpoint on a function's opening line goes after its prologue, like gdb's.
-		if a == fn.Low {
-			a = f.afterPrologue(fn)
+		if a == b.fn.Low && b.in == nil {
+			a = f.afterPrologue(b.fn)
 		}
 		pcs = append(pcs, a+f.Bias)
 	}

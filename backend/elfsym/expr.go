@@ -52,6 +52,9 @@ type exprEnv struct {
 	frameBase func() (uint64, error)
 	cfa       func() (uint64, error)
 	cu        *cuInfo // for DW_OP_addrx / constx
+	// entryValue is the value the DWARF expression sub (a register) had on entry to the
+	// frame's function (DW_OP_entry_value), recovered from the caller's call site.
+	entryValue func(sub []byte) (uint64, error)
 }
 
 // maxExprSteps bounds an evaluation: DW_OP_skip and DW_OP_bra can loop.
@@ -305,10 +308,15 @@ func (m *exprMachine) step(r *cfiReader) error {
 		}
 		m.push(v)
 	case 0xa3, 0xf3: // entry_value, GNU_entry_value
-		r.bytes(int(r.uleb()))
-		// The value a parameter had on entry: recoverable only from the caller's call site
-		// (DW_TAG_call_site_parameter), which polydbg does not read yet.
-		return fmt.Errorf("%w: entry value", ErrOptimizedOut)
+		sub := r.bytes(int(r.uleb()))
+		if m.env.entryValue == nil || r.err != nil {
+			return fmt.Errorf("%w: entry value", ErrOptimizedOut)
+		}
+		v, err := m.env.entryValue(sub)
+		if err != nil {
+			return err
+		}
+		m.push(v)
 	case 0xa4, 0xf4: // const_type, GNU_const_type
 		r.uleb()
 		b := r.bytes(int(r.u8()))

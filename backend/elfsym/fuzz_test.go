@@ -4,6 +4,7 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"testing"
 )
 
@@ -27,6 +28,8 @@ func FuzzEvalExpr(f *testing.F) {
 		{0x9e, 0x04, 1, 2, 3, 4},             // implicit_value 4
 		{0xa0, 0, 0, 0, 0, 0},                // implicit_pointer
 		{0x70, 0x10, 0x06},                   // breg0 16 deref
+		{0xf3, 0x02, 0x90, 0x05, 0x9f},       // GNU_entry_value(regx 5) stack_value
+		{0xa3, 0x02, 0x75, 0x00, 0x9f},       // entry_value(breg5 0) stack_value
 	} {
 		f.Add(seed)
 	}
@@ -37,7 +40,42 @@ func FuzzEvalExpr(f *testing.F) {
 			cfa:       func() (uint64, error) { return 0x20001008, nil }, cu: &cuInfo{version: 5}}
 		fl.evalExpr(expr, env, nil)
 		fl.staticExpr(expr, nil, 0)
+		// with entry values: a register's resolves, anything else is optimized out
+		env.entryValue = func(sub []byte) (uint64, error) {
+			if r, ok := regOf(sub); ok {
+				return uint64(r) + 0x100, nil
+			}
+			return 0, ErrOptimizedOut
+		}
+		fl.evalExpr(expr, env, nil)
+		regOf(expr)
 	})
+}
+
+// An entry value takes the register's value at the call (here, from the handler) and goes
+// on evaluating: entry_value(reg5) stack_value is that value, entry_value of anything but
+// a register is optimized out.
+func TestEntryValueOp(t *testing.T) {
+	fl := fuzzFile(elf.EM_X86_64, map[string][]byte{})
+	env := &exprEnv{entryValue: func(sub []byte) (uint64, error) {
+		if r, ok := regOf(sub); ok && r == 5 {
+			return 97, nil
+		}
+		return 0, ErrOptimizedOut
+	}}
+	l, err := fl.evalExpr([]byte{0xa3, 0x01, 0x55, 0x23, 0x03, 0x9f}, env, nil) // (rdi on entry)+3
+	if err != nil || l.Kind != LocValue || l.Addr != 100 {
+		t.Errorf("entry_value(reg5) plus_uconst 3 = %+v, %v", l, err)
+	}
+	if _, err := fl.evalExpr([]byte{0xf3, 0x02, 0x90, 0x05, 0x9f}, env, nil); err != nil { // GNU form, regx 5
+		t.Errorf("GNU_entry_value(regx 5): %v", err)
+	}
+	if _, err := fl.evalExpr([]byte{0xa3, 0x02, 0x75, 0x00, 0x9f}, env, nil); !errors.Is(err, ErrOptimizedOut) {
+		t.Errorf("entry_value(breg5 0): %v, want optimized out", err)
+	}
+	if _, err := fl.evalExpr([]byte{0xa3, 0x01, 0x55, 0x9f}, &exprEnv{}, nil); !errors.Is(err, ErrOptimizedOut) {
+		t.Errorf("entry_value without a frame: %v, want optimized out", err)
+	}
 }
 
 // Location lists of DWARF 4 and 5 parse without panicking whatever the section holds.

@@ -46,8 +46,16 @@ func (f *File) Locate(v *Var, fr *Frame, mem Memory) (Loc, error) {
 	if expr == nil {
 		return Loc{Kind: LocOptimized}, nil
 	}
-	env := &exprEnv{mem: mem, cu: v.cu}
+	return f.evalExpr(expr, f.frameEnv(fr, mem, v.cu, v.fn, 0), nil)
+}
+
+// frameEnv is what an expression evaluated in frame fr (nil for none) of function fn can
+// use: its registers, the memory, its CFA and frame base, and the values its function's
+// parameters had on entry (depth counts the callers already asked, for DW_OP_entry_value).
+func (f *File) frameEnv(fr *Frame, mem Memory, cu *cuInfo, fn *Func, depth int) *exprEnv {
+	env := &exprEnv{mem: mem, cu: cu}
 	if fr != nil {
+		env.entryValue = func(sub []byte) (uint64, error) { return f.entryValue(fr, mem, sub, depth) }
 		env.regs = fr
 		cfa := fr.CFA
 		env.cfa = func() (uint64, error) {
@@ -56,10 +64,10 @@ func (f *File) Locate(v *Var, fr *Frame, mem Memory) (Loc, error) {
 			}
 			return cfa, nil
 		}
-		if v.fn != nil && v.fn.frameBase != nil {
-			fb := v.fn.frameBase
+		if fn != nil && fn.frameBase != nil {
+			fb := fn.frameBase
 			env.frameBase = func() (uint64, error) {
-				l, err := f.evalExpr(fb, &exprEnv{regs: fr, mem: mem, cfa: env.cfa, cu: v.cu}, nil)
+				l, err := f.evalExpr(fb, &exprEnv{regs: fr, mem: mem, cfa: env.cfa, cu: cu}, nil)
 				if err != nil {
 					return 0, err
 				}
@@ -77,7 +85,7 @@ func (f *File) Locate(v *Var, fr *Frame, mem Memory) (Loc, error) {
 			}
 		}
 	}
-	return f.evalExpr(expr, env, nil)
+	return env
 }
 
 // StaticLoc is where a variable lives at a given pc, as a register plus an offset, without

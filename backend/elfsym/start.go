@@ -30,19 +30,13 @@ func (f *File) StartAddress() (uint64, error) {
 // loaded address holds a vector table, an initial stack pointer then a Thumb address in
 // code.
 func (f *File) ResetVector() (uint64, bool) {
-	ef := f.ELF
-	if ef.Machine != elf.EM_ARM || ef.Type != elf.ET_EXEC {
+	if !f.BareMetalARM() {
 		return 0, false
 	}
 	var low *elf.Prog
-	for _, p := range ef.Progs {
-		switch p.Type {
-		case elf.PT_INTERP, elf.PT_DYNAMIC:
-			return 0, false
-		case elf.PT_LOAD:
-			if p.Filesz >= 8 && (low == nil || p.Paddr < low.Paddr) {
-				low = p
-			}
+	for _, p := range f.ELF.Progs {
+		if p.Type == elf.PT_LOAD && p.Filesz >= 8 && (low == nil || p.Paddr < low.Paddr) {
+			low = p
 		}
 	}
 	if low == nil {
@@ -52,7 +46,41 @@ func (f *File) ResetVector() (uint64, bool) {
 	if _, err := low.ReadAt(b[:], 0); err != nil {
 		return 0, false
 	}
-	sp, reset := ef.ByteOrder.Uint32(b[:4]), uint64(ef.ByteOrder.Uint32(b[4:]))
+	return f.resetOf(b[:])
+}
+
+// BareMetalARM reports whether the file is an ARM executable without interpreter or
+// dynamic section: firmware, which on Cortex-M starts at the reset vector of its vector
+// table.
+func (f *File) BareMetalARM() bool {
+	ef := f.ELF
+	if ef.Machine != elf.EM_ARM || ef.Type != elf.ET_EXEC {
+		return false
+	}
+	for _, p := range ef.Progs {
+		if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
+			return false
+		}
+	}
+	return true
+}
+
+// TableReset is the run-time reset vector (Thumb bit cleared) of the vector table whose
+// first 8 bytes are table (as read from the target, at the address VTOR holds), when it
+// is one: a word-aligned stack pointer, then a Thumb address in this file's code.
+func (f *File) TableReset(table []byte) (uint64, bool) {
+	if len(table) < 8 || !f.BareMetalARM() {
+		return 0, false
+	}
+	rv, ok := f.resetOf(table)
+	return rv + f.Bias, ok
+}
+
+// resetOf checks the first two words of a vector table and returns its link-time reset
+// vector.
+func (f *File) resetOf(b []byte) (uint64, bool) {
+	order := f.ELF.ByteOrder
+	sp, reset := order.Uint32(b[:4]), uint64(order.Uint32(b[4:8]))
 	if sp&3 != 0 || reset&1 == 0 || !f.code.has(reset&^1) {
 		return 0, false
 	}

@@ -19,8 +19,10 @@ type Frame struct {
 	// it is the exception handler (gdb shows "<signal handler called>" between them).
 	Interrupted bool
 	regs        map[int]uint64
-	lookup      uint64  // run-time pc to look up: PC, or PC-1 for a caller
-	inline      *Inline // the inlined copy this frame is (nil for a function's own frame)
+	lookup      uint64        // run-time pc to look up: PC, or PC-1 for a caller
+	inline      *Inline       // the inlined copy this frame is (nil for a function's own frame)
+	caller      *Frame        // the frame of the function that called this frame's function
+	more        func() *Frame // finds caller when the unwind stopped at this frame
 }
 
 // LookupPC is where the frame's source position and variables are looked up: its pc, or
@@ -150,7 +152,21 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		caller[pcReg] = pc
 		cur = caller
 	}
-	return f.expandInlines(frames), nil
+	out := f.expandInlines(frames)
+	linkCallers(out)
+	if max == 1 {
+		// the innermost frame alone: its caller, for entry values, only when asked
+		for i := range out {
+			out[i].more = func() *Frame {
+				fs, err := f.Unwind(regs, mem, 64)
+				if err != nil || i >= len(fs) {
+					return nil
+				}
+				return fs[i].caller
+			}
+		}
+	}
+	return out, nil
 }
 
 // unwindStep computes the caller's registers, the return address and the CFA of the frame

@@ -14,14 +14,15 @@ import (
 
 // Start implements engine.Target. The stub already holds the program stopped (gdbserver:
 // before the dynamic loader; QEMU: at reset): the target first runs to where the program
-// starts (the ELF entry point; on Cortex-M the reset vector, where QEMU already is). A
-// program whose start is not code fails at once, saying so.
+// starts (the ELF entry point; on Cortex-M the reset vector, where QEMU already is, of the
+// ELF's vector table or of the one VTOR points at: vtor.go). A program whose start is not
+// code fails at once, saying so.
 func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	t.mu.Lock()
 	t.h = h
 	t.mu.Unlock()
 	go t.watchHangup()
-	entry, err := t.sym.StartAddress()
+	entry, err := t.startAddress()
 	if err != nil {
 		return fmt.Errorf("gdbremote: cannot start the program: %w", err)
 	}
@@ -230,7 +231,7 @@ func (t *Target) Restart() error {
 			tr.kind = k
 		}
 	}
-	entry, err := t.sym.StartAddress()
+	entry, err := t.startAddress()
 	if err != nil {
 		return fmt.Errorf("gdbremote: cannot start the program: %w", err)
 	}

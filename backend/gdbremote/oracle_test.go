@@ -168,26 +168,7 @@ func polydbgStops(t *testing.T, b firmware.Variant, elf string) [][]oFrame {
 		if e.Kind != engine.EventStopped {
 			break
 		}
-		fs, err := tg.Stack()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var frames []oFrame
-		for k, f := range fs {
-			of := oFrame{fn: f.Func, line: f.Location.Line, vars: map[string][]string{}}
-			scopes, err := tg.Scopes(k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			vars, err := tg.Variables(scopes[0].Ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, v := range vars {
-				of.vars[v.Name] = append(of.vars[v.Name], v.Value)
-			}
-			frames = append(frames, of)
-		}
+		frames := frameVars(t, tg)
 		stops = append(stops, frames)
 		if frames[0].fn == "corpus_done" {
 			break
@@ -198,6 +179,32 @@ func polydbgStops(t *testing.T, b firmware.Variant, elf string) [][]oFrame {
 	}
 	x.s.Terminate()
 	return stops
+}
+
+// frameVars is every frame of the stopped target with its parameters and locals.
+func frameVars(t *testing.T, tg *Target) []oFrame {
+	t.Helper()
+	fs, err := tg.Stack()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []oFrame
+	for k, f := range fs {
+		of := oFrame{fn: f.Func, line: f.Location.Line, vars: map[string][]string{}}
+		scopes, err := tg.Scopes(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vars, err := tg.Variables(scopes[0].Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vars {
+			of.vars[v.Name] = append(of.vars[v.Name], v.Value)
+		}
+		frames = append(frames, of)
+	}
+	return frames
 }
 
 var (

@@ -32,6 +32,10 @@ func (t *Target) run(mode engine.ResumeMode) {
 	if errors.Is(err, errPaused) {
 		stop, err = &engine.Stop{Reason: engine.ReasonPause}, nil
 	}
+	var hit *trapStopError
+	if errors.As(err, &hit) {
+		stop, err = hit.st, nil
+	}
 	if err != nil {
 		var ex *exitedError
 		if errors.As(err, &ex) {
@@ -99,6 +103,7 @@ func (t *Target) reportStop(st engine.Stop) {
 			st.Location = t.location(pc)
 		}
 	}
+	t.settleInlines(&st)
 	if st.ThreadID == 0 {
 		st.ThreadID = t.SelectedThread()
 	}
@@ -290,7 +295,7 @@ func (t *Target) checkStopAfterStep() *engine.Stop {
 	h := t.h
 	t.mu.Unlock()
 	if atTrap && h != nil {
-		if st := h.Trap(t.location(pc)); st != nil {
+		if st := t.trapHit(h, pc); st != nil {
 			return st
 		}
 	}
@@ -325,7 +330,7 @@ func (t *Target) classify(sr StopReply) *engine.Stop {
 		if h == nil {
 			return &engine.Stop{Reason: engine.ReasonBreakpoint}
 		}
-		if st := h.Trap(t.location(pc)); st != nil {
+		if st := t.trapHit(h, pc); st != nil {
 			return st
 		}
 		if pausing {

@@ -30,13 +30,28 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !over && t.revealInline() {
+		return &engine.Stop{Reason: engine.ReasonStep}, nil // into the inlined call at the pc
+	}
 	startLoc, _ := t.sym.PCToLine(pc)
 	startFn := t.sym.FuncAt(pc)
-	// The stack pointer is back at the frame's CFA once the function has returned: a step
-	// that leaves it stops there, in the caller right after the call, as gdb's finish does.
-	var startCFA uint64
+	// The inlined copies the step starts in; hidden ones at the pc are calls to come.
+	shown := t.shownInlines(pc)
+	if h := t.hiddenFrames(); h > 0 {
+		if fs, err := t.frames(); err == nil && len(fs) > 0 {
+			startLoc = fs[0].Loc // the line of the call
+		}
+	}
+	// The stack pointer is back at the frame's CFA and the pc at the return address once
+	// the function has returned (the pc matters where a function without a frame has its
+	// CFA at the stack pointer, as on ARM): a step that leaves it stops there, in the
+	// caller right after the call, as gdb's finish does.
+	var startCFA, retAddr uint64
 	if fs, err := t.frames(); err == nil && len(fs) > 1 && startFn != nil && pc != startFn.Low+t.sym.Bias {
-		startCFA = fs[0].CFA
+		i := physicalFrame(fs)
+		if i+1 < len(fs) {
+			startCFA, retAddr = fs[i].CFA, fs[i+1].PC
+		}
 	}
 	for range 100000 {
 		if st := t.pauseStop(); st != nil {
@@ -46,30 +61,12 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, e, ok := t.sym.LineRange(pc)
-		t.mu.Lock()
-		atTrap := t.traps[pc] != nil
-		t.mu.Unlock()
-		if ok && !atTrap && t.c.HasVCont("r") && pc >= s && pc < e {
-			if _, err := t.resumeWait("r", s, e); err != nil {
-				return nil, err
-			}
-		} else if _, err := t.stepOff(); err != nil {
-			return nil, err
-		}
-		sr := t.lastStopReply()
-		if sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 && sr.Signal != int(syscall.SIGINT) {
-			return t.classify(sr), nil
-		}
-		if st := t.watchStop(sr); st != nil { // a data breakpoint ends the step
-			return st, nil
-		}
-		npc, err := t.pc()
-		if err != nil {
-			return nil, err
+		npc, st, err := t.stepInLine(pc)
+		if st != nil || err != nil {
+			return st, err
 		}
 		fn := t.sym.FuncAt(npc)
-		if startCFA != 0 && t.sp() >= startCFA {
+		if startCFA != 0 && t.sp() >= startCFA && npc == retAddr {
 			return &engine.Stop{Reason: engine.ReasonStep, ReturnValue: t.returnValue(startFn)}, nil
 		}
 		// A call: the pc is at a function's first instruction (or in code without lines).
@@ -88,6 +85,13 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 				return st, nil
 			}
 			continue
+		}
+		if !isCall && fn == startFn {
+			if st, done := t.stepInlines(npc, over, &shown, &startLoc); done {
+				return st, nil
+			} else if st == nil {
+				continue
+			}
 		}
 		if isCall {
 			// step into: stop at the first statement after the callee's prologue
@@ -113,6 +117,40 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 	return &engine.Stop{Reason: engine.ReasonStep}, nil
 }
 
+// stepInLine runs from pc to the end of its line's range (a range step where the stub has
+// one) or one instruction, and returns the new pc, or the stop to report: a signal, or a
+// breakpoint reached on the way (as gdb reports it).
+func (t *Target) stepInLine(pc uint64) (uint64, *engine.Stop, error) {
+	s, e, ok := t.sym.LineRange(pc)
+	t.mu.Lock()
+	atTrap := t.traps[pc] != nil
+	t.mu.Unlock()
+	if ok && !atTrap && t.c.HasVCont("r") && pc >= s && pc < e {
+		if _, err := t.resumeWait("r", s, e); err != nil {
+			return 0, nil, err
+		}
+	} else if _, err := t.stepOff(); err != nil {
+		return 0, nil, err
+	}
+	sr := t.lastStopReply()
+	if sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 && sr.Signal != int(syscall.SIGINT) {
+		return 0, t.classify(sr), nil
+	}
+	if st := t.watchStop(sr); st != nil { // a data breakpoint ends the step
+		return 0, st, nil
+	}
+	npc, err := t.pc()
+	if err != nil {
+		return 0, nil, err
+	}
+	if npc != pc {
+		if st := t.userTrap(npc); st != nil {
+			return npc, st, nil
+		}
+	}
+	return npc, nil, nil
+}
+
 // pauseStop is the stop to report when a pause was asked for, or nil.
 func (t *Target) pauseStop() *engine.Stop {
 	t.mu.Lock()
@@ -132,7 +170,21 @@ func (t *Target) finishCall() error {
 	if err != nil {
 		return err
 	}
-	return t.runToTemp(fs[1].PC, fs[0].CFA)
+	i := physicalFrame(fs)
+	if i+1 >= len(fs) {
+		return fmt.Errorf("%w: this is the outermost frame", errNoCaller)
+	}
+	return t.runToTemp(fs[i+1].PC, fs[i].CFA)
+}
+
+// physicalFrame is the index of the innermost frame's function's own frame: below the
+// frames of the inlined copies the pc is in.
+func physicalFrame(fs []elfsym.Frame) int {
+	i := 0
+	for i < len(fs)-1 && fs[i].Inline() != nil {
+		i++
+	}
+	return i
 }
 
 // errNoCaller says that a step cannot return to a caller: the outermost frame, or code
@@ -165,7 +217,8 @@ func (t *Target) runToTemp(addr, minCFA uint64) error {
 		}
 		defer t.c.ClearBreakpoint(t.ctx, SoftwareBreak, addr, t.bpLen)
 	}
-	for {
+	start, _ := t.pc()
+	for moved := false; ; moved = true {
 		sr, err := t.resumeWait("c", 0, 0)
 		if err != nil {
 			return err
@@ -182,6 +235,11 @@ func (t *Target) runToTemp(addr, minCFA uint64) error {
 		}
 		if pc == addr && (minCFA == 0 || t.sp() >= minCFA) {
 			return nil
+		}
+		if moved || pc != start {
+			if st := t.userTrap(pc); st != nil {
+				return &trapStopError{st} // a breakpoint on the way stops the step, as in gdb
+			}
 		}
 		// another trap (or a recursive hit of the return address): step off and go on
 		if _, err := t.stepOffTemp(addr); err != nil {
@@ -214,6 +272,9 @@ func (t *Target) doStepOut() (*engine.Stop, error) {
 	pc, err := t.pc()
 	if err != nil {
 		return nil, err
+	}
+	if shown := t.shownInlines(pc); len(shown) > 0 {
+		return t.stepOutOfInline(shown)
 	}
 	fn := t.sym.FuncAt(pc)
 	if err := t.finishCall(); err != nil {

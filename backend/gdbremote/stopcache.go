@@ -36,6 +36,7 @@ func (t *Target) newStop(sr StopReply) {
 		regs[k] = v
 	}
 	t.stopCache = &stopCache{regs: regs, mem: map[uint64][]byte{}}
+	t.inl = inlineView{}
 	t.refs = map[int]refEntry{}
 	t.nextRef = 0
 }
@@ -166,7 +167,7 @@ func (t *Target) frames() ([]elfsym.Frame, error) {
 	fs := sc.frames
 	sc.mu.Unlock()
 	if fs != nil {
-		return fs, nil
+		return t.visible(fs), nil
 	}
 	fs, err := t.sym.Unwind(dwarfRegs{t}, cachedMem{t}, 256)
 	if err != nil {
@@ -175,7 +176,7 @@ func (t *Target) frames() ([]elfsym.Frame, error) {
 	sc.mu.Lock()
 	sc.frames = fs
 	sc.mu.Unlock()
-	return fs, nil
+	return t.visible(fs), nil
 }
 
 // forget drops what the cache holds of memory and frames (after a write), and sets
@@ -204,7 +205,7 @@ func (t *Target) sp() uint64 {
 }
 
 func (t *Target) frame(i int) (*elfsym.Frame, error) {
-	if i == 0 {
+	if i == 0 && t.hiddenFrames() == 0 {
 		// Conditions and logpoints need only the innermost frame: do not walk the stack.
 		sc := t.cache()
 		sc.mu.Lock()

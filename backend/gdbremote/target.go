@@ -53,6 +53,9 @@ type Target struct {
 
 	mu        sync.Mutex // guards the fields below
 	traps     map[uint64]*trap
+	sites     map[uint64][]uint64 // a function breakpoint's address -> its other copies' (sites.go)
+	keyFn     map[uint64]string   // a function breakpoint's address -> the function
+	inl       inlineView          // the inlined frames the current stop hides (inlinestep.go)
 	running   bool
 	pausing   bool
 	ended     bool

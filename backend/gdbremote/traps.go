@@ -4,29 +4,32 @@ package gdbremote
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/polydbg/polydbg/engine"
 )
 
-// ResolveLine implements engine.Target.
+// ResolveLine implements engine.Target: the line's first address; a trap there also
+// covers the line in every other function and inlined copy it has code in (sites.go).
 func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
 	pcs, got, err := t.sym.LineToPCs(file, line)
 	if err != nil {
 		return engine.Location{}, err
 	}
 	loc := t.location(pcs[0])
+	t.addSites(pcs, loc.Func) // a trap at pcs[0] covers the line in every copy (sites.go)
 	loc.Line = got
 	return loc, nil
 }
 
-// ResolveFunction implements engine.Target.
+// ResolveFunction implements engine.Target: the out-of-line copy's first statement, else
+// the first inlined copy's. A trap there also covers every other copy (sites.go).
 func (t *Target) ResolveFunction(name string) (engine.Location, error) {
-	// The out-of-line copy, else the first inlined copy (the engine binds a breakpoint to
-	// one address: the other copies of elfsym.FuncBreakpoints are not trapped yet).
 	pcs, err := t.sym.FuncBreakpoints(name)
 	if err != nil {
 		return engine.Location{}, err
 	}
+	t.addSites(pcs, name)
 	return t.location(pcs[0]), nil
 }
 
@@ -35,44 +38,80 @@ func (t *Target) ResolvePC(pc uint64) (engine.Location, error) {
 	return t.location(t.clearThumb(pc)), nil
 }
 
+// location is the place of pc; its function is the innermost inlined copy holding pc, as
+// the innermost frame of a backtrace there.
 func (t *Target) location(pc uint64) engine.Location {
 	l, _ := t.sym.PCToLine(pc)
+	if in := t.sym.InlinesAt(pc); len(in) > 0 {
+		l.Function = in[len(in)-1].Name
+	}
 	return engine.Location{File: l.File, Line: l.Line, Col: l.Column, Func: l.Function, PC: pc, HasPC: true}
 }
 
-// SetTrap implements engine.Target: a breakpoint at loc.PC. While the target runs it is
+// SetTrap implements engine.Target: a breakpoint at loc.PC and at the other copies of
+// the function whose breakpoint address it is (sites.go). While the target runs it is
 // interrupted, the change made, and resumed.
 func (t *Target) SetTrap(loc engine.Location, on bool) error {
 	if !loc.HasPC {
 		return fmt.Errorf("gdbremote: a trap needs an address")
 	}
-	pc := loc.PC
+	key := loc.PC
+	t.mu.Lock()
+	pcs := append([]uint64{key}, t.sites[key]...)
+	t.mu.Unlock()
 	apply := func() error {
-		t.mu.Lock()
-		tr := t.traps[pc]
-		t.mu.Unlock()
-		if on {
-			if tr != nil {
-				return nil
-			}
-			k, err := t.c.SetBreakpoint(t.ctx, pc, t.bpLen)
-			if err != nil {
+		for _, pc := range pcs {
+			if err := t.setOneTrap(pc, key, on); err != nil {
 				return err
 			}
+		}
+		return nil
+	}
+	if !on {
+		t.mu.Lock()
+		delete(t.sites, key) // the breakpoints that bound here are gone
+		t.mu.Unlock()
+	}
+	return t.whileStopped(apply)
+}
+
+// setOneTrap plants (or removes) the stub's breakpoint at pc for the trap set at key.
+func (t *Target) setOneTrap(pc, key uint64, on bool) error {
+	t.mu.Lock()
+	tr := t.traps[pc]
+	t.mu.Unlock()
+	if on {
+		if tr != nil {
 			t.mu.Lock()
-			t.traps[pc] = &trap{kind: k}
+			if !slices.Contains(tr.keys, key) {
+				tr.keys = append(tr.keys, key)
+			}
 			t.mu.Unlock()
 			return nil
 		}
-		if tr == nil {
-			return nil
+		k, err := t.c.SetBreakpoint(t.ctx, pc, t.bpLen)
+		if err != nil {
+			return err
 		}
 		t.mu.Lock()
-		delete(t.traps, pc)
+		t.traps[pc] = &trap{kind: k, keys: []uint64{key}}
 		t.mu.Unlock()
-		return t.c.ClearBreakpoint(t.ctx, tr.kind, pc, t.bpLen)
+		return nil
 	}
-	return t.whileStopped(apply)
+	if tr == nil {
+		return nil
+	}
+	t.mu.Lock()
+	tr.keys = slices.DeleteFunc(tr.keys, func(k uint64) bool { return k == key })
+	last := len(tr.keys) == 0
+	if last {
+		delete(t.traps, pc)
+	}
+	t.mu.Unlock()
+	if !last {
+		return nil
+	}
+	return t.c.ClearBreakpoint(t.ctx, tr.kind, pc, t.bpLen)
 }
 
 // SetTrapConditions makes the stub itself evaluate the trap at loc: it reports the trap
@@ -123,7 +162,7 @@ func (t *Target) SetTrapConditions(loc engine.Location, conds []engine.Condition
 			exprs = nil
 		}
 		t.mu.Lock()
-		t.traps[pc] = &trap{kind: k, conds: exprs}
+		t.traps[pc] = &trap{kind: k, conds: exprs, keys: tr.keys}
 		t.mu.Unlock()
 		return err
 	})
@@ -136,4 +175,5 @@ func (t *Target) SetTrapConditions(loc engine.Location, conds []engine.Condition
 type trap struct {
 	kind  BreakKind
 	conds [][]byte // agent expressions, when the stub evaluates them
+	keys  []uint64 // the addresses the session set traps at that cover this one (sites.go)
 }

@@ -31,6 +31,19 @@ func Build(t testing.TB) string {
 	return buildCortexM3(t, Source(), filepath.Join(Dir(), "link.ld"), []string{"-nostdlib"}, "-lgcc")
 }
 
+// BuildC compiles another C source (its main) for a Cortex-M3 the same way (-O0 unless
+// opts say otherwise, no C library), with testdata/startup_m3.c (vector table `vectors`,
+// Reset_Handler) and the linker script ld (testdata/link.ld when ""), and returns the ELF
+// file's path.
+func BuildC(t testing.TB, src, ld string, opts ...string) string {
+	t.Helper()
+	if ld == "" {
+		ld = filepath.Join(Dir(), "link.ld")
+	}
+	opts = append([]string{"-nostdlib", "-fno-tree-loop-distribute-patterns", filepath.Join(Dir(), "startup_m3.c")}, opts...)
+	return buildCortexM3(t, src, ld, opts, "-lgcc")
+}
+
 // buildCortexM3 compiles one source for a Cortex-M3 at -O0 with the linker script and
 // options, the libraries last, and returns the ELF file's path.
 func buildCortexM3(t testing.TB, src, ld string, opts []string, libs ...string) string {

@@ -6,8 +6,9 @@ import "github.com/polydbg/polydbg/kite/compile"
 // through an operator, a comparison and its branch, an operator and the store of its
 // result) run as one dispatch of the interpreter loop. They exist only in the VM's live
 // code: when the VM loads a program, the first instruction of each sequence gets a fused
-// opcode (above compile.NumOpcodes) and keeps its argument; the other instructions stay in
-// place. So pcs, the line table, a jump into the middle of a sequence, Steps and Cycles
+// opcode (above compile.NumOpcodes) and keeps its argument (a sequence headed by a local or
+// a global that goes through an operator also keeps the operator, in the word's top byte:
+// see packed in fuseAt); the other instructions stay in place. So pcs, the line table, a jump into the middle of a sequence, Steps and Cycles
 // (a fused instruction counts every instruction it stands for) and the disassembly are the
 // same as without fusion. A fused instruction runs only the fast case (int operands); any
 // other case runs the original instructions one by one. A fused word is live only while no
@@ -115,11 +116,23 @@ func fuse(p *compile.Program) []uint32 {
 func fuseAt(code []uint32) uint32 {
 	op := func(i int) compile.Opcode {
 		if i < len(code) {
-			return compile.Op(code[i])
+			if o := compile.Op(code[i]); o != compile.LOADLOCAL || code[i]>>8 < 1<<16 {
+				return o
+			}
 		}
+		// a local from 65,536 on is in no sequence: the fast loop reads a loadlocal's index
+		// in a sequence as 16 bits (a packed word keeps its operator above them)
 		return compile.NOP
 	}
 	word := func(f compile.Opcode) uint32 { return uint32(f) | code[0]&^0xff }
+	// packed keeps the operator at code[i] in the word's top byte, beside an argument of
+	// 16 bits (a local's or a global's index): the fast loop reads both from one word.
+	packed := func(f compile.Opcode, i int) uint32 {
+		if code[0]>>8 >= 1<<16 {
+			return code[0]
+		}
+		return uint32(f) | code[0]&^0xff | uint32(op(i))<<24
+	}
 	binWord := func(f compile.Opcode) uint32 { return uint32(f) | uint32(op(0))<<8 }
 	switch op(0) {
 	case compile.LOADLOCAL:
@@ -127,19 +140,19 @@ func fuseAt(code []uint32) uint32 {
 		case op(1) == compile.RETURN:
 			return word(fLR)
 		case op(1) == compile.SMALLINT && isCmp(op(2)) && op(3) == compile.JUMPFALSE:
-			return word(fLKCJ)
+			return packed(fLKCJ, 2)
 		case op(1) == compile.LOADLOCAL && isCmp(op(2)) && op(3) == compile.JUMPFALSE:
-			return word(fLLCJ)
+			return packed(fLLCJ, 2)
 		case op(1) == compile.SMALLINT && isBin(op(2)) && op(3) == compile.STORELOCAL:
-			return word(fLKBS)
+			return packed(fLKBS, 2)
 		case op(1) == compile.LOADLOCAL && isBin(op(2)) && op(3) == compile.STORELOCAL:
-			return word(fLLBS)
+			return packed(fLLBS, 2)
 		case op(1) == compile.SMALLINT && isBin(op(2)):
-			return word(fLKB)
+			return packed(fLKB, 2)
 		case op(1) == compile.LOADLOCAL && isBin(op(2)):
-			return word(fLLB)
+			return packed(fLLB, 2)
 		case isBin(op(1)):
-			return word(fLB)
+			return packed(fLB, 1)
 		case op(1) == compile.LOADLOCAL:
 			return word(fLL)
 		}
@@ -152,7 +165,7 @@ func fuseAt(code []uint32) uint32 {
 		}
 	case compile.LOADGLOBAL:
 		if op(1) == compile.LOADLOCAL && op(2) == compile.SMALLINT && isBin(op(3)) {
-			return word(fGLKB)
+			return packed(fGLKB, 3)
 		}
 	case compile.NEXT:
 		if op(1) == compile.STORELOCAL {

@@ -73,6 +73,7 @@ print(f(2, "s"))
 		"divzero.kite":  []byte("fn g(n) { let q = n / 0\n return q }\nprint(g(3))\n"),
 		"modzero.kite":  []byte("fn g(n) { return n % 0 }\nprint(g(3))\n"),
 		"cmpbad.kite":   []byte("fn g(n) { if n < 2 { return 1 } return 0 }\nprint(g(\"a\"))\n"),
+		"chained.kite":  []byte("fn g(s, i) {\n s += i * 2\n let t = s - i % 3\n return [s, t] }\nprint(g(1, 2), g(1.5, 2), g(1, 2.5))\nprint(g(\"a\", 1))\n"),
 	}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
@@ -173,3 +174,33 @@ func TestFusedTraps(t *testing.T) {
 }
 
 func isRuntimeError(err error) bool { _, ok := err.(*Error); return ok }
+
+// A packed superinstruction keeps its operator above a 16-bit index, and the fast loop reads
+// a loadlocal's index inside a sequence as 16 bits: a local from 65,536 on must be in no
+// sequence, at its head or inside it.
+func TestFuseKeepsBigLocalsOut(t *testing.T) {
+	e := compile.Encode
+	big, small := 70000, 5
+	for _, tc := range []struct {
+		name string
+		code []uint32
+		want compile.Opcode // the opcode of the word fuseAt returns for code[0]
+	}{
+		{"small local, int, operator", []uint32{e(compile.LOADLOCAL, small), e(compile.SMALLINT, 1), e(compile.ADD, 0)}, fLKB},
+		{"big local, int, operator", []uint32{e(compile.LOADLOCAL, big), e(compile.SMALLINT, 1), e(compile.ADD, 0)}, compile.LOADLOCAL},
+		{"two locals, the second big", []uint32{e(compile.LOADLOCAL, small), e(compile.LOADLOCAL, big), e(compile.ADD, 0)}, compile.LOADLOCAL},
+		{"global, big local", []uint32{e(compile.LOADGLOBAL, 0), e(compile.LOADLOCAL, big), e(compile.SMALLINT, 1), e(compile.SUB, 0)}, compile.LOADGLOBAL},
+		{"big global", []uint32{e(compile.LOADGLOBAL, big), e(compile.LOADLOCAL, small), e(compile.SMALLINT, 1), e(compile.SUB, 0)}, compile.LOADGLOBAL},
+	} {
+		w := fuseAt(tc.code)
+		if got := compile.Opcode(w); got != tc.want {
+			t.Errorf("%s: fused to opcode %d, want %d", tc.name, got, tc.want)
+		}
+		if tc.want < compile.NumOpcodes && w != tc.code[0] {
+			t.Errorf("%s: unfused word %#x changed to %#x", tc.name, tc.code[0], w)
+		}
+		if tc.want == fLKB && (w>>8&0xffff != uint32(small) || compile.Opcode(w>>24) != compile.ADD) {
+			t.Errorf("%s: packed word %#x: want local %d and operator add", tc.name, w, small)
+		}
+	}
+}

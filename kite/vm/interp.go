@@ -4,51 +4,106 @@ import (
 	"github.com/polydbg/polydbg/kite/compile"
 )
 
+// The interpreter is two parts, and each instruction's semantics lives in one of them:
+//
+//   - run's fast loop (this file) executes every instruction whose work needs no call into Go:
+//     the loads and stores, jumps, int arithmetic and comparisons, a call of a Kite function
+//     and its return, and the superinstructions (fuse.go). It calls no function (only inlined
+//     ones), so the compiler keeps its state (code, stack, sp, pc, fp, the counters) in
+//     registers;
+//   - slow (slow.go) executes one instruction that the fast loop left: a case that calls into
+//     Go (a builtin, an allocation, a non-int operand, an error, a trap, a safe point) or a
+//     superinstruction outside its fast case. The loop writes its state back to the VM
+//     before it and reads it again afterwards.
+//
+// An instruction the fast loop handles completely (loadlocal) has no case in slow; an
+// instruction with a fast case (add of two ints) has its other cases in slow and nowhere
+// else.
+
 // flush moves the loop's packed counter into the VM's counters.
 func (vm *VM) flush(acc uint64) {
 	vm.steps += int64(acc >> 32)
-	vm.cycles += int64(uint32(acc))
+	vm.cycles += int64(uint32(acc)) - int64(vm.bias)
+}
+
+// due is the bit of the packed counter that is set once a safe point is due.
+const due = 1 << 31
+
+// budget starts a packed counter: its low half (the cycles) starts at a bias such that bit
+// 31 (due) is set once the cycles reach checkAt, when a safe point (at a loop's back edge or
+// a call) must run. A budget above 2^31 cycles is cut to 2^31 (the loop then finds no check
+// due and starts again), so that the halves cannot overflow: an instruction costs at least
+// one cycle, and between two checks run only the instructions of one function's body.
+func (vm *VM) budget() uint64 {
+	d := vm.checkAt - vm.cycles
+	switch {
+	case d < 0:
+		d = 0
+	case d > due:
+		d = due
+	}
+	vm.bias = uint32(due - d)
+	return uint64(vm.bias)
+}
+
+// fetch returns the instruction at pc, the pc after it and the counter with it counted.
+func fetch(code []uint32, pc int, acc uint64) (uint32, int, uint64) {
+	ins := code[pc]
+	return ins, pc + 1, acc + incTab[uint8(ins)]
+}
+
+// enter pushes the frame of a call of cl whose arguments start at fp, returning to pc, in
+// place: field by field and without append (the caller made room), because a call into the
+// runtime in the fast loop would make the compiler spill its state. The callee's other
+// locals, up to sp, are cleared. It returns the callee's sp.
+func (vm *VM) enter(stack []Value, cl *Closure, fp, sp, pc int) int {
+	top := fp + cl.Fn.NumLocals
+	for ; sp < top; sp++ {
+		stack[sp] = Value{}
+	}
+	nf := len(vm.frames)
+	vm.frames = vm.frames[:nf+1]
+	vm.frames[nf-1].pc = pc
+	nfr := &vm.frames[nf]
+	nfr.cl, nfr.pc, nfr.fp, nfr.base, nfr.boundary = cl, cl.Fn.Entry, fp, fp-1, false
+	return top
+}
+
+// setScalar stores a nil, bool, int or float (k, n) into *d. Over another such value (the
+// usual case: a loop's counter, a local that holds an int) it writes the two words without
+// the write barrier a Value's pointer word needs.
+func setScalar(d *Value, k Kind, n uint64) {
+	if d.k <= FloatKind {
+		d.k, d.n = k, n
+	} else {
+		*d = Value{k: k, n: n}
+	}
 }
 
 // run executes from the top frame until a boundary frame returns, and returns its result.
-// Hot state lives in locals; it is written back to the VM (sync) before anything that can
-// look at the VM: a builtin, a hook, an error.
 func (vm *VM) run() (Value, error) {
-	code := vm.code
-	stack := vm.stack
-	sp := vm.sp
+	code, stack, sp := vm.code, vm.stack, vm.sp
 	fr := &vm.frames[len(vm.frames)-1]
 	pc, fp := fr.pc, fr.fp
 	// acc counts executed instructions (high 32 bits) and their cycles (low 32 bits) since
-	// the last flush into vm.steps and vm.cycles: one add per instruction for both.
-	var acc uint64
-	var err error
+	// the last flush into vm.steps and vm.cycles: one add per instruction for both. Its low
+	// half starts at a bias such that its bit 31 is set once a safe point is due (budget).
+	acc := vm.budget()
 	// The operands of a superinstruction's operator (fuse.go), and what to do with the
-	// result: see the binop block after the switch.
+	// result: see the binop block.
 	var (
-		x, y     Value
+		a, b     int64 // the operands, checked to be ints
 		res      Value // the result of a return
 		bop      compile.Opcode
-		dst, nsp int    // where the result goes; sp afterwards
+		dst, nsp int    // where the result goes (-1: branch on it instead); sp afterwards
 		npc, jt  int    // the pc after the sequence; the jumpfalse target
-		jf       bool   // branch on the result instead of storing it
 		extra    uint64 // the counts of the instructions after the first
 	)
-
-	// Before anything that can look at the VM (a builtin, a hook, an error) the loop writes
-	// its state back (fr.pc, vm.sp, the counters) and reads it again afterwards. They are
-	// written out, not closures, so that the hot locals stay in registers.
-	var ins uint32
+	// ins is the instruction to run, counted; pc is the pc after it.
+	ins, pc, acc := fetch(code, pc, acc)
 	for {
-		// The fast loop: the common cases of the common instructions, with no function
-		// call, so that the compiler keeps the loop's state in registers. Anything else
-		// (calls into Go, errors, hooks, the uncommon cases) leaves it for the full switch
-		// below with ins fetched and counted.
 	fast:
-		for {
-			ins = code[pc]
-			pc++
-			acc += incTab[uint8(ins)]
+		for ; ; ins, pc, acc = fetch(code, pc, acc) {
 			switch op := compile.Opcode(ins); op {
 			case compile.LOADLOCAL:
 				stack[sp] = stack[fp+int(ins>>8)]
@@ -66,8 +121,26 @@ func (vm *VM) run() (Value, error) {
 				stack[sp] = vm.consts[ins>>8]
 				sp++
 				continue
+			case compile.NIL:
+				stack[sp] = Value{}
+				sp++
+				continue
+			case compile.TRUE:
+				stack[sp] = True
+				sp++
+				continue
+			case compile.FALSE:
+				stack[sp] = False
+				sp++
+				continue
 			case compile.POP:
 				sp--
+				continue
+			case compile.DUP2:
+				stack[sp], stack[sp+1] = stack[sp-2], stack[sp-1]
+				sp += 2
+				continue
+			case compile.NOP:
 				continue
 			case compile.JUMP:
 				pc = int(ins >> 8)
@@ -89,11 +162,31 @@ func (vm *VM) run() (Value, error) {
 					}
 					continue
 				}
-			case compile.ADD, compile.SUB, compile.MUL, compile.LT, compile.LE, compile.GT, compile.GE, compile.EQ, compile.NE:
-				x, y = stack[sp-2], stack[sp-1]
-				if x.k == IntKind && y.k == IntKind {
+			case compile.JUMPFALSEKEEP, compile.JUMPTRUEKEEP:
+				if v := &stack[sp-1]; v.k == BoolKind {
+					if (v.n != 0) == (op == compile.JUMPTRUEKEEP) {
+						pc = int(ins >> 8)
+					} else {
+						sp--
+					}
+					continue
+				}
+			case compile.NOT:
+				if v := &stack[sp-1]; v.k == BoolKind {
+					*v = Bool(v.n == 0)
+					continue
+				}
+			case compile.NEG:
+				if v := &stack[sp-1]; v.k == IntKind {
+					v.n = -v.n
+					continue
+				}
+			case compile.ADD, compile.SUB, compile.MUL, compile.DIV, compile.MOD,
+				compile.LT, compile.LE, compile.GT, compile.GE, compile.EQ, compile.NE:
+				if x, y := &stack[sp-2], &stack[sp-1]; x.k == IntKind && y.k == IntKind {
+					a, b = int64(x.n), int64(y.n)
 					// counted already: the operator alone, its result on the stack
-					bop, extra, dst, nsp, npc, jf = op, 0, sp-2, sp-1, pc, false
+					bop, extra, dst, nsp, npc = op, 0, sp-2, sp-1, pc
 					goto binop
 				}
 			case compile.LOADGLOBAL:
@@ -102,10 +195,40 @@ func (vm *VM) run() (Value, error) {
 					sp++
 					continue
 				}
+			case compile.STOREGLOBAL:
+				if g := &vm.globals[ins>>8]; g.k != undefKind {
+					sp--
+					*g = stack[sp]
+					continue
+				}
+			case compile.DEFGLOBAL:
+				sp--
+				vm.globals[ins>>8] = stack[sp]
+				continue
 			case compile.LOADBUILTIN:
 				stack[sp] = vm.builtins[ins>>8]
 				sp++
 				continue
+			case compile.LOADFREE:
+				stack[sp] = vm.frames[len(vm.frames)-1].cl.Free[ins>>8].V
+				sp++
+				continue
+			case compile.STOREFREE:
+				sp--
+				vm.frames[len(vm.frames)-1].cl.Free[ins>>8].V = stack[sp]
+				continue
+			case compile.LOADCELL:
+				if c := stack[fp+int(ins>>8)]; c.k == cellKind {
+					stack[sp] = (*Cell)(c.p).V
+					sp++
+					continue
+				}
+			case compile.STORECELL:
+				if c := stack[fp+int(ins>>8)]; c.k == cellKind {
+					sp--
+					(*Cell)(c.p).V = stack[sp]
+					continue
+				}
 			case compile.INDEX:
 				if x, i := stack[sp-2], stack[sp-1]; x.k == ListKind && i.k == IntKind {
 					if items := x.List().Items; i.n < uint64(len(items)) {
@@ -114,58 +237,39 @@ func (vm *VM) run() (Value, error) {
 						continue
 					}
 				}
-			case compile.DUP2:
-				stack[sp], stack[sp+1] = stack[sp-2], stack[sp-1]
-				sp += 2
-				continue
-			case compile.LOADFREE:
-				stack[sp] = vm.frames[len(vm.frames)-1].cl.Free[ins>>8].V
-				sp++
-				continue
+			case compile.NEXT:
+				if v, ok := nextRange(stack[sp-1]); ok {
+					stack[sp] = v
+					sp++
+					continue
+				}
 			case compile.CALL:
 				n := int(ins >> 8)
 				if callee := stack[sp-n-1]; callee.k == FuncKind {
 					cl := callee.Closure()
 					f := cl.Fn
+					if nf := len(vm.frames); n != f.NumParams || nf >= vm.maxDepth || vm.pure > 0 || nf == cap(vm.frames) ||
+						sp-n+f.NumLocals+f.MaxStack+8 > len(stack) || acc&due != 0 || vm.interrupt.Load() {
+						break // slow checks and reports, grows, or runs the safe point
+					}
 					newfp := sp - n
-					nf := len(vm.frames)
-					if n != f.NumParams || nf >= vm.maxDepth || vm.pure > 0 || nf == cap(vm.frames) ||
-						newfp+f.NumLocals+f.MaxStack+8 > len(stack) || vm.cycles+int64(uint32(acc)) >= vm.checkAt || vm.interrupt.Load() {
-						break // the full switch checks and reports, grows, or stops
-					}
-					for i := sp; i < newfp+f.NumLocals; i++ {
-						stack[i] = Value{}
-					}
-					sp = newfp + f.NumLocals
-					vm.frames = vm.frames[:nf+1]
-					vm.frames[nf-1].pc = pc
-					// field by field: a literal would zero the frame through a runtime
-					// call, and any call in this loop makes the compiler spill its state
-					nfr := &vm.frames[nf]
-					nfr.cl, nfr.pc, nfr.fp, nfr.base, nfr.boundary = cl, f.Entry, newfp, newfp-1, false
+					sp = vm.enter(stack, cl, newfp, sp, pc)
 					fp, pc = newfp, f.Entry
-					vm.flush(acc)
-					acc = 0
 					continue
 				}
 			case compile.RETURN, compile.RETURNNIL:
-				if !vm.frames[len(vm.frames)-1].boundary {
-					res = Value{}
-					if op == compile.RETURN {
-						res = stack[sp-1]
-					}
-					goto ret
+				res = Value{}
+				if op == compile.RETURN {
+					res = stack[sp-1]
 				}
+				goto ret
 			case fLR:
-				if !vm.frames[len(vm.frames)-1].boundary {
-					res = stack[fp+int(ins>>8)]
-					acc += incTab[compile.RETURN]
-					goto ret
-				}
-				break fast
+				res = stack[fp+int(ins>>8)]
+				acc += incTab[compile.RETURN]
+				goto ret
 			case fBR:
 				// An operator and return (the return of a + b): the int cases that cannot fail.
-				if a, b := stack[sp-2], stack[sp-1]; a.k == IntKind && b.k == IntKind && !vm.frames[len(vm.frames)-1].boundary {
+				if a, b := stack[sp-2], stack[sp-1]; a.k == IntKind && b.k == IntKind {
 					switch bop = compile.Opcode(ins >> 8); bop {
 					case compile.ADD:
 						res = Value{k: IntKind, n: a.n + b.n}
@@ -179,104 +283,110 @@ func (vm *VM) run() (Value, error) {
 					acc += incTab[bop] + incTab[compile.RETURN]
 					goto ret
 				}
-				break fast
 			case fGLKB:
 				// A global (the function of a call) and a local through an operator with a
 				// small int (its argument): fib(n - 1).
-				g := vm.globals[ins>>8]
-				x, y = stack[fp+int(code[pc]>>8)], Value{k: IntKind, n: uint64(int64(int32(code[pc+1]) >> 8))}
+				g := vm.globals[ins>>8&0xffff]
+				x := &stack[fp+int(code[pc]>>8&0xffff)]
 				if g.k == undefKind || x.k != IntKind {
 					break fast
 				}
+				a, b = int64(x.n), int64(int32(code[pc+1])>>8)
 				stack[sp] = g
-				bop = binOp(code[pc+2])
+				bop = compile.Opcode(ins >> 24)
 				extra = incTab[compile.LOADLOCAL] + incTab[compile.SMALLINT] + incTab[bop]
-				dst, nsp, npc, jf = sp+1, sp+2, pc+3, false
+				dst, nsp, npc = sp+1, sp+2, pc+3
 				goto binop
 			case fLKB, fLKBS, fLKCJ:
-				x, y = stack[fp+int(ins>>8)], Value{k: IntKind, n: uint64(int64(int32(code[pc]) >> 8))}
+				x := &stack[fp+int(ins>>8&0xffff)]
 				if x.k != IntKind {
 					break fast
 				}
-				bop = binOp(code[pc+1])
+				a, b = int64(x.n), int64(int32(code[pc])>>8)
+				bop = compile.Opcode(ins >> 24)
 				extra = incTab[compile.SMALLINT] + incTab[bop]
 				switch op {
 				case fLKB:
-					dst, nsp, npc, jf = sp, sp+1, pc+2, false
+					dst, nsp, npc = sp, sp+1, pc+2
 				case fLKBS:
-					dst, nsp, npc, jf = fp+int(code[pc+2]>>8), sp, pc+3, false
+					dst, nsp, npc = fp+int(code[pc+2]>>8), sp, pc+3
 					extra += incTab[compile.STORELOCAL]
 				default:
-					nsp, npc, jt, jf = sp, pc+3, int(code[pc+2]>>8), true
+					dst, nsp, npc, jt = -1, sp, pc+3, int(code[pc+2]>>8)
 					extra += incTab[compile.JUMPFALSE]
 				}
 				goto binop
 			case fLLB, fLLBS, fLLCJ:
-				x, y = stack[fp+int(ins>>8)], stack[fp+int(code[pc]>>8)]
+				x, y := &stack[fp+int(ins>>8&0xffff)], &stack[fp+int(code[pc]>>8&0xffff)]
 				if x.k != IntKind || y.k != IntKind {
 					break fast
 				}
-				bop = binOp(code[pc+1])
+				a, b = int64(x.n), int64(y.n)
+				bop = compile.Opcode(ins >> 24)
 				extra = incTab[compile.LOADLOCAL] + incTab[bop]
 				switch op {
 				case fLLB:
-					dst, nsp, npc, jf = sp, sp+1, pc+2, false
+					dst, nsp, npc = sp, sp+1, pc+2
 				case fLLBS:
-					dst, nsp, npc, jf = fp+int(code[pc+2]>>8), sp, pc+3, false
+					dst, nsp, npc = fp+int(code[pc+2]>>8), sp, pc+3
 					extra += incTab[compile.STORELOCAL]
 				default:
-					nsp, npc, jt, jf = sp, pc+3, int(code[pc+2]>>8), true
+					dst, nsp, npc, jt = -1, sp, pc+3, int(code[pc+2]>>8)
 					extra += incTab[compile.JUMPFALSE]
 				}
 				goto binop
 			case fKB, fKCJ:
-				x, y = stack[sp-1], Value{k: IntKind, n: uint64(int64(int32(ins) >> 8))}
+				x := &stack[sp-1]
 				if x.k != IntKind {
 					break fast
 				}
+				a, b = int64(x.n), int64(int32(ins)>>8)
 				bop = binOp(code[pc])
 				extra = incTab[bop]
 				if op == fKB {
-					dst, nsp, npc, jf = sp-1, sp, pc+1, false
+					dst, nsp, npc = sp-1, sp, pc+1
 				} else {
-					nsp, npc, jt, jf = sp-1, pc+2, int(code[pc+1]>>8), true
+					dst, nsp, npc, jt = -1, sp-1, pc+2, int(code[pc+1]>>8)
 					extra += incTab[compile.JUMPFALSE]
 				}
 				goto binop
 			case fLB:
-				x, y = stack[sp-1], stack[fp+int(ins>>8)]
+				x, y := &stack[sp-1], &stack[fp+int(ins>>8&0xffff)]
 				if x.k != IntKind || y.k != IntKind {
 					break fast
 				}
-				bop = binOp(code[pc])
+				a, b = int64(x.n), int64(y.n)
+				bop = compile.Opcode(ins >> 24)
 				extra = incTab[bop]
-				dst, nsp, npc, jf = sp-1, sp, pc+1, false
+				dst, nsp, npc = sp-1, sp, pc+1
 				goto binop
 			case fBS, fCJ:
-				x, y = stack[sp-2], stack[sp-1]
+				x, y := &stack[sp-2], &stack[sp-1]
 				if x.k != IntKind || y.k != IntKind {
 					break fast
 				}
+				a, b = int64(x.n), int64(y.n)
 				bop = compile.Opcode(ins >> 8)
 				extra = incTab[bop]
 				if op == fBS {
-					dst, nsp, npc, jf = fp+int(code[pc]>>8), sp-2, pc+1, false
+					dst, nsp, npc = fp+int(code[pc]>>8), sp-2, pc+1
 					extra += incTab[compile.STORELOCAL]
 				} else {
-					nsp, npc, jt, jf = sp-2, pc+1, int(code[pc]>>8), true
+					dst, nsp, npc, jt = -1, sp-2, pc+1, int(code[pc]>>8)
 					extra += incTab[compile.JUMPFALSE]
 				}
 				goto binop
 			case fLL:
 				stack[sp] = stack[fp+int(ins>>8)]
-				stack[sp+1] = stack[fp+int(code[pc]>>8)]
+				stack[sp+1] = stack[fp+int(code[pc]>>8&0xffff)]
 				sp += 2
 				pc++
 				acc += incTab[compile.LOADLOCAL]
 				continue
 			case fNS:
 				if v, ok := nextRange(stack[sp-1]); ok {
-					stack[fp+int(code[pc]>>8)] = v
+					d := &stack[fp+int(code[pc]>>8)]
+					setScalar(d, IntKind, v.n)
 					pc++
 					acc += incTab[compile.STORELOCAL]
 					continue
@@ -290,22 +400,19 @@ func (vm *VM) run() (Value, error) {
 						continue
 					}
 				}
-				break fast
 			}
 			break
 
 		backedge:
 			// A loop's back edge (ins, counted): the safe point, then the loop's head if it
-			// is a range loop's next and store. When a check is due, the full switch runs it.
-			if vm.cycles+int64(uint32(acc)) >= vm.checkAt || vm.interrupt.Load() {
+			// is a range loop's next and store. When a check is due, slow runs it.
+			if acc&due != 0 || vm.interrupt.Load() {
 				break
 			}
 			pc = int(ins >> 8)
-			vm.flush(acc)
-			acc = 0
-			if w := code[pc]; compile.Opcode(w) == fNS {
+			if compile.Opcode(code[pc]) == fNS {
 				if v, ok := nextRange(stack[sp-1]); ok {
-					stack[fp+int(code[pc+1]>>8)] = v
+					setScalar(&stack[fp+int(code[pc+1]>>8)], IntKind, v.n)
 					pc += 2
 					acc += incTab[compile.NEXT] + incTab[compile.STORELOCAL]
 				}
@@ -313,12 +420,20 @@ func (vm *VM) run() (Value, error) {
 			continue
 
 		ret:
-			// Return res from a frame that is not a boundary.
+			// Return res: to the Kite caller, or from run if the frame is a boundary (called
+			// from Go: VM.Call, an evaluation, the top level).
 			{
-				sp = vm.frames[len(vm.frames)-1].base
+				top := &vm.frames[len(vm.frames)-1]
+				sp = top.base
 				stack[sp] = res
-				sp++
+				boundary := top.boundary
 				vm.frames = vm.frames[:len(vm.frames)-1]
+				if boundary {
+					vm.sp = sp
+					vm.flush(acc)
+					return res, nil
+				}
+				sp++
 				caller := &vm.frames[len(vm.frames)-1]
 				pc, fp = caller.pc, caller.fp
 				continue
@@ -327,516 +442,126 @@ func (vm *VM) run() (Value, error) {
 		binop:
 			// The operator of a superinstruction on two ints (checked by its case).
 			{
-				a, b := int64(x.n), int64(y.n)
-				var r Value
+				var r uint64
+				rk := BoolKind
 				switch bop {
 				case compile.ADD:
-					r = Value{k: IntKind, n: uint64(a + b)}
+					r, rk = uint64(a+b), IntKind
 				case compile.SUB:
-					r = Value{k: IntKind, n: uint64(a - b)}
+					r, rk = uint64(a-b), IntKind
 				case compile.MUL:
-					r = Value{k: IntKind, n: uint64(a * b)}
+					r, rk = uint64(a*b), IntKind
 				case compile.DIV:
 					if b == 0 {
 						break fast
 					}
-					r = Value{k: IntKind, n: uint64(a / b)}
+					r, rk = uint64(a/b), IntKind
 				case compile.MOD:
 					if b == 0 {
 						break fast
 					}
-					r = Value{k: IntKind, n: uint64(a % b)}
+					r, rk = uint64(a%b), IntKind
 				case compile.LT:
-					r = Bool(a < b)
+					r = b2u(a < b)
 				case compile.LE:
-					r = Bool(a <= b)
+					r = b2u(a <= b)
 				case compile.GT:
-					r = Bool(a > b)
+					r = b2u(a > b)
 				case compile.GE:
-					r = Bool(a >= b)
+					r = b2u(a >= b)
 				case compile.EQ:
-					r = Bool(a == b)
+					r = b2u(a == b)
 				default: // NE
-					r = Bool(a != b)
+					r = b2u(a != b)
 				}
 				acc += extra
 				sp, pc = nsp, npc
-				if jf {
-					if r.n == 0 {
+				if dst < 0 {
+					if r == 0 {
 						pc = jt
 					}
 					continue
 				}
-				stack[dst] = r
 				if dst != sp-1 {
-					if compile.Opcode(code[pc]) == compile.LOOP {
-						// A store to a local that ends a loop's body (s -= i): the back
-						// edge without a dispatch.
-						ins = code[pc]
+					// A store to a local.
+					setScalar(&stack[dst], rk, r)
+					switch ins = code[pc]; compile.Opcode(ins) {
+					case compile.LOOP:
+						// It ends a loop's body (s -= i): the back edge without a dispatch.
 						pc++
 						acc += incTab[compile.LOOP]
 						goto backedge
+					case compile.JUMP:
+						// It ends an if's branch in a loop's body: the jump and the back edge.
+						if t := int(ins >> 8); compile.Opcode(code[t]) == compile.LOOP {
+							ins = code[t]
+							pc = t + 1
+							acc += incTab[compile.JUMP] + incTab[compile.LOOP]
+							goto backedge
+						}
 					}
 					continue
 				}
-				if r.k != IntKind {
-					continue
-				}
-				switch compile.Opcode(code[pc]) {
-				case fBS:
-					// The result as the right operand of an operation stored to a local
-					// (the s + i * 2 of s += i * 2): run it without a dispatch.
-					if x = stack[sp-2]; x.k != IntKind {
-						continue // the next dispatch runs it as it is
+				if rk == IntKind {
+					switch compile.Opcode(code[pc]) {
+					case fKCJ:
+						// The result compared with a small int and branched on, at once (the
+						// i % 3 == 0 of an if): run that superinstruction without a dispatch
+						// (and without storing the result, which it pops).
+						ins = code[pc]
+						pc++
+						acc += incTab[fKCJ]
+						a, b = int64(r), int64(int32(ins)>>8)
+						bop = binOp(code[pc])
+						extra = incTab[bop] + incTab[compile.JUMPFALSE]
+						dst, nsp, npc, jt = -1, sp-1, pc+2, int(code[pc+1]>>8)
+						goto binop
+					case fBS:
+						// The result as the right operand of an operation stored to a local
+						// (the s + i * 2 of s += i * 2): run it without a dispatch.
+						if x := &stack[sp-2]; x.k == IntKind {
+							a, b = int64(x.n), int64(r)
+							ins = code[pc]
+							pc++
+							bop = compile.Opcode(ins >> 8)
+							extra = incTab[bop] + incTab[compile.STORELOCAL]
+							dst, nsp, npc = fp+int(code[pc]>>8), sp-2, pc+1
+							goto binop
+						}
 					}
-					ins = code[pc]
-					pc++
-					y = r
-					bop = compile.Opcode(ins >> 8)
-					extra = incTab[bop] + incTab[compile.STORELOCAL]
-					dst, nsp, npc, jf = fp+int(code[pc]>>8), sp-2, pc+1, false
-					goto binop
-				case fKCJ:
-					// The result compared with a small int and branched on, at once (the
-					// i % 3 == 0 of an if): run that superinstruction without a dispatch.
-					ins = code[pc]
-					pc++
-					acc += incTab[fKCJ]
-					x, y = r, Value{k: IntKind, n: uint64(int64(int32(ins) >> 8))}
-					bop = binOp(code[pc])
-					extra = incTab[bop] + incTab[compile.JUMPFALSE]
-					nsp, npc, jt, jf = sp-1, pc+2, int(code[pc+1]>>8), true
-					goto binop
 				}
+				setScalar(&stack[dst], rk, r)
 				continue
 			}
-
 		}
 
-		// The frame of the running function, for the full switch (the fast loop keeps it in
-		// vm.frames only, which leaves a register free).
-		fr = &vm.frames[len(vm.frames)-1]
-	dispatch:
-		switch op := compile.Opcode(ins); op {
-		case compile.BREAK:
-			// A trap patched over the instruction at pc-1: let the debugger look, then run
-			// the original instruction.
-			tpc := pc - 1
-			if vm.hook != nil && vm.evalDepth == 0 {
-				fr.pc, vm.sp = tpc, sp
-				vm.flush(acc)
-				acc = 0
-				err = vm.trap(tpc)
-				code, stack, sp = vm.code, vm.stack, vm.sp
-				fr = &vm.frames[len(vm.frames)-1]
-				if err != nil {
-					pc = tpc + 1
-					goto fail
-				}
-				if vm.jumped { // the debugger moved the frame (Jump): go on there
-					vm.jumped = false
-					tpc = fr.pc
-					pc = tpc + 1
-				}
-			}
-			ins = vm.orig[tpc]
-			acc += incTab[uint8(ins)]
-			goto dispatch
-		case fLL, fLKB, fLLB, fKB, fLB, fBS, fLKBS, fLLBS, fCJ, fKCJ, fLKCJ, fLLCJ, fNS, fLR, fBR, fGLKB:
-			goto unfuse // the fast loop left it: not its fast case
-		case compile.LOADLOCAL:
-			stack[sp] = stack[fp+int(ins>>8)]
-			sp++
-		case compile.STORELOCAL:
-			sp--
-			stack[fp+int(ins>>8)] = stack[sp]
-		case compile.SMALLINT:
-			stack[sp] = Value{k: IntKind, n: uint64(int64(int32(ins) >> 8))}
-			sp++
-		case compile.CONST:
-			stack[sp] = vm.consts[ins>>8]
-			sp++
-		case compile.ADD:
-			x, y := &stack[sp-2], &stack[sp-1]
-			if x.k == IntKind && y.k == IntKind {
-				x.n += y.n
-			} else if *x, err = vm.arith(op, *x, *y); err != nil {
-				goto fail
-			}
-			sp--
-		case compile.SUB:
-			x, y := &stack[sp-2], &stack[sp-1]
-			if x.k == IntKind && y.k == IntKind {
-				x.n -= y.n
-			} else if *x, err = vm.arith(op, *x, *y); err != nil {
-				goto fail
-			}
-			sp--
-		case compile.MUL:
-			x, y := &stack[sp-2], &stack[sp-1]
-			if x.k == IntKind && y.k == IntKind {
-				x.n = uint64(int64(x.n) * int64(y.n))
-			} else if *x, err = vm.arith(op, *x, *y); err != nil {
-				goto fail
-			}
-			sp--
-		case compile.DIV, compile.MOD:
-			x, y := &stack[sp-2], &stack[sp-1]
-			if x.k == IntKind && y.k == IntKind && y.n != 0 {
-				if op == compile.DIV {
-					x.n = uint64(int64(x.n) / int64(y.n))
-				} else {
-					x.n = uint64(int64(x.n) % int64(y.n))
-				}
-			} else if *x, err = vm.arith(op, *x, *y); err != nil {
-				goto fail
-			}
-			sp--
-		case compile.LT, compile.LE, compile.GT, compile.GE:
-			x, y := &stack[sp-2], &stack[sp-1]
-			if x.k == IntKind && y.k == IntKind {
-				a, b := int64(x.n), int64(y.n)
-				var r bool
-				switch op {
-				case compile.LT:
-					r = a < b
-				case compile.LE:
-					r = a <= b
-				case compile.GT:
-					r = a > b
-				default:
-					r = a >= b
-				}
-				*x = Bool(r)
-			} else if *x, err = compare(op, *x, *y); err != nil {
-				goto fail
-			}
-			sp--
-		case compile.EQ, compile.NE:
-			x, y := &stack[sp-2], &stack[sp-1]
-			var r bool
-			if x.k == IntKind && y.k == IntKind {
-				r = x.n == y.n
-			} else {
-				r = Equal(*x, *y)
-			}
-			*x = Bool(r != (op == compile.NE))
-			sp--
-		case compile.JUMPFALSE:
-			sp--
-			if v := &stack[sp]; v.k == BoolKind {
-				if v.n == 0 {
-					pc = int(ins >> 8)
-				}
-			} else if !v.Truth() {
-				pc = int(ins >> 8)
-			}
-		case compile.JUMP:
-			pc = int(ins >> 8)
-		case compile.LOOP:
-			pc = int(ins >> 8)
-			vm.flush(acc)
-			acc = 0
-			if vm.cycles >= vm.checkAt || vm.interrupt.Load() {
-				fr.pc, vm.sp = pc, sp
-				err = vm.safePoint()
-				code, stack, sp = vm.code, vm.stack, vm.sp
-				fr = &vm.frames[len(vm.frames)-1]
-				if err != nil {
-					goto fail
-				}
-			}
-		case compile.LOADGLOBAL:
-			v := vm.globals[ins>>8]
-			if v.k == undefKind {
-				err = vm.errorf("undefined variable %s", vm.Prog.Globals[ins>>8].Name)
-				goto fail
-			}
-			stack[sp] = v
-			sp++
-		case compile.STOREGLOBAL:
-			g := &vm.globals[ins>>8]
-			if g.k == undefKind {
-				err = vm.errorf("undefined variable %s", vm.Prog.Globals[ins>>8].Name)
-				goto fail
-			}
-			sp--
-			*g = stack[sp]
-		case compile.DEFGLOBAL:
-			sp--
-			vm.globals[ins>>8] = stack[sp]
-		case compile.LOADBUILTIN:
-			stack[sp] = vm.builtins[ins>>8]
-			sp++
-		case compile.CALL:
-			n := int(ins >> 8)
-			callee := stack[sp-n-1]
-			if callee.k == FuncKind {
-				cl := callee.Closure()
-				f := cl.Fn
-				if n != f.NumParams {
-					err = vm.errorf("wrong argument count: %s expects %d, got %d", fnDisplayName(f.Name), f.NumParams, n)
-					goto fail
-				}
-				if len(vm.frames) >= vm.maxDepth {
-					err = vm.errorf("stack overflow (more than %d frames)", vm.maxDepth)
-					goto fail
-				}
-				if vm.pure > 0 {
-					err = vm.errorf("calling %s is not allowed in pure mode", fnDisplayName(f.Name))
-					goto fail
-				}
-				newfp := sp - n
-				if need := newfp + f.NumLocals + f.MaxStack + 8; need > len(stack) {
-					vm.sp = sp
-					vm.ensureStack(need)
-					stack = vm.stack
-				}
-				for i := sp; i < newfp+f.NumLocals; i++ {
-					stack[i] = Value{}
-				}
-				sp = newfp + f.NumLocals
-				fr.pc = pc
-				vm.frames = append(vm.frames, Frame{cl: cl, pc: f.Entry, fp: newfp, base: newfp - 1})
-				fr = &vm.frames[len(vm.frames)-1]
-				fp, pc = newfp, f.Entry
-				vm.flush(acc)
-				acc = 0
-				if vm.cycles >= vm.checkAt || vm.interrupt.Load() {
-					fr.pc, vm.sp = pc, sp
-					err = vm.safePoint()
-					code, stack, sp = vm.code, vm.stack, vm.sp
-					fr = &vm.frames[len(vm.frames)-1]
-					if err != nil {
-						goto fail
-					}
-				}
-			} else if callee.k == BuiltinKind {
-				b := callee.Builtin()
-				if vm.pure > 0 && !b.Pure {
-					err = vm.errorf("%s is impure and cannot be called in pure mode", b.Name)
-					goto fail
-				}
-				fr.pc, vm.sp = pc-1, sp
-				vm.flush(acc)
-				acc = 0
-				var res Value
-				res, err = b.Fn(vm, stack[sp-n:sp])
-				code, stack, sp = vm.code, vm.stack, vm.sp
-				fr = &vm.frames[len(vm.frames)-1]
-				fr.pc = pc
-				if err != nil {
-					goto fail
-				}
-				sp -= n + 1
-				stack[sp] = res
-				sp++
-			} else {
-				err = vm.errorf("cannot call a value of type %s", callee.TypeName())
-				goto fail
-			}
-		case compile.RETURN, compile.RETURNNIL:
-			var res Value
-			if op == compile.RETURN {
-				res = stack[sp-1]
-			}
-			sp = fr.base
-			stack[sp] = res
-			boundary := fr.boundary
-			vm.frames = vm.frames[:len(vm.frames)-1]
-			if boundary {
-				vm.sp = sp
-				vm.flush(acc)
-				return res, nil
-			}
-			sp++
-			fr = &vm.frames[len(vm.frames)-1]
-			pc, fp = fr.pc, fr.fp
-		case compile.HALT:
-			vm.sp = fr.base
-			vm.frames = vm.frames[:len(vm.frames)-1]
-			vm.flush(acc)
-			return Nil, nil
-		case compile.POP:
-			sp--
-		case compile.NIL:
-			stack[sp] = Value{}
-			sp++
-		case compile.TRUE:
-			stack[sp] = True
-			sp++
-		case compile.FALSE:
-			stack[sp] = False
-			sp++
-		case compile.DUP2:
-			stack[sp], stack[sp+1] = stack[sp-2], stack[sp-1]
-			sp += 2
-		case compile.LOADCELL:
-			c := stack[fp+int(ins>>8)]
-			if c.k != cellKind { // only corrupt bytecode gets here; never reinterpret memory
-				err = vm.errorf("invalid bytecode: slot %d holds no cell", ins>>8)
-				goto fail
-			}
-			stack[sp] = (*Cell)(c.p).V
-			sp++
-		case compile.STORECELL:
-			c := stack[fp+int(ins>>8)]
-			if c.k != cellKind {
-				err = vm.errorf("invalid bytecode: slot %d holds no cell", ins>>8)
-				goto fail
-			}
-			sp--
-			(*Cell)(c.p).V = stack[sp]
-		case compile.INITCELL:
-			sp--
-			stack[fp+int(ins>>8)] = cellValue(&Cell{V: stack[sp]})
-		case compile.LOADFREE:
-			stack[sp] = fr.cl.Free[ins>>8].V
-			sp++
-		case compile.STOREFREE:
-			sp--
-			fr.cl.Free[ins>>8].V = stack[sp]
-		case compile.NEG:
-			v := &stack[sp-1]
-			switch v.k {
-			case IntKind:
-				v.n = uint64(-int64(v.n))
-			case FloatKind:
-				*v = Float(-v.Float())
-			default:
-				err = vm.errorf("bad operand type for unary -: %s", v.TypeName())
-				goto fail
-			}
-		case compile.NOT:
-			stack[sp-1] = Bool(!stack[sp-1].Truth())
-		case compile.JUMPFALSEKEEP:
-			if !stack[sp-1].Truth() {
-				pc = int(ins >> 8)
-			} else {
-				sp--
-			}
-		case compile.JUMPTRUEKEEP:
-			if stack[sp-1].Truth() {
-				pc = int(ins >> 8)
-			} else {
-				sp--
-			}
-		case compile.MAKELIST:
-			n := int(ins >> 8)
-			src := stack[sp-n : sp] // before allocating: a corrupt count fails here
-			items := make([]Value, n)
-			copy(items, src)
-			sp -= n
-			stack[sp] = ListOf(items)
-			sp++
-		case compile.MAKEMAP:
-			n := int(ins >> 8)
-			_ = stack[sp-2*n : sp] // before allocating: a corrupt count fails here
-			m := NewMap(n)
-			for i := sp - 2*n; i < sp; i += 2 {
-				if !m.Set(stack[i], stack[i+1]) {
-					err = vm.errorf("invalid map key of type %s (keys are int, string or bool)", stack[i].TypeName())
-					goto fail
-				}
-			}
-			sp -= 2 * n
-			stack[sp] = MapValue(m)
-			sp++
-		case compile.INDEX:
-			if stack[sp-2], err = vm.index(stack[sp-2], stack[sp-1]); err != nil {
-				goto fail
-			}
-			sp--
-		case compile.SETINDEX:
-			if err = vm.setIndex(stack[sp-3], stack[sp-2], stack[sp-1]); err != nil {
-				goto fail
-			}
-			sp -= 3
-		case compile.CLOSURE:
-			f := vm.Prog.Funcs[ins>>8]
-			cl := &Closure{Fn: f}
-			if len(f.Free) > 0 {
-				cl.Free = make([]*Cell, len(f.Free))
-				for i, fv := range f.Free {
-					if fv.FromLocal {
-						c := stack[fp+fv.Index]
-						if c.k != cellKind {
-							err = vm.errorf("invalid bytecode: slot %d holds no cell", fv.Index)
-							goto fail
-						}
-						cl.Free[i] = (*Cell)(c.p)
-					} else {
-						cl.Free[i] = fr.cl.Free[fv.Index]
-					}
-				}
-			}
-			stack[sp] = FuncValue(cl)
-			sp++
-		case compile.INTERP:
-			n := int(ins >> 8)
-			var s string
-			if s, err = vm.interp(stack[sp-n : sp]); err != nil {
-				goto fail
-			}
-			sp -= n
-			stack[sp] = Str(s)
-			sp++
-		case compile.ITER, compile.ITER2:
-			if stack[sp-1], err = vm.newIter(stack[sp-1], op == compile.ITER2); err != nil {
-				goto fail
-			}
-		case compile.RANGEITER:
-			if stack[sp-3], err = rangeIter(stack[sp-3], stack[sp-2], stack[sp-1]); err != nil {
-				goto fail
-			}
-			sp -= 2
-		case compile.NEXT:
-			if stack[sp-1].k != iterKind {
-				err = vm.errorf("invalid bytecode: no iterator for next")
-				goto fail
-			}
-			it := stack[sp-1].iter()
-			if it.kind == iterRange {
-				if it.left > 0 { // a count, not a comparison: no overflow at the int64 limits
-					it.left--
-					stack[sp] = Value{k: IntKind, n: uint64(it.i)}
-					it.i += it.step
-					sp++
-				} else {
-					sp--
-					pc = int(ins >> 8)
-				}
-			} else if k, v, ok := it.next(); ok {
-				stack[sp] = k
-				sp++
-				if it.pairs {
-					stack[sp] = v
-					sp++
-				}
-			} else {
-				sp--
-				pc = int(ins >> 8)
-			}
-		case compile.NOP:
-		default:
-			err = vm.errorf("invalid instruction %d at pc %d", ins, pc-1)
-			goto fail
-		}
-		continue
-
-	unfuse:
-		// A superinstruction outside its fast case: run its first instruction as it is in
-		// the program (the others follow one by one), counted as itself.
-		acc += incTab[uint8(vm.orig[pc-1])] - incTab[uint8(ins)]
-		ins = vm.orig[pc-1]
-		goto dispatch
-
-	fail:
-		// The failing instruction is pc-1 of the top frame.
-		fr.pc, vm.sp = pc-1, sp
+		// slow runs ins (at pc-1) with the state written back, then the fast loop goes on
+		// with the next instruction or with the one slow hands it (a trapped or unfused
+		// instruction's original).
+		vm.frames[len(vm.frames)-1].pc, vm.sp = pc, sp
 		vm.flush(acc)
-		return Nil, vm.raise(err)
+		next, o, out, err := vm.slow(ins)
+		if o == exit {
+			return out, err
+		}
+		code, stack, sp = vm.code, vm.stack, vm.sp
+		fr = &vm.frames[len(vm.frames)-1]
+		pc, fp = fr.pc, fr.fp
+		acc = vm.budget()
+		if o == redo {
+			ins, acc = next, acc+incTab[uint8(next)]
+		} else {
+			ins, pc, acc = fetch(code, pc, acc)
+		}
 	}
+}
+
+// b2u is 1 for true, 0 for false: a bool Value's n.
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // nextRange is the next int of a range iterator, or false (another iterator, or the end):
@@ -844,10 +569,7 @@ func (vm *VM) run() (Value, error) {
 func nextRange(v Value) (Value, bool) {
 	if v.k == iterKind {
 		if it := v.iter(); it.kind == iterRange && it.left > 0 {
-			it.left--
-			r := Value{k: IntKind, n: uint64(it.i)}
-			it.i += it.step
-			return r, true
+			return it.take(), true
 		}
 	}
 	return Value{}, false

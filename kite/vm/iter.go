@@ -71,9 +71,23 @@ func rangeLen(start, end, step int64) uint64 {
 	return 0
 }
 
+// take returns a range's next int and moves past it; the caller checked it.left > 0 (a
+// count, not a comparison: no overflow at the int64 limits).
+func (it *iterator) take() Value {
+	it.left--
+	r := Value{k: IntKind, n: uint64(it.i)}
+	it.i += it.step
+	return r
+}
+
 // next returns the next item (and its pair value), or ok false at the end.
 func (it *iterator) next() (k, v Value, ok bool) {
 	switch it.kind {
+	case iterRange:
+		if it.left > 0 {
+			return it.take(), Nil, true
+		}
+		return Nil, Nil, false
 	case iterList:
 		if it.i >= int64(len(it.list.Items)) {
 			return Nil, Nil, false

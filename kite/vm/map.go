@@ -1,5 +1,7 @@
 package vm
 
+import "unsafe"
+
 // Map is a Kite map: keys are ints, strings or bools, iteration follows insertion order.
 // Deleted entries leave holes that are compacted once they are half the table. The index
 // from key to entry is one Go map per key kind, so that string and int keys take Go's fast
@@ -12,6 +14,14 @@ type Map struct {
 	ints  map[int64]int
 	bools [2]int // entry+1 of false and true; 0: absent
 	holes int
+	// A one-entry inline cache of string lookups: the entry of the string whose bytes are at
+	// lastP, lastN long. The same string looked up again (the w of `if contains(m, w) {
+	// m[w] += 1 }`, three lookups of one word) is found without hashing. A string's bytes never
+	// change, so the same address and length are the same key; a deletion moves entries and
+	// empties the cache.
+	lastP  unsafe.Pointer
+	lastN  uint64
+	lastAt int
 }
 
 func NewMap(sizeHint int) *Map {
@@ -46,7 +56,12 @@ func keyOf(v Value) (mapKey, bool) {
 func (m *Map) find(k Value) (i int, found, valid bool) {
 	switch k.k {
 	case StringKind:
-		i, found = m.strs[k.Str()]
+		if k.p == m.lastP && k.n == m.lastN && k.p != nil {
+			return m.lastAt, true, true
+		}
+		if i, found = m.strs[k.Str()]; found {
+			m.lastP, m.lastN, m.lastAt = k.p, k.n, i
+		}
 		return i, found, true
 	case IntKind:
 		i, found = m.ints[int64(k.n)]
@@ -126,6 +141,7 @@ func (m *Map) Delete(k Value) bool {
 		return false
 	}
 	m.deleteIndex(m.keys[i])
+	m.lastP = nil
 	m.live[i] = false
 	m.keys[i], m.vals[i] = Nil, Nil
 	m.holes++

@@ -61,8 +61,9 @@ type VM struct {
 	maxDepth int
 
 	steps, cycles int64
-	cycleLimit    int64 // OutOfCycles at this many cycles
-	checkAt       int64 // min(cycleLimit, MaxCycles, evalLimit): the safe point test
+	cycleLimit    int64  // OutOfCycles at this many cycles
+	checkAt       int64  // min(cycleLimit, MaxCycles, evalLimit): the safe point test
+	bias          uint32 // the start of the interpreter's packed cycle counter (budget)
 
 	hook      Hook
 	interrupt atomic.Bool
@@ -235,7 +236,12 @@ func (vm *VM) Call(fn Value, args ...Value) (_ Value, err error) {
 	if len(vm.frames) == 0 { // called by the host, not by a builtin inside the VM
 		defer vm.guard(&err, 0)
 	}
-	vm.ensureStack(vm.sp + len(args) + 1)
+	need := vm.sp + len(args) + 1
+	if fn.k == FuncKind { // room for the callee's frame too: one check (map and filter call per item)
+		f := fn.Closure().Fn
+		need = max(need, vm.sp+1+f.NumLocals+f.MaxStack+8)
+	}
+	vm.ensureStack(need)
 	base := vm.sp
 	vm.stack[vm.sp] = fn
 	vm.sp++
@@ -258,9 +264,11 @@ func (vm *VM) Call(fn Value, args ...Value) (_ Value, err error) {
 			vm.sp = base
 			return Nil, vm.errorf("calling %s is not allowed in pure mode", fnDisplayName(cl.Fn.Name))
 		}
-		vm.pushFrame(cl, base+1, base, true)
+		vm.appendFrame(cl, cl.Fn.Entry, base+1, base, true)
 		vm.sp = base + 1 + cl.Fn.NumLocals
-		clear(vm.stack[base+1+len(args) : vm.sp])
+		for i := base + 1 + len(args); i < vm.sp; i++ { // a loop: clear costs a bulk write barrier
+			vm.stack[i] = Value{}
+		}
 		return vm.run()
 	case BuiltinKind:
 		b := fn.Builtin()

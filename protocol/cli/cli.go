@@ -201,7 +201,7 @@ func (d *Debugger) showDisplay(n int) {
 		d.printf("%d: %s = <error: %v>\n", n, spec, err)
 		return
 	}
-	d.printf("%d: %s = %s\n", n, spec, formatValue(v, format, d.cTypes()))
+	d.printf("%d: %s = %s\n", n, spec, d.s.FormatValue(v, format))
 }
 
 // explain turns engine errors into the messages a gdb user expects.

@@ -36,13 +36,13 @@ func init() {
 		{"stepi", []string{"si"}, "stepi  execute one instruction", stepCmd(engine.StepInstruction)},
 		{"interrupt", nil, "interrupt  pause the running program", cmdInterrupt},
 		{"kill", []string{"k"}, "kill  terminate the program", cmdKill},
-		{"print", []string{"p", "inspect"}, "print[/FMT] [EXPR]  evaluate in the current frame; the value becomes $N (FMT: x d u o t c)", cmdPrintMembers},
+		{"print", []string{"p", "inspect"}, "print[/FMT] [EXPR]  evaluate in the current frame; the value becomes $N (FMT: x d u o t c)", cmdPrint},
 		{"ptype", nil, "ptype EXPR  the type of an expression, with the fields of a struct", cmdPtype},
 		{"whatis", nil, "whatis EXPR  the type of an expression", cmdWhatis},
 		{"call", nil, "call EXPR  evaluate an expression that may call functions", cmdCall},
 		{"display", nil, "display[/FMT] [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
 		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
-		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program|threads", cmdInfoVars},
+		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program|threads", cmdInfo},
 		{"x", nil, "x/NFU ADDR  examine memory: N units (b, h, w, g) in format x, d, u or c at ADDR or $REG", cmdExamine},
 		{"set", nil, "set var X = VALUE | set $REG = VALUE | set context on|off | set listsize N", cmdSetVar},
 		{"show", nil, "show values|context|listsize  the value history, or a setting", cmdShow},
@@ -153,7 +153,11 @@ func (d *Debugger) setBreak(args string, temp bool) {
 	if temp {
 		kind = "Temporary breakpoint"
 	}
-	d.printf("%s %d at %s\n", kind, bp.ID, d.describe(bp.Location))
+	if sites, _ := d.s.BreakpointSites(bp.ID); len(sites) > 1 { // inlined copies, as gdb says
+		d.printf("%s %d at %s (%d locations)\n", kind, bp.ID, d.describe(bp.Location), len(sites))
+	} else {
+		d.printf("%s %d at %s\n", kind, bp.ID, d.describe(bp.Location))
+	}
 	if spec.Kind == engine.LineBreakpoint && bp.Location.Line != spec.Line {
 		d.printf("(line %d has no code; moved to line %d)\n", spec.Line, bp.Location.Line)
 	}
@@ -329,9 +333,9 @@ func cmdInfo(d *Debugger, args string) bool {
 	case what == "":
 		d.printf("info args|locals|globals|registers|breakpoints|display|frame|program|threads\n")
 	case strings.HasPrefix("locals", what):
-		d.showScope("Locals")
+		d.showLocals(false)
 	case strings.HasPrefix("args", what):
-		d.showScope("Arguments")
+		d.showLocals(true)
 	case strings.HasPrefix("globals", what), strings.HasPrefix("variables", what):
 		d.showScope("Globals")
 	case strings.HasPrefix("registers", what) && len(what) >= 2, what == "r":
@@ -353,6 +357,11 @@ func cmdInfo(d *Debugger, args string) bool {
 				d.printf("  log %q", b.Spec.LogMessage)
 			}
 			d.printf("\n")
+			if sites, _ := d.s.BreakpointSites(b.ID); len(sites) > 1 {
+				for i, l := range sites {
+					d.printf("%-4s %s\n", fmt.Sprintf("%d.%d", b.ID, i+1), d.describe(l))
+				}
+			}
 		}
 	case strings.HasPrefix("display", what):
 		for i, e := range d.display {
@@ -396,10 +405,6 @@ func (d *Debugger) showScope(name string) {
 		for _, v := range vars {
 			d.printf("%s = %s\n", v.Name, v.Value)
 		}
-		return
-	}
-	if name == "Arguments" {
-		d.printf("No argument list on this target: its arguments are among the locals (info locals).\n")
 		return
 	}
 	d.printf("No %s in this frame.\n", strings.ToLower(name))

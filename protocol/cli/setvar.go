@@ -1,15 +1,10 @@
 package cli
 
-// gdb's `set var X = V`, `info args` apart from `info locals`, and print/FMT of a C struct
-// or array member by member (each at its own width). Hooked into the command table in
-// place of the plain set, info and print handlers, which get what this file does not do.
+// gdb's `set var X = V` (through the engine's SetVariable), and `info args` apart from
+// `info locals`.
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
-
-	"github.com/polydbg/polydbg/engine"
 )
 
 // cmdSetVar sets a variable through the engine (`set var X = V`, `set variable X = V`, or
@@ -56,21 +51,6 @@ func cutAssign(s string) (lhs, rhs string, ok bool) {
 	return "", "", false
 }
 
-// cmdInfoVars shows `info args` (the frame's parameters) and `info locals` (its other
-// variables) as gdb does; the other info commands go on to cmdInfo.
-func cmdInfoVars(d *Debugger, args string) bool {
-	what, _, _ := strings.Cut(args, " ")
-	switch {
-	case what != "" && strings.HasPrefix("locals", what):
-		d.showLocals(false)
-	case what != "" && strings.HasPrefix("args", what):
-		d.showLocals(true)
-	default:
-		return cmdInfo(d, args)
-	}
-	return false
-}
-
 // showLocals lists the frame's parameters (args) or its other locals, by engine.Variable.Arg.
 func (d *Debugger) showLocals(args bool) {
 	scopes, err := d.s.Scopes(d.frame)
@@ -102,99 +82,4 @@ func (d *Debugger) showLocals(args bool) {
 		return
 	}
 	d.printf("No symbol table info available.\n")
-}
-
-// cmdPrintMembers is print: with a format, a C struct, union or array is printed member by
-// member, each at the width of its own type (gdb's print/x); the rest is cmdPrint's.
-func cmdPrintMembers(d *Debugger, args string) bool {
-	format, expr, err := splitFormat(args)
-	if err != nil || format == 0 || expr == "" || !d.cTypes() {
-		return cmdPrint(d, args)
-	}
-	v, err := d.eval(expr, true)
-	if err != nil {
-		d.printf("%s\n", explain(err))
-		return false
-	}
-	text := leafFormat(v, format)
-	if aggregate(v) {
-		text = d.formatMembers(v, format, 0)
-	}
-	d.printf("$%d = %s\n", d.record(v), text)
-	return false
-}
-
-// aggregate reports whether v is a C struct, union or array (not a pointer to one).
-func aggregate(v engine.Variable) bool {
-	t := strings.TrimSpace(v.Type)
-	if v.Ref == 0 || strings.HasSuffix(t, "*") {
-		return false
-	}
-	return strings.HasPrefix(t, "struct") || strings.HasPrefix(t, "union") || strings.HasSuffix(t, "]")
-}
-
-// formatMembers formats a struct ({a = 0x7, b = 0xfffd}) or an array ({0x1, 0x2}) from its
-// children, each in format at its own type's width.
-func (d *Debugger) formatMembers(v engine.Variable, format byte, depth int) string {
-	kids, err := d.s.Variables(v.Ref)
-	if err != nil || depth > 8 {
-		return formatValue(v, format, true)
-	}
-	array := strings.HasSuffix(v.Type, "]")
-	parts := make([]string, 0, len(kids)+1)
-	for _, k := range kids {
-		var text string
-		if aggregate(k) {
-			text = d.formatMembers(k, format, depth+1)
-		} else {
-			text = leafFormat(k, format)
-		}
-		if !array {
-			text = k.Name + " = " + text
-		}
-		parts = append(parts, text)
-	}
-	if array && v.Len > len(kids) {
-		parts = append(parts, "...")
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
-}
-
-// leafFormat formats a C scalar as gdb: a char's 'x' or a char pointer's "string" is
-// dropped for the number; /c shows the low byte as a signed number and gdb's character
-// literal ('\a', '\375'); /o shows zero as 0.
-func leafFormat(v engine.Variable, format byte) string {
-	if f := strings.Fields(v.Value); len(f) > 1 && (f[0][0] >= '0' && f[0][0] <= '9' || f[0][0] == '-') {
-		v.Value = f[0]
-	}
-	switch format {
-	case 'c':
-		n, err := strconv.ParseInt(v.Value, 0, 64)
-		if err != nil {
-			u, uerr := strconv.ParseUint(v.Value, 0, 64)
-			if uerr != nil {
-				return v.Value
-			}
-			n = int64(u)
-		}
-		return fmt.Sprintf("%d %s", int8(n), gdbChar(byte(n)))
-	case 'o':
-		if out := formatValue(v, format, true); out != "00" {
-			return out
-		}
-		return "0"
-	}
-	return formatValue(v, format, true)
-}
-
-// gdbChar is a byte as gdb prints a char: itself, a named escape, or an octal one.
-func gdbChar(c byte) string {
-	named := map[byte]string{7: `\a`, 8: `\b`, 9: `\t`, 10: `\n`, 11: `\v`, 12: `\f`, 13: `\r`, 27: `\033`, '\'': `\'`, '\\': `\\`}
-	if e, ok := named[c]; ok {
-		return "'" + e + "'"
-	}
-	if c >= 0x20 && c < 0x7f {
-		return "'" + string(rune(c)) + "'"
-	}
-	return fmt.Sprintf(`'\%03o'`, c)
 }

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -67,5 +68,36 @@ func TestThreadsAsGDB(t *testing.T) {
 	i := strings.Index(out, "[Switching to thread 1")
 	if i < 0 || strings.Contains(out[i:strings.Index(out, "[Switching to thread 2")], "work") {
 		t.Errorf("thread 1's stack shows work:\n%s", out)
+	}
+}
+
+const inlineProg = `#include <stdio.h>
+static inline __attribute__((always_inline)) int scale(int v) {
+    int r = v * 3;
+    return r + 1;
+}
+int (*keep)(int);
+int scale_out(int v) { return scale(v); }
+int main(int argc, char **argv) {
+    int a = scale(argc);
+    int b = scale(a + 2);
+    printf("%d %d %d\n", a, b, scale_out(b));
+    return 0;
+}
+`
+
+// break FUNC on a function the compiler inlined binds at every copy, as gdb says
+// "(N locations)", and info breakpoints lists them.
+func TestBreakAtInlinedCopies(t *testing.T) {
+	dir, out := nativeScriptOf(t, "inl", inlineProg, "break scale\ninfo breakpoints\nrun\nbt\nc\nc\nkill\n", "-O2")
+	out = strings.ReplaceAll(out, dir+"/", "")
+	expect(t, out, "Breakpoint 1 at ", " locations)", "1.1 ", "1.2 ", "Breakpoint 1, scale at inl.c:")
+	m := regexp.MustCompile(`\((\d+) locations\)`).FindStringSubmatch(out)
+	rows := regexp.MustCompile(`(?m)^1\.\d+ `).FindAllString(out, -1)
+	if m == nil || m[1] != fmt.Sprint(len(rows)) || len(rows) < 3 {
+		t.Errorf("locations said %v, listed %d:\n%s", m, len(rows), out)
+	}
+	if n := strings.Count(out, "Breakpoint 1, scale"); n != 3 {
+		t.Errorf("%d hits of scale in three continues, want 3:\n%s", n, out)
 	}
 }

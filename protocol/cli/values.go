@@ -114,95 +114,10 @@ func splitFormat(args string) (format byte, rest string, err error) {
 		return 0, args, nil
 	}
 	spec, rest, _ := strings.Cut(args[1:], " ")
-	if len(spec) != 1 || !strings.Contains("xduotc", spec) {
+	if len(spec) != 1 || !engine.ValidFormat(spec[0]) {
 		return 0, "", fmt.Errorf("Undefined output format %q (x, d, u, o, t or c).", spec)
 	}
 	return spec[0], strings.TrimSpace(rest), nil
-}
-
-// formatValue shows every integer in a value's text in the format (gdb formats each member
-// of a struct or array the same way); other text is kept.
-// cTypes says whether type names are C's (so "int" is 32 bits wide) or Kite's (64).
-func formatValue(v engine.Variable, format byte, cTypes bool) string {
-	if format == 0 {
-		return v.Value
-	}
-	bits := 64
-	if cTypes {
-		bits = typeBits(v.Type)
-	}
-	var b strings.Builder
-	s := v.Value
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c == '"' || c == '\'' {
-			j := quotedEnd(s, i)
-			b.WriteString(s[i:j])
-			i = j
-			continue
-		}
-		startsNumber := c >= '0' && c <= '9' || c == '-' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9'
-		if !startsNumber || i > 0 && (isIdentByte(s[i-1]) || s[i-1] == '.') {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(s) && (isIdentByte(s[j]) || s[j] == '.') {
-			j++
-		}
-		b.WriteString(formatInt(s[i:j], format, bits))
-		i = j
-	}
-	return b.String()
-}
-
-// formatInt formats one integer literal; anything else (a float) is returned unchanged.
-func formatInt(lit string, format byte, bits int) string {
-	n, err := strconv.ParseInt(lit, 0, 64)
-	if err != nil {
-		u, uerr := strconv.ParseUint(lit, 0, 64)
-		if uerr != nil {
-			return lit
-		}
-		n = int64(u)
-	}
-	u := uint64(n)
-	if bits < 64 {
-		u &= 1<<bits - 1
-	}
-	switch format {
-	case 'x':
-		return "0x" + strconv.FormatUint(u, 16)
-	case 'o':
-		return "0" + strconv.FormatUint(u, 8)
-	case 't':
-		return strconv.FormatUint(u, 2)
-	case 'u':
-		return strconv.FormatUint(u, 10)
-	case 'c':
-		return fmt.Sprintf("%d %s", int8(u), strconv.QuoteRune(rune(byte(u))))
-	}
-	if bits < 64 { // 'd': sign-extend from the type's width
-		shift := 64 - uint(bits)
-		return strconv.FormatInt(int64(u<<shift)>>shift, 10)
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-// typeBits is the width of a C integer type by its name; 64 for anything else (long, a
-// pointer).
-func typeBits(t string) int {
-	t = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(t, "unsigned "), "signed "))
-	switch t {
-	case "char", "int8_t", "uint8_t", "_Bool", "bool":
-		return 8
-	case "short", "short int", "int16_t", "uint16_t":
-		return 16
-	case "int", "int32_t", "uint32_t", "unsigned":
-		return 32
-	}
-	return 64
 }
 
 func cmdPrint(d *Debugger, args string) bool { d.evaluate(args, true); return false }
@@ -226,14 +141,7 @@ func (d *Debugger) evaluate(args string, pure bool) {
 		d.printf("%s\n", explain(err))
 		return
 	}
-	d.printf("$%d = %s\n", d.record(v), formatValue(v, format, d.cTypes()))
-}
-
-// cTypes reports whether the program is C (or anything but Kite), whose integer types
-// have the widths their names say.
-func (d *Debugger) cTypes() bool {
-	st := d.s.LastStop()
-	return st == nil || !strings.HasSuffix(st.Location.File, ".kite")
+	d.printf("$%d = %s\n", d.record(v), d.s.FormatValue(v, format))
 }
 
 // eval evaluates an expression in the selected frame after substituting history values.

@@ -22,6 +22,8 @@ type Task struct {
 	StackUsage uint32 // bytes used at the high-water mark (0 when unknown)
 	StackSize  uint32 // bytes (0 when unknown: the TCB has no pxEndOfStack)
 	Handle     uint64 // TCB address
+
+	stack, end uint64 // pxStack and pxEndOfStack (end 0 when unknown)
 }
 
 // ErrNoKernel means the ELF file has no FreeRTOS kernel (no pxCurrentTCB with DWARF).
@@ -40,6 +42,7 @@ type FreeRTOS struct {
 	lists   []namedList
 	tcb     tcbLayout
 	list    listLayout
+	objects stackObjects // data objects by address, for the size of static stacks
 }
 
 type namedList struct {
@@ -261,6 +264,7 @@ func (f *FreeRTOS) Tasks(m elfsym.Memory) ([]Task, error) {
 			seen[tcb] = true
 			t, err := f.task(m, tcb)
 			if err != nil {
+				f.sizeStacks(m, out)
 				return out, err
 			}
 			t.State = nl.state
@@ -282,6 +286,7 @@ func (f *FreeRTOS) Tasks(m elfsym.Memory) ([]Task, error) {
 			out = append(out, t)
 		}
 	}
+	f.sizeStacks(m, out)
 	return out, nil
 }
 
@@ -329,30 +334,9 @@ func (f *FreeRTOS) task(m elfsym.Memory, tcb uint64) (Task, error) {
 	t := Task{Name: string(name), Priority: uint32(ptr(f.tcb.priority)), Handle: tcb}
 	stack := ptr(f.tcb.stack)
 	if f.tcb.hasEnd {
-		end := ptr(f.tcb.endOfStack)
-		if end > stack && end-stack < 1<<20 {
-			t.StackSize = stackSize(stack, end, uint64(f.tcb.stackElem))
-			if s, err := m.ReadMemory(stack, int(t.StackSize)); err == nil {
-				unused := 0
-				for unused < len(s) && s[unused] == StackFill {
-					unused++
-				}
-				t.StackUsage = t.StackSize - uint32(unused)
-			}
+		if end := ptr(f.tcb.endOfStack); end > stack && end-stack < 1<<20 {
+			t.stack, t.end = stack, end // sized by Tasks, which knows every stack
 		}
 	}
 	return t, nil
-}
-
-// stackSize is the size in bytes of a task's stack from pxStack and pxEndOfStack. The
-// kernel (prvInitialiseNewTask) sets pxEndOfStack to the stack's last slot aligned down to
-// portBYTE_ALIGNMENT (8): with 4-byte slots on an 8-aligned stack, the last slot of an even
-// number of words is 4 bytes above pxEndOfStack. An odd number of words cannot be told from
-// an even one there; even depths (128, 256, 512 words...) are assumed.
-func stackSize(stack, end, elem uint64) uint32 {
-	size := end - stack + elem // pxEndOfStack is the last slot
-	if elem < 8 && end%8 == 0 && stack%8 == 0 {
-		size += elem // the last slot was aligned down
-	}
-	return uint32(size)
 }

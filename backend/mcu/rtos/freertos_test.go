@@ -88,52 +88,65 @@ func TestTasks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []struct {
-				name  string
-				prio  uint32
-				state string
-				used  uint32 // stack words
-			}{
-				{"IDLE", 0, "ready", 4},
-				{"control", 4, "running", 10},
-				{"logger", 4, "ready", 6},
-				{"net", 2, "blocked", 20},
-				{"watchdog", 3, "blocked", 8},
-				{"shell", 1, "suspended", 31},
-				{"rx_waiter", 2, "blocked", 12},
-				{"a_very_long_", 1, "deleted", 32},
-			}
-			got := map[string]Task{}
-			for _, tk := range tasks {
-				got[tk.Name] = tk
-			}
-			if len(tasks) != len(want) || len(got) != len(want) {
-				t.Fatalf("tasks %+v", tasks)
-			}
-			for _, w := range want {
-				tk, ok := got[w.name]
-				if !ok {
-					t.Errorf("no task %q in %+v", w.name, tasks)
-					continue
-				}
-				if tk.Priority != w.prio || tk.State != w.state || tk.Handle == 0 {
-					t.Errorf("%s = %+v, want priority %d, %s", w.name, tk, w.prio, w.state)
-				}
-				if w.state == "running" && tk.Handle != cur {
-					t.Errorf("the running task's handle %#x is not pxCurrentTCB %#x", tk.Handle, cur)
-				}
-				size, used := uint32(0), uint32(0)
-				if tc.stacks {
-					size, used = 32*4, w.used*4
-					if w.used == 32 {
-						used = size // the whole stack: nothing left of the fill
-					}
-				}
-				if tk.StackSize != size || tk.StackUsage != used {
-					t.Errorf("%s stack %d of %d bytes, want %d of %d", w.name, tk.StackUsage, tk.StackSize, used, size)
-				}
-			}
+			checkKernelTasks(t, tasks, cur, tc.stacks)
 		})
+	}
+}
+
+// kernelTasks are the tasks testdata/kernel.c makes.
+var kernelTasks = []struct {
+	name  string
+	prio  uint32
+	state string
+	depth uint32 // stack words: odd ones end on pxEndOfStack
+	used  uint32 // stack words below pxEndOfStack
+	off   uint32 // pxStack % 8
+}{
+	{"IDLE", 0, "ready", 32, 4, 0},
+	{"control", 4, "running", 31, 10, 0},
+	{"logger", 4, "ready", 33, 6, 0},
+	{"net", 2, "blocked", 40, 20, 0},
+	{"watchdog", 3, "blocked", 17, 8, 0},
+	{"shell", 1, "suspended", 45, 31, 0},
+	{"rx_waiter", 2, "blocked", 32, 12, 0},
+	{"a_very_long_", 1, "deleted", 21, 20, 0},
+	{"pair0", 1, "ready", 25, 5, 0},
+	{"pair1", 1, "ready", 25, 7, 4}, // 100 bytes after an 8-aligned pair0
+}
+
+// checkKernelTasks compares the tasks read from testdata/kernel.c with what it made; with
+// stacks, the stack sizes and use too.
+func checkKernelTasks(t *testing.T, tasks []Task, cur uint64, stacks bool) {
+	t.Helper()
+	got := map[string]Task{}
+	for _, tk := range tasks {
+		got[tk.Name] = tk
+	}
+	if len(tasks) != len(kernelTasks) || len(got) != len(kernelTasks) {
+		t.Fatalf("tasks %+v", tasks)
+	}
+	for _, w := range kernelTasks {
+		tk, ok := got[w.name]
+		if !ok {
+			t.Errorf("no task %q in %+v", w.name, tasks)
+			continue
+		}
+		if tk.Priority != w.prio || tk.State != w.state || tk.Handle == 0 {
+			t.Errorf("%s = %+v, want priority %d, %s", w.name, tk, w.prio, w.state)
+		}
+		if w.state == "running" && tk.Handle != cur {
+			t.Errorf("the running task's handle %#x is not pxCurrentTCB %#x", tk.Handle, cur)
+		}
+		size, used := uint32(0), uint32(0)
+		if stacks {
+			// the kernel's figures: the depth given to xTaskCreate, and the size
+			// less the fill left from the bottom (uxTaskGetStackHighWaterMark)
+			end := (w.off+(w.depth-1)*4)&^7 - w.off
+			size, used = w.depth*4, w.depth*4-(end-w.used*4)
+		}
+		if tk.StackSize != size || tk.StackUsage != used {
+			t.Errorf("%s stack %d of %d bytes, want %d of %d", w.name, tk.StackUsage, tk.StackSize, used, size)
+		}
 	}
 }
 
@@ -186,19 +199,24 @@ func TestNoKernel(t *testing.T) {
 }
 
 // The size of a stack from pxStack and pxEndOfStack, as the kernel sets it (aligned down to
-// 8 bytes) and as ports that do not align it do: 512 words are 2048 bytes either way.
+// 8 bytes) and as ports that do not align it do, told by the slot above pxEndOfStack.
 func TestStackSize(t *testing.T) {
 	for _, c := range []struct {
 		stack, end, elem uint64
+		above            int
 		want             uint32
 	}{
-		{0x20000000, 0x20000000 + 2040, 4, 2048}, // kernel: &pxStack[511] & ~7
-		{0x20000000, 0x20000000 + 2044, 4, 2048}, // not aligned: the last slot
-		{0x20000004, 0x20000004 + 2044, 4, 2048}, // a 4-aligned stack: the last slot is 8-aligned
-		{0x20000000, 0x20000000 + 4088, 8, 4096}, // 8-byte slots
+		{0x20000000, 0x20000000 + 2040, 4, aboveFill, 2048},    // 512 words: &pxStack[511] & ~7
+		{0x20000000, 0x20000000 + 2040, 4, aboveOther, 2044},   // 511 words: &pxStack[510]
+		{0x20000000, 0x20000000 + 2040, 4, aboveUnknown, 2048}, // unreadable: even assumed
+		{0x20000000, 0x20000000 + 2044, 4, aboveFill, 2048},    // not aligned: the last slot
+		{0x20000004, 0x20000004 + 2044, 4, aboveOther, 2048},   // a 4-aligned stack: the last slot is 8-aligned
+		{0x20000004, 0x20000004 + 2036, 4, aboveFill, 2044},    // 511 words on a 4-aligned stack
+		{0x20000004, 0x20000004 + 2044, 4, aboveUnknown, 2048},
+		{0x20000000, 0x20000000 + 4088, 8, aboveOther, 4096}, // 8-byte slots
 	} {
-		if got := stackSize(c.stack, c.end, c.elem); got != c.want {
-			t.Errorf("stackSize(%#x, %#x, %d) = %d, want %d", c.stack, c.end, c.elem, got, c.want)
+		if got := stackSize(c.stack, c.end, c.elem, c.above); got != c.want {
+			t.Errorf("stackSize(%#x, %#x, %d, %d) = %d, want %d", c.stack, c.end, c.elem, c.above, got, c.want)
 		}
 	}
 }

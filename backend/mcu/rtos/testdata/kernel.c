@@ -2,10 +2,34 @@
  * tasks.c, with configRECORD_STACK_HIGH_ADDRESS) — or, with -DOLD_NAMES, as FreeRTOS 9's
  * (pvContainer, no pxEndOfStack). It builds a task list like the kernel's and writes its
  * data and bss, as they are in memory, to the file named by its argument; the rtos tests
- * read the tasks from that image. -DBROKEN makes one list never come back to its end. */
+ * read the tasks from that image. -DBROKEN makes one list never come back to its end.
+ * Built for a Cortex-M3 (__arm__, with internal/firmware's startup) it is firmware: it
+ * builds the same tasks and waits at LINE:ready, where the rtos tests read them from QEMU. */
+#include <stddef.h>
 #include <stdint.h>
+#ifdef __arm__
+static void *kmemset(void *d, int c, size_t n)
+{
+	unsigned char *p = d;
+	while (n--)
+		*p++ = (unsigned char)c;
+	return d;
+}
+static char *kstrncpy(char *d, const char *s, size_t n)
+{
+	size_t i = 0;
+	for (; i < n && s[i]; i++)
+		d[i] = s[i];
+	for (; i < n; i++)
+		d[i] = 0;
+	return d;
+}
+#define memset kmemset
+#define strncpy kstrncpy
+#else
 #include <stdio.h>
 #include <string.h>
+#endif
 
 typedef uint32_t TickType_t;
 typedef unsigned long UBaseType_t;
@@ -84,23 +108,43 @@ static void list_insert_end(List_t *l, ListItem_t *it)
 	l->uxNumberOfItems++;
 }
 
-#define NTASKS 8
-#define STACK_WORDS 32
+#define NTASKS 10
 TCB_t tcbs[NTASKS];
-StackType_t stacks[NTASKS][STACK_WORDS] __attribute__((aligned(8))); /* as pvPortMalloc's */
 
-static TCB_t *task_create(int i, const char *name, UBaseType_t prio, unsigned used_words, List_t *list)
+/* Stacks come, as from pvPortMalloc (heap_4), from an 8-aligned pool: each block has an
+ * 8-byte header and is rounded up to 8 bytes, so an odd depth leaves 4 bytes of padding
+ * (never filled) above the stack. */
+static uint64_t heap_pool[512];
+static size_t heap_next;
+
+static StackType_t *stack_alloc(unsigned depth)
+{
+	char *p = (char *)heap_pool + heap_next + 8;
+	heap_next += 8 + ((depth * sizeof(StackType_t) + 7) & ~(size_t)7);
+	return (StackType_t *)p;
+}
+
+/* xTaskCreateStatic's buffer: an odd depth, its own data object. */
+StackType_t shell_stack[45] __attribute__((aligned(8)));
+/* Static buffers side by side: the slot above the first's pxEndOfStack is the second's
+ * first slot, filled too. */
+StackType_t pair_stacks[2][25] __attribute__((aligned(8)));
+
+/* As prvInitialiseNewTask and an ARM port: the stack is filled, pxEndOfStack is the last
+ * slot aligned down to 8, and the initial frame and the task's use start below it. */
+static TCB_t *task_create(int i, const char *name, UBaseType_t prio, unsigned used_words, List_t *list,
+			  StackType_t *stack, unsigned depth)
 {
 	TCB_t *t = &tcbs[i];
-	memset(stacks[i], 0xA5, sizeof stacks[i]);
+	memset(stack, 0xA5, depth * sizeof(StackType_t));
+	StackType_t *end = (StackType_t *)((uintptr_t)&stack[depth - 1] & ~(uintptr_t)7);
 	for (unsigned w = 0; w < used_words; w++)
-		stacks[i][STACK_WORDS - 1 - w] = 0x1000 + w; /* used, from the top down */
-	t->pxStack = stacks[i];
+		end[-1 - (int)w] = 0x1000 + w; /* used, from the top down */
+	t->pxStack = stack;
 #ifndef OLD_NAMES
-	/* as prvInitialiseNewTask: the last slot, aligned down to portBYTE_ALIGNMENT (8) */
-	t->pxEndOfStack = (StackType_t *)((uintptr_t)&stacks[i][STACK_WORDS - 1] & ~(uintptr_t)7);
+	t->pxEndOfStack = end;
 #endif
-	t->pxTopOfStack = &stacks[i][STACK_WORDS - used_words];
+	t->pxTopOfStack = end - used_words;
 	t->uxPriority = t->uxBasePriority = prio;
 	strncpy(t->pcTaskName, name, configMAX_TASK_NAME_LEN);
 	t->xStateListItem.pvOwner = t;
@@ -109,9 +153,14 @@ static TCB_t *task_create(int i, const char *name, UBaseType_t prio, unsigned us
 	return t;
 }
 
+#ifdef __arm__
+volatile int kernel_ready;
+int main(void)
+#else
 extern char __data_start[], _end[];
 
 int main(int argc, char **argv)
+#endif
 {
 	for (int p = 0; p < configMAX_PRIORITIES; p++)
 		list_init(&pxReadyTasksLists[p]);
@@ -122,24 +171,30 @@ int main(int argc, char **argv)
 	list_init(&xTasksWaitingTermination);
 	pxDelayedTaskList = &xDelayedTaskList2; /* the lists have swapped once */
 	pxOverflowDelayedTaskList = &xDelayedTaskList1;
-	task_create(0, "IDLE", 0, 4, &pxReadyTasksLists[0]);
-	TCB_t *run = task_create(1, "control", 4, 10, &pxReadyTasksLists[4]);
-	task_create(2, "logger", 4, 6, &pxReadyTasksLists[4]);
-	task_create(3, "net", 2, 20, &xDelayedTaskList2);
-	task_create(4, "watchdog", 3, 8, &xDelayedTaskList1);
-	task_create(5, "shell", 1, 31, &xSuspendedTaskList);
+	task_create(0, "IDLE", 0, 4, &pxReadyTasksLists[0], stack_alloc(32), 32);
+	TCB_t *run = task_create(1, "control", 4, 10, &pxReadyTasksLists[4], stack_alloc(31), 31);
+	task_create(2, "logger", 4, 6, &pxReadyTasksLists[4], stack_alloc(33), 33);
+	task_create(3, "net", 2, 20, &xDelayedTaskList2, stack_alloc(40), 40);
+	task_create(4, "watchdog", 3, 8, &xDelayedTaskList1, stack_alloc(17), 17);
+	task_create(5, "shell", 1, 31, &xSuspendedTaskList, shell_stack, 45);
 	/* blocked on a queue without timeout: in the suspended list, its event item in a list */
-	TCB_t *q = task_create(6, "rx_waiter", 2, 12, &xSuspendedTaskList);
+	TCB_t *q = task_create(6, "rx_waiter", 2, 12, &xSuspendedTaskList, stack_alloc(32), 32);
 #ifdef OLD_NAMES
 	q->xEventListItem.pvContainer = &xPendingReadyList;
 #else
 	q->xEventListItem.pxContainer = &xPendingReadyList;
 #endif
-	task_create(7, "a_very_long_task_name", 1, 32, &xTasksWaitingTermination);
+	task_create(8, "pair0", 1, 5, &pxReadyTasksLists[1], pair_stacks[0], 25);
+	task_create(9, "pair1", 1, 7, &pxReadyTasksLists[1], pair_stacks[1], 25);
+	task_create(7, "a_very_long_task_name", 1, 20, &xTasksWaitingTermination, stack_alloc(21), 21); /* all of it */
 	pxCurrentTCB = run;
 #ifdef BROKEN
 	tcbs[2].xStateListItem.pxNext = &tcbs[1].xStateListItem; /* a cycle that skips the end */
 #endif
+#ifdef __arm__
+	for (;;)
+		kernel_ready++; /* LINE:ready */
+#else
 	if (argc < 2)
 		return 2;
 	FILE *f = fopen(argv[1], "wb");
@@ -148,4 +203,5 @@ int main(int argc, char **argv)
 	fprintf(f, "%016llx\n", (unsigned long long)(uintptr_t)__data_start);
 	fwrite(__data_start, 1, (size_t)(_end - __data_start), f);
 	return fclose(f) != 0;
+#endif
 }

@@ -141,6 +141,16 @@ int unused_twice(int x)
 	return unused_sum(&x, 1) * 2;
 }
 
+/* After the call to counted, a lives nowhere at -O1 and above: its location is "the value
+ * of the first argument register on entry" (DW_OP_entry_value), which a debugger recovers
+ * from the caller's call site when the caller passed a constant (the first call) and not
+ * otherwise (the second). noclone: no copy specialised for the constant. */
+__attribute__((noinline, noclone)) int entry_param(int a, int b)
+{
+	int c = counted(a * 3);
+	return b + c; /* LINE:entry_param */
+}
+
 NOINLINE int corpus_run(int rounds)
 {
 	struct point pts[3] = {{1, 2, 'a'}, {3, 4, 'b'}, {5, 6, 'c'}};
@@ -155,6 +165,7 @@ NOINLINE int corpus_run(int rounds)
 		acc += bits(global_shape.fl);
 		acc += counted(r) + square(r);
 		acc += via_inline(r); /* LINE:run_via */
+		acc += entry_param(4, r) + entry_param(acc, 2);
 		global_counter += acc & 1;
 	}
 	return acc; /* LINE:run_end */

@@ -1,0 +1,211 @@
+package engine
+
+// Values in gdb's print formats, for every front end that offers them (the terminal's
+// print/x, DAP's hex display): each integer at the width of its type, a C struct or array
+// member by member.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FormatValue writes v in format: 'x' hex, 'd' signed, 'u' unsigned, 'o' octal, 't'
+// binary, 'c' a character, or 0 for the value as the target printed it. On a native target
+// each integer is masked or sign-extended at its C type's width (char 8, short 16, int 32
+// bits) and a struct, union or array is formatted member by member, each at its own width,
+// as gdb does; a Kite value's integers are 64 bits wide and formatted where they appear in
+// its text.
+func (s *Session) FormatValue(v Variable, format byte) string {
+	if format == 0 {
+		return v.Value
+	}
+	if !s.cTypes() {
+		return formatText(v, format, false)
+	}
+	if cAggregate(v) {
+		return s.formatMembers(v, format, 0)
+	}
+	return formatLeaf(v, format)
+}
+
+// ValidFormat reports whether f is one of FormatValue's formats.
+func ValidFormat(f byte) bool { return f != 0 && strings.IndexByte("xduotc", f) >= 0 }
+
+// cTypes reports whether the target's values have C types: anything but a VM that numbers
+// its instructions (the Kite VM, whose integers are all 64 bits).
+func (s *Session) cTypes() bool {
+	ix, ok := s.t.(IndexedPCs)
+	return !ok || !ix.PCsAreIndexes()
+}
+
+// cAggregate reports whether v is a C struct, union or array (not a pointer to one).
+func cAggregate(v Variable) bool {
+	t := strings.TrimSpace(v.Type)
+	if v.Ref == 0 || strings.HasSuffix(t, "*") {
+		return false
+	}
+	return strings.HasPrefix(t, "struct") || strings.HasPrefix(t, "union") || strings.HasSuffix(t, "]")
+}
+
+// formatMembers formats a struct ({a = 0x7, b = 0xfffd}) or an array ({0x1, 0x2}) from its
+// children, each in format at its own type's width.
+func (s *Session) formatMembers(v Variable, format byte, depth int) string {
+	kids, err := s.Variables(v.Ref)
+	if err != nil || depth > 8 {
+		return formatText(v, format, true)
+	}
+	array := strings.HasSuffix(v.Type, "]")
+	parts := make([]string, 0, len(kids)+1)
+	for _, k := range kids {
+		var text string
+		if cAggregate(k) {
+			text = s.formatMembers(k, format, depth+1)
+		} else {
+			text = formatLeaf(k, format)
+		}
+		if !array {
+			text = k.Name + " = " + text
+		}
+		parts = append(parts, text)
+	}
+	if array && v.Len > len(kids) {
+		parts = append(parts, "...")
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// formatLeaf formats a C scalar as gdb: a char's 'x' or a char pointer's "string" is
+// dropped for the number; /c shows the low byte as a signed number and gdb's character
+// literal ('\a', '\375'); /o shows zero as 0.
+func formatLeaf(v Variable, format byte) string {
+	if f := strings.Fields(v.Value); len(f) > 1 && (f[0][0] >= '0' && f[0][0] <= '9' || f[0][0] == '-') {
+		v.Value = f[0]
+	}
+	switch format {
+	case 'c':
+		n, ok := parseInteger(v.Value)
+		if !ok {
+			return v.Value
+		}
+		return fmt.Sprintf("%d %s", int8(n), gdbChar(byte(n)))
+	case 'o':
+		if out := formatText(v, format, true); out != "00" {
+			return out
+		}
+		return "0"
+	}
+	return formatText(v, format, true)
+}
+
+// formatText shows every integer in a value's text in the format; other text is kept.
+// cTypes says whether type names are C's (so "int" is 32 bits wide) or Kite's (64).
+func formatText(v Variable, format byte, cTypes bool) string {
+	bits := 64
+	if cTypes {
+		bits = cTypeBits(v.Type)
+	}
+	var b strings.Builder
+	s := v.Value
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '"' || c == '\'' {
+			j := quotedEnd(s, i)
+			b.WriteString(s[i:j])
+			i = j
+			continue
+		}
+		startsNumber := c >= '0' && c <= '9' || c == '-' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9'
+		if !startsNumber || i > 0 && (isNameByte(s[i-1]) || s[i-1] == '.') {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && (isNameByte(s[j]) || s[j] == '.') {
+			j++
+		}
+		b.WriteString(formatInt(s[i:j], format, bits))
+		i = j
+	}
+	return b.String()
+}
+
+// quotedEnd returns the index after the string or character literal that starts at s[i],
+// or len(s) when it is not closed.
+func quotedEnd(s string, i int) int {
+	j := i + 1
+	for j < len(s) && s[j] != s[i] {
+		if s[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return min(j+1, len(s))
+}
+
+// parseInteger reads a signed or unsigned integer literal (decimal, 0x, 0o, 0b).
+func parseInteger(lit string) (int64, bool) {
+	n, err := strconv.ParseInt(lit, 0, 64)
+	if err == nil {
+		return n, true
+	}
+	u, err := strconv.ParseUint(lit, 0, 64)
+	return int64(u), err == nil
+}
+
+// formatInt formats one integer literal; anything else (a float) is returned unchanged.
+func formatInt(lit string, format byte, bits int) string {
+	n, ok := parseInteger(lit)
+	if !ok {
+		return lit
+	}
+	u := uint64(n)
+	if bits < 64 {
+		u &= 1<<bits - 1
+	}
+	switch format {
+	case 'x':
+		return "0x" + strconv.FormatUint(u, 16)
+	case 'o':
+		return "0" + strconv.FormatUint(u, 8)
+	case 't':
+		return strconv.FormatUint(u, 2)
+	case 'u':
+		return strconv.FormatUint(u, 10)
+	case 'c':
+		return fmt.Sprintf("%d %s", int8(u), strconv.QuoteRune(rune(byte(u))))
+	}
+	if bits < 64 { // 'd': sign-extend from the type's width
+		shift := 64 - uint(bits)
+		return strconv.FormatInt(int64(u<<shift)>>shift, 10)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// cTypeBits is the width of a C integer type by its name; 64 for anything else (long, a
+// pointer).
+func cTypeBits(t string) int {
+	t = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(t, "unsigned "), "signed "))
+	switch t {
+	case "char", "int8_t", "uint8_t", "_Bool", "bool":
+		return 8
+	case "short", "short int", "int16_t", "uint16_t":
+		return 16
+	case "int", "int32_t", "uint32_t", "unsigned":
+		return 32
+	}
+	return 64
+}
+
+// gdbChar is a byte as gdb prints a char: itself, a named escape, or an octal one.
+func gdbChar(c byte) string {
+	named := map[byte]string{7: `\a`, 8: `\b`, 9: `\t`, 10: `\n`, 11: `\v`, 12: `\f`, 13: `\r`, 27: `\033`, '\'': `\'`, '\\': `\\`}
+	if e, ok := named[c]; ok {
+		return "'" + e + "'"
+	}
+	if c >= 0x20 && c < 0x7f {
+		return "'" + string(rune(c)) + "'"
+	}
+	return fmt.Sprintf(`'\%03o'`, c)
+}
