@@ -84,4 +84,21 @@ describe('kite, more', () => {
     assert.equal(s.output.stdout, 'total 120\n');
     assert.equal((await s.exited()).body.exitCode, 0);
   });
+
+  test('what Kite does not have is not advertised, and answered plainly', async () => {
+    s = new Session();
+    await s.start({ program: PROG, stopOnEntry: true });
+    const caps = s.events.find((e) => e.event === 'capabilities').body.capabilities;
+    assert.equal(caps.supportsDataBreakpoints, undefined);
+    assert.equal(caps.supportsModulesRequest, undefined);
+    await s.stoppedAt('entry');
+    const info = await s.dc.customRequest('dataBreakpointInfo', { name: 'total' });
+    assert.equal(info.body.dataId, null);
+    assert.match(info.body.description, /not supported/);
+    await assert.rejects(s.dc.customRequest('setDataBreakpoints', { breakpoints: [] }), /not supported/);
+    assert.deepEqual((await s.dc.customRequest('modules', {})).body.modules, []);
+    await assert.rejects(s.dc.customRequest('goto', { threadId: 1, targetId: 99 }), /no target 99/);
+    await assert.rejects(s.dc.customRequest('gotoTargets', { source: { path: '/elsewhere.kite' }, line: 1 }), /not part of the program/);
+    assert.deepEqual((await s.dc.threadsRequest()).body.threads, [{ id: 1, name: 'main' }]);
+  });
 });
