@@ -10,7 +10,8 @@ import (
 )
 
 // TestDebugClientMore runs the suites of goto, data breakpoints, threads, modules,
-// peripherals, disassembly of Kite files, cwd/env and detach, per kind of target.
+// peripherals, disassembly of Kite files, cwd/env and detach, one per kind of target, in
+// parallel on one build.
 func TestDebugClientMore(t *testing.T) {
 	node := needNode(t)
 	bin := buildPolydbg(t)
@@ -18,28 +19,21 @@ func TestDebugClientMore(t *testing.T) {
 		t.Parallel()
 		runSuite(t, node, bin, "kite_more.test.mjs")
 	})
-}
-
-// TestDebugClientMoreNative runs the native suite on native_more.c (threads, a watched
-// global, a loop to detach from).
-func TestDebugClientMoreNative(t *testing.T) {
-	node := needNode(t)
-	realparts.Need(t, "gcc", "gdbserver")
-	bin := buildPolydbg(t)
-	src, _ := filepath.Abs(filepath.Join(clientDir, "native_more.c")) // absolute: the line tables name it so
-	exe := filepath.Join(t.TempDir(), "native_more")
-	if out, err := exec.Command("gcc", "-g", "-O0", "-pthread", "-o", exe, src, "-ldl").CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
-	runSuite(t, node, bin, "native_more.test.mjs", "NATIVE_EXE="+exe, "NATIVE_SRC="+src)
-}
-
-// TestDebugClientMoreQEMU runs the firmware suite with the SVD file of the board.
-func TestDebugClientMoreQEMU(t *testing.T) {
-	node := needNode(t)
-	realparts.Need(t, "qemu-system-arm")
-	bin := buildPolydbg(t)
-	elf := firmware.Build(t)
-	svd, _ := filepath.Abs("../../backend/mcu/svd/testdata/lm3s6965.svd")
-	runSuite(t, node, bin, "qemu_more.test.mjs", "FW_ELF="+elf, "FW_SRC="+firmware.Source(), "SVD="+svd)
+	t.Run("native", func(t *testing.T) { // threads, a watched global, dlopen, a loop to detach from
+		t.Parallel()
+		realparts.Need(t, "gcc", "gdbserver")
+		src, _ := filepath.Abs(filepath.Join(clientDir, "native_more.c")) // absolute: the line tables name it so
+		exe := filepath.Join(t.TempDir(), "native_more")
+		if out, err := exec.Command("gcc", "-g", "-O0", "-pthread", "-o", exe, src, "-ldl").CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, out)
+		}
+		runSuite(t, node, bin, "native_more.test.mjs", "NATIVE_EXE="+exe, "NATIVE_SRC="+src)
+	})
+	t.Run("qemu", func(t *testing.T) { // with the SVD file of the board
+		t.Parallel()
+		realparts.Need(t, "qemu-system-arm")
+		elf := firmware.Build(t)
+		svd, _ := filepath.Abs("../../backend/mcu/svd/testdata/lm3s6965.svd")
+		runSuite(t, node, bin, "qemu_more.test.mjs", "FW_ELF="+elf, "FW_SRC="+firmware.Source(), "SVD="+svd)
+	})
 }
