@@ -137,6 +137,10 @@ type File struct {
 	// code is where the file has code: DWARF for anything else describes what the linker
 	// discarded.
 	code codeSet
+	// libs are the shared libraries the unwinder walks through (AddLibrary); isLibrary is
+	// set on each of them.
+	libs      libraries
+	isLibrary bool
 	// discarded names the functions DWARF describes but the linker left out.
 	discarded map[string]bool
 	// dropped is the line span of each discarded line sequence.

@@ -18,11 +18,14 @@ type Frame struct {
 	// Interrupted is set when a Cortex-M exception interrupted this frame: the frame above
 	// it is the exception handler (gdb shows "<signal handler called>" between them).
 	Interrupted bool
-	regs        map[int]uint64
-	lookup      uint64        // run-time pc to look up: PC, or PC-1 for a caller
-	inline      *Inline       // the inlined copy this frame is (nil for a function's own frame)
-	caller      *Frame        // the frame of the function that called this frame's function
-	more        func() *Frame // finds caller when the unwind stopped at this frame
+	// Library is the shared library whose code the frame runs ("" for the program's own),
+	// and Symbol its function there, by the library's symbols.
+	Library, Symbol string
+	regs            map[int]uint64
+	lookup          uint64        // run-time pc to look up: PC, or PC-1 for a caller
+	inline          *Inline       // the inlined copy this frame is (nil for a function's own frame)
+	caller          *Frame        // the frame of the function that called this frame's function
+	more            func() *Frame // finds caller when the unwind stopped at this frame
 }
 
 // LookupPC is where the frame's source position and variables are looked up: its pc, or
@@ -47,7 +50,7 @@ func (fr *Frame) Name() string {
 	case fr.Func != nil:
 		return fr.Func.Name
 	}
-	return ""
+	return fr.Symbol
 }
 
 // Register returns the value of a DWARF register in this frame, where it is known.
@@ -97,10 +100,17 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		if i > 0 && !interrupted {
 			lookup = pc - 1
 		}
-		fr := Frame{Index: i, PC: pc, Func: f.FuncAt(lookup), regs: cur, Interrupted: interrupted, lookup: lookup}
-		fr.Loc, _ = f.PCToLine(lookup)
+		fr := Frame{Index: i, PC: pc, regs: cur, Interrupted: interrupted, lookup: lookup}
+		code := f // the file whose frame information describes this frame
+		if lib := f.libraryAt(lookup); lib != nil {
+			code, fr.Library, fr.Symbol = lib.f, lib.name(), lib.symbolAt(lookup)
+			fr.Loc = Location{Function: fr.Symbol}
+		} else {
+			fr.Func = f.FuncAt(lookup)
+			fr.Loc, _ = f.PCToLine(lookup)
+		}
 		fr.Loc.PC = pc
-		caller, ra, cfa, ok := f.unwindStep(i, lookup, cur, mem, max == 1)
+		caller, ra, cfa, ok := code.unwindStep(i, lookup, cur, mem, max == 1)
 		fr.CFA = cfa
 		frames = append(frames, fr)
 		if max == 1 {
@@ -266,6 +276,16 @@ func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory, cfaOnly 
 			return caller, ra, cur[13], ok
 		}
 	case elf.EM_X86_64, elf.EM_386:
+		if f.isLibrary && i == 0 {
+			// Library code between CFI regions (right after a syscall, as in clone3)
+			// has pushed nothing: the return address is at the top of the stack.
+			sp := cur[a.SP]
+			if ra, ok = readPtr(sp); !ok {
+				return nil, 0, 0, false
+			}
+			caller[a.SP] = sp + uint64(a.PtrSize)
+			return caller, ra, sp + uint64(a.PtrSize), true
+		}
 		fp, ok := cur[a.FP]
 		if !ok || fp == 0 {
 			return nil, 0, 0, false

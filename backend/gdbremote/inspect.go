@@ -98,8 +98,11 @@ func (t *Target) Stack() ([]engine.Frame, error) {
 	out := make([]engine.Frame, len(fs))
 	for i, f := range fs {
 		name := fmt.Sprintf("%#x", f.PC)
-		if n := f.Name(); n != "" {
+		switch n := f.Name(); {
+		case n != "":
 			name = n // an inlined copy's function for its own frame
+		case f.Library != "":
+			name = "?? (" + f.Library + ")" // a library function without a symbol, as gdb's ??
 		}
 		out[i] = engine.Frame{Index: i, Func: name, Location: engine.Location{File: f.Loc.File, Line: f.Loc.Line,
 			Col: f.Loc.Column, Func: f.Loc.Function, PC: f.PC, HasPC: true}}

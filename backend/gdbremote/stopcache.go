@@ -173,6 +173,7 @@ func (t *Target) frames() ([]elfsym.Frame, error) {
 	if err != nil {
 		return nil, err
 	}
+	fs = t.unwindThroughLibraries(fs)
 	sc.mu.Lock()
 	sc.frames = fs
 	sc.mu.Unlock()

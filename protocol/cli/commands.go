@@ -421,7 +421,7 @@ func cmdBacktrace(d *Debugger, _ string) bool {
 		if f.Index == d.frame {
 			mark = "*"
 		}
-		d.printf("%s#%-3d %s at %s:%d:%d\n", mark, f.Index, f.Func, f.Location.File, f.Location.Line, f.Location.Col)
+		d.printf("%s#%-3d %s\n", mark, f.Index, frameWhere(f))
 	}
 	return false
 }
@@ -450,9 +450,18 @@ func (d *Debugger) selectFrame(n int) bool {
 	}
 	d.frame = n
 	f := frames[n]
-	d.printf("#%-3d %s at %s:%d:%d\n", f.Index, f.Func, f.Location.File, f.Location.Line, f.Location.Col)
+	d.printf("#%-3d %s\n", f.Index, frameWhere(f))
 	d.showLine(f.Location.File, f.Location.Line)
 	return false
+}
+
+// frameWhere is a frame as backtrace shows it: its function and source position, or its
+// pc where it has no source (library code without line information).
+func frameWhere(f engine.Frame) string {
+	if f.Location.File == "" && f.Location.HasPC {
+		return fmt.Sprintf("%#x in %s", f.Location.PC, f.Func)
+	}
+	return fmt.Sprintf("%s at %s:%d:%d", f.Func, f.Location.File, f.Location.Line, f.Location.Col)
 }
 
 func cmdHistory(d *Debugger, _ string) bool {

@@ -101,3 +101,41 @@ func TestBreakAtInlinedCopies(t *testing.T) {
 		t.Errorf("%d hits of scale in three continues, want 3:\n%s", n, out)
 	}
 }
+
+const joinProg = `#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+int work(int id) {
+    return id * 2;
+}
+void *worker(void *arg) {
+    usleep(200000); /* main is waiting in pthread_join by then */
+    return (void *)(long)work((int)(long)arg);
+}
+int main(void) {
+    pthread_t th;
+    pthread_create(&th, 0, worker, (void *)7L);
+    void *r;
+    pthread_join(th, &r);
+    printf("result %ld\n", (long)r);
+    return 0;
+}
+`
+
+// A thread waiting in libc (main in pthread_join) is unwound through the library's frames
+// to the program's own, as gdb's backtrace shows it.
+func TestBacktraceThroughLibraries(t *testing.T) {
+	dir, out := nativeScriptOf(t, "join", joinProg, "break work\nrun\nthread 1\nbt\nkill\n", "-pthread")
+	out = strings.ReplaceAll(out, dir+"/", "")
+	i := strings.Index(out, "(polydbg) bt")
+	if i < 0 {
+		t.Fatalf("no bt:\n%s", out)
+	}
+	bt := out[i:]
+	if !regexp.MustCompile(`#\d+ +main at join.c:15:`).MatchString(bt) {
+		t.Errorf("main's frame (in pthread_join at line 15) is not in thread 1's backtrace:\n%s", bt)
+	}
+	if !regexp.MustCompile(`#0 +0x[0-9a-f]+ in .*libc\.so`).MatchString(bt) {
+		t.Errorf("the innermost frame is not libc's:\n%s", bt)
+	}
+}

@@ -1,0 +1,110 @@
+package elfsym
+
+// Shared libraries the program has loaded, so that a backtrace goes on through their
+// frames (a thread waiting in libc's futex call, a callback from qsort) to the program's own
+// code, as gdb's does. A library is read for its call frame information (.eh_frame, which
+// even a stripped libc keeps) and its function symbols; its variables are not read.
+
+import (
+	"debug/elf"
+	"path/filepath"
+	"sort"
+	"sync"
+)
+
+// library is a shared object mapped into the program.
+type library struct {
+	f      *File
+	path   string
+	lo, hi uint64 // run-time range of its code
+	syms   []funcSym
+}
+
+// funcSym is a function symbol of a library, at run time.
+type funcSym struct {
+	addr, size uint64
+	name       string
+}
+
+// libraries are the shared objects added to a File.
+type libraries struct {
+	mu   sync.Mutex
+	list []*library
+}
+
+// AddLibrary makes the unwinder go through the frames of the shared object at path,
+// loaded at bias (the l_addr the dynamic linker reports). A library already added at that
+// bias is kept as it is.
+func (f *File) AddLibrary(path string, bias uint64) error {
+	f.libs.mu.Lock()
+	defer f.libs.mu.Unlock()
+	for _, l := range f.libs.list {
+		if l.path == path && l.f.Bias == bias {
+			return nil
+		}
+	}
+	lf, err := Open(path)
+	if err != nil {
+		return err
+	}
+	lf.Bias, lf.isLibrary = bias, true
+	l := &library{f: lf, path: path}
+	for _, p := range lf.ELF.Progs {
+		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 && p.Memsz > 0 {
+			lo, hi := p.Vaddr+bias, p.Vaddr+p.Memsz+bias
+			if l.hi == 0 || lo < l.lo {
+				l.lo = lo
+			}
+			l.hi = max(l.hi, hi)
+		}
+	}
+	syms, err := lf.ELF.Symbols()
+	if err != nil || len(syms) == 0 {
+		syms, _ = lf.ELF.DynamicSymbols() // a stripped library keeps its exported ones
+	}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+			l.syms = append(l.syms, funcSym{addr: lf.clearThumb(s.Value) + bias, size: s.Size, name: s.Name})
+		}
+	}
+	sort.Slice(l.syms, func(i, j int) bool { return l.syms[i].addr < l.syms[j].addr })
+	f.libs.list = append(f.libs.list, l)
+	return nil
+}
+
+// HasCodeAt reports whether the run-time pc is in the program's own code or in a library
+// added with AddLibrary.
+func (f *File) HasCodeAt(pc uint64) bool {
+	return f.code.has(f.clearThumb(pc-f.Bias)) || f.libraryAt(pc) != nil
+}
+
+// libraryAt is the added library whose code holds the run-time pc, or nil.
+func (f *File) libraryAt(pc uint64) *library {
+	if f.code.has(f.clearThumb(pc - f.Bias)) {
+		return nil // the program's own code first
+	}
+	f.libs.mu.Lock()
+	defer f.libs.mu.Unlock()
+	for _, l := range f.libs.list {
+		if pc >= l.lo && pc < l.hi {
+			return l
+		}
+	}
+	return nil
+}
+
+// symbolAt names the function of a library that holds pc: the nearest symbol at or below
+// it, unless that one has a size and ends before pc ("" then).
+func (l *library) symbolAt(pc uint64) string {
+	i := sort.Search(len(l.syms), func(i int) bool { return l.syms[i].addr > pc }) - 1
+	if i < 0 {
+		return ""
+	}
+	if s := l.syms[i]; s.size == 0 || pc < s.addr+s.size {
+		return s.name
+	}
+	return ""
+}
+
+// name is the library as a backtrace names it: its file name.
+func (l *library) name() string { return filepath.Base(l.path) }

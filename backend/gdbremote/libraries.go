@@ -1,0 +1,42 @@
+package gdbremote
+
+// Unwinding through shared libraries: when a backtrace reaches a pc in no code the
+// symbols know (a thread waiting in libc, a callback from a library), the libraries the
+// dynamic linker has loaded (qXfer:libraries-svr4) are added to the symbols and the stack
+// is unwound again, through the libraries' call frame information.
+
+import (
+	"github.com/polydbg/polydbg/backend/elfsym"
+)
+
+// unwindThroughLibraries returns fs, or the stack unwound again once the libraries are
+// known when its last frame's pc is in code the symbols do not have.
+func (t *Target) unwindThroughLibraries(fs []elfsym.Frame) []elfsym.Frame {
+	if len(fs) == 0 || t.sym.HasCodeAt(fs[len(fs)-1].PC) || !t.addLibraries() {
+		return fs
+	}
+	if again, err := t.sym.Unwind(dwarfRegs{t}, cachedMem{t}, 256); err == nil {
+		return again
+	}
+	return fs
+}
+
+// addLibraries adds the loaded shared libraries found on this host to the symbols; it
+// reports whether the stub listed any.
+func (t *Target) addLibraries() bool {
+	if !t.c.Supports("qXfer:libraries-svr4:read") {
+		return false
+	}
+	b, err := t.c.ReadXfer(t.ctx, "libraries-svr4", "")
+	if err != nil {
+		return false
+	}
+	libs, err := parseLibrariesSVR4(b)
+	if err != nil || len(libs) == 0 {
+		return false
+	}
+	for _, l := range libs {
+		_ = t.sym.AddLibrary(l.Path, l.Base) // one that is not on this host is not walked through
+	}
+	return true
+}
