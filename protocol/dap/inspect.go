@@ -79,9 +79,18 @@ func (c *conn) variables(d *launch.Debuggee, a godap.VariablesArguments) (any, e
 	}
 	out := make([]godap.Variable, len(vars))
 	for i, v := range vars {
-		out[i] = variable(v)
+		out[i] = variable(inFormat(d, v, a.Format))
 	}
 	return godap.VariablesResponseBody{Variables: out}, nil
+}
+
+// inFormat applies a client's value format: hex shows integers in hexadecimal, at their
+// type's width (the engine's print/x).
+func inFormat(d *launch.Debuggee, v engine.Variable, f *godap.ValueFormat) engine.Variable {
+	if f != nil && f.Hex {
+		v.Value = d.FormatValue(v, 'x')
+	}
+	return v
 }
 
 func variable(v engine.Variable) godap.Variable {
@@ -100,7 +109,7 @@ func (c *conn) evaluate(d *launch.Debuggee, a godap.EvaluateArguments) (any, err
 	if err != nil {
 		return nil, err
 	}
-	dv := variable(v)
+	dv := variable(inFormat(d, v, a.Format))
 	if !pure {
 		c.event("invalidated", godap.InvalidatedEventBody{Areas: []godap.InvalidatedAreas{"variables"}})
 	}

@@ -30,6 +30,7 @@ func baseCapabilities() capabilities {
 			Label: "Runtime errors", Description: "Stop where a Kite runtime error would end the program", Default: true}},
 		SupportsExceptionInfoRequest:     true,
 		SupportsCompletionsRequest:       true,
+		SupportsValueFormattingOptions:   true, // hex in variables and evaluate
 		SupportsRestartRequest:           true,
 		SupportsTerminateRequest:         true,
 		SupportTerminateDebuggee:         true,

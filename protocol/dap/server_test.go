@@ -128,6 +128,10 @@ func TestKiteSession(t *testing.T) {
 	if r := c.do("evaluate", map[string]any{"expression": "a + b", "context": "hover", "frameId": top["id"]}); r["result"] != "0" {
 		t.Errorf("hover a+b: %v", r)
 	}
+	// a hex value format, as VS Code's "View as hex" asks
+	if r := c.do("evaluate", map[string]any{"expression": "[255, -1]", "context": "watch", "frameId": top["id"], "format": map[string]any{"hex": true}}); r["result"] != "[0xff, 0xffffffffffffffff]" {
+		t.Errorf("hex evaluate: %v", r)
+	}
 	comp := c.do("completions", map[string]any{"text": "to", "column": 3, "frameId": top["id"]})
 	if !strings.Contains(fmt.Sprint(comp["targets"]), "label:total") {
 		t.Errorf("completions: %v", comp)
