@@ -233,6 +233,9 @@ func (t *Target) runToTemp(addr, minCFA uint64) error {
 		if pausing || sr.Signal != int(syscall.SIGTRAP) && sr.Signal != 0 {
 			return nil
 		}
+		if st := t.watchStop(sr); st != nil {
+			return &trapStopError{st} // a data breakpoint hit in the call stepped over or finished
+		}
 		if pc == addr && (minCFA == 0 || t.sp() >= minCFA) {
 			return nil
 		}
