@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/polydbg/polydbg/internal/fileload"
 )
@@ -141,6 +142,9 @@ type File struct {
 	// set on each of them.
 	libs      libraries
 	isLibrary bool
+	// lazy guards what is read on first use by several goroutines: sections, and
+	// debug/dwarf's type cache.
+	lazy sync.Mutex
 	// discarded names the functions DWARF describes but the linker left out.
 	discarded map[string]bool
 	// dropped is the line span of each discarded line sequence.

@@ -20,6 +20,8 @@ type cuInfo struct {
 
 // section returns the contents of a section of the ELF file (nil when absent), cached.
 func (f *File) section(name string) []byte {
+	f.lazy.Lock()
+	defer f.lazy.Unlock()
 	if b, ok := f.sections[name]; ok {
 		return b
 	}
@@ -29,6 +31,15 @@ func (f *File) section(name string) []byte {
 	}
 	f.sections[name] = b
 	return b
+}
+
+// dwarfType reads the type at off. debug/dwarf caches the types it has read in a map of
+// its own, not safe for concurrent use: front ends and device services read variables at
+// the same time.
+func (f *File) dwarfType(off dwarf.Offset) (dwarf.Type, error) {
+	f.lazy.Lock()
+	defer f.lazy.Unlock()
+	return f.DWARF.Type(off)
 }
 
 func (f *File) newCU(cu *dwarf.Entry) *cuInfo {

@@ -17,7 +17,7 @@ func (f *File) ReturnType(fn *Func) dwarf.Type {
 	if !ok {
 		return nil
 	}
-	t, err := f.DWARF.Type(off)
+	t, err := f.dwarfType(off)
 	if err != nil {
 		return nil
 	}

@@ -40,7 +40,7 @@ func (f *File) varFromEntry(e *dwarf.Entry, cu *cuInfo) *Var {
 	}
 	v.Name = name
 	if typ, ok := f.originVal(e, dwarf.AttrType).(dwarf.Offset); ok {
-		if t, err := f.DWARF.Type(typ); err == nil {
+		if t, err := f.dwarfType(typ); err == nil {
 			v.Type = t
 		}
 	}
