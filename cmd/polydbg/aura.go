@@ -21,6 +21,7 @@ func init() {
 			in := os.Stdin // a plain run hands it to a native program as it is
 			if _, on := os.LookupEnv("AURA_DEBUG_PROTOCOL"); on {
 				in = pollableStdin() // commands only
+				oneProcessor()
 			}
 			return aura.Main(ctx, args, os.LookupEnv, in, os.Stdout, os.Stderr)
 		},

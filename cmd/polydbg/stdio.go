@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"syscall"
 )
 
@@ -20,4 +21,16 @@ func pollableStdin() *os.File {
 		return os.Stdin
 	}
 	return os.NewFile(0, "/dev/stdin")
+}
+
+// oneProcessor runs Go code on one processor (GOMAXPROCS=1) unless the environment says
+// otherwise, for a front end that serves one client over stdio: a command, the program's
+// step and the answer then pass from goroutine to goroutine on the thread already running
+// instead of waking another (half the thread switches of a step), and the Kite programs of
+// bench/programs run as fast or faster (the collector has no other processor to coordinate
+// with). Measured in docs/PERFORMANCE.md.
+func oneProcessor() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 }
