@@ -21,6 +21,10 @@ func Dir() string {
 	return filepath.Join(filepath.Dir(file), "testdata")
 }
 
+// Startup is the path of the one startup code (vector table, Reset_Handler) every test
+// firmware is linked with.
+func Startup() string { return filepath.Join(Dir(), "startup_m3.c") }
+
 // Source is the path of fw.c.
 func Source() string { return filepath.Join(Dir(), "fw.c") }
 
@@ -28,7 +32,7 @@ func Source() string { return filepath.Join(Dir(), "fw.c") }
 // temporary directory of t and returns the ELF file's path.
 func Build(t testing.TB) string {
 	t.Helper()
-	return buildCortexM3(t, Source(), filepath.Join(Dir(), "link.ld"), []string{"-nostdlib"}, "-lgcc")
+	return buildCortexM3(t, Source(), filepath.Join(Dir(), "link.ld"), []string{"-nostdlib", Startup()}, "-lgcc")
 }
 
 // BuildC compiles another C source (its main) for a Cortex-M3 the same way (-O0 unless
@@ -40,7 +44,7 @@ func BuildC(t testing.TB, src, ld string, opts ...string) string {
 	if ld == "" {
 		ld = filepath.Join(Dir(), "link.ld")
 	}
-	opts = append([]string{"-nostdlib", "-fno-tree-loop-distribute-patterns", filepath.Join(Dir(), "startup_m3.c")}, opts...)
+	opts = append([]string{"-nostdlib", "-fno-tree-loop-distribute-patterns", Startup()}, opts...)
 	return buildCortexM3(t, src, ld, opts, "-lgcc")
 }
 

@@ -17,7 +17,7 @@ func RTTSource() string { return filepath.Join(Dir(), "rtt", "fw.c") }
 func BuildRTT(t testing.TB) string {
 	t.Helper()
 	realparts.NeedFile(t, "/usr/lib/arm-none-eabi/newlib")
-	return buildCortexM3(t, RTTSource(), filepath.Join(Dir(), "rtt", "link.ld"), []string{"-ffreestanding"}, "-lc", "-lgcc")
+	return buildCortexM3(t, RTTSource(), filepath.Join(Dir(), "rtt", "link.ld"), []string{"-ffreestanding", Startup()}, "-lc", "-lgcc")
 }
 
 // RTTLine is the line of RTTSource marked with the comment LINE:name.

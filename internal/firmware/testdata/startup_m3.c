@@ -1,6 +1,7 @@
-/* Cortex-M3 startup for the sources BuildC compiles: the vector table (section
- * .isr_vector, symbol vectors), a reset handler that copies .data, clears .bss and calls
- * main, and a default handler. No C library. */
+/* Cortex-M3 startup for every test firmware (Build, BuildRTT, BuildC): the vector table
+ * (section .isr_vector, symbol vectors), a reset handler that copies .data, clears .bss and
+ * calls main, and a default handler. A firmware that defines SysTick_Handler gets it in the
+ * table. No C library. */
 #include <stdint.h>
 
 int main(void);
@@ -24,8 +25,10 @@ void Default_Handler(void)
 	}
 }
 
+void SysTick_Handler(void) __attribute__((weak, alias("Default_Handler")));
+
 __attribute__((section(".isr_vector"), used)) void (*const vectors[16])(void) = {
 	(void (*)(void))&_estack, Reset_Handler, Default_Handler, Default_Handler, Default_Handler,
 	Default_Handler, Default_Handler, 0, 0, 0, 0, Default_Handler, Default_Handler, 0,
-	Default_Handler, Default_Handler,
+	Default_Handler, SysTick_Handler,
 };

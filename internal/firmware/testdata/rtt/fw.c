@@ -272,32 +272,3 @@ int main(void)
 			rtt_puts(0, "spam spam spam spam spam spam spam spam\n");
 	}
 }
-
-/* ---- startup ---- */
-extern uint32_t _estack, _sidata, _sdata, _edata, _sbss, _ebss;
-
-void Reset_Handler(void)
-{
-	uint32_t *src = &_sidata, *dst = &_sdata;
-	while (dst < &_edata)
-		*dst++ = *src++;
-	for (dst = &_sbss; dst < &_ebss;)
-		*dst++ = 0;
-	main();
-	for (;;) {
-	}
-}
-
-void Default_Handler(void)
-{
-	for (;;) {
-	}
-}
-
-__attribute__((section(".isr_vector"), used)) void (*const vectors[16])(void) = {
-	(void (*)(void))&_estack,
-	Reset_Handler,
-	Default_Handler, Default_Handler, Default_Handler, Default_Handler, Default_Handler,
-	0, 0, 0, 0,
-	Default_Handler, Default_Handler, 0, Default_Handler, Default_Handler,
-};
