@@ -186,9 +186,9 @@ func TestDiscardedCode(t *testing.T) {
 		if b.Native {
 			continue
 		}
-		// Reset_Handler's address maps to startup.c, not to a discarded sequence at 0
+		// Reset_Handler's address maps to startup_m3.c, not to a discarded sequence at 0
 		rh := mustFunc(t, f, "Reset_Handler")
-		if loc, ok := f.PCToLine(rh.Low); !ok || filepath.Base(loc.File) != "startup.c" || loc.Function != "Reset_Handler" {
+		if loc, ok := f.PCToLine(rh.Low); !ok || filepath.Base(loc.File) != "startup_m3.c" || loc.Function != "Reset_Handler" {
 			t.Errorf("%s: Reset_Handler at %+v", b, loc)
 		}
 		for _, fn := range f.Funcs() {
@@ -212,7 +212,7 @@ func TestFuncBreakpointsAgreeWithGDB(t *testing.T) {
 		for _, fn := range f.Funcs() {
 			// the corpus's C functions (not libgcc's assembly, where gdb has other rules)
 			loc, _ := f.PCToLine(fn.Low + f.Bias)
-			if base := filepath.Base(loc.File); fn.entry != 0 && (base == "corpus.c" || base == "startup.c" || base == "native.c") {
+			if base := filepath.Base(loc.File); fn.entry != 0 && (base == "corpus.c" || base == "startup.c" || base == "startup_m3.c" || base == "native.c") {
 				names = append(names, fn.Name)
 				args = append(args, "-ex", "break "+fn.Name)
 			}

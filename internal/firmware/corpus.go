@@ -108,7 +108,7 @@ func BuildCorpus(t testing.TB, b Variant) string {
 			}
 		}
 		args = append(args, "-mcpu=cortex-m3", "-mthumb", "-fno-tree-loop-distribute-patterns", "-nostdlib", "-nostartfiles", "-T", ld,
-			CorpusSource("corpus.c"), CorpusSource("startup.c"), "-lgcc")
+			CorpusSource("corpus.c"), CorpusSource("startup.c"), Startup(), "-lgcc")
 	}
 	if o, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, o)
