@@ -34,15 +34,32 @@ func (t *Target) VectorTable() (uint64, error) {
 // table or its entry point (elfsym.StartAddress), but on Cortex-M firmware whose lowest
 // loaded address holds no vector table, the reset vector of the table VTOR points at, as
 // the core itself does.
+//
+// Firmware with no vector table at either place cannot start at all (the core takes its
+// stack pointer and first pc from the table): that is an error at once, not a wait.
 func (t *Target) startAddress() (uint64, error) {
 	if _, ok := t.sym.ResetVector(); !ok && t.sym.BareMetalARM() {
-		if vt, err := t.VectorTable(); err == nil {
+		vt, err := t.VectorTable()
+		if err == nil {
 			if b, err := t.readCached(vt, 8); err == nil {
 				if rv, ok := t.sym.TableReset(b); ok {
 					return rv, nil
 				}
 			}
 		}
+		if t.cortexM() {
+			return 0, fmt.Errorf("no Cortex-M vector table: neither the ELF's lowest address nor VTOR (%#x) holds an initial stack pointer and a reset vector in code (is the table missing from the link, or not KEEP()ed in .isr_vector?)", vt)
+		}
 	}
 	return t.sym.StartAddress()
+}
+
+// cortexM reports whether the stub describes an M-profile core (its xPSR register).
+func (t *Target) cortexM() bool {
+	for _, r := range t.desc.Regs {
+		if r.Name == "xpsr" {
+			return true
+		}
+	}
+	return false
 }

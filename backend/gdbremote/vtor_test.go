@@ -1,7 +1,9 @@
 package gdbremote
 
 import (
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +64,27 @@ func TestStartFromVTOR(t *testing.T) {
 		t.Fatalf("start address from the RAM table %#x, %v", rv, err)
 	} else if fn := tg.Symbols().FuncAt(rv); fn == nil || fn.Name != "Reset_Handler" {
 		t.Fatalf("start address %#x is in %v", rv, fn)
+	}
+}
+
+// Firmware linked without any vector table (the startup code left out) cannot start: the
+// target says so at once instead of waiting for a reset vector the core never has.
+func TestStartWithoutVectorTableFailsAtOnce(t *testing.T) {
+	realparts.Need(t, "qemu-system-arm", "arm-none-eabi-gcc")
+	elf := filepath.Join(t.TempDir(), "novec.elf")
+	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-nostdlib", "-nostartfiles",
+		"-T", filepath.Join(firmware.Dir(), "link.ld"), "-o", elf, firmware.Source(), "-lgcc")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, out)
+	}
+	tg, err := StartQEMUTarget(testCtx(t, 20*time.Second), "lm3s6965evb", elf, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newSess(t, tg)
+	t0 := time.Now()
+	err = x.s.Start(true)
+	if err == nil || !strings.Contains(err.Error(), "no Cortex-M vector table") || time.Since(t0) > 5*time.Second {
+		t.Fatalf("Start = %v after %v, want the missing vector table at once", err, time.Since(t0))
 	}
 }

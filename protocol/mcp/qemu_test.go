@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -82,13 +81,7 @@ func TestAgentFirmwareQEMU(t *testing.T) {
 func TestFirmwareRTTAndTasks(t *testing.T) {
 	realparts.Need(t, "qemu-system-arm", "arm-none-eabi-gcc")
 	realparts.NeedFile(t, "/usr/lib/arm-none-eabi/newlib")
-	dir := filepath.Join(firmware.Dir(), "rtt")
-	elf := filepath.Join(t.TempDir(), "fw.elf")
-	cmd := exec.Command("arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-g", "-O0", "-ffreestanding",
-		"-nostartfiles", "-T", filepath.Join(dir, "link.ld"), "-o", elf, filepath.Join(dir, "fw.c"), "-lc", "-lgcc")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("arm-none-eabi-gcc: %v\n%s", err, out)
-	}
+	elf := firmware.BuildRTT(t)
 	ctx := timeout(t, 60*time.Second)
 	cs := connectStdio(t, ctx, "--allow-exec")
 	sc := must(t, ctx, cs, "start", map[string]any{"kind": "qemu", "machine": "lm3s6965evb", "elf": elf, "waitMs": 500})
