@@ -32,6 +32,7 @@ func (c *conn) translate(e engine.Event) {
 	}
 	switch e.Kind {
 	case engine.EventStopped:
+		c.threadEvents()
 		c.moduleEvents()
 		c.event("stopped", c.stoppedBody(e.Stop))
 	case engine.EventContinued:

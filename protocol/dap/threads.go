@@ -167,3 +167,24 @@ func (c *conn) selectFor(d *launch.Debuggee, msg godap.Message) error {
 
 // resetStop forgets what lives for one stop: frame-id slots, goto targets.
 func (c *conn) resetStop() { c.thr.slots, c.gotos, c.named = nil, nil, nil }
+
+// threadEvents tells the client, at a stop, the threads that started or exited since the
+// last one (the engine's ThreadChanges), on targets with real threads.
+func (c *conn) threadEvents() {
+	d := c.d
+	if d == nil || !multiThreaded(d) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	started, ended, err := c.lives.Update(ctx, d.Session)
+	if err != nil {
+		return
+	}
+	for _, th := range started {
+		c.event("thread", godap.ThreadEventBody{Reason: "started", ThreadId: int(th.ID)})
+	}
+	for _, th := range ended {
+		c.event("thread", godap.ThreadEventBody{Reason: "exited", ThreadId: int(th.ID)})
+	}
+}

@@ -26,7 +26,7 @@ export class Session {
     this.terminated = record(this.dc, 'terminated');
     this.events = [];
     this.output = { stdout: '', stderr: '', console: '' };
-    for (const e of ['progressStart', 'progressEnd', 'capabilities', 'initialized']) {
+    for (const e of ['progressStart', 'progressEnd', 'capabilities', 'initialized', 'thread']) {
       this.dc.on(e, (ev) => this.events.push(ev));
     }
     this.dc.on('output', (e) => { this.output[e.body.category] += e.body.output; });

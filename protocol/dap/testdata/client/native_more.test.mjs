@@ -80,6 +80,8 @@ describe('native under gdbserver, more', () => {
     assert.ok(threads.some((t) => t.id === tid), `the stopped thread ${tid} is listed: ${JSON.stringify(threads)}`);
     const main = Math.min(...threads.map((t) => t.id));
     assert.notEqual(tid, main, 'a worker stopped, not the main thread');
+    const started = s.events.filter((e) => e.event === 'thread' && e.body.reason === 'started').map((e) => e.body.threadId);
+    assert.ok(started.includes(tid) && started.includes(main), `thread events before the stop: ${JSON.stringify(started)}`);
     const ws = (await s.dc.stackTraceRequest({ threadId: tid })).body.stackFrames;
     assert.equal(ws[0].name, 'worker');
     assert.equal(ws[0].line, WORKER);

@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+type threadedFake struct {
+	*fakeTarget
+	ids []uint64
+}
+
+func (f *threadedFake) Threads(context.Context) ([]Thread, error) {
+	var out []Thread
+	for _, id := range f.ids {
+		out = append(out, Thread{ID: id, State: "stopped", Kind: "thread"})
+	}
+	return out, nil
+}
+
+func ids(ts []Thread) []uint64 {
+	var out []uint64
+	for _, t := range ts {
+		out = append(out, t.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ThreadChanges reports every thread first, then the ones started and ended between
+// stops; asked while the program runs it changes nothing.
+func TestThreadChanges(t *testing.T) {
+	f := &threadedFake{fakeTarget: newFake(6, 1<<40), ids: []uint64{10}}
+	s := NewSession(f)
+	defer s.Close()
+	var tc ThreadChanges
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, s, 0)
+	st, en, err := tc.Update(context.Background(), s)
+	if err != nil || !slices.Equal(ids(st), []uint64{10}) || len(en) != 0 {
+		t.Fatalf("first update: %v %v %v", st, en, err)
+	}
+	f.ids = []uint64{10, 11, 12}
+	if st, en, _ = tc.Update(context.Background(), s); !slices.Equal(ids(st), []uint64{11, 12}) || len(en) != 0 {
+		t.Fatalf("two started: %v %v", st, en)
+	}
+	f.ids = []uint64{10, 12}
+	if st, en, _ = tc.Update(context.Background(), s); len(st) != 0 || !slices.Equal(ids(en), []uint64{11}) {
+		t.Fatalf("one ended: %v %v", st, en)
+	}
+	seq := s.Seq()
+	if err := s.Resume(Continue); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tc.Update(context.Background(), s); err == nil && s.State() == Running {
+		t.Fatal("an update while running succeeded")
+	}
+	_ = s.Pause()
+	wait(t, s, seq)
+	if st, en, _ = tc.Update(context.Background(), s); len(st) != 0 || len(en) != 0 {
+		t.Fatalf("after running: %v %v (nothing changed)", st, en)
+	}
+}
