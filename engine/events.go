@@ -30,7 +30,7 @@ type Event struct {
 	Stop       *Stop       // EventStopped
 	Mode       ResumeMode  // EventContinued
 	Category   string      // EventOutput: "stdout", "stderr" or "console" (logpoints)
-	Text       string      // EventOutput
+	Text       string      // EventOutput; EventTerminated: why a lost target ended ("" otherwise)
 	ExitCode   int         // EventExited
 	Breakpoint *Breakpoint // EventBreakpointChanged, EventBreakpointRemoved (a copy)
 }

@@ -44,6 +44,7 @@ type Halt struct {
 	State    State  // Stopped, Exited or Terminated
 	Stop     *Stop  // when Stopped
 	ExitCode int    // when Exited
+	Reason   string // when Terminated because the target was lost (LossReporter)
 }
 
 // NewSession makes a session for t, in state Initialized.
@@ -359,7 +360,10 @@ func (s *Session) Evaluate(frame int, expr string, mode EvalMode) (Variable, err
 
 // end moves the session to a final state once and closes the subscriptions after their
 // queued events.
-func (s *Session) end(st State, code int) {
+func (s *Session) end(st State, code int) { s.endWith(st, code, "") }
+
+// endWith ends the session in state st; reason says why a lost target ended it.
+func (s *Session) endWith(st State, code int, reason string) {
 	s.mu.Lock()
 	if s.state.Ended() {
 		s.mu.Unlock()
@@ -371,9 +375,10 @@ func (s *Session) end(st State, code int) {
 	if st == Exited {
 		s.emit(Event{Kind: EventExited, ExitCode: code})
 	} else {
-		s.emit(Event{Kind: EventTerminated})
+		s.emit(Event{Kind: EventTerminated, Text: reason})
 	}
 	s.halted(st, nil, code)
+	s.halt.Reason = reason
 	subs := s.subs
 	s.subs, s.blocking = nil, nil
 	s.mu.Unlock()

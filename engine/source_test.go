@@ -123,3 +123,36 @@ func TestCloseDeliversWhatWasQueued(t *testing.T) {
 		t.Errorf("events after close = %v, want the exit among them", kinds)
 	}
 }
+
+type losingTarget struct{ *fakeTarget }
+
+// A target that reports itself lost ends the session as terminated, with the reason on
+// the terminated event and the halt, and as console output for front ends that show only
+// output.
+func TestLostTargetSaysWhy(t *testing.T) {
+	f := losingTarget{newFake(4, 1<<40)}
+	s := NewSession(f)
+	defer s.Close()
+	sub := s.Subscribe()
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, s, 0)
+	ReportLost(handler{s}, errors.New("stub gone"))
+	h := s.LastHalt()
+	if h.State != Terminated || h.Reason != "stub gone" {
+		t.Fatalf("halt %+v", h)
+	}
+	var sawOutput, sawEnd bool
+	for {
+		e, ok, _ := sub.TryNext()
+		if !ok {
+			break
+		}
+		sawOutput = sawOutput || e.Kind == EventOutput && e.Text == "stub gone\n"
+		sawEnd = sawEnd || e.Kind == EventTerminated && e.Text == "stub gone"
+	}
+	if !sawOutput || !sawEnd {
+		t.Errorf("console line %v, terminated with the reason %v", sawOutput, sawEnd)
+	}
+}

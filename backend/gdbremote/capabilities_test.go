@@ -78,9 +78,13 @@ func TestCapabilitiesNative(t *testing.T) {
 func TestHangupWhileStopped(t *testing.T) {
 	tg, x := stoppedNative(t)
 	tg.Stub().Stop()
-	x.next(engine.EventTerminated)
+	e := x.next(engine.EventTerminated)
 	if st := x.s.State(); st != engine.Terminated {
 		t.Errorf("state %v", st)
+	}
+	// the end says why: a lost stub, not a terminate anyone asked for
+	if h := x.s.LastHalt(); e.Text != "gdbremote: the stub went away" || h.Reason != e.Text {
+		t.Errorf("terminated event %q, halt reason %q", e.Text, h.Reason)
 	}
 }
 

@@ -1,5 +1,11 @@
 package gdbremote
 
+import (
+	"errors"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
 // watchHangup ends the session when the connection to the stub goes away while the target
 // is stopped (the stub crashed, QEMU was killed, the probe was unplugged). While the target
 // runs, the run loop notices it on its own; a stopped target sends nothing, so without this
@@ -20,7 +26,6 @@ func (t *Target) watchHangup() {
 	t.mu.Unlock()
 	t.flushOutput()
 	if h != nil {
-		h.Output("console", "gdbremote: the stub went away\n")
-		h.Terminated()
+		engine.ReportLost(h, errors.New("gdbremote: the stub went away"))
 	}
 }

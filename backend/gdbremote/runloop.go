@@ -58,8 +58,7 @@ func (t *Target) run(mode engine.ResumeMode) {
 			h := t.h
 			t.mu.Unlock()
 			if h != nil {
-				h.Output("console", "gdbremote: "+err.Error()+"\n")
-				h.Terminated()
+				engine.ReportLost(h, fmt.Errorf("gdbremote: %w", err))
 			}
 			return
 		}

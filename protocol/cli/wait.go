@@ -114,6 +114,10 @@ func (d *Debugger) report(h engine.Halt) {
 			d.printf("[program exited with code %d]\n", h.ExitCode)
 		}
 	case engine.Terminated:
+		if h.Reason != "" { // the target was lost, nobody terminated it
+			d.printf("[program terminated: %s]\n", h.Reason)
+			return
+		}
 		d.printf("[program terminated]\n")
 	}
 }
