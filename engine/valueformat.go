@@ -110,7 +110,7 @@ func formatText(v Variable, format byte, cTypes bool) string {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c == '"' || c == '\'' {
-			j := quotedEnd(s, i)
+			j := QuotedEnd(s, i)
 			b.WriteString(s[i:j])
 			i = j
 			continue
@@ -131,9 +131,10 @@ func formatText(v Variable, format byte, cTypes bool) string {
 	return b.String()
 }
 
-// quotedEnd returns the index after the string or character literal that starts at s[i],
-// or len(s) when it is not closed.
-func quotedEnd(s string, i int) int {
+// QuotedEnd returns the index after the string or character literal that starts at s[i]
+// (a '"' or '\” with backslash escapes), or len(s) when it is not closed: for front ends
+// that rewrite expression text around its literals.
+func QuotedEnd(s string, i int) int {
 	j := i + 1
 	for j < len(s) && s[j] != s[i] {
 		if s[j] == '\\' {

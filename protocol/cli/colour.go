@@ -3,6 +3,8 @@ package cli
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/polydbg/polydbg/engine"
 )
 
 // Syntax colour for Kite and C source lines, written only when Config.Color is set (the
@@ -68,7 +70,7 @@ func highlight(line string, keywords map[string]bool, c bool) string {
 			paint(ansiComment, line[i:j])
 			i = j
 		case ch == '"' || ch == '\'':
-			j := quotedEnd(line, i)
+			j := engine.QuotedEnd(line, i)
 			paint(ansiString, line[i:j])
 			i = j
 		case ch >= '0' && ch <= '9':

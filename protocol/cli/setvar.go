@@ -5,6 +5,8 @@ package cli
 
 import (
 	"strings"
+
+	"github.com/polydbg/polydbg/engine"
 )
 
 // cmdSetVar sets a variable through the engine (`set var X = V`, `set variable X = V`, or
@@ -38,7 +40,7 @@ func cutAssign(s string) (lhs, rhs string, ok bool) {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '"', '\'':
-			i = quotedEnd(s, i) - 1
+			i = engine.QuotedEnd(s, i) - 1
 		case '=':
 			if i+1 < len(s) && s[i+1] == '=' || i > 0 && strings.IndexByte("=!<>", s[i-1]) >= 0 {
 				i++

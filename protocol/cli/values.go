@@ -24,7 +24,7 @@ func (d *Debugger) substituteHistory(expr string) (string, error) {
 	for i := 0; i < len(expr); {
 		c := expr[i]
 		if c == '"' || c == '\'' { // copy a quoted string or char as it is
-			j := quotedEnd(expr, i)
+			j := engine.QuotedEnd(expr, i)
 			b.WriteString(expr[i:j])
 			i = j
 			continue
@@ -60,19 +60,6 @@ func (d *Debugger) substituteHistory(expr string) (string, error) {
 		i = k
 	}
 	return b.String(), nil
-}
-
-// quotedEnd returns the index after the string or character literal that starts at s[i],
-// or len(s) when it is not closed.
-func quotedEnd(s string, i int) int {
-	j := i + 1
-	for j < len(s) && s[j] != s[i] {
-		if s[j] == '\\' {
-			j++
-		}
-		j++
-	}
-	return min(j+1, len(s))
 }
 
 func isIdentByte(c byte) bool {
