@@ -305,17 +305,7 @@ func (vm *VM) run() (Value, error) {
 				a, b = int64(x.n), int64(int32(code[pc])>>8)
 				bop = compile.Opcode(ins >> 24)
 				extra = incTab[compile.SMALLINT] + incTab[bop]
-				switch op {
-				case fLKB:
-					dst, nsp, npc = sp, sp+1, pc+2
-				case fLKBS:
-					dst, nsp, npc = fp+int(code[pc+2]>>8), sp, pc+3
-					extra += incTab[compile.STORELOCAL]
-				default:
-					dst, nsp, npc, jt = -1, sp, pc+3, int(code[pc+2]>>8)
-					extra += incTab[compile.JUMPFALSE]
-				}
-				goto binop
+				goto placed
 			case fLLB, fLLBS, fLLCJ:
 				x, y := &stack[fp+int(ins>>8&0xffff)], &stack[fp+int(code[pc]>>8&0xffff)]
 				if x.k != IntKind || y.k != IntKind {
@@ -324,17 +314,7 @@ func (vm *VM) run() (Value, error) {
 				a, b = int64(x.n), int64(y.n)
 				bop = compile.Opcode(ins >> 24)
 				extra = incTab[compile.LOADLOCAL] + incTab[bop]
-				switch op {
-				case fLLB:
-					dst, nsp, npc = sp, sp+1, pc+2
-				case fLLBS:
-					dst, nsp, npc = fp+int(code[pc+2]>>8), sp, pc+3
-					extra += incTab[compile.STORELOCAL]
-				default:
-					dst, nsp, npc, jt = -1, sp, pc+3, int(code[pc+2]>>8)
-					extra += incTab[compile.JUMPFALSE]
-				}
-				goto binop
+				goto placed
 			case fKB, fKCJ:
 				x := &stack[sp-1]
 				if x.k != IntKind {
@@ -437,6 +417,20 @@ func (vm *VM) run() (Value, error) {
 				caller := &vm.frames[len(vm.frames)-1]
 				pc, fp = caller.pc, caller.fp
 				continue
+			}
+
+		placed:
+			// Where the result of a local's fused operation goes (the fLKB and fLLB cases):
+			// pushed, stored into a local, or tested by the jump that follows. Then binop.
+			switch compile.Opcode(ins) {
+			case fLKB, fLLB:
+				dst, nsp, npc = sp, sp+1, pc+2
+			case fLKBS, fLLBS:
+				dst, nsp, npc = fp+int(code[pc+2]>>8), sp, pc+3
+				extra += incTab[compile.STORELOCAL]
+			default:
+				dst, nsp, npc, jt = -1, sp, pc+3, int(code[pc+2]>>8)
+				extra += incTab[compile.JUMPFALSE]
 			}
 
 		binop:
