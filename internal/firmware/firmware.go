@@ -38,13 +38,13 @@ func Build(t testing.TB) string {
 // BuildC compiles another C source (its main) for a Cortex-M3 the same way (-O0 unless
 // opts say otherwise, no C library), with testdata/startup_m3.c (vector table `vectors`,
 // Reset_Handler) and the linker script ld (testdata/link.ld when ""), and returns the ELF
-// file's path.
+// file's path. Headers of testdata (freertos_list.h) are on its include path.
 func BuildC(t testing.TB, src, ld string, opts ...string) string {
 	t.Helper()
 	if ld == "" {
 		ld = filepath.Join(Dir(), "link.ld")
 	}
-	opts = append([]string{"-nostdlib", "-fno-tree-loop-distribute-patterns", Startup()}, opts...)
+	opts = append([]string{"-nostdlib", "-fno-tree-loop-distribute-patterns", "-I", Dir(), Startup()}, opts...)
 	return buildCortexM3(t, src, ld, opts, "-lgcc")
 }
 

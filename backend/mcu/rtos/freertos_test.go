@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 )
 
@@ -34,7 +35,7 @@ func kernel(t *testing.T, defines ...string) (*elfsym.File, *image) {
 	realparts.Need(t, "gcc")
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "kernel")
-	args := append([]string{"-g", "-O0", "-no-pie", "-Wno-stringop-truncation", "-o", exe, "testdata/kernel.c"}, defines...)
+	args := append([]string{"-g", "-O0", "-no-pie", "-Wno-stringop-truncation", "-I", firmware.Dir(), "-o", exe, "testdata/kernel.c"}, defines...)
 	if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}

@@ -98,29 +98,7 @@ static char *utoa10(uint32_t v, char *end)
 }
 
 /* ---- FreeRTOS-shaped task structures (list.h, tasks.c of FreeRTOS 10/11) ---- */
-typedef uint32_t TickType_t;
-typedef unsigned long UBaseType_t;
-typedef uint32_t StackType_t;
-struct xLIST;
-struct xLIST_ITEM {
-	TickType_t xItemValue;
-	struct xLIST_ITEM *pxNext;
-	struct xLIST_ITEM *pxPrevious;
-	void *pvOwner;
-	struct xLIST *pxContainer;
-};
-typedef struct xLIST_ITEM ListItem_t;
-struct xMINI_LIST_ITEM {
-	TickType_t xItemValue;
-	struct xLIST_ITEM *pxNext;
-	struct xLIST_ITEM *pxPrevious;
-};
-typedef struct xMINI_LIST_ITEM MiniListItem_t;
-typedef struct xLIST {
-	volatile UBaseType_t uxNumberOfItems;
-	ListItem_t *pxIndex;
-	MiniListItem_t xListEnd;
-} List_t;
+#include "../freertos_list.h"
 
 #define configMAX_PRIORITIES 4
 #define configMAX_TASK_NAME_LEN 16
@@ -147,26 +125,6 @@ static List_t xPendingReadyList;
 static List_t xSuspendedTaskList;
 static List_t xTasksWaitingTermination;
 static volatile UBaseType_t uxCurrentNumberOfTasks;
-
-static void list_init(List_t *l)
-{
-	l->uxNumberOfItems = 0;
-	l->pxIndex = (ListItem_t *)&l->xListEnd;
-	l->xListEnd.xItemValue = 0xffffffff;
-	l->xListEnd.pxNext = (ListItem_t *)&l->xListEnd;
-	l->xListEnd.pxPrevious = (ListItem_t *)&l->xListEnd;
-}
-
-static void list_insert_end(List_t *l, ListItem_t *it)
-{
-	ListItem_t *idx = l->pxIndex;
-	it->pxNext = idx;
-	it->pxPrevious = idx->pxPrevious;
-	idx->pxPrevious->pxNext = it;
-	idx->pxPrevious = it;
-	it->pxContainer = l;
-	l->uxNumberOfItems++;
-}
 
 #define NTASKS 4
 #define STACK_WORDS 64
