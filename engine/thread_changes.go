@@ -2,13 +2,14 @@ package engine
 
 import "context"
 
-// ThreadChanges follows a program's threads from stop to stop, for front ends whose
-// protocol tells a client when a thread starts or ends (DAP's thread event). Threads are
-// listed at stops (all-stop: the program cannot change them meanwhile), so a thread that
-// starts and ends between two stops is never seen. The zero value is ready to use.
-type ThreadChanges struct {
-	seen map[uint64]Thread
-}
+// ThreadChanges and ModuleChanges follow a program's threads and loaded modules from stop
+// to stop, for front ends whose protocol tells a client when one appears or goes (DAP's
+// thread and module events). They are listed at stops (all-stop: the program cannot
+// change them meanwhile), so one that comes and goes between two stops is never seen.
+// Zero values are ready to use.
+
+// ThreadChanges follows the threads of a program.
+type ThreadChanges struct{ set changeSet[uint64, Thread] }
 
 // Update lists the threads of the stopped program and returns those started and ended
 // since the last Update (the first one reports every thread as started). A program that
@@ -21,18 +22,49 @@ func (tc *ThreadChanges) Update(ctx context.Context, s *Session) (started, ended
 	if err != nil {
 		return nil, nil, err // keep what was seen: a resumed program ended nothing
 	}
-	now := make(map[uint64]Thread, len(ths))
-	for _, th := range ths {
-		now[th.ID] = th
-		if _, ok := tc.seen[th.ID]; !ok {
-			started = append(started, th)
-		}
-	}
-	for id, th := range tc.seen {
-		if _, ok := now[id]; !ok {
-			ended = append(ended, th)
-		}
-	}
-	tc.seen = now
+	started, ended = tc.set.update(ths, func(t Thread) uint64 { return t.ID })
 	return started, ended, nil
+}
+
+// ModuleChanges follows the modules a program has loaded.
+type ModuleChanges struct{ set changeSet[string, Module] }
+
+// Update lists the modules of the program and returns those loaded and unloaded since the
+// last Update (the first one reports every module as loaded). When they cannot be listed
+// (the program runs), nothing changed.
+func (mc *ModuleChanges) Update(ctx context.Context, s *Session) (loaded, unloaded []Module, err error) {
+	mods, err := s.Modules(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	loaded, unloaded = mc.set.update(mods, func(m Module) string { return m.Path })
+	return loaded, unloaded, nil
+}
+
+// Last is the modules seen at the last Update.
+func (mc *ModuleChanges) Last() []Module { return mc.set.list }
+
+// changeSet is what was seen last of a list of things with keys.
+type changeSet[K comparable, T any] struct {
+	list []T
+	keys map[K]bool
+}
+
+// update replaces what was seen by now and returns what was added and what went, each
+// in its list's order.
+func (c *changeSet[K, T]) update(now []T, key func(T) K) (added, gone []T) {
+	keys := make(map[K]bool, len(now))
+	for _, x := range now {
+		keys[key(x)] = true
+		if !c.keys[key(x)] {
+			added = append(added, x)
+		}
+	}
+	for _, x := range c.list {
+		if !keys[key(x)] {
+			gone = append(gone, x)
+		}
+	}
+	c.list, c.keys = now, keys
+	return added, gone
 }

@@ -64,3 +64,45 @@ func TestThreadChanges(t *testing.T) {
 		t.Fatalf("after running: %v %v (nothing changed)", st, en)
 	}
 }
+
+type modulesFake struct {
+	*fakeTarget
+	paths []string
+}
+
+func (f *modulesFake) Modules(context.Context) ([]Module, error) {
+	var out []Module
+	for _, p := range f.paths {
+		out = append(out, Module{Name: p, Path: p})
+	}
+	return out, nil
+}
+
+// ModuleChanges reports every module first, then loads and unloads in list order, and
+// keeps the last list for when the program runs.
+func TestModuleChanges(t *testing.T) {
+	f := &modulesFake{fakeTarget: newFake(6, 1<<40), paths: []string{"/prog", "/libc"}}
+	s := NewSession(f)
+	defer s.Close()
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, s, 0)
+	var mc ModuleChanges
+	names := func(ms []Module) (out []string) {
+		for _, m := range ms {
+			out = append(out, m.Path)
+		}
+		return out
+	}
+	if l, u, err := mc.Update(context.Background(), s); err != nil || !slices.Equal(names(l), []string{"/prog", "/libc"}) || len(u) != 0 {
+		t.Fatalf("first: %v %v %v", l, u, err)
+	}
+	f.paths = []string{"/prog", "/libm", "/libdl"}
+	if l, u, _ := mc.Update(context.Background(), s); !slices.Equal(names(l), []string{"/libm", "/libdl"}) || !slices.Equal(names(u), []string{"/libc"}) {
+		t.Fatalf("loads and unloads: %v %v", l, u)
+	}
+	if !slices.Equal(names(mc.Last()), []string{"/prog", "/libm", "/libdl"}) {
+		t.Errorf("Last = %v", mc.Last())
+	}
+}

@@ -36,7 +36,7 @@ func (c *conn) listModules(ctx context.Context, d *launch.Debuggee) []engine.Mod
 	defer cancel()
 	mods, err := d.Modules(ctx)
 	if err != nil && len(mods) == 0 {
-		return c.mods
+		return c.mods.Last()
 	}
 	return mods
 }
@@ -55,28 +55,23 @@ func (c *conn) modules(ctx context.Context, d *launch.Debuggee, a godap.ModulesA
 	return godap.ModulesResponseBody{Modules: out, TotalModules: len(mods)}, nil
 }
 
-// moduleEvents tells the modules loaded and unloaded since the last look (at a stop).
+// moduleEvents tells the modules loaded and unloaded since the last stop (the engine's
+// ModuleChanges).
 func (c *conn) moduleEvents() {
 	d := c.d
 	if d == nil || !canModules(d) {
 		return
 	}
-	mods := c.listModules(context.Background(), d)
-	seen := map[string]bool{}
-	for _, m := range c.mods {
-		seen[m.Path] = true
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	loaded, unloaded, err := c.mods.Update(ctx, d.Session)
+	if err != nil {
+		return
 	}
-	now := map[string]bool{}
-	for _, m := range mods {
-		now[m.Path] = true
-		if !seen[m.Path] {
-			c.event("module", godap.ModuleEventBody{Reason: "new", Module: dapModule(m)})
-		}
+	for _, m := range loaded {
+		c.event("module", godap.ModuleEventBody{Reason: "new", Module: dapModule(m)})
 	}
-	for _, m := range c.mods {
-		if !now[m.Path] {
-			c.event("module", godap.ModuleEventBody{Reason: "removed", Module: dapModule(m)})
-		}
+	for _, m := range unloaded {
+		c.event("module", godap.ModuleEventBody{Reason: "removed", Module: dapModule(m)})
 	}
-	c.mods = mods
 }

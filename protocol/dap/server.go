@@ -80,7 +80,7 @@ type conn struct {
 	thr   threadState             // the threads seen, and the frame-id slots of this stop
 	gotos map[int]engine.Location // goto targets given out at this stop, by id
 	named map[int]bool            // references of the Locals and Globals scopes given out
-	mods  []engine.Module         // the modules told to the client (modules.go)
+	mods  engine.ModuleChanges    // the modules told to the client (modules.go)
 	lives engine.ThreadChanges    // the threads told to the client (thread events)
 
 	// A request that may take long (launch, attach, restart) runs in its own goroutine, so
