@@ -208,20 +208,8 @@ func runDAPBench(b *testing.B, name string, c *dapConn, thread int) {
 
 // startChild starts cmd with pipes to a dapConn.
 func startChild(b *testing.B, cmd *exec.Cmd) *dapConn {
-	w, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { w.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	return &dapConn{w: w, r: bufio.NewReaderSize(r, 64<<10)}
+	p := pipeProcOf(b, cmd)
+	return &dapConn{w: p.w, r: p.r}
 }
 
 func BenchmarkDAPNextRoundTrip(b *testing.B) {

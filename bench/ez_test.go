@@ -146,22 +146,8 @@ func writeEZProgram(b *testing.B) string {
 func BenchmarkEZStepRoundTrip(b *testing.B) {
 	b.Run("process", func(b *testing.B) {
 		file := writeEZProgram(b)
-		cmd := exec.Command(polydbgBinary(b), "ez")
-		w, err := cmd.StdinPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		r, err := cmd.StdoutPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		defer cmd.Wait()
-		defer w.Close()
-		stepLoop(b, &ezConn{w: w, r: bufio.NewReaderSize(r, 64<<10)}, file)
+		p := pipeProcOf(b, exec.Command(polydbgBinary(b), "ez"))
+		stepLoop(b, &ezConn{w: p.w, r: p.r}, file)
 	})
 	b.Run("os-pipe", func(b *testing.B) {
 		file := writeEZProgram(b)

@@ -33,6 +33,12 @@ type pipeProc struct {
 func startPipeProc(b *testing.B, env []string, name string, args ...string) *pipeProc {
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), env...)
+	return pipeProcOf(b, cmd)
+}
+
+// pipeProcOf starts cmd with pipes to its stdin and stdout (its stderr is the bench's),
+// killed when the benchmark ends.
+func pipeProcOf(b *testing.B, cmd *exec.Cmd) *pipeProc {
 	w, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
