@@ -32,13 +32,11 @@ func (s *Session) Source(file string) ([]string, error) {
 		return lines, nil
 	}
 	var text []byte
+	held := false
 	if h, ok := s.t.(SourceHolder); ok {
-		text, ok = h.SourceText(file)
-		if !ok {
-			text = nil
-		}
+		text, held = h.SourceText(file)
 	}
-	if text == nil {
+	if !held {
 		b, err := fileload.ReadFile(file)
 		if err != nil {
 			return nil, err
