@@ -141,14 +141,12 @@ func Start(spec Spec) (*Process, error) {
 	path := spec.Path
 	extra := spec.ExtraFiles
 	if spec.Exe != nil {
-		if len(extra) == 0 {
-			// The descriptor is close-on-exec: it is still open in the child when execve
-			// resolves the path, and closed by the time the program runs (as fexecve does).
-			path = "/proc/self/fd/" + strconv.Itoa(int(spec.Exe.Fd()))
-		} else {
-			extra = append(append([]*os.File(nil), extra...), spec.Exe)
-			path = "/proc/self/fd/" + strconv.Itoa(2+len(extra))
-		}
+		// The child runs its own copy of the descriptor, placed after the others, not the
+		// parent's number: that number is only the parent's, and a start that named it
+		// failed now and then with EACCES while other uploads and starts ran at once. The
+		// program keeps that descriptor (sealed: it cannot change its own image).
+		extra = append(append([]*os.File(nil), extra...), spec.Exe)
+		path = "/proc/self/fd/" + strconv.Itoa(2+len(extra))
 	}
 	if path == "" {
 		return nil, errors.New("process: no program to run")
