@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/lineedit"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/launch"
 	"github.com/polydbg/polydbg/protocol/cli"
@@ -70,7 +71,7 @@ func debugCmd(args []string) int {
 		cfg.Terminal = true
 		cfg.Color = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 		if !*noHistory {
-			cfg.HistoryFile = cli.DefaultHistoryFile()
+			cfg.HistoryFile = lineedit.DefaultHistoryFile("polydbg")
 			cfg.HistorySize, _ = strconv.Atoi(os.Getenv("POLYDBG_HISTSIZE")) // 0: the default
 		}
 	}

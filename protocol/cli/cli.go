@@ -4,7 +4,6 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/lineedit"
 	"github.com/polydbg/polydbg/internal/wire"
 )
 
@@ -33,7 +33,7 @@ type Config struct {
 	// with line editing, history and Tab completion instead of from In.
 	Terminal bool
 	// HistoryFile keeps the commands typed at the terminal across runs ("" keeps none);
-	// HistorySize caps it (DefaultHistorySize when 0).
+	// HistorySize caps it (lineedit.DefaultHistorySize when 0).
 	HistoryFile string
 	HistorySize int
 	// Color writes source lines with syntax colour (only for a terminal without NO_COLOR).
@@ -82,19 +82,19 @@ func Run(cfg Config) int {
 		stop := cfg.Interrupts(d.interrupt)
 		defer stop()
 	}
-	var in lineReader = &pipeReader{d: d, in: bufio.NewReader(cfg.In)}
+	in := lineedit.Pipe(cfg.In, d.out, maxLine)
 	if cfg.Terminal {
-		in = newTermReader(d)
+		in = lineedit.NewTerminal(lineedit.Options{HistoryFile: cfg.HistoryFile, HistorySize: cfg.HistorySize, Complete: d.complete})
 	}
-	defer in.close()
+	defer in.Close()
 	for {
 		d.pendingPause.Store(false)
-		raw, err := in.readLine(cfg.Prompt)
+		raw, err := in.ReadLine(cfg.Prompt)
 		switch {
-		case err == errLineTooLong:
+		case errors.Is(err, lineedit.ErrLineTooLong):
 			d.printf("Line too long (more than %d bytes); ignored.\n", maxLine)
 			continue
-		case err == errInterrupted: // Ctrl-C at the prompt, as in gdb
+		case errors.Is(err, lineedit.ErrInterrupted): // Ctrl-C at the prompt, as in gdb
 			d.printf("Quit\n")
 			continue
 		case err != nil && cfg.Terminal: // Ctrl-D
@@ -115,7 +115,7 @@ func Run(cfg Config) int {
 			}
 		} else {
 			d.history = append(d.history, line)
-			in.remember(line)
+			in.Remember(line)
 		}
 		d.lastCmd = line
 		if quit := d.exec(line); quit {
@@ -219,36 +219,8 @@ func explain(err error) string {
 	return err.Error()
 }
 
+// maxLine is the longest command line read; a longer one is skipped with a message.
 const maxLine = 1 << 20
-
-var errLineTooLong = errors.New("line too long")
-
-// readLine reads one line; a line longer than maxLine is consumed and reported.
-func readLine(r *bufio.Reader) (string, error) {
-	var b []byte
-	for {
-		chunk, isPrefix, err := r.ReadLine()
-		if err != nil {
-			if len(b) > 0 && err == io.EOF {
-				return string(b), nil
-			}
-			return "", err
-		}
-		if len(b)+len(chunk) <= maxLine {
-			b = append(b, chunk...)
-		} else {
-			for isPrefix {
-				if _, isPrefix, err = r.ReadLine(); err != nil {
-					return "", err
-				}
-			}
-			return "", errLineTooLong
-		}
-		if !isPrefix {
-			return string(b), nil
-		}
-	}
-}
 
 func atoi(s string) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))

@@ -30,6 +30,12 @@ print("total", total)
 // script runs the debugger on prog with the given commands piped in.
 func script(t *testing.T, commands string) string {
 	t.Helper()
+	return scriptColor(t, commands, false)
+}
+
+// scriptColor is script with Config.Color set as asked.
+func scriptColor(t *testing.T, commands string, color bool) string {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "prog.kite")
 	if err := os.WriteFile(file, []byte(prog), 0o644); err != nil {
 		t.Fatal(err)
@@ -40,7 +46,7 @@ func script(t *testing.T, commands string) string {
 	}
 	var out strings.Builder
 	code := cli.Run(cli.Config{
-		In: strings.NewReader(commands), Out: &out, Echo: true,
+		In: strings.NewReader(commands), Out: &out, Echo: true, Color: color,
 		NewSession: kiteSessions(p),
 	})
 	if code != 0 {
@@ -69,6 +75,15 @@ func expect(t *testing.T, out string, want ...string) {
 		}
 		out = out[i+len(w):]
 	}
+}
+
+// Source lines are coloured only when Config.Color is set: keywords and the current line's mark.
+func TestListColour(t *testing.T) {
+	if out := script(t, "b fib\nrun\nlist\n"); strings.Contains(out, "\x1b[") {
+		t.Errorf("escape codes without Color:\n%q", out)
+	}
+	out := scriptColor(t, "b fib\nrun\nlist\n", true)
+	expect(t, out, "\x1b[35mfn\x1b[0m fib(n) {", "\x1b[1;33m*>\x1b[0m   2\t    \x1b[35mif\x1b[0m n < \x1b[36m2\x1b[0m {")
 }
 
 func TestBreakStepPrintBacktrace(t *testing.T) {

@@ -6,12 +6,28 @@ import (
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/highlight"
 )
 
 // The source view: list with the current line and breakpoints marked, syntax colour on a
 // terminal, and the context display (source, stack, locals, registers) after each stop.
 
 const defaultListSize = 10
+
+// The escape codes of the current line's and breakpoints' marks and of the context
+// display's rules, written only when Config.Color is set (a terminal without NO_COLOR).
+const (
+	ansiMark = "\x1b[1;33m" // bold yellow
+	ansiRule = "\x1b[34m"   // blue
+)
+
+// colour returns a source line with syntax colour when colour is on.
+func (d *Debugger) colour(file, line string) string {
+	if !d.cfg.Color {
+		return line
+	}
+	return highlight.Line(file, line)
+}
 
 func (d *Debugger) listSize() int {
 	if d.listLines > 0 {
@@ -67,7 +83,7 @@ func (d *Debugger) printSource(file string, from, to int) {
 		}
 		m := string(mark)
 		if d.cfg.Color && m != "  " {
-			m = ansiMark + m + ansiReset
+			m = ansiMark + m + highlight.Reset
 		}
 		d.printf("%s%4d\t%s\n", m, i, d.colour(file, src[i-1]))
 	}
@@ -183,7 +199,7 @@ func (d *Debugger) rule(title string) {
 	}
 	line += strings.Repeat("─", max(4, 60-len([]rune(line))))
 	if d.cfg.Color {
-		line = ansiRule + line + ansiReset
+		line = ansiRule + line + highlight.Reset
 	}
 	d.printf("%s\n", line)
 }
