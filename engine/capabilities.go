@@ -38,6 +38,7 @@ type Resetter interface {
 // Thread is one thread of a program or one task of an RTOS.
 type Thread struct {
 	ID         uint64 // the thread number, or the task's control block address
+	Num        int    // gdb's number for it: 1, 2, 3... in the order the session first saw it
 	Name       string
 	State      string // "stopped", or the RTOS's task state ("running", "ready", "blocked"...)
 	Kind       string // "thread", or the RTOS ("freertos")

@@ -36,6 +36,8 @@ type Session struct {
 	snap      watchSnap // the watches' values at the current stop
 
 	noExceptionStops bool // exception stops are not wanted: the program goes on
+
+	threadNums map[uint64]int // gdb's thread numbers, by thread id
 }
 
 // Halt is where the debuggee came to rest: a stop, or its end.

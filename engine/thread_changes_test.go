@@ -106,3 +106,40 @@ func TestModuleChanges(t *testing.T) {
 		t.Errorf("Last = %v", mc.Last())
 	}
 }
+
+// Threads are numbered as gdb numbers them: in the order the session first saw them, the
+// numbers kept when others end; a new session numbers afresh.
+func TestThreadNumbers(t *testing.T) {
+	f := &threadedFake{fakeTarget: newFake(6, 1<<40), ids: []uint64{500, 20}}
+	s := NewSession(f)
+	defer s.Close()
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, s, 0)
+	nums := func() (out []int) {
+		ts, err := s.Threads(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, th := range ts {
+			out = append(out, th.Num)
+		}
+		return out
+	}
+	if got := nums(); !slices.Equal(got, []int{1, 2}) {
+		t.Fatalf("first listing numbered %v", got)
+	}
+	f.ids = []uint64{7, 20}
+	if got := nums(); !slices.Equal(got, []int{3, 2}) {
+		t.Fatalf("after 500 ended and 7 started: %v", got)
+	}
+	if n := s.ThreadNum(500); n != 1 {
+		t.Errorf("ThreadNum(500) = %d after it ended", n)
+	}
+	s2 := NewSession(&threadedFake{fakeTarget: newFake(6, 1<<40)})
+	defer s2.Close()
+	if n := s2.ThreadNum(7); n != 1 {
+		t.Errorf("a new session numbered its first thread %d", n)
+	}
+}

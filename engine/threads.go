@@ -19,10 +19,33 @@ func (s *Session) Threads(ctx context.Context) ([]Thread, error) {
 	if err := s.checkStopped("list threads"); err != nil {
 		return nil, err
 	}
+	ts := []Thread{{ID: 1, Name: "main", State: "stopped", Kind: "thread"}}
 	if tl, ok := s.t.(ThreadLister); ok {
-		return tl.Threads(ctx)
+		var err error
+		if ts, err = tl.Threads(ctx); err != nil {
+			return nil, err
+		}
 	}
-	return []Thread{{ID: 1, Name: "main", State: "stopped", Kind: "thread"}}, nil
+	for i := range ts {
+		ts[i].Num = s.ThreadNum(ts[i].ID)
+	}
+	return ts, nil
+}
+
+// ThreadNum is gdb's number for thread id: threads are numbered 1, 2, 3... in the order the
+// session first saw them, because a Linux thread id is not something a person wants to type.
+func (s *Session) ThreadNum(id uint64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.threadNums == nil {
+		s.threadNums = map[uint64]int{}
+	}
+	n, ok := s.threadNums[id]
+	if !ok {
+		n = len(s.threadNums) + 1
+		s.threadNums[id] = n
+	}
+	return n
 }
 
 // SelectedThread is the thread the stack, variables and steps apply to: the one that

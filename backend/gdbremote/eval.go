@@ -16,10 +16,20 @@ type evaluator struct {
 	fr *elfsym.Frame
 }
 
-// value evaluates name, name.f, name[i], name->f, *name, $reg or a number.
+// value evaluates name, name.f, name[i], name->f, *name, &name..., $reg or a number.
 func (e *evaluator) value(expr string) (elfsym.Value, error) {
 	if expr == "" {
 		return elfsym.Value{}, fmt.Errorf("empty expression")
+	}
+	if obj, ok := strings.CutPrefix(expr, "&"); ok { // the address of an object in memory
+		v, err := e.value(strings.TrimSpace(obj))
+		if err != nil {
+			return v, err
+		}
+		if !v.InMemory {
+			return elfsym.Value{}, fmt.Errorf("attempt to take address of value not located in memory")
+		}
+		return elfsym.Value{Name: expr, Type: v.Type + " *", Kind: "pointer", Text: fmt.Sprintf("%#x", v.Addr)}, nil
 	}
 	if n, err := strconv.ParseInt(expr, 0, 64); err == nil {
 		return elfsym.Value{Name: expr, Type: "long", Kind: "int", Text: strconv.FormatInt(n, 10)}, nil

@@ -59,12 +59,11 @@ type Debugger struct {
 	display      []string
 	history      []string
 	lastCmd      string
-	listAt       int               // next line for a bare "list"
-	values       []engine.Variable // gdb's value history: $1, $2...
-	context      bool              // set context on|off
-	listLines    int               // set listsize N
-	threadNums   threadNumbers     // gdb's thread numbers
-	stopThread   uint64            // the thread of the last stop reported
+	listAt       int                 // next line for a bare "list"
+	values       engine.ValueHistory // gdb's $1, $2...
+	context      bool                // set context on|off
+	listLines    int                 // set listsize N
+	stopThread   uint64              // the thread of the last stop reported
 }
 
 // Run runs the debugger until quit or the end of input; it returns the exit status.
@@ -152,7 +151,7 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 	where := fmt.Sprintf("%s at %s:%d", loc.Func, loc.File, loc.Line)
 	if st.ThreadID != 0 && st.ThreadID != d.stopThread {
 		if d.stopThread != 0 { // as gdb, say so when the stop is in another thread
-			d.printf("\n[Switching to thread %d (%s)]", d.threadNums.number(d.s, st.ThreadID), targetID(engine.Thread{ID: st.ThreadID}))
+			d.printf("\n[Switching to thread %d (%s)]", d.s.ThreadNum(st.ThreadID), targetID(engine.Thread{ID: st.ThreadID}))
 		}
 		d.stopThread = st.ThreadID
 	}

@@ -282,7 +282,7 @@ func cmdFinish(d *Debugger, _ string) bool {
 	d.report(h)
 	if h.State == engine.Stopped && h.Stop.ReturnValue != nil {
 		v := *h.Stop.ReturnValue
-		d.printf("Value returned is $%d = %s\n", d.record(v), v.Value)
+		d.printf("Value returned is $%d = %s\n", d.values.Record(v), v.Value)
 	}
 	return false
 }

@@ -1,10 +1,11 @@
 package cli
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/polydbg/polydbg/engine"
 )
 
 // Machine-level commands for targets with registers and memory (native programs,
@@ -39,7 +40,7 @@ func contains(list []string, s string) bool {
 }
 
 // cmdExamine is gdb's x/NFU ADDR: N units of size U (b, h, w, g) shown in format F
-// (x hex, d signed, u unsigned, c char). ADDR is a number or $REGISTER.
+// (x hex, d signed, u unsigned, c char).
 func cmdExamine(d *Debugger, args string) bool {
 	count, format, unit := 1, byte('x'), 4
 	if strings.HasPrefix(args, "/") {
@@ -83,73 +84,34 @@ func cmdExamine(d *Debugger, args string) bool {
 		return false
 	}
 	perLine := max(1, 16/unit)
-	for i := 0; i < count; i++ {
+	for i, u := range engine.FormatUnits(data, unit, format) {
 		if i%perLine == 0 {
 			if i > 0 {
 				d.printf("\n")
 			}
 			d.printf("%#x:", addr+uint64(i*unit))
 		}
-		v := readUnit(data[i*unit:], unit)
-		switch format {
-		case 'd':
-			d.printf("\t%d", signExtend(v, unit))
-		case 'u':
-			d.printf("\t%d", v)
-		case 'c':
-			d.printf("\t%q", rune(byte(v)))
-		default:
-			d.printf("\t0x%0*x", 2*unit, v)
-		}
+		d.printf("\t%s", u)
 	}
 	d.printf("\n")
 	return false
 }
 
-func readUnit(b []byte, unit int) uint64 {
-	var full [8]byte
-	copy(full[:], b[:unit])
-	return binary.LittleEndian.Uint64(full[:])
-}
-
-func signExtend(v uint64, unit int) int64 {
-	shift := 64 - 8*uint(unit)
-	return int64(v<<shift) >> shift
-}
-
-// address reads an address argument: a number (0x... allowed) or $REGISTER.
+// address reads an address argument: a number, $REGISTER, a value from the history or an
+// expression (&counter).
 func (d *Debugger) address(arg string) (uint64, error) {
 	if arg == "" {
 		return 0, fmt.Errorf("Argument required (starting display address).")
 	}
-	if len(arg) > 1 && arg[0] == '$' && arg[1] != '$' && (arg[1] < '0' || arg[1] > '9') {
-		return d.register(arg[1:])
-	}
-	if strings.HasPrefix(arg, "$") { // a value from the history: x $1, x $
-		v, err := d.substituteHistory(arg)
-		if err != nil {
-			return 0, err
-		}
-		arg = strings.Fields(strings.Trim(v, "()") + " ")[0] // "(0x7ffe... <sym>)" → the number
-	}
-	v, err := strconv.ParseUint(arg, 0, 64)
+	expr, err := d.values.Substitute(arg)
 	if err != nil {
-		return 0, fmt.Errorf("Invalid address %q (a number or $register).", arg)
+		return 0, err
 	}
-	return v, nil
-}
-
-func (d *Debugger) register(name string) (uint64, error) {
-	regs, err := d.s.Registers()
+	a, err := d.s.Address(d.frame, expr)
 	if err != nil {
 		return 0, fmt.Errorf("%s", explain(err))
 	}
-	for _, r := range regs {
-		if r.Name == name {
-			return r.Value, nil
-		}
-	}
-	return 0, fmt.Errorf("Invalid register `%s'.", name)
+	return a, nil
 }
 
 // cmdSet handles `set $REG = VALUE` (and `set var` is explained as unsupported), and the
@@ -166,7 +128,7 @@ func cmdSet(d *Debugger, args string) bool {
 	}
 	v, err := strconv.ParseInt(rhs, 0, 64)
 	if err != nil {
-		u, uerr := strconv.ParseUint(rhs, 0, 64)
+		u, uerr := engine.ParseAddress(rhs)
 		if uerr != nil {
 			d.printf("Invalid number %q.\n", rhs)
 			return false

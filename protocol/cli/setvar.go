@@ -25,7 +25,7 @@ func cmdSetVar(d *Debugger, args string) bool {
 		}
 		return cmdSet(d, args)
 	}
-	rhs, err := d.substituteHistory(rhs)
+	rhs, err := d.values.Substitute(rhs)
 	if err == nil {
 		_, err = d.s.SetVariable(d.frame, 0, lhs, rhs)
 	}

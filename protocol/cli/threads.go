@@ -1,37 +1,18 @@
 package cli
 
-// Threads as gdb shows them: `info threads` lists every thread with the frame it is in, and
-// `thread N` selects one (its stack, variables and steps; the others stay stopped). Threads
-// are numbered 1, 2, 3... in the order they were first seen, as gdb numbers them, because a
-// Linux thread id is not something a person wants to type.
+// Threads as gdb shows them: `info threads` lists every thread, by the engine's gdb
+// numbers, with the frame it is in, and `thread N` selects one (its stack, variables and
+// steps; the others stay stopped).
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/polydbg/polydbg/engine"
 )
-
-// threadNumbers keeps gdb's numbering of the threads seen so far.
-type threadNumbers struct {
-	num  map[uint64]int
-	ids  []uint64 // ids[n-1] is thread n
-	prog *engine.Session
-}
-
-func (t *threadNumbers) number(s *engine.Session, id uint64) int {
-	if t.prog != s { // a new run numbers its threads afresh
-		*t = threadNumbers{num: map[uint64]int{}, prog: s}
-	}
-	if n, ok := t.num[id]; ok {
-		return n
-	}
-	t.ids = append(t.ids, id)
-	t.num[id] = len(t.ids)
-	return len(t.ids)
-}
 
 func (d *Debugger) threads() ([]engine.Thread, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -53,7 +34,7 @@ func cmdInfoThreads(d *Debugger) {
 		if t.ID == current {
 			mark = "*"
 		}
-		d.printf("%s %-4d %-25s %s\n", mark, d.threadNums.number(d.s, t.ID), targetID(t), where)
+		d.printf("%s %-4d %-25s %s\n", mark, t.Num, targetID(t), where)
 	}
 	if current != 0 { // reading the other threads' frames selected them in turn
 		if err := d.s.SelectThread(current); err != nil {
@@ -90,7 +71,7 @@ func cmdThread(d *Debugger, args string) bool {
 	args = strings.TrimSpace(args)
 	if args == "" {
 		id := d.s.SelectedThread()
-		d.printf("[Current thread is %d (%s)]\n", d.threadNums.number(d.s, id), targetID(engine.Thread{ID: id}))
+		d.printf("[Current thread is %d (%s)]\n", d.s.ThreadNum(id), targetID(engine.Thread{ID: id}))
 		return false
 	}
 	n, ok := atoi(args)
@@ -103,31 +84,16 @@ func cmdThread(d *Debugger, args string) bool {
 		d.printf("%s\n", explain(err))
 		return false
 	}
-	for _, t := range ts { // number every thread, so that N means what info threads showed
-		d.threadNums.number(d.s, t.ID)
-	}
-	if n > len(d.threadNums.ids) || !hasThread(ts, d.threadNums.ids[n-1]) {
+	i := slices.IndexFunc(ts, func(t engine.Thread) bool { return t.Num == n })
+	if i < 0 {
 		d.printf("Invalid thread ID: %d\n", n)
 		return false
 	}
-	t := threadByID(ts, d.threadNums.ids[n-1])
+	t := ts[i]
 	if err := d.s.SelectThread(t.ID); err != nil {
 		d.printf("%s\n", explain(err))
 		return false
 	}
 	d.printf("[Switching to thread %d (%s)]\n", n, targetID(t))
 	return d.selectFrame(0)
-}
-
-func hasThread(ts []engine.Thread, id uint64) bool {
-	return threadByID(ts, id).ID == id && id != 0
-}
-
-func threadByID(ts []engine.Thread, id uint64) engine.Thread {
-	for _, t := range ts {
-		if t.ID == id {
-			return t
-		}
-	}
-	return engine.Thread{}
 }

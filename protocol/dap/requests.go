@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	godap "github.com/google/go-dap"
 
@@ -252,9 +251,9 @@ func pcRef(pc uint64) string { return "0x" + strconv.FormatUint(pc, 16) }
 
 // parseRef reads a memory reference (0x hex or decimal) plus an offset.
 func parseRef(ref string, offset int) (uint64, error) {
-	v, err := strconv.ParseUint(strings.TrimSpace(ref), 0, 64)
+	v, err := engine.ParseAddress(ref)
 	if err != nil {
-		return 0, fmt.Errorf("bad memory reference %q", ref)
+		return 0, fmt.Errorf("memory reference: %w", err)
 	}
 	return uint64(int64(v) + int64(offset)), nil
 }

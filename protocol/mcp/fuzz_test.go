@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/polydbg/polydbg/engine"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,6 @@ func FuzzSessionID(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		var id SessionID
 		_ = id.UnmarshalJSON([]byte(in))
-		_, _ = parseAddr(in)
+		_, _ = engine.ParseAddress(in)
 	})
 }

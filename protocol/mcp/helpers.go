@@ -3,8 +3,6 @@ package mcp
 import (
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/engine/profile"
@@ -17,7 +15,7 @@ func (s *Server) setBreakpoint(g *debuggee, b BreakpointIn) (BP, error) {
 	case b.Function != "":
 		spec.Kind, spec.Function = engine.FunctionBreakpoint, b.Function
 	case b.Address != "":
-		pc, err := parseAddr(b.Address)
+		pc, err := engine.ParseAddress(b.Address)
 		if err != nil {
 			return BP{}, err
 		}
@@ -89,15 +87,6 @@ func (s *Server) variables(g *debuggee, in VarsIn) (VarsOut, error) {
 		out.Variables = append(out.Variables, s.variable(v, 0))
 	}
 	return out, nil
-}
-
-// parseAddr reads an address in hex (0x...) or decimal.
-func parseAddr(a string) (uint64, error) {
-	v, err := strconv.ParseUint(strings.TrimSpace(a), 0, 64)
-	if err != nil {
-		return 0, fmt.Errorf("address %q: want 0x... or a decimal number", a)
-	}
-	return v, nil
 }
 
 func orEmpty[T any](s []T) []T {

@@ -44,8 +44,12 @@ func TestAgentFirmwareQEMU(t *testing.T) {
 			sp = str(get(r, "value"))
 		}
 	}
-	if m := must(t, ctx, cs, "read_memory", map[string]any{"session": id, "address": sp, "length": 16}); len(str(m["hex"])) != 32 {
+	m := must(t, ctx, cs, "read_memory", map[string]any{"session": id, "address": sp, "length": 16})
+	if len(str(m["hex"])) != 32 {
 		t.Fatalf("read_memory at sp %s: %v", sp, m)
+	}
+	if m2 := must(t, ctx, cs, "read_memory", map[string]any{"session": id, "address": "$sp", "length": 16}); m2["hex"] != m["hex"] || m2["address"] != m["address"] {
+		t.Fatalf("read_memory at $sp: %v, at %s: %v", m2, sp, m)
 	}
 	dis := must(t, ctx, cs, "disassemble", map[string]any{"session": id, "count": 3})
 	if ins := get(dis, "instructions").([]any); len(ins) != 3 || get(ins[0], "current") != true || str(get(ins[0], "text")) == "" {

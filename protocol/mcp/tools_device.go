@@ -147,7 +147,7 @@ func (s *Server) addDeviceTools() {
 				at := cur
 				if in.Address != "" {
 					var err error
-					if at, err = parseAddr(in.Address); err != nil {
+					if at, err = engine.ParseAddress(in.Address); err != nil {
 						return DisasmOut{}, err
 					}
 				} else if g.d.State() != engine.Stopped {

@@ -106,7 +106,7 @@ type OutputOut struct {
 // MemIn reads or writes memory.
 type MemIn struct {
 	Session SessionID `json:"session"`
-	Address string    `json:"address" jsonschema:"0x... or decimal"`
+	Address string    `json:"address" jsonschema:"0x..., decimal, $register, or an expression whose value is an address (&counter, buf) in the innermost frame"`
 	Length  int       `json:"length,omitempty" jsonschema:"bytes to read (at most 16384)"`
 	Hex     string    `json:"hex,omitempty" jsonschema:"bytes to write, in hex (write_memory)"`
 }
@@ -252,7 +252,7 @@ func (s *Server) addInspectTools() {
 	addTool(s, "read_memory", "Read up to 16384 bytes of a stopped native or firmware target's memory, in hex.", ro,
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in MemIn) (MemOut, error) {
 			return withSession(c, in.Session, func(g *debuggee) (MemOut, error) {
-				addr, err := parseAddr(in.Address)
+				addr, err := g.d.Address(0, in.Address)
 				if err != nil {
 					return MemOut{}, err
 				}
@@ -272,7 +272,7 @@ func (s *Server) addInspectTools() {
 				return MemOut{}, fmt.Errorf("refused: writing memory changes the target, and this server was not started with --allow-write")
 			}
 			return withSession(c, in.Session, func(g *debuggee) (MemOut, error) {
-				addr, err := parseAddr(in.Address)
+				addr, err := g.d.Address(0, in.Address)
 				if err != nil {
 					return MemOut{}, err
 				}
@@ -341,7 +341,7 @@ func withSession[T any](c *client, id SessionID, f func(g *debuggee) (T, error))
 
 // setRegister writes a machine register of a stopped target and reads it back.
 func (s *Server) setRegister(g *debuggee, name, value string) (Var, error) {
-	v, err := parseAddr(value)
+	v, err := engine.ParseAddress(value)
 	if err != nil {
 		return Var{}, fmt.Errorf("register value: %w", err)
 	}

@@ -1,13 +1,14 @@
-package cli
+package engine
 
-import (
-	"testing"
-
-	"github.com/polydbg/polydbg/engine"
-)
+import "testing"
 
 func TestSubstituteHistory(t *testing.T) {
-	d := &Debugger{values: []engine.Variable{{Value: "1"}, {Value: "-2"}, {Value: `"s$1"`}}}
+	var h ValueHistory
+	for i, v := range []string{"1", "-2", `"s$1"`} {
+		if n := h.Record(Variable{Value: v}); n != i+1 {
+			t.Fatalf("Record gave $%d, want $%d", n, i+1)
+		}
+	}
 	for _, tt := range []struct{ in, want, err string }{
 		{"$1 + $2", "(1) + (-2)", ""},
 		{"$ + $$ + $$2 + $$0", `("s$1") + (-2) + (1) + ("s$1")`, ""},
@@ -16,7 +17,7 @@ func TestSubstituteHistory(t *testing.T) {
 		{"$$5", "", "History does not go back to $-2 (it starts at $1)."},
 		{"n", "n", ""},
 	} {
-		got, err := d.substituteHistory(tt.in)
+		got, err := h.Substitute(tt.in)
 		if tt.err != "" {
 			if err == nil || err.Error() != tt.err {
 				t.Errorf("%q: error %v, want %q", tt.in, err, tt.err)
@@ -27,7 +28,7 @@ func TestSubstituteHistory(t *testing.T) {
 			t.Errorf("%q = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
-	if _, err := (&Debugger{}).substituteHistory("$"); err == nil || err.Error() != "History is empty." {
+	if _, err := (&ValueHistory{}).Substitute("$"); err == nil || err.Error() != "History is empty." {
 		t.Errorf("empty history: %v", err)
 	}
 }

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Addresses as people write them, and memory shown as gdb's x command shows it.
+
+// ParseAddress reads an address written as a number: 0x hex, 0o octal, 0b binary or decimal.
+func ParseAddress(text string) (uint64, error) {
+	v, err := strconv.ParseUint(strings.TrimSpace(text), 0, 64)
+	if err != nil {
+		return 0, fmt.Errorf("address %q: want 0x... or a decimal number", strings.TrimSpace(text))
+	}
+	return v, nil
+}
+
+// Address finds the address expr names in frame: a number, $REGISTER, or an expression
+// whose value is a pointer or an integer (&counter, buf, $sp + 16 where the target
+// evaluates it).
+func (s *Session) Address(frame int, expr string) (uint64, error) {
+	expr = strings.TrimSpace(expr)
+	if expr == "" {
+		return 0, fmt.Errorf("no address given")
+	}
+	if a, err := ParseAddress(strings.Trim(expr, "()")); err == nil {
+		return a, nil
+	}
+	if name, ok := strings.CutPrefix(expr, "$"); ok && name != "" && isRegisterName(name) {
+		regs, err := s.Registers()
+		if err != nil {
+			return 0, err
+		}
+		for _, r := range regs {
+			if r.Name == name {
+				return r.Value, nil
+			}
+		}
+		return 0, fmt.Errorf("Invalid register `%s'.", name)
+	}
+	v, err := s.Evaluate(frame, expr, EvalMode{Pure: true})
+	if err != nil {
+		if a, ok := leadingNumber(expr); ok { // a value as printed: "(0x7ffe... "text")"
+			return a, nil
+		}
+		return 0, err
+	}
+	if a, ok := leadingNumber(v.Value); ok { // a pointer shows as 0x... and what it points to
+		return a, nil
+	}
+	return 0, fmt.Errorf("%s = %s is not an address", expr, v.Value)
+}
+
+// leadingNumber reads the number a printed value begins with (after any parentheses).
+func leadingNumber(text string) (uint64, bool) {
+	t := strings.TrimLeft(text, "( ")
+	if i := strings.IndexAny(t, " )"); i >= 0 {
+		t = t[:i]
+	}
+	if a, err := ParseAddress(t); err == nil {
+		return a, true
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	return uint64(n), err == nil
+}
+
+func isRegisterName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isNameByte(s[i]) {
+			return false
+		}
+	}
+	return s[0] < '0' || s[0] > '9'
+}
+
+// FormatUnits shows memory as units of unit bytes (1, 2, 4 or 8, little-endian) in gdb's
+// x formats: x hex padded to the unit's width, d signed, u unsigned, c a character.
+func FormatUnits(data []byte, unit int, format byte) []string {
+	out := make([]string, 0, len(data)/unit)
+	for i := 0; i+unit <= len(data); i += unit {
+		var full [8]byte
+		copy(full[:], data[i:i+unit])
+		v := binary.LittleEndian.Uint64(full[:])
+		switch format {
+		case 'd':
+			shift := 64 - 8*uint(unit)
+			out = append(out, strconv.FormatInt(int64(v<<shift)>>shift, 10))
+		case 'u':
+			out = append(out, strconv.FormatUint(v, 10))
+		case 'c':
+			out = append(out, strconv.QuoteRune(rune(byte(v))))
+		default:
+			out = append(out, fmt.Sprintf("0x%0*x", 2*unit, v))
+		}
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ValueHistory numbers the values a person printed, as gdb's $1, $2..., so that later
+// expressions can refer to them. It outlives a run (gdb keeps it across runs), so a front
+// end holds one beside its sessions. The zero value is an empty history.
+type ValueHistory struct {
+	values []Variable
+}
+
+// Record adds a value and returns its number (1 for the first).
+func (h *ValueHistory) Record(v Variable) int {
+	h.values = append(h.values, v)
+	return len(h.values)
+}
+
+// Values lists the history, $1 first.
+func (h *ValueHistory) Values() []Variable { return h.values }
+
+// Substitute replaces the history references in expr by the values they name, in
+// parentheses: `$` (the last value), `$$` (the one before), `$$N` (N back) and `$N` (value
+// N). `$name` (a register or convenience variable) and text inside quotes are left alone.
+func (h *ValueHistory) Substitute(expr string) (string, error) {
+	if !strings.Contains(expr, "$") {
+		return expr, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(expr); {
+		c := expr[i]
+		if c == '"' || c == '\'' { // a quoted string or char is copied as it is
+			j := QuotedEnd(expr, i)
+			b.WriteString(expr[i:j])
+			i = j
+			continue
+		}
+		if c != '$' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j := i + 1
+		back := j < len(expr) && expr[j] == '$'
+		if back {
+			j++
+		}
+		k := j
+		for k < len(expr) && expr[k] >= '0' && expr[k] <= '9' {
+			k++
+		}
+		if !back && k == j && k < len(expr) && isNameByte(expr[k]) { // $rax, $pc
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		n := -1
+		if k > j {
+			n, _ = strconv.Atoi(expr[j:k])
+		}
+		v, err := h.value(back, n)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("(" + v.Value + ")")
+		i = k
+	}
+	return b.String(), nil
+}
+
+// value finds $N (back false, n >= 1), $ (n < 0), $$ (back, n < 0) or $$N.
+func (h *ValueHistory) value(back bool, n int) (Variable, error) {
+	last, idx := len(h.values), n
+	switch {
+	case !back && n < 0:
+		idx = last
+	case back && n < 0:
+		idx = last - 1
+	case back:
+		idx = last - n
+	}
+	switch {
+	case last == 0:
+		return Variable{}, fmt.Errorf("History is empty.")
+	case idx > last:
+		return Variable{}, fmt.Errorf("History has not yet reached $%d.", idx)
+	case idx < 1:
+		return Variable{}, fmt.Errorf("History does not go back to $%d (it starts at $1).", idx)
+	}
+	return h.values[idx-1], nil
+}
