@@ -148,3 +148,20 @@ func TestSyncWriterKeepsLinesWhole(t *testing.T) {
 		}
 	}
 }
+
+func TestIncompleteUTF8HeldBack(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{{"abc", 0}, {"é", 0}, {"a\xc3", 1}, {"\xe2\x82", 2}, {"\xf0\x9f\x98", 3}, {"€", 0}, {"\xff", 0}, {"", 0}} {
+		if got := incompleteSuffix([]byte(tc.in)); got != tc.want {
+			t.Errorf("%q: %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestWholeRunes(t *testing.T) {
+	if got := string(WholeRunes([]byte("a€\xe2\x82"))); got != "a€" {
+		t.Errorf("WholeRunes = %q", got)
+	}
+}

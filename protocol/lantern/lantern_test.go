@@ -120,17 +120,6 @@ func TestOutputOffsetsAndWrap(t *testing.T) {
 	c.fail("OUTPUT "+id+" x", "invalid_offset")
 }
 
-func TestIncompleteUTF8HeldBack(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int
-	}{{"abc", 0}, {"é", 0}, {"a\xc3", 1}, {"\xe2\x82", 2}, {"\xf0\x9f\x98", 3}, {"€", 0}, {"\xff", 0}, {"", 0}} {
-		if got := incompleteUTF8Suffix([]byte(tc.in)); got != tc.want {
-			t.Errorf("%q: %d, want %d", tc.in, got, tc.want)
-		}
-	}
-}
-
 func readPidFile(t *testing.T, path string) int {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)

@@ -199,9 +199,7 @@ func TestMaxTotalBytes(t *testing.T) {
 	r.expectClosed()
 	c.ok("DELETE " + a)
 	c.upload(img, "")
-	srv.mu.Lock()
-	used := srv.bytes
-	srv.mu.Unlock()
+	_, _, used := srv.progs.Usage()
 	if used != int64(len(img)) {
 		t.Errorf("budget in use %d, want %d", used, len(img))
 	}
@@ -261,9 +259,7 @@ func TestBundleAttacksRefused(t *testing.T) {
 			if _, err := os.Stat("/etc/evil"); err == nil {
 				t.Fatal("/etc/evil was written")
 			}
-			srv.mu.Lock()
-			used, pending := srv.bytes, srv.pending
-			srv.mu.Unlock()
+			_, pending, used := srv.progs.Usage()
 			if used != 0 || pending != 0 {
 				t.Errorf("budget not released: %d bytes, %d pending", used, pending)
 			}

@@ -153,14 +153,8 @@ type Server struct {
 	cfg Config
 	log *slog.Logger
 
-	sup *supervise.Supervisor
-
-	mu       sync.Mutex
-	sessions map[string]*supervise.Program
-	seq      uint64
-	pending  int   // uploads in progress (count against MaxSessions)
-	bytes    int64 // bytes held or reserved (count against MaxBytes)
-	closed   bool
+	sup   *supervise.Supervisor
+	progs *supervise.Table // the sessions, within MaxSessions and MaxBytes
 
 	sysrootMu sync.Mutex
 
@@ -178,17 +172,12 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lantern: state dir: %w", err)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup, sessions: map[string]*supervise.Program{}, conns: map[net.Conn]*connState{}}
 	kept, err := sup.Load()
 	if err != nil {
 		return nil, fmt.Errorf("lantern: %w", err)
 	}
-	for _, p := range kept {
-		s.sessions[p.ID] = p
-		s.bytes += p.Held
-		s.seq = max(s.seq, p.Seq)
-	}
-	return s, nil
+	return &Server{cfg: cfg, log: cfg.Logger, sup: sup, progs: supervise.NewTable(sup, cfg.MaxSessions, cfg.MaxBytes, kept),
+		conns: map[net.Conn]*connState{}}, nil
 }
 
 // Serve accepts connections on ln until ctx is done or ln fails, then closes the
@@ -294,22 +283,7 @@ func (s *Server) authenticate(c net.Conn, st *connState) bool {
 // state directory stay there (reported as ended after a restart); without one, uploaded
 // files go too.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	list := make([]*supervise.Program, 0, len(s.sessions))
-	for _, p := range s.sessions {
-		list = append(list, p)
-	}
-	s.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, p := range list {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.Shutdown()
-		}()
-	}
-	wg.Wait()
+	s.progs.Close()
 	return nil
 }
 

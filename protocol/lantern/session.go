@@ -5,9 +5,9 @@ package lantern
 import (
 	"errors"
 	"os"
-	"unicode/utf8"
 
 	"github.com/polydbg/polydbg/internal/tarball"
+	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/launch/supervise"
 )
 
@@ -67,36 +67,8 @@ func answer(p *supervise.Program, v supervise.Snapshot, err error) (any, error) 
 // split across two answers; bytes that are not UTF-8 at all become U+FFFD.
 func output(p *supervise.Program, off int64) Output {
 	data, from, total, trimmed := p.Output(off)
-	if n := incompleteUTF8Suffix(data); n > 0 {
-		data = data[:len(data)-n]
-	}
+	data = wire.WholeRunes(data)
 	return Output{ID: p.ID, Output: string(data), Offset: from, Total: total, Next: from + int64(len(data)), Trimmed: trimmed}
-}
-
-// incompleteUTF8Suffix returns the length of a UTF-8 sequence cut short at the end of b.
-func incompleteUTF8Suffix(b []byte) int {
-	for i := 1; i <= 3 && i <= len(b); i++ {
-		c := b[len(b)-i]
-		if c < 0x80 {
-			return 0
-		}
-		if utf8.RuneStart(c) {
-			need := 0
-			switch {
-			case c&0xE0 == 0xC0:
-				need = 2
-			case c&0xF0 == 0xE0:
-				need = 3
-			case c&0xF8 == 0xF0:
-				need = 4
-			}
-			if need > i {
-				return i
-			}
-			return 0
-		}
-	}
-	return 0
 }
 
 // stop answers STOP and KILL.
@@ -117,14 +89,9 @@ func (s *Server) debug(p *supervise.Program) (any, error) {
 }
 
 func (s *Server) delete(p *supervise.Program) (any, error) {
-	held, err := p.Delete()
-	if err != nil {
+	if err := s.progs.Delete(p); err != nil {
 		return nil, perr("session_running", "STOP or KILL the session before deleting it")
 	}
-	s.mu.Lock()
-	delete(s.sessions, p.ID)
-	s.mu.Unlock()
-	s.giveBytes(held)
 	return map[string]string{"id": p.ID, "state": StateDeleted}, nil
 }
 

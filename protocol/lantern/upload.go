@@ -37,39 +37,23 @@ func (s *Server) upload(conn net.Conn, br *bufio.Reader, cmd command) (any, erro
 	if bundle {
 		hold = 0
 	}
-	if err := s.reserve(hold); err != nil {
-		return nil, errClose{err.(*protoError)}
+	p, err := s.progs.Reserve(hold)
+	if err != nil {
+		return nil, errClose{reserveError(err)}
 	}
-	s.mu.Lock()
-	s.seq++
-	p := s.sup.NewProgram(s.newID(), s.seq)
-	s.mu.Unlock()
-	p.Bundle, p.ExecPath, p.Size, p.Held = bundle, execPath, size, hold
+	p.Bundle, p.ExecPath, p.Size = bundle, execPath, size
 	ok := false
 	defer func() {
-		s.mu.Lock()
-		s.pending--
 		if ok {
-			s.sessions[p.ID] = p
-		}
-		s.mu.Unlock()
-		if !ok {
-			s.giveBytes(p.Release())
+			s.progs.Admit(p)
+		} else {
+			s.progs.Abandon(p)
 		}
 	}()
 	u := &upload.Payload{Conn: conn, Buf: br, Left: size}
 	if bundle {
-		s.mu.Lock()
-		room := s.cfg.MaxBytes - s.bytes
-		s.mu.Unlock()
-		lim := tarball.Limits{MaxBytes: room, MaxEntries: s.cfg.MaxEntries}
-		p.Dir, _, err = u.Bundle(s.sup.BundleBase(p.ID), execPath, lim, func(n int64) bool {
-			if s.takeBytes(n) {
-				p.Held = n
-				return true
-			}
-			return false
-		})
+		lim := tarball.Limits{MaxBytes: s.progs.Room(), MaxEntries: s.cfg.MaxEntries}
+		p.Dir, _, err = u.Bundle(s.sup.BundleBase(p.ID), execPath, lim, func(n int64) bool { return s.progs.Grow(p, n) })
 	} else {
 		p.Exe, err = u.Binary("lantern-" + p.ID)
 	}

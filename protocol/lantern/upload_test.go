@@ -27,9 +27,7 @@ func TestUploadSpliceIntact(t *testing.T) {
 	addr, srv := testServer(t, Config{MaxBytes: 64 << 20})
 	img := bigELF(2*upload.Chunk + 12345)
 	id := dial(t, addr).upload(img, "")
-	srv.mu.Lock()
-	ss := srv.sessions[id]
-	srv.mu.Unlock()
+	ss, _ := srv.progs.Get(id)
 	got, err := io.ReadAll(io.NewSectionReader(ss.Exe, 0, int64(len(img))+1))
 	if err != nil {
 		t.Fatal(err)
@@ -55,9 +53,7 @@ func TestUploadTruncated(t *testing.T) {
 	// The truncated upload ends (its read fails) and gives back what it held.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		srv.mu.Lock()
-		n, pending, held := len(srv.sessions), srv.pending, srv.bytes
-		srv.mu.Unlock()
+		n, pending, held := srv.progs.Usage()
 		if n == 1 && pending == 0 && held == 4096 {
 			return
 		}

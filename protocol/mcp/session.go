@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/launch"
 )
 
@@ -276,7 +277,7 @@ func (g *debuggee) outputPage(offset int64, max int) (text string, start, total 
 	}
 	b := g.out[offset-g.outBase:]
 	if len(b) > max {
-		b = b[:max]
+		b = wire.WholeRunes(b[:max]) // a character cut by the page comes whole with the next
 	}
 	return string(b), offset, total
 }
