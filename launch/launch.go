@@ -12,6 +12,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/polydbg/polydbg/backend/gdbremote"
@@ -100,6 +103,20 @@ func Detect(path string) Kind {
 	return Kite
 }
 
+// ProgramPath is the absolute path of a program to run: a name without a slash is looked
+// up on PATH, as a shell does (a name not found there stays relative to the directory).
+func ProgramPath(name string) string {
+	if name != "" && !strings.Contains(name, "/") {
+		if p, err := exec.LookPath(name); err == nil {
+			name = p
+		}
+	}
+	if abs, err := filepath.Abs(name); err == nil && name != "" {
+		return abs
+	}
+	return name
+}
+
 // Start makes the debuggee's session, in state Initialized (Session.Start runs it). For
 // targets behind a GDB stub, the stub is started or connected to now: ctx bounds that.
 func Start(ctx context.Context, spec Spec) (*Debuggee, error) {
@@ -111,6 +128,9 @@ func Start(ctx context.Context, spec Spec) (*Debuggee, error) {
 			return nil, errors.New("launch: nothing to debug: give a program")
 		}
 		spec.Kind = Detect(spec.Program)
+	}
+	if spec.Kind == Native || spec.Kind == Process {
+		spec.Program = ProgramPath(spec.Program)
 	}
 	d := &Debuggee{Spec: spec}
 	var t engine.Target

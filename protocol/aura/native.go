@@ -3,9 +3,6 @@ package aura
 import (
 	"context"
 	"io"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/launch"
@@ -20,15 +17,7 @@ func (r *runner) runNative(ctx context.Context) int {
 			return ExitTerminated
 		}
 	}
-	exe := r.cfg.File
-	if !strings.Contains(exe, "/") {
-		if p, err := exec.LookPath(exe); err == nil {
-			exe = p
-		}
-	}
-	if abs, err := filepath.Abs(exe); err == nil {
-		exe = abs
-	}
+	exe := launch.ProgramPath(r.cfg.File)
 	args := append([]string{}, r.cfg.Args...)
 	r.out.event(NativeLaunchEvent{Event: "nativeLaunch", Exe: exe, Args: args}, false)
 

@@ -172,7 +172,7 @@ func (d *Debugger) showContext(loc engine.Location) {
 			}
 			if vars, err := d.s.Variables(sc.Ref); err == nil {
 				for _, v := range vars {
-					d.printf("%s = %s\n", v.Name, truncate(v.Value, 120))
+					d.printf("%s = %s\n", v.Name, engine.ClipValue(v.Value, 120))
 				}
 			}
 		}
@@ -202,13 +202,6 @@ func (d *Debugger) rule(title string) {
 		line = ansiRule + line + highlight.Reset
 	}
 	d.printf("%s\n", line)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // generalRegisters are the registers up to the pc and the status register after it, as a
