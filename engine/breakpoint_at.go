@@ -23,3 +23,21 @@ func (s *Session) EnsureInstructionBreakpoint(pc uint64) (Breakpoint, error) {
 	}
 	return s.SetBreakpoint(BreakpointSpec{Kind: InstructionBreakpoint, PC: pc})
 }
+
+// BreakpointsAt returns the breakpoints bound at address pc, of any kind and whichever
+// front end set them, and pc as the target resolves it (a Thumb address with its low bit
+// set names the instruction at pc-1).
+func (s *Session) BreakpointsAt(pc uint64) ([]Breakpoint, uint64) {
+	if r, ok := s.t.(InstructionResolver); ok {
+		if l, err := r.ResolvePC(pc); err == nil {
+			pc = l.PC
+		}
+	}
+	var out []Breakpoint
+	for _, b := range s.Breakpoints() {
+		if b.Location.HasPC && b.Location.PC == pc {
+			out = append(out, b)
+		}
+	}
+	return out, pc
+}

@@ -29,6 +29,12 @@ func TestInstructionBreakpointByAddress(t *testing.T) {
 	if got, ok := s.InstructionBreakpointAt(3); !ok || got.ID != a.ID {
 		t.Fatalf("InstructionBreakpointAt(3) = %+v %v; want id %d (not the line breakpoint)", got, ok, a.ID)
 	}
+	if at, pc := s.BreakpointsAt(3); len(at) != 2 || pc != 3 { // the line's and the address's
+		t.Fatalf("BreakpointsAt(3) = %+v at %d; want both breakpoints", at, pc)
+	}
+	if at, _ := s.BreakpointsAt(4); len(at) != 0 {
+		t.Fatalf("BreakpointsAt(4) = %+v", at)
+	}
 	seq := s.Seq()
 	if err := s.Start(false); err != nil {
 		t.Fatal(err)

@@ -132,23 +132,6 @@ func (s *Server) GetStatus(context.Context, *pb.Empty) (*pb.StatusResponse, erro
 	return s.status(), nil
 }
 
-// breakpointsAt are the engine's breakpoints at addr (a Thumb address too: the target
-// resolves it), whichever front end set them.
-func (s *Server) breakpointsAt(addr uint64) ([]engine.Breakpoint, uint64) {
-	if r, ok := s.sess.Target().(engine.InstructionResolver); ok {
-		if l, err := r.ResolvePC(addr); err == nil {
-			addr = l.PC
-		}
-	}
-	var out []engine.Breakpoint
-	for _, b := range s.sess.Breakpoints() {
-		if b.Location.HasPC && b.Location.PC == addr {
-			out = append(out, b)
-		}
-	}
-	return out, addr
-}
-
 // SetBreakpoint sets a breakpoint at an address (idempotent).
 func (s *Server) SetBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*pb.Empty, error) {
 	if err := s.checkEnded(); err != nil {
@@ -156,7 +139,7 @@ func (s *Server) SetBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*p
 	}
 	s.bpMu.Lock()
 	defer s.bpMu.Unlock()
-	if bs, _ := s.breakpointsAt(req.Address); len(bs) > 0 {
+	if bs, _ := s.sess.BreakpointsAt(req.Address); len(bs) > 0 {
 		return empty, nil
 	}
 	if _, err := s.sess.SetBreakpoint(engine.BreakpointSpec{Kind: engine.InstructionBreakpoint, PC: req.Address}); err != nil {
@@ -167,7 +150,7 @@ func (s *Server) SetBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*p
 
 // ClearBreakpoint removes the breakpoints at an address; NOT_FOUND if there is none.
 func (s *Server) ClearBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*pb.Empty, error) {
-	bs, addr := s.breakpointsAt(req.Address)
+	bs, addr := s.sess.BreakpointsAt(req.Address)
 	if len(bs) == 0 {
 		return nil, status.Errorf(codes.NotFound, "no breakpoint at %#x", addr)
 	}
