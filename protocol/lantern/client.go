@@ -1,7 +1,6 @@
 package lantern
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,14 +10,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // Client is a connection to a debuglantern daemon. It is not safe for concurrent use: the
 // protocol answers one command at a time.
 type Client struct {
-	conn net.Conn
-	br   *bufio.Reader
+	conn  net.Conn
+	lines *wire.LineReader
 }
+
+// maxAnswer bounds one answer line read by the client: a daemon that sends more is cut off.
+const maxAnswer = 64 << 20
 
 // Dial connects to the daemon at addr and, when token is not empty, authenticates.
 func Dial(addr, token string, timeout time.Duration) (*Client, error) {
@@ -26,7 +30,7 @@ func Dial(addr, token string, timeout time.Duration) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{conn: conn, br: bufio.NewReaderSize(conn, 64<<10)}
+	c := &Client{conn: conn, lines: newLineReader(conn, maxAnswer)}
 	if token != "" {
 		if _, err := c.Do("AUTH " + token); err != nil {
 			conn.Close()
@@ -51,11 +55,11 @@ func (c *Client) Do(line string) (json.RawMessage, error) {
 }
 
 func (c *Client) answer() (json.RawMessage, error) {
-	line, err := c.br.ReadBytes('\n')
+	line, err := c.lines.Next()
 	if err != nil {
 		return nil, fmt.Errorf("lantern: reading the answer: %w", err)
 	}
-	line = bytes.TrimSpace(line)
+	line = bytes.Clone(bytes.TrimSpace(line)) // the reader reuses its buffer
 	var probe struct {
 		OK   *bool  `json:"ok"`
 		Code string `json:"error_code"`
@@ -136,7 +140,7 @@ func (c *Client) Sysroot(w io.Writer) (int64, error) {
 	if _, err := io.WriteString(c.conn, "SYSROOT\n"); err != nil {
 		return 0, err
 	}
-	peek, err := c.br.Peek(1)
+	peek, err := c.lines.Reader().Peek(1)
 	if err != nil {
 		return 0, err
 	}
@@ -147,10 +151,11 @@ func (c *Client) Sysroot(w io.Writer) (int64, error) {
 		}
 		return 0, err
 	}
-	head, err := c.br.ReadString('\n')
+	line, err := c.lines.Next()
 	if err != nil {
 		return 0, err
 	}
+	head := string(line)
 	f := strings.Fields(head)
 	if len(f) != 2 || f[0] != "SYSROOT" {
 		return 0, fmt.Errorf("lantern: bad SYSROOT header %q", head)
@@ -159,6 +164,6 @@ func (c *Client) Sysroot(w io.Writer) (int64, error) {
 	if err != nil || size < 0 {
 		return 0, fmt.Errorf("lantern: bad SYSROOT size %q", f[1])
 	}
-	n, err := io.CopyN(w, c.br, size)
+	n, err := io.CopyN(w, c.lines.Reader(), size)
 	return n, err
 }
