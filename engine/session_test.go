@@ -414,3 +414,35 @@ func TestRunUntil(t *testing.T) {
 		t.Fatal("a bad location was accepted")
 	}
 }
+
+// A watch can carry a print format (gdb's display/x); a new session restores watches under
+// the same ids, and numbers the next one after them.
+func TestWatchFormatsAndRestore(t *testing.T) {
+	s, f := fakeSession(t, 2, 100)
+	plain := s.AddWatch("i")
+	hex := s.AddWatchFormat("i", 'x')
+	s.SetBreakpoints(f.file, []BreakpointSpec{{Line: 1}})
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, s, 0)
+	h, err := s.ResumeAndWait(context.Background(), Continue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := s.WatchValues(h.Seq)
+	if err != nil || len(vs) != 2 || vs[0].Value.Value != "1" || vs[1].Value.Value != "0x1" || vs[1].Format != 'x' {
+		t.Fatalf("watch values: %+v %v", vs, err)
+	}
+	if err := s.RemoveWatch(plain.ID); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := fakeSession(t, 2, 100)
+	s2.RestoreWatches(s.Watches())
+	if ws := s2.Watches(); len(ws) != 1 || ws[0] != hex {
+		t.Fatalf("restored %+v, want %+v", ws, hex)
+	}
+	if w := s2.AddWatch("j"); w.ID != hex.ID+1 {
+		t.Fatalf("the next watch is %d, want %d", w.ID, hex.ID+1)
+	}
+}

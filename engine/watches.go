@@ -7,8 +7,9 @@ import (
 
 // Watch is an expression shown at every stop (a debugger's display or watch list).
 type Watch struct {
-	ID   int
-	Expr string
+	ID     int
+	Expr   string
+	Format byte // a print format its value is shown in (FormatValue: x, d, u, o, t, c); 0 natural
 }
 
 // WatchValue is a watch evaluated at one stop: its value, or why it has none.
@@ -25,14 +26,28 @@ type watchSnap struct {
 }
 
 // AddWatch adds an expression evaluated (purely, in the innermost frame) at every stop.
-func (s *Session) AddWatch(expr string) Watch {
+func (s *Session) AddWatch(expr string) Watch { return s.AddWatchFormat(expr, 0) }
+
+// AddWatchFormat adds a watch whose value is shown in a print format (gdb's display/x).
+func (s *Session) AddWatchFormat(expr string, format byte) Watch {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextWatch++
-	w := Watch{ID: s.nextWatch, Expr: expr}
+	w := Watch{ID: s.nextWatch, Expr: expr, Format: format}
 	s.watches = append(s.watches, w)
 	s.snap = watchSnap{}
 	return w
+}
+
+// RestoreWatches replaces every watch with ws, ids included: a front end that starts a new
+// session for another run keeps its displays under the numbers the user knows.
+func (s *Session) RestoreWatches(ws []Watch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watches, s.snap = append([]Watch(nil), ws...), watchSnap{}
+	for _, w := range ws {
+		s.nextWatch = max(s.nextWatch, w.ID)
+	}
 }
 
 // RemoveWatch deletes the watch with this id.
@@ -111,6 +126,9 @@ func (s *Session) takeWatches() {
 		if err != nil {
 			values[i].Err = err.Error()
 			continue
+		}
+		if w.Format != 0 {
+			v.Value = s.FormatValue(v, w.Format)
 		}
 		values[i].Value = v
 	}

@@ -56,7 +56,6 @@ type Debugger struct {
 	current      atomic.Pointer[engine.Session]
 	pendingPause atomic.Bool
 	frame        int
-	display      []string
 	history      []string
 	lastCmd      string
 	listAt       int                 // next line for a bare "list"
@@ -138,6 +137,7 @@ func (d *Debugger) newSession() error {
 				d.printf("warning: breakpoint %d: %s\n", bp.ID, bp.Message)
 			}
 		}
+		s.RestoreWatches(d.s.Watches()) // the displays, under the same numbers
 		d.s.Close()
 	}
 	d.s, d.frame, d.stopThread = s, 0, 0
@@ -180,27 +180,34 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 		d.showLine(loc.File, loc.Line)
 	}
 	d.listAt = max(1, loc.Line-4)
-	d.showDisplays()
+	d.showDisplays(0)
 }
 
-func (d *Debugger) showDisplays() {
-	for i, expr := range d.display {
-		if expr != "" {
-			d.showDisplay(i + 1)
+// showDisplays prints the displays (the engine's watches; all, or only the one numbered
+// only) as taken at the current stop, as gdb does: "n: /x expr = value".
+func (d *Debugger) showDisplays(only int) {
+	values, err := d.s.WatchValues(d.s.LastHalt().Seq)
+	if err != nil { // not stopped
+		return
+	}
+	for _, w := range values {
+		spec := displaySpec(w.Watch)
+		switch {
+		case only != 0 && w.ID != only:
+		case w.Err != "":
+			d.printf("%d: %s = <error: %s>\n", w.ID, spec, w.Err)
+		default:
+			d.printf("%d: %s = %s\n", w.ID, spec, w.Value.Value)
 		}
 	}
 }
 
-// showDisplay prints display n: "[/F ]EXPR", with gdb's "n: /x expr = value".
-func (d *Debugger) showDisplay(n int) {
-	spec := d.display[n-1]
-	format, expr, _ := splitFormat(spec)
-	v, err := d.eval(expr, true)
-	if err != nil {
-		d.printf("%d: %s = <error: %v>\n", n, spec, err)
-		return
+// displaySpec is a display as typed: "[/F ]EXPR".
+func displaySpec(w engine.Watch) string {
+	if w.Format != 0 {
+		return "/" + string(w.Format) + " " + w.Expr
 	}
-	d.printf("%d: %s = %s\n", n, spec, d.s.FormatValue(v, format))
+	return w.Expr
 }
 
 // explain turns engine errors into the messages a gdb user expects.

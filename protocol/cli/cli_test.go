@@ -157,3 +157,19 @@ func TestGarbageAndHugeLines(t *testing.T) {
 	out := script(t, "\x00\x01\xff\n"+huge+"\nb fib\nrun\n   \n\"unclosed\nq\n")
 	expect(t, out, "Undefined command", "Line too long", "Breakpoint 1 at pc", "Breakpoint 1, fib at")
 }
+
+// Displays are the engine's watches: numbered as gdb numbers them, shown in their format at
+// every stop, and kept under the same numbers when the program is run again.
+func TestDisplaysAcrossRuns(t *testing.T) {
+	out := script(t, "b fib\nrun\ndisplay n\ndisplay/x n + 16\nundisplay 1\ninfo display\nkill\nrun\nc\n")
+	expect(t, out,
+		"(polydbg) display n\n1: n = 0\n",
+		"(polydbg) display/x n + 16\n2: /x n + 16 = 0x10\n",
+		"(polydbg) info display\n2: /x n + 16\n",
+		"(polydbg) run", "Breakpoint 1, fib", "2: /x n + 16 = 0x10\n",
+		"(polydbg) c", "Breakpoint 1, fib", "2: /x n + 16 = 0x11\n",
+	)
+	if strings.Contains(out[strings.Index(out, "undisplay 1"):], "1: n =") {
+		t.Errorf("display 1 shown after undisplay:\n%s", out)
+	}
+}

@@ -303,27 +303,25 @@ func cmdKill(d *Debugger, _ string) bool {
 
 func cmdDisplay(d *Debugger, args string) bool {
 	if args == "" {
-		d.showDisplays()
+		d.showDisplays(0)
 		return false
 	}
-	if _, _, err := splitFormat(args); err != nil {
+	format, expr, err := splitFormat(args)
+	if err == nil {
+		expr, err = d.values.Substitute(expr)
+	}
+	if err != nil {
 		d.printf("%v\n", err)
 		return false
 	}
-	d.display = append(d.display, args)
-	if d.s.State() == engine.Stopped {
-		d.showDisplay(len(d.display))
-	}
+	d.showDisplays(d.s.AddWatchFormat(expr, format).ID)
 	return false
 }
 
 func cmdUndisplay(d *Debugger, args string) bool {
-	n, ok := atoi(args)
-	if !ok || n < 1 || n > len(d.display) || d.display[n-1] == "" {
+	if n, ok := atoi(args); !ok || d.s.RemoveWatch(n) != nil {
 		d.printf("No display number %s.\n", args)
-		return false
 	}
-	d.display[n-1] = ""
 	return false
 }
 
@@ -364,10 +362,8 @@ func cmdInfo(d *Debugger, args string) bool {
 			}
 		}
 	case strings.HasPrefix("display", what):
-		for i, e := range d.display {
-			if e != "" {
-				d.printf("%d: %s\n", i+1, e)
-			}
+		for _, w := range d.s.Watches() {
+			d.printf("%d: %s\n", w.ID, displaySpec(w))
 		}
 	case strings.HasPrefix("frame", what):
 		d.selectFrame(d.frame)
