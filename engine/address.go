@@ -18,9 +18,8 @@ func ParseAddress(text string) (uint64, error) {
 	return v, nil
 }
 
-// Address finds the address expr names in frame: a number, $REGISTER, or an expression
-// whose value is a pointer or an integer (&counter, buf, $sp + 16 where the target
-// evaluates it).
+// Address finds the address expr names in frame: a number, or an expression the target
+// evaluates to a pointer or an integer ($sp, $pc, &counter, buf).
 func (s *Session) Address(frame int, expr string) (uint64, error) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" {
@@ -28,18 +27,6 @@ func (s *Session) Address(frame int, expr string) (uint64, error) {
 	}
 	if a, err := ParseAddress(strings.Trim(expr, "()")); err == nil {
 		return a, nil
-	}
-	if name, ok := strings.CutPrefix(expr, "$"); ok && name != "" && isRegisterName(name) {
-		regs, err := s.Registers()
-		if err != nil {
-			return 0, err
-		}
-		for _, r := range regs {
-			if r.Name == name {
-				return r.Value, nil
-			}
-		}
-		return 0, fmt.Errorf("Invalid register `%s'.", name)
 	}
 	v, err := s.Evaluate(frame, expr, EvalMode{Pure: true})
 	if err != nil {
@@ -65,15 +52,6 @@ func leadingNumber(text string) (uint64, bool) {
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	return uint64(n), err == nil
-}
-
-func isRegisterName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isNameByte(s[i]) {
-			return false
-		}
-	}
-	return s[0] < '0' || s[0] > '9'
 }
 
 // FormatUnits shows memory as units of unit bytes (1, 2, 4 or 8, little-endian) in gdb's

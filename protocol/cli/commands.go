@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -43,7 +42,7 @@ func init() {
 		{"display", nil, "display[/FMT] [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
 		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
 		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program|threads", cmdInfo},
-		{"x", nil, "x/NFU ADDR  examine memory: N units (b, h, w, g) in format x, d, u or c at ADDR or $REG", cmdExamine},
+		{"x", nil, "x/NFU ADDR  examine memory: N units (b, h, w, g) in format x, d, u or c at ADDR, $REG or &VAR", cmdExamine},
 		{"set", nil, "set var X = VALUE | set $REG = VALUE | set context on|off | set listsize N", cmdSetVar},
 		{"show", nil, "show values|context|listsize  the value history, or a setting", cmdShow},
 		{"backtrace", []string{"bt", "where"}, "backtrace  show the call stack", cmdBacktrace},
@@ -110,7 +109,7 @@ func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
 	case loc == "":
 		return spec, fmt.Errorf("Argument required (a location: FILE:LINE, LINE, FUNCTION or *PC).")
 	case strings.HasPrefix(loc, "*"):
-		pc, err := strconv.ParseUint(strings.TrimSpace(loc[1:]), 0, 64)
+		pc, err := d.s.Address(d.frame, loc[1:]) // *0x401136, or *$pc when stopped
 		if err != nil {
 			return spec, fmt.Errorf("Invalid address %q.", loc[1:])
 		}

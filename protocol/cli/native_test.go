@@ -83,7 +83,7 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 
 // Registers and memory on a native program; a Kite program says it has none.
 func TestMachineCommands(t *testing.T) {
-	_, out := nativeScript(t, "break square\nrun\ninfo registers rip rsp\nx/8xb $rsp\nx/2dw $rsp\nset $rax = 0x1234\ninfo registers rax\nx/4xg\nset rax\np $rsp\nx/2xg $\nx/dw &counter\nkill\n")
+	_, out := nativeScript(t, "break square\nrun\ninfo registers rip rsp\nx/8xb $rsp\nx/2dw $rsp\nset $rax = 0x1234\ninfo registers rax\nx/4xg\nset rax\np $rsp\nx/2xg $\nx/dw &counter\nb *$pc\nkill\n")
 	expect(t, out,
 		"(polydbg) info registers rip rsp", "rsp        0x", "rip        0x",
 		"(polydbg) x/8xb $rsp", "0x7", ":\t0x", "\t0x",
@@ -93,6 +93,7 @@ func TestMachineCommands(t *testing.T) {
 		"(polydbg) set rax", "Usage: set $REGISTER = VALUE",
 		"(polydbg) p $rsp", "$1 = ",
 		"(polydbg) x/dw &counter", ":\t1\n", // an expression's address: counter is 1 at the first call
+		"(polydbg) b *$pc", "Breakpoint 2 at 0x",
 	)
 	// x at a value from the history; a giant is 0x and 16 hex digits
 	if !regexp.MustCompile(`\(polydbg\) x/2xg \$\n0x[0-9a-f]+:\t0x[0-9a-f]{16}\t0x[0-9a-f]{16}\n`).MatchString(out) {
