@@ -22,18 +22,8 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	t.h = h
 	t.mu.Unlock()
 	go t.watchHangup()
-	entry, err := t.startAddress()
-	if err != nil {
-		return fmt.Errorf("gdbremote: cannot start the program: %w", err)
-	}
-	pc, err := t.pc()
-	if err != nil {
+	if err := t.runToStart(); err != nil {
 		return err
-	}
-	if pc != entry {
-		if err := t.runTo(entry); err != nil {
-			return err
-		}
 	}
 	if stopOnEntry {
 		t.reportStop(engine.Stop{Reason: engine.ReasonEntry})
@@ -231,6 +221,11 @@ func (t *Target) Restart() error {
 			tr.kind = k
 		}
 	}
+	return t.runToStart()
+}
+
+// runToStart runs the program from where the stub holds it to where it starts (Start).
+func (t *Target) runToStart() error {
 	entry, err := t.startAddress()
 	if err != nil {
 		return fmt.Errorf("gdbremote: cannot start the program: %w", err)
