@@ -111,11 +111,28 @@ func TestSetVarKite(t *testing.T) {
 
 // print with every format, on structs, arrays, pointers and chars, answers what gdb does.
 func TestPrintFormatsMatchGDB(t *testing.T) {
+	printsMatchGDB(t, structProg, "pair.c:6", "print/x p", "print/d p", "print/o p", "print/t p.b", "print/c p",
+		"print/u p.b", "p/x *q", "p/x q", "p/c p.c", "p/x p.name", "p/d p.name[1]", "p/o p.a")
+}
+
+const bitsProg = `struct flags { int lo : 5; unsigned mid : 3; int hi : 7; short s; };
+struct flags f = {-9, 5, -1, -2};
+int main(void) { return f.lo; }
+`
+
+// Bit fields are masked at their own width, as gdb masks them (a 5-bit -9 is 0x17).
+func TestBitFieldFormatsMatchGDB(t *testing.T) {
+	printsMatchGDB(t, bitsProg, "pair.c:3", "p/x f", "p/x f.lo", "p/o f.lo", "p/t f.hi", "p/u f.lo", "p/d f.mid",
+		"p/x f.mid", "p/c f.lo", "p/x f.s", "p f")
+}
+
+// printsMatchGDB runs prints at a breakpoint on src in polydbg and in gdb and compares the
+// values.
+func printsMatchGDB(t *testing.T, src, at string, prints ...string) {
+	t.Helper()
 	realparts.Need(t, "gdb")
-	prints := []string{"print/x p", "print/d p", "print/o p", "print/t p.b", "print/c p", "print/u p.b",
-		"p/x *q", "p/x q", "p/c p.c", "p/x p.name", "p/d p.name[1]", "p/o p.a"}
-	out, exe := cScriptExe(t, structProg, "break pair.c:6\nrun\n"+strings.Join(prints, "\n")+"\nkill\n")
-	args := []string{"-batch", "-nx", "-ex", "break pair.c:6", "-ex", "run"}
+	out, exe := cScriptExe(t, src, "break "+at+"\nrun\n"+strings.Join(prints, "\n")+"\nkill\n")
+	args := []string{"-batch", "-nx", "-ex", "break " + at, "-ex", "run"}
 	for _, p := range prints {
 		args = append(args, "-ex", p)
 	}
@@ -128,9 +145,13 @@ func TestPrintFormatsMatchGDB(t *testing.T) {
 	if len(ours) != len(prints) || len(theirs) != len(prints) {
 		t.Fatalf("answers: ours %d, gdb %d\n%s\n%s", len(ours), len(theirs), out, g)
 	}
+	agree := 0
 	for i, p := range prints {
 		if ours[i][1] != theirs[i][1] {
 			t.Errorf("%s: polydbg %q, gdb %q", p, ours[i][1], theirs[i][1])
+		} else {
+			agree++
 		}
 	}
+	t.Logf("%d of %d prints agree with gdb", agree, len(prints))
 }
