@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -25,9 +26,10 @@ func answerBinary(b *testing.B) string { return answerBin.get(b, ".", "./cmd/ans
 
 // pipeProc is a child process driven line by line over its stdin and stdout.
 type pipeProc struct {
-	cmd *exec.Cmd
-	w   io.WriteCloser
-	r   *bufio.Reader
+	cmd  *exec.Cmd
+	w    io.WriteCloser
+	r    *bufio.Reader
+	seen []byte
 }
 
 func startPipeProc(b *testing.B, env []string, name string, args ...string) *pipeProc {
@@ -56,43 +58,59 @@ func pipeProcOf(b *testing.B, cmd *exec.Cmd) *pipeProc {
 	return p
 }
 
-// roundTrip writes line and reads until a line containing want.
-func (p *pipeProc) roundTrip(b *testing.B, line, want string) time.Duration {
+// roundTrip writes msg and reads until want has arrived.
+func (p *pipeProc) roundTrip(b *testing.B, msg []byte, want []byte) time.Duration {
 	t0 := time.Now()
-	if _, err := io.WriteString(p.w, line+"\n"); err != nil {
+	if _, err := p.w.Write(msg); err != nil {
 		b.Fatal(err)
 	}
-	for {
-		l, err := p.r.ReadString('\n')
+	p.await(b, want)
+	return time.Since(t0)
+}
+
+// await reads until want has arrived; what came with it is dropped. It reads the stream
+// as it comes, not line by line: the terminal's prompt ends with no newline, DAP's
+// messages are framed.
+func (p *pipeProc) await(b *testing.B, want []byte) {
+	p.seen = p.seen[:0]
+	for !bytes.Contains(p.seen, want) {
+		if len(p.seen) > 1<<20 {
+			b.Fatalf("no %q in %q", want, p.seen[:200])
+		}
+		chunk, err := p.r.Peek(max(1, p.r.Buffered()))
 		if err != nil {
 			b.Fatalf("reading: %v", err)
 		}
-		if strings.Contains(l, want) {
-			return time.Since(t0)
-		}
+		p.seen = append(p.seen, chunk...)
+		_, _ = p.r.Discard(len(chunk))
 	}
 }
 
 // stepVsFloor runs b.N step round trips on the front end and as many on the floor,
 // interleaved, and reports both medians and their ratio.
 func stepVsFloor(b *testing.B, fe *pipeProc, floor *pipeProc, step, want string) {
+	msg, w := []byte(step), []byte(want)
 	for range 300 { // warm up both
-		fe.roundTrip(b, step, want)
-		floor.roundTrip(b, step, want)
+		fe.roundTrip(b, msg, w)
+		floor.roundTrip(b, msg, w)
 	}
 	feLat := make([]time.Duration, 0, b.N)
 	flLat := make([]time.Duration, 0, b.N)
 	feSw0, flSw0 := contextSwitches(fe.cmd.Process.Pid), contextSwitches(floor.cmd.Process.Pid)
+	feCPU0, flCPU0 := procCPU(fe.cmd.Process.Pid), procCPU(floor.cmd.Process.Pid)
 	b.ResetTimer()
 	for range b.N {
-		feLat = append(feLat, fe.roundTrip(b, step, want))
-		flLat = append(flLat, floor.roundTrip(b, step, want))
+		feLat = append(feLat, fe.roundTrip(b, msg, w))
+		flLat = append(flLat, floor.roundTrip(b, msg, w))
 	}
 	b.StopTimer()
 	// Context switches per round trip: what the hand-offs between threads cost, counted
 	// by the kernel, so the same on a quiet and on a loaded machine.
 	b.ReportMetric(float64(contextSwitches(fe.cmd.Process.Pid)-feSw0)/float64(b.N), "switches/step")
 	b.ReportMetric(float64(contextSwitches(floor.cmd.Process.Pid)-flSw0)/float64(b.N), "floor-switches/step")
+	// CPU time per round trip, user and kernel, of all the process's threads.
+	b.ReportMetric(float64(procCPU(fe.cmd.Process.Pid)-feCPU0)/1e3/float64(b.N), "cpu-µs/step")
+	b.ReportMetric(float64(procCPU(floor.cmd.Process.Pid)-flCPU0)/1e3/float64(b.N), "floor-cpu-µs/step")
 	slices.Sort(feLat)
 	slices.Sort(flLat)
 	p50 := func(l []time.Duration) float64 { return float64(l[len(l)/2].Nanoseconds()) / 1e3 }
@@ -118,11 +136,30 @@ func contextSwitches(pid int) int {
 	return n
 }
 
-// BenchmarkStepVsFloor: a step over each stdio protocol against the trivial child.
+// procCPU is the CPU time, in nanoseconds, that the threads of process pid have run so far
+// (the first field of each thread's schedstat).
+func procCPU(pid int) int64 {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var n int64
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			v, _ := strconv.ParseInt(f[0], 10, 64)
+			n += v
+		}
+	}
+	return n
+}
+
+// BenchmarkStepVsFloor: a step over each stdio front end against the trivial child, which
+// answers what the front end answers.
+//
+//	cd bench && go test -run '^$' -bench StepVsFloor -benchtime 3000x -count 4
 func BenchmarkStepVsFloor(b *testing.B) {
 	b.Run("ez", func(b *testing.B) {
 		file := writeEZProgram(b)
-		const stopped = `{"type":"event","event":"stopped","data":{"reason":"step","location":{"file":"x","line":4,"column":5},"function":"main"}}`
+		const stopped = `{"type":"event","event":"stopped","data":{"reason":"step","location":{"file":"x","line":4,"column":5},"function":"main"}}` + "\n" +
+			`{"type":"event","event":"variableUpdate","data":{"name":"i","value":"1","type":"int","frameIndex":0,"scope":"global"}}`
 		floor := startPipeProc(b, nil, answerBinary(b), stopped)
 		fe := startPipeProc(b, nil, polydbgBinary(b), "ez")
 		c := &ezConn{w: fe.w, r: fe.r}
@@ -130,25 +167,43 @@ func BenchmarkStepVsFloor(b *testing.B) {
 		c.until(b, "initialized")
 		c.send(b, `{"type":"command","command":"start","params":{}}`)
 		c.until(b, "stopped")
-		stepVsFloor(b, fe, floor, `{"type":"command","command":"stepInto","params":{}}`, `"event":"stopped"`)
+		stepVsFloor(b, fe, floor, `{"type":"command","command":"stepInto","params":{}}`+"\n", `"event":"stopped"`)
 	})
 	b.Run("aura", func(b *testing.B) {
 		file := writeEZProgram(b)
-		const stopped = `AURA_DEBUG_EVENT {"event":"stopped","reason":"step","file":"x","line":4,"col":5,"env":{"i":"1"},"watches":[],"func":"main"}`
+		const stopped = `AURA_DEBUG_EVENT {"event":"stopped","reason":"step","file":"x","line":4,"col":5,"env":{"i":"1","total":"1"},"watches":[],"func":"main"}`
 		floor := startPipeProc(b, nil, answerBinary(b), stopped)
 		fe := startPipeProc(b, []string{"AURA_DEBUG_PROTOCOL=1", "AURA_DEBUG_WAIT=1"}, polydbgBinary(b), "aura", "run", file)
 		if _, err := io.WriteString(fe.w, `{"cmd":"enable","startPaused":true}`+"\n"); err != nil {
 			b.Fatal(err)
 		}
-		for {
-			l, err := fe.r.ReadString('\n')
-			if err != nil {
-				b.Fatal(err)
-			}
-			if strings.Contains(l, `"event":"stopped"`) {
-				break
-			}
+		fe.await(b, []byte(`"event":"stopped"`))
+		stepVsFloor(b, fe, floor, `{"cmd":"stepIn"}`+"\n", `"event":"stopped"`)
+	})
+	b.Run("dap", func(b *testing.B) {
+		file := filepath.Join(b.TempDir(), "loop.kite")
+		if err := os.WriteFile(file, []byte(dapKite), 0o644); err != nil {
+			b.Fatal(err)
 		}
-		stepVsFloor(b, fe, floor, `{"cmd":"stepIn"}`, `"event":"stopped"`)
+		frame := func(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
+		answer := frame(`{"seq":10,"type":"response","request_seq":9,"success":true,"command":"next"}`) +
+			frame(`{"seq":11,"type":"event","event":"stopped","body":{"reason":"step","threadId":1,"allThreadsStopped":true}}`)
+		floor := startPipeProc(b, nil, answerBinary(b), "-n", answer)
+		fe := startPipeProc(b, nil, polydbgBinary(b), "dap")
+		thread := (&dapConn{w: fe.w, r: fe.r}).session(b, map[string]any{"program": file}, file, 5)
+		next := frame(fmt.Sprintf(`{"seq":9,"type":"request","command":"next","arguments":{"threadId":%d}}`, thread))
+		stepVsFloor(b, fe, floor, next, `"event":"stopped"`)
+	})
+	b.Run("cli", func(b *testing.B) {
+		file := writeEZProgram(b)
+		const prompt = "(polydbg) "
+		floor := startPipeProc(b, nil, answerBinary(b), "-n", "5\t    total += i\n"+prompt)
+		fe := startPipeProc(b, nil, polydbgBinary(b), "debug", file)
+		if _, err := io.WriteString(fe.w, "start\n"); err != nil {
+			b.Fatal(err)
+		}
+		fe.await(b, []byte("Stopped at entry"))
+		fe.await(b, []byte(prompt))
+		stepVsFloor(b, fe, floor, "next\n", prompt)
 	})
 }

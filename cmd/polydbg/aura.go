@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -18,12 +19,12 @@ func init() {
 		run: func(args []string) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			in := os.Stdin // a plain run hands it to a native program as it is
+			in, out := io.Reader(os.Stdin), io.Writer(os.Stdout) // a plain run hands stdin to a native program as it is
 			if _, on := os.LookupEnv("AURA_DEBUG_PROTOCOL"); on {
-				in = pollableStdin() // commands only
+				in, out = pollableStdin(), protocolStdout() // commands only
 				oneProcessor()
 			}
-			return aura.Main(ctx, args, os.LookupEnv, in, os.Stdout, os.Stderr)
+			return aura.Main(ctx, args, os.LookupEnv, in, out, os.Stderr)
 		},
 	})
 }

@@ -43,7 +43,7 @@ func runEZ(name string) func(args []string) int {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		oneProcessor()
-		err := ez.Serve(ctx, pollableStdin(), os.Stdout, ez.Options{File: fs.Arg(0), WorkingDir: *wd})
+		err := ez.Serve(ctx, pollableStdin(), protocolStdout(), ez.Options{File: fs.Arg(0), WorkingDir: *wd})
 		if err != nil && ctx.Err() == nil {
 			slog.Error("ez", "err", err)
 			return 1

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"io"
 	"os"
 	"runtime"
 	"syscall"
+	"unsafe"
 )
 
 // pollableStdin returns standard input ready for Go's poller when it is a pipe or a socket,
@@ -12,6 +14,10 @@ import (
 // running, without a thread hand-off (what a step's round trip costs over stdio). A terminal
 // or a file is returned as it is. Only for a front end whose standard input carries its
 // protocol alone: a child given this descriptor would find it non-blocking.
+//
+// Reads stay ordinary system calls on purpose: the first one after the process was idle
+// wakes the runtime's monitor thread (sysmon), which then preempts a program that runs
+// long so that the next command (a pause) is read. See protocolStdout for the writes.
 func pollableStdin() *os.File {
 	fi, err := os.Stdin.Stat()
 	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
@@ -21,6 +27,57 @@ func pollableStdin() *os.File {
 		return os.Stdin
 	}
 	return os.NewFile(0, "/dev/stdin")
+}
+
+// protocolStdout returns the writer for a stdio front end's answers. When standard output
+// is a pipe, it writes through a descriptor of its own on that pipe (opened again through
+// /proc, so fd 1 and whoever shares it keep their blocking mode), non-blocking, with raw
+// write(2) calls that wait in Go's poller when the pipe is full. A raw call does not go
+// through the runtime's system-call entry, which wakes the monitor thread (sysmon) each
+// time it sleeps: with one processor it sleeps whenever the front end waits for its client,
+// so every answer cost a wake-up and two more thread switches (docs/PERFORMANCE.md). Anything
+// else (a terminal, a file, a socket) gets os.Stdout as it is.
+func protocolStdout() io.Writer {
+	fi, err := os.Stdout.Stat()
+	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		return os.Stdout
+	}
+	fd, err := syscall.Open("/proc/self/fd/1", syscall.O_WRONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return os.Stdout
+	}
+	rc, err := os.NewFile(uintptr(fd), "/dev/stdout").SyscallConn()
+	if err != nil {
+		syscall.Close(fd)
+		return os.Stdout
+	}
+	return rawWriter{rc}
+}
+
+// rawWriter writes a non-blocking descriptor with raw write(2) calls, waiting in Go's poller
+// while it would block.
+type rawWriter struct{ rc syscall.RawConn }
+
+func (w rawWriter) Write(p []byte) (int, error) {
+	done := 0
+	for done < len(p) {
+		var n uintptr
+		var errno syscall.Errno
+		err := w.rc.Write(func(fd uintptr) bool {
+			n, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
+			return errno != syscall.EAGAIN // false: wait until writable, then call again
+		})
+		switch {
+		case err != nil:
+			return done, err
+		case errno == syscall.EINTR:
+		case errno != 0:
+			return done, &os.PathError{Op: "write", Path: "/dev/stdout", Err: errno}
+		default:
+			done += int(n)
+		}
+	}
+	return done, nil
 }
 
 // oneProcessor runs Go code on one processor (GOMAXPROCS=1) unless the environment says

@@ -64,13 +64,7 @@ type input struct {
 // The reader goroutine ends when in reaches EOF or fails; a caller that cancels ctx
 // should close in as well.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
-	srv := &server{opts: opts, log: opts.Logger, w: bufio.NewWriterSize(out, 64<<10)}
-	if srv.log == nil {
-		srv.log = slog.Default()
-	}
-	srv.enc = json.NewEncoder(srv.w)
-	srv.enc.SetEscapeHTML(false)
-
+	srv := newServer(out, opts)
 	lines := make(chan input)
 	done := make(chan struct{})
 	defer close(done)
@@ -91,6 +85,16 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		}
 	}()
 	return srv.loop(ctx, lines)
+}
+
+func newServer(out io.Writer, opts Options) *server {
+	srv := &server{opts: opts, log: opts.Logger, w: bufio.NewWriterSize(out, 64<<10)}
+	if srv.log == nil {
+		srv.log = slog.Default()
+	}
+	srv.enc = json.NewEncoder(srv.w)
+	srv.enc.SetEscapeHTML(false)
+	return srv
 }
 
 type server struct {

@@ -1,0 +1,77 @@
+package ez
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// stepLoopProgram never ends and changes a variable at every statement, so every step
+// stops again with a variableUpdate, as in a real stepping session.
+const stepLoopProgram = `let i = 0
+let total = 0
+while true {
+    i += 1
+    total += i
+}
+`
+
+// stepServer is a server stopped in stepLoopProgram, driven without the reader goroutine:
+// step runs one stepInto command to its stopped event, as Serve's loop would.
+type stepServer struct {
+	srv *server
+}
+
+func newStepServer(tb testing.TB) *stepServer {
+	tb.Helper()
+	file := filepath.Join(tb.TempDir(), "loop.kite")
+	if err := os.WriteFile(file, []byte(stepLoopProgram), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	srv := newServer(io.Discard, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv.handleLine([]byte(fmt.Sprintf(`{"type":"command","command":"initialize","params":{"file":%q}}`, file)))
+	srv.handleLine([]byte(`{"type":"command","command":"start","params":{"stopOnEntry":true}}`))
+	ss := &stepServer{srv: srv}
+	ss.settle(tb)
+	tb.Cleanup(srv.closeSession)
+	return ss
+}
+
+// settle waits for the program to stop and writes its events.
+func (ss *stepServer) settle(tb testing.TB) {
+	s := ss.srv.sess
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.s.WaitStop(ctx, s.handled); err != nil {
+		tb.Fatal(err)
+	}
+	ss.srv.catchUp()
+	if err := ss.srv.flush(); err != nil || !s.reportedStop {
+		tb.Fatalf("not stopped (%v)", err)
+	}
+}
+
+var stepInto = []byte(`{"type":"command","command":"stepInto","params":{}}`)
+
+func (ss *stepServer) step(tb testing.TB) {
+	ss.srv.handleLine(stepInto)
+	ss.settle(tb)
+}
+
+// BenchmarkStepInProcess: the CPU a stepInto costs in process, from its command line to its
+// stopped and variableUpdate events written (no pipes, no reader goroutine).
+func BenchmarkStepInProcess(b *testing.B) {
+	ss := newStepServer(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		ss.step(b)
+	}
+}
+
+var _ = bufio.NewWriter
