@@ -68,12 +68,15 @@ func (p *pipeProc) roundTrip(b *testing.B, msg []byte, want []byte) time.Duratio
 	return time.Since(t0)
 }
 
-// await reads until want has arrived; what came with it is dropped. It reads the stream
-// as it comes, not line by line: the terminal's prompt ends with no newline, DAP's
-// messages are framed.
+// await reads until want has arrived, and keeps what came after it for the next call. It
+// reads the stream as it comes, not line by line: the terminal's prompt ends with no
+// newline, DAP's messages are framed.
 func (p *pipeProc) await(b *testing.B, want []byte) {
-	p.seen = p.seen[:0]
-	for !bytes.Contains(p.seen, want) {
+	for {
+		if i := bytes.Index(p.seen, want); i >= 0 {
+			p.seen = append(p.seen[:0], p.seen[i+len(want):]...)
+			return
+		}
 		if len(p.seen) > 1<<20 {
 			b.Fatalf("no %q in %q", want, p.seen[:200])
 		}

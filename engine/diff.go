@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // ScopedVariable is a variable with the scope it was found in ("local", "global"...).
 type ScopedVariable struct {
@@ -21,7 +24,8 @@ func (s *Session) FrameVariables(frame int) ([]ScopedVariable, error) {
 		if err != nil {
 			return nil, err
 		}
-		scope := strings.ToLower(strings.TrimSuffix(sc.Name, "s"))
+		out = slices.Grow(out, len(vs))
+		scope := scopeName(sc.Name)
 		for _, v := range vs {
 			out = append(out, ScopedVariable{Scope: scope, Variable: v})
 		}
@@ -29,10 +33,25 @@ func (s *Session) FrameVariables(frame int) ([]ScopedVariable, error) {
 	return out, nil
 }
 
+// scopeName is a scope's name in the singular and lower case ("Locals": "local"), without
+// an allocation for the usual names (a stepping front end asks at every stop).
+func scopeName(name string) string {
+	switch name {
+	case "Locals":
+		return "local"
+	case "Globals":
+		return "global"
+	}
+	return strings.ToLower(strings.TrimSuffix(name, "s"))
+}
+
 // ChangedVariables returns the variables of after that before did not have, or had with
 // another value or type, in after's order: what a step changed. Variables are matched by
 // scope and name, and by occurrence for a name declared again in an inner block.
 func ChangedVariables(before, after []ScopedVariable) []ScopedVariable {
+	if out, ok := changedInPlace(before, after); ok {
+		return out
+	}
 	type key struct {
 		scope, name string
 		n           int
@@ -56,4 +75,24 @@ func ChangedVariables(before, after []ScopedVariable) []ScopedVariable {
 		}
 	})
 	return out
+}
+
+// changedInPlace is ChangedVariables for the usual step, which stays among the same
+// variables in the same order: compared pair by pair, without maps. ok is false when the
+// lists differ in their names, for ChangedVariables to match them.
+func changedInPlace(before, after []ScopedVariable) (out []ScopedVariable, ok bool) {
+	if len(before) != len(after) {
+		return nil, false
+	}
+	for i := range after {
+		if before[i].Scope != after[i].Scope || before[i].Name != after[i].Name {
+			return nil, false
+		}
+	}
+	for i, v := range after {
+		if old := before[i]; old.Value != v.Value || old.Type != v.Type {
+			out = append(out, v)
+		}
+	}
+	return out, true
 }

@@ -2,6 +2,7 @@ package kitevm
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/polydbg/polydbg/engine"
@@ -93,13 +94,17 @@ func (t *Target) list(rf ref) []engine.Variable {
 	var out []engine.Variable
 	switch rf.kind {
 	case refLocals:
-		for _, v := range t.vm.Locals(rf.frame) {
+		locals := t.vm.Locals(rf.frame)
+		out = slices.Grow(out, len(locals))
+		for _, v := range locals {
 			ev := t.variable(v.Name, v.Value)
 			ev.Arg = v.Param
 			out = append(out, ev)
 		}
 	case refGlobals:
-		for _, v := range t.vm.Globals() {
+		globals := t.vm.Globals()
+		out = slices.Grow(out, len(globals))
+		for _, v := range globals {
 			out = append(out, t.variable(v.Name, v.Value))
 		}
 	default:

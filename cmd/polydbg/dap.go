@@ -53,6 +53,9 @@ func runDAP(ctx context.Context, args []string, in io.Reader, out, stderr io.Wri
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *listen == "" {
+		if f, ok := in.(*os.File); ok && f.Fd() == 0 {
+			oneProcessor() // one client on the process's own stdio (stdio.go)
+		}
 		if err := dap.Serve(ctx, in, out, opts); err != nil {
 			fmt.Fprintln(stderr, "dap:", err)
 			return 1

@@ -67,7 +67,13 @@ func debugCmd(args []string) int {
 	newSession := registered(spec, "debug")
 	cfg := cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt,
 		Context: *context, Names: targetNames}
-	if isTerminal(os.Stdin) && isTerminal(os.Stdout) {
+	switch {
+	case !isTerminal(os.Stdin) && spec.Kind == launch.Kite:
+		// Commands from a pipe, and a program that reads none of them: the pipes carry the
+		// commands and answers alone, served as the stdio protocols are (stdio.go).
+		cfg.In, cfg.Out = pollableStdin(), protocolStdout()
+		oneProcessor()
+	case isTerminal(os.Stdin) && isTerminal(os.Stdout):
 		cfg.Terminal = true
 		cfg.Color = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 		if !*noHistory {

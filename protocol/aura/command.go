@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/polydbg/polydbg/internal/wire"
+	"github.com/polydbg/polydbg/internal/wirejson"
 )
 
 // MaxLineBytes bounds one command line; a longer line is skipped (and reported).
@@ -82,12 +83,14 @@ type wireWatch struct {
 // anything that is not a known, well-formed command.
 func ParseCommand(line []byte) (Command, error) {
 	var w wireCommand
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&w); err != nil {
-		return Command{}, fmt.Errorf("not a JSON command object: %w", err)
-	}
-	if dec.More() {
-		return Command{}, errors.New("trailing data after the JSON object")
+	if !wirejson.Decode(line, &w) { // a plain command line, as encoding/json reads it
+		dec := json.NewDecoder(bytes.NewReader(line))
+		if err := dec.Decode(&w); err != nil {
+			return Command{}, fmt.Errorf("not a JSON command object: %w", err)
+		}
+		if dec.More() {
+			return Command{}, errors.New("trailing data after the JSON object")
+		}
 	}
 	if w.Cmd == nil {
 		return Command{}, errors.New(`missing "cmd"`)

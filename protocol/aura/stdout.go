@@ -2,9 +2,10 @@ package aura
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"sync"
+
+	"github.com/polydbg/polydbg/internal/wirejson"
 )
 
 // EventPrefix begins every event line on stdout.
@@ -92,13 +93,9 @@ func (o *stdout) finish() {
 
 // encodeEvent renders an event line: the prefix, compact JSON without HTML escaping, "\n".
 func encodeEvent(ev any) []byte {
-	var buf bytes.Buffer
-	buf.WriteString(EventPrefix)
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(ev); err != nil {
-		buf.Reset()
-		buf.WriteString(EventPrefix + `{"event":"error","message":"cannot encode event"}` + "\n")
+	b, err := wirejson.Append([]byte(EventPrefix), ev)
+	if err != nil {
+		return []byte(EventPrefix + `{"event":"error","message":"cannot encode event"}` + "\n")
 	}
-	return buf.Bytes()
+	return append(b, '\n')
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+
+	"github.com/polydbg/polydbg/internal/wirejson"
 )
 
 // MaxLine is the longest command line the server reads (not counting its line end). A
@@ -25,7 +27,7 @@ var commandRe = regexp.MustCompile(`"command"\s*:\s*"([A-Za-z]{1,40})"`)
 // could be read, so the error event can say which command failed.
 func parseRequest(line []byte) (request, error) {
 	var req request
-	if err := json.Unmarshal(line, &req); err != nil {
+	if err := wirejson.Unmarshal(line, &req); err != nil {
 		var probe struct {
 			Command string `json:"command"`
 		}
@@ -51,7 +53,7 @@ func decodeParams(raw json.RawMessage, p any) error {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil
 	}
-	if err := json.Unmarshal(raw, p); err != nil {
+	if err := wirejson.Unmarshal(raw, p); err != nil {
 		return fmt.Errorf("invalid params: %w", err)
 	}
 	return nil

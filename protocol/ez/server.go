@@ -11,7 +11,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/internal/fileload"
 	"github.com/polydbg/polydbg/internal/wire"
+	"github.com/polydbg/polydbg/internal/wirejson"
 	"github.com/polydbg/polydbg/kite/syntax"
 	"github.com/polydbg/polydbg/launch"
 )
@@ -92,8 +92,6 @@ func newServer(out io.Writer, opts Options) *server {
 	if srv.log == nil {
 		srv.log = slog.Default()
 	}
-	srv.enc = json.NewEncoder(srv.w)
-	srv.enc.SetEscapeHTML(false)
 	return srv
 }
 
@@ -101,7 +99,6 @@ type server struct {
 	opts Options
 	log  *slog.Logger
 	w    *bufio.Writer
-	enc  *json.Encoder
 	werr error // first write error: the IDE is gone
 
 	sess *session
@@ -173,7 +170,11 @@ func (srv *server) send(name string, data any) {
 	if srv.werr != nil {
 		return
 	}
-	if err := srv.enc.Encode(event{Type: "event", Event: name, Data: data}); err != nil {
+	b, err := wirejson.Append(srv.w.AvailableBuffer(), event{Type: "event", Event: name, Data: data})
+	if err == nil {
+		_, err = srv.w.Write(append(b, '\n'))
+	}
+	if err != nil {
 		srv.werr = err
 	}
 }

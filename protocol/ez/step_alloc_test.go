@@ -1,7 +1,6 @@
 package ez
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -74,4 +73,3 @@ func BenchmarkStepInProcess(b *testing.B) {
 	}
 }
 
-var _ = bufio.NewWriter

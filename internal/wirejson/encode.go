@@ -1,0 +1,304 @@
+// Package wirejson encodes and decodes the small JSON messages of the line protocols without
+// encoding/json's per-call reflection work, on a step's hot path: Append and Decode produce
+// exactly what encoding/json does (Encoder with SetEscapeHTML(false), Unmarshal) for the
+// shapes they handle, and hand everything else to encoding/json. It knows no protocol.
+package wirejson
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Append appends v's JSON encoding to b, as json.Encoder with SetEscapeHTML(false) writes
+// it but without the newline. Structs of strings, integers, booleans, pointers, slices,
+// string-keyed maps and interfaces are encoded by plans made once per type; any other type
+// (floats, marshalers, embedded fields...) goes through encoding/json.
+func Append(b []byte, v any) ([]byte, error) {
+	if v == nil {
+		return append(b, "null"...), nil
+	}
+	rv := reflect.ValueOf(v)
+	if enc := encoderOf(rv.Type()); enc != nil {
+		return enc(b, rv), nil
+	}
+	return appendSlow(b, v)
+}
+
+// appendSlow encodes with encoding/json.
+func appendSlow(b []byte, v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return b, err
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+}
+
+type encoderFunc func(b []byte, v reflect.Value) []byte
+
+var encoders sync.Map // reflect.Type -> encoderFunc, or nil when encoding/json must do it
+
+var (
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// encoderOf returns the plan for t, or nil.
+func encoderOf(t reflect.Type) encoderFunc {
+	if e, ok := encoders.Load(t); ok {
+		return e.(encoderFunc)
+	}
+	e := newEncoder(t, map[reflect.Type]bool{})
+	encoders.Store(t, e)
+	return e
+}
+
+func newEncoder(t reflect.Type, visiting map[reflect.Type]bool) encoderFunc {
+	if t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
+		reflect.PointerTo(t).Implements(marshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
+		return nil
+	}
+	if visiting[t] { // a recursive type: leave it to encoding/json
+		return nil
+	}
+	visiting[t] = true
+	defer delete(visiting, t)
+	switch t.Kind() {
+	case reflect.String:
+		return func(b []byte, v reflect.Value) []byte { return AppendString(b, v.String()) }
+	case reflect.Bool:
+		return func(b []byte, v reflect.Value) []byte { return strconv.AppendBool(b, v.Bool()) }
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(b []byte, v reflect.Value) []byte { return strconv.AppendInt(b, v.Int(), 10) }
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return func(b []byte, v reflect.Value) []byte { return strconv.AppendUint(b, v.Uint(), 10) }
+	case reflect.Interface:
+		return func(b []byte, v reflect.Value) []byte {
+			if v.IsNil() {
+				return append(b, "null"...)
+			}
+			e := v.Elem()
+			if enc := encoderOf(e.Type()); enc != nil {
+				return enc(b, e)
+			}
+			out, err := appendSlow(b, e.Interface())
+			if err != nil {
+				return append(b, "null"...) // as good as it gets: encoding/json fails here too
+			}
+			return out
+		}
+	case reflect.Pointer:
+		elem := newEncoder(t.Elem(), visiting)
+		if elem == nil {
+			return nil
+		}
+		return func(b []byte, v reflect.Value) []byte {
+			if v.IsNil() {
+				return append(b, "null"...)
+			}
+			return elem(b, v.Elem())
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 { // base64
+			return nil
+		}
+		elem := newEncoder(t.Elem(), visiting)
+		if elem == nil {
+			return nil
+		}
+		return func(b []byte, v reflect.Value) []byte {
+			if v.IsNil() {
+				return append(b, "null"...)
+			}
+			b = append(b, '[')
+			for i := range v.Len() {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = elem(b, v.Index(i))
+			}
+			return append(b, ']')
+		}
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String || t.Key() != reflect.TypeFor[string]() {
+			return nil
+		}
+		elem := newEncoder(t.Elem(), visiting)
+		if elem == nil {
+			return nil
+		}
+		return func(b []byte, v reflect.Value) []byte {
+			if v.IsNil() {
+				return append(b, "null"...)
+			}
+			keys := make([]string, 0, v.Len())
+			for it := v.MapRange(); it.Next(); {
+				keys = append(keys, it.Key().String())
+			}
+			slices.Sort(keys)
+			b = append(b, '{')
+			for i, k := range keys {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(AppendString(b, k), ':')
+				b = elem(b, v.MapIndex(reflect.ValueOf(k)))
+			}
+			return append(b, '}')
+		}
+	case reflect.Struct:
+		return structEncoder(t, visiting)
+	}
+	return nil
+}
+
+type field struct {
+	index     int
+	key       string // `"name":`
+	omitEmpty bool
+	enc       encoderFunc
+}
+
+func structEncoder(t reflect.Type, visiting map[reflect.Type]bool) encoderFunc {
+	var fields []field
+	seen := map[string]bool{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous {
+			return nil // embedding's promotion rules: encoding/json's business
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = sf.Name
+		}
+		if !plainKey(name) || (opts != "" && opts != "omitempty") || seen[name] {
+			return nil // encoding/json's rules for these: its business
+		}
+		seen[name] = true
+		enc := newEncoder(sf.Type, visiting)
+		if enc == nil {
+			return nil
+		}
+		fields = append(fields, field{index: i, key: string(AppendString(nil, name)) + ":", omitEmpty: opts == "omitempty", enc: enc})
+	}
+	return func(b []byte, v reflect.Value) []byte {
+		b = append(b, '{')
+		first := true
+		for _, f := range fields {
+			fv := v.Field(f.index)
+			if f.omitEmpty && isEmpty(fv) {
+				continue
+			}
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, f.key...)
+			b = f.enc(b, fv)
+		}
+		return append(b, '}')
+	}
+}
+
+// plainKey reports whether a tag name is one encoding/json uses as it is.
+func plainKey(name string) bool {
+	for _, c := range name {
+		if c != '_' && c != '-' && c != '.' && c != '$' && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
+}
+
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String, reflect.Slice, reflect.Map:
+		return v.Len() == 0
+	case reflect.Bool:
+		return !v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return v.Uint() == 0
+	case reflect.Pointer, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
+
+// AppendString appends s as a JSON string, escaped as encoding/json does without HTML
+// escaping.
+func AppendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return appendEscaped(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendEscaped is encoding/json's appendString without HTML escaping.
+func appendEscaped(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

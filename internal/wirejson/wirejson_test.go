@@ -1,0 +1,158 @@
+package wirejson
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+type loc struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+type watch struct {
+	Expr  string  `json:"expr"`
+	Value *string `json:"value,omitempty"`
+	Error string  `json:"error,omitempty"`
+}
+
+type msg struct {
+	Type    string            `json:"type"`
+	Data    any               `json:"data"`
+	Loc     *loc              `json:"location,omitempty"`
+	Env     map[string]string `json:"env"`
+	Watches []watch           `json:"watches"`
+	ID      int               `json:"id,omitempty"`
+	U       uint16            `json:"u"`
+	Ok      bool              `json:"ok,omitempty"`
+	NoTag   string
+	Skip    string `json:"-"`
+	private int
+	Float   any      `json:"float,omitempty"` // a float inside an interface: encoding/json's
+	Raw     any      `json:"raw,omitempty"`
+	Names   []string `json:"names"`
+}
+
+// golden encodes v as the front ends did before: encoding/json, no HTML escaping.
+func golden(t testing.TB, v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+func TestAppendMatchesEncodingJSON(t *testing.T) {
+	val := "v <&> \u2028"
+	cases := []any{
+		nil, "plain", 42, true, []int(nil), []int{}, map[string]string(nil),
+		msg{},
+		msg{Type: "event", Data: loc{"a.kite", 3, 4}, Loc: &loc{"é\"\\\n\t\x01\x7f", -1, 0},
+			Env: map[string]string{"b": "2", "a": "1", "<": "\xff"}, Watches: []watch{{Expr: "x", Value: &val}, {Expr: "y", Error: "bad"}},
+			ID: 7, U: 9, Ok: true, NoTag: "n", Skip: "s", private: 1, Float: 1.5e300, Raw: json.RawMessage(`{"a": 1}`), Names: []string{}},
+		&msg{Data: map[string]any{"k": []any{1, "two", nil, 2.5}}},
+		struct {
+			A json.RawMessage `json:"a"`
+			B []byte          `json:"b"`
+		}{json.RawMessage(`[1, 2]`), []byte("hi")},
+		struct {
+			X string `json:"x,string"`
+		}{"q"},
+	}
+	for _, c := range cases {
+		got, err := Append([]byte("pre:"), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "pre:" + golden(t, c); string(got) != want {
+			t.Errorf("%T:\n got %s\nwant %s", c, got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "a", "\"\\", "\x00\x1f\b\f", "\u2028\u2029", "\xff\xfe", "日本", "<>&"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v := watch{Expr: s, Error: s}
+		got, _ := Append(nil, v)
+		if want := golden(t, v); string(got) != want {
+			t.Fatalf("got %s want %s", got, want)
+		}
+	})
+}
+
+type request struct {
+	Type    string          `json:"type"`
+	Command string          `json:"command"`
+	Params  json.RawMessage `json:"params"`
+	Line    int8            `json:"line"`
+	Flag    *bool           `json:"flag"`
+	Name    *string         `json:"name"`
+	List    []string        `json:"list"`
+}
+
+// decodeBoth decodes data with Unmarshal and with encoding/json into copies of start and
+// fails when they differ in result or in failing.
+func decodeBoth(t *testing.T, data []byte) (fast bool) {
+	start := request{Type: "old", Line: 1}
+	a, b := start, start
+	errA, errB := Unmarshal(data, &a), json.Unmarshal(data, &b)
+	if (errA == nil) != (errB == nil) || !reflect.DeepEqual(a, b) {
+		t.Fatalf("%q:\n fast %+v (%v)\n json %+v (%v)", data, a, errA, b, errB)
+	}
+	c := start
+	return Decode(data, &c)
+}
+
+func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	fast := []string{
+		`{"type":"command","command":"stepInto","params":{}}`,
+		` { "command" : "x" , "params" : { "a" : 1, "b": "é", "c": true } , "line": -128 } `,
+		`{"params":"s","flag":false,"name":"n"}`, `{}`, `{"params":123}`,
+		`{"type":"a","type":"b"}`,
+	}
+	slow := []string{
+		`{"type":"a\"b"}`, `{"Command":"x"}`, `{"other":1}`, `{"line":128}`, `{"line":1.5}`,
+		`{"params":null}`, `{"flag":null}`, `{"type":null}`, `{"list":["a"]}`, `{"params":{"a":{"b":{}}}}`,
+		`{"type":"x"} x`, `{"type":"x",}`, `[1]`, `{"type":"\xff"}`, `{"command":"stepInto", "x`, `{"line":01}`,
+		`{"params":[1,2]}`,
+	}
+	for _, s := range fast {
+		if !decodeBoth(t, []byte(s)) {
+			t.Errorf("%s: not decoded by the fast path", s)
+		}
+	}
+	for _, s := range slow {
+		if decodeBoth(t, []byte(s)) {
+			t.Errorf("%s: decoded by the fast path", s)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"type":"command","command":"stepInto","params":{}}`, `{"line":-1,"flag":true}`, `{"params":{"a":[1]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { decodeBoth(t, data) })
+}
+
+// A step's command and event cost no allocation beyond the message itself.
+func TestAllocations(t *testing.T) {
+	line := []byte(`{"type":"command","command":"stepInto","params":{}}`)
+	var req request
+	if n := testing.AllocsPerRun(100, func() { _ = Unmarshal(line, &req) }); n > 3 { // two strings, the params
+		t.Errorf("Unmarshal: %v allocations", n)
+	}
+	v := msg{Type: "event", Data: loc{"a.kite", 3, 4}, Names: []string{"a"}}
+	buf := make([]byte, 0, 512)
+	if n := testing.AllocsPerRun(100, func() { buf, _ = Append(buf[:0], &v) }); n > 0 {
+		t.Errorf("Append: %v allocations", n)
+	}
+}
