@@ -72,4 +72,3 @@ func BenchmarkStepInProcess(b *testing.B) {
 		ss.step(b)
 	}
 }
-
