@@ -1,8 +1,6 @@
 package kitevm
 
 import (
-	"math"
-
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/engine/profile"
 	"github.com/polydbg/polydbg/kite/vm"
@@ -100,7 +98,8 @@ func (h hook) Exception(err *vm.Error) {
 	_ = t.suspend(engine.Stop{Reason: engine.ReasonException, Location: loc, Text: err.Msg})
 }
 
-// OutOfCycles lets a console pace frames; plain programs have no cycle limit.
+// OutOfCycles lets a console pace frames; a plain program gets here once it runs long
+// (watchLongRun).
 func (h hook) OutOfCycles() error {
 	t := h.t
 	if t.termReq.Load() {
@@ -109,7 +108,7 @@ func (h hook) OutOfCycles() error {
 	if t.opts.OutOfCycles != nil {
 		return t.opts.OutOfCycles(t.vm)
 	}
-	t.vm.SetCycleLimit(math.MaxInt64)
+	t.longRunning()
 	return nil
 }
 
@@ -166,6 +165,7 @@ func (t *Target) suspend(stop engine.Stop) error {
 		t.stepDepth = t.vm.NumFrames()
 		t.armReturn()
 		t.setTrapMode()
+		t.watchLongRun()
 		return nil
 	}
 	return ErrTerminated

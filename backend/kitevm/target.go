@@ -150,6 +150,7 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	t.applyTraps()
 	t.entry = stopOnEntry
 	t.setTrapMode()
+	t.watchLongRun()
 	go t.run()
 	return nil
 }

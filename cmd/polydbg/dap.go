@@ -53,7 +53,7 @@ func runDAP(ctx context.Context, args []string, in io.Reader, out, stderr io.Wri
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *listen == "" {
-		if f, ok := in.(*os.File); ok && f.Fd() == 0 {
+		if _, ok := in.(rawStdin); ok {
 			oneProcessor() // one client on the process's own stdio (stdio.go)
 		}
 		if err := dap.Serve(ctx, in, out, opts); err != nil {

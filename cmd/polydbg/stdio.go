@@ -15,10 +15,12 @@ import (
 // or a file is returned as it is. Only for a front end whose standard input carries its
 // protocol alone: a child given this descriptor would find it non-blocking.
 //
-// Reads stay ordinary system calls on purpose: the first one after the process was idle
-// wakes the runtime's monitor thread (sysmon), which then preempts a program that runs
-// long so that the next command (a pause) is read. See protocolStdout for the writes.
-func pollableStdin() *os.File {
+// Reads are raw read(2) calls, like protocolStdout's writes: an ordinary system call wakes
+// the runtime's monitor thread (sysmon), asleep whenever the front end waits for its client,
+// and that cost two more thread switches a step. The monitor is still woken when a Kite
+// program runs long (backend/kitevm), for it to preempt the program so that the next
+// command (a pause) is read.
+func pollableStdin() io.Reader {
 	fi, err := os.Stdin.Stat()
 	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
 		return os.Stdin
@@ -26,7 +28,40 @@ func pollableStdin() *os.File {
 	if err := syscall.SetNonblock(0, true); err != nil {
 		return os.Stdin
 	}
-	return os.NewFile(0, "/dev/stdin")
+	rc, err := os.NewFile(0, "/dev/stdin").SyscallConn()
+	if err != nil {
+		return os.Stdin
+	}
+	return rawStdin{rc}
+}
+
+// rawStdin reads a non-blocking descriptor with raw read(2) calls, waiting in Go's poller
+// while there is nothing to read.
+type rawStdin struct{ rc syscall.RawConn }
+
+func (r rawStdin) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		var n uintptr
+		var errno syscall.Errno
+		err := r.rc.Read(func(fd uintptr) bool {
+			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			return errno != syscall.EAGAIN // false: wait until readable, then call again
+		})
+		switch {
+		case err != nil:
+			return 0, err
+		case errno == syscall.EINTR:
+		case errno != 0:
+			return 0, &os.PathError{Op: "read", Path: "/dev/stdin", Err: errno}
+		case n == 0:
+			return 0, io.EOF
+		default:
+			return int(n), nil
+		}
+	}
 }
 
 // protocolStdout returns the writer for a stdio front end's answers. When standard output

@@ -139,3 +139,31 @@ func TestBinaryEndOfInputEndsRunningProgram(t *testing.T) {
 		t.Fatalf("exit code %d; stderr %s", code, stderr)
 	}
 }
+
+// TestBinaryPauseAfterIdleStop: the real process, stopped and idle long enough for Go's
+// monitor thread to sleep, continues into an endless loop; a pause must still be read and
+// answered (the stdio front ends read and write with raw system calls, which do not wake
+// that thread: backend/kitevm wakes it when a program runs long).
+func TestBinaryPauseAfterIdleStop(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "spin.kite"), []byte("let i = 0\nwhile true {\n    i += 1\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, cmd, stderr := runBinary(t, dir, "ez", "spin.kite")
+	c.send("initialize", nil)
+	c.expect("initialized")
+	c.send("start", map[string]any{"stopOnEntry": true})
+	c.expect("started")
+	c.stopped("entry", 0)
+	time.Sleep(300 * time.Millisecond) // idle: the monitor sleeps
+	c.send("continue", nil)
+	time.Sleep(100 * time.Millisecond) // the loop runs
+	c.send("pause", nil)
+	c.stopped("pause", 0)
+	c.send("terminate", nil)
+	c.skipTo("terminated")
+	c.rest()
+	if code := wait(t, cmd); code != 0 {
+		t.Fatalf("exit code %d; stderr %s", code, stderr)
+	}
+}
