@@ -21,7 +21,10 @@ func init() {
 			defer stop()
 			in, out := io.Reader(os.Stdin), io.Writer(os.Stdout) // a plain run hands stdin to a native program as it is
 			if _, on := os.LookupEnv("AURA_DEBUG_PROTOCOL"); on {
-				in, out = pollableStdin(), protocolStdout() // commands only
+				var flush func()
+				out, flush = protocolStdout()
+				defer flush()
+				in = pollableStdin() // commands only
 				oneProcessor()
 			}
 			return aura.Main(ctx, args, os.LookupEnv, in, out, os.Stderr)

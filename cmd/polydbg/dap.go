@@ -19,7 +19,9 @@ import (
 func init() {
 	register(&command{name: "dap", summary: "serve the Debug Adapter Protocol on stdin/stdout, or on --listen 127.0.0.1:PORT (VS Code, nvim-dap, Helix...)",
 		run: func(args []string) int {
-			return runDAP(context.Background(), args, pollableStdin(), protocolStdout(), os.Stderr)
+			out, flush := protocolStdout()
+			defer flush()
+			return runDAP(context.Background(), args, pollableStdin(), out, os.Stderr)
 		}})
 }
 

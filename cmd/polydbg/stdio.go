@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -64,29 +65,104 @@ func (r rawStdin) Read(p []byte) (int, error) {
 	}
 }
 
-// protocolStdout returns the writer for a stdio front end's answers. When standard output
+// protocolStdout returns the writer for a stdio front end's answers, and the function that
+// writes out what it still holds (call it before the process exits). When standard output
 // is a pipe, it writes through a descriptor of its own on that pipe (opened again through
 // /proc, so fd 1 and whoever shares it keep their blocking mode), non-blocking, with raw
 // write(2) calls that wait in Go's poller when the pipe is full. A raw call does not go
 // through the runtime's system-call entry, which wakes the monitor thread (sysmon) each
 // time it sleeps: with one processor it sleeps whenever the front end waits for its client,
-// so every answer cost a wake-up and two more thread switches (docs/PERFORMANCE.md). Anything
-// else (a terminal, a file, a socket) gets os.Stdout as it is.
-func protocolStdout() io.Writer {
+// so every answer cost a wake-up and two more thread switches (docs/PERFORMANCE.md). The
+// writes of one burst (a response, then the stop's event) leave in one write(2)
+// (burstWriter). Anything else (a terminal, a file, a socket) gets os.Stdout as it is.
+func protocolStdout() (io.Writer, func()) {
 	fi, err := os.Stdout.Stat()
 	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
-		return os.Stdout
+		return os.Stdout, func() {}
 	}
 	fd, err := syscall.Open("/proc/self/fd/1", syscall.O_WRONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return os.Stdout
+		return os.Stdout, func() {}
 	}
 	rc, err := os.NewFile(uintptr(fd), "/dev/stdout").SyscallConn()
 	if err != nil {
 		syscall.Close(fd)
-		return os.Stdout
+		return os.Stdout, func() {}
 	}
-	return rawWriter{rc}
+	bw := newBurstWriter(rawWriter{rc})
+	return bw, bw.flush
+}
+
+// burstMax bounds what a burstWriter holds: a writer beyond it waits for the write-out, so
+// a client that stops reading still holds the program's output back.
+const burstMax = 256 << 10
+
+// burstWriter gathers the writes a front end makes in one burst into one write(2): Write
+// queues the bytes and a goroutine of its own writes out what is queued once the writing
+// goroutine lets it run (with one processor, when that goroutine waits for the next event or
+// command). A failed write-out is returned by the next Write.
+type burstWriter struct {
+	w       io.Writer
+	kick    chan struct{} // a write-out is due
+	mu      sync.Mutex
+	done    sync.Cond // signalled after each write-out
+	buf     []byte
+	writing bool // a write-out is under way
+	err     error
+}
+
+func newBurstWriter(w io.Writer) *burstWriter {
+	b := &burstWriter{w: w, kick: make(chan struct{}, 1)}
+	b.done.L = &b.mu
+	go b.run()
+	return b
+}
+
+func (b *burstWriter) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.err == nil && len(b.buf) >= burstMax {
+		b.done.Wait()
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	b.buf = append(b.buf, p...)
+	select {
+	case b.kick <- struct{}{}:
+	default: // one is due already
+	}
+	return len(p), nil
+}
+
+func (b *burstWriter) run() {
+	var out []byte
+	for range b.kick {
+		b.mu.Lock()
+		out, b.buf = b.buf, out[:0]
+		b.writing = true
+		b.mu.Unlock()
+		var err error
+		if len(out) > 0 {
+			_, err = b.w.Write(out)
+		}
+		b.mu.Lock()
+		b.writing = false
+		if err != nil && b.err == nil {
+			b.err = err
+		}
+		b.done.Broadcast()
+		b.mu.Unlock()
+	}
+}
+
+// flush waits until what was written has been written out (or the write-out failed).
+func (b *burstWriter) flush() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.err == nil && (len(b.buf) > 0 || b.writing) {
+		b.done.Wait()
+	}
 }
 
 // rawWriter writes a non-blocking descriptor with raw write(2) calls, waiting in Go's poller

@@ -1,7 +1,6 @@
 package ez
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,7 +23,8 @@ while true {
 // stepServer is a server stopped in stepLoopProgram, driven without the reader goroutine:
 // step runs one stepInto command to its stopped event, as Serve's loop would.
 type stepServer struct {
-	srv *server
+	srv     *server
+	timeout <-chan time.Time
 }
 
 func newStepServer(tb testing.TB) *stepServer {
@@ -36,23 +36,25 @@ func newStepServer(tb testing.TB) *stepServer {
 	srv := newServer(io.Discard, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	srv.handleLine([]byte(fmt.Sprintf(`{"type":"command","command":"initialize","params":{"file":%q}}`, file)))
 	srv.handleLine([]byte(`{"type":"command","command":"start","params":{"stopOnEntry":true}}`))
-	ss := &stepServer{srv: srv}
+	ss := &stepServer{srv: srv, timeout: time.After(time.Minute)}
 	ss.settle(tb)
 	tb.Cleanup(srv.closeSession)
 	return ss
 }
 
-// settle waits for the program to stop and writes its events.
+// settle waits for the program to stop and writes its events, as Serve's loop does.
 func (ss *stepServer) settle(tb testing.TB) {
 	s := ss.srv.sess
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := s.s.WaitStop(ctx, s.handled); err != nil {
-		tb.Fatal(err)
+	for !s.reportedStop {
+		select {
+		case <-s.sub.Ready():
+			ss.srv.drain()
+		case <-ss.timeout:
+			tb.Fatal("the program did not stop")
+		}
 	}
-	ss.srv.catchUp()
-	if err := ss.srv.flush(); err != nil || !s.reportedStop {
-		tb.Fatalf("not stopped (%v)", err)
+	if err := ss.srv.flush(); err != nil {
+		tb.Fatal(err)
 	}
 }
 
