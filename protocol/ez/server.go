@@ -64,7 +64,10 @@ type input struct {
 // The reader goroutine ends when in reaches EOF or fails; a caller that cancels ctx
 // should close in as well.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
-	srv := newServer(out, opts)
+	srv := &server{opts: opts, log: opts.Logger, w: bufio.NewWriterSize(out, 64<<10)}
+	if srv.log == nil {
+		srv.log = slog.Default()
+	}
 	lines := make(chan input)
 	done := make(chan struct{})
 	defer close(done)
@@ -85,14 +88,6 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		}
 	}()
 	return srv.loop(ctx, lines)
-}
-
-func newServer(out io.Writer, opts Options) *server {
-	srv := &server{opts: opts, log: opts.Logger, w: bufio.NewWriterSize(out, 64<<10)}
-	if srv.log == nil {
-		srv.log = slog.Default()
-	}
-	return srv
 }
 
 type server struct {
@@ -170,11 +165,7 @@ func (srv *server) send(name string, data any) {
 	if srv.werr != nil {
 		return
 	}
-	b, err := wirejson.Append(srv.w.AvailableBuffer(), event{Type: "event", Event: name, Data: data})
-	if err == nil {
-		_, err = srv.w.Write(append(b, '\n'))
-	}
-	if err != nil {
+	if err := wirejson.WriteLine(srv.w, event{Type: "event", Event: name, Data: data}); err != nil {
 		srv.werr = err
 	}
 }

@@ -1,6 +1,7 @@
 package ez
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"log/slog"
@@ -33,7 +34,7 @@ func newStepServer(tb testing.TB) *stepServer {
 	if err := os.WriteFile(file, []byte(stepLoopProgram), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	srv := newServer(io.Discard, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := &server{log: slog.New(slog.NewTextHandler(io.Discard, nil)), w: bufio.NewWriter(io.Discard)}
 	srv.handleLine([]byte(fmt.Sprintf(`{"type":"command","command":"initialize","params":{"file":%q}}`, file)))
 	srv.handleLine([]byte(`{"type":"command","command":"start","params":{"stopOnEntry":true}}`))
 	ss := &stepServer{srv: srv, timeout: time.After(time.Minute)}
