@@ -151,6 +151,9 @@ func newEncoder(t reflect.Type, visiting map[reflect.Type]bool) encoderFunc {
 			if v.IsNil() {
 				return append(b, "null"...)
 			}
+			if m, ok := v.Interface().(map[string]string); ok { // an environment: no reflection
+				return appendStringMap(b, m)
+			}
 			keys := make([]string, 0, v.Len())
 			for it := v.MapRange(); it.Next(); {
 				keys = append(keys, it.Key().String())
@@ -170,6 +173,24 @@ func newEncoder(t reflect.Type, visiting map[reflect.Type]bool) encoderFunc {
 		return structEncoder(t, visiting)
 	}
 	return nil
+}
+
+func appendStringMap(b []byte, m map[string]string) []byte {
+	var stack [32]string
+	keys := stack[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(AppendString(b, k), ':')
+		b = AppendString(b, m[k])
+	}
+	return append(b, '}')
 }
 
 type field struct {

@@ -93,7 +93,7 @@ func (o *stdout) finish() {
 
 // encodeEvent renders an event line: the prefix, compact JSON without HTML escaping, "\n".
 func encodeEvent(ev any) []byte {
-	b, err := wirejson.Append([]byte(EventPrefix), ev)
+	b, err := wirejson.Append(append(make([]byte, 0, 512), EventPrefix...), ev)
 	if err != nil {
 		return []byte(EventPrefix + `{"event":"error","message":"cannot encode event"}` + "\n")
 	}
