@@ -22,7 +22,7 @@ func init() {
 			in, out := io.Reader(os.Stdin), io.Writer(os.Stdout) // a plain run hands stdin to a native program as it is
 			if _, on := os.LookupEnv("AURA_DEBUG_PROTOCOL"); on {
 				var flush func()
-				out, flush = protocolStdout()
+				out, flush = protocolStdout(false)
 				defer flush()
 				in = pollableStdin() // commands only
 				oneProcessor()

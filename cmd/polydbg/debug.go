@@ -71,7 +71,7 @@ func debugCmd(args []string) int {
 	case !isTerminal(os.Stdin) && spec.Kind == launch.Kite:
 		// Commands from a pipe, and a program that reads none of them: the pipes carry the
 		// commands and answers alone, served as the stdio protocols are (stdio.go).
-		out, flush := protocolStdout()
+		out, flush := protocolStdout(true)
 		defer flush()
 		cfg.In, cfg.Out = pollableStdin(), out
 		oneProcessor()

@@ -43,7 +43,7 @@ func runEZ(name string) func(args []string) int {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		oneProcessor()
-		out, flush := protocolStdout()
+		out, flush := protocolStdout(false)
 		defer flush()
 		err := ez.Serve(ctx, pollableStdin(), out, ez.Options{File: fs.Arg(0), WorkingDir: *wd})
 		if err != nil && ctx.Err() == nil {

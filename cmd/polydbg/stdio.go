@@ -72,10 +72,11 @@ func (r rawStdin) Read(p []byte) (int, error) {
 // write(2) calls that wait in Go's poller when the pipe is full. A raw call does not go
 // through the runtime's system-call entry, which wakes the monitor thread (sysmon) each
 // time it sleeps: with one processor it sleeps whenever the front end waits for its client,
-// so every answer cost a wake-up and two more thread switches (docs/PERFORMANCE.md). The
-// writes of one burst (a response, then the stop's event) leave in one write(2)
-// (burstWriter). Anything else (a terminal, a file, a socket) gets os.Stdout as it is.
-func protocolStdout() (io.Writer, func()) {
+// so every answer cost a wake-up and two more thread switches (docs/PERFORMANCE.md). With
+// burst, the writes of one burst (a response, then the stop's event) leave in one write(2)
+// (burstWriter), for a front end that does not gather them itself. Anything else (a
+// terminal, a file, a socket) gets os.Stdout as it is.
+func protocolStdout(burst bool) (io.Writer, func()) {
 	fi, err := os.Stdout.Stat()
 	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		return os.Stdout, func() {}
@@ -88,6 +89,9 @@ func protocolStdout() (io.Writer, func()) {
 	if err != nil {
 		syscall.Close(fd)
 		return os.Stdout, func() {}
+	}
+	if !burst {
+		return rawWriter{rc}, func() {}
 	}
 	bw := newBurstWriter(rawWriter{rc})
 	return bw, bw.flush

@@ -20,6 +20,9 @@ func (v Value) String() string {
 
 // Repr renders v as it appears inside a list or map: strings quoted with escapes.
 func (v Value) Repr() string {
+	if v.k == IntKind { // the usual variable: no builder (a debugger shows them at every stop)
+		return strconv.FormatInt(v.Int(), 10)
+	}
 	var b strings.Builder
 	writeValue(&b, v, nil)
 	return b.String()
