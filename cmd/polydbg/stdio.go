@@ -142,6 +142,9 @@ func (b *burstWriter) Write(p []byte) (int, error) {
 func (b *burstWriter) run() {
 	var out []byte
 	for range b.kick {
+		// Let what is runnable run first: the program's step, then the goroutine that
+		// writes its event, whose bytes then leave with the response written before it.
+		runtime.Gosched()
 		b.mu.Lock()
 		out, b.buf = b.buf, out[:0]
 		b.writing = true
