@@ -27,12 +27,13 @@ type Event struct {
 	// Session.Seq and WaitStop to know what it has seen.
 	Seq        uint64
 	Kind       EventKind
-	Stop       *Stop       // EventStopped
-	Mode       ResumeMode  // EventContinued
-	Category   string      // EventOutput: "stdout", "stderr" or "console" (logpoints)
-	Text       string      // EventOutput; EventTerminated: why a lost target ended ("" otherwise)
-	ExitCode   int         // EventExited
-	Breakpoint *Breakpoint // EventBreakpointChanged, EventBreakpointRemoved (a copy)
+	Stop       *Stop         // EventStopped
+	Mode       ResumeMode    // EventContinued
+	Category   string        // EventOutput: "stdout", "stderr" or "console" (logpoints)
+	Text       string        // EventOutput; EventTerminated: why a lost target ended ("" otherwise)
+	ExitCode   int           // EventExited
+	Breakpoint *Breakpoint   // EventBreakpointChanged, EventBreakpointRemoved (a copy)
+	Thread     *ThreadChange // EventThread (thread_events.go)
 }
 
 // SubscribeOptions tune one subscription.
