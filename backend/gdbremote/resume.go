@@ -74,6 +74,7 @@ func (c *Client) resume(ctx context.Context, action, thread string, start, end u
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	c.running.Store(true)
+	c.lastResume = []byte(cmd) // sent again after a thread event (threadevents.go)
 	if err := c.send(ctx, []byte(cmd)); err != nil {
 		c.running.Store(false)
 		return err
@@ -114,6 +115,14 @@ func (c *Client) Wait(ctx context.Context) (StopReply, error) {
 			c.fail(err)
 			c.running.Store(false)
 			return sr, err
+		}
+		if c.thr.fn != nil {
+			if handled, err := c.threadEventStop(ctx, sr); err != nil {
+				c.running.Store(false)
+				return sr, err
+			} else if handled {
+				continue // resumed as it was
+			}
 		}
 		if sr.Kind == StopFileIO {
 			// File-I/O requests are not supported: tell the target the call failed (ENOSYS).
@@ -170,6 +179,7 @@ func (c *Client) Restart(ctx context.Context) (StopReply, error) {
 		if err := replyError("vRun", r); err != nil {
 			return StopReply{}, err
 		}
+		c.rearmThreadEvents(ctx) // a new process: its syscalls to catch are set again
 		return ParseStopReply(r)
 	}
 	if _, err := c.Monitor(ctx, "system_reset"); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -51,27 +52,28 @@ type Target struct {
 	qemuOnce sync.Once
 	isQEMU   bool // QEMU's stub (it answers qqemu.sstepbits): device stores go through the core
 
-	mu        sync.Mutex // guards the fields below
-	traps     map[uint64]*trap
-	sites     map[uint64][]uint64 // a function breakpoint's address -> its other copies' (sites.go)
-	keyFn     map[uint64]string   // a function breakpoint's address -> the function
-	inl       inlineView          // the inlined frames the current stop hides (inlinestep.go)
-	running   bool
-	pausing   bool
-	ended     bool
-	killing   bool
-	pending   []*pendingOp // work (trap changes, memory access) requested while running
-	waiting   bool         // the run loop waits for the stop of an interruptible resume
-	stepping  bool         // the run loop waits for a single step: only a pause interrupts it
-	intrSent  bool         // an interrupt was sent during that wait
-	runDone   chan struct{}
-	threadID  string
-	lastStop  StopReply
-	stopCache *stopCache
-	refs      map[int]refEntry
-	nextRef   int
-	watches   []*watch // armed watchpoints (watch.go)
-	elfPath   string   // the program's file, as given (modules.go)
+	mu          sync.Mutex // guards the fields below
+	traps       map[uint64]*trap
+	sites       map[uint64][]uint64 // a function breakpoint's address -> its other copies' (sites.go)
+	keyFn       map[uint64]string   // a function breakpoint's address -> the function
+	inl         inlineView          // the inlined frames the current stop hides (inlinestep.go)
+	running     bool
+	pausing     bool
+	ended       bool
+	killing     bool
+	pending     []*pendingOp // work (trap changes, memory access) requested while running
+	waiting     bool         // the run loop waits for the stop of an interruptible resume
+	stepping    bool         // the run loop waits for a single step: only a pause interrupts it
+	intrSent    bool         // an interrupt was sent during that wait
+	runDone     chan struct{}
+	threadID    string
+	lastStop    StopReply
+	stopCache   *stopCache
+	refs        map[int]refEntry
+	nextRef     int
+	watches     []*watch // armed watchpoints (watch.go)
+	liveThreads string   // how threads are reported as they start and exit (threads.go)
+	elfPath     string   // the program's file, as given (modules.go)
 }
 
 // Connect attaches to a stub at addr (HOST:PORT) debugging the ELF file elfPath.
@@ -238,6 +240,11 @@ func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, 
 		if entry, ok := aux[9]; ok { // AT_ENTRY
 			sym.Bias = entry - sym.ELF.Entry
 		}
+	}
+	if how, err := c.EnableThreadEvents(ctx, sym.Arch.Machine, t.threadEvent); err == nil {
+		t.liveThreads = how
+	} else if !errors.Is(err, ErrUnsupported) {
+		return fail(err)
 	}
 	return t, nil
 }

@@ -6,6 +6,7 @@ package gdbremote
 
 import (
 	"fmt"
+	"syscall"
 
 	"github.com/polydbg/polydbg/engine"
 )
@@ -57,4 +58,44 @@ func (t *Target) stepThread() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.threadID
+}
+
+// threadEvent tells the session of a thread that started or exited while the program ran
+// (Client.EnableThreadEvents); the client resumes the program itself.
+func (t *Target) threadEvent(ev ThreadEvent) {
+	t.mu.Lock()
+	h := t.h
+	t.mu.Unlock()
+	if h == nil {
+		return
+	}
+	th := thread(ev.Thread, "")
+	th.State = "running"
+	reason := engine.ThreadStarted
+	if !ev.Started {
+		reason = engine.ThreadExited
+	}
+	engine.ReportThread(h, reason, th)
+}
+
+// LiveThreadEvents says how the target reports threads as they start and exit
+// ("QThreadEvents" or "QCatchSyscalls"), or "" when they are only seen at stops.
+func (t *Target) LiveThreadEvents() string { return t.liveThreads }
+
+// steppedThreadExited ends a step whose own thread exited (a stub with QThreadEvents says
+// so with a "w" reply, and the step cannot go on): the first thread left is selected and
+// the step stops there, saying why.
+func (t *Target) steppedThreadExited() error {
+	ids, err := t.c.Threads(t.ctx)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("gdbremote: the stepped thread exited and no thread is left")
+	}
+	if err := t.c.SetThread(t.ctx, ids[0]); err != nil {
+		return err
+	}
+	t.newStop(StopReply{Kind: StopSignal, Signal: int(syscall.SIGTRAP), Thread: ids[0], Core: -1})
+	return &trapStopError{&engine.Stop{Reason: engine.ReasonStep, Text: "the stepped thread exited"}}
 }
