@@ -148,6 +148,15 @@ func TestLiveThreadEventsNative(t *testing.T) {
 	if err != nil || len(ths) != 1 {
 		t.Fatalf("threads at the stop: %v %v (the three have ended)", ths, err)
 	}
+	// A reset starts a new process (vRun): its threads are reported too.
+	if _, err := x.s.Reset(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < 6; n++ {
+		if e := x.next(engine.EventThread, engine.EventExited, engine.EventTerminated); e.Kind != engine.EventThread {
+			t.Fatalf("%v after %d thread events of the restarted program", e.Kind, n)
+		}
+	}
 }
 
 // nextProg creates a thread on the line a next steps over.
