@@ -183,17 +183,7 @@ func truncs(s string) string {
 
 // expectOK runs cmd and requires "OK".
 func (c *Client) expectOK(ctx context.Context, cmd string) error {
-	r, err := c.Exchange(ctx, cmd)
-	if err != nil {
-		return err
-	}
-	if err := replyError(cmd, r); err != nil {
-		return err
-	}
-	if r != "OK" {
-		return fmt.Errorf("%w: %s: unexpected reply %q", ErrGarbage, truncs(cmd), truncs(r))
-	}
-	return nil
+	return c.expectOKWith(c.exchanger(ctx), cmd)
 }
 
 // Monitor runs a monitor command (qRcmd) and returns its console output.

@@ -117,12 +117,15 @@ func (c *Client) Wait(ctx context.Context) (StopReply, error) {
 			return sr, err
 		}
 		if c.thr.fn != nil {
-			if handled, err := c.threadEventStop(ctx, sr); err != nil {
+			next, handled, err := c.threadEventStop(ctx, sr)
+			if err != nil {
 				c.running.Store(false)
-				return sr, err
-			} else if handled {
+				return next, err
+			}
+			if handled {
 				continue // resumed as it was
 			}
+			sr = next
 		}
 		if sr.Kind == StopFileIO {
 			// File-I/O requests are not supported: tell the target the call failed (ENOSYS).
@@ -179,7 +182,6 @@ func (c *Client) Restart(ctx context.Context) (StopReply, error) {
 		if err := replyError("vRun", r); err != nil {
 			return StopReply{}, err
 		}
-		c.rearmThreadEvents(ctx) // a new process: its syscalls to catch are set again
 		return ParseStopReply(r)
 	}
 	if _, err := c.Monitor(ctx, "system_reset"); err != nil {

@@ -24,6 +24,9 @@ type Config struct {
 	Timeout time.Duration
 	// Logger for debug traces (nil: slog.Default()).
 	Logger *slog.Logger
+	// NoThreadEvents leaves threads to be seen at stops only. Live thread events cost a
+	// stop in the kernel at every system call on gdbserver before 15 (threadevents.go).
+	NoThreadEvents bool
 }
 
 // Target is an engine.Target for a program behind a GDB stub. Besides the engine's
@@ -52,28 +55,28 @@ type Target struct {
 	qemuOnce sync.Once
 	isQEMU   bool // QEMU's stub (it answers qqemu.sstepbits): device stores go through the core
 
-	mu          sync.Mutex // guards the fields below
-	traps       map[uint64]*trap
-	sites       map[uint64][]uint64 // a function breakpoint's address -> its other copies' (sites.go)
-	keyFn       map[uint64]string   // a function breakpoint's address -> the function
-	inl         inlineView          // the inlined frames the current stop hides (inlinestep.go)
-	running     bool
-	pausing     bool
-	ended       bool
-	killing     bool
-	pending     []*pendingOp // work (trap changes, memory access) requested while running
-	waiting     bool         // the run loop waits for the stop of an interruptible resume
-	stepping    bool         // the run loop waits for a single step: only a pause interrupts it
-	intrSent    bool         // an interrupt was sent during that wait
-	runDone     chan struct{}
-	threadID    string
-	lastStop    StopReply
-	stopCache   *stopCache
-	refs        map[int]refEntry
-	nextRef     int
-	watches     []*watch // armed watchpoints (watch.go)
-	liveThreads string   // how threads are reported as they start and exit (threads.go)
-	elfPath     string   // the program's file, as given (modules.go)
+	mu        sync.Mutex // guards the fields below
+	traps     map[uint64]*trap
+	sites     map[uint64][]uint64 // a function breakpoint's address -> its other copies' (sites.go)
+	keyFn     map[uint64]string   // a function breakpoint's address -> the function
+	inl       inlineView          // the inlined frames the current stop hides (inlinestep.go)
+	running   bool
+	pausing   bool
+	ended     bool
+	killing   bool
+	pending   []*pendingOp // work (trap changes, memory access) requested while running
+	waiting   bool         // the run loop waits for the stop of an interruptible resume
+	stepping  bool         // the run loop waits for a single step: only a pause interrupts it
+	intrSent  bool         // an interrupt was sent during that wait
+	runDone   chan struct{}
+	threadID  string
+	lastStop  StopReply
+	stopCache *stopCache
+	refs      map[int]refEntry
+	nextRef   int
+	watches   []*watch // armed watchpoints (watch.go)
+	nptl      bool     // glibc's thread events are asked for (nptl_events.go)
+	elfPath   string   // the program's file, as given (modules.go)
 }
 
 // Connect attaches to a stub at addr (HOST:PORT) debugging the ELF file elfPath.
@@ -241,10 +244,13 @@ func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, 
 			sym.Bias = entry - sym.ELF.Entry
 		}
 	}
-	if how, err := c.EnableThreadEvents(ctx, sym.Arch.Machine, t.threadEvent); err == nil {
-		t.liveThreads = how
-	} else if !errors.Is(err, ErrUnsupported) {
-		return fail(err)
+	if !cfg.NoThreadEvents {
+		err := c.EnableThreadEvents(ctx, t.threadEvent)
+		if errors.Is(err, ErrUnsupported) {
+			t.nptl = t.askReportEvents(ctx) == nil // armed at the entry point (Start)
+		} else if err != nil {
+			return fail(err)
+		}
 	}
 	return t, nil
 }

@@ -9,19 +9,23 @@ package gdbremote
 //   - QThreadEvents:1 (create: stops and "w" replies), where gdbserver announces
 //     QThreadOptions (gdbserver 15 and later). gdbserver 13 and 14 accept QThreadEvents
 //     but crash on the first thread exit in all-stop mode (server.cc resume() stores the
-//     status into the thread that was just deleted), so it is not used with them.
-//   - Otherwise, on Linux stubs that catch system calls (QCatchSyscalls+, gdbserver 7.11
-//     and later): the return of clone/clone3 in the parent gives the new thread's id
-//     (kept when the stub lists it: a forked process is not a thread), the entry of exit
-//     (a thread's end; a process ends with exit_group) the thread that exits. These are
-//     only seen while the program continues: a thread created under a single step is
-//     found at the next stop (engine.ThreadChanges).
+//     status into the thread it has just deleted), so it is not used with them.
+//   - Otherwise glibc's own thread events, the interface libthread_db gives debuggers:
+//     with the events asked for (nptl_events.go), every thread's creation calls
+//     __nptl_create_event in the parent and every thread's end __nptl_death_event in the
+//     dying thread. Breakpoints on the two functions stop the program only then; Wait
+//     takes those stops, steps the thread over the breakpoint and resumes. (Catching the
+//     clone and exit system calls instead would stop the program at every system call it
+//     makes, in the kernel: 300 times slower on a loop of system calls.)
 
 import (
 	"context"
-	"debug/elf"
+	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"syscall"
 )
 
 // ThreadEvent is a thread that started or exited while the target ran.
@@ -32,139 +36,239 @@ type ThreadEvent struct {
 
 // threadEvents is how the client follows threads live (zero: it does not).
 type threadEvents struct {
-	fn    func(ThreadEvent)
-	how   string // "QThreadEvents" or "QCatchSyscalls"
-	setup string // the packet that arms it, sent again for a new process (vRun)
-	sys   threadSyscalls
-	ret   int             // the stub's number of the syscall return register
-	live  map[string]bool // the threads told started and not yet exited
+	fn  func(ThreadEvent)
+	how string // "QThreadEvents" or "nptl"
+	// nptl: where glibc's events are, the breakpoints' Z kind (instruction length) and
+	// type, and the threads known (a creation is the thread listed that was not known).
+	nptl  NPTLEvents
+	kind  int
+	bk    BreakKind
+	known map[string]bool
+	// dying are the threads whose death was told while the stub still lists them
+	// (they are on their way out of __nptl_death_event).
+	dying map[string]bool
 }
 
-// threadSyscalls are the system calls that start and end threads on one Linux ABI, and
-// the register that holds a system call's result.
-type threadSyscalls struct {
-	clone, clone3, exit int
-	ret                 string
-}
-
-var linuxThreadSyscalls = map[elf.Machine]threadSyscalls{
-	elf.EM_X86_64:  {clone: 56, clone3: 435, exit: 60, ret: "rax"},
-	elf.EM_AARCH64: {clone: 220, clone3: 435, exit: 93, ret: "x0"},
-	elf.EM_386:     {clone: 120, clone3: 435, exit: 1, ret: "eax"},
-	elf.EM_ARM:     {clone: 120, clone3: 435, exit: 1, ret: "r0"},
+// NPTLEvents is where a process's glibc has its thread events.
+type NPTLEvents struct {
+	Create, Death uint64 // __nptl_create_event, __nptl_death_event
+	// LastEvent is __nptl_last_event, the struct pthread of the thread an event is about,
+	// and ReportEvents the offset of its report_events flag, set in each new thread so
+	// that it reports its death (glibc's threads do not inherit it).
+	LastEvent, ReportEvents uint64
+	PtrSize                 int
 }
 
 // EnableThreadEvents asks the stub to report threads as they start and exit while the
-// program runs, for a program of machine m (its system call numbers), and returns the way
-// it uses. fn is called from Wait, with the target stopped, and must be quick; it must not
-// use the client. Call it once, while the target is stopped, after ReadTargetDesc.
-// ErrUnsupported when the stub cannot.
-func (c *Client) EnableThreadEvents(ctx context.Context, m elf.Machine, fn func(ThreadEvent)) (string, error) {
-	if _, fixed := c.features["QThreadOptions"]; fixed && c.Supports("QThreadEvents") {
-		if err := c.expectOK(ctx, "QThreadEvents:1"); err != nil {
-			return "", err
-		}
-		c.thr = threadEvents{fn: fn, how: "QThreadEvents", setup: "QThreadEvents:1", live: map[string]bool{}}
-		return c.thr.how, nil
+// program runs (QThreadEvents, where the stub does it safely). fn is called from Wait,
+// with the target stopped, and must be quick; it must not use the client.
+// ErrUnsupported when the stub cannot; the glibc events (EnableNPTLEvents) may then do.
+func (c *Client) EnableThreadEvents(ctx context.Context, fn func(ThreadEvent)) error {
+	if _, fixed := c.features["QThreadOptions"]; !fixed || !c.Supports("QThreadEvents") {
+		return fmt.Errorf("%w: QThreadEvents (safely)", ErrUnsupported)
 	}
-	sys, ok := linuxThreadSyscalls[m]
-	if !ok || !c.Supports("QCatchSyscalls") || c.desc == nil {
-		return "", fmt.Errorf("%w: live thread events", ErrUnsupported)
+	if err := c.expectOK(ctx, "QThreadEvents:1"); err != nil {
+		return err
 	}
-	r, ok := c.desc.Reg(sys.ret)
-	if !ok {
-		return "", fmt.Errorf("%w: live thread events: no register %s", ErrUnsupported, sys.ret)
-	}
-	setup := fmt.Sprintf("QCatchSyscalls:1;%x;%x;%x", sys.clone, sys.clone3, sys.exit)
-	if err := c.expectOK(ctx, setup); err != nil {
-		return "", err
-	}
-	c.thr = threadEvents{fn: fn, how: "QCatchSyscalls", setup: setup, sys: sys, ret: r.Num, live: map[string]bool{}}
-	return c.thr.how, nil
+	c.thr = threadEvents{fn: fn, how: "QThreadEvents"}
+	return nil
 }
 
-// rearmThreadEvents arms the thread events again for a new process (after vRun: caught
-// system calls belong to a process).
-func (c *Client) rearmThreadEvents(ctx context.Context) {
-	if c.thr.fn != nil {
-		if err := c.expectOK(ctx, c.thr.setup); err != nil {
-			c.log.Warn("gdbremote: thread events are lost for the restarted program", "err", err)
+// EnableNPTLEvents sets breakpoints on glibc's __nptl_create_event (at create) and
+// __nptl_death_event (at death), whose calls the program makes once asked (see
+// nptl_events.go), and reports them to fn as thread events from Wait. kind is the
+// breakpoint kind (instruction length). The threads that exist now are known already.
+func (c *Client) EnableNPTLEvents(ctx context.Context, ev NPTLEvents, kind int, fn func(ThreadEvent)) error {
+	ids, err := c.Threads(ctx)
+	if err != nil {
+		return err
+	}
+	bk, err := c.SetBreakpoint(ctx, ev.Create, kind)
+	if err != nil {
+		return err
+	}
+	if _, err := c.SetBreakpoint(ctx, ev.Death, kind); err != nil {
+		c.ClearBreakpoint(ctx, bk, ev.Create, kind)
+		return err
+	}
+	known := map[string]bool{}
+	for _, id := range ids {
+		known[id] = true
+	}
+	c.thr = threadEvents{fn: fn, how: "nptl", nptl: ev, kind: kind, bk: bk, known: known, dying: map[string]bool{}}
+	return nil
+}
+
+// DisableThreadEvents stops the thread events (before a detach: no breakpoint of ours
+// may stay in a program that runs on).
+func (c *Client) DisableThreadEvents(ctx context.Context) error {
+	var err error
+	switch c.thr.how {
+	case "QThreadEvents":
+		err = c.expectOK(ctx, "QThreadEvents:0")
+	case "nptl":
+		err = c.ClearBreakpoint(ctx, c.thr.bk, c.thr.nptl.Create, c.thr.kind)
+		if err2 := c.ClearBreakpoint(ctx, c.thr.bk, c.thr.nptl.Death, c.thr.kind); err == nil {
+			err = err2
 		}
 	}
+	c.thr = threadEvents{}
+	return err
 }
+
+// Dying lists the threads whose death was reported while the stub may still list them
+// (nil without thread events); only while the target is stopped.
+func (c *Client) Dying() []string {
+	return slices.Collect(maps.Keys(c.thr.dying))
+}
+
+// ThreadEventsWay says how thread events are reported ("QThreadEvents", "nptl"), or "".
+func (c *Client) ThreadEventsWay() string { return c.thr.how }
 
 // threadEventStop handles a stop reply that only reports a thread's start or end: it tells
 // the callback and resumes the target as it was running (handled). Any other stop is the
-// caller's. The exit of the very thread a step moves ends the step (not handled): it can
-// not be resumed.
-func (c *Client) threadEventStop(ctx context.Context, sr StopReply) (handled bool, err error) {
+// caller's, as it came or as the step over an event breakpoint ended (an interrupt sent
+// meanwhile, a signal). The exit of the very thread a step moves ends the step (not
+// handled): it can not be resumed.
+func (c *Client) threadEventStop(ctx context.Context, sr StopReply) (StopReply, bool, error) {
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
-	ev, ok, resume := ThreadEvent{}, false, true
-	switch {
-	case c.thr.how == "QThreadEvents" && sr.Kind == StopSignal && sr.Reason == "create":
-		ev, ok = ThreadEvent{Started: true, Thread: sr.Thread}, true
-	case c.thr.how == "QThreadEvents" && sr.Kind == StopThreadExit:
-		ev, ok = ThreadEvent{Thread: sr.Thread}, true
-		resume = sr.Thread == "" || !strings.HasSuffix(string(c.lastResume), ":"+sr.Thread)
-	case c.thr.how == "QCatchSyscalls" && sr.Kind == StopSignal && strings.HasPrefix(sr.Reason, "syscall_"):
-		// The number decides, not entry or return: gdbserver's count of them is off in a
-		// new thread (its first stop is taken for an entry), and it reports some calls it
-		// was not asked for there. exit never returns; a clone's result register holds a
-		// new thread's id only on return in the parent (checked against the stub's list).
-		switch sr.Syscall {
-		case c.thr.sys.exit:
-			ev, ok = ThreadEvent{Thread: sr.Thread}, true
-		case c.thr.sys.clone, c.thr.sys.clone3:
-			if ev.Thread, err = c.clonedThread(ctx); err != nil {
-				return false, err
-			}
-			ev.Started, ok = true, ev.Thread != ""
-		}
-	default:
-		return false, nil
-	}
-	if ok && !(ev.Started && c.thr.live[ev.Thread]) { // a start is told once
-		if ev.Started {
-			c.thr.live[ev.Thread] = true
-		} else {
-			delete(c.thr.live, ev.Thread)
-		}
-		c.thr.fn(ev)
-	}
-	if !resume {
-		return false, nil
-	}
-	return true, c.send(ctx, c.lastResume)
-}
-
-// clonedThread is the thread a clone that just returned in the stopped thread created, or
-// "" when it created none (it failed, or made a process).
-func (c *Client) clonedThread(ctx context.Context) (string, error) {
 	ex := func(cmd string) (string, error) {
 		b, err := c.roundTrip(ctx, []byte(cmd), false)
 		return string(b), err
 	}
-	v, err := c.readRegister(ex, c.thr.ret)
+	switch {
+	case c.thr.how == "QThreadEvents" && sr.Kind == StopSignal && sr.Reason == "create":
+		c.thr.fn(ThreadEvent{Started: true, Thread: sr.Thread})
+	case c.thr.how == "QThreadEvents" && sr.Kind == StopThreadExit:
+		c.thr.fn(ThreadEvent{Thread: sr.Thread})
+		if sr.Thread != "" && strings.HasSuffix(string(c.lastResume), ":"+sr.Thread) {
+			return sr, false, nil
+		}
+	case c.thr.how == "nptl" && sr.Kind == StopSignal && sr.Reason == "swbreak":
+		pc, err := c.stopPC(ex, &sr)
+		if err != nil || pc != c.thr.nptl.Create && pc != c.thr.nptl.Death {
+			return sr, false, err
+		}
+		if err := c.nptlEvent(ex, pc == c.thr.nptl.Create, sr.Thread); err != nil {
+			return sr, false, err
+		}
+		// step the thread over the breakpoint, the others staying stopped
+		if err := c.expectOKWith(ex, fmt.Sprintf("z%d,%x,%x", c.thr.bk, pc, c.thr.kind)); err != nil {
+			return sr, false, err
+		}
+		step, err := c.waitOwn(ctx, c.stepCommand(sr.Thread))
+		if err != nil || step.Exited() {
+			return step, false, err // the caller reports the end
+		}
+		if err := c.expectOKWith(ex, fmt.Sprintf("Z%d,%x,%x", c.thr.bk, pc, c.thr.kind)); err != nil {
+			return sr, false, err
+		}
+		if step.Kind != StopSignal || step.Signal != int(syscall.SIGTRAP) {
+			return step, false, nil // a pause's interrupt came during the step, or a signal
+		}
+	default:
+		return sr, false, nil
+	}
+	return sr, true, c.send(ctx, c.lastResume)
+}
+
+// nptlEvent tells of the thread created (the one listed now that was not known) or of
+// the one that dies (the stopped thread).
+func (c *Client) nptlEvent(ex func(string) (string, error), created bool, thread string) error {
+	if !created {
+		delete(c.thr.known, thread)
+		c.thr.dying[thread] = true
+		c.thr.fn(ThreadEvent{Thread: thread})
+		return nil
+	}
+	// the new thread (held by glibc until the event is over) is to report its death
+	r, err := ex(fmt.Sprintf("m%x,%x", c.thr.nptl.LastEvent, c.thr.nptl.PtrSize))
 	if err != nil {
-		return "", err
+		return err
 	}
-	if len(v) == 0 || len(v) > 8 {
-		return "", fmt.Errorf("%w: register %s is %d bytes", ErrGarbage, c.thr.sys.ret, len(v))
+	if err := replyError("m", r); err != nil {
+		return err
 	}
-	ret := Uint(v, c.desc.Order())
-	if ret == 0 || ret>>(8*len(v)-1) != 0 {
-		return "", nil // the child's side, or an error (negative)
+	b, err := hex.DecodeString(r)
+	if err != nil || len(b) != c.thr.nptl.PtrSize {
+		return fmt.Errorf("%w: __nptl_last_event %q", ErrGarbage, truncs(r))
 	}
-	tid := fmt.Sprintf("%x", ret)
+	pd := Uint(b, c.desc.Order())
+	if err := c.expectOKWith(ex, fmt.Sprintf("M%x,1:01", pd+c.thr.nptl.ReportEvents)); err != nil {
+		return err
+	}
 	ids, err := listThreads(ex)
 	if err != nil {
-		return "", err
+		return err
 	}
-	for _, id := range ids {
-		if id == tid || strings.HasSuffix(id, "."+tid) {
-			return id, nil
+	for _, id := range slices.Sorted(maps.Keys(c.thr.known)) {
+		if !slices.Contains(ids, id) {
+			delete(c.thr.known, id) // ended unseen (before the events were asked for)
 		}
 	}
-	return "", nil
+	for id := range c.thr.dying {
+		if !slices.Contains(ids, id) {
+			delete(c.thr.dying, id) // gone
+		}
+	}
+	for _, id := range ids {
+		if !c.thr.known[id] && !c.thr.dying[id] {
+			c.thr.known[id] = true
+			c.thr.fn(ThreadEvent{Started: true, Thread: id})
+		}
+	}
+	return nil
+}
+
+// stepCommand single-steps thread alone.
+func (c *Client) stepCommand(thread string) string {
+	if c.vcont["s"] && thread != "" {
+		return "vCont;s:" + thread
+	}
+	return "s"
+}
+
+// waitOwn sends a resume of Wait's own (c.cmu held, the target stopped) and returns its
+// stop reply, passing program output on.
+func (c *Client) waitOwn(ctx context.Context, cmd string) (StopReply, error) {
+	p, err := c.roundTrip(ctx, []byte(cmd), true)
+	if err != nil {
+		return StopReply{}, err
+	}
+	return ParseStopReply(string(p))
+}
+
+// expectOKWith runs cmd with ex and requires "OK" (expectOK is it with Exchange).
+func (c *Client) expectOKWith(ex func(string) (string, error), cmd string) error {
+	r, err := ex(cmd)
+	if err != nil {
+		return err
+	}
+	if err := replyError(cmd, r); err != nil {
+		return err
+	}
+	if r != "OK" {
+		return fmt.Errorf("%w: %s: unexpected reply %q", ErrGarbage, truncs(cmd), truncs(r))
+	}
+	return nil
+}
+
+// stopPC is the pc of the thread a stop reply is about: expedited, or read.
+func (c *Client) stopPC(ex func(string) (string, error), sr *StopReply) (uint64, error) {
+	if c.desc == nil {
+		return 0, fmt.Errorf("gdbremote: no target description")
+	}
+	r, ok := c.desc.PCReg()
+	if !ok {
+		return 0, fmt.Errorf("gdbremote: the target description names no pc")
+	}
+	b, ok := sr.Regs[r.Num]
+	if !ok {
+		var err error
+		if b, err = c.readRegister(ex, r.Num); err != nil {
+			return 0, err
+		}
+	}
+	return Uint(b, c.desc.Order()), nil
 }

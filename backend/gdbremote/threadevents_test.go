@@ -2,7 +2,7 @@ package gdbremote
 
 import (
 	"context"
-	"debug/elf"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,13 +39,13 @@ func TestClientQThreadEvents(t *testing.T) {
 	ctx := testCtx(t, 5*time.Second)
 	var mu sync.Mutex
 	var got []string
-	how, err := c.EnableThreadEvents(ctx, elf.EM_X86_64, func(ev ThreadEvent) {
+	err := c.EnableThreadEvents(ctx, func(ev ThreadEvent) {
 		mu.Lock()
 		got = append(got, fmt.Sprint(ev.Started, " ", ev.Thread))
 		mu.Unlock()
 	})
-	if err != nil || how != "QThreadEvents" {
-		t.Fatalf("enable: %q %v", how, err)
+	if err != nil || c.ThreadEventsWay() != "QThreadEvents" {
+		t.Fatalf("enable: %q %v", c.ThreadEventsWay(), err)
 	}
 	if err := c.Continue(ctx); err != nil {
 		t.Fatal(err)
@@ -76,8 +76,8 @@ func TestClientNoQThreadEventsWithoutOptions(t *testing.T) {
 	s := newFakeStub(t, false, func(cmd string, w *stubWriter) bool { w.packet(""); return true })
 	s.features(";QThreadEvents+")
 	c := dial(t, s.ln.Addr().String(), Options{})
-	if _, err := c.EnableThreadEvents(testCtx(t, 5*time.Second), elf.EM_X86_64, func(ThreadEvent) {}); err == nil {
-		t.Fatal("thread events enabled on a stub that can neither report them safely nor catch system calls")
+	if err := c.EnableThreadEvents(testCtx(t, 5*time.Second), func(ThreadEvent) {}); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("QThreadEvents enabled on a stub that cannot report them safely: %v", err)
 	}
 	if slices.Contains(s.commands(), "QThreadEvents:1") {
 		t.Fatal("QThreadEvents:1 sent to a stub without QThreadOptions")

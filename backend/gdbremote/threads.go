@@ -6,6 +6,7 @@ package gdbremote
 
 import (
 	"fmt"
+	"slices"
 	"syscall"
 
 	"github.com/polydbg/polydbg/engine"
@@ -79,8 +80,34 @@ func (t *Target) threadEvent(ev ThreadEvent) {
 }
 
 // LiveThreadEvents says how the target reports threads as they start and exit
-// ("QThreadEvents" or "QCatchSyscalls"), or "" when they are only seen at stops.
-func (t *Target) LiveThreadEvents() string { return t.liveThreads }
+// ("QThreadEvents", or "nptl": glibc's events), or "" when they are only seen at stops.
+func (t *Target) LiveThreadEvents() string {
+	if t.nptl {
+		return "nptl"
+	}
+	return t.c.ThreadEventsWay()
+}
+
+// withoutDying leaves out the threads whose exit was reported already: a stop in the
+// moment between glibc's death event and the thread's end still lists them.
+func (t *Target) withoutDying(ths []engine.Thread) []engine.Thread {
+	for _, id := range t.c.Dying() {
+		dead := thread(id, "").ID
+		ths = slices.DeleteFunc(ths, func(th engine.Thread) bool { return th.ID == dead })
+	}
+	return ths
+}
+
+// armThreadEvents sets glibc's thread event breakpoints at the program's entry point,
+// where libc is loaded; without them threads are seen at stops.
+func (t *Target) armThreadEvents() {
+	if !t.nptl {
+		return
+	}
+	if err := t.armNPTLEvents(t.ctx); err != nil {
+		t.log.Debug("gdbremote: threads are seen at stops only", "err", err)
+	}
+}
 
 // steppedThreadExited ends a step whose own thread exited (a stub with QThreadEvents says
 // so with a "w" reply, and the step cannot go on): the first thread left is selected and
