@@ -165,7 +165,14 @@ func (c *Client) threadEventStop(ctx context.Context, sr StopReply) (StopReply, 
 			return sr, false, err
 		}
 		if step.Kind != StopSignal || step.Signal != int(syscall.SIGTRAP) {
-			return step, false, nil // a pause's interrupt came during the step, or a signal
+			// A pause's interrupt came during the step, or a signal: the caller's stop. A
+			// thread told dead is not where a stop is shown: another one is selected.
+			if pc == c.thr.nptl.Death && step.Thread == sr.Thread {
+				if err := c.otherThread(ex, &step); err != nil {
+					return step, false, err
+				}
+			}
+			return step, false, nil
 		}
 	default:
 		return sr, false, nil
@@ -217,6 +224,19 @@ func (c *Client) nptlEvent(ex func(string) (string, error), created bool, thread
 			c.thr.known[id] = true
 			c.thr.fn(ThreadEvent{Started: true, Thread: id})
 		}
+	}
+	return nil
+}
+
+// otherThread moves stop sr to the first thread known alive (Hg), without the dying
+// thread's expedited registers.
+func (c *Client) otherThread(ex func(string) (string, error), sr *StopReply) error {
+	for _, id := range slices.Sorted(maps.Keys(c.thr.known)) {
+		if err := c.expectOKWith(ex, "Hg"+id); err != nil {
+			return err
+		}
+		sr.Thread, sr.Regs = id, nil
+		return nil
 	}
 	return nil
 }

@@ -143,10 +143,10 @@ func TestLiveThreadEventsNative(t *testing.T) {
 	if err := x.s.Pause(); err != nil {
 		t.Fatal(err)
 	}
-	x.stopped()
+	st := x.stopped()
 	ths, err := x.s.Threads(context.Background())
-	if err != nil || len(ths) != 1 {
-		t.Fatalf("threads at the stop: %v %v (the three have ended)", ths, err)
+	if err != nil || len(ths) != 1 || ths[0].ID != st.ThreadID {
+		t.Fatalf("threads at the stop in thread %d: %v %v (the three have ended: only main is left, and stopped)", st.ThreadID, ths, err)
 	}
 	// A reset starts a new process (vRun): its threads are reported too.
 	if _, err := x.s.Reset(ctx, false); err != nil {
