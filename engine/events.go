@@ -27,13 +27,15 @@ type Event struct {
 	// Session.Seq and WaitStop to know what it has seen.
 	Seq        uint64
 	Kind       EventKind
-	Stop       *Stop         // EventStopped
-	Mode       ResumeMode    // EventContinued
-	Category   string        // EventOutput: "stdout", "stderr" or "console" (logpoints)
-	Text       string        // EventOutput; EventTerminated: why a lost target ended ("" otherwise)
-	ExitCode   int           // EventExited
-	Breakpoint *Breakpoint   // EventBreakpointChanged, EventBreakpointRemoved (a copy)
-	Thread     *ThreadChange // EventThread (thread_events.go)
+	Stop       *Stop       // EventStopped
+	Mode       ResumeMode  // EventContinued
+	Category   string      // EventOutput: "stdout", "stderr" or "console" (logpoints)
+	Text       string      // EventOutput; EventTerminated: why a lost target ended ("" otherwise)
+	ExitCode   int         // EventExited
+	Breakpoint *Breakpoint // EventBreakpointChanged, EventBreakpointRemoved (a copy)
+
+	// Thread is the thread an EventThread is about (thread_events.go).
+	Thread *ThreadChange
 }
 
 // SubscribeOptions tune one subscription.
