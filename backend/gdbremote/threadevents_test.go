@@ -215,3 +215,54 @@ func TestNextOverThreadCreate(t *testing.T) {
 		t.Fatalf("x = %s: the next went past its line", got)
 	}
 }
+
+// detachProg waits to be detached from (a breakpoint on the marked line), then starts a
+// thread and writes the file named by its argument once the thread has ended.
+const detachProg = `#include <pthread.h>
+#include <stdio.h>
+static void *work(void *a) { return a; }
+int main(int argc, char **argv) {
+    pthread_t t;
+    int x = 0; /* LINE:stop */
+    pthread_create(&t, 0, work, 0);
+    pthread_join(t, 0);
+    FILE *f = fopen(argv[1], "w");
+    fputs("done", f);
+    fclose(f);
+    return x;
+}
+`
+
+// A program detached from keeps running with no breakpoint of the thread events left in
+// it: its threads start and end (a breakpoint left behind would kill it with SIGTRAP).
+func TestDetachRemovesThreadEventBreakpoints(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	prog := buildC(t, detachProg, "-pthread")
+	done := filepath.Join(t.TempDir(), "done")
+	ctx := testCtx(t, 30*time.Second)
+	tg, err := LaunchNative(ctx, prog, []string{done}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.LiveThreadEvents() != "nptl" {
+		t.Fatalf("thread events %q, want glibc's", tg.LiveThreadEvents())
+	}
+	x := newSess(t, tg)
+	src := filepath.Join(filepath.Dir(prog), "prog.c")
+	if _, err := x.s.SetBreakpoint(engine.BreakpointSpec{File: src, Line: srcLine(t, src, "stop")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	x.stopped()
+	if err := tg.Detach(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(done); err == nil && string(b) == "done" {
+			return
+		}
+	}
+	t.Fatal("the detached program did not get past its thread")
+}
