@@ -33,6 +33,9 @@ type Event struct {
 	Text       string      // EventOutput; EventTerminated: why a lost target ended ("" otherwise)
 	ExitCode   int         // EventExited
 	Breakpoint *Breakpoint // EventBreakpointChanged, EventBreakpointRemoved (a copy)
+
+	// Thread is the thread an EventThread is about (thread_events.go).
+	Thread *ThreadChange
 }
 
 // SubscribeOptions tune one subscription.

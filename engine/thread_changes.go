@@ -5,8 +5,9 @@ import "context"
 // ThreadChanges and ModuleChanges follow a program's threads and loaded modules from stop
 // to stop, for front ends whose protocol tells a client when one appears or goes (DAP's
 // thread and module events). They are listed at stops (all-stop: the program cannot
-// change them meanwhile), so one that comes and goes between two stops is never seen.
-// Zero values are ready to use.
+// change them meanwhile), so one that comes and goes between two stops is seen only where
+// the target reports threads live (EventThread, which ThreadChanges.Note takes in:
+// thread_events.go). Zero values are ready to use.
 
 // ThreadChanges follows the threads of a program.
 type ThreadChanges struct{ set changeSet[uint64, Thread] }

@@ -96,7 +96,7 @@ func (t *Target) Threads(ctx context.Context) ([]engine.Thread, error) {
 				for _, th := range doc.Threads {
 					out = append(out, thread(th.ID, th.Name))
 				}
-				return out, nil
+				return t.withoutDying(out), nil
 			}
 		}
 	}
@@ -108,7 +108,7 @@ func (t *Target) Threads(ctx context.Context) ([]engine.Thread, error) {
 	for _, id := range ids {
 		out = append(out, thread(id, ""))
 	}
-	return out, nil
+	return t.withoutDying(out), nil
 }
 
 // thread makes the engine's thread of a stub's thread id ("p1234.1235" or "4d3").

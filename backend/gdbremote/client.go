@@ -105,6 +105,8 @@ type Client struct {
 	extended   bool
 	desc       *TargetDesc
 	stepOver   int
+	lastResume []byte       // the last resume command (under cmu)
+	thr        threadEvents // live thread events (threadevents.go)
 }
 
 const (

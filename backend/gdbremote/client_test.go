@@ -24,7 +24,15 @@ type fakeStub struct {
 	handle func(cmd string, w *stubWriter) bool // false: no reply
 	mu     sync.Mutex
 	got    []string
+	feat   string // more qSupported features (set with features)
 	done   chan struct{}
+}
+
+// features adds to the qSupported reply (before the client connects).
+func (s *fakeStub) features(f string) {
+	s.mu.Lock()
+	s.feat = f
+	s.mu.Unlock()
 }
 
 type stubWriter struct {
@@ -79,6 +87,9 @@ func (s *fakeStub) serve() {
 		switch {
 		case strings.HasPrefix(cmd, "qSupported"):
 			feat := "PacketSize=100;qXfer:features:read+;ConditionalBreakpoints+"
+			s.mu.Lock()
+			feat += s.feat
+			s.mu.Unlock()
 			if s.acks {
 				feat += ";QStartNoAckMode-"
 			} else {
@@ -428,6 +439,10 @@ func TestParseStopReply(t *testing.T) {
 		{"N", StopReply{Kind: StopNoResumed}},
 		{"Fwrite,1,2000,5", StopReply{Kind: StopFileIO}},
 		{"T05thread:01;unknownfield:zz;", StopReply{Kind: StopSignal, Signal: 5, Thread: "01"}},
+		{"T05create:;06:c006ddf7ff7f0000;thread:662f;core:1;", StopReply{Kind: StopSignal, Signal: 5, Reason: "create", Thread: "662f"}},
+		{"w0;p1234.1235", StopReply{Kind: StopThreadExit, Thread: "p1234.1235"}},
+		{"T05syscall_return:1b3;06:c006dd;thread:a3b;", StopReply{Kind: StopSignal, Signal: 5, Reason: "syscall_return", Syscall: 0x1b3, Thread: "a3b"}},
+		{"T05syscall_entry:3c;thread:a3b;", StopReply{Kind: StopSignal, Signal: 5, Reason: "syscall_entry", Syscall: 0x3c, Thread: "a3b"}},
 	}
 	for _, tc := range cases {
 		got, err := ParseStopReply(tc.in)
@@ -436,7 +451,7 @@ func TestParseStopReply(t *testing.T) {
 			continue
 		}
 		if got.Kind != tc.want.Kind || got.Signal != tc.want.Signal || got.Thread != tc.want.Thread ||
-			got.Reason != tc.want.Reason || got.WatchAddr != tc.want.WatchAddr || got.Pid != tc.want.Pid ||
+			got.Reason != tc.want.Reason || got.WatchAddr != tc.want.WatchAddr || got.Pid != tc.want.Pid || got.Syscall != tc.want.Syscall ||
 			(tc.want.Core != 0 && got.Core != tc.want.Core) {
 			t.Errorf("%q = %+v", tc.in, got)
 		}

@@ -201,6 +201,9 @@ func (t *Target) Restart() error {
 		return err
 	}
 	t.newStop(sr)
+	if t.nptl && t.askReportEvents(t.ctx) != nil {
+		t.log.Warn("gdbremote: no live thread events for the restarted program")
+	}
 	if t.sym.IsPIE() {
 		if aux, err := t.c.Auxv(t.ctx, t.sym.Arch.PtrSize, t.sym.Arch.ByteOrder); err == nil {
 			if e, ok := aux[9]; ok && e-t.sym.ELF.Entry != t.sym.Bias {
@@ -224,7 +227,8 @@ func (t *Target) Restart() error {
 	return t.runToStart()
 }
 
-// runToStart runs the program from where the stub holds it to where it starts (Start).
+// runToStart runs the program from where the stub holds it to where it starts (Start),
+// and arms the live thread events there (libc is loaded).
 func (t *Target) runToStart() error {
 	entry, err := t.startAddress()
 	if err != nil {
@@ -235,7 +239,10 @@ func (t *Target) runToStart() error {
 		return err
 	}
 	if pc != entry {
-		return t.runTo(entry)
+		if err := t.runTo(entry); err != nil {
+			return err
+		}
 	}
+	t.armThreadEvents()
 	return nil
 }

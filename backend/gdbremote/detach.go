@@ -1,6 +1,6 @@
 package gdbremote
 
-// Target: detaching (engine.Detacher): the traps are removed and the stub told to let the
+// Target: detaching (engine.Detacher): the traps (and thread event breakpoints) are removed and the stub told to let the
 // program run on ('D'); gdbserver --once then exits, the program goes on.
 
 import (
@@ -21,6 +21,9 @@ func (t *Target) Detach() error {
 	t.traps, t.watches = map[uint64]*trap{}, nil
 	t.mu.Unlock()
 	var errs []error
+	if err := t.c.DisableThreadEvents(t.ctx); err != nil {
+		errs = append(errs, err)
+	}
 	for pc, tr := range traps {
 		if err := t.c.ClearBreakpoint(t.ctx, tr.kind, pc, t.bpLen); err != nil {
 			errs = append(errs, err)

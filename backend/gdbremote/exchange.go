@@ -103,6 +103,13 @@ func (c *Client) exchange(ctx context.Context, cmd []byte, output bool) ([]byte,
 	if c.running.Load() {
 		return nil, ErrRunning
 	}
+	return c.roundTrip(ctx, cmd, output)
+}
+
+// roundTrip sends cmd and returns its reply; c.cmu is held and the target is stopped
+// (Wait also uses it while it handles a thread event: the target is then stopped although
+// c.running stays set).
+func (c *Client) roundTrip(ctx context.Context, cmd []byte, output bool) ([]byte, error) {
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	if err := c.send(ctx, cmd); err != nil {
@@ -176,17 +183,7 @@ func truncs(s string) string {
 
 // expectOK runs cmd and requires "OK".
 func (c *Client) expectOK(ctx context.Context, cmd string) error {
-	r, err := c.Exchange(ctx, cmd)
-	if err != nil {
-		return err
-	}
-	if err := replyError(cmd, r); err != nil {
-		return err
-	}
-	if r != "OK" {
-		return fmt.Errorf("%w: %s: unexpected reply %q", ErrGarbage, truncs(cmd), truncs(r))
-	}
-	return nil
+	return c.expectOKWith(c.exchanger(ctx), cmd)
 }
 
 // Monitor runs a monitor command (qRcmd) and returns its console output.

@@ -41,7 +41,8 @@ func FuzzReadFrame(f *testing.F) {
 // FuzzParseStopReply checks the stop reply parser on arbitrary text.
 func FuzzParseStopReply(f *testing.F) {
 	for _, s := range []string{"S05", "T0506:00;07:10e0;thread:p1.1;core:2;", "W00;process:12", "X09",
-		"T05watch:1000;", "Fwrite,1,2,3", "N", "w00;p1.1", "T05:;", "T0g"} {
+		"T05watch:1000;", "Fwrite,1,2,3", "N", "w00;p1.1", "T05:;", "T0g", "w0;p1.2", "W0;process:1c",
+		"T05syscall_return:1b3;thread:a3b;", "T05create:;thread:662f;"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -85,6 +86,8 @@ func FuzzParseStopReply(f *testing.F) {
 		}
 		if sr.Reason == "watch" || sr.Reason == "rwatch" || sr.Reason == "awatch" {
 			re += fmt.Sprintf("%s:%x;", sr.Reason, sr.WatchAddr)
+		} else if sr.Reason == "syscall_entry" || sr.Reason == "syscall_return" {
+			re += fmt.Sprintf("%s:%x;", sr.Reason, sr.Syscall)
 		} else if sr.Reason != "" {
 			re += sr.Reason + ":;"
 		}

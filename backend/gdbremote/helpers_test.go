@@ -45,11 +45,11 @@ func buildNative(t testing.TB) string {
 	return out
 }
 
-// buildC builds a C program given as source with gcc -g -O0 into a temp dir.
-func buildC(t testing.TB, src string) string {
+// buildC builds a C program given as source with gcc -g -O0 (and flags) into a temp dir.
+func buildC(t testing.TB, src string, flags ...string) string {
 	t.Helper()
 	realparts.Need(t, "gcc")
-	return buildCOpt(t, src, "-O0")
+	return buildCOpt(t, src, append([]string{"-O0"}, flags...)...)
 }
 
 // buildFirmware builds the test firmware for Cortex-M3 into a temp dir.

@@ -11,10 +11,15 @@ import (
 
 // Threads lists the thread ids (qfThreadInfo/qsThreadInfo).
 func (c *Client) Threads(ctx context.Context) ([]string, error) {
+	return listThreads(c.exchanger(ctx))
+}
+
+// listThreads lists the thread ids with the exchanges of ex.
+func listThreads(ex func(cmd string) (string, error)) ([]string, error) {
 	var ids []string
 	cmd := "qfThreadInfo"
 	for range 10000 {
-		r, err := c.Exchange(ctx, cmd)
+		r, err := ex(cmd)
 		if err != nil {
 			return ids, err
 		}

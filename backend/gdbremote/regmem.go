@@ -13,10 +13,19 @@ import (
 // ReadRegisters reads all registers with 'g'. The bytes are in target order, laid out as
 // the target description says (see TargetDesc.SplitG). ErrUnsupported when the stub has no 'g'.
 func (c *Client) ReadRegisters(ctx context.Context) ([]byte, error) {
+	return c.readRegisters(c.exchanger(ctx))
+}
+
+// exchanger is Exchange bound to ctx, for the helpers that take the way to exchange.
+func (c *Client) exchanger(ctx context.Context) func(string) (string, error) {
+	return func(cmd string) (string, error) { return c.Exchange(ctx, cmd) }
+}
+
+func (c *Client) readRegisters(ex func(string) (string, error)) ([]byte, error) {
 	if c.noG {
 		return nil, fmt.Errorf("%w: g", ErrUnsupported)
 	}
-	r, err := c.Exchange(ctx, "g")
+	r, err := ex("g")
 	if err != nil {
 		return nil, err
 	}
@@ -57,9 +66,13 @@ func (c *Client) WriteRegisters(ctx context.Context, data []byte) error {
 // ReadRegister reads register n (the target description's number) with 'p', or with 'g'
 // when the stub has no 'p' (after ReadTargetDesc).
 func (c *Client) ReadRegister(ctx context.Context, n int) ([]byte, error) {
+	return c.readRegister(c.exchanger(ctx), n)
+}
+
+func (c *Client) readRegister(ex func(string) (string, error), n int) ([]byte, error) {
 	if !c.noPRead {
 		cmd := "p" + strconv.FormatUint(uint64(n), 16)
-		r, err := c.Exchange(ctx, cmd)
+		r, err := ex(cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +88,7 @@ func (c *Client) ReadRegister(ctx context.Context, n int) ([]byte, error) {
 	if c.desc == nil {
 		return nil, fmt.Errorf("%w: p", ErrUnsupported)
 	}
-	g, err := c.ReadRegisters(ctx)
+	g, err := c.readRegisters(ex)
 	if err != nil {
 		return nil, err
 	}

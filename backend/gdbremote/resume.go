@@ -74,6 +74,7 @@ func (c *Client) resume(ctx context.Context, action, thread string, start, end u
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	c.running.Store(true)
+	c.lastResume = []byte(cmd) // sent again after a thread event (threadevents.go)
 	if err := c.send(ctx, []byte(cmd)); err != nil {
 		c.running.Store(false)
 		return err
@@ -114,6 +115,17 @@ func (c *Client) Wait(ctx context.Context) (StopReply, error) {
 			c.fail(err)
 			c.running.Store(false)
 			return sr, err
+		}
+		if c.thr.fn != nil {
+			next, handled, err := c.threadEventStop(ctx, sr)
+			if err != nil {
+				c.running.Store(false)
+				return next, err
+			}
+			if handled {
+				continue // resumed as it was
+			}
+			sr = next
 		}
 		if sr.Kind == StopFileIO {
 			// File-I/O requests are not supported: tell the target the call failed (ENOSYS).

@@ -163,6 +163,9 @@ func (t *Target) resumeWait(action string, start, end uint64) (StopReply, error)
 		if err != nil {
 			return sr, err
 		}
+		if sr.Kind == StopThreadExit {
+			return sr, t.steppedThreadExited()
+		}
 		t.newStop(sr)
 		if sr.Exited() {
 			return sr, &exitedError{sr}

@@ -84,6 +84,9 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 			if st := t.pauseStop(); st != nil {
 				return st, nil
 			}
+			if t.returnedToNewLine(startFn, startLoc) {
+				return &engine.Stop{Reason: engine.ReasonStep}, nil
+			}
 			continue
 		}
 		if !isCall && fn == startFn {
@@ -115,6 +118,18 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 		}
 	}
 	return &engine.Stop{Reason: engine.ReasonStep}, nil
+}
+
+// returnedToNewLine says whether a call stepped over returned to the first instruction of
+// another line of the function the step started in (a call whose result is not used ends
+// its line): the step ends there, as gdb's next does, before that line runs.
+func (t *Target) returnedToNewLine(startFn *elfsym.Func, startLoc elfsym.Location) bool {
+	pc, err := t.pc()
+	if err != nil || t.sym.FuncAt(pc) != startFn || !t.sym.IsStmt(pc) {
+		return false
+	}
+	loc, ok := t.sym.PCToLine(pc)
+	return ok && (loc.Line != startLoc.Line || loc.File != startLoc.File)
 }
 
 // stepInLine runs from pc to the end of its line's range (a range step where the stub has

@@ -34,8 +34,11 @@ type StopReply struct {
 	Reason string
 	// WatchAddr is the data address of a watchpoint stop.
 	WatchAddr uint64
-	Pid       string // "process" field of W/X
-	Raw       string
+	// Syscall is the system call number of a "syscall_entry" or "syscall_return" stop
+	// (QCatchSyscalls).
+	Syscall int
+	Pid     string // "process" field of W/X
+	Raw     string
 }
 
 // Exited reports whether the process is gone (W or X).
@@ -66,15 +69,25 @@ func ParseStopReply(r string) (StopReply, error) {
 	default:
 		return bad("unknown kind")
 	}
-	if len(r) < 3 {
+	end := 3 // S and T: two hex digits
+	if r[0] == 'W' || r[0] == 'X' || r[0] == 'w' {
+		// gdbserver writes these numbers with %x: "w0;p1234.1235", "W0;process:1234"
+		if end = strings.IndexByte(r, ';'); end < 0 {
+			end = len(r)
+		}
+		if end < 2 || end > 3 {
+			return bad("bad status")
+		}
+	}
+	if len(r) < end {
 		return bad("too short")
 	}
-	sig, err := strconv.ParseUint(r[1:3], 16, 8)
+	sig, err := strconv.ParseUint(r[1:end], 16, 8)
 	if err != nil {
 		return bad("signal is not hex")
 	}
 	s.Signal = int(sig)
-	rest := r[3:]
+	rest := r[end:]
 	switch r[0] {
 	case 'S':
 		s.Kind = StopSignal
@@ -108,6 +121,11 @@ func ParseStopReply(r string) (StopReply, error) {
 			s.Reason = k
 			if a, err := strconv.ParseUint(v, 16, 64); err == nil {
 				s.WatchAddr = a
+			}
+		case "syscall_entry", "syscall_return":
+			s.Reason = k
+			if n, err := strconv.ParseUint(v, 16, 32); err == nil {
+				s.Syscall = int(n)
 			}
 		case "swbreak", "hwbreak", "library", "replaylog", "fork", "vfork", "vforkdone",
 			"exec", "create", "no-resumed":

@@ -7,6 +7,7 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -23,6 +24,9 @@ type Config struct {
 	Timeout time.Duration
 	// Logger for debug traces (nil: slog.Default()).
 	Logger *slog.Logger
+	// NoThreadEvents leaves threads to be seen at stops only. Live thread events cost a
+	// stop in the kernel at every system call on gdbserver before 15 (threadevents.go).
+	NoThreadEvents bool
 }
 
 // Target is an engine.Target for a program behind a GDB stub. Besides the engine's
@@ -71,6 +75,7 @@ type Target struct {
 	refs      map[int]refEntry
 	nextRef   int
 	watches   []*watch // armed watchpoints (watch.go)
+	nptl      bool     // glibc's thread events are asked for (nptl_events.go)
 	elfPath   string   // the program's file, as given (modules.go)
 }
 
@@ -237,6 +242,14 @@ func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, 
 		}
 		if entry, ok := aux[9]; ok { // AT_ENTRY
 			sym.Bias = entry - sym.ELF.Entry
+		}
+	}
+	if !cfg.NoThreadEvents {
+		err := c.EnableThreadEvents(ctx, t.threadEvent)
+		if errors.Is(err, ErrUnsupported) {
+			t.nptl = t.askReportEvents(ctx) == nil // armed at the entry point (Start)
+		} else if err != nil {
+			return fail(err)
 		}
 	}
 	return t, nil

@@ -6,6 +6,8 @@ package gdbremote
 
 import (
 	"fmt"
+	"slices"
+	"syscall"
 
 	"github.com/polydbg/polydbg/engine"
 )
@@ -57,4 +59,70 @@ func (t *Target) stepThread() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.threadID
+}
+
+// threadEvent tells the session of a thread that started or exited while the program ran
+// (Client.EnableThreadEvents); the client resumes the program itself.
+func (t *Target) threadEvent(ev ThreadEvent) {
+	t.mu.Lock()
+	h := t.h
+	t.mu.Unlock()
+	if h == nil {
+		return
+	}
+	th := thread(ev.Thread, "")
+	th.State = "running"
+	reason := engine.ThreadStarted
+	if !ev.Started {
+		reason = engine.ThreadExited
+	}
+	engine.ReportThread(h, reason, th)
+}
+
+// LiveThreadEvents says how the target reports threads as they start and exit
+// ("QThreadEvents", or "nptl": glibc's events), or "" when they are only seen at stops.
+func (t *Target) LiveThreadEvents() string {
+	if t.nptl {
+		return "nptl"
+	}
+	return t.c.ThreadEventsWay()
+}
+
+// withoutDying leaves out the threads whose exit was reported already: a stop in the
+// moment between glibc's death event and the thread's end still lists them.
+func (t *Target) withoutDying(ths []engine.Thread) []engine.Thread {
+	for _, id := range t.c.Dying() {
+		dead := thread(id, "").ID
+		ths = slices.DeleteFunc(ths, func(th engine.Thread) bool { return th.ID == dead })
+	}
+	return ths
+}
+
+// armThreadEvents sets glibc's thread event breakpoints at the program's entry point,
+// where libc is loaded; without them threads are seen at stops.
+func (t *Target) armThreadEvents() {
+	if !t.nptl {
+		return
+	}
+	if err := t.armNPTLEvents(t.ctx); err != nil {
+		t.log.Debug("gdbremote: threads are seen at stops only", "err", err)
+	}
+}
+
+// steppedThreadExited ends a step whose own thread exited (a stub with QThreadEvents says
+// so with a "w" reply, and the step cannot go on): the first thread left is selected and
+// the step stops there, saying why.
+func (t *Target) steppedThreadExited() error {
+	ids, err := t.c.Threads(t.ctx)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("gdbremote: the stepped thread exited and no thread is left")
+	}
+	if err := t.c.SetThread(t.ctx, ids[0]); err != nil {
+		return err
+	}
+	t.newStop(StopReply{Kind: StopSignal, Signal: int(syscall.SIGTRAP), Thread: ids[0], Core: -1})
+	return &trapStopError{&engine.Stop{Reason: engine.ReasonStep, Text: "the stepped thread exited"}}
 }

@@ -57,6 +57,8 @@ func (c *conn) translate(e engine.Event) {
 			reason = "removed"
 		}
 		c.event("breakpoint", godap.BreakpointEventBody{Reason: reason, Breakpoint: c.breakpoint(*e.Breakpoint)})
+	case engine.EventThread:
+		c.liveThread(e)
 	case engine.EventReset:
 		c.event("output", godap.OutputEventBody{Category: "console", Output: "target reset\n"})
 	}

@@ -3,6 +3,7 @@ package dap
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	godap "github.com/google/go-dap"
@@ -186,5 +187,24 @@ func (c *conn) threadEvents() {
 	}
 	for _, th := range ended {
 		c.event("thread", godap.ThreadEventBody{Reason: "exited", ThreadId: int(th.ID)})
+	}
+}
+
+// liveThread tells the client of a thread that started or exited while the program ran,
+// unless it knows already (the engine's ThreadChanges, shared with the stops), and keeps
+// the list shown while the program runs up to date.
+func (c *conn) liveThread(e engine.Event) {
+	if !c.lives.Note(e) {
+		return
+	}
+	tc := e.Thread
+	id := int(tc.Thread.ID)
+	c.event("thread", godap.ThreadEventBody{Reason: tc.Reason, ThreadId: id})
+	if c.thr.list == nil {
+		return
+	}
+	c.thr.list = slices.DeleteFunc(slices.Clone(c.thr.list), func(th godap.Thread) bool { return th.Id == id })
+	if tc.Reason == engine.ThreadStarted {
+		c.thr.list = append(c.thr.list, godap.Thread{Id: id, Name: tc.Thread.Name})
 	}
 }
