@@ -39,9 +39,10 @@ int main(void) {
 // and the stack and variables are then that thread's.
 func TestThreadsAsGDB(t *testing.T) {
 	dir, out := nativeScriptOf(t, "threads", threadProg,
-		"break work\nrun\ninfo threads\nprint id\nthread 1\nbt\nthread 2\nprint id\nthread\nfinish\nkill\n", "-pthread")
+		"break work\nrun\ninfo threads\nprint id\nthread 1\nbt\nthread 2\nprint id\nthread\nfinish\ndelete\nc\n", "-pthread")
 	out = strings.ReplaceAll(out, dir+"/", "")
 	expect(t, out,
+		"[New LWP ", // told live, as the thread starts
 		"Breakpoint 1, work at threads.c:5",
 		"  Id   Target Id",
 		"$1 = 7",
@@ -52,7 +53,11 @@ func TestThreadsAsGDB(t *testing.T) {
 		"$2 = 7",
 		"[Current thread is 2 (Thread ",
 		"Value returned is $3 = 14",
+		"exited]\n", "[program exited normally]",
 	)
+	if n := strings.Count(out, "[New LWP "); n != 1 || !regexp.MustCompile(`\[LWP \d+ exited\]`).MatchString(out) {
+		t.Errorf("%d new threads told, want 1, and its exit:\n%s", n, out)
+	}
 	// the thread that hit the breakpoint is the current one, marked *, and is in work
 	rows := regexp.MustCompile(`(?m)^([* ]) (\d+) +Thread (\d+).*$`).FindAllStringSubmatch(out, -1)
 	if len(rows) != 2 {

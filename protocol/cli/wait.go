@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sync"
 
@@ -41,8 +42,13 @@ func startOutput(w io.Writer, s *engine.Session) *output {
 			if err != nil {
 				return
 			}
-			if e.Kind == engine.EventOutput {
+			switch {
+			case e.Kind == engine.EventOutput:
 				w.Write([]byte(e.Text))
+			case e.Kind == engine.EventThread && e.Thread.Reason == engine.ThreadStarted:
+				fmt.Fprintf(w, "[New LWP %d]\n", e.Thread.Thread.ID) // as gdb without libthread_db
+			case e.Kind == engine.EventThread:
+				fmt.Fprintf(w, "[LWP %d exited]\n", e.Thread.Thread.ID)
 			}
 			o.mu.Lock()
 			o.seq = e.Seq
