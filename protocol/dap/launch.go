@@ -37,6 +37,9 @@ type launchArgs struct {
 	// too).
 	Address string `json:"address,omitempty"`
 	Token   string `json:"token,omitempty"`
+	// ThreadEvents false leaves a native program's threads to be seen at stops: live thread
+	// events cost two brief stops per thread start and end.
+	ThreadEvents *bool `json:"threadEvents,omitempty"`
 
 	attach bool // the session attached: disconnect detaches
 }
@@ -49,6 +52,7 @@ const launchTimeout = 30 * time.Second
 func (a launchArgs) spec(attach bool) (launch.Spec, error) {
 	s := launch.Spec{Kind: launch.Kind(a.Kind), Program: a.Program, Args: a.Args, ELF: a.ELF,
 		Machine: a.Machine, Address: a.Address, SVD: a.SVD, QEMUSerial: a.Serial, Seed: a.Seed}
+	s.Remote.NoThreadEvents = a.ThreadEvents != nil && !*a.ThreadEvents
 	if attach {
 		if a.Address == "" {
 			return s, errors.New("attach needs \"address\": HOST:PORT of a GDB stub")
