@@ -76,6 +76,8 @@ type Stop struct {
 	ReturnValue *Variable
 	// ThreadID is the thread that stopped (its Thread.ID), 0 when the target has no threads.
 	ThreadID uint64
+	// Signal names the signal that stopped a native program ("SIGSEGV"), with ReasonException.
+	Signal string
 }
 
 // Frame is one frame of the call stack; index 0 is the innermost.

@@ -105,8 +105,9 @@ type Client struct {
 	extended   bool
 	desc       *TargetDesc
 	stepOver   int
-	lastResume []byte       // the last resume command (under cmu)
-	thr        threadEvents // live thread events (threadevents.go)
+	lastResume []byte        // the last resume command (under cmu)
+	pendingSig pendingSignal // a signal that stopped the program, delivered on resume (signals.go; under cmu)
+	thr        threadEvents  // live thread events (threadevents.go)
 }
 
 const (

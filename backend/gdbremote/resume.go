@@ -75,6 +75,9 @@ func (c *Client) resume(ctx context.Context, action, thread string, start, end u
 	defer cancel()
 	c.running.Store(true)
 	c.lastResume = []byte(cmd) // sent again after a thread event (threadevents.go)
+	if withSig, ok := c.withSignal(cmd, c.pendingSig); ok {
+		cmd, c.pendingSig = withSig, pendingSignal{}
+	}
 	if err := c.send(ctx, []byte(cmd)); err != nil {
 		c.running.Store(false)
 		return err
@@ -127,6 +130,19 @@ func (c *Client) Wait(ctx context.Context) (StopReply, error) {
 			}
 			sr = next
 		}
+		c.cmu.Lock()
+		cmd, pass := c.passQuiet(sr)
+		if !pass && sr.Kind == StopSignal && passed(sr.Signal) {
+			c.pendingSig = pendingSignal{sr.Signal, sr.Thread} // delivered when the program resumes
+		}
+		c.cmu.Unlock()
+		if pass { // a quiet signal (SIGCHLD): passed on at once, the program runs on
+			if err := c.send(ctx, []byte(cmd)); err != nil {
+				c.running.Store(false)
+				return sr, err
+			}
+			continue
+		}
 		if sr.Kind == StopFileIO {
 			// File-I/O requests are not supported: tell the target the call failed (ENOSYS).
 			c.log.Debug("gdbremote: File-I/O request refused", "req", sr.Raw)
@@ -143,7 +159,15 @@ func (c *Client) Wait(ctx context.Context) (StopReply, error) {
 
 // Detach detaches from the target and lets it run on.
 func (c *Client) Detach(ctx context.Context) error {
+	c.dropSignal()
 	return c.expectOK(ctx, "D")
+}
+
+// dropSignal forgets a signal waiting to be delivered: the program it was for ends or goes.
+func (c *Client) dropSignal() {
+	c.cmu.Lock()
+	c.pendingSig = pendingSignal{}
+	c.cmu.Unlock()
 }
 
 // Kill kills the target. The stub may close the connection, which is not an error here.
@@ -151,6 +175,7 @@ func (c *Client) Kill(ctx context.Context) error {
 	if c.running.Load() {
 		return ErrRunning
 	}
+	c.dropSignal()
 	if c.extended {
 		_, err := c.Exchange(ctx, "vKill;"+c.pid(ctx))
 		return err
@@ -173,6 +198,7 @@ func (c *Client) Kill(ctx context.Context) error {
 // arguments), otherwise with the monitor command "system_reset" (QEMU). The target is then
 // stopped at its entry; the returned stop reply says where.
 func (c *Client) Restart(ctx context.Context) (StopReply, error) {
+	c.dropSignal()
 	if c.extended {
 		c.Exchange(ctx, "vKill;"+c.pid(ctx))
 		r, err := c.Exchange(ctx, "vRun;")

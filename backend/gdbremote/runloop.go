@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/polydbg/polydbg/engine"
@@ -84,8 +82,8 @@ func (t *Target) finish(sr StopReply) {
 	if sr.Kind == StopExited {
 		h.Exited(sr.Signal)
 	} else {
-		h.Output("console", fmt.Sprintf("program terminated by signal %d\n", sr.Signal))
-		h.Exited(128 + sr.Signal)
+		h.Output("console", fmt.Sprintf("program terminated by signal %s\n", SignalName(sr.Signal)))
+		h.Exited(128 + hostSignal(sr.Signal)) // as a shell reports a program a signal killed
 	}
 }
 
@@ -346,12 +344,5 @@ func (t *Target) classify(sr StopReply) *engine.Stop {
 	if sr.Signal == int(syscall.SIGTRAP) || sr.Signal == int(syscall.SIGINT) {
 		return &engine.Stop{Reason: engine.ReasonPause}
 	}
-	return &engine.Stop{Reason: engine.ReasonException, Text: "signal " + signalName(sr.Signal)}
-}
-
-func signalName(n int) string {
-	if s := syscall.Signal(n).String(); !strings.HasPrefix(s, "signal ") {
-		return s
-	}
-	return strconv.Itoa(n)
+	return &engine.Stop{Reason: engine.ReasonException, Text: "signal " + SignalName(sr.Signal), Signal: SignalName(sr.Signal)}
 }

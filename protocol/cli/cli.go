@@ -162,6 +162,10 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 			d.printf("%s\n", st.Text)
 		}
 	case engine.ReasonException:
+		if st.Signal != "" { // a native program's signal, in gdb's words
+			d.printf("\nProgram received signal %s.\n%s\n", st.Signal, where)
+			break
+		}
 		d.printf("\nRuntime error: %s\n  in %s\n", st.Text, where)
 	case engine.ReasonPause:
 		d.printf("\nPaused in %s\n", where)
