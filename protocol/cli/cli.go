@@ -148,7 +148,10 @@ func (d *Debugger) newSession() error {
 
 func (d *Debugger) reportStop(st *engine.Stop) {
 	loc := st.Location
-	where := fmt.Sprintf("%s at %s:%d", loc.Func, loc.File, loc.Line)
+	where := ""
+	if st.Reason != engine.ReasonStep { // a step shows only its line
+		where = fmt.Sprintf("%s at %s:%d", loc.Func, loc.File, loc.Line)
+	}
 	if st.ThreadID != 0 && st.ThreadID != d.stopThread {
 		if d.stopThread != 0 { // as gdb, say so when the stop is in another thread
 			d.printf("\n[Switching to thread %d (%s)]", d.s.ThreadNum(st.ThreadID), targetID(engine.Thread{ID: st.ThreadID}))

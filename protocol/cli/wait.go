@@ -13,58 +13,52 @@ import (
 // number first and waits (engine.Session.WaitStop) for the stop or end numbered after it;
 // the program's output, printed as it arrives by another goroutine, is flushed up to that
 // event before the stop is reported, so output never appears after the stop it preceded.
+// The waiting goroutine drains what is queued itself (no hand-off to the printer on a step).
 
 // outputQueue bounds the program output waiting for the terminal: a terminal that does not
 // read holds the program back instead of growing polydbg's memory.
 const outputQueue = 1024
 
-// output prints one session's program output and counts the events it has handled.
+// output prints one session's program output and thread changes.
 type output struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	seq  uint64 // the last event handled
-	done bool   // the subscription has ended
+	mu  sync.Mutex // held while events are taken and printed, so they print in order
+	w   io.Writer
+	sub *engine.Subscription
 }
 
 func startOutput(w io.Writer, s *engine.Session) *output {
-	o := &output{}
-	o.cond = sync.NewCond(&o.mu)
-	sub := s.SubscribeWith(engine.SubscribeOptions{MaxQueued: outputQueue})
+	o := &output{w: w, sub: s.SubscribeWith(engine.SubscribeOptions{MaxQueued: outputQueue})}
 	go func() {
-		defer func() {
-			o.mu.Lock()
-			o.done = true
-			o.cond.Broadcast()
-			o.mu.Unlock()
-		}()
-		for {
-			e, err := sub.Next(context.Background())
-			if err != nil {
+		for range o.sub.Ready() {
+			if o.flush(^uint64(0)) {
 				return
 			}
-			switch {
-			case e.Kind == engine.EventOutput:
-				w.Write([]byte(e.Text))
-			case e.Kind == engine.EventThread && e.Thread.Reason == engine.ThreadStarted:
-				fmt.Fprintf(w, "[New LWP %d]\n", e.Thread.Thread.ID) // as gdb without libthread_db
-			case e.Kind == engine.EventThread:
-				fmt.Fprintf(w, "[LWP %d exited]\n", e.Thread.Thread.ID)
-			}
-			o.mu.Lock()
-			o.seq = e.Seq
-			o.cond.Broadcast()
-			o.mu.Unlock()
 		}
 	}()
 	return o
 }
 
-// flush waits until the output of every event up to seq has been printed.
-func (o *output) flush(seq uint64) {
+// flush prints the queued events up to the one numbered seq, or all of them; it reports
+// whether the subscription has ended.
+func (o *output) flush(seq uint64) (ended bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for o.seq < seq && !o.done {
-		o.cond.Wait()
+	for {
+		e, ok, end := o.sub.TryNext()
+		if !ok {
+			return end
+		}
+		switch {
+		case e.Kind == engine.EventOutput:
+			io.WriteString(o.w, e.Text)
+		case e.Kind == engine.EventThread && e.Thread.Reason == engine.ThreadStarted:
+			fmt.Fprintf(o.w, "[New LWP %d]\n", e.Thread.Thread.ID) // as gdb without libthread_db
+		case e.Kind == engine.EventThread:
+			fmt.Fprintf(o.w, "[LWP %d exited]\n", e.Thread.Thread.ID)
+		}
+		if e.Seq >= seq {
+			return false
+		}
 	}
 }
 
