@@ -61,8 +61,14 @@ func (bb *builtBinary) get(b *testing.B, dir, pkg, name string) string {
 
 var polydbgBin builtBinary
 
-// polydbgBinary builds the real binary from the main module once.
-func polydbgBinary(b *testing.B) string { return polydbgBin.get(b, "..", "./cmd/polydbg", "polydbg") }
+// polydbgBinary builds the real binary from the main module once, or is $POLYDBG_BIN when
+// set (to alternate rounds with a binary built from other code).
+func polydbgBinary(b *testing.B) string {
+	if p := os.Getenv("POLYDBG_BIN"); p != "" {
+		return p
+	}
+	return polydbgBin.get(b, "..", "./cmd/polydbg", "polydbg")
+}
 
 // ezConn is the IDE side of an EZ session.
 type ezConn struct {

@@ -19,7 +19,7 @@ import (
 func init() {
 	register(&command{name: "dap", summary: "serve the Debug Adapter Protocol on stdin/stdout, or on --listen 127.0.0.1:PORT (VS Code, nvim-dap, Helix...)",
 		run: func(args []string) int {
-			out, flush := protocolStdout(true)
+			out, flush := protocolStdout(false) // protocol/dap gathers a burst itself
 			defer flush()
 			return runDAP(context.Background(), args, pollableStdin(), out, os.Stderr)
 		}})

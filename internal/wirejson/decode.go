@@ -3,7 +3,9 @@ package wirejson
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -21,8 +23,8 @@ func Unmarshal(data []byte, v any) error {
 }
 
 // Decode decodes data into v, a pointer to a struct, when data is an object of the simple
-// shape Unmarshal describes, and reports whether it did. When it reports false, v may have
-// been partly written: decode it again with encoding/json.
+// shape Unmarshal describes (objects for struct fields, at most maxDepth deep), and reports
+// whether it did. When it reports false, v is as it was: decode it again with encoding/json.
 func Decode(data []byte, v any) bool {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
@@ -32,9 +34,32 @@ func Decode(data []byte, v any) bool {
 	if d == nil {
 		return false
 	}
-	// Scan all, then store: encoding/json leaves v as it was when data is not valid.
-	var found [16]entry
-	entries := found[:0]
+	// Check all, then store: encoding/json leaves v as it was when data is not valid.
+	if !decodeObject(data, d, reflect.Value{}, true) {
+		return false
+	}
+	decodeObject(data, d, rv.Elem(), false)
+	return true
+}
+
+// DecodeFresh is Decode for a v that is thrown away when it reports false (a value just
+// made): one pass, v may then be partly written.
+func DecodeFresh(data []byte, v any) bool {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	d := decoderOf(rv.Elem().Type())
+	return d != nil && decodeObject(data, d, rv.Elem(), false)
+}
+
+// maxDepth bounds the objects within the decoded object (a request's arguments and an
+// object in them).
+const maxDepth = 3
+
+// decodeObject reads the object data into the struct st, whose fields d describes, or
+// only checks that it can (dry, st not valid), reporting whether data is one.
+func decodeObject(data []byte, d map[string]fieldDecoder, st reflect.Value, dry bool) bool {
 	s := scanner{data: data}
 	s.space()
 	if !s.take('{') {
@@ -54,15 +79,24 @@ func Decode(data []byte, v any) bool {
 			}
 			s.space()
 			start := s.i
-			kind, ok := s.value(1)
+			kind, ok := s.value(maxDepth)
 			if !ok {
 				return false
 			}
 			f, ok := d[string(key)]
-			if !ok || !f.set(reflect.Value{}, kind, data[start:s.i], true) {
+			if !ok {
 				return false
 			}
-			entries = append(entries, entry{f, kind, data[start:s.i]})
+			var fv reflect.Value
+			if !dry {
+				fv = st.Field(f.index[0])
+				for _, j := range f.index[1:] {
+					fv = fv.Field(j)
+				}
+			}
+			if !f.set(fv, kind, data[start:s.i], dry) {
+				return false
+			}
 			s.space()
 			if s.take('}') {
 				break
@@ -73,24 +107,11 @@ func Decode(data []byte, v any) bool {
 		}
 	}
 	s.space()
-	if !s.end() {
-		return false
-	}
-	st := rv.Elem()
-	for _, e := range entries {
-		e.f.set(st.Field(e.f.index), e.kind, e.raw, false)
-	}
-	return true
-}
-
-type entry struct {
-	f    fieldDecoder
-	kind byte
-	raw  []byte
+	return s.end()
 }
 
 type fieldDecoder struct {
-	index int
+	index []int // through embedded structs
 	set   func(v reflect.Value, kind byte, raw []byte, dry bool) bool
 }
 
@@ -103,47 +124,22 @@ func decoderOf(t reflect.Type) map[string]fieldDecoder {
 		return d.(map[string]fieldDecoder)
 	}
 	d := map[string]fieldDecoder{}
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		if sf.Anonymous {
-			d = nil
-			break
+	seen := map[string]bool{}
+	ok := eachField(t, nil, func(index []int, sf reflect.StructField, name, opts string) bool {
+		if seen[name] {
+			return false
 		}
-		if !sf.IsExported() {
-			continue
-		}
-		name, opts := sf.Name, ""
-		if tag := sf.Tag.Get("json"); tag != "" {
-			if tag == "-" {
-				continue
-			}
-			n, o, _ := cutComma(tag)
-			if n != "" {
-				name = n
-			}
-			opts = o
-		}
-		set := setter(sf.Type)
-		if set == nil || opts == "string" {
-			continue // such a key makes Decode give up (it is not in the map)
-		}
-		if _, dup := d[name]; dup {
-			d = nil
-			break
-		}
-		d[name] = fieldDecoder{index: i, set: set}
+		seen[name] = true
+		if set := setter(sf.Type); set != nil && !slices.Contains(strings.Split(opts, ","), "string") {
+			d[name] = fieldDecoder{index: index, set: set}
+		} // else such a key makes Decode give up (it is not in the map)
+		return true
+	})
+	if !ok {
+		d = nil
 	}
 	decoders.Store(t, d)
 	return d
-}
-
-func cutComma(tag string) (string, string, bool) {
-	for i := range len(tag) {
-		if tag[i] == ',' {
-			return tag[:i], tag[i+1:], true
-		}
-	}
-	return tag, "", false
 }
 
 // setter stores a scanned value of the kind scanner.value reports into a field of type t
@@ -194,9 +190,16 @@ func setter(t reflect.Type) func(v reflect.Value, kind byte, raw []byte, dry boo
 			}
 			return true
 		}
+	case reflect.Struct:
+		// Looked up when used: t may hold itself through a pointer or a slice.
+		return func(v reflect.Value, kind byte, raw []byte, dry bool) bool {
+			d := decoderOf(t)
+			return kind == '{' && d != nil && decodeObject(raw, d, v, dry)
+		}
 	case reflect.Pointer:
 		elem := setter(t.Elem())
-		if elem == nil || t.Elem().Kind() == reflect.Pointer {
+		// A pointer to a struct is not: encoding/json decodes into the struct it points to.
+		if elem == nil || t.Elem().Kind() == reflect.Pointer || t.Elem().Kind() == reflect.Struct {
 			return nil
 		}
 		return func(v reflect.Value, kind byte, raw []byte, dry bool) bool {

@@ -194,7 +194,7 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 }
 
 type field struct {
-	index     int
+	index     []int  // through embedded structs
 	key       string // `"name":`
 	omitEmpty bool
 	enc       encoderFunc
@@ -203,37 +203,30 @@ type field struct {
 func structEncoder(t reflect.Type, visiting map[reflect.Type]bool) encoderFunc {
 	var fields []field
 	seen := map[string]bool{}
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		if sf.Anonymous {
-			return nil // embedding's promotion rules: encoding/json's business
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = sf.Name
-		}
+	ok := eachField(t, nil, func(index []int, sf reflect.StructField, name, opts string) bool {
 		if !plainKey(name) || (opts != "" && opts != "omitempty") || seen[name] {
-			return nil // encoding/json's rules for these: its business
+			return false // encoding/json's rules for these: its business
 		}
 		seen[name] = true
 		enc := newEncoder(sf.Type, visiting)
 		if enc == nil {
-			return nil
+			return false
 		}
-		fields = append(fields, field{index: i, key: string(AppendString(nil, name)) + ":", omitEmpty: opts == "omitempty", enc: enc})
+		fields = append(fields, field{index: index, key: string(AppendString(nil, name)) + ":", omitEmpty: opts == "omitempty", enc: enc})
+		return true
+	})
+	if !ok {
+		return nil
 	}
 	return func(b []byte, v reflect.Value) []byte {
 		b = append(b, '{')
 		first := true
-		for _, f := range fields {
-			fv := v.Field(f.index)
+		for i := range fields {
+			f := &fields[i]
+			fv := v.Field(f.index[0])
+			for _, j := range f.index[1:] {
+				fv = fv.Field(j)
+			}
 			if f.omitEmpty && isEmpty(fv) {
 				continue
 			}
@@ -246,6 +239,40 @@ func structEncoder(t reflect.Type, visiting map[reflect.Type]bool) encoderFunc {
 		}
 		return append(b, '}')
 	}
+}
+
+// eachField calls f with the fields of struct t that encoding/json encodes, in its order,
+// with their JSON name and tag options: the exported fields, and those of embedded exported
+// structs without a tag (promoted, as encoding/json does). It reports false, for encoding/json
+// to do the work, when f does or when an embedded field is of another kind (a pointer, a
+// tagged or an unexported struct): promotion rules beyond the plain case are its business. A
+// name that appears twice is left to f to refuse.
+func eachField(t reflect.Type, prefix []int, f func(index []int, sf reflect.StructField, name, opts string) bool) bool {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		index := append(prefix[:len(prefix):len(prefix)], i)
+		if sf.Anonymous {
+			if tag == "" && sf.IsExported() && sf.Type.Kind() == reflect.Struct {
+				if !eachField(sf.Type, index, f) {
+					return false
+				}
+				continue
+			}
+			return false
+		}
+		if !sf.IsExported() || tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = sf.Name
+		}
+		if !f(index, sf, name, opts) {
+			return false
+		}
+	}
+	return true
 }
 
 // plainKey reports whether a tag name is one encoding/json uses as it is.

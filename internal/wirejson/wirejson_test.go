@@ -63,6 +63,24 @@ func TestAppendMatchesEncodingJSON(t *testing.T) {
 		struct {
 			X string `json:"x,string"`
 		}{"q"},
+		// promoted fields of embedded structs, in encoding/json's order; conflicts and
+		// embedded pointers are encoding/json's
+		func() any { r := StepReq{Arguments: stepArgs{ThreadID: 1}}; r.Seq, r.Type = 4, "request"; return r }(),
+		struct {
+			Req
+			Body any `json:"body,omitempty"`
+		}{Req{Head{1, "event"}, "x"}, &loc{"f", 1, 2}},
+		struct {
+			Head
+			Seq string `json:"seq"`
+		}{Head{1, "t"}, "shadows"},
+		struct {
+			*Head
+			Tagged Head `json:"tagged"`
+		}{&Head{2, "p"}, Head{3, "q"}},
+		struct {
+			Head `json:"head"`
+		}{Head{2, "p"}},
 	}
 	for _, c := range cases {
 		got, err := Append([]byte("pre:"), c)
@@ -98,39 +116,111 @@ type request struct {
 	List    []string        `json:"list"`
 }
 
+// Head, Req, StepReq: a DAP-like request, its header embedded, its arguments a struct.
+type Head struct {
+	Seq  int    `json:"seq"`
+	Type string `json:"type"`
+}
+
+type Req struct {
+	Head
+	Command string `json:"command"`
+}
+
+type gran string
+
+type stepArgs struct {
+	ThreadID    int  `json:"threadId"`
+	Granularity gran `json:"granularity,omitempty"`
+	Source      struct {
+		Path string `json:"path"`
+		Ref  int    `json:"sourceReference,omitempty"`
+	} `json:"source"`
+	Opts *struct {
+		Hex bool `json:"hex"`
+	} `json:"format,omitempty"`
+}
+
+type StepReq struct {
+	Req
+	Arguments stepArgs `json:"arguments"`
+}
+
 // decodeBoth decodes data with Unmarshal and with encoding/json into copies of start and
-// fails when they differ in result or in failing.
-func decodeBoth(t *testing.T, data []byte) (fast bool) {
-	start := request{Type: "old", Line: 1}
+// fails when they differ in result or in failing; it reports whether Decode took it.
+func decodeBoth[T any](t *testing.T, start T, data []byte) (fast bool) {
 	a, b := start, start
 	errA, errB := Unmarshal(data, &a), json.Unmarshal(data, &b)
 	if (errA == nil) != (errB == nil) || !reflect.DeepEqual(a, b) {
 		t.Fatalf("%q:\n fast %+v (%v)\n json %+v (%v)", data, a, errA, b, errB)
 	}
 	c := start
-	return Decode(data, &c)
+	fast = Decode(data, &c)
+	if fast && !reflect.DeepEqual(c, b) {
+		t.Fatalf("%q: Decode %+v, json %+v", data, c, b)
+	}
+	var fresh, zero T
+	if DecodeFresh(data, &fresh) != fast {
+		t.Fatalf("%q: DecodeFresh %v, Decode %v", data, !fast, fast)
+	} else if fast {
+		_ = json.Unmarshal(data, &zero)
+		if !reflect.DeepEqual(fresh, zero) {
+			t.Fatalf("%q: DecodeFresh %+v, json %+v", data, fresh, zero)
+		}
+	}
+	return fast
 }
+
+var (
+	startRequest = request{Type: "old", Line: 1}
+	startStep    = func() StepReq {
+		var r StepReq
+		r.Seq, r.Command, r.Arguments.Source.Ref = 3, "old", 9
+		return r
+	}()
+)
 
 func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	fast := []string{
 		`{"type":"command","command":"stepInto","params":{}}`,
 		` { "command" : "x" , "params" : { "a" : 1, "b": "é", "c": true } , "line": -128 } `,
 		`{"params":"s","flag":false,"name":"n"}`, `{}`, `{"params":123}`,
-		`{"type":"a","type":"b"}`,
+		`{"type":"a","type":"b"}`, `{"params":{"a":{"b":{}}}}`,
 	}
 	slow := []string{
 		`{"type":"a\"b"}`, `{"Command":"x"}`, `{"other":1}`, `{"line":128}`, `{"line":1.5}`,
-		`{"params":null}`, `{"flag":null}`, `{"type":null}`, `{"list":["a"]}`, `{"params":{"a":{"b":{}}}}`,
+		`{"params":null}`, `{"flag":null}`, `{"type":null}`, `{"list":["a"]}`,
 		`{"type":"x"} x`, `{"type":"x",}`, `[1]`, `{"type":"\xff"}`, `{"command":"stepInto", "x`, `{"line":01}`,
-		`{"params":[1,2]}`,
+		`{"params":[1,2]}`, `{"params":{"a":{"b":{"c":{}}}}}`,
 	}
 	for _, s := range fast {
-		if !decodeBoth(t, []byte(s)) {
+		if !decodeBoth(t, startRequest, []byte(s)) {
 			t.Errorf("%s: not decoded by the fast path", s)
 		}
 	}
 	for _, s := range slow {
-		if decodeBoth(t, []byte(s)) {
+		if decodeBoth(t, startRequest, []byte(s)) {
+			t.Errorf("%s: decoded by the fast path", s)
+		}
+	}
+	// embedded structs (promoted fields) and struct fields
+	fastStep := []string{
+		`{"seq":9,"type":"request","command":"next","arguments":{"threadId":1}}`,
+		`{"seq":9,"arguments":{"threadId":1,"granularity":"line","source":{"path":"/a.kite"}},"command":"next"}`,
+		`{"arguments":{"source":{}},"arguments":{"source":{"path":"p"}}}`, `{}`,
+	}
+	slowStep := []string{
+		`{"Head":{"seq":1}}`, `{"arguments":null}`, `{"arguments":{"source":null}}`, `{"arguments":{"format":{"hex":true}}}`,
+		`{"arguments":{"threadId":"1"}}`, `{"arguments":{"threadId":1,"x":2}}`, `{"arguments":{"source":{"path":"\\a"}}}`,
+		`{"arguments":{"source":{"path":"p"}}`, `{"arguments":[]}`,
+	}
+	for _, s := range fastStep {
+		if !decodeBoth(t, startStep, []byte(s)) {
+			t.Errorf("%s: not decoded by the fast path", s)
+		}
+	}
+	for _, s := range slowStep {
+		if decodeBoth(t, startStep, []byte(s)) {
 			t.Errorf("%s: decoded by the fast path", s)
 		}
 	}
@@ -140,7 +230,11 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range []string{`{"type":"command","command":"stepInto","params":{}}`, `{"line":-1,"flag":true}`, `{"params":{"a":[1]}}`} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { decodeBoth(t, data) })
+	f.Add([]byte(`{"seq":9,"type":"request","command":"next","arguments":{"threadId":1,"source":{"path":"a"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		decodeBoth(t, startRequest, data)
+		decodeBoth(t, startStep, data)
+	})
 }
 
 // A step's command and event cost no allocation beyond the message itself.

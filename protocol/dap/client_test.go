@@ -129,7 +129,7 @@ func (c *testClient) event(name string) map[string]any {
 	return b
 }
 
-func writeKite(t *testing.T, src string) string {
+func writeKite(t testing.TB, src string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "prog.kite")
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {

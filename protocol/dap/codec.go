@@ -1,9 +1,12 @@
 package dap
 
 import (
+	"bytes"
 	"encoding/json"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/polydbg/polydbg/internal/wirejson"
 )
 
 // This file is the one place where polydbg goes beyond go-dap v0.12.0 (DAP 1.59): fields
@@ -17,11 +20,6 @@ type capabilities struct {
 	SupportsANSIStyling bool `json:"supportsANSIStyling,omitempty"`
 	// BreakpointModes (DAP 1.65): none; every breakpoint has one mode.
 	BreakpointModes []json.RawMessage `json:"breakpointModes,omitempty"`
-}
-
-type initializeResponse struct {
-	godap.Response
-	Body capabilities `json:"body"`
 }
 
 type capabilitiesEvent struct {
@@ -79,4 +77,49 @@ type disassembledInstruction struct {
 func invalidInstruction(addr string) disassembledInstruction {
 	return disassembledInstruction{DisassembledInstruction: godap.DisassembledInstruction{Address: addr, Instruction: "??"},
 		PresentationHint: "invalid"}
+}
+
+// fastRequests are the requests a client sends at every step (the step, then what it shows
+// at the stop), decoded with wirejson when their JSON is of its plain shape.
+var fastRequests = map[string]func() godap.Message{
+	"next":       func() godap.Message { return &godap.NextRequest{} },
+	"stepIn":     func() godap.Message { return &godap.StepInRequest{} },
+	"stepOut":    func() godap.Message { return &godap.StepOutRequest{} },
+	"continue":   func() godap.Message { return &godap.ContinueRequest{} },
+	"pause":      func() godap.Message { return &godap.PauseRequest{} },
+	"threads":    func() godap.Message { return &godap.ThreadsRequest{} },
+	"stackTrace": func() godap.Message { return &godap.StackTraceRequest{} },
+	"scopes":     func() godap.Message { return &godap.ScopesRequest{} },
+	"variables":  func() godap.Message { return &godap.VariablesRequest{} },
+	"evaluate":   func() godap.Message { return &godap.EvaluateRequest{} },
+}
+
+// decode is the codec's DecodeMessage. The requests of fastRequests skip its two passes of
+// encoding/json when wirejson can decode them: the command is peeked at, the message decoded
+// as that request, and taken when it says that type and command (the codec would then have
+// decoded the same).
+func (c *conn) decode(body []byte) (godap.Message, error) {
+	if cmd, ok := peekCommand(body); ok {
+		if mk := fastRequests[string(cmd)]; mk != nil {
+			m := mk()
+			if wirejson.DecodeFresh(body, m) {
+				if r := m.(godap.RequestMessage).GetRequest(); r.Type == "request" && r.Command == string(cmd) {
+					return m, nil
+				}
+			}
+		}
+	}
+	return c.codec.DecodeMessage(body)
+}
+
+// peekCommand finds the value of the first "command" key of a message, if plain.
+func peekCommand(body []byte) ([]byte, bool) {
+	const key = `"command":"`
+	i := bytes.Index(body, []byte(key))
+	if i < 0 {
+		return nil, false
+	}
+	rest := body[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	return rest[:max(j, 0)], j > 0
 }

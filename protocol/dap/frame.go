@@ -2,11 +2,11 @@ package dap
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 )
 
 // Limits of the base protocol's framing.
@@ -38,7 +38,7 @@ func ReadFrame(r *bufio.Reader, max int) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if line == "" {
+		if len(line) == 0 {
 			if lines == 0 {
 				lines-- // blank lines between frames
 				continue
@@ -49,15 +49,16 @@ func ReadFrame(r *bufio.Reader, max int) ([]byte, error) {
 			bad = "too many header lines"
 			continue
 		}
-		name, value, ok := strings.Cut(line, ":")
+		name, value, ok := bytes.Cut(line, []byte(":"))
 		if !ok {
-			bad = fmt.Sprintf("malformed header line %q", clip(line))
+			bad = fmt.Sprintf("malformed header line %q", clip(string(line)))
 			continue
 		}
-		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
+			value = bytes.TrimSpace(value)
+			n, err := strconv.ParseInt(string(value), 10, 64)
 			if err != nil || n < 0 {
-				bad = fmt.Sprintf("bad Content-Length %q", clip(value))
+				bad = fmt.Sprintf("bad Content-Length %q", clip(string(value)))
 				continue
 			}
 			length = n
@@ -85,13 +86,15 @@ func ReadFrame(r *bufio.Reader, max int) ([]byte, error) {
 }
 
 // readLine reads a line ending in "\n" (a "\r" before it is dropped), holding at most
-// maxHeaderLine bytes of it.
-func readLine(r *bufio.Reader) (string, error) {
+// maxHeaderLine bytes of it. The line is valid until the next read from r.
+func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	long := false
-	for {
+	for first := true; ; first = false {
 		frag, err := r.ReadSlice('\n')
-		if !long && len(line)+len(frag) <= maxHeaderLine+2 {
+		if first && err == nil && len(frag) <= maxHeaderLine+2 { // the usual case: no copy
+			line = frag
+		} else if !long && len(line)+len(frag) <= maxHeaderLine+2 {
 			line = append(line, frag...)
 		} else {
 			long = true
@@ -99,17 +102,17 @@ func readLine(r *bufio.Reader) (string, error) {
 		switch {
 		case err == nil:
 			if long {
-				return "\x00long", nil // not a header: reported as malformed
+				return []byte("\x00long"), nil // not a header: reported as malformed
 			}
-			s := strings.TrimSuffix(string(line), "\n")
-			return strings.TrimSuffix(s, "\r"), nil
+			line = bytes.TrimSuffix(line, []byte("\n"))
+			return bytes.TrimSuffix(line, []byte("\r")), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		default:
 			if err == io.EOF && len(line) > 0 {
 				err = io.ErrUnexpectedEOF
 			}
-			return "", err
+			return nil, err
 		}
 	}
 }

@@ -105,6 +105,7 @@ func (c *conn) start(ctx context.Context, req *rawRequest, attach bool) (any, er
 	id := "launch-" + strconv.Itoa(req.Seq)
 	c.event("progressStart", godap.ProgressStartEventBody{ProgressId: id, RequestId: req.Seq,
 		Title: "Starting " + string(spec.Kind) + " target", Cancellable: true, Message: spec.Program})
+	c.flush() // shown while the target starts
 	ctx, cancel := context.WithTimeout(ctx, launchTimeout)
 	d, err := launch.Start(ctx, spec)
 	cancel()
@@ -140,6 +141,7 @@ func (c *conn) adopt(d *launch.Debuggee) {
 				c.event("output", godap.OutputEventBody{Category: "important",
 					Output: fmt.Sprintf("frame %d: %s used %d of %d\n", e.FrameIndex, e.Rule, e.Used, e.Limit)})
 			}
+			c.flush() // from the console's goroutine, outside any request
 		})
 	}
 }

@@ -192,12 +192,17 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 	return nil, fmt.Errorf("%s is not supported", msg.(godap.RequestMessage).GetRequest().Command)
 }
 
-// resume continues or steps; the continued event it causes is not echoed.
+// resume continues or steps; the continued event it causes is not echoed. A step lets the
+// program run before the response is written (handle).
 func (c *conn) resume(d *launch.Debuggee, mode engine.ResumeMode) error {
+	seq := d.Seq()
 	if err := d.Resume(mode); err != nil {
 		return err
 	}
 	c.ownContinues++
+	if mode != engine.Continue {
+		c.stepFrom = max(seq, 1)
+	}
 	return nil
 }
 

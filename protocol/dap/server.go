@@ -14,11 +14,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
+	"strconv"
 	"sync"
 
 	godap "github.com/google/go-dap"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/wirejson"
 	"github.com/polydbg/polydbg/launch"
 )
 
@@ -46,10 +49,15 @@ type conn struct {
 	codec *godap.Codec
 	log   *slog.Logger
 
-	wmu  sync.Mutex
-	w    io.Writer
-	wseq int
-	werr error
+	// wmu guards the outgoing stream: messages are framed into out and written together by
+	// flush (one write for a burst: a response and the stop that follows it).
+	wmu      sync.Mutex
+	w        io.Writer
+	wseq     int
+	werr     error
+	out      []byte
+	scratch  []byte
+	stepFrom uint64 // the request handled now stepped from the halt numbered so (c.mu held)
 
 	// cancelled holds the seqs of requests a cancel request reached before they ran;
 	// inflight cancels the request that runs. Both are shared with the reader goroutine.
@@ -188,7 +196,9 @@ func (c *conn) runLong(ctx context.Context, body []byte) {
 	}
 }
 
-// handle answers one frame, with the events before and after it.
+// handle answers one frame, with the events before and after it. After a step it lets the
+// program run first (it is ready to, with one processor it has not yet), so that the stop's
+// event usually leaves with the response, in one write.
 func (c *conn) handle(ctx context.Context, body []byte) {
 	c.locked(func() {
 		if c.closed {
@@ -197,15 +207,27 @@ func (c *conn) handle(ctx context.Context, body []byte) {
 		c.drain()
 		c.handleFrame(ctx, body)
 		c.drain()
+		if c.stepFrom != 0 {
+			for range 4 { // the scheduler may run another first (its global queue)
+				runtime.Gosched()
+				if c.d == nil || c.d.LastHalt().Seq > c.stepFrom {
+					break
+				}
+			}
+			c.stepFrom = 0
+			c.drain()
+		}
 		if c.done {
 			c.quitOnce.Do(func() { close(c.quit) })
 		}
 	})
 }
 
+// locked runs f with c.mu held, then writes out what f wrote.
 func (c *conn) locked(f func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.flush()
 	f()
 }
 
@@ -250,7 +272,7 @@ func (c *conn) peekCancel(body []byte) {
 
 // handleFrame decodes one message and answers it; bad input gets an error response.
 func (c *conn) handleFrame(ctx context.Context, body []byte) {
-	msg, err := c.codec.DecodeMessage(body)
+	msg, err := c.decode(body)
 	var head struct {
 		Seq     int    `json:"seq"`
 		Type    string `json:"type"`
@@ -306,19 +328,60 @@ func (c *conn) handleFrame(ctx context.Context, body []byte) {
 // next returns the next outgoing sequence number; wmu held.
 func (c *conn) nextSeq() int { c.wseq++; return c.wseq }
 
-// write sends one message; the first write error ends the connection.
-func (c *conn) write(build func(seq int) any) {
+// flushAt is what out may hold before it is written out within a burst (a drain of many
+// output events).
+const flushAt = 64 << 10
+
+// begin starts a message in the scratch buffer: `{"seq":N,"type":"` (wmu held); false after a
+// write error, when nothing more is written.
+func (c *conn) begin() ([]byte, bool) {
+	if c.werr != nil {
+		return nil, false
+	}
+	b := append(c.scratch[:0], `{"seq":`...)
+	b = strconv.AppendInt(b, int64(c.nextSeq()), 10)
+	return append(b, `,"type":"`...), true
+}
+
+// end adds the body (left out when nil, as omitempty does) and frames the message into out
+// (wmu held).
+func (c *conn) end(b []byte, body any) {
+	if body != nil {
+		var err error
+		if b, err = wirejson.Append(append(b, `,"body":`...), body); err != nil {
+			c.log.Error("dap: encoding a message", "err", err)
+			return
+		}
+	}
+	c.frame(append(b, '}'))
+}
+
+// frame adds one message to out (wmu held).
+func (c *conn) frame(b []byte) {
+	c.scratch = b
+	c.out = append(c.out, "Content-Length: "...)
+	c.out = strconv.AppendInt(c.out, int64(len(b)), 10)
+	c.out = append(append(c.out, "\r\n\r\n"...), b...)
+	if len(c.out) >= flushAt {
+		c.flushLocked()
+	}
+}
+
+// flush writes out what was framed; the first write error ends the connection.
+func (c *conn) flush() {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if c.werr != nil {
-		return
+	c.flushLocked()
+}
+
+func (c *conn) flushLocked() {
+	if len(c.out) > 0 && c.werr == nil {
+		_, c.werr = c.w.Write(c.out)
 	}
-	b, err := json.Marshal(build(c.nextSeq()))
-	if err != nil {
-		c.log.Error("dap: encoding a message", "err", err)
-		return
+	c.out = c.out[:0]
+	if cap(c.out) > 4*flushAt { // a burst of output: not kept
+		c.out = nil
 	}
-	c.werr = WriteFrame(c.w, b)
 }
 
 func (c *conn) writeErr() error {
@@ -332,33 +395,49 @@ func response(seq, reqSeq int, command string) godap.Response {
 		RequestSeq: reqSeq, Success: true, Command: command}
 }
 
+// respond answers a request with success; the envelope is go-dap's Response, written out
+// by hand.
 func (c *conn) respond(reqSeq int, command string, body any) {
-	c.write(func(seq int) any {
-		if caps, ok := body.(capabilities); ok {
-			return &initializeResponse{Response: response(seq, reqSeq, command), Body: caps}
-		}
-		return &bodyResponse{Response: response(seq, reqSeq, command), Body: body}
-	})
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	b, ok := c.begin()
+	if !ok {
+		return
+	}
+	b = append(b, `response","request_seq":`...)
+	b = strconv.AppendInt(b, int64(reqSeq), 10)
+	b = wirejson.AppendString(append(b, `,"success":true,"command":`...), command)
+	c.end(b, body)
 }
 
 // sendError answers a request with success false; the message is shown to the user.
 func (c *conn) sendError(reqSeq int, command, msg string) {
-	c.write(func(seq int) any {
-		r := response(seq, reqSeq, command)
-		r.Success, r.Message = false, msg
-		return &godap.ErrorResponse{Response: r, Body: godap.ErrorResponseBody{
-			Error: &godap.ErrorMessage{Id: 1, Format: msg, ShowUser: true}}}
-	})
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.werr != nil {
+		return
+	}
+	r := response(c.nextSeq(), reqSeq, command)
+	r.Success, r.Message = false, msg
+	b, err := wirejson.Append(c.scratch[:0], &godap.ErrorResponse{Response: r, Body: godap.ErrorResponseBody{
+		Error: &godap.ErrorMessage{Id: 1, Format: msg, ShowUser: true}}})
+	if err != nil {
+		c.log.Error("dap: encoding a message", "err", err)
+		return
+	}
+	c.frame(b)
 }
 
-// event sends an event with a body.
+// event sends an event with a body (none when nil); the envelope is go-dap's Event.
 func (c *conn) event(name string, body any) {
-	c.write(func(seq int) any {
-		return &struct {
-			godap.Event
-			Body any `json:"body,omitempty"`
-		}{godap.Event{ProtocolMessage: godap.ProtocolMessage{Seq: seq, Type: "event"}, Event: name}, body}
-	})
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	b, ok := c.begin()
+	if !ok {
+		return
+	}
+	b = wirejson.AppendString(append(b, `event","event":`...), name)
+	c.end(b, body)
 }
 
 // closeDebuggee ends the debuggee and unregisters it.
