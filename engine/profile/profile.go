@@ -3,6 +3,7 @@ package profile
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -44,10 +45,8 @@ type Profiler struct {
 	start    time.Time
 	last     time.Time
 	prev     *siteAcc
-	prevKey  string
 	sites    map[Site]*siteAcc
-	folded   map[string]int64
-	foldedN  map[string]int64 // statements run per folded key
+	folded   map[string]*foldAcc // by folded key: "main;fib;Return@3:5"
 	timeline []TimelineEntry
 	dropped  int64
 	open     []openStmt
@@ -78,7 +77,14 @@ func (p *Profiler) Resume() {
 	}
 }
 
-type siteAcc struct{ SiteStats }
+type siteAcc struct {
+	SiteStats
+	stack string   // the stack it ran in last
+	fold  *foldAcc // of that stack and this site
+}
+
+// foldAcc is one folded stack's time and statement count.
+type foldAcc struct{ ns, n int64 }
 
 type openStmt struct {
 	acc   *siteAcc
@@ -99,7 +105,7 @@ func (p *Profiler) Statement(site Site, depth int, stack string) {
 	now := p.now()
 	if !p.started {
 		p.started, p.start = true, now
-		p.sites, p.folded, p.foldedN = map[Site]*siteAcc{}, map[string]int64{}, map[string]int64{}
+		p.sites, p.folded = map[Site]*siteAcc{}, map[string]*foldAcc{}
 	}
 	p.closeSelf(now)
 	for len(p.open) > 0 && p.open[len(p.open)-1].depth >= depth {
@@ -109,12 +115,20 @@ func (p *Profiler) Statement(site Site, depth int, stack string) {
 	}
 	acc := p.sites[site]
 	if acc == nil {
-		acc = &siteAcc{SiteStats{Site: site}}
+		acc = &siteAcc{SiteStats: SiteStats{Site: site}}
 		p.sites[site] = acc
 	}
 	acc.Count++
+	if acc.fold == nil || acc.stack != stack { // the key is built when the stack changes
+		key := stack + ";" + site.Kind + "@" + strconv.Itoa(site.Line) + ":" + strconv.Itoa(site.Col)
+		if acc.fold = p.folded[key]; acc.fold == nil {
+			acc.fold = &foldAcc{}
+			p.folded[key] = acc.fold
+		}
+		acc.stack = stack
+	}
 	p.open = append(p.open, openStmt{acc: acc, depth: depth, start: now})
-	p.prev, p.prevKey, p.last = acc, stack+";"+site.Kind+"@"+fmt.Sprint(site.Line)+":"+fmt.Sprint(site.Col), now
+	p.prev, p.last = acc, now
 }
 
 // closeSelf gives the time since the previous statement began to that statement.
@@ -124,8 +138,8 @@ func (p *Profiler) closeSelf(now time.Time) {
 	}
 	d := now.Sub(p.last).Nanoseconds()
 	p.prev.SelfNs += d
-	p.folded[p.prevKey] += d
-	p.foldedN[p.prevKey]++
+	p.prev.fold.ns += d
+	p.prev.fold.n++
 	cap := p.TimelineCap
 	if cap <= 0 {
 		cap = DefaultTimelineCap
@@ -191,8 +205,9 @@ func (p *Profiler) Report() Report {
 	sort.Strings(keys)
 	var b strings.Builder
 	for _, k := range keys {
-		fmt.Fprintf(&b, "%s %d\n", k, p.folded[k])
-		r.Stacks = append(r.Stacks, StackStats{Key: k, Count: p.foldedN[k], Ns: p.folded[k]})
+		f := p.folded[k]
+		fmt.Fprintf(&b, "%s %d\n", k, f.ns)
+		r.Stacks = append(r.Stacks, StackStats{Key: k, Count: f.n, Ns: f.ns})
 	}
 	r.FlameFolded = b.String()
 	for _, a := range p.sites {

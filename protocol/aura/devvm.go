@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/launch"
@@ -23,7 +24,8 @@ type devvm struct {
 	watches  []string     // asked for before the session exists
 	bps      []Breakpoint // the set asked for before the session exists
 	bpsSet   bool
-	reported uint64 // the last engine event written: steps resume only from a stop told
+	reported uint64            // the last engine event written: steps resume only from a stop told
+	envs     map[string]string // a stop's env, made again at each (encoded at once)
 }
 
 func (r *runner) runKite(ctx context.Context) int {
@@ -31,7 +33,7 @@ func (r *runner) runKite(ctx context.Context) int {
 	if err != nil {
 		file = r.cfg.File
 	}
-	d := &devvm{runner: r, file: file}
+	d := &devvm{runner: r, file: file, envs: map[string]string{}}
 	if !r.cfg.Protocol {
 		r.detached = true
 	}
@@ -112,7 +114,7 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 			switch e.Kind {
 			case engine.EventOutput:
 				if e.Category == "stderr" {
-					writeString(d.errw, e.Text)
+					_, _ = io.WriteString(d.errw, e.Text)
 				} else {
 					d.out.program([]byte(e.Text))
 				}
@@ -146,6 +148,7 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 				break
 			}
 			d.command(c)
+			runtime.Gosched() // a step runs now: its stop is then drained at once
 		case <-ctxDone:
 			ctxDone = nil
 			_ = d.s.Terminate()
@@ -161,8 +164,6 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 	d.out.finish()
 	return code
 }
-
-func writeString(w io.Writer, s string) { _, _ = w.Write([]byte(s)) }
 
 // stopped turns an engine stop into a stopped event, or resumes at once when no client can
 // act on it (detached).
@@ -186,7 +187,8 @@ func (d *devvm) stopped(e engine.Event) {
 
 // env is the variables visible in the innermost frame: globals, then locals over them.
 func (d *devvm) env() map[string]string {
-	env := map[string]string{}
+	env := d.envs
+	clear(env)
 	vars, err := d.s.FrameVariables(0)
 	if err != nil {
 		return env

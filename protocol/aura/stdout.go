@@ -20,6 +20,7 @@ type stdout struct {
 	w        io.Writer
 	protocol bool
 	partial  []byte // program output after its last "\n", not yet written
+	line     []byte // the event line being written (kept for the next)
 	failed   bool   // the writer failed (client gone): later writes are dropped
 }
 
@@ -47,14 +48,12 @@ func (o *stdout) program(p []byte) {
 		o.partial = append(o.partial, p...)
 		return
 	}
-	if len(o.partial) > 0 {
-		buf := append(o.partial, p[:i+1]...)
-		o.write(buf)
-		o.partial = o.partial[:0]
+	if head := p[:i+1]; len(o.partial) > 0 {
+		o.write(append(o.partial, head...)) // the held-back part first, in one write
 	} else {
-		o.write(p[:i+1])
+		o.write(head)
 	}
-	o.partial = append(o.partial, p[i+1:]...)
+	o.partial = append(o.partial[:0], p[i+1:]...)
 }
 
 // flushPartial writes a held-back partial line, completed with "\n"; o.mu held.
@@ -69,7 +68,6 @@ func (o *stdout) flushPartial() {
 // event writes one event line. With release, a held-back partial line is written first
 // (a stop, or the end of the run); otherwise it stays held back after the event.
 func (o *stdout) event(ev any, release bool) {
-	b := encodeEvent(ev)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.protocol {
@@ -78,24 +76,23 @@ func (o *stdout) event(ev any, release bool) {
 	if release {
 		o.flushPartial()
 	}
-	o.write(b)
+	o.line = appendEvent(o.line[:0], ev)
+	o.write(o.line)
 }
 
 // finish writes what is left of the program's output (at the end of the run).
 func (o *stdout) finish() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if len(o.partial) > 0 {
-		o.write(o.partial)
-		o.partial = o.partial[:0]
-	}
+	o.write(o.partial) // nothing when empty
+	o.partial = o.partial[:0]
 }
 
-// encodeEvent renders an event line: the prefix, compact JSON without HTML escaping, "\n".
-func encodeEvent(ev any) []byte {
-	b, err := wirejson.Append(append(make([]byte, 0, 512), EventPrefix...), ev)
+// appendEvent appends an event line to b: the prefix, compact JSON without HTML escaping, "\n".
+func appendEvent(b []byte, ev any) []byte {
+	out, err := wirejson.Append(append(b, EventPrefix...), ev)
 	if err != nil {
-		return []byte(EventPrefix + `{"event":"error","message":"cannot encode event"}` + "\n")
+		return append(b[:0], EventPrefix+`{"event":"error","message":"cannot encode event"}`+"\n"...)
 	}
-	return append(b, '\n')
+	return append(out, '\n')
 }

@@ -10,7 +10,7 @@ import (
 // while its line is incomplete, and comes out whole and in order.
 func TestWirePartialLines(t *testing.T) {
 	ev := TerminatedEvent{Event: "terminated", Target: "devvm"}
-	evLine := string(encodeEvent(ev))
+	evLine := string(appendEvent(nil, ev))
 	for _, tc := range []struct {
 		name string
 		run  func(o *stdout)
@@ -74,7 +74,7 @@ func TestWireProtocolOff(t *testing.T) {
 }
 
 func TestEncodeEventNoHTMLEscape(t *testing.T) {
-	got := string(encodeEvent(StoppedEvent{Event: "stopped", Env: map[string]string{"f": "<fn f>"}}))
+	got := string(appendEvent(nil, StoppedEvent{Event: "stopped", Env: map[string]string{"f": "<fn f>"}}))
 	if !strings.Contains(got, `"f":"<fn f>"`) || !strings.HasSuffix(got, "}\n") || strings.Count(got, "\n") != 1 {
 		t.Fatalf("got %q", got)
 	}

@@ -1,6 +1,14 @@
 package aura
 
-import "testing"
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // A step's command and its stopped event cost few allocations: parsing {"cmd":"stepIn"}
 // and encoding a stop with its environment and watches. A regression on the hot path
@@ -20,11 +28,61 @@ func TestStepAllocations(t *testing.T) {
 		Env: map[string]string{"i": "3", "total": "6"}, Watches: []WatchResult{{Expr: "i", Value: &v}}}
 	want := `AURA_DEBUG_EVENT {"event":"stopped","reason":"step","file":"/tmp/a.kite","line":4,"col":5,` +
 		`"env":{"i":"3","total":"6"},"watches":[{"expr":"i","value":"3"}],"func":"main"}` + "\n"
-	if got := string(encodeEvent(ev)); got != want {
+	if got := string(appendEvent(nil, ev)); got != want {
 		t.Fatalf("got %s", got)
 	}
-	n = testing.AllocsPerRun(200, func() { encodeEvent(ev) })
-	if n > 3 { // measured: 2 (the line, the event's boxing); 11 before wirejson's map path
-		t.Errorf("encodeEvent allocates %v objects, want at most 3", n)
+	var buf []byte // stdout keeps its line from one event to the next
+	n = testing.AllocsPerRun(200, func() { buf = appendEvent(buf[:0], ev) })
+	if n > 2 { // measured: 1 (the event's boxing); 2 with a new line each time, 11 before wirejson's map path
+		t.Errorf("appendEvent allocates %v objects, want at most 2", n)
 	}
+}
+
+// BenchmarkStepInProcess: a stepIn to its stopped event through Run, over io.Pipe, in
+// process (perf on, as by default), for CPU profiles of the Dev-VM's step:
+//
+//	GOMAXPROCS=1 go test ./protocol/aura -run '^$' -bench StepInProcess -benchtime 50000x -cpuprofile cpu.out
+func BenchmarkStepInProcess(b *testing.B) {
+	file := filepath.Join(b.TempDir(), "loop.kite")
+	src := "let i = 0\nlet total = 0\nwhile true {\n    i += 1\n    total += i\n}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(context.Background(), Config{File: file, Protocol: true, WaitEnable: true,
+			Stdin: inR, Stdout: outW, Stderr: io.Discard})
+	}()
+	out := bufio.NewReader(outR)
+	send := func(line string) {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	await := func(event string) {
+		for {
+			line, err := out.ReadSlice('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			if bytes.Contains(line, []byte(`"event":"`+event+`"`)) {
+				return
+			}
+		}
+	}
+	await("hello")
+	send(`{"cmd":"enable","startPaused":true}`)
+	await("stopped")
+	b.ReportAllocs()
+	for b.Loop() {
+		send(`{"cmd":"stepIn"}`)
+		await("stopped")
+	}
+	b.StopTimer()
+	send(`{"cmd":"terminate"}`)
+	inW.Close()
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	<-done
 }
