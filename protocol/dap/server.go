@@ -160,7 +160,7 @@ func (c *conn) read(ctx context.Context, r *bufio.Reader) error {
 				continue
 			}
 			c.lmu.Unlock()
-			c.handle(ctx, body)
+			c.handle(ctx, body, false)
 		}
 		if err := c.writeErr(); err != nil {
 			return err
@@ -183,7 +183,7 @@ func mayTakeLong(body []byte) bool {
 // runLong handles a long request, then the requests that came meanwhile.
 func (c *conn) runLong(ctx context.Context, body []byte) {
 	for {
-		c.handle(ctx, body)
+		c.handle(ctx, body, true)
 		c.lmu.Lock()
 		if len(c.pending) == 0 {
 			c.long = false
@@ -199,13 +199,13 @@ func (c *conn) runLong(ctx context.Context, body []byte) {
 // handle answers one frame, with the events before and after it. After a step it lets the
 // program run first (it is ready to, with one processor it has not yet), so that the stop's
 // event usually leaves with the response, in one write.
-func (c *conn) handle(ctx context.Context, body []byte) {
+func (c *conn) handle(ctx context.Context, body []byte, async bool) {
 	c.locked(func() {
 		if c.closed {
 			return
 		}
 		c.drain()
-		c.handleFrame(ctx, body)
+		c.handleFrame(ctx, body, async)
 		c.drain()
 		if c.stepFrom != 0 {
 			for range 4 { // the scheduler may run another first (its global queue)
@@ -270,8 +270,9 @@ func (c *conn) peekCancel(body []byte) {
 	}
 }
 
-// handleFrame decodes one message and answers it; bad input gets an error response.
-func (c *conn) handleFrame(ctx context.Context, body []byte) {
+// handleFrame decodes one message and answers it; bad input gets an error response. async
+// says it runs beside the reader (a long request, or one queued behind it).
+func (c *conn) handleFrame(ctx context.Context, body []byte, async bool) {
 	msg, err := c.decode(body)
 	var head struct {
 		Seq     int    `json:"seq"`
@@ -300,7 +301,10 @@ func (c *conn) handleFrame(ctx context.Context, body []byte) {
 	c.cmu.Lock()
 	skip := c.cancelled[head.Seq]
 	delete(c.cancelled, head.Seq)
-	rctx, cancel := context.WithCancel(ctx)
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	if async { // the reader reads on: a cancel request can reach it while it runs
+		rctx, cancel = context.WithCancel(ctx)
+	}
 	c.inflight, c.cancelRun = head.Seq, cancel
 	c.cmu.Unlock()
 	defer func() {

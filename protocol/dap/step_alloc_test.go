@@ -51,13 +51,13 @@ func newStepConn(tb testing.TB) *stepConn {
 		fmt.Sprintf(`{"seq":3,"type":"request","command":"setBreakpoints","arguments":{"source":{"path":%q},"breakpoints":[{"line":5}]}}`, path),
 		`{"seq":4,"type":"request","command":"configurationDone"}`,
 	} {
-		c.handle(ctx, []byte(req))
+		c.handle(ctx, []byte(req), false)
 		if !bytes.Contains(sc.out.Bytes(), fmt.Appendf(nil, `"request_seq":%d,"success":true`, i+1)) {
 			tb.Fatalf("request %d: %s", i+1, sc.out.Bytes())
 		}
 	}
 	sc.settle(tb)
-	c.handle(ctx, fmt.Appendf(nil, `{"seq":5,"type":"request","command":"setBreakpoints","arguments":{"source":{"path":%q},"breakpoints":[]}}`, path))
+	c.handle(ctx, fmt.Appendf(nil, `{"seq":5,"type":"request","command":"setBreakpoints","arguments":{"source":{"path":%q},"breakpoints":[]}}`, path), false)
 	sc.out.Reset()
 	sc.next = []byte(`{"seq":9,"type":"request","command":"next","arguments":{"threadId":1}}`)
 	return sc
@@ -77,7 +77,7 @@ func (sc *stepConn) settle(tb testing.TB) {
 }
 
 func (sc *stepConn) step(tb testing.TB) {
-	sc.c.handle(context.Background(), sc.next)
+	sc.c.handle(context.Background(), sc.next, false)
 	sc.settle(tb)
 }
 
@@ -95,19 +95,19 @@ func BenchmarkStepInProcess(b *testing.B) {
 
 // A next request, from its frame's body to its response and stopped event written,
 // allocates a bounded, small number of objects (engine, VM and DAP together): a regression
-// on the step's hot path (encoding/json back on it, a goroutine hop) fails here. Measured:
-// 10 (before wirejson and the burst gathered in the connection: 32).
+// on the step's hot path (encoding/json back on it, a cancel context per request) fails
+// here. Measured: 8 (before wirejson and the burst gathered in the connection: 32).
 func TestStepAllocations(t *testing.T) {
 	sc := newStepConn(t)
 	sc.step(t)
 	n := testing.AllocsPerRun(200, func() { sc.step(t) })
 	t.Logf("%v allocations a step", n)
-	if n > 13 {
-		t.Errorf("a next request allocates %v objects, want at most 13", n)
+	if n > 11 {
+		t.Errorf("a next request allocates %v objects, want at most 11", n)
 	}
 	// and, on one processor (as on stdio), the stop's event left with the response
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	sc.c.handle(context.Background(), sc.next)
+	sc.c.handle(context.Background(), sc.next, false)
 	out := sc.out.String()
 	if strings.Count(out, "Content-Length") != 2 || !strings.Contains(out, `"command":"next"`) ||
 		!strings.Contains(out, `"event":"stopped"`) {
