@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -112,5 +113,45 @@ func TestStepAllocations(t *testing.T) {
 	if strings.Count(out, "Content-Length") != 2 || !strings.Contains(out, `"command":"next"`) ||
 		!strings.Contains(out, `"event":"stopped"`) {
 		t.Errorf("after next, one burst should hold the response and the stop: %q", out)
+	}
+}
+
+// BenchmarkStepServe: a next request to its stopped event through Serve and its goroutines
+// (reader, event pump), over io.Pipe, in process: with GOMAXPROCS=1 its time is the CPU
+// a step costs the connection, hand-offs between goroutines included.
+//
+//	GOMAXPROCS=1 go test ./protocol/dap -run '^$' -bench StepServe -benchtime 100000x
+func BenchmarkStepServe(b *testing.B) {
+	path := writeKite(b, stepLoop)
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, sr, sw, Options{}); sw.Close() }()
+	b.Cleanup(func() { cancel(); cw.Close(); <-done })
+	r := bufio.NewReader(cr)
+	do := func(req, until string) {
+		if err := WriteFrame(cw, []byte(req)); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			body, err := ReadFrame(r, 1<<20)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if bytes.Contains(body, []byte(until)) {
+				return
+			}
+		}
+	}
+	do(`{"seq":1,"type":"request","command":"initialize","arguments":{"adapterID":"t"}}`, `"command":"initialize"`)
+	do(fmt.Sprintf(`{"seq":2,"type":"request","command":"launch","arguments":{"program":%q}}`, path), `"event":"initialized"`)
+	do(fmt.Sprintf(`{"seq":3,"type":"request","command":"setBreakpoints","arguments":{"source":{"path":%q},"breakpoints":[{"line":5}]}}`, path), `"command":"setBreakpoints"`)
+	do(`{"seq":4,"type":"request","command":"configurationDone"}`, `"event":"stopped"`)
+	do(fmt.Sprintf(`{"seq":5,"type":"request","command":"setBreakpoints","arguments":{"source":{"path":%q},"breakpoints":[]}}`, path), `"command":"setBreakpoints"`)
+	next := `{"seq":9,"type":"request","command":"next","arguments":{"threadId":1}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		do(next, `"event":"stopped"`)
 	}
 }
