@@ -103,6 +103,12 @@ func FuzzAppendString(f *testing.F) {
 		if want := golden(t, v); string(got) != want {
 			t.Fatalf("got %s want %s", got, want)
 		}
+		var r StepReq // promoted fields, a struct field
+		r.Type, r.Command, r.Arguments.Granularity, r.Arguments.Source.Path = s, s, gran(s), s
+		got, _ = Append(nil, r)
+		if want := golden(t, r); string(got) != want {
+			t.Fatalf("got %s want %s", got, want)
+		}
 	})
 }
 
