@@ -379,30 +379,36 @@ func cmdInfo(d *Debugger, args string) bool {
 	return false
 }
 
-func (d *Debugger) showScope(name string) {
+// scopeVariables reads the selected frame's scope by name; ok is false when there is none
+// (or it cannot be read: the reason is printed).
+func (d *Debugger) scopeVariables(name string) (vars []engine.Variable, ok bool) {
 	scopes, err := d.s.Scopes(d.frame)
 	if err != nil {
 		d.printf("%s\n", explain(err))
-		return
+		return nil, false
 	}
 	for _, sc := range scopes {
-		if sc.Name != name {
-			continue
+		if sc.Name == name {
+			vars, err := d.s.Variables(sc.Ref)
+			if err != nil {
+				d.printf("%s\n", explain(err))
+				return nil, false
+			}
+			return vars, true
 		}
-		vars, err := d.s.Variables(sc.Ref)
-		if err != nil {
-			d.printf("%s\n", explain(err))
-			return
-		}
-		if len(vars) == 0 {
-			d.printf("No %s.\n", strings.ToLower(name))
-		}
-		for _, v := range vars {
-			d.printf("%s = %s\n", v.Name, v.Value)
-		}
-		return
 	}
 	d.printf("No %s in this frame.\n", strings.ToLower(name))
+	return nil, false
+}
+
+func (d *Debugger) showScope(name string) {
+	vars, ok := d.scopeVariables(name)
+	if ok && len(vars) == 0 {
+		d.printf("No %s.\n", strings.ToLower(name))
+	}
+	for _, v := range vars {
+		d.printf("%s = %s\n", v.Name, v.Value)
+	}
 }
 
 func cmdBacktrace(d *Debugger, _ string) bool {

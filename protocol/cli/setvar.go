@@ -55,33 +55,20 @@ func cutAssign(s string) (lhs, rhs string, ok bool) {
 
 // showLocals lists the frame's parameters (args) or its other locals, by engine.Variable.Arg.
 func (d *Debugger) showLocals(args bool) {
-	scopes, err := d.s.Scopes(d.frame)
-	if err != nil {
-		d.printf("%s\n", explain(err))
+	vars, ok := d.scopeVariables("Locals")
+	if !ok {
 		return
 	}
-	for _, sc := range scopes {
-		if sc.Name != "Locals" {
-			continue
+	n := 0
+	for _, v := range vars {
+		if v.Arg == args {
+			d.printf("%s = %s\n", v.Name, v.Value)
+			n++
 		}
-		vars, err := d.s.Variables(sc.Ref)
-		if err != nil {
-			d.printf("%s\n", explain(err))
-			return
-		}
-		n := 0
-		for _, v := range vars {
-			if v.Arg == args {
-				d.printf("%s = %s\n", v.Name, v.Value)
-				n++
-			}
-		}
-		if n == 0 && args {
-			d.printf("No arguments.\n")
-		} else if n == 0 {
-			d.printf("No locals.\n")
-		}
-		return
 	}
-	d.printf("No symbol table info available.\n")
+	if n == 0 && args {
+		d.printf("No arguments.\n")
+	} else if n == 0 {
+		d.printf("No locals.\n")
+	}
 }
