@@ -1,6 +1,8 @@
 package gdbremote
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,27 +58,12 @@ func TestQuietSignalsPassedOn(t *testing.T) {
 	}
 }
 
-const signalProg = `#include <signal.h>
-#include <stdio.h>
-#include <unistd.h>
-static volatile int got;
-static void on(int s) { got = s; }
-int main(void) {
-    signal(SIGUSR1, on);
-    raise(SIGUSR1);
-    printf("handled %d\n", got);
-    fflush(stdout);
-    *(volatile int *)0 = 1;
-    return 0;
-}
-`
-
 // A signal gdb stops at is named by GDB's numbering (SIGUSR1 is 30 on the wire) and, as gdb
 // passes it, delivered when the program resumes: the handler runs. A SIGSEGV delivered the
 // same way ends the program, as under gdb.
 func TestSignalStopsAndPasses(t *testing.T) {
 	realparts.Need(t, "gdbserver")
-	prog := buildC(t, signalProg)
+	prog := buildC(t, nativeFile(t, "signals.c"))
 	tg, err := LaunchNative(testCtx(t, 30*time.Second), prog, nil, Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -117,4 +104,14 @@ func TestSignalNumbers(t *testing.T) {
 			t.Errorf("hostSignal(%d) = %d, want %d", gdb, got, host)
 		}
 	}
+}
+
+// nativeFile is the source text of testdata/native/name.
+func nativeFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "native", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -104,27 +104,17 @@ func TestMachineCommands(t *testing.T) {
 	}
 }
 
-const signalProg = `#include <signal.h>
-#include <stdio.h>
-static volatile int got;
-static void on(int s) { got = s; }
-int main(void) {
-    signal(SIGUSR1, on);
-    raise(SIGUSR1);
-    printf("handled %d\n", got);
-    fflush(stdout);
-    *(volatile int *)0 = 1;
-    return 0;
-}
-`
-
 // A signal stops the program in gdb's words, and continue delivers it, as gdb passes it.
 func TestSignalsAsGDB(t *testing.T) {
-	_, out := nativeScriptOf(t, "sig", signalProg, "run\nc\nc\n")
+	src, err := os.ReadFile("../../backend/gdbremote/testdata/native/signals.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out := nativeScriptOf(t, "sig", string(src), "run\nc\nc\n")
 	expect(t, out,
 		"Program received signal SIGUSR1.\n",
 		"handled 10\n",
-		"Program received signal SIGSEGV.\nmain at ", "sig.c:10",
+		"Program received signal SIGSEGV.\nmain at ", "sig.c:11",
 		"program terminated by signal SIGSEGV", "[program exited with code 139]",
 	)
 }
