@@ -105,6 +105,9 @@ func TestKeptAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := p.Snapshot().PID
+	p.mu.Lock()
+	run := p.run
+	p.mu.Unlock()
 
 	// A second supervisor reads the state while the first one's program still runs.
 	s2, err := New(Config{StateDir: state})
@@ -121,6 +124,9 @@ func TestKeptAcrossRestart(t *testing.T) {
 		t.Errorf("loaded %+v %+v", q, v)
 	}
 	waitState(t, p, Stopped) // the restart killed the program it found running
+	// The first supervisor saves its program's end; a real restart has no first supervisor
+	// left, here it must be done writing before the directory is deleted.
+	<-run.ended
 	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
 		t.Errorf("program %d still alive", pid)
 	}
