@@ -6,7 +6,7 @@ import (
 	"github.com/polydbg/polydbg/kite/vm"
 )
 
-// hook is the VM's debugger hook; every method runs on the VM goroutine.
+// hook is the VM's debugger hook; every method runs on the program's coroutine.
 type hook struct{ t *Target }
 
 // Trap decides what a trapped pc means: a terminate or pause request, the entry stop, a
@@ -149,7 +149,11 @@ func (t *Target) suspend(stop engine.Stop) error {
 	t.stopped = true
 	t.mu.Unlock()
 	t.h.Stopped(stop)
-	for c := range t.cmds {
+	for {
+		c, ok := t.await()
+		if !ok {
+			return ErrTerminated
+		}
 		if c.fn != nil {
 			c.fn()
 			close(c.done)
@@ -168,7 +172,6 @@ func (t *Target) suspend(stop engine.Stop) error {
 		t.watchLongRun()
 		return nil
 	}
-	return ErrTerminated
 }
 
 // stackKey names the frames outermost first, "main;fib;fib", for the profiler. Keys are

@@ -23,6 +23,7 @@ func (t *Target) watchLongRun() {
 
 // longRunning is OutOfCycles for a plain program: it wakes the monitor and lifts the limit.
 func (t *Target) longRunning() {
+	t.goOnAlone()
 	wakeMonitor()
 	t.vm.SetCycleLimit(math.MaxInt64)
 }

@@ -1,8 +1,8 @@
-// Package kitevm is the engine target for Kite programs: it runs the VM on its own
-// goroutine. While the program is stopped, that goroutine waits in the VM's hook; reads of
-// the stopped VM (stack, variables, pure evaluation) run on the caller's goroutine under the
-// target's lock, which a resume must take, and evaluations that may run program code are
-// posted to the VM goroutine.
+// Package kitevm is the engine target for Kite programs: it runs the VM as a coroutine
+// (drive.go), on the goroutine of a caller that steps it or on one of its own. While the
+// program is stopped, the coroutine waits in the VM's hook; reads of the stopped VM (stack,
+// variables, pure evaluation) run on the caller's goroutine under the target's lock, which a
+// resume must take, and evaluations that may run program code are posted to the coroutine.
 package kitevm
 
 import (
@@ -53,8 +53,9 @@ type Target struct {
 
 	mu       sync.Mutex
 	started  bool
-	stopped  bool // waiting in suspend for commands
-	cmds     chan command
+	stopped  bool      // waiting in suspend for commands
+	queue    []command // commands for the coroutine
+	driving  bool      // a goroutine runs the coroutine, or is about to
 	pending  []trapChange
 	hasTraps atomic.Bool // pending is not empty
 
@@ -81,6 +82,12 @@ type Target struct {
 	stackKeys []stackKey
 	mem       vm.MemStats
 	done      chan struct{}
+
+	// The coroutine (drive.go): next is called by its one driver at a time, yield and
+	// borrowed are the coroutine's.
+	next     func() (yieldKind, bool)
+	yield    func(yieldKind) bool
+	borrowed bool
 }
 
 type trapChange struct {
@@ -97,7 +104,7 @@ type command struct {
 
 // New makes a target for prog (compiled with opts.Host).
 func New(prog *compile.Program, opts Options) (*Target, error) {
-	t := &Target{prog: prog, opts: opts, cmds: make(chan command), bp: make([]bool, len(prog.Code)), done: make(chan struct{})}
+	t := &Target{prog: prog, opts: opts, bp: make([]bool, len(prog.Code)), done: make(chan struct{})}
 	v, err := vm.New(prog, vm.Options{
 		Stdout: outputWriter{t, "stdout"}, Stderr: outputWriter{t, "stderr"},
 		MaxDepth: opts.MaxDepth, Host: opts.Host, Seed: opts.Seed,
@@ -131,6 +138,7 @@ type outputWriter struct {
 }
 
 func (w outputWriter) Write(p []byte) (int, error) {
+	w.t.goOnAlone() // the engine may hold output back until a slow reader reads
 	if w.t.h != nil {
 		w.t.h.Output(w.cat, string(p))
 	}
@@ -151,7 +159,11 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	t.entry = stopOnEntry
 	t.setTrapMode()
 	t.watchLongRun()
-	go t.run()
+	t.startCoroutine()
+	t.mu.Lock()
+	t.driving = true
+	t.mu.Unlock()
+	go t.drive(false)
 	return nil
 }
 
@@ -206,15 +218,21 @@ func (t *Target) TakeFrameStep() bool { return t.frameStep.Swap(false) }
 // Terminating reports that Terminate was called; a Run function returns ErrTerminated.
 func (t *Target) Terminating() bool { return t.termReq.Load() }
 
-// resume hands a resume command to the VM goroutine waiting in suspend.
+// resume hands a resume command to the program waiting in suspend. A step runs on the
+// caller's goroutine (drive.go): its stop is reported when resume returns, unless it ran
+// long or wrote output, which go on on a goroutine of their own.
 func (t *Target) resume(c command) error {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if !t.stopped {
+		t.mu.Unlock()
 		return engine.ErrNotStopped
 	}
 	t.stopped = false
-	t.cmds <- c
+	inline := t.post(c, t.stepsInline(c))
+	t.mu.Unlock()
+	if inline {
+		t.drive(true)
+	}
 	return nil
 }
 
@@ -232,7 +250,7 @@ func (t *Target) Terminate() error {
 	stopped := t.stopped
 	if stopped {
 		t.stopped = false
-		t.cmds <- command{terminate: true}
+		t.post(command{terminate: true}, false)
 	}
 	t.mu.Unlock()
 	if !stopped {
@@ -266,8 +284,9 @@ func (t *Target) do(f func()) error {
 	return nil
 }
 
-// doOnVM runs f on the VM goroutine while the program is stopped: for evaluations that may
-// run program code, whose output may wait for a reader and so must not hold t.mu.
+// doOnVM runs f on the program's coroutine, driven by a goroutine of its own, while the
+// program is stopped: for evaluations that may run program code, whose output may wait for
+// a reader and so must not hold t.mu.
 func (t *Target) doOnVM(f func()) error {
 	t.mu.Lock()
 	if !t.stopped {
@@ -275,7 +294,7 @@ func (t *Target) doOnVM(f func()) error {
 		return engine.ErrNotStopped
 	}
 	done := make(chan struct{})
-	t.cmds <- command{fn: f, done: done}
+	t.post(command{fn: f, done: done}, false)
 	t.mu.Unlock()
 	<-done
 	return nil

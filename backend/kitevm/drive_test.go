@@ -1,0 +1,104 @@
+package kitevm_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/backend/kitevm"
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/kite"
+)
+
+// A step runs on the caller's goroutine: when Step returns, its stop has been reported.
+func TestStepReportedWhenStepReturns(t *testing.T) {
+	h := start(t, "let i = 0\nwhile true {\n    i += 1\n}\n", nil, true)
+	h.stop(engine.ReasonEntry, 1)
+	for range 20 {
+		h.do(h.s.Step(engine.StepOver))
+		if st := h.s.State(); st != engine.Stopped {
+			t.Fatalf("state %s right after Step returned, want stopped", st)
+		}
+		h.stop(engine.ReasonStep, 0)
+	}
+}
+
+// A continue into a loop that never stops returns at once (the run goes on on a goroutine
+// of its own after about a millisecond), and a pause still stops it.
+func TestLongRunLeavesTheCaller(t *testing.T) {
+	h := start(t, "let i = 0\nwhile true {\n    i += 1\n}\n", nil, true)
+	h.stop(engine.ReasonEntry, 1)
+	t0 := time.Now()
+	h.do(h.s.Continue())
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Fatalf("Continue held the caller %v", d)
+	}
+	if st := h.s.State(); st != engine.Running {
+		t.Fatalf("state %s, want running", st)
+	}
+	h.do(h.s.Pause())
+	h.stop(engine.ReasonPause, 0)
+}
+
+// A step over output the subscriber does not read yet (its queue is full, so the engine
+// holds the output back) must not block the goroutine that stepped: the run is handed off
+// before the output, and the step completes once the subscriber reads.
+func TestStepOverHeldOutputDoesNotBlockTheCaller(t *testing.T) {
+	prog, err := kite.Compile("prog.kite", []byte("let i = 0\nwhile i < 10 {\n    print(i)\n    i += 1\n}\nprint(\"done\")\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := kitevm.New(prog, kitevm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := engine.NewSession(tg)
+	t.Cleanup(func() { s.Close() })
+	sub := s.SubscribeWith(engine.SubscribeOptions{MaxQueued: 1})
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		e, err := sub.Next(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind == engine.EventStopped {
+			break
+		}
+	}
+	// One goroutine steps and reads, as a front end does: a step over a print while the
+	// queue is full must return before the output is read, or it would wait for itself.
+	done := make(chan string, 1)
+	go func() {
+		var out strings.Builder
+		for range 8 {
+			if err := s.Step(engine.StepOver); err != nil {
+				done <- "step: " + err.Error()
+				return
+			}
+			for {
+				e, err := sub.Next(t.Context())
+				if err != nil {
+					done <- err.Error()
+					return
+				}
+				if e.Kind == engine.EventOutput {
+					out.WriteString(e.Text)
+				}
+				if e.Kind == engine.EventStopped {
+					break
+				}
+			}
+		}
+		done <- out.String()
+	}()
+	select {
+	case out := <-done:
+		if !strings.HasPrefix(out, "0\n1\n") {
+			t.Fatalf("output %q", out)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a step over output waited for its own reader")
+	}
+}
