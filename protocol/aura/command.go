@@ -83,7 +83,8 @@ type wireWatch struct {
 // anything that is not a known, well-formed command.
 func ParseCommand(line []byte) (Command, error) {
 	var w wireCommand
-	if !wirejson.Decode(line, &w) { // a plain command line, as encoding/json reads it
+	if !wirejson.DecodeFresh(line, &w) { // a plain command line, as encoding/json reads it
+		w = wireCommand{}
 		dec := json.NewDecoder(bytes.NewReader(line))
 		if err := dec.Decode(&w); err != nil {
 			return Command{}, fmt.Errorf("not a JSON command object: %w", err)

@@ -27,7 +27,11 @@ var commandRe = regexp.MustCompile(`"command"\s*:\s*"([A-Za-z]{1,40})"`)
 // could be read, so the error event can say which command failed.
 func parseRequest(line []byte) (request, error) {
 	var req request
-	if err := wirejson.Unmarshal(line, &req); err != nil {
+	if wirejson.DecodeFresh(line, &req) { // one pass: a plain command line
+		return checkRequest(req)
+	}
+	req = request{}
+	if err := json.Unmarshal(line, &req); err != nil {
 		var probe struct {
 			Command string `json:"command"`
 		}
@@ -38,6 +42,11 @@ func parseRequest(line []byte) (request, error) {
 		}
 		return request{Command: probe.Command}, fmt.Errorf("malformed JSON: %w", err)
 	}
+	return checkRequest(req)
+}
+
+// checkRequest refuses a decoded line that is not a command.
+func checkRequest(req request) (request, error) {
 	if req.Type != "" && req.Type != "command" {
 		return req, fmt.Errorf("message type %q is not \"command\"", req.Type)
 	}
