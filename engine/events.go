@@ -80,6 +80,15 @@ func signal(c chan struct{}) {
 	}
 }
 
+// unsignal takes back a pending signal; with the subscription's lock held and its queue
+// empty (a push signals after it queued, so no event is left unsignalled).
+func unsignal(c chan struct{}) {
+	select {
+	case <-c:
+	default:
+	}
+}
+
 func (s *Subscription) push(e Event) {
 	s.mu.Lock()
 	if !s.closed && !s.ended {
@@ -97,7 +106,8 @@ func (s *Subscription) full() bool {
 }
 
 // Ready is signalled when events may be waiting, and stays signalled while some remain
-// after a TryNext: a reader may take a few and come back later.
+// after a TryNext: a reader may take a few and come back later. A TryNext that finds or
+// leaves the queue empty takes the signal back.
 func (s *Subscription) Ready() <-chan struct{} { return s.ready }
 
 // TryNext returns the next queued event without waiting. ok is false when none is
@@ -109,6 +119,9 @@ func (s *Subscription) TryNext() (e Event, ok, ended bool) {
 		return Event{}, false, true
 	}
 	if s.head == len(s.queue) {
+		if !s.ended {
+			unsignal(s.ready)
+		}
 		return Event{}, false, s.ended
 	}
 	e = s.queue[s.head]
@@ -118,6 +131,10 @@ func (s *Subscription) TryNext() (e Event, ok, ended bool) {
 		s.queue, s.head = s.queue[:0], 0
 		if s.ended {
 			signal(s.ready) // a reader that stops here still learns of the end
+		} else {
+			// Drained: a goroutine that waits on Ready (a front end's event pump) is not
+			// woken for events another one took (the request handler, after a step).
+			unsignal(s.ready)
 		}
 	} else {
 		signal(s.ready) // more wait: a reader that stops draining early is woken again
