@@ -33,6 +33,12 @@ type pipeProc struct {
 }
 
 func startPipeProc(b *testing.B, env []string, name string, args ...string) *pipeProc {
+	if cpu := os.Getenv("STEP_CHILD_CPU"); cpu != "" {
+		// The children on that CPU only: with the bench under `taskset -c` another one,
+		// every round trip wakes a CPU that went idle (docs/PERFORMANCE.md, "Session 5").
+		args = append([]string{"-c", cpu, name}, args...)
+		name = "taskset"
+	}
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	return pipeProcOf(b, cmd)
@@ -154,12 +160,15 @@ func procCPU(pid int) int64 {
 	return n
 }
 
-// BenchmarkStepVsFloor: a step over each stdio front end against the trivial child, which
-// answers what the front end answers.
-//
-//	cd bench && go test -run '^$' -bench StepVsFloor -benchtime 3000x -count 4
-func BenchmarkStepVsFloor(b *testing.B) {
-	b.Run("ez", func(b *testing.B) {
+// stepCase starts one front end stopped in a loop and its floor child, and gives the step
+// message and what ends its answer.
+type stepCase struct {
+	name  string
+	start func(b *testing.B) (fe, floor *pipeProc, step, want string)
+}
+
+var stepCases = []stepCase{
+	{"ez", func(b *testing.B) (*pipeProc, *pipeProc, string, string) {
 		file := writeEZProgram(b)
 		const stopped = `{"type":"event","event":"stopped","data":{"reason":"step","location":{"file":"x","line":4,"column":5},"function":"main"}}` + "\n" +
 			`{"type":"event","event":"variableUpdate","data":{"name":"i","value":"1","type":"int","frameIndex":0,"scope":"global"}}`
@@ -170,9 +179,9 @@ func BenchmarkStepVsFloor(b *testing.B) {
 		c.until(b, "initialized")
 		c.send(b, `{"type":"command","command":"start","params":{}}`)
 		c.until(b, "stopped")
-		stepVsFloor(b, fe, floor, `{"type":"command","command":"stepInto","params":{}}`+"\n", `"event":"stopped"`)
-	})
-	b.Run("aura", func(b *testing.B) {
+		return fe, floor, `{"type":"command","command":"stepInto","params":{}}` + "\n", `"event":"stopped"`
+	}},
+	{"aura", func(b *testing.B) (*pipeProc, *pipeProc, string, string) {
 		file := writeEZProgram(b)
 		const stopped = `AURA_DEBUG_EVENT {"event":"stopped","reason":"step","file":"x","line":4,"col":5,"env":{"i":"1","total":"1"},"watches":[],"func":"main"}`
 		floor := startPipeProc(b, nil, answerBinary(b), stopped)
@@ -181,9 +190,9 @@ func BenchmarkStepVsFloor(b *testing.B) {
 			b.Fatal(err)
 		}
 		fe.await(b, []byte(`"event":"stopped"`))
-		stepVsFloor(b, fe, floor, `{"cmd":"stepIn"}`+"\n", `"event":"stopped"`)
-	})
-	b.Run("dap", func(b *testing.B) {
+		return fe, floor, `{"cmd":"stepIn"}` + "\n", `"event":"stopped"`
+	}},
+	{"dap", func(b *testing.B) (*pipeProc, *pipeProc, string, string) {
 		file := filepath.Join(b.TempDir(), "loop.kite")
 		if err := os.WriteFile(file, []byte(dapKite), 0o644); err != nil {
 			b.Fatal(err)
@@ -195,9 +204,9 @@ func BenchmarkStepVsFloor(b *testing.B) {
 		fe := startPipeProc(b, nil, polydbgBinary(b), "dap")
 		thread := (&dapConn{w: fe.w, r: fe.r}).session(b, map[string]any{"program": file}, file, 5)
 		next := frame(fmt.Sprintf(`{"seq":9,"type":"request","command":"next","arguments":{"threadId":%d}}`, thread))
-		stepVsFloor(b, fe, floor, next, `"event":"stopped"`)
-	})
-	b.Run("cli", func(b *testing.B) {
+		return fe, floor, next, `"event":"stopped"`
+	}},
+	{"cli", func(b *testing.B) (*pipeProc, *pipeProc, string, string) {
 		file := writeEZProgram(b)
 		const prompt = "(polydbg) "
 		floor := startPipeProc(b, nil, answerBinary(b), "-n", "5\t    total += i\n"+prompt)
@@ -207,6 +216,54 @@ func BenchmarkStepVsFloor(b *testing.B) {
 		}
 		fe.await(b, []byte("Stopped at entry"))
 		fe.await(b, []byte(prompt))
-		stepVsFloor(b, fe, floor, "next\n", prompt)
-	})
+		return fe, floor, "next\n", prompt
+	}},
+}
+
+// BenchmarkStepVsFloor: a step over each stdio front end against the trivial child, which
+// answers what the front end answers, interleaved round trip by round trip.
+//
+//	cd bench && go test -run '^$' -bench StepVsFloor -benchtime 3000x -count 4
+//
+// Run under `taskset -c 0` to keep the client, polydbg and the child on one CPU: the ratio
+// is then the work per step, without the wake-ups of an idle CPU (docs/PERFORMANCE.md).
+func BenchmarkStepVsFloor(b *testing.B) {
+	for _, c := range stepCases {
+		b.Run(c.name, func(b *testing.B) {
+			fe, floor, step, want := c.start(b)
+			stepVsFloor(b, fe, floor, step, want)
+		})
+	}
+}
+
+// BenchmarkStepAlone: the same round trips, but all of the front end's, then all of the
+// floor child's, as a client that steps one debugger sees them (the issue's first
+// measurement): between two steps each process waits alone, and its CPU may go idle.
+//
+//	cd bench && go test -run '^$' -bench StepAlone -benchtime 3000x -count 2
+func BenchmarkStepAlone(b *testing.B) {
+	for _, c := range stepCases {
+		b.Run(c.name, func(b *testing.B) {
+			fe, floor, step, want := c.start(b)
+			msg, w := []byte(step), []byte(want)
+			run := func(p *pipeProc) float64 {
+				for range 300 {
+					p.roundTrip(b, msg, w)
+				}
+				lat := make([]time.Duration, b.N)
+				for i := range lat {
+					lat[i] = p.roundTrip(b, msg, w)
+				}
+				slices.Sort(lat)
+				return float64(lat[len(lat)/2].Nanoseconds()) / 1e3
+			}
+			b.ResetTimer()
+			feP50 := run(fe)
+			flP50 := run(floor)
+			b.StopTimer()
+			b.ReportMetric(feP50, "p50-µs")
+			b.ReportMetric(flP50, "floor-p50-µs")
+			b.ReportMetric(feP50/flP50, "x-floor")
+		})
+	}
 }
