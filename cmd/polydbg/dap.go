@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/protocol/dap"
 	"github.com/polydbg/polydbg/protocol/lantern"
 )
@@ -89,12 +90,12 @@ func runDAP(ctx context.Context, args []string, in io.Reader, out, stderr io.Wri
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer c.Close()
 			stopClose := context.AfterFunc(ctx, func() { c.Close() })
 			defer stopClose()
 			if err := dap.Serve(ctx, c, c, opts); err != nil {
 				fmt.Fprintln(stderr, "dap:", err)
 			}
+			wire.CloseGently(c) // a client told "unauthorized" reads it before the end
 		}()
 	}
 }

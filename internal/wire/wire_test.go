@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func readAll(lr *LineReader) (lines []string, long int) {
@@ -163,5 +165,38 @@ func TestIncompleteUTF8HeldBack(t *testing.T) {
 func TestWholeRunes(t *testing.T) {
 	if got := string(WholeRunes([]byte("a€\xe2\x82"))); got != "a€" {
 		t.Errorf("WholeRunes = %q", got)
+	}
+}
+
+// A connection ended with unread input from the peer still delivers what was written
+// before: the peer reads the answer and an orderly end, not a reset.
+func TestCloseGentlyDeliversTheLastAnswer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		buf := make([]byte, 4)
+		_, _ = io.ReadFull(c, buf)     // one request; more are unread
+		_, _ = c.Write([]byte("no\n")) // the answer, then the end
+		_ = CloseGently(c)
+	}()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("req1req2req3")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the server has closed by now, with input unread
+	got, err := io.ReadAll(c)
+	if err != nil || string(got) != "no\n" {
+		t.Fatalf("read %q, %v; want the answer and EOF", got, err)
 	}
 }

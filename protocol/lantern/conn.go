@@ -48,7 +48,14 @@ type errClose struct{ *protoError }
 
 // serveConn serves one connection: one command line, one answer, in order.
 func (s *Server) serveConn(c net.Conn, st *connState) {
-	defer c.Close()
+	ended := false // the daemon ends the connection after an answer: the client must read it
+	defer func() {
+		if ended {
+			wire.CloseGently(c)
+		} else {
+			c.Close()
+		}
+	}()
 	lr := newLineReader(c, s.cfg.MaxLine)
 	br := lr.Reader() // an upload's payload follows its line
 	authed := st.authed
@@ -61,6 +68,7 @@ func (s *Server) serveConn(c net.Conn, st *connState) {
 		raw, err := lr.Next()
 		if errors.Is(err, wire.ErrLineTooLong) {
 			writeJSON(c, errorBody("line_too_long", fmt.Sprintf("command lines are limited to %d bytes", s.cfg.MaxLine)))
+			ended = true
 			return
 		}
 		if err != nil {
@@ -80,6 +88,7 @@ func (s *Server) serveConn(c net.Conn, st *connState) {
 				subtle.ConstantTimeCompare([]byte(cmd.args[0]), []byte(s.cfg.Token)) == 1 {
 				if !s.authenticate(c, st) {
 					writeJSON(c, errorBody("too_many_connections", "the daemon serves too many connections; try again later"))
+					ended = true
 					return
 				}
 				authed = true
@@ -90,6 +99,7 @@ func (s *Server) serveConn(c net.Conn, st *connState) {
 			if cmd.name == "AUTH" || cmd.name == "UPLOAD" {
 				// A wrong token ends the connection (no guessing at line rate); an
 				// upload's payload cannot be told apart from commands.
+				ended = true
 				return
 			}
 			continue
@@ -124,6 +134,7 @@ func (s *Server) serveConn(c net.Conn, st *connState) {
 			switch {
 			case errors.As(rerr, &ce):
 				writeJSON(c, errorBody(ce.code, ce.msg))
+				ended = true
 				return
 			case errors.As(rerr, &pe):
 				if writeJSON(c, errorBody(pe.code, pe.msg)) != nil {
