@@ -74,6 +74,9 @@ func debugCmd(args []string) int {
 		out, flush := protocolStdout(true)
 		defer flush()
 		cfg.In, cfg.Out = pollableStdin(), out
+		if bw, ok := out.(*burstWriter); ok {
+			cfg.In = writeOutFirst{cfg.In, bw}
+		}
 		oneProcessor()
 	case isTerminal(os.Stdin) && isTerminal(os.Stdout):
 		cfg.Terminal = true

@@ -111,7 +111,8 @@ type burstWriter struct {
 	mu      sync.Mutex
 	done    sync.Cond // signalled after each write-out
 	buf     []byte
-	writing bool // a write-out is under way
+	spare   []byte // the buffer of the last write-out, reused
+	writing bool   // a write-out is under way
 	err     error
 }
 
@@ -140,27 +141,48 @@ func (b *burstWriter) Write(p []byte) (int, error) {
 }
 
 func (b *burstWriter) run() {
-	var out []byte
 	for range b.kick {
 		// Let what is runnable run first: the program's step, then the goroutine that
 		// writes its event, whose bytes then leave with the response written before it.
 		runtime.Gosched()
-		b.mu.Lock()
-		out, b.buf = b.buf, out[:0]
-		b.writing = true
-		b.mu.Unlock()
-		var err error
-		if len(out) > 0 {
-			_, err = b.w.Write(out)
-		}
-		b.mu.Lock()
-		b.writing = false
-		if err != nil && b.err == nil {
-			b.err = err
-		}
-		b.done.Broadcast()
-		b.mu.Unlock()
+		b.writeOut()
 	}
+}
+
+// writeOut writes what is queued, on the calling goroutine, unless a write-out is under
+// way already (it then takes what was queued before it ends, or the next one does).
+func (b *burstWriter) writeOut() {
+	b.mu.Lock()
+	if b.writing || len(b.buf) == 0 || b.err != nil {
+		b.mu.Unlock()
+		return
+	}
+	out := b.buf
+	b.buf, b.spare = b.spare[:0], nil
+	b.writing = true
+	b.mu.Unlock()
+	_, err := b.w.Write(out)
+	b.mu.Lock()
+	b.spare = out[:0]
+	b.writing = false
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	b.done.Broadcast()
+	b.mu.Unlock()
+}
+
+// writeOutFirst is a reader that writes out what w holds before each read: a front end
+// that waits for its next command has said all it will say, and its client may be waiting
+// for it (the terminal's answer and prompt leave at once, not after the read that parks).
+type writeOutFirst struct {
+	io.Reader
+	w *burstWriter
+}
+
+func (r writeOutFirst) Read(p []byte) (int, error) {
+	r.w.writeOut()
+	return r.Reader.Read(p)
 }
 
 // flush waits until what was written has been written out (or the write-out failed).

@@ -109,6 +109,27 @@ func TestBurstWriter(t *testing.T) {
 	bw.flush()
 }
 
+// A front end that reads its next command has said all it will say: writeOutFirst writes
+// out the burst on the reading goroutine before the read, in one write, without waiting
+// for the burst writer's own goroutine.
+func TestWriteOutBeforeRead(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	rec := &recorder{}
+	bw := newBurstWriter(rec)
+	bw.Write([]byte("5\t    total += i\n"))
+	bw.Write([]byte("(polydbg) "))
+	in := writeOutFirst{strings.NewReader("next\n"), bw}
+	buf := make([]byte, 16)
+	if n, err := in.Read(buf); err != nil || string(buf[:n]) != "next\n" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.writes) != 1 || rec.writes[0] != "5\t    total += i\n(polydbg) " {
+		t.Fatalf("writes %q: want the answer and the prompt in one write before the read", rec.writes)
+	}
+}
+
 // rawStdin and rawWriter move bytes over a non-blocking pipe and report its end.
 func TestRawPipe(t *testing.T) {
 	r, w, err := os.Pipe()

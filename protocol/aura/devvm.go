@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/launch"
@@ -148,7 +147,7 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 				break
 			}
 			d.command(c)
-			runtime.Gosched() // a step runs now: its stop is then drained at once
+			drain() // a step's stop is already reported (it ran on this goroutine)
 		case <-ctxDone:
 			ctxDone = nil
 			_ = d.s.Terminate()
