@@ -71,5 +71,9 @@ func (c *Client) ClearWatchpoint(ctx context.Context, k BreakKind, addr uint64, 
 
 func (c *Client) z(ctx context.Context, op byte, k BreakKind, addr uint64, kind int, suffix string) error {
 	cmd := fmt.Sprintf("%c%d,%x,%x%s", op, k, addr, kind, suffix)
-	return c.expectOK(ctx, cmd)
+	err := c.expectOK(ctx, cmd)
+	if err == nil {
+		c.notePoint(op, k, addr, kind)
+	}
+	return err
 }

@@ -63,6 +63,10 @@ type Options struct {
 	// Extended sends "!" after the handshake (gdbserver: keeps running after the program
 	// exits, and allows restart with vRun).
 	Extended bool
+	// FollowForks asks the stub for fork events, with the multiprocess extensions, so that
+	// a child the program forks is let go without the parent's breakpoints (forks.go); for
+	// programs under an operating system, not firmware.
+	FollowForks bool
 	// Output receives console output the stub sends in "O" packets while the target runs
 	// or a monitor command executes (nil: logged at debug level).
 	Output func(text string)
@@ -106,6 +110,7 @@ type Client struct {
 	desc       *TargetDesc
 	stepOver   int
 	lastResume []byte        // the last resume command (under cmu)
+	procs      processes     // the program's process id and its inserted points (forks.go)
 	pendingSig pendingSignal // a signal that stopped the program, delivered on resume (signals.go; under cmu)
 	thr        threadEvents  // live thread events (threadevents.go)
 }
@@ -165,7 +170,11 @@ func (c *Client) handshake(ctx context.Context) error {
 	if err := c.writeRaw([]byte{'+'}); err != nil {
 		return err
 	}
-	reply, err := c.Exchange(ctx, "qSupported:swbreak+;hwbreak+;vContSupported+;no-resumed+;xmlRegisters=i386,arm")
+	features := "qSupported:swbreak+;hwbreak+;vContSupported+;no-resumed+;xmlRegisters=i386,arm"
+	if c.opts.FollowForks {
+		features += ";multiprocess+;fork-events+"
+	}
+	reply, err := c.Exchange(ctx, features)
 	if err != nil {
 		return fmt.Errorf("gdbremote: handshake: %w", err)
 	}

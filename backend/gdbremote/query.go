@@ -11,7 +11,8 @@ import (
 
 // Threads lists the thread ids (qfThreadInfo/qsThreadInfo).
 func (c *Client) Threads(ctx context.Context) ([]string, error) {
-	return listThreads(c.exchanger(ctx))
+	ids, err := listThreads(c.exchanger(ctx))
+	return c.plainThreads(ids), err
 }
 
 // listThreads lists the thread ids with the exchanges of ex.

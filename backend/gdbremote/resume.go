@@ -15,7 +15,7 @@ func (c *Client) HaltReason(ctx context.Context) (StopReply, error) {
 	if err != nil {
 		return StopReply{}, err
 	}
-	return ParseStopReply(r)
+	return c.parseStop(r)
 }
 
 // Resume actions for Resume.
@@ -113,11 +113,17 @@ func (c *Client) Wait(ctx context.Context) (StopReply, error) {
 			c.output(p[1:])
 			continue
 		}
-		sr, err := ParseStopReply(string(p))
+		sr, err := c.parseStop(string(p))
 		if err != nil {
 			c.fail(err)
 			c.running.Store(false)
 			return sr, err
+		}
+		if handled, err := c.forkStop(ctx, sr); err != nil {
+			c.running.Store(false)
+			return sr, err
+		} else if handled {
+			continue // the child let go, the program resumed as it was
 		}
 		if c.thr.fn != nil {
 			next, handled, err := c.threadEventStop(ctx, sr)
@@ -160,7 +166,11 @@ func (c *Client) Wait(ctx context.Context) (StopReply, error) {
 // Detach detaches from the target and lets it run on.
 func (c *Client) Detach(ctx context.Context) error {
 	c.dropSignal()
-	return c.expectOK(ctx, "D")
+	cmd := "D"
+	if c.Supports("multiprocess") {
+		cmd = "D;" + c.pid(ctx) // gdbserver refuses a bare D with the multiprocess extensions
+	}
+	return c.expectOK(ctx, cmd)
 }
 
 // dropSignal forgets a signal waiting to be delivered: the program it was for ends or goes.
@@ -208,7 +218,8 @@ func (c *Client) Restart(ctx context.Context) (StopReply, error) {
 		if err := replyError("vRun", r); err != nil {
 			return StopReply{}, err
 		}
-		return ParseStopReply(r)
+		c.newProcess()
+		return c.parseStop(r)
 	}
 	if _, err := c.Monitor(ctx, "system_reset"); err != nil {
 		return StopReply{}, fmt.Errorf("gdbremote: restart: %w", err)

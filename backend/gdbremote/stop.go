@@ -38,7 +38,9 @@ type StopReply struct {
 	// (QCatchSyscalls).
 	Syscall int
 	Pid     string // "process" field of W/X
-	Raw     string
+	// Child is the new process's thread id of a "fork" or "vfork" stop ("pC.C").
+	Child string
+	Raw   string
 }
 
 // Exited reports whether the process is gone (W or X).
@@ -127,7 +129,9 @@ func ParseStopReply(r string) (StopReply, error) {
 			if n, err := strconv.ParseUint(v, 16, 32); err == nil {
 				s.Syscall = int(n)
 			}
-		case "swbreak", "hwbreak", "library", "replaylog", "fork", "vfork", "vforkdone",
+		case "fork", "vfork":
+			s.Reason, s.Child = k, v
+		case "swbreak", "hwbreak", "library", "replaylog", "vforkdone",
 			"exec", "create", "no-resumed":
 			s.Reason = k
 		default:

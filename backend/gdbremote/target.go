@@ -206,7 +206,8 @@ func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, 
 	}
 	t.ctx, t.stop = context.WithCancel(context.Background())
 	c, err := Dial(ctx, addr, Options{Timeout: cfg.Timeout, Extended: extended, Logger: cfg.Logger,
-		Output: func(s string) { t.output("console", s) }})
+		FollowForks: !sym.BareMetalARM(), // a program under an operating system may fork
+		Output:      func(s string) { t.output("console", s) }})
 	if err != nil {
 		sym.Close()
 		return nil, err

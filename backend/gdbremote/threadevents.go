@@ -209,6 +209,7 @@ func (c *Client) nptlEvent(ex func(string) (string, error), created bool, thread
 	if err != nil {
 		return err
 	}
+	ids = c.plainThreads(ids)
 	for _, id := range slices.Sorted(maps.Keys(c.thr.known)) {
 		if !slices.Contains(ids, id) {
 			delete(c.thr.known, id) // ended unseen (before the events were asked for)
@@ -256,7 +257,7 @@ func (c *Client) waitOwn(ctx context.Context, cmd string) (StopReply, error) {
 	if err != nil {
 		return StopReply{}, err
 	}
-	return ParseStopReply(string(p))
+	return c.parseStop(string(p))
 }
 
 // expectOKWith runs cmd with ex and requires "OK" (expectOK is it with Exchange).
