@@ -95,6 +95,9 @@ func (t *Target) reportStop(st engine.Stop) {
 		t.abortRun(false, fmt.Errorf("gdbremote: the target is being terminated"))
 		return
 	}
+	// What the program printed before it stopped is in its output pipe by now; it comes
+	// before the stop, as on gdb's terminal (it came after it at times: another channel).
+	t.flushOutput()
 	if !st.Location.HasPC {
 		if pc, err := t.pc(); err == nil {
 			st.Location = t.location(pc)

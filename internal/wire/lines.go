@@ -39,12 +39,16 @@ func (lr *LineReader) Reader() *bufio.Reader { return lr.r }
 // Next returns the next line without its "\n" (and a "\r" before it). A line over the limit
 // is consumed up to and including its newline and reported as ErrLineTooLong, so the caller
 // can answer and read on. At the end of input it returns io.EOF, after a last non-empty line
-// without a newline (unless DropUnterminated). The returned slice is valid until the next call.
+// without a newline (unless DropUnterminated). The returned slice is valid until the next
+// call (or the next read of Reader): a line that fits the buffer is returned in place.
 func (lr *LineReader) Next() ([]byte, error) {
 	var line []byte
 	long := false
 	for {
 		frag, err := lr.r.ReadSlice('\n')
+		if err == nil && line == nil && !long {
+			return lr.trim(frag[:len(frag)-1]) // the whole line in the buffer: no copy
+		}
 		if !long {
 			if len(line)+len(frag) > lr.max+2 { // +2: the line end is not part of the limit
 				long, line = true, nil
@@ -52,7 +56,7 @@ func (lr *LineReader) Next() ([]byte, error) {
 					return nil, ErrLineTooLong
 				}
 			} else {
-				line = append(line, frag...)
+				line = appendDoubling(line, frag, lr.max+2)
 			}
 		}
 		switch {
@@ -75,6 +79,18 @@ func (lr *LineReader) Next() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// appendDoubling appends frag to line, doubling its capacity when it grows (up to limit):
+// a long line is copied a few times, not at append's gentler growth for large slices (a
+// 64 MiB line allocated about five times its size that way).
+func appendDoubling(line, frag []byte, limit int) []byte {
+	if need := len(line) + len(frag); need > cap(line) {
+		grown := make([]byte, len(line), min(max(2*cap(line), need, 512), max(limit, need)))
+		copy(grown, line)
+		line = grown
+	}
+	return append(line, frag...)
 }
 
 func (lr *LineReader) trim(line []byte) ([]byte, error) {
