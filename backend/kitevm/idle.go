@@ -7,7 +7,7 @@ import "github.com/polydbg/polydbg/engine"
 // frame begins, so the target shows that as the one frame, with the globals as its only
 // scope, and every front end shows a paused cartridge as it shows any stopped Kite program.
 
-// noteIdle records, at a stop, where an idle program is; on the VM goroutine.
+// noteIdle records, at a stop, where an idle program is; on the program's coroutine.
 func (t *Target) noteIdle(stop engine.Stop) {
 	t.idleAt = nil
 	if t.vm.NumFrames() == 0 && stop.Location.Line > 0 {

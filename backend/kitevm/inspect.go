@@ -89,7 +89,7 @@ func (t *Target) Variables(r int) ([]engine.Variable, error) {
 	return out, err
 }
 
-// list makes the variables a reference stands for; on the VM goroutine.
+// list makes the variables a reference stands for; on the program's coroutine.
 func (t *Target) list(rf ref) []engine.Variable {
 	var out []engine.Variable
 	switch rf.kind {
@@ -202,7 +202,7 @@ func exprError(err error) error {
 	return err
 }
 
-// condition is a breakpoint condition, compiled on the VM goroutine the first time it is
+// condition is a breakpoint condition, compiled on the program's coroutine the first time it is
 // needed (or at once when the program is not running).
 type condition struct {
 	t    *Target
@@ -246,7 +246,7 @@ func errOrNil(err error) error {
 	return exprError(err)
 }
 
-// Eval implements engine.Condition; it runs on the VM goroutine, inside a trap.
+// Eval implements engine.Condition; it runs on the program's coroutine, inside a trap.
 func (c *condition) Eval() (bool, error) {
 	v, err := c.value()
 	return v.Truth(), err

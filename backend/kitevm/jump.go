@@ -19,7 +19,7 @@ var _ engine.Jumper = (*Target)(nil)
 // loopSpan is a for loop's body: from its head (the NEXT instruction) to its exit.
 type loopSpan struct{ head, exit int }
 
-// loopsAt returns the heads of the for loops whose body holds pc (VM goroutine, or mu
+// loopsAt returns the heads of the for loops whose body holds pc (the program's coroutine, or mu
 // held while stopped).
 func (t *Target) loopsAt(pc int) []int {
 	if t.loops == nil {

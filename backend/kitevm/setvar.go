@@ -64,7 +64,7 @@ func (t *Target) SetVariable(frame, r int, name, valueExpr string) (engine.Varia
 	return out, err
 }
 
-// assign stores v where the lvalue expression lv points in frame; on the VM goroutine.
+// assign stores v where the lvalue expression lv points in frame; on the program's coroutine.
 func (t *Target) assign(frame int, lv syntax.Expr, v vm.Value) error {
 	eval := func(e syntax.Expr) (vm.Value, error) {
 		return t.vm.Eval(e, frame, vm.EvalMode{Pure: true})

@@ -29,14 +29,14 @@ type Options struct {
 	// Setup is called with the VM before the program starts (a console sets its limits).
 	Setup func(v *vm.VM)
 	// Run, when set, drives the program instead of vm.Run: a console runs the top level,
-	// then init() and frame() in a loop. It runs on the VM goroutine and may call Suspend
+	// then init() and frame() in a loop. It runs on the program's coroutine and may call Suspend
 	// (frame boundaries), TakePause, TakeFrameStep and Terminating.
 	Run func(t *Target) error
 	// Frames allows Resume(engine.StepFrame): the Run function stops at the next frame
 	// boundary when TakeFrameStep reports true.
 	Frames bool
 	// Annotate, when set, completes every stop before it is reported (a console sets the
-	// frame index). It runs on the VM goroutine.
+	// frame index). It runs on the program's coroutine.
 	Annotate func(stop *engine.Stop)
 	Seed     uint64
 }
@@ -63,7 +63,7 @@ type Target struct {
 	termReq   atomic.Bool
 	frameStep atomic.Bool
 
-	// Owned by the VM goroutine, or by an inspection holding mu while the program is stopped.
+	// Owned by the program's coroutine, or by an inspection holding mu while the program is stopped.
 	bp        []bool // per pc: a trap the engine asked for
 	locs      []engine.Location
 	entry     bool
@@ -123,7 +123,7 @@ func New(prog *compile.Program, opts Options) (*Target, error) {
 // Program returns the compiled program.
 func (t *Target) Program() *compile.Program { return t.prog }
 
-// VM returns the VM; use it only from hooks that run on the VM goroutine, or after Done.
+// VM returns the VM; use it only from hooks that run on the program's coroutine, or after Done.
 func (t *Target) VM() *vm.VM { return t.vm }
 
 // Done is closed when the program has ended.
@@ -271,7 +271,7 @@ func (t *Target) Close() error {
 	return nil
 }
 
-// do runs f while the program is stopped, on the calling goroutine: the VM goroutine is
+// do runs f while the program is stopped, on the calling goroutine: the program's coroutine is
 // parked in suspend and touches nothing until a resume, which must take t.mu that f holds.
 // Inspections so cost no hand-off to another thread (a stop's variables take several).
 func (t *Target) do(f func()) error {
@@ -300,7 +300,7 @@ func (t *Target) doOnVM(f func()) error {
 	return nil
 }
 
-// SetTrap implements engine.Target. Changes are queued and applied by the VM goroutine
+// SetTrap implements engine.Target. Changes are queued and applied by the program's coroutine
 // (at once if the program is running: the VM is interrupted for it).
 func (t *Target) SetTrap(loc engine.Location, on bool) error {
 	if !loc.HasPC || loc.PC >= uint64(len(t.prog.Code)) {

@@ -382,7 +382,7 @@ func (s *Server) state() fields {
 	return f
 }
 
-// consoleEvent translates the console's events (on the VM goroutine).
+// consoleEvent translates the console's events (on the program's coroutine).
 func (s *Server) consoleEvent(e console.Event) {
 	var msg []byte
 	switch e.Kind {
