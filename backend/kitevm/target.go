@@ -317,7 +317,7 @@ func (t *Target) SetTrap(loc engine.Location, on bool) error {
 	return nil
 }
 
-// applyTraps patches the queued trap changes into the VM (VM goroutine only).
+// applyTraps patches the queued trap changes into the VM (on the program's coroutine only).
 func (t *Target) applyTraps() {
 	if !t.hasTraps.Load() {
 		return
