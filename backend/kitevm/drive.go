@@ -4,11 +4,11 @@ import "iter"
 
 // The program runs as a coroutine (iter.Pull): whichever goroutine drives it runs the VM
 // until the VM waits for a command with none queued (a stop) or the program ends. A resume
-// (a step, or a continue to a breakpoint a moment away) drives it on the caller's own goroutine, so that a step costs no hand-off to another
-// thread and its stop has been reported when Resume returns; a run that goes on long, or
-// writes output (which may wait for a slow reader), is handed to a goroutine of its own
-// at that point. Consoles, which pace frames in their Run function, always run on a
-// goroutine of their own.
+// drives it on the caller's own goroutine, so that a step costs no hand-off to another
+// thread and its stop has been reported when Resume returns. A run that goes on long,
+// writes output (which the engine may hold back for a slow reader) or reaches a breakpoint
+// (a logpoint writes output) is handed to a goroutine of its own at that point. Consoles,
+// which pace frames in their Run function, always run on a goroutine of their own.
 
 // yieldKind is why the coroutine gives control back to its driver.
 type yieldKind uint8

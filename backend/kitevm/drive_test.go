@@ -1,6 +1,7 @@
 package kitevm_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +101,67 @@ func TestStepOverHeldOutputDoesNotBlockTheCaller(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a step over output waited for its own reader")
+	}
+}
+
+// A logpoint's message is output too, held back while a bounded subscriber's queue is full:
+// a continue through a loop with a logpoint must not wait, on the caller's goroutine, for
+// that caller to read.
+func TestLogpointOutputDoesNotBlockTheCaller(t *testing.T) {
+	prog, err := kite.Compile("prog.kite", []byte("let i = 0\nwhile i < 50 {\n    i += 1\n}\nprint(\"done\")\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := kitevm.New(prog, kitevm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := engine.NewSession(tg)
+	t.Cleanup(func() { s.Close() })
+	sub := s.SubscribeWith(engine.SubscribeOptions{MaxQueued: 4})
+	if _, err := s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: "prog.kite", Line: 3, LogMessage: "i is ${i}"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		e, err := sub.Next(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind == engine.EventStopped {
+			break
+		}
+	}
+	done := make(chan string, 1)
+	go func() {
+		if err := s.Continue(); err != nil {
+			done <- err.Error()
+			return
+		}
+		var logs int
+		for {
+			e, err := sub.Next(t.Context())
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			if e.Kind == engine.EventOutput && strings.HasPrefix(e.Text, "i is ") {
+				logs++
+			}
+			if e.Kind == engine.EventExited {
+				done <- fmt.Sprint(logs)
+				return
+			}
+		}
+	}()
+	select {
+	case got := <-done:
+		if got != "50" {
+			t.Fatalf("%s logpoint lines, want 50", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a continue through a logpoint waited for its own reader")
 	}
 }

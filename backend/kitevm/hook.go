@@ -30,6 +30,7 @@ func (h hook) Trap(pc int) error {
 		return t.suspend(engine.Stop{Reason: engine.ReasonPause, Location: t.here(pc)})
 	}
 	if t.bp[pc] {
+		t.goOnAlone() // a logpoint's message is output, which the engine may hold back
 		if st := t.h.Trap(t.here(pc)); st != nil {
 			return t.suspend(*st)
 		}
