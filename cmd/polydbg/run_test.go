@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,8 +141,10 @@ func TestRunPprofMatchesReport(t *testing.T) {
 			report = append(report, profile.PprofName(f[3]))
 		}
 	}
-	if len(report) < 2 || report[0] != "fib" {
-		t.Fatalf("built-in report lacks the function table or fib first:\n%s", stderr.String())
+	// fib is usually first, but not always: the profile is of wall time, and a process
+	// descheduled on a loaded machine charges the wait to the statement it was in.
+	if len(report) < 2 || !slices.Contains(report, "fib") {
+		t.Fatalf("built-in report lacks the function table or fib:\n%s", stderr.String())
 	}
 	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodefraction=0", "-nodecount=1000", pb).Output()
 	if err != nil {
