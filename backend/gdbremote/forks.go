@@ -129,7 +129,10 @@ func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
 		return false, fmt.Errorf("gdbremote: detaching the forked child %s: %w", pid, err)
 	}
 	back := sr.Thread
-	if parent != "" && !strings.HasPrefix(back, "p") {
+	switch {
+	case back == "":
+		back = "0" // any thread of the program
+	case parent != "" && !strings.HasPrefix(back, "p"):
 		back = "p" + parent + "." + back
 	}
 	if err := c.expectOKWith(ex, "Hg"+back); err != nil {

@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,5 +44,63 @@ func TestForkedChildLetGoWithoutBreakpoints(t *testing.T) {
 	tg.stub.DrainOutput()
 	if out := tg.stub.Output(); !strings.Contains(out, "child exited 7") {
 		t.Errorf("output %q: the child did not end normally", out)
+	}
+}
+
+// The packets of a fork, against a scripted stub: the client asks for fork events with the
+// multiprocess extensions, keeps the program's own thread ids plain, and at the fork
+// clears its breakpoint in the child, detaches the child, selects the parent again and
+// resumes as it was running; only the program's real end reaches the caller.
+func TestClientForkPackets(t *testing.T) {
+	var forked bool
+	s := newFakeStub(t, false, func(cmd string, w *stubWriter) bool {
+		switch {
+		case cmd == "?":
+			w.packet("T05thread:p1a.1a;")
+		case strings.HasPrefix(cmd, "Z0,") || strings.HasPrefix(cmd, "z0,") || strings.HasPrefix(cmd, "Hg") || strings.HasPrefix(cmd, "D;"):
+			w.packet("OK")
+		case cmd == "vCont;c" && !forked:
+			forked = true
+			w.packet("T05fork:p2b.2b;thread:p1a.1a;")
+		case cmd == "vCont;c":
+			w.packet("W00;process:1a")
+		default:
+			w.packet("")
+		}
+		return true
+	})
+	s.features(";multiprocess+;fork-events+")
+	c := dial(t, s.ln.Addr().String(), Options{FollowForks: true})
+	ctx := testCtx(t, 5*time.Second)
+	sr, err := c.HaltReason(ctx)
+	if err != nil || sr.Thread != "1a" {
+		t.Fatalf("halt reason %+v %v: want the thread in plain form", sr, err)
+	}
+	if _, err := c.SetBreakpoint(ctx, 0x401000, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Continue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sr, err := c.Wait(ctx); err != nil || sr.Kind != StopExited {
+		t.Fatalf("wait: %+v %v, want the end", sr, err)
+	}
+	got := s.commands()
+	var qs string
+	for _, cmd := range got {
+		if strings.HasPrefix(cmd, "qSupported") {
+			qs = cmd
+		}
+	}
+	if !strings.Contains(qs, "multiprocess+") || !strings.Contains(qs, "fork-events+") {
+		t.Errorf("qSupported %q does not ask for fork events", qs)
+	}
+	i := slices.Index(got, "Z0,401000,1")
+	if i < 0 {
+		t.Fatalf("commands %q", got)
+	}
+	want := []string{"Z0,401000,1", "vCont;c", "Hgp2b.2b", "z0,401000,1", "D;2b", "Hgp1a.1a", "vCont;c"}
+	if tail := got[i:]; !slices.Equal(tail, want) {
+		t.Errorf("commands %q, want %q", tail, want)
 	}
 }
