@@ -95,9 +95,13 @@ func (t *Target) reportStop(st engine.Stop) {
 		t.abortRun(false, fmt.Errorf("gdbremote: the target is being terminated"))
 		return
 	}
-	// What the program printed before it stopped is in its output pipe by now; it comes
-	// before the stop, as on gdb's terminal (it came after it at times: another channel).
-	t.flushOutput()
+	// What the program printed before it stopped is in its output pipe by now: its lines
+	// come before the stop, as on gdb's terminal (they came after it at times: another
+	// channel). A line without its end yet stays held back (flushing it at each stop made
+	// a native `finish` under MCP go wrong under load).
+	if t.stub != nil {
+		t.stub.DrainOutput()
+	}
 	if !st.Location.HasPC {
 		if pc, err := t.pc(); err == nil {
 			st.Location = t.location(pc)
