@@ -97,8 +97,7 @@ func (t *Target) reportStop(st engine.Stop) {
 	}
 	// What the program printed before it stopped is in its output pipe by now: its lines
 	// come before the stop, as on gdb's terminal (they came after it at times: another
-	// channel). A line without its end yet stays held back (flushing it at each stop made
-	// a native `finish` under MCP go wrong under load).
+	// channel). A line without its end yet stays held back until its end or the program's.
 	if t.stub != nil {
 		t.stub.DrainOutput()
 	}
