@@ -45,29 +45,7 @@ func TestLongRunLeavesTheCaller(t *testing.T) {
 // holds the output back) must not block the goroutine that stepped: the run is handed off
 // before the output, and the step completes once the subscriber reads.
 func TestStepOverHeldOutputDoesNotBlockTheCaller(t *testing.T) {
-	prog, err := kite.Compile("prog.kite", []byte("let i = 0\nwhile i < 10 {\n    print(i)\n    i += 1\n}\nprint(\"done\")\n"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := kitevm.New(prog, kitevm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := engine.NewSession(tg)
-	t.Cleanup(func() { s.Close() })
-	sub := s.SubscribeWith(engine.SubscribeOptions{MaxQueued: 1})
-	if err := s.Start(true); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		e, err := sub.Next(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Kind == engine.EventStopped {
-			break
-		}
-	}
+	s, sub := boundedAtEntry(t, "let i = 0\nwhile i < 10 {\n    print(i)\n    i += 1\n}\nprint(\"done\")\n", 1, nil)
 	// One goroutine steps and reads, as a front end does: a step over a print while the
 	// queue is full must return before the output is read, or it would wait for itself.
 	done := make(chan string, 1)
@@ -108,32 +86,11 @@ func TestStepOverHeldOutputDoesNotBlockTheCaller(t *testing.T) {
 // a continue through a loop with a logpoint must not wait, on the caller's goroutine, for
 // that caller to read.
 func TestLogpointOutputDoesNotBlockTheCaller(t *testing.T) {
-	prog, err := kite.Compile("prog.kite", []byte("let i = 0\nwhile i < 50 {\n    i += 1\n}\nprint(\"done\")\n"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := kitevm.New(prog, kitevm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := engine.NewSession(tg)
-	t.Cleanup(func() { s.Close() })
-	sub := s.SubscribeWith(engine.SubscribeOptions{MaxQueued: 4})
-	if _, err := s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: "prog.kite", Line: 3, LogMessage: "i is ${i}"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(true); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		e, err := sub.Next(t.Context())
-		if err != nil {
+	s, sub := boundedAtEntry(t, "let i = 0\nwhile i < 50 {\n    i += 1\n}\nprint(\"done\")\n", 4, func(s *engine.Session) {
+		if _, err := s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: "prog.kite", Line: 3, LogMessage: "i is ${i}"}); err != nil {
 			t.Fatal(err)
 		}
-		if e.Kind == engine.EventStopped {
-			break
-		}
-	}
+	})
 	done := make(chan string, 1)
 	go func() {
 		if err := s.Continue(); err != nil {
@@ -163,5 +120,37 @@ func TestLogpointOutputDoesNotBlockTheCaller(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a continue through a logpoint waited for its own reader")
+	}
+}
+
+// boundedAtEntry starts src stopped at its entry, with a subscriber whose queue holds max
+// events (so that program output is held back once it is full), setup run before the start.
+func boundedAtEntry(t *testing.T, src string, max int, setup func(s *engine.Session)) (*engine.Session, *engine.Subscription) {
+	t.Helper()
+	prog, err := kite.Compile("prog.kite", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := kitevm.New(prog, kitevm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := engine.NewSession(tg)
+	t.Cleanup(func() { s.Close() })
+	sub := s.SubscribeWith(engine.SubscribeOptions{MaxQueued: max})
+	if setup != nil {
+		setup(s)
+	}
+	if err := s.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		e, err := sub.Next(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind == engine.EventStopped {
+			return s, sub
+		}
 	}
 }

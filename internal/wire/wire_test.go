@@ -200,3 +200,21 @@ func TestCloseGentlyDeliversTheLastAnswer(t *testing.T) {
 		t.Fatalf("read %q, %v; want the answer and EOF", got, err)
 	}
 }
+
+// BenchmarkLineReader: command lines of a step, read one at a time, as a stdio front end
+// reads them (a line that fits the buffer is returned in place, without a copy).
+//
+//	go test ./internal/wire -run '^$' -bench LineReader -benchmem
+func BenchmarkLineReader(b *testing.B) {
+	line := []byte(`{"type":"command","command":"stepInto","params":{}}` + "\n")
+	in := bytes.Repeat(line, 4096)
+	r := bytes.NewReader(in)
+	lr := NewLineReader(r, 1<<20)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := lr.Next(); err != nil {
+			r.Reset(in)
+			lr = NewLineReader(r, 1<<20)
+		}
+	}
+}
