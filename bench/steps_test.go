@@ -97,35 +97,43 @@ func (p *pipeProc) await(b *testing.B, want []byte) {
 
 // stepVsFloor runs b.N step round trips on the front end and as many on the floor,
 // interleaved, and reports both medians and their ratio.
-func stepVsFloor(b *testing.B, fe *pipeProc, floor *pipeProc, step, want string) {
+func stepVsFloor(b *testing.B, fe, floor *pipeProc, step, want string) {
 	msg, w := []byte(step), []byte(want)
+	procs := []*pipeProc{fe, floor}
 	for range 300 { // warm up both
-		fe.roundTrip(b, msg, w)
-		floor.roundTrip(b, msg, w)
+		for _, p := range procs {
+			p.roundTrip(b, msg, w)
+		}
 	}
-	feLat := make([]time.Duration, 0, b.N)
-	flLat := make([]time.Duration, 0, b.N)
-	feSw0, flSw0 := contextSwitches(fe.cmd.Process.Pid), contextSwitches(floor.cmd.Process.Pid)
-	feCPU0, flCPU0 := procCPU(fe.cmd.Process.Pid), procCPU(floor.cmd.Process.Pid)
+	lat := make([][]time.Duration, len(procs))
+	sw0, cpu0 := make([]int, len(procs)), make([]int64, len(procs))
+	for i, p := range procs {
+		lat[i] = make([]time.Duration, 0, b.N)
+		sw0[i], cpu0[i] = contextSwitches(p.cmd.Process.Pid), procCPU(p.cmd.Process.Pid)
+	}
 	b.ResetTimer()
 	for range b.N {
-		feLat = append(feLat, fe.roundTrip(b, msg, w))
-		flLat = append(flLat, floor.roundTrip(b, msg, w))
+		for i, p := range procs {
+			lat[i] = append(lat[i], p.roundTrip(b, msg, w))
+		}
 	}
 	b.StopTimer()
-	// Context switches per round trip: what the hand-offs between threads cost, counted
-	// by the kernel, so the same on a quiet and on a loaded machine.
-	b.ReportMetric(float64(contextSwitches(fe.cmd.Process.Pid)-feSw0)/float64(b.N), "switches/step")
-	b.ReportMetric(float64(contextSwitches(floor.cmd.Process.Pid)-flSw0)/float64(b.N), "floor-switches/step")
-	// CPU time per round trip, user and kernel, of all the process's threads.
-	b.ReportMetric(float64(procCPU(fe.cmd.Process.Pid)-feCPU0)/1e3/float64(b.N), "cpu-µs/step")
-	b.ReportMetric(float64(procCPU(floor.cmd.Process.Pid)-flCPU0)/1e3/float64(b.N), "floor-cpu-µs/step")
-	slices.Sort(feLat)
-	slices.Sort(flLat)
-	p50 := func(l []time.Duration) float64 { return float64(l[len(l)/2].Nanoseconds()) / 1e3 }
-	b.ReportMetric(p50(feLat), "p50-µs")
-	b.ReportMetric(p50(flLat), "floor-p50-µs")
-	b.ReportMetric(p50(feLat)/p50(flLat), "x-floor")
+	for i, prefix := range []string{"", "floor-"} {
+		pid := procs[i].cmd.Process.Pid
+		// Context switches per round trip: what the hand-offs between threads cost,
+		// counted by the kernel, so the same on a quiet and on a loaded machine.
+		b.ReportMetric(float64(contextSwitches(pid)-sw0[i])/float64(b.N), prefix+"switches/step")
+		// CPU time per round trip, user and kernel, of all the process's threads.
+		b.ReportMetric(float64(procCPU(pid)-cpu0[i])/1e3/float64(b.N), prefix+"cpu-µs/step")
+		b.ReportMetric(p50(lat[i]), prefix+"p50-µs")
+	}
+	b.ReportMetric(p50(lat[0])/p50(lat[1]), "x-floor")
+}
+
+// p50 is the median of l in microseconds; it sorts l.
+func p50(l []time.Duration) float64 {
+	slices.Sort(l)
+	return float64(l[len(l)/2].Nanoseconds()) / 1e3
 }
 
 // contextSwitches is the number of times the threads of process pid have been switched
@@ -164,35 +172,42 @@ func procCPU(pid int) int64 {
 // message and what ends its answer.
 type stepCase struct {
 	name  string
-	start func(b *testing.B) (fe, floor *pipeProc, step, want string)
+	start func(b *testing.B) (fe *pipeProc, answer []string, step, want string)
+}
+
+// startFloor starts the floor child with the answer's arguments, waiting for its input as
+// polydbg does when poll is set (answer -poll, the poll floor).
+func startFloor(b *testing.B, answer []string, poll bool) *pipeProc {
+	if poll {
+		answer = append([]string{"-poll"}, answer...)
+	}
+	return startPipeProc(b, nil, answerBinary(b), answer...)
 }
 
 var stepCases = []stepCase{
-	{"ez", func(b *testing.B) (*pipeProc, *pipeProc, string, string) {
+	{"ez", func(b *testing.B) (*pipeProc, []string, string, string) {
 		file := writeEZProgram(b)
 		const stopped = `{"type":"event","event":"stopped","data":{"reason":"step","location":{"file":"x","line":4,"column":5},"function":"main"}}` + "\n" +
 			`{"type":"event","event":"variableUpdate","data":{"name":"i","value":"1","type":"int","frameIndex":0,"scope":"global"}}`
-		floor := startPipeProc(b, nil, answerBinary(b), stopped)
 		fe := startPipeProc(b, nil, polydbgBinary(b), "ez")
 		c := &ezConn{w: fe.w, r: fe.r}
 		c.send(b, fmt.Sprintf(`{"type":"command","command":"initialize","params":{"file":%q}}`, file))
 		c.until(b, "initialized")
 		c.send(b, `{"type":"command","command":"start","params":{}}`)
 		c.until(b, "stopped")
-		return fe, floor, `{"type":"command","command":"stepInto","params":{}}` + "\n", `"event":"stopped"`
+		return fe, []string{stopped}, `{"type":"command","command":"stepInto","params":{}}` + "\n", `"event":"stopped"`
 	}},
-	{"aura", func(b *testing.B) (*pipeProc, *pipeProc, string, string) {
+	{"aura", func(b *testing.B) (*pipeProc, []string, string, string) {
 		file := writeEZProgram(b)
 		const stopped = `AURA_DEBUG_EVENT {"event":"stopped","reason":"step","file":"x","line":4,"col":5,"env":{"i":"1","total":"1"},"watches":[],"func":"main"}`
-		floor := startPipeProc(b, nil, answerBinary(b), stopped)
 		fe := startPipeProc(b, []string{"AURA_DEBUG_PROTOCOL=1", "AURA_DEBUG_WAIT=1"}, polydbgBinary(b), "aura", "run", file)
 		if _, err := io.WriteString(fe.w, `{"cmd":"enable","startPaused":true}`+"\n"); err != nil {
 			b.Fatal(err)
 		}
 		fe.await(b, []byte(`"event":"stopped"`))
-		return fe, floor, `{"cmd":"stepIn"}` + "\n", `"event":"stopped"`
+		return fe, []string{stopped}, `{"cmd":"stepIn"}` + "\n", `"event":"stopped"`
 	}},
-	{"dap", func(b *testing.B) (*pipeProc, *pipeProc, string, string) {
+	{"dap", func(b *testing.B) (*pipeProc, []string, string, string) {
 		file := filepath.Join(b.TempDir(), "loop.kite")
 		if err := os.WriteFile(file, []byte(dapKite), 0o644); err != nil {
 			b.Fatal(err)
@@ -200,23 +215,21 @@ var stepCases = []stepCase{
 		frame := func(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
 		answer := frame(`{"seq":10,"type":"response","request_seq":9,"success":true,"command":"next"}`) +
 			frame(`{"seq":11,"type":"event","event":"stopped","body":{"reason":"step","threadId":1,"allThreadsStopped":true}}`)
-		floor := startPipeProc(b, nil, answerBinary(b), "-n", answer)
 		fe := startPipeProc(b, nil, polydbgBinary(b), "dap")
 		thread := (&dapConn{w: fe.w, r: fe.r}).session(b, map[string]any{"program": file}, file, 5)
 		next := frame(fmt.Sprintf(`{"seq":9,"type":"request","command":"next","arguments":{"threadId":%d}}`, thread))
-		return fe, floor, next, `"event":"stopped"`
+		return fe, []string{"-n", answer}, next, `"event":"stopped"`
 	}},
-	{"cli", func(b *testing.B) (*pipeProc, *pipeProc, string, string) {
+	{"cli", func(b *testing.B) (*pipeProc, []string, string, string) {
 		file := writeEZProgram(b)
 		const prompt = "(polydbg) "
-		floor := startPipeProc(b, nil, answerBinary(b), "-n", "5\t    total += i\n"+prompt)
 		fe := startPipeProc(b, nil, polydbgBinary(b), "debug", file)
 		if _, err := io.WriteString(fe.w, "start\n"); err != nil {
 			b.Fatal(err)
 		}
 		fe.await(b, []byte("Stopped at entry"))
 		fe.await(b, []byte(prompt))
-		return fe, floor, "next\n", prompt
+		return fe, []string{"-n", "5\t    total += i\n" + prompt}, "next\n", prompt
 	}},
 }
 
@@ -230,21 +243,25 @@ var stepCases = []stepCase{
 func BenchmarkStepVsFloor(b *testing.B) {
 	for _, c := range stepCases {
 		b.Run(c.name, func(b *testing.B) {
-			fe, floor, step, want := c.start(b)
-			stepVsFloor(b, fe, floor, step, want)
+			fe, answer, step, want := c.start(b)
+			stepVsFloor(b, fe, startFloor(b, answer, false), step, want)
 		})
 	}
 }
 
 // BenchmarkStepAlone: the same round trips, but all of the front end's, then all of the
 // floor child's, as a client that steps one debugger sees them (the issue's first
-// measurement): between two steps each process waits alone, and its CPU may go idle.
+// measurement): between two steps each process waits alone, and its CPU may go idle. Then
+// as many with the poll floor (answer -poll), which waits for its input as polydbg does:
+// x-pollfloor is the cost of the debugger's work alone, pollfloor-p50 against floor-p50 the
+// cost of that way of waiting (docs/PERFORMANCE.md, "Session 6").
 //
 //	cd bench && go test -run '^$' -bench StepAlone -benchtime 3000x -count 2
 func BenchmarkStepAlone(b *testing.B) {
 	for _, c := range stepCases {
 		b.Run(c.name, func(b *testing.B) {
-			fe, floor, step, want := c.start(b)
+			fe, answer, step, want := c.start(b)
+			floor, pollFloor := startFloor(b, answer, false), startFloor(b, answer, true)
 			msg, w := []byte(step), []byte(want)
 			run := func(p *pipeProc) float64 {
 				for range 300 {
@@ -254,16 +271,16 @@ func BenchmarkStepAlone(b *testing.B) {
 				for i := range lat {
 					lat[i] = p.roundTrip(b, msg, w)
 				}
-				slices.Sort(lat)
-				return float64(lat[len(lat)/2].Nanoseconds()) / 1e3
+				return p50(lat)
 			}
 			b.ResetTimer()
-			feP50 := run(fe)
-			flP50 := run(floor)
+			feP50, flP50, pollP50 := run(fe), run(floor), run(pollFloor)
 			b.StopTimer()
 			b.ReportMetric(feP50, "p50-µs")
 			b.ReportMetric(flP50, "floor-p50-µs")
+			b.ReportMetric(pollP50, "pollfloor-p50-µs")
 			b.ReportMetric(feP50/flP50, "x-floor")
+			b.ReportMetric(feP50/pollP50, "x-pollfloor")
 		})
 	}
 }

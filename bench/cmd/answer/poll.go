@@ -1,0 +1,82 @@
+package main
+
+import (
+	"io"
+	"os"
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+// pollWait sets this child up as polydbg's stdio front ends are (cmd/polydbg/stdio.go): one
+// processor, standard input non-blocking and read with raw read(2) calls that wait in Go's
+// poller, answers written with raw write(2) calls. With it the floor differs from polydbg
+// only by the debugger's work, so that the two floors side by side tell the cost of the
+// way of waiting from the cost of the work (docs/PERFORMANCE.md, "Session 6").
+func pollWait() (io.Reader, io.Writer) {
+	runtime.GOMAXPROCS(1)
+	if err := syscall.SetNonblock(0, true); err != nil {
+		panic(err)
+	}
+	in, err := os.NewFile(0, "/dev/stdin").SyscallConn()
+	if err != nil {
+		panic(err)
+	}
+	fd, err := syscall.Open("/proc/self/fd/1", syscall.O_WRONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		panic(err)
+	}
+	out, err := os.NewFile(uintptr(fd), "/dev/stdout").SyscallConn()
+	if err != nil {
+		panic(err)
+	}
+	return rawIO{in}, rawIO{out}
+}
+
+// rawIO reads or writes a non-blocking descriptor with raw system calls, waiting in Go's
+// poller while it would block.
+type rawIO struct{ rc syscall.RawConn }
+
+func (r rawIO) Read(p []byte) (int, error) {
+	for {
+		var n uintptr
+		var errno syscall.Errno
+		err := r.rc.Read(func(fd uintptr) bool {
+			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			return errno != syscall.EAGAIN
+		})
+		switch {
+		case err != nil:
+			return 0, err
+		case errno == syscall.EINTR:
+		case errno != 0:
+			return 0, errno
+		case n == 0:
+			return 0, io.EOF
+		default:
+			return int(n), nil
+		}
+	}
+}
+
+func (r rawIO) Write(p []byte) (int, error) {
+	done := 0
+	for done < len(p) {
+		var n uintptr
+		var errno syscall.Errno
+		err := r.rc.Write(func(fd uintptr) bool {
+			n, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
+			return errno != syscall.EAGAIN
+		})
+		switch {
+		case err != nil:
+			return done, err
+		case errno == syscall.EINTR:
+		case errno != 0:
+			return done, errno
+		default:
+			done += int(n)
+		}
+	}
+	return done, nil
+}
