@@ -34,7 +34,8 @@ func pollWait() (io.Reader, io.Writer) {
 }
 
 // rawIO reads or writes a non-blocking descriptor with raw system calls, waiting in Go's
-// poller while it would block.
+// poller while it would block: rawStdin and rawWriter of cmd/polydbg/stdio.go, copied on
+// purpose (the floor must not link polydbg, and a command package cannot be imported).
 type rawIO struct{ rc syscall.RawConn }
 
 func (r rawIO) Read(p []byte) (int, error) {
