@@ -271,6 +271,13 @@ func (f *File) Encode(t dwarf.Type, text string) ([]byte, error) {
 		return nil, fmt.Errorf("the variable has no type")
 	}
 	size := int(t.Size())
+	switch resolve(t).(type) {
+	case *dwarf.StructType, *dwarf.ArrayType:
+		return nil, fmt.Errorf("cannot set a whole %s: set its members or elements", TypeName(t))
+	}
+	if size <= 0 || size > 8 { // every scalar below is written as one word of its size
+		return nil, fmt.Errorf("cannot write a %d-byte %s", size, TypeName(t))
+	}
 	switch tt := resolve(t).(type) {
 	case *dwarf.FloatType:
 		x, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(text, "f"), "F"), 64)
@@ -305,14 +312,9 @@ func (f *File) Encode(t dwarf.Type, text string) ([]byte, error) {
 		if c, ok := CharLiteral(text); ok {
 			return f.wordBytes(uint64(c), size), nil
 		}
-	case *dwarf.StructType, *dwarf.ArrayType:
-		return nil, fmt.Errorf("cannot set a whole %s: set its members or elements", TypeName(t))
 	}
 	if isInt, _ := IntKind(t); !isInt {
 		return nil, fmt.Errorf("cannot write a value of type %s", TypeName(t))
-	}
-	if size <= 0 || size > 8 {
-		return nil, fmt.Errorf("cannot write a %d-byte %s", size, TypeName(t))
 	}
 	n, err := parseInt(text)
 	if err != nil {
