@@ -229,6 +229,9 @@ func (d *Debuggee) remote(ctx context.Context) (engine.Target, error) {
 		if s.Program == "" {
 			return nil, errors.New("launch: no program given")
 		}
+		if err := CheckRunsHere(s.Program); err != nil {
+			return nil, err
+		}
 		return gdbremote.LaunchNativeIn(ctx, s.Program, s.Args, s.Dir, s.Env, s.Remote)
 	case QEMU:
 		if s.Machine == "" || s.ELF == "" {

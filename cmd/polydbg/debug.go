@@ -23,7 +23,8 @@ func init() {
 
 const debugUsage = `usage:
   polydbg debug FILE.kite                      a Kite program
-  polydbg debug --native PROG [args...]        a native program, under gdbserver on loopback
+  polydbg debug [--native] PROG [args...]      a native program, under gdbserver on loopback
+                                               (an ELF executable needs no --native)
   polydbg debug --gdb HOST:PORT --elf FILE     any GDB remote stub (gdbserver, OpenOCD, a probe...)
   polydbg debug --qemu MACHINE FILE.elf        firmware in qemu-system-arm, halted at reset
 At a terminal: line editing, Tab completion, Ctrl-R history search, Ctrl-C pauses the
@@ -108,6 +109,11 @@ var errUsage = fmt.Errorf("missing or conflicting arguments")
 // debugSpec is the debuggee the flags name. A Kite program is compiled once here, so that a
 // mistake in it is said before the prompt.
 func debugSpec(args []string, native bool, gdbAddr, elf, machine string) (launch.Spec, error) {
+	if (native || gdbAddr == "" && machine == "") && len(args) >= 1 {
+		if err := launch.CheckRunsHere(args[0]); err != nil {
+			return launch.Spec{}, fmt.Errorf("%w (polydbg debug --qemu MACHINE %s, or --gdb HOST:PORT --elf %s)", err, args[0], args[0])
+		}
+	}
 	switch {
 	case native && gdbAddr == "" && machine == "" && len(args) >= 1:
 		return launch.Spec{Kind: launch.Native, Program: args[0], Args: args[1:]}, nil
@@ -115,6 +121,10 @@ func debugSpec(args []string, native bool, gdbAddr, elf, machine string) (launch
 		return launch.Spec{Kind: launch.Remote, Address: gdbAddr, ELF: elf, Program: elf}, nil
 	case machine != "" && !native && gdbAddr == "" && len(args) == 1:
 		return launch.Spec{Kind: launch.QEMU, Machine: machine, ELF: args[0], Program: args[0]}, nil
+	case !native && gdbAddr == "" && machine == "" && len(args) >= 1 && launch.Detect(args[0]) == launch.Native:
+		// An executable, as gdb takes it (with its arguments, as gdb --args): run it under
+		// gdbserver, as --native does.
+		return launch.Spec{Kind: launch.Native, Program: args[0], Args: args[1:]}, nil
 	case !native && gdbAddr == "" && machine == "" && len(args) == 1:
 		if _, err := kite.CompileFile(args[0], nil); err != nil {
 			return launch.Spec{}, err

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An ELF executable needs no --native: `polydbg debug PROG ARGS...` runs it under gdbserver
+// with its arguments, as gdb --args does (it used to be compiled as Kite source and fail
+// with a screen of "invalid character" errors).
+func TestDebugExecutableWithoutNative(t *testing.T) {
+	bin := polydbgBinary(t)
+	_, exe := buildNative(t, "args", "#include <stdio.h>\nint square(int x) { return x * x; }\n"+
+		"int main(int argc, char **argv) {\n    int n = square(argc);\n    printf(\"%d %s\\n\", n, argv[1]);\n    return 0;\n}\n")
+	cmd := exec.Command(bin, "debug", exe, "hello")
+	cmd.Stdin = strings.NewReader("break square\nrun\nfinish\ncontinue\nquit\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"Breakpoint 1, square", "Value returned is $1 = 4", "4 hello", "exited normally"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A program built for another processor (here an ARM one) is refused before the prompt,
+// saying how to debug it, whether --native was given or not.
+func TestDebugForeignExecutable(t *testing.T) {
+	bin := polydbgBinary(t)
+	fw := filepath.Join(t.TempDir(), "fw.elf")
+	if err := os.WriteFile(fw, armELFHeader(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"debug", fw}, {"debug", "--native", fw}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Stdin = strings.NewReader("run\nquit\n")
+		out, err := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 {
+			t.Errorf("%v: exit code %d, want 1\n%s", args, code, out)
+		}
+		for _, want := range []string{"is a program for ARM, not for this machine", "--qemu MACHINE " + fw} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("%v: output lacks %q:\n%s", args, want, out)
+			}
+		}
+		if strings.Contains(string(out), "(polydbg)") {
+			t.Errorf("%v: a prompt before the error:\n%s", args, out)
+		}
+	}
+}
+
+// armELFHeader is the 52-byte header of a 32-bit little-endian ARM executable with no
+// sections or segments: enough for debug/elf to read its machine.
+func armELFHeader() []byte {
+	h := make([]byte, 52)
+	copy(h, "\x7fELF")
+	h[4], h[5], h[6] = 1, 1, 1 // ELFCLASS32, little-endian, version 1
+	le := binary.LittleEndian
+	le.PutUint16(h[16:], 2)  // ET_EXEC
+	le.PutUint16(h[18:], 40) // EM_ARM
+	le.PutUint32(h[20:], 1)  // version
+	le.PutUint16(h[40:], 52) // header size
+	le.PutUint16(h[42:], 32) // program header entry size
+	le.PutUint16(h[46:], 40) // section header entry size
+	return h
+}
