@@ -90,3 +90,12 @@ func (s *Session) SetDataBreakpoints(ws []Watchpoint) ([]Watchpoint, error) {
 	s.mu.Unlock()
 	return w.SetWatchpoints(out), nil
 }
+
+// DataBreakpoints returns the data breakpoints set last, as armed (none on targets without
+// watchpoints).
+func (s *Session) DataBreakpoints() []Watchpoint {
+	if w, ok := s.t.(Watchpointer); ok {
+		return w.Watchpoints()
+	}
+	return nil
+}

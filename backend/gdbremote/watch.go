@@ -7,6 +7,7 @@ package gdbremote
 // set or last hit).
 
 import (
+	"bytes"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -159,7 +160,8 @@ func (t *Target) watchStop(sr StopReply) *engine.Stop {
 	switch {
 	case err != nil:
 		text += ": " + err.Error()
-	case hit.Access == engine.DataWrite && hit.last != nil:
+	case hit.last != nil && (hit.Access == engine.DataWrite || hit.Access == engine.DataReadWrite && !bytes.Equal(hit.last, now)):
+		// a write, or an access that changed the value (gdb's awatch says both values then)
 		text += ": " + t.watchValue(hit.last) + " -> " + t.watchValue(now)
 	default:
 		text += " = " + t.watchValue(now)

@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -149,7 +150,11 @@ func (d *Debugger) newSession() error {
 func (d *Debugger) reportStop(st *engine.Stop) {
 	loc := st.Location
 	where := ""
-	if st.Reason != engine.ReasonStep { // a step shows only its line
+	switch {
+	case st.Reason == engine.ReasonStep: // a step shows only its line
+	case loc.Line == 0 && loc.HasPC: // code without line information (a library's)
+		where = fmt.Sprintf("%#x in %s", loc.PC, cmp.Or(loc.Func, "??"))
+	default:
 		where = fmt.Sprintf("%s at %s:%d", loc.Func, loc.File, loc.Line)
 	}
 	if st.ThreadID != 0 && st.ThreadID != d.stopThread {
@@ -170,6 +175,9 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 			break
 		}
 		d.printf("\nRuntime error: %s\n  in %s\n", st.Text, where)
+	case engine.ReasonData:
+		d.reportWatch(st)
+		d.printf("%s\n", where)
 	case engine.ReasonPause:
 		d.printf("\nPaused in %s\n", where)
 	case engine.ReasonEntry:

@@ -24,6 +24,9 @@ func init() {
 		{"break", []string{"b", "br"}, "break LOCATION [if COND]  set a breakpoint at FILE:LINE, LINE, FUNCTION or *PC", cmdBreak},
 		{"tbreak", []string{"tb"}, "tbreak LOCATION [if COND]  set a breakpoint deleted when first hit", cmdTbreak},
 		{"delete", []string{"d"}, "delete [N...]  delete breakpoints (all without arguments)", cmdDelete},
+		{"watch", nil, "watch EXPR  stop when the program writes what EXPR names (a hardware watchpoint)", watchCmd(engine.DataWrite)},
+		{"rwatch", nil, "rwatch EXPR  stop when the program reads what EXPR names", watchCmd(engine.DataRead)},
+		{"awatch", nil, "awatch EXPR  stop when the program reads or writes what EXPR names", watchCmd(engine.DataReadWrite)},
 		{"condition", nil, "condition N [COND]  set or remove breakpoint N's condition", cmdCondition},
 		{"run", []string{"r"}, "run  start the program (again, if it ran before)", cmdRun},
 		{"start", nil, "start  start the program and stop at its first statement", cmdStart},
@@ -181,12 +184,18 @@ func (d *Debugger) describe(l engine.Location) string {
 func cmdDelete(d *Debugger, args string) bool {
 	if args == "" {
 		d.s.ClearBreakpoints()
+		if len(d.s.DataBreakpoints()) > 0 {
+			_, _ = d.s.SetDataBreakpoints(nil)
+		}
 		return false
 	}
 	for _, f := range strings.Fields(args) {
 		n, ok := atoi(f)
 		if !ok {
 			d.printf("Invalid breakpoint number %q.\n", f)
+			continue
+		}
+		if d.deleteWatchpoint(n) {
 			continue
 		}
 		if err := d.s.RemoveBreakpoint(n); err != nil {
@@ -339,9 +348,10 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.infoRegisters(strings.Fields(args)[1:])
 	case strings.HasPrefix("breakpoints", what):
 		bps := d.s.Breakpoints()
-		if len(bps) == 0 {
-			d.printf("No breakpoints.\n")
+		if len(bps) == 0 && len(d.s.DataBreakpoints()) == 0 {
+			d.printf("No breakpoints or watchpoints.\n")
 		}
+		defer d.infoWatchpoints()
 		for _, b := range bps {
 			d.printf("%-4d %-40s hits %d", b.ID, d.describe(b.Location), b.Hits)
 			if b.Spec.Condition != "" {

@@ -1,0 +1,62 @@
+package cli_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// watchHit is one stop at a watchpoint as gdb prints it: the watchpoint, the values, the line.
+var watchHit = regexp.MustCompile(`(Hardware [a-z/() ]*watchpoint \d+: \S+)\n\n((?:Old value = .*\nNew value = .*\n)|(?:Value = .*\n))\S+ (?:\(\) )?at \S+:(\d+)\n`)
+
+// watch, awatch, info breakpoints and delete on a native program, against gdb on the same
+// executable: every stop at a watchpoint says the same values at the same line.
+func TestWatchpointsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "break main\nrun\nwatch counter\ninfo breakpoints\ncontinue\ncontinue\nawatch sum\ncontinue\ndelete\ncontinue\n"
+	dir, out := nativeScript(t, commands)
+	expect(t, out,
+		"(polydbg) watch counter", "Hardware watchpoint 2: counter\n",
+		"(polydbg) info breakpoints", "2    hw watchpoint", "counter\n",
+		"Hardware watchpoint 2: counter\n\nOld value = 0\nNew value = 1\nmain at ", "loop.c:8\n",
+		"Hardware watchpoint 2: counter\n\nOld value = 1\nNew value = 2\n",
+		"(polydbg) awatch sum", "Hardware access (read/write) watchpoint 3: sum\n",
+		"Hardware access (read/write) watchpoint 3: sum\n\nOld value = 0\nNew value = 1\n",
+		"sum 30", "[program exited normally]",
+	)
+	var args []string
+	for _, c := range strings.Split(strings.TrimSpace(commands), "\n") {
+		args = append(args, "-ex", c)
+	}
+	oracle, err := exec.Command("gdb", append(append([]string{"-batch", "-nx"}, args...), filepath.Join(dir, "loop"))...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, oracle)
+	}
+	ours, theirs := watchHit.FindAllStringSubmatch(out, -1), watchHit.FindAllStringSubmatch(string(oracle), -1)
+	agree := 0
+	for i := range min(len(ours), len(theirs)) {
+		if ours[i][1] == theirs[i][1] && ours[i][2] == theirs[i][2] && ours[i][3] == theirs[i][3] {
+			agree++
+		} else {
+			t.Errorf("stop %d: polydbg %q, gdb %q", i+1, ours[i][0], theirs[i][0])
+		}
+	}
+	t.Logf("watchpoint stops: %d of %d agree with gdb (%d from gdb)", agree, len(ours), len(theirs))
+	if len(ours) != len(theirs) || len(ours) != 3 {
+		t.Errorf("polydbg stopped %d times at watchpoints, gdb %d, want 3:\n%s\n--- gdb:\n%s", len(ours), len(theirs), out, oracle)
+	}
+}
+
+// A Kite program has no watchpoints: watch says so, and nothing else changes.
+func TestWatchOnKiteSaysUnsupported(t *testing.T) {
+	out := script(t, "b fib\nrun\nwatch n\ninfo breakpoints\n")
+	expect(t, out, "(polydbg) watch n", "Cannot watch n: data breakpoints: not supported by this target\n",
+		"(polydbg) info breakpoints", "1    ")
+	if strings.Contains(out, "watchpoint") {
+		t.Errorf("a watchpoint listed on Kite:\n%s", out)
+	}
+}
