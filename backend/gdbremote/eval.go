@@ -348,7 +348,8 @@ func (e *evaluator) cond(expr string) (bool, error) {
 type hostCond struct {
 	t     *Target
 	expr  string
-	node  *condNode // nil: a value expression (for log messages), not a condition
+	node  *condNode // nil: a value expression (for log messages), or C arithmetic (arith)
+	arith bool      // a C expression with arithmetic (x % 2 == 1): evaluated on the host only
 	agent []byte
 }
 
@@ -361,23 +362,27 @@ func (c *hostCond) String() (string, error) {
 	if v, err := ev.value(strings.TrimSpace(c.expr)); err == nil {
 		return v.Text, nil
 	}
-	if c.node == nil {
-		_, err := ev.value(strings.TrimSpace(c.expr))
-		return "", err
+	if c.node == nil { // a value with arithmetic ("{count * 2}" in a log message)
+		v, err := ev.arith(strings.TrimSpace(c.expr))
+		return v.Text, err
 	}
 	b, err := ev.eval(c.node)
 	return strconv.FormatBool(b), err
 }
 
 func (c *hostCond) Eval() (bool, error) {
-	if c.node == nil {
+	if c.node == nil && !c.arith {
 		return false, fmt.Errorf("%q is not a condition", c.expr)
 	}
 	fr, err := c.t.frame(0)
 	if err != nil {
 		return false, err
 	}
-	return (&evaluator{t: c.t, fr: fr}).eval(c.node)
+	ev := &evaluator{t: c.t, fr: fr}
+	if c.arith {
+		return ev.truth(c.expr)
+	}
+	return ev.eval(c.node)
 }
 
 // CanRunOnStub reports whether the condition compiled to an agent expression.
@@ -387,10 +392,13 @@ func (c *hostCond) CanRunOnStub() bool { return c.agent != nil }
 func (t *Target) CompileCondition(loc engine.Location, expr string) (engine.Condition, error) {
 	c := &hostCond{t: t, expr: expr}
 	n, err := parseCond(expr)
-	if err == nil {
+	switch {
+	case err == nil:
 		c.node = n
-	} else if strings.ContainsAny(expr, "=<>&|!") {
-		return nil, err
+	case checkArith(expr) == nil:
+		c.arith = true
+	case strings.ContainsAny(expr, "=<>&|!%+-*/"):
+		return nil, checkArith(expr)
 	}
 	if loc.HasPC && c.node != nil {
 		if code, err := CompileCondition(expr, t.agentResolver(loc.PC)); err == nil {

@@ -255,7 +255,13 @@ func (t *Target) Evaluate(frame int, expr string, mode engine.EvalMode) (engine.
 	if truth, cerr := ev.cond(expr); cerr == nil {
 		return engine.Variable{Name: expr, Value: strconv.FormatBool(truth), Type: "bool"}, nil
 	}
-	return engine.Variable{}, err
+	v, err = ev.arith(strings.TrimSpace(expr)) // C arithmetic: x + 1, a->x - b->x, arr[i]
+	if err != nil {
+		return engine.Variable{}, err
+	}
+	out := t.pathVariable(frame, v, nil)
+	out.Name = expr
+	return out, nil
 }
 
 type refEntry struct {

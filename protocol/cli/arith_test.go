@@ -1,0 +1,92 @@
+package cli_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+const cArith = `#include <stdio.h>
+enum color { RED, GREEN = 5, BLUE };
+struct point { int x, y; };
+struct shape { struct point at; struct point *next; unsigned flags; double scale; float ratio; char tag; enum color c; };
+int values[6] = {3, 1, 4, 1, 5, 9};
+long big = 1L << 40;
+int measure(struct shape *s, int n, unsigned mask) {
+    int i = n % 4;
+    return s->at.x * n + values[i] + (int)(s->flags & mask);
+}
+int main(void) {
+    struct point p = {7, -3};
+    struct shape sh = {{2, 5}, &p, 0xf0u, 2.5, 0.75f, 'k', BLUE};
+    int r = measure(&sh, 10, 0x30u);
+    printf("%d\n", r);
+    return 0;
+}
+`
+
+// arithExprs are C expressions a gdb user types at a stop in measure; each is printed by
+// polydbg and by gdb, and the answers compared. (A bare comparison or condition, "n > 5",
+// prints true or false in polydbg, 1 or 0 in gdb: TestComparisonPrintsTruth.)
+var arithExprs = []string{
+	"n + 1", "n * 2 - 3", "(n + 2) * 3", "n / 3", "n % 3", "-n", "!n + 1", "~n",
+	"s->at.x + s->at.y", "s->at.x * n + values[i]", "values[i] * 2", "values[n - 7] + values[0]",
+	"s->next->x - s->next->y", "(*s).at.y * 3", "s->flags & mask", "s->flags | 1", "s->flags ^ 0xff",
+	"s->flags >> 4", "mask << 2", "s->scale * 2", "s->scale / 4", "s->ratio + 1", "s->tag + 1",
+	"s->c + 1", "(n > 5 && mask != 0) * 3", "n < 5 || s->flags == 240", "big / 1024", "big + n",
+	"0x10 + 010 + 7", "'a' + 1", "1.5 + n", "values[1 + 1] + values[5]",
+}
+
+var printed = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?\$\d+ = (.*)$`)
+
+// C arithmetic in print on a native program, against gdb on the same executable at the
+// same stop.
+func TestArithmeticAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	commands := "break measure\nrun\n"
+	for _, e := range arithExprs {
+		commands += "print " + e + "\n"
+	}
+	dir, out := nativeScriptOf(t, "arith", cArith, commands)
+	args := []string{"-batch", "-nx"}
+	for _, c := range strings.Split(strings.TrimSpace(commands), "\n") {
+		args = append(args, "-ex", c)
+	}
+	oracle, err := exec.Command("gdb", append(args, filepath.Join(dir, "arith"))...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, oracle)
+	}
+	ours, theirs := printed.FindAllStringSubmatch(out, -1), printed.FindAllStringSubmatch(string(oracle), -1)
+	if len(ours) != len(arithExprs) || len(theirs) != len(arithExprs) {
+		t.Fatalf("%d values from polydbg, %d from gdb, want %d:\n%s\n--- gdb:\n%s", len(ours), len(theirs), len(arithExprs), out, oracle)
+	}
+	agree := 0
+	for i, e := range arithExprs {
+		if ours[i][1] == theirs[i][1] {
+			agree++
+		} else {
+			t.Errorf("print %s: polydbg %s, gdb %s", e, ours[i][1], theirs[i][1])
+		}
+	}
+	t.Logf("C arithmetic: %d of %d values agree with gdb", agree, len(arithExprs))
+}
+
+// A comparison or condition on its own prints true or false (gdb prints 1 or 0); inside
+// arithmetic it is C's 1 or 0.
+func TestComparisonPrintsTruth(t *testing.T) {
+	_, out := nativeScriptOf(t, "arith", cArith, "break measure\nrun\nprint n > 5\nprint !n\nprint (n > 5) + 1\nprint n / 0\nprint s + 1\n")
+	expect(t, out, "print n > 5\n$1 = true\n", "print !n\n$2 = false\n", "print (n > 5) + 1\n$3 = 2\n",
+		"print n / 0\nDivision by zero\n", "print s + 1\npointer arithmetic is not supported")
+}
+
+// A breakpoint condition with arithmetic, as gdb users write them (if i % 2 == 1), is
+// checked by polydbg at each hit (the stub's agent expressions take only comparisons); it
+// was refused before.
+func TestConditionWithArithmetic(t *testing.T) {
+	_, out := nativeScript(t, "break square if x % 2 == 1 && x * x > 1\nrun\nprint x\nc\n")
+	expect(t, out, "Breakpoint 1 at 0x", "Breakpoint 1, square at", "print x\n$1 = 3\n", "sum 30", "[program exited normally]")
+}
