@@ -124,10 +124,12 @@ func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
 				return spec, nil
 			}
 		}
-		if n, ok := atoi(loc); ok {
+		if n, ok := atoi(loc); ok { // a line of the current file, or of main's before the program stops
 			spec.Kind, spec.Line = engine.LineBreakpoint, n
 			if st := d.s.LastStop(); st != nil {
 				spec.File = st.Location.File
+			} else {
+				spec.File = d.defaultFile()
 			}
 			return spec, nil
 		}
@@ -140,6 +142,12 @@ func cmdBreak(d *Debugger, args string) bool  { d.setBreak(args, false); return 
 func cmdTbreak(d *Debugger, args string) bool { d.setBreak(args, true); return false }
 
 func (d *Debugger) setBreak(args string, temp bool) {
+	if d.s.State().Ended() { // for the next run, as gdb keeps it: that run's session, made now
+		if err := d.newSession(); err != nil {
+			d.printf("No breakpoint set: %v\n", err)
+			return
+		}
+	}
 	spec, err := d.parseLocation(args)
 	if err != nil {
 		d.printf("%v\n", err)

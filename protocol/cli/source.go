@@ -137,9 +137,12 @@ func cmdList(d *Debugger, args string) bool {
 	return false
 }
 
-// defaultFile is the program's main file, found through its first statement.
+// defaultFile is the program's main file: the file of its first statement, or of main.
 func (d *Debugger) defaultFile() string {
 	if loc, err := d.s.Target().ResolveLine("", 1); err == nil {
+		return loc.File
+	}
+	if loc, err := d.s.Target().ResolveFunction("main"); err == nil { // gdb's default: main's file
 		return loc.File
 	}
 	return ""
