@@ -83,10 +83,9 @@ func lexCond(s string) ([]string, error) {
 		case strings.ContainsRune("<>()!-", rune(c)):
 			toks = append(toks, s[i:i+1])
 			i++
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+		case isIdentByte(c):
 			j := i
-			for j < len(s) && (s[j] == '_' || s[j] == '.' || s[j] >= 'a' && s[j] <= 'z' ||
-				s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+			for j < len(s) && (s[j] == '.' || isIdentByte(s[j])) {
 				j++
 			}
 			toks = append(toks, s[i:j])

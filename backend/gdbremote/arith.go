@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -113,14 +114,14 @@ func lexArith(s string) ([]string, error) {
 			i = j + 1
 		case c == '$' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 			j := i + 1
-			for j < len(s) && (s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+			for j < len(s) && isIdentByte(s[j]) {
 				j++
 			}
 			toks = append(toks, s[i:j])
 			i = j
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
 			j := i + 1
-			for j < len(s) && (s[j] == '.' || s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9' ||
+			for j < len(s) && (s[j] == '.' || isIdentByte(s[j]) ||
 				(s[j] == '+' || s[j] == '-') && (s[j-1] == 'e' || s[j-1] == 'E') && !strings.HasPrefix(strings.ToLower(s[i:j]), "0x")) {
 				j++
 			}
@@ -240,7 +241,7 @@ func (p *arithParser) unary() (arithOperand, error) {
 }
 
 func isIdent(s string) bool {
-	return s[0] == '_' || s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z'
+	return isIdentByte(s[0]) && (s[0] < '0' || s[0] > '9')
 }
 
 // primary parses a parenthesised expression, a number, a character or a name.
@@ -384,7 +385,7 @@ func (p *arithParser) truth(v arithOperand) (bool, error) {
 		return false, nil
 	}
 	n, err := p.number(v)
-	return n.i != 0 || n.u != 0 || n.f != 0, err
+	return n.nonzero(), err
 }
 
 // apply computes l op r with C's usual arithmetic conversions on 64 bits.
@@ -399,25 +400,23 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 	if r, err = p.number(r); err != nil {
 		return r, err
 	}
-	bool01 := func(b bool) arithOperand {
-		if b {
-			return arithOperand{kind: "int", i: 1}
-		}
-		return arithOperand{kind: "int"}
-	}
 	switch op {
 	case "!":
-		return bool01(r.i == 0 && r.u == 0 && r.f == 0), nil
+		return bool01(!r.nonzero()), nil
 	case "&&":
-		return bool01((l.i != 0 || l.u != 0 || l.f != 0) && (r.i != 0 || r.u != 0 || r.f != 0)), nil
+		return bool01(l.nonzero() && r.nonzero()), nil
 	case "||":
-		return bool01(l.i != 0 || l.u != 0 || l.f != 0 || r.i != 0 || r.u != 0 || r.f != 0), nil
+		return bool01(l.nonzero() || r.nonzero()), nil
 	}
-	if (l.isPtr || r.isPtr) && (op == "+" || op == "-" || op == "*" || op == "/" || op == "%") {
+	if (l.isPtr || r.isPtr) && strings.Contains("+-*/%", op) {
 		return l, errors.New("pointer arithmetic is not supported: a pointer's value does not say the size of what it points to")
 	}
-	if l.kind == "float" || r.kind == "float" {
+	switch {
+	case l.kind == "float" || r.kind == "float":
 		a, b := l.float(), r.float()
+		if c, ok := compare(op, a, b); ok {
+			return bool01(c), nil
+		}
 		switch op {
 		case "+":
 			return arithOperand{kind: "float", f: a + b}, nil
@@ -427,110 +426,82 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 			return arithOperand{kind: "float", f: a * b}, nil
 		case "/":
 			return arithOperand{kind: "float", f: a / b}, nil
-		case "<":
-			return bool01(a < b), nil
-		case "<=":
-			return bool01(a <= b), nil
-		case ">":
-			return bool01(a > b), nil
-		case ">=":
-			return bool01(a >= b), nil
-		case "==":
-			return bool01(a == b), nil
-		case "!=":
-			return bool01(a != b), nil
 		}
 		return l, fmt.Errorf("invalid operands to %s: a floating-point value", op)
-	}
-	if l.kind == "uint" || r.kind == "uint" {
-		a, b := l.uint(), r.uint()
-		switch op {
-		case "/", "%":
-			if b == 0 {
-				return l, errors.New("Division by zero")
-			}
+	case l.kind == "uint" || r.kind == "uint":
+		if c, ok := compare(op, l.uint(), r.uint()); ok {
+			return bool01(c), nil
 		}
-		switch op {
-		case "+":
-			return arithOperand{kind: "uint", u: a + b}, nil
-		case "-":
-			return arithOperand{kind: "uint", u: a - b}, nil
-		case "*":
-			return arithOperand{kind: "uint", u: a * b}, nil
-		case "/":
-			return arithOperand{kind: "uint", u: a / b}, nil
-		case "%":
-			return arithOperand{kind: "uint", u: a % b}, nil
-		case "<<":
-			return arithOperand{kind: "uint", u: a << (b & 63)}, nil
-		case ">>":
-			return arithOperand{kind: "uint", u: a >> (b & 63)}, nil
-		case "&":
-			return arithOperand{kind: "uint", u: a & b}, nil
-		case "|":
-			return arithOperand{kind: "uint", u: a | b}, nil
-		case "^":
-			return arithOperand{kind: "uint", u: a ^ b}, nil
-		case "~":
-			return arithOperand{kind: "uint", u: ^b}, nil
-		case "<":
-			return bool01(a < b), nil
-		case "<=":
-			return bool01(a <= b), nil
-		case ">":
-			return bool01(a > b), nil
-		case ">=":
-			return bool01(a >= b), nil
-		case "==":
-			return bool01(a == b), nil
-		case "!=":
-			return bool01(a != b), nil
-		}
+		n, err := integer(op, l.uint(), r.uint())
+		return arithOperand{kind: "uint", u: n}, err
 	}
-	a, b := l.i, r.i
+	if c, ok := compare(op, l.i, r.i); ok {
+		return bool01(c), nil
+	}
+	n, err := integer(op, l.i, r.i)
+	return arithOperand{kind: "int", i: n}, err
+}
+
+// bool01 is C's value of a truth: 1 or 0.
+func bool01(b bool) arithOperand {
+	if b {
+		return arithOperand{kind: "int", i: 1}
+	}
+	return arithOperand{kind: "int"}
+}
+
+func (v arithOperand) nonzero() bool { return v.i != 0 || v.u != 0 || v.f != 0 }
+
+// compare is a op b for a comparison operator; ok is false for another operator.
+func compare[T cmp.Ordered](op string, a, b T) (result, ok bool) {
 	switch op {
-	case "/", "%":
-		if b == 0 {
-			return l, errors.New("Division by zero")
-		}
+	case "<":
+		return a < b, true
+	case "<=":
+		return a <= b, true
+	case ">":
+		return a > b, true
+	case ">=":
+		return a >= b, true
+	case "==":
+		return a == b, true
+	case "!=":
+		return a != b, true
 	}
+	return false, false
+}
+
+// integer is a op b for C's integer operators (~ takes b alone), wrapping on 64 bits.
+func integer[T int64 | uint64](op string, a, b T) (T, error) {
 	switch op {
 	case "+":
-		return arithOperand{kind: "int", i: a + b}, nil
+		return a + b, nil
 	case "-":
-		return arithOperand{kind: "int", i: a - b}, nil
+		return a - b, nil
 	case "*":
-		return arithOperand{kind: "int", i: a * b}, nil
-	case "/":
-		return arithOperand{kind: "int", i: a / b}, nil
-	case "%":
-		return arithOperand{kind: "int", i: a % b}, nil
+		return a * b, nil
+	case "/", "%":
+		if b == 0 {
+			return 0, errors.New("Division by zero")
+		}
+		if op == "/" {
+			return a / b, nil
+		}
+		return a % b, nil
 	case "<<":
-		return arithOperand{kind: "int", i: a << (uint64(b) & 63)}, nil
+		return a << (uint64(b) & 63), nil
 	case ">>":
-		return arithOperand{kind: "int", i: a >> (uint64(b) & 63)}, nil
+		return a >> (uint64(b) & 63), nil
 	case "&":
-		return arithOperand{kind: "int", i: a & b}, nil
+		return a & b, nil
 	case "|":
-		return arithOperand{kind: "int", i: a | b}, nil
+		return a | b, nil
 	case "^":
-		return arithOperand{kind: "int", i: a ^ b}, nil
+		return a ^ b, nil
 	case "~":
-		return arithOperand{kind: "int", i: ^b}, nil
-	case "<":
-		return bool01(a < b), nil
-	case "<=":
-		return bool01(a <= b), nil
-	case ">":
-		return bool01(a > b), nil
-	case ">=":
-		return bool01(a >= b), nil
-	case "==":
-		return bool01(a == b), nil
-	case "!=":
-		return bool01(a != b), nil
+		return ^b, nil
 	}
-	return l, fmt.Errorf("unknown operator %s", op)
+	return 0, fmt.Errorf("unknown operator %s", op)
 }
 
 func (v arithOperand) float() float64 {

@@ -65,7 +65,7 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 	deref := strings.HasPrefix(expr, "*")
 	path := strings.TrimPrefix(expr, "*")
 	i := 0
-	for i < len(path) && (path[i] == '_' || path[i] >= 'a' && path[i] <= 'z' || path[i] >= 'A' && path[i] <= 'Z' || path[i] >= '0' && path[i] <= '9') {
+	for i < len(path) && isIdentByte(path[i]) {
 		i++
 	}
 	name, rest := path[:i], path[i:]
@@ -117,9 +117,14 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 	return val, nil
 }
 
+// isIdentByte reports whether c may be part of a C identifier.
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
 func ident(s string) (string, string) {
 	i := 0
-	for i < len(s) && (s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9') {
+	for i < len(s) && isIdentByte(s[i]) {
 		i++
 	}
 	return s[:i], s[i:]
