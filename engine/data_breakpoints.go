@@ -15,7 +15,7 @@ const ReasonData StopReason = "data breakpoint"
 type DataAccess string
 
 const (
-	DataWrite     DataAccess = "write"
+	DataWrite     DataAccess = "write" // a write that changes the value (gdb's watch)
 	DataRead      DataAccess = "read"
 	DataReadWrite DataAccess = "readWrite"
 )

@@ -330,6 +330,9 @@ func (t *Target) classify(sr StopReply) *engine.Stop {
 	t.mu.Lock()
 	atTrap := t.traps[pc] != nil
 	t.mu.Unlock()
+	if isWatchHit(sr) && !atTrap && !pausing {
+		return nil // a write that kept the value: go on
+	}
 	// An interrupt (ours, for queued work) that lands just before a breakpoint's
 	// instruction stops there with SIGINT: the breakpoint is reached all the same.
 	if atTrap && (sr.Signal == int(syscall.SIGTRAP) || sr.Signal == 0 || sr.Signal == int(syscall.SIGINT) && !pausing) {

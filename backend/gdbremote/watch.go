@@ -130,11 +130,10 @@ func (t *Target) SetWatchpoints(ws []engine.Watchpoint) []engine.Watchpoint {
 	return out
 }
 
-// watchStop makes the stop of a watchpoint hit, or returns nil for other stops.
+// watchStop makes the stop of a watchpoint hit, or returns nil for other stops and for a
+// write that left the value as it was (isWatchHit tells that one from the others).
 func (t *Target) watchStop(sr StopReply) *engine.Stop {
-	switch sr.Reason {
-	case "watch", "rwatch", "awatch":
-	default:
+	if !isWatchHit(sr) {
 		return nil
 	}
 	t.mu.Lock()
@@ -156,6 +155,9 @@ func (t *Target) watchStop(sr StopReply) *engine.Stop {
 		}
 	}
 	now, err := t.readCached(hit.Addr, hit.Size)
+	if err == nil && hit.Access == engine.DataWrite && hit.last != nil && bytes.Equal(hit.last, now) {
+		return nil // a write of the value already there: not a change, no stop (gdb's watch)
+	}
 	text := hit.Name
 	switch {
 	case err != nil:
@@ -189,4 +191,9 @@ func (t *Target) stepOverAccess(w *watch) error {
 // watchValue formats a watched value as an unsigned number in the target's byte order.
 func (t *Target) watchValue(b []byte) string {
 	return strconv.FormatUint(Uint(b, t.order), 10)
+}
+
+// isWatchHit reports whether the stub stopped the target for a watchpoint.
+func isWatchHit(sr StopReply) bool {
+	return sr.Reason == "watch" || sr.Reason == "rwatch" || sr.Reason == "awatch"
 }

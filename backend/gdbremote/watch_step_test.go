@@ -57,3 +57,54 @@ func TestDataBreakpointInsideSteppedCall(t *testing.T) {
 		t.Fatalf("step out of the second bump, over its write: %+v", st)
 	}
 }
+
+const watchSameProg = `#include <stdio.h>
+volatile int level;
+int main(void) {
+    for (int i = 0; i < 3; i++)
+        level = 1;
+    level = 2;
+    printf("%d\n", level);
+    return 0;
+}
+`
+
+// A write watchpoint stops when the value changes, not at a write of the value already
+// there (gdb's watch, VS Code's "break on value change"): the three writes of 1 stop once.
+func TestWriteWatchpointStopsOnChange(t *testing.T) {
+	prog := buildC(t, watchSameProg)
+	tg, err := LaunchNative(testCtx(t, 20*time.Second), prog, nil, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newSess(t, tg)
+	if _, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.FunctionBreakpoint, Function: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	x.stopped()
+	w, _, err := x.s.DataBreakpointInfo(0, "level")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Access = engine.DataWrite
+	if ws, err := x.s.SetDataBreakpoints([]engine.Watchpoint{w}); err != nil || !ws[0].Verified {
+		t.Fatalf("SetDataBreakpoints: %+v %v", ws, err)
+	}
+	var texts []string
+	for range 4 {
+		if err := x.s.Resume(engine.Continue); err != nil {
+			t.Fatal(err)
+		}
+		e := x.next(engine.EventStopped, engine.EventExited, engine.EventTerminated)
+		if e.Kind != engine.EventStopped {
+			break
+		}
+		texts = append(texts, e.Stop.Text)
+	}
+	if want := []string{"level: 0 -> 1", "level: 1 -> 2"}; strings.Join(texts, "|") != strings.Join(want, "|") {
+		t.Fatalf("stops %q, want %q", texts, want)
+	}
+}
