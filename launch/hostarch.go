@@ -3,8 +3,10 @@ package launch
 import (
 	"debug/elf"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
+	"syscall"
 )
 
 // hostMachines are the ELF machines this machine's processor runs, by GOARCH.
@@ -21,11 +23,15 @@ var hostMachines = map[string][]elf.Machine{
 // Start checks it for a native program, a front end may check earlier to say more.
 // A file that is not an ELF, or a processor it does not know, passes: the launch says why.
 func CheckRunsHere(path string) error {
-	f, err := elf.Open(path)
+	file, err := openRegular(path)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
+	defer file.Close()
+	f, err := elf.NewFile(file)
+	if err != nil {
+		return nil
+	}
 	want, known := hostMachines[runtime.GOARCH]
 	if !known {
 		return nil
@@ -50,4 +56,18 @@ func machineName(m elf.Machine) string {
 		return "RISC-V"
 	}
 	return strings.TrimPrefix(m.String(), "EM_")
+}
+
+// openRegular opens path for reading if it is a regular file of any size, without blocking
+// (a FIFO is refused, not waited for).
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return f, nil
 }

@@ -25,7 +25,6 @@ import (
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/engine/profile"
-	"github.com/polydbg/polydbg/internal/fileload"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/kite/compile"
 	"github.com/polydbg/polydbg/kite/vm"
@@ -93,7 +92,7 @@ func Detect(path string) Kind {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return Cartridge
 	}
-	if f, err := fileload.Open(path); err == nil { // never blocks on a FIFO
+	if f, err := openRegular(path); err == nil { // never blocks on a FIFO; an executable may be large
 		defer f.Close()
 		magic := make([]byte, 4)
 		if _, err := io.ReadFull(f, magic); err == nil && bytes.Equal(magic, []byte("\x7fELF")) {
