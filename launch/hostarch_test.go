@@ -38,3 +38,17 @@ func TestForeignProgramRefused(t *testing.T) {
 		t.Errorf("a missing file is left to the launch to report: %v", err)
 	}
 }
+
+// An executable larger than the bound on Kite sources is still recognised as one (sparse here).
+func TestDetectLargeExecutable(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(big, []byte("\x7fELF\x02\x01\x01"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 65<<20); err != nil {
+		t.Fatal(err)
+	}
+	if k := Detect(big); k != Native {
+		t.Errorf("Detect of a 65 MiB ELF = %s, want native", k)
+	}
+}
