@@ -34,7 +34,7 @@ func init() {
 		{"continue", []string{"c", "cont"}, "continue [N]  run until a breakpoint or the end (N: ignore this breakpoint N-1 more times)", cmdContinue},
 		{"step", []string{"s"}, "step  run to the next statement, entering calls", stepCmd(engine.StepInto)},
 		{"next", []string{"n"}, "next  run to the next statement, stepping over calls", stepCmd(engine.StepOver)},
-		{"finish", []string{"fin"}, "finish  run until the current function returns, and print the value it returned as $N", cmdFinish},
+		{"finish", []string{"fin"}, "finish  run until the selected frame's function returns, and print the value it returned as $N", cmdFinish},
 		{"stepi", []string{"si"}, "stepi  execute one instruction", stepCmd(engine.StepInstruction)},
 		{"interrupt", nil, "interrupt  pause the running program", cmdInterrupt},
 		{"kill", []string{"k"}, "kill  terminate the program", cmdKill},
@@ -286,14 +286,26 @@ func stepCmd(mode engine.ResumeMode) cmdFunc {
 
 // cmdFinish is gdb's finish: it says which frame it runs out of, and prints the returned
 // value, which joins the value history.
+// cmdFinish runs until the selected frame returns, as gdb: from an outer frame (after up),
+// one step out per frame, stopping early where something else stops the program.
 func cmdFinish(d *Debugger, _ string) bool {
-	if frames, err := d.s.Stack(); err == nil && len(frames) > 1 {
-		f := frames[0]
-		d.printf("Run till exit from #0  %s at %s:%d\n", f.Func, f.Location.File, f.Location.Line)
+	if frames, err := d.s.Stack(); err == nil {
+		if d.frame >= len(frames)-1 {
+			d.printf("\"finish\" not meaningful in the outermost frame.\n")
+			return false
+		}
+		f := frames[d.frame]
+		d.printf("Run till exit from #%d  %s at %s:%d\n", d.frame, f.Func, f.Location.File, f.Location.Line)
 	}
-	h, ok := d.resume(func() error { return d.s.Step(engine.StepOut) })
-	if !ok {
-		return false
+	var h engine.Halt
+	for range d.frame + 1 {
+		var ok bool
+		if h, ok = d.resume(func() error { return d.s.Step(engine.StepOut) }); !ok {
+			return false
+		}
+		if h.State != engine.Stopped || h.Stop.Reason != engine.ReasonStep {
+			break // a breakpoint on the way, a signal, the end
+		}
 	}
 	d.report(h)
 	if h.State == engine.Stopped && h.Stop.ReturnValue != nil {

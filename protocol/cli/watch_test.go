@@ -60,3 +60,14 @@ func TestWatchOnKiteSaysUnsupported(t *testing.T) {
 		t.Errorf("a watchpoint listed on Kite:\n%s", out)
 	}
 }
+
+// finish with an outer frame selected runs until that frame returns, as gdb: from fib(1)
+// with fib(2) selected, it stops in main with fib(2)'s value; in the outermost frame it
+// says it means nothing.
+func TestFinishSelectedFrame(t *testing.T) {
+	out := script(t, "b fib if n == 1\nrun\nc\nup\nfinish\nbt\n")
+	expect(t, out, "(polydbg) finish", "Run till exit from #1  fib at", "Value returned is $1 = 1\n",
+		"(polydbg) bt", "*#0   main at")
+	out = script(t, "b fib\nrun\nup\nfinish\n")
+	expect(t, out, "(polydbg) finish", "\"finish\" not meaningful in the outermost frame.\n")
+}
