@@ -64,6 +64,7 @@ type Debugger struct {
 	context      bool                // set context on|off
 	listLines    int                 // set listsize N
 	stopThread   uint64              // the thread of the last stop reported
+	temporary    map[int]bool        // tbreak's breakpoints, for gdb's words at their hit
 }
 
 // Run runs the debugger until quit or the end of input; it returns the exit status.
@@ -165,7 +166,12 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 	}
 	switch st.Reason {
 	case engine.ReasonBreakpoint:
-		d.printf("\nBreakpoint %d, %s\n", st.BreakpointID, where)
+		kind := "Breakpoint"
+		if d.temporary[st.BreakpointID] {
+			kind = "Temporary breakpoint"
+			delete(d.temporary, st.BreakpointID)
+		}
+		d.printf("\n%s %d, %s\n", kind, st.BreakpointID, where)
 		if st.Text != "" {
 			d.printf("%s\n", st.Text)
 		}

@@ -162,6 +162,10 @@ func (d *Debugger) setBreak(args string, temp bool) {
 	kind := "Breakpoint"
 	if temp {
 		kind = "Temporary breakpoint"
+		if d.temporary == nil {
+			d.temporary = map[int]bool{}
+		}
+		d.temporary[bp.ID] = true
 	}
 	if sites, _ := d.s.BreakpointSites(bp.ID); len(sites) > 1 { // inlined copies, as gdb says
 		d.printf("%s %d at %s (%d locations)\n", kind, bp.ID, d.describe(bp.Location), len(sites))

@@ -71,3 +71,13 @@ func TestFinishSelectedFrame(t *testing.T) {
 	out = script(t, "b fib\nrun\nup\nfinish\n")
 	expect(t, out, "(polydbg) finish", "\"finish\" not meaningful in the outermost frame.\n")
 }
+
+// A tbreak's hit is told as gdb tells it, and the next hit of the place is not a stop.
+func TestTemporaryBreakpointHit(t *testing.T) {
+	out := script(t, "tbreak fib\nrun\nbt\nc\n")
+	expect(t, out, "Temporary breakpoint 1 at", "\nTemporary breakpoint 1, fib at prog.kite:2\n",
+		"(polydbg) c", "total 7")
+	if strings.Count(out, "Breakpoint 1,") != 0 {
+		t.Errorf("the temporary breakpoint stopped again:\n%s", out)
+	}
+}
