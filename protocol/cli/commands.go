@@ -294,12 +294,14 @@ func stepCmd(mode engine.ResumeMode) cmdFunc {
 // one step out per frame, stopping early where something else stops the program.
 func cmdFinish(d *Debugger, _ string) bool {
 	if frames, err := d.s.Stack(); err == nil {
-		if d.frame >= len(frames)-1 {
+		if d.frame > 0 && d.frame >= len(frames)-1 { // (from the top level itself, the target decides)
 			d.printf("\"finish\" not meaningful in the outermost frame.\n")
 			return false
 		}
-		f := frames[d.frame]
-		d.printf("Run till exit from #%d  %s at %s:%d\n", d.frame, f.Func, f.Location.File, f.Location.Line)
+		if d.frame < len(frames)-1 {
+			f := frames[d.frame]
+			d.printf("Run till exit from #%d  %s at %s:%d\n", d.frame, f.Func, f.Location.File, f.Location.Line)
+		}
 	}
 	var h engine.Halt
 	for range d.frame + 1 {
