@@ -337,7 +337,14 @@ func TestTargetQEMU(t *testing.T) {
 			if err := tg.WriteMemory(l.Addr, le32(7)); err != nil {
 				t.Fatal(err)
 			}
-			x.resume(engine.Continue)
+			st = x.resume(engine.Continue)
+			if got := atoi(x.eval("loops")); got == base+50 {
+				// Seen once in CI under load, not since (105 runs): the continue stopped at
+				// the same breakpoint before the line ran again. Said, and run once more, so
+				// that what this checks (the write took effect) is still checked.
+				t.Logf("the continue after step=7 stopped without progress: %+v; once more", st)
+				x.resume(engine.Continue)
+			}
 			if got := atoi(x.eval("loops")); got != base+57 {
 				t.Errorf("loops after step=7: %d", got)
 			}
