@@ -67,7 +67,7 @@ func debugCmd(args []string) int {
 	defer stopWeb()
 	newSession := registered(spec, "debug")
 	cfg := cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt,
-		Context: *context, Names: targetNames}
+		Context: *context, Names: targetNames, Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote}
 	switch {
 	case !isTerminal(os.Stdin) && spec.Kind == launch.Kite:
 		// Commands from a pipe, and a program that reads none of them: the pipes carry the

@@ -44,6 +44,9 @@ type Config struct {
 	// Names lists what the target knows by name, for Tab completion: its functions and
 	// source files. Nil means none.
 	Names func(t engine.Target) (funcs, files []string)
+	// Attached says the program is there already, halted (firmware in QEMU or behind a GDB
+	// stub): continue starts it, as gdb's continue does after target remote.
+	Attached bool
 }
 
 // Debugger is one terminal debugging session.

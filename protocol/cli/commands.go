@@ -250,6 +250,11 @@ func (d *Debugger) run(stopOnEntry bool) {
 // cmdContinue is gdb's continue [N]: with N, the breakpoint the program is stopped at is
 // passed N-1 more times without stopping.
 func cmdContinue(d *Debugger, args string) bool {
+	if d.cfg.Attached && d.s.State() == engine.Initialized {
+		d.printf("Continuing.\n")
+		d.run(false)
+		return false
+	}
 	ignore, bp := 0, 0
 	if args != "" {
 		n, ok := atoi(args)

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/kite"
+	"github.com/polydbg/polydbg/protocol/cli"
 )
 
 // watchHit is one stop at a watchpoint as gdb prints it: the watchpoint, the values, the line.
@@ -80,4 +83,22 @@ func TestTemporaryBreakpointHit(t *testing.T) {
 	if strings.Count(out, "Breakpoint 1,") != 0 {
 		t.Errorf("the temporary breakpoint stopped again:\n%s", out)
 	}
+}
+
+// With a program that is there already (firmware in QEMU, behind a stub), continue starts
+// it, as gdb's does after target remote; without, it still says to run first.
+func TestContinueStartsAnAttachedProgram(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "prog.kite")
+	if err := os.WriteFile(file, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := kite.CompileFile(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	cli.Run(cli.Config{In: strings.NewReader("b fib\ncontinue\nc\n"), Out: &out, Echo: true,
+		NewSession: kiteSessions(p), Attached: true})
+	expect(t, out.String(), "(polydbg) continue\nContinuing.\n", "Breakpoint 1, fib at", "(polydbg) c\nContinuing.\n", "Breakpoint 1, fib at")
+	expect(t, script(t, "b fib\ncontinue\n"), `The program is not being run. Use "run" or "start".`)
 }
