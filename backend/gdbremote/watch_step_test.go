@@ -24,27 +24,7 @@ int main(void) {
 // A data breakpoint hit inside a call that next steps over, or that step out finishes,
 // ends the step there, as gdb reports it.
 func TestDataBreakpointInsideSteppedCall(t *testing.T) {
-	prog := buildC(t, watchCallProg)
-	tg, err := LaunchNative(testCtx(t, 20*time.Second), prog, nil, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := newSess(t, tg)
-	if _, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.FunctionBreakpoint, Function: "main"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := x.s.Start(false); err != nil {
-		t.Fatal(err)
-	}
-	x.stopped()
-	w, _, err := x.s.DataBreakpointInfo(0, "counter")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Access = engine.DataWrite
-	if ws, err := x.s.SetDataBreakpoints([]engine.Watchpoint{w}); err != nil || !ws[0].Verified {
-		t.Fatalf("SetDataBreakpoints: %+v %v", ws, err)
-	}
+	x := watchedAtMain(t, watchCallProg, "counter")
 	st := x.resume(engine.StepOver) // over bump(): the write inside it stops the step
 	if st.Reason != engine.ReasonData || !strings.Contains(st.Text, "0 -> 5") {
 		t.Fatalf("next over the first bump: %+v", st)
@@ -72,27 +52,7 @@ int main(void) {
 // A write watchpoint stops when the value changes, not at a write of the value already
 // there (gdb's watch, VS Code's "break on value change"): the three writes of 1 stop once.
 func TestWriteWatchpointStopsOnChange(t *testing.T) {
-	prog := buildC(t, watchSameProg)
-	tg, err := LaunchNative(testCtx(t, 20*time.Second), prog, nil, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := newSess(t, tg)
-	if _, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.FunctionBreakpoint, Function: "main"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := x.s.Start(false); err != nil {
-		t.Fatal(err)
-	}
-	x.stopped()
-	w, _, err := x.s.DataBreakpointInfo(0, "level")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Access = engine.DataWrite
-	if ws, err := x.s.SetDataBreakpoints([]engine.Watchpoint{w}); err != nil || !ws[0].Verified {
-		t.Fatalf("SetDataBreakpoints: %+v %v", ws, err)
-	}
+	x := watchedAtMain(t, watchSameProg, "level")
 	var texts []string
 	for range 4 {
 		if err := x.s.Resume(engine.Continue); err != nil {
@@ -107,4 +67,31 @@ func TestWriteWatchpointStopsOnChange(t *testing.T) {
 	if want := []string{"level: 0 -> 1", "level: 1 -> 2"}; strings.Join(texts, "|") != strings.Join(want, "|") {
 		t.Fatalf("stops %q, want %q", texts, want)
 	}
+}
+
+// watchedAtMain builds the C program src, runs it under gdbserver to main and sets a write
+// data breakpoint on expr there.
+func watchedAtMain(t *testing.T, src, expr string) *sess {
+	t.Helper()
+	tg, err := LaunchNative(testCtx(t, 20*time.Second), buildC(t, src), nil, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newSess(t, tg)
+	if _, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.FunctionBreakpoint, Function: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	x.stopped()
+	w, _, err := x.s.DataBreakpointInfo(0, expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Access = engine.DataWrite
+	if ws, err := x.s.SetDataBreakpoints([]engine.Watchpoint{w}); err != nil || !ws[0].Verified {
+		t.Fatalf("SetDataBreakpoints: %+v %v", ws, err)
+	}
+	return x
 }

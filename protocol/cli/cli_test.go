@@ -36,14 +36,7 @@ func script(t *testing.T, commands string) string {
 // scriptColor is script with Config.Color set as asked.
 func scriptColor(t *testing.T, commands string, color bool) string {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "prog.kite")
-	if err := os.WriteFile(file, []byte(prog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := kite.CompileFile(file, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file, p := compileProg(t)
 	var out strings.Builder
 	code := cli.Run(cli.Config{
 		In: strings.NewReader(commands), Out: &out, Echo: true, Color: color,
@@ -53,6 +46,20 @@ func scriptColor(t *testing.T, commands string, color bool) string {
 		t.Fatalf("exit %d", code)
 	}
 	return strings.ReplaceAll(out.String(), file, "prog.kite")
+}
+
+// compileProg writes prog to a file and compiles it.
+func compileProg(t *testing.T) (string, *compile.Program) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "prog.kite")
+	if err := os.WriteFile(file, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := kite.CompileFile(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file, p
 }
 
 // kiteSessions makes fresh sessions of a compiled Kite program, as Config.NewSession.

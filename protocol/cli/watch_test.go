@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
-	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/cli"
 )
 
@@ -88,14 +86,7 @@ func TestTemporaryBreakpointHit(t *testing.T) {
 // With a program that is there already (firmware in QEMU, behind a stub), continue starts
 // it, as gdb's does after target remote; without, it still says to run first.
 func TestContinueStartsAnAttachedProgram(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "prog.kite")
-	if err := os.WriteFile(file, []byte(prog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := kite.CompileFile(file, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := compileProg(t)
 	var out strings.Builder
 	cli.Run(cli.Config{In: strings.NewReader("b fib\ncontinue\nc\n"), Out: &out, Echo: true,
 		NewSession: kiteSessions(p), Attached: true})
