@@ -68,6 +68,7 @@ type Debugger struct {
 	listLines    int                 // set listsize N
 	stopThread   uint64              // the thread of the last stop reported
 	temporary    map[int]bool        // tbreak's breakpoints, for gdb's words at their hit
+	momentary    map[int]bool        // advance's breakpoint: its hit is told as a plain stop
 }
 
 // Run runs the debugger until quit or the end of input; it returns the exit status.
@@ -169,6 +170,10 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 	}
 	switch st.Reason {
 	case engine.ReasonBreakpoint:
+		if d.momentary[st.BreakpointID] { // advance got there: gdb says only where
+			d.printf("%s\n", where)
+			break
+		}
 		kind := "Breakpoint"
 		if d.temporary[st.BreakpointID] {
 			kind = "Temporary breakpoint"

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,6 +28,8 @@ func init() {
 		{"watch", nil, "watch EXPR  stop when the program writes what EXPR names (a hardware watchpoint)", watchCmd(engine.DataWrite)},
 		{"rwatch", nil, "rwatch EXPR  stop when the program reads what EXPR names", watchCmd(engine.DataRead)},
 		{"awatch", nil, "awatch EXPR  stop when the program reads or writes what EXPR names", watchCmd(engine.DataReadWrite)},
+		{"advance", nil, "advance LOCATION  run until LOCATION (FILE:LINE, LINE or FUNCTION) is reached", cmdAdvance},
+		{"until", []string{"u"}, "until LOCATION  the same as advance (without LOCATION: not supported, use next)", cmdAdvance},
 		{"condition", nil, "condition N [COND]  set or remove breakpoint N's condition", cmdCondition},
 		{"run", []string{"r"}, "run  start the program (again, if it ran before)", cmdRun},
 		{"start", nil, "start  start the program and stop at its first statement", cmdStart},
@@ -524,5 +527,43 @@ func cmdHelp(d *Debugger, _ string) bool {
 	}
 	sort.Strings(rows)
 	d.printf("Commands:\n%s\nAn empty line repeats the last command.\n", strings.Join(rows, "\n"))
+	return false
+}
+
+// cmdAdvance is gdb's advance (and until with a location): run to LOCATION through a
+// breakpoint of its own, removed again whatever stops the program first. Unlike gdb it does
+// not also stop when the current function returns first.
+func cmdAdvance(d *Debugger, args string) bool {
+	if strings.TrimSpace(args) == "" {
+		d.printf("Argument required (a location: FILE:LINE, LINE or FUNCTION); until without one is not supported, use next.\n")
+		return false
+	}
+	if st := d.s.State(); st != engine.Stopped {
+		d.printf("The program is not being run.\n")
+		return false
+	}
+	spec, err := d.parseLocation(args)
+	if err != nil {
+		d.printf("%v\n", err)
+		return false
+	}
+	spec.Temporary = true
+	bp, err := d.s.SetBreakpoint(spec)
+	if err != nil {
+		d.printf("%v\n", err)
+		return false
+	}
+	if d.momentary == nil {
+		d.momentary = map[int]bool{}
+	}
+	d.momentary[bp.ID] = true
+	h, ok := d.resume(d.s.Continue)
+	if slices.ContainsFunc(d.s.Breakpoints(), func(b engine.Breakpoint) bool { return b.ID == bp.ID }) {
+		_ = d.s.RemoveBreakpoint(bp.ID) // something else stopped the program first
+	}
+	if ok {
+		d.report(h)
+	}
+	delete(d.momentary, bp.ID)
 	return false
 }

@@ -93,3 +93,21 @@ func TestContinueStartsAnAttachedProgram(t *testing.T) {
 	expect(t, out.String(), "(polydbg) continue\nContinuing.\n", "Breakpoint 1, fib at", "(polydbg) c\nContinuing.\n", "Breakpoint 1, fib at")
 	expect(t, script(t, "b fib\ncontinue\n"), `The program is not being run. Use "run" or "start".`)
 }
+
+// advance and until LOCATION run to a place, as gdb says it (where, no breakpoint number),
+// and leave no breakpoint behind, also when something else stops the program first.
+func TestAdvance(t *testing.T) {
+	out := script(t, "start\nadvance 10\nadvance fib\ninfo breakpoints\nuntil 12\nuntil\n")
+	expect(t, out,
+		"(polydbg) advance 10\nmain at prog.kite:10\n10\t",
+		"(polydbg) advance fib\nfib at prog.kite:2\n",
+		"(polydbg) info breakpoints\nNo breakpoints or watchpoints.\n",
+		"(polydbg) until 12\n", "main at prog.kite:12\n",
+		"(polydbg) until\nArgument required")
+	out = script(t, "start\nb fib\nadvance 12\ninfo breakpoints\n")
+	expect(t, out, "(polydbg) advance 12\n", "Breakpoint 1, fib at prog.kite:2", // fib first: the advance's breakpoint goes
+		"(polydbg) info breakpoints\n1    ")
+	if i := strings.LastIndex(out, "(polydbg) info breakpoints"); strings.Contains(out[i:], "\n2 ") {
+		t.Errorf("advance left its breakpoint:\n%s", out[i:])
+	}
+}
