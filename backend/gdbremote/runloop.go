@@ -350,6 +350,11 @@ func (t *Target) classify(sr StopReply) *engine.Stop {
 	if pausing {
 		return &engine.Stop{Reason: engine.ReasonPause}
 	}
+	if sr.Reason == "swbreak" || sr.Reason == "hwbreak" {
+		// A breakpoint deleted after this thread hit it, while another thread's stop was
+		// reported: not a stop any more, as gdb lets such a thread go on.
+		return nil
+	}
 	if sr.Signal == int(syscall.SIGTRAP) || sr.Signal == int(syscall.SIGINT) {
 		return &engine.Stop{Reason: engine.ReasonPause}
 	}

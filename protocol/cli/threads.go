@@ -5,6 +5,7 @@ package cli
 // steps; the others stay stopped).
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -64,6 +65,9 @@ func (d *Debugger) threadFrame(id uint64) string {
 		return "(no frames)"
 	}
 	f := frames[0]
+	if f.Location.Line == 0 && f.Location.HasPC { // in code without line information, as gdb
+		return fmt.Sprintf("%#x in %s ()", f.Location.PC, cmp.Or(f.Func, "??"))
+	}
 	return fmt.Sprintf("%s () at %s:%d", f.Func, f.Location.File, f.Location.Line)
 }
 
