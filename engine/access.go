@@ -85,3 +85,20 @@ func (s *Session) WriteRegister(name string, value uint64) error {
 	}
 	return r.WriteRegister(name, value)
 }
+
+// TypeDescriber is implemented by targets with named types (C's, through DWARF): gdb's
+// ptype and whatis of a type name.
+type TypeDescriber interface {
+	// DescribeType is the type name names: expanded as ptype shows it, or as whatis does.
+	DescribeType(name string, expand bool) (string, error)
+}
+
+// DescribeType describes a type by its name (TypeDescriber); ErrUnsupported for targets
+// without named types.
+func (s *Session) DescribeType(name string, expand bool) (string, error) {
+	td, ok := s.t.(TypeDescriber)
+	if !ok {
+		return "", fmt.Errorf("types by name: %w", ErrUnsupported)
+	}
+	return td.DescribeType(name, expand)
+}

@@ -270,3 +270,12 @@ type refEntry struct {
 	val   elfsym.Value
 	path  []string // for "value": the variable and keys it was read through (nil: not settable); a global's name starts with globalRoot
 }
+
+// DescribeType implements engine.TypeDescriber from the program's DWARF types.
+func (t *Target) DescribeType(name string, expand bool) (string, error) {
+	typ, err := t.sym.LookupType(name)
+	if err != nil {
+		return "", err
+	}
+	return elfsym.DescribeType(typ, expand), nil
+}

@@ -141,3 +141,34 @@ func TestDeletedBreakpointLetsTheOtherThreadGoOn(t *testing.T) {
 		}
 	}
 }
+
+var typeAnswer = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?type = (?:[^{\n]*\{\n(?:    .*\n)*\}|.*)$`)
+
+// ptype and whatis of type names on a native program, against gdb on the same executable.
+func TestPtypeOfTypeNamesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	types := []string{"ptype struct point", "ptype struct shape", "ptype enum color", "whatis struct shape", "ptype int", "whatis enum color"}
+	commands := "break measure\nrun\n" + strings.Join(types, "\n") + "\n"
+	dir, out := nativeScriptOf(t, "arith", cArith, commands)
+	args := []string{"-batch", "-nx"}
+	for _, c := range strings.Split(strings.TrimSpace(commands), "\n") {
+		args = append(args, "-ex", c)
+	}
+	oracle, err := exec.Command("gdb", append(args, filepath.Join(dir, "arith"))...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, oracle)
+	}
+	ours, theirs := typeAnswer.FindAllString(out, -1), typeAnswer.FindAllString(string(oracle), -1)
+	if len(ours) != len(types) || len(theirs) != len(types) {
+		t.Fatalf("%d answers from polydbg, %d from gdb, want %d:\n%s\n--- gdb:\n%s", len(ours), len(theirs), len(types), out, oracle)
+	}
+	agree := 0
+	for i, c := range types {
+		if strings.TrimPrefix(ours[i], "(polydbg) ") == theirs[i] {
+			agree++
+		} else {
+			t.Errorf("%s: polydbg\n%s\ngdb\n%s", c, ours[i], theirs[i])
+		}
+	}
+	t.Logf("types by name: %d of %d answers agree with gdb", agree, len(types))
+}

@@ -66,6 +66,10 @@ func (d *Debugger) showType(expr string, expand bool) {
 	}
 	v, err := d.eval(expr, true)
 	if err != nil {
+		if text, terr := d.s.DescribeType(expr, expand); terr == nil { // a type's name: ptype struct point
+			d.printf("type = %s\n", text)
+			return
+		}
 		d.printf("%s\n", explain(err))
 		return
 	}

@@ -1,0 +1,90 @@
+package elfsym
+
+// Types by name, described as gdb's ptype and whatis describe them.
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"strings"
+)
+
+// LookupType finds the type a C name says: "struct point", "union u", "enum color", or a
+// typedef or base type by its own name ("node", "int"). A struct known only by a
+// declaration is skipped for its definition.
+func (f *File) LookupType(name string) (dwarf.Type, error) {
+	if f.DWARF == nil {
+		return nil, fmt.Errorf("elfsym: no debug information")
+	}
+	name = strings.Join(strings.Fields(name), " ")
+	tags := []dwarf.Tag{dwarf.TagTypedef, dwarf.TagBaseType}
+	for kw, tag := range map[string]dwarf.Tag{"struct ": dwarf.TagStructType, "union ": dwarf.TagUnionType, "enum ": dwarf.TagEnumerationType} {
+		if rest, ok := strings.CutPrefix(name, kw); ok {
+			name, tags = rest, []dwarf.Tag{tag}
+		}
+	}
+	r := f.DWARF.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			return nil, fmt.Errorf("No symbol %q in current context.", name)
+		}
+		match := false
+		for _, tag := range tags {
+			match = match || e.Tag == tag
+		}
+		if !match {
+			continue
+		}
+		if n, _ := e.Val(dwarf.AttrName).(string); n != name {
+			continue
+		}
+		if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); decl {
+			continue
+		}
+		return f.dwarfType(e.Offset)
+	}
+}
+
+// DescribeType is t as gdb's ptype prints it (expand: a struct's or union's fields, an
+// enum's values, through typedefs) or as whatis does (the name, a typedef one level down).
+func DescribeType(t dwarf.Type, expand bool) string {
+	if !expand {
+		if td, ok := t.(*dwarf.TypedefType); ok {
+			return TypeName(td.Type)
+		}
+		return TypeName(t)
+	}
+	switch tt := resolve(t).(type) {
+	case *dwarf.StructType:
+		var b strings.Builder
+		b.WriteString(TypeName(tt) + " {\n")
+		for _, f := range tt.Field {
+			b.WriteString("    " + Declare(TypeName(f.Type), f.Name) + ";\n")
+		}
+		b.WriteString("}")
+		return b.String()
+	case *dwarf.EnumType:
+		vals := make([]string, len(tt.Val))
+		next := int64(0)
+		for i, v := range tt.Val {
+			vals[i] = v.Name
+			if v.Val != next {
+				vals[i] += fmt.Sprintf(" = %d", v.Val)
+			}
+			next = v.Val + 1
+		}
+		return TypeName(tt) + " {" + strings.Join(vals, ", ") + "}"
+	}
+	return TypeName(resolve(t))
+}
+
+// Declare is the C declaration of name with the type spelled typ: "int *p", "char buf[8]".
+func Declare(typ, name string) string {
+	if i := strings.Index(typ, " ["); i >= 0 {
+		return typ[:i] + " " + name + typ[i+1:]
+	}
+	if strings.HasSuffix(typ, "*") {
+		return typ + name
+	}
+	return typ + " " + name
+}
