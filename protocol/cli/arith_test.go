@@ -41,6 +41,21 @@ var arithExprs = []string{
 	"0x10 + 010 + 7", "'a' + 1", "1.5 + n", "values[1 + 1] + values[5]",
 }
 
+// gdbBatch runs gdb on exe with the debugger commands, one per line, and returns what it
+// printed: the oracle the native tests compare polydbg's answers with.
+func gdbBatch(t *testing.T, exe, commands string) string {
+	t.Helper()
+	args := []string{"-batch", "-nx"}
+	for _, c := range strings.Split(strings.TrimSpace(commands), "\n") {
+		args = append(args, "-ex", c)
+	}
+	out, err := exec.Command("gdb", append(args, exe)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
 var printed = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?\$\d+ = (.*)$`)
 
 // C arithmetic in print on a native program, against gdb on the same executable at the
@@ -52,15 +67,8 @@ func TestArithmeticAsGDB(t *testing.T) {
 		commands += "print " + e + "\n"
 	}
 	dir, out := nativeScriptOf(t, "arith", cArith, commands)
-	args := []string{"-batch", "-nx"}
-	for _, c := range strings.Split(strings.TrimSpace(commands), "\n") {
-		args = append(args, "-ex", c)
-	}
-	oracle, err := exec.Command("gdb", append(args, filepath.Join(dir, "arith"))...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("gdb: %v\n%s", err, oracle)
-	}
-	ours, theirs := printed.FindAllStringSubmatch(out, -1), printed.FindAllStringSubmatch(string(oracle), -1)
+	oracle := gdbBatch(t, filepath.Join(dir, "arith"), commands)
+	ours, theirs := printed.FindAllStringSubmatch(out, -1), printed.FindAllStringSubmatch(oracle, -1)
 	if len(ours) != len(arithExprs) || len(theirs) != len(arithExprs) {
 		t.Fatalf("%d values from polydbg, %d from gdb, want %d:\n%s\n--- gdb:\n%s", len(ours), len(theirs), len(arithExprs), out, oracle)
 	}
@@ -150,15 +158,8 @@ func TestPtypeOfTypeNamesAsGDB(t *testing.T) {
 	types := []string{"ptype struct point", "ptype struct shape", "ptype enum color", "whatis struct shape", "ptype int", "whatis enum color"}
 	commands := "break measure\nrun\n" + strings.Join(types, "\n") + "\n"
 	dir, out := nativeScriptOf(t, "arith", cArith, commands)
-	args := []string{"-batch", "-nx"}
-	for _, c := range strings.Split(strings.TrimSpace(commands), "\n") {
-		args = append(args, "-ex", c)
-	}
-	oracle, err := exec.Command("gdb", append(args, filepath.Join(dir, "arith"))...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("gdb: %v\n%s", err, oracle)
-	}
-	ours, theirs := typeAnswer.FindAllString(out, -1), typeAnswer.FindAllString(string(oracle), -1)
+	oracle := gdbBatch(t, filepath.Join(dir, "arith"), commands)
+	ours, theirs := typeAnswer.FindAllString(out, -1), typeAnswer.FindAllString(oracle, -1)
 	if len(ours) != len(types) || len(theirs) != len(types) {
 		t.Fatalf("%d answers from polydbg, %d from gdb, want %d:\n%s\n--- gdb:\n%s", len(ours), len(theirs), len(types), out, oracle)
 	}

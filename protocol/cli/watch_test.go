@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -29,15 +28,8 @@ func TestWatchpointsAsGDB(t *testing.T) {
 		"Hardware access (read/write) watchpoint 3: sum\n\nOld value = 0\nNew value = 1\n",
 		"sum 30", "[program exited normally]",
 	)
-	var args []string
-	for _, c := range strings.Split(strings.TrimSpace(commands), "\n") {
-		args = append(args, "-ex", c)
-	}
-	oracle, err := exec.Command("gdb", append(append([]string{"-batch", "-nx"}, args...), filepath.Join(dir, "loop"))...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("gdb: %v\n%s", err, oracle)
-	}
-	ours, theirs := watchHit.FindAllStringSubmatch(out, -1), watchHit.FindAllStringSubmatch(string(oracle), -1)
+	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
+	ours, theirs := watchHit.FindAllStringSubmatch(out, -1), watchHit.FindAllStringSubmatch(oracle, -1)
 	agree := 0
 	for i := range min(len(ours), len(theirs)) {
 		if ours[i][1] == theirs[i][1] && ours[i][2] == theirs[i][2] && ours[i][3] == theirs[i][3] {
