@@ -17,16 +17,18 @@ func (f *File) LookupType(name string) (dwarf.Type, error) {
 	}
 	name = strings.Join(strings.Fields(name), " ")
 	tags := []dwarf.Tag{dwarf.TagTypedef, dwarf.TagBaseType}
-	for kw, tag := range map[string]dwarf.Tag{"struct ": dwarf.TagStructType, "union ": dwarf.TagUnionType, "enum ": dwarf.TagEnumerationType} {
-		if rest, ok := strings.CutPrefix(name, kw); ok {
+	notFound := fmt.Errorf("No symbol %q in current context.", name)
+	for kw, tag := range map[string]dwarf.Tag{"struct": dwarf.TagStructType, "union": dwarf.TagUnionType, "enum": dwarf.TagEnumerationType} {
+		if rest, ok := strings.CutPrefix(name, kw+" "); ok {
 			name, tags = rest, []dwarf.Tag{tag}
+			notFound = fmt.Errorf("No %s type named %s.", kw, name)
 		}
 	}
 	r := f.DWARF.Reader()
 	for {
 		e, err := r.Next()
 		if err != nil || e == nil {
-			return nil, fmt.Errorf("No symbol %q in current context.", name)
+			return nil, notFound
 		}
 		match := false
 		for _, tag := range tags {

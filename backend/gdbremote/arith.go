@@ -112,7 +112,7 @@ func lexArith(s string) ([]string, error) {
 			}
 			toks = append(toks, s[i:j+1])
 			i = j + 1
-		case c == '$' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case c == '$' || isIdent(s[i:i+1]):
 			j := i + 1
 			for j < len(s) && isIdentByte(s[j]) {
 				j++
@@ -359,7 +359,11 @@ func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 	}
 	o := v.obj
 	switch o.Kind {
-	case "int", "uint", "char", "bool", "enum", "pointer":
+	case "char": // signed or not as printed ("200 '\310'" for an unsigned char)
+		if n, err := number(*o); err == nil {
+			return arithOperand{kind: "int", i: n}, nil
+		}
+	case "int", "uint", "bool", "enum", "pointer":
 		if len(o.Bytes) == 0 || len(o.Bytes) > 8 {
 			break
 		}

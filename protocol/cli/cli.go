@@ -152,13 +152,18 @@ func (d *Debugger) newSession() error {
 	return nil
 }
 
+// noLineWhere says where code without line information is, as gdb: "0x7ffff7e5de6e in f".
+func noLineWhere(l engine.Location) string {
+	return fmt.Sprintf("%#x in %s", l.PC, cmp.Or(l.Func, "??"))
+}
+
 func (d *Debugger) reportStop(st *engine.Stop) {
 	loc := st.Location
 	where := ""
 	switch {
 	case st.Reason == engine.ReasonStep: // a step shows only its line
 	case loc.Line == 0 && loc.HasPC: // code without line information (a library's)
-		where = fmt.Sprintf("%#x in %s", loc.PC, cmp.Or(loc.Func, "??"))
+		where = noLineWhere(loc)
 	default:
 		where = fmt.Sprintf("%s at %s:%d", loc.Func, loc.File, loc.Line)
 	}

@@ -296,10 +296,10 @@ func stepCmd(mode engine.ResumeMode) cmdFunc {
 	}
 }
 
-// cmdFinish is gdb's finish: it says which frame it runs out of, and prints the returned
-// value, which joins the value history.
-// cmdFinish runs until the selected frame returns, as gdb: from an outer frame (after up),
-// one step out per frame, stopping early where something else stops the program.
+// cmdFinish is gdb's finish: it runs until the selected frame returns (from an outer frame,
+// after up, one step out per frame, stopping early where something else stops the program),
+// says which frame it runs out of, and prints the returned value, which joins the value
+// history.
 func cmdFinish(d *Debugger, _ string) bool {
 	if frames, err := d.s.Stack(); err == nil {
 		if d.frame > 0 && d.frame >= len(frames)-1 { // (from the top level itself, the target decides)
@@ -385,7 +385,6 @@ func cmdInfo(d *Debugger, args string) bool {
 		if len(bps) == 0 && len(d.s.DataBreakpoints()) == 0 {
 			d.printf("No breakpoints or watchpoints.\n")
 		}
-		defer d.infoWatchpoints()
 		for _, b := range bps {
 			d.printf("%-4d %-40s hits %d", b.ID, d.describe(b.Location), b.Hits)
 			if b.Spec.Condition != "" {
@@ -404,6 +403,7 @@ func cmdInfo(d *Debugger, args string) bool {
 				}
 			}
 		}
+		d.infoWatchpoints()
 	case strings.HasPrefix("display", what):
 		for _, w := range d.s.Watches() {
 			d.printf("%d: %s\n", w.ID, displaySpec(w))

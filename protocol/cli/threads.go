@@ -5,7 +5,6 @@ package cli
 // steps; the others stay stopped).
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -66,7 +65,7 @@ func (d *Debugger) threadFrame(id uint64) string {
 	}
 	f := frames[0]
 	if f.Location.Line == 0 && f.Location.HasPC { // in code without line information, as gdb
-		return fmt.Sprintf("%#x in %s ()", f.Location.PC, cmp.Or(f.Func, "??"))
+		return noLineWhere(f.Location) + " ()"
 	}
 	return fmt.Sprintf("%s () at %s:%d", f.Func, f.Location.File, f.Location.Line)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -66,11 +67,15 @@ func (d *Debugger) showType(expr string, expand bool) {
 	}
 	v, err := d.eval(expr, true)
 	if err != nil {
-		if text, terr := d.s.DescribeType(expr, expand); terr == nil { // a type's name: ptype struct point
+		text, terr := d.s.DescribeType(expr, expand) // a type's name: ptype struct point
+		switch {
+		case terr == nil:
 			d.printf("type = %s\n", text)
-			return
+		case taggedType(expr) && !errors.Is(terr, engine.ErrUnsupported):
+			d.printf("%s\n", explain(terr)) // "No struct type named nosuch."
+		default:
+			d.printf("%s\n", explain(err))
 		}
-		d.printf("%s\n", explain(err))
 		return
 	}
 	typ := v.Type
@@ -117,4 +122,10 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// taggedType reports whether expr names a type with C's struct, union or enum keyword.
+func taggedType(expr string) bool {
+	kw, _, _ := strings.Cut(strings.TrimSpace(expr), " ")
+	return kw == "struct" || kw == "union" || kw == "enum"
 }
