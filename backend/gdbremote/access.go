@@ -45,6 +45,13 @@ func (t *Target) Access(fn func(Access) error) error {
 	return t.whileStopped(func() error { return fn(directMem{t}) })
 }
 
+// AccessStopped runs fn as Access does while the target is stopped, and never halts it:
+// on a running target fn is not run and the answer is ErrRunning. For work that is worth
+// doing only at a stop (the drain of RTT after a halt), which must not cut the next run.
+func (t *Target) AccessStopped(fn func(Access) error) error {
+	return t.doStopped(func() error { return fn(directMem{t}) }, false)
+}
+
 var errEndedAccess = fmt.Errorf("the program has ended")
 
 // Running reports whether the target is running (a resume is in progress).

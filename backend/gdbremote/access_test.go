@@ -2,6 +2,7 @@ package gdbremote
 
 import (
 	"bytes"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -114,11 +115,21 @@ func TestAccessQEMU(t *testing.T) {
 	if st := x.s.State(); st != engine.Running {
 		t.Fatalf("after the brief halts the session is %s, not running", st)
 	}
+	intr := tg.c.stats.intr.Load()
+	if err := tg.AccessStopped(func(Access) error { t.Error("AccessStopped ran on a running core"); return nil }); !errors.Is(err, ErrRunning) {
+		t.Errorf("AccessStopped on a running core: %v", err)
+	}
+	if n := tg.c.stats.intr.Load() - intr; n != 0 {
+		t.Errorf("AccessStopped interrupted the core %d times", n)
+	}
 	if err := x.s.Pause(); err != nil {
 		t.Fatal(err)
 	}
 	if st := x.stopped(); st.Reason != engine.ReasonPause {
 		t.Errorf("the first stop after the brief halts is %+v, want the pause", st)
+	}
+	if err := tg.AccessStopped(func(m Access) error { _, err := m.ReadMemory(loopsAt, 4); return err }); err != nil {
+		t.Errorf("AccessStopped on a stopped core: %v", err)
 	}
 }
 

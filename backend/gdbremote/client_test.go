@@ -507,3 +507,54 @@ func TestParseTargetDesc(t *testing.T) {
 		t.Errorf("SplitG %v", v)
 	}
 }
+
+// An interrupt that crosses a stop of the target's own leaves gdbserver a SIGINT for the
+// program, which stops the next run where it began: that stop is not reported, the run goes
+// on. A SIGINT with no interrupt behind it is the program's, and reported.
+func TestClientStaleInterruptNotReported(t *testing.T) {
+	replies := []string{"T05swbreak:;", "T02", "T05swbreak:;", "T05swbreak:;", "T02"}
+	var mu sync.Mutex
+	s := newFakeStub(t, false, func(cmd string, w *stubWriter) bool {
+		if cmd != "vCont;c" {
+			w.packet("")
+			return true
+		}
+		mu.Lock()
+		r := replies[0]
+		replies = replies[1:]
+		mu.Unlock()
+		w.packet(r)
+		return true
+	})
+	c := dial(t, s.ln.Addr().String(), Options{Timeout: time.Second})
+	ctx := testCtx(t, 5*time.Second)
+	run := func(interrupt bool) StopReply {
+		t.Helper()
+		if err := c.Continue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if interrupt {
+			c.Interrupt()
+		}
+		sr, err := c.Wait(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sr
+	}
+	if sr := run(true); sr.Signal != sigTRAP { // the breakpoint came first
+		t.Fatalf("first stop %+v", sr)
+	}
+	if sr := run(false); sr.Signal != sigTRAP { // the interrupt's SIGINT is passed over
+		t.Fatalf("second stop %+v (the stale SIGINT reported)", sr)
+	}
+	if sr := run(false); sr.Signal != sigTRAP {
+		t.Fatalf("third stop %+v", sr)
+	}
+	if sr := run(false); sr.Signal != sigINT { // nobody interrupted: the program's own
+		t.Fatalf("fourth stop %+v, want the program's SIGINT", sr)
+	}
+	if n := strings.Count(strings.Join(s.commands(), "\n"), "vCont;c"); n != 5 {
+		t.Errorf("%d continues sent, want 5: %q", n, s.commands())
+	}
+}

@@ -114,12 +114,11 @@ func (t *Target) Pause() error {
 		return nil
 	}
 	t.pausing = true
-	intr := t.wantInterrupt(true)
-	t.mu.Unlock()
-	if !intr {
+	defer t.mu.Unlock()
+	if !t.wantInterrupt(true) {
 		return nil // not waiting for a stop: the run loop sees pausing at its next step
 	}
-	if err := t.c.Interrupt(); err != nil && !errors.Is(err, ErrNotRunning) {
+	if err := t.c.Interrupt(); err != nil && !errors.Is(err, ErrNotRunning) { // under t.mu: see wantInterrupt
 		return err
 	}
 	return nil

@@ -21,7 +21,11 @@ type pendingOp struct {
 
 // whileStopped runs fn now if the target is stopped (no resume can begin meanwhile), or
 // queues it for the run loop and interrupts the target, which does it and resumes.
-func (t *Target) whileStopped(fn func() error) error {
+func (t *Target) whileStopped(fn func() error) error { return t.doStopped(fn, true) }
+
+// doStopped is whileStopped; without halt, fn is not run on a running target, which is
+// left alone, and the answer is ErrRunning.
+func (t *Target) doStopped(fn func() error, halt bool) error {
 	t.stopMu.Lock()
 	t.mu.Lock()
 	if t.ended && !t.running {
@@ -35,13 +39,16 @@ func (t *Target) whileStopped(fn func() error) error {
 		return fn()
 	}
 	t.stopMu.Unlock()
+	if !halt {
+		t.mu.Unlock()
+		return ErrRunning
+	}
 	op := &pendingOp{fn: fn, done: make(chan error, 1)}
 	t.pending = append(t.pending, op)
-	intr := t.wantInterrupt(false)
-	t.mu.Unlock()
-	if intr {
-		t.c.Interrupt()
+	if t.wantInterrupt(false) {
+		t.c.Interrupt() // under t.mu: see wantInterrupt
 	}
+	t.mu.Unlock()
 	timer := time.NewTimer(pendingTimeout)
 	defer timer.Stop()
 	select {
@@ -57,7 +64,14 @@ func (t *Target) whileStopped(fn func() error) error {
 // for an interruptible stop (or, for a pause, a single step) and no interrupt was sent for
 // it yet. One interrupt per wait: a second one could arrive after the run loop resumed
 // again and stop the target for no reason (QEMU's stub stops on any byte while the guest
-// runs). Queued work never cuts a single step short. t.mu held.
+// runs). Queued work never cuts a single step short.
+//
+// A caller from another goroutine sends the interrupt before it releases t.mu: the run
+// loop takes t.mu after each stop before it resumes again, so the byte reaches the stub
+// while the target is still stopped (where it is ignored), never in the next run. Sent
+// after the unlock, a goroutine descheduled in between (a loaded machine) interrupted a
+// later continue, and a finish ended where it began (the finish flakes of sessions 5 and
+// 6). t.mu held.
 func (t *Target) wantInterrupt(pause bool) bool {
 	if (t.waiting || pause && t.stepping) && !t.intrSent {
 		t.intrSent = true

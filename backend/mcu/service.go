@@ -165,6 +165,9 @@ func (s *Service) loop(sub *engine.Subscription) {
 		}
 		ws := s.vars.due(time.Now())
 		running := s.t.Running()
+		if running {
+			afterHalt = false // run again already: the stop's work is moot, this is a poll
+		}
 		kernel := s.kernel()
 		wantRTT := rttOn && (afterHalt || running && (s.rtt.worth() || kernel != nil))
 		if !wantRTT && len(ws) == 0 && !afterHalt {
@@ -172,7 +175,13 @@ func (s *Service) loop(sub *engine.Subscription) {
 		}
 		var tasks []engine.Thread
 		var switched *engine.Telemetry
-		err := s.t.Access(func(m gdbremote.Access) error {
+		access := s.t.Access
+		if afterHalt {
+			// Only while the stop lasts: a front end that resumes at once (a step, a
+			// finish) must not find its run cut by a halt for this.
+			access = s.t.AccessStopped
+		}
+		err := access(func(m gdbremote.Access) error {
 			if wantRTT {
 				s.rtt.drain(m)
 			}
@@ -193,7 +202,7 @@ func (s *Service) loop(sub *engine.Subscription) {
 			}
 			return nil
 		})
-		if err != nil && !errors.Is(err, context.Canceled) {
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, gdbremote.ErrRunning) {
 			s.log.Debug("mcu: poll", "err", err)
 		}
 		if switched != nil {
