@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 )
 
 // Data breakpoints (watchpoints): the program stops when it writes, reads or accesses a
@@ -98,4 +100,41 @@ func (s *Session) DataBreakpoints() []Watchpoint {
 		return w.Watchpoints()
 	}
 	return nil
+}
+
+// Watch adds a data breakpoint on what expr names in frame, for access, to those set (gdb's
+// watch, rwatch and awatch). The error says why it cannot be (no watchpoints on this target,
+// expr is no place, the access is not offered, the target refused it); the others are then
+// left as they were.
+func (s *Session) Watch(frame int, expr string, access DataAccess) (Watchpoint, error) {
+	w, can, err := s.DataBreakpointInfo(frame, expr)
+	if err != nil {
+		return Watchpoint{}, err
+	}
+	if !slices.Contains(can, access) {
+		return Watchpoint{}, fmt.Errorf("no %s watchpoints for it on this target", access)
+	}
+	w.Access = access
+	old := s.DataBreakpoints()
+	set, err := s.SetDataBreakpoints(append(slices.Clone(old), w))
+	if err != nil {
+		return Watchpoint{}, err
+	}
+	nw := set[len(set)-1]
+	if !nw.Verified {
+		_, _ = s.SetDataBreakpoints(old)
+		return Watchpoint{}, errors.New(nw.Message)
+	}
+	return nw, nil
+}
+
+// Unwatch removes data breakpoint id; false when there is none.
+func (s *Session) Unwatch(id int) bool {
+	ws := s.DataBreakpoints()
+	i := slices.IndexFunc(ws, func(w Watchpoint) bool { return w.ID == id })
+	if i < 0 {
+		return false
+	}
+	_, err := s.SetDataBreakpoints(slices.Delete(slices.Clone(ws), i, i+1))
+	return err == nil
 }

@@ -29,6 +29,11 @@ func (h hook) Trap(pc int) error {
 	if t.pauseReq.Load() && t.pauseReq.Swap(false) {
 		return t.suspend(engine.Stop{Reason: engine.ReasonPause, Location: t.here(pc)})
 	}
+	if t.at != nil && t.at[pc] {
+		if st := t.checkWatches(pc); st != nil {
+			return t.suspend(*st)
+		}
+	}
 	if t.bp[pc] {
 		t.goOnAlone() // a logpoint's message is output, which the engine may hold back
 		if st := t.h.Trap(t.here(pc)); st != nil {
@@ -230,6 +235,6 @@ func (t *Target) armReturn() {
 func (t *Target) disarmReturn() {
 	if t.retArmed {
 		t.retArmed = false
-		t.vm.SetBreak(t.retPC, t.bp[t.retPC])
+		t.syncTrap(t.retPC)
 	}
 }

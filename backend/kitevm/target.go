@@ -82,6 +82,7 @@ type Target struct {
 	stackKeys []stackKey
 	mem       vm.MemStats
 	done      chan struct{}
+	watchState
 
 	// The coroutine (drive.go): next is called by its one driver at a time, yield and
 	// borrowed are the coroutine's.
@@ -308,13 +309,19 @@ func (t *Target) SetTrap(loc engine.Location, on bool) error {
 	}
 	t.mu.Lock()
 	t.pending = append(t.pending, trapChange{int(loc.PC), on})
+	t.queuedUnlock()
+	return nil
+}
+
+// queuedUnlock says that trap work is queued for the program's coroutine (applyTraps) and
+// unlocks t.mu; a running program is interrupted for the coroutine to do it at once.
+func (t *Target) queuedUnlock() {
 	t.hasTraps.Store(true)
 	running := t.started && !t.stopped
 	t.mu.Unlock()
 	if running {
 		t.vm.Interrupt()
 	}
-	return nil
 }
 
 // applyTraps patches the queued trap changes into the VM (on the program's coroutine only).
@@ -329,8 +336,9 @@ func (t *Target) applyTraps() {
 	t.mu.Unlock()
 	for _, c := range changes {
 		t.bp[c.pc] = c.on
-		t.vm.SetBreak(c.pc, c.on)
+		t.syncTrap(c.pc)
 	}
+	t.armWatches()
 }
 
 // setTrapMode chooses which pcs trap for the current stepping state.

@@ -210,7 +210,7 @@ func cmdDelete(d *Debugger, args string) bool {
 			d.printf("Invalid breakpoint number %q.\n", f)
 			continue
 		}
-		if d.deleteWatchpoint(n) {
+		if d.s.Unwatch(n) {
 			continue
 		}
 		if err := d.s.RemoveBreakpoint(n); err != nil {

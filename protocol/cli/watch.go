@@ -1,17 +1,31 @@
 package cli
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
 )
 
-// gdb's words for each kind of watchpoint.
+// gdb's words for each kind of watchpoint: hardware ones on native and MCU targets,
+// software ones (Size 0: a Kite variable, checked by the VM) on Kite programs.
 var watchKinds = map[engine.DataAccess]string{
 	engine.DataWrite:     "Hardware watchpoint",
 	engine.DataRead:      "Hardware read watchpoint",
 	engine.DataReadWrite: "Hardware access (read/write) watchpoint",
+}
+
+var softWatchKinds = map[engine.DataAccess]string{
+	engine.DataWrite:     "Watchpoint",
+	engine.DataRead:      "Read watchpoint",
+	engine.DataReadWrite: "Access (read/write) watchpoint",
+}
+
+// watchKind is what gdb calls w.
+func watchKind(w engine.Watchpoint) string {
+	if w.Size == 0 {
+		return softWatchKinds[w.Access]
+	}
+	return watchKinds[w.Access]
 }
 
 // watchCmd is gdb's watch, rwatch and awatch: a data breakpoint on what EXPR names, in the
@@ -23,41 +37,14 @@ func watchCmd(access engine.DataAccess) cmdFunc {
 			d.printf("Argument required (expression to compute).\n")
 			return false
 		}
-		w, can, err := d.s.DataBreakpointInfo(d.frame, expr)
+		w, err := d.s.Watch(d.frame, expr, access)
 		if err != nil {
 			d.printf("Cannot watch %s: %v\n", expr, err)
 			return false
 		}
-		if !slices.Contains(can, access) {
-			d.printf("Cannot watch %s for %s accesses on this target.\n", expr, access)
-			return false
-		}
-		w.Access = access
-		set, err := d.s.SetDataBreakpoints(append(d.s.DataBreakpoints(), w))
-		if err != nil {
-			d.printf("Cannot watch %s: %v\n", expr, err)
-			return false
-		}
-		nw := set[len(set)-1]
-		if !nw.Verified {
-			d.printf("Cannot watch %s: %s\n", expr, nw.Message)
-			_, _ = d.s.SetDataBreakpoints(set[:len(set)-1])
-			return false
-		}
-		d.printf("%s %d: %s\n", watchKinds[access], nw.ID, nw.Name)
+		d.printf("%s %d: %s\n", watchKind(w), w.ID, w.Name)
 		return false
 	}
-}
-
-// deleteWatchpoint removes data breakpoint n, if there is one.
-func (d *Debugger) deleteWatchpoint(n int) bool {
-	ws := d.s.DataBreakpoints()
-	i := slices.IndexFunc(ws, func(w engine.Watchpoint) bool { return w.ID == n })
-	if i < 0 {
-		return false
-	}
-	_, err := d.s.SetDataBreakpoints(slices.Delete(slices.Clone(ws), i, i+1))
-	return err == nil
 }
 
 // gdb's names of the kinds in "info breakpoints".
@@ -70,7 +57,11 @@ var watchTypes = map[engine.DataAccess]string{
 // infoWatchpoints lists the data breakpoints after the breakpoints.
 func (d *Debugger) infoWatchpoints() {
 	for _, w := range d.s.DataBreakpoints() {
-		d.printf("%-4d %-40s %s", w.ID, watchTypes[w.Access], w.Name)
+		kind := watchTypes[w.Access]
+		if w.Size == 0 && w.Access == engine.DataWrite {
+			kind = "watchpoint"
+		}
+		d.printf("%-4d %-40s %s", w.ID, kind, w.Name)
 		if !w.Verified {
 			d.printf("  (not armed: %s)", w.Message)
 		}
@@ -82,12 +73,17 @@ func (d *Debugger) infoWatchpoints() {
 // write, the value read.
 func (d *Debugger) reportWatch(st *engine.Stop) {
 	var w engine.Watchpoint
+	found := false
 	for _, x := range d.s.DataBreakpoints() {
 		if x.ID == st.BreakpointID {
-			w = x
+			w, found = x, true
 		}
 	}
-	d.printf("\n%s %d: %s\n\n", watchKinds[w.Access], st.BreakpointID, w.Name)
+	if !found && strings.Contains(st.Text, ": out of scope") {
+		d.printf("\nWatchpoint %d deleted because the program has left the block in\nwhich its expression is valid.\n", st.BreakpointID)
+		return
+	}
+	d.printf("\n%s %d: %s\n\n", watchKind(w), st.BreakpointID, w.Name)
 	text := strings.TrimPrefix(st.Text, w.Name)
 	if change, ok := strings.CutPrefix(text, ": "); ok && w.Name != "" {
 		if old, now, ok := strings.Cut(change, " -> "); ok {

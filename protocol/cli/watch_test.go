@@ -47,14 +47,23 @@ func TestWatchpointsAsGDB(t *testing.T) {
 	}
 }
 
-// A Kite program has no watchpoints: watch says so, and nothing else changes.
-func TestWatchOnKiteSaysUnsupported(t *testing.T) {
-	out := script(t, "b fib\nrun\nwatch n\ninfo breakpoints\n")
-	expect(t, out, "(polydbg) watch n", "Cannot watch n: data breakpoints: not supported by this target\n",
-		"(polydbg) info breakpoints", "1    ")
-	if strings.Contains(out, "watchpoint") {
-		t.Errorf("a watchpoint listed on Kite:\n%s", out)
-	}
+// A Kite program's watchpoints are software ones, in gdb's words; a local's ends with its
+// activation, as gdb deletes it when the frame goes.
+func TestWatchOnKite(t *testing.T) {
+	out := script(t, "b 10\nrun\nwatch total\ninfo breakpoints\ndelete 1\ncontinue\ncontinue\ndelete 2\n"+
+		"b fib if n == 3\ncontinue\nrwatch n\ndelete 3\ncontinue\ncontinue\ncontinue\nwatch nope\nrwatch total[0]\n")
+	expect(t, out,
+		"(polydbg) watch total", "Watchpoint 2: total\n",
+		"(polydbg) info breakpoints", "2    watchpoint", "total\n",
+		"(polydbg) continue", "\nWatchpoint 2: total\n\nOld value = 0\nNew value = 1\nmain at prog.kite:9\n",
+		"(polydbg) continue", "\nWatchpoint 2: total\n\nOld value = 1\nNew value = 2\n",
+		"(polydbg) rwatch n", "Read watchpoint 4: n\n",
+		"(polydbg) continue", "\nRead watchpoint 4: n\n\nValue = 3\nfib at prog.kite:5\n", // fib(3)'s reads only
+		"(polydbg) continue", "\nRead watchpoint 4: n\n\nValue = 3\nfib at prog.kite:5\n",
+		"(polydbg) continue", "\nWatchpoint 4 deleted because the program has left the block in\nwhich its expression is valid.\nfib at prog.kite:5\n",
+		"(polydbg) watch nope", "Cannot watch nope: no variable nope\n",
+		"(polydbg) rwatch total[0]", "Cannot watch total[0]: cannot index a value of type int\n",
+	)
 }
 
 // finish with an outer frame selected runs until that frame returns, as gdb: from fib(1)

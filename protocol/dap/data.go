@@ -12,8 +12,10 @@ import (
 )
 
 // Data breakpoints, on targets with watchpoints (engine.Watchpointer). A dataId is
-// "ADDR/SIZE/NAME": it names memory, so it stays good for the life of the program (a
-// local's address outlives its frame: the watchpoint then watches what takes its place).
+// "ADDR/SIZE/NAME": on a native or MCU target it names memory, so it stays good for the life
+// of the program (a local's address outlives its frame: the watchpoint then watches what
+// takes its place); on a Kite program SIZE is 0 and ADDR the target's handle for a variable
+// or an element, and a local's watchpoint ends with its activation.
 
 func canWatch(d *launch.Debuggee) bool {
 	_, ok := d.Target().(engine.Watchpointer)
@@ -38,10 +40,13 @@ func (c *conn) dataBreakpointInfo(d *launch.Debuggee, a godap.DataBreakpointInfo
 	for i, x := range access {
 		types[i] = godap.DataBreakpointAccessType(x)
 	}
+	desc := fmt.Sprintf("%s (%d bytes at %#x)", w.Name, w.Size, w.Addr)
+	if w.Size == 0 { // a place with no address (a Kite variable): Addr is the target's handle
+		desc = w.Name
+	}
 	return godap.DataBreakpointInfoResponseBody{
 		DataId:      fmt.Sprintf("%#x/%d/%s", w.Addr, w.Size, w.Name),
-		Description: fmt.Sprintf("%s (%d bytes at %#x)", w.Name, w.Size, w.Addr),
-		AccessTypes: types, CanPersist: false,
+		Description: desc, AccessTypes: types, CanPersist: false,
 	}, nil
 }
 
@@ -73,7 +78,7 @@ func parseDataID(id string) (engine.Watchpoint, error) {
 	if len(parts) == 3 {
 		addr, err1 := strconv.ParseUint(parts[0], 0, 64)
 		size, err2 := strconv.Atoi(parts[1])
-		if err1 == nil && err2 == nil && size > 0 {
+		if err1 == nil && err2 == nil && size >= 0 {
 			return engine.Watchpoint{Addr: addr, Size: size, Name: parts[2]}, nil
 		}
 	}

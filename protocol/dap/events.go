@@ -86,7 +86,7 @@ func (c *conn) stoppedBody(st *engine.Stop) godap.StoppedEventBody {
 		if st.BreakpointID != 0 {
 			b.HitBreakpointIds = []int{st.BreakpointID}
 		}
-		b.Description = "Paused on data breakpoint"
+		b.Description, b.Text = "Paused on data breakpoint", st.Text
 	case engine.ReasonException:
 		b.Description = "Paused on exception"
 	}

@@ -74,8 +74,8 @@ type Var struct {
 type StopContext struct {
 	Session      SessionID    `json:"session"`
 	State        string       `json:"state" jsonschema:"stopped, running (the wait ran out: call wait or pause), exited or terminated"`
-	Reason       string       `json:"reason,omitempty" jsonschema:"why it stopped: entry, breakpoint, step, pause, exception"`
-	Text         string       `json:"text,omitempty" jsonschema:"the exception message"`
+	Reason       string       `json:"reason,omitempty" jsonschema:"why it stopped: entry, breakpoint, step, pause, exception, data breakpoint (a watch)"`
+	Text         string       `json:"text,omitempty" jsonschema:"the exception message; for a watch what it saw: name: old -> new, or name = value for a read"`
 	BreakpointID int          `json:"breakpointId,omitempty"`
 	ExitCode     *int         `json:"exitCode,omitempty"`
 	Location     *Location    `json:"location,omitempty"`

@@ -49,7 +49,15 @@ func (s *Server) bpList(g *debuggee) BPList {
 	for _, b := range g.d.Breakpoints() {
 		out.Breakpoints = append(out.Breakpoints, s.bp(g, b))
 	}
+	for _, w := range g.d.DataBreakpoints() {
+		out.Breakpoints = append(out.Breakpoints, watchBP(w))
+	}
 	return out
+}
+
+// watchBP is a watchpoint as the breakpoint tools list it.
+func watchBP(w engine.Watchpoint) BP {
+	return BP{ID: w.ID, Verified: w.Verified, Message: w.Message, Watch: w.Name, Access: string(w.Access)}
 }
 
 // variables lists one page of a variable's children (through the engine's pager, so that a

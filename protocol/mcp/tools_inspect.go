@@ -21,6 +21,16 @@ type BP struct {
 	Hits      int       `json:"hits,omitempty"`
 	Message   string    `json:"message,omitempty"`
 	Condition string    `json:"condition,omitempty"`
+	Watch     string    `json:"watch,omitempty" jsonschema:"a watch (data breakpoint): what it watches"`
+	Access    string    `json:"access,omitempty" jsonschema:"a watch's accesses: write (a change), read or readWrite"`
+}
+
+// WatchIn is the input of watch.
+type WatchIn struct {
+	Session    SessionID `json:"session"`
+	Expression string    `json:"expression" jsonschema:"what to watch: a variable, a.field, a[i], *p (native, firmware), m.key or xs[i] (Kite)"`
+	Frame      int       `json:"frame,omitempty" jsonschema:"the frame whose variable is meant (0 is the innermost)"`
+	Access     string    `json:"access,omitempty" jsonschema:"write (default: stop when the value changes), read, or readWrite"`
 }
 
 // BreakpointSet is the input of set_breakpoint.
@@ -170,18 +180,43 @@ func (s *Server) addInspectTools() {
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in BreakpointSet) (BP, error) {
 			return withSession(c, in.Session, func(g *debuggee) (BP, error) { return s.setBreakpoint(g, in.BreakpointIn) })
 		})
-	addTool(s, "clear_breakpoints", "Remove one breakpoint by id, or all of them.", hints{idempotent: true},
+	addTool(s, "watch", "Stop when the program changes (or reads) what an expression names: a watchpoint "+
+		"(data breakpoint) on a variable, field or element of the stopped program, listed and removed with the "+
+		"breakpoints. The stop says the old and new value. A local's watch ends when its function returns.", hints{},
+		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in WatchIn) (BP, error) {
+			return withSession(c, in.Session, func(g *debuggee) (BP, error) {
+				access := engine.DataAccess(in.Access)
+				if access == "" {
+					access = engine.DataWrite
+				}
+				w, err := g.d.Watch(in.Frame, in.Expression, access)
+				if err != nil {
+					return BP{}, fmt.Errorf("cannot watch %s: %w", in.Expression, err)
+				}
+				return watchBP(w), nil
+			})
+		})
+	addTool(s, "clear_breakpoints", "Remove one breakpoint or watch by id, or all of them.", hints{idempotent: true},
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in BreakpointClear) (BPList, error) {
 			return withSession(c, in.Session, func(g *debuggee) (BPList, error) {
-				if in.ID == 0 {
+				switch {
+				case in.ID == 0:
 					g.d.ClearBreakpoints()
-				} else if err := g.d.RemoveBreakpoint(in.ID); err != nil {
-					return BPList{}, err
+					if len(g.d.DataBreakpoints()) > 0 {
+						if _, err := g.d.SetDataBreakpoints(nil); err != nil {
+							return BPList{}, err
+						}
+					}
+				case g.d.Unwatch(in.ID):
+				default:
+					if err := g.d.RemoveBreakpoint(in.ID); err != nil {
+						return BPList{}, err
+					}
 				}
 				return s.bpList(g), nil
 			})
 		})
-	addTool(s, "list_breakpoints", "List the breakpoints of a session, with where they bound and their hits.", ro,
+	addTool(s, "list_breakpoints", "List the breakpoints and watches of a session, with where they bound and their hits.", ro,
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in SessionIn) (BPList, error) {
 			return withSession(c, in.Session, func(g *debuggee) (BPList, error) { return s.bpList(g), nil })
 		})

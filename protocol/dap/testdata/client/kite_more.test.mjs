@@ -85,17 +85,51 @@ describe('kite, more', () => {
     assert.equal((await s.exited()).body.exitCode, 0);
   });
 
+  test('data breakpoints on Kite variables: a change stops after the write, a local ends with its call', async () => {
+    s = new Session();
+    await s.start({ program: PROG }, () => s.dc.setBreakpointsRequest({ source: { path: PROG }, breakpoints: [{ line: 3 }] }));
+    const caps = s.events.find((e) => e.event === 'capabilities').body.capabilities;
+    assert.equal(caps.supportsDataBreakpoints, true);
+    await s.stoppedAt('breakpoint', 3);
+    const top = await s.top();
+    const scopes = (await s.dc.scopesRequest({ frameId: top.id })).body.scopes;
+    const ref = (name) => scopes.find((x) => x.name === name).variablesReference;
+    const local = await s.dc.customRequest('dataBreakpointInfo', { variablesReference: ref('Locals'), name: 's', frameId: top.id });
+    const global = await s.dc.customRequest('dataBreakpointInfo', { variablesReference: ref('Globals'), name: 'total', frameId: top.id });
+    assert.ok(local.body.dataId && global.body.dataId, JSON.stringify([local.body, global.body]));
+    assert.deepEqual(local.body.accessTypes, ['write', 'read', 'readWrite']);
+    assert.equal(global.body.description, 'total');
+    const set = await s.dc.customRequest('setDataBreakpoints', { breakpoints: [
+      { dataId: local.body.dataId, accessType: 'write' }, { dataId: global.body.dataId }] });
+    assert.deepEqual(set.body.breakpoints.map((b) => b.verified), [true, true], JSON.stringify(set.body));
+    await s.dc.setBreakpointsRequest({ source: { path: PROG }, breakpoints: [] });
+    // add(0, 0): s = 0 * 10 writes the value s holds (no stop); its return ends the watch on s.
+    await s.dc.continueRequest({ threadId: 1 });
+    let ev = await s.stoppedAt('data breakpoint', 4);
+    assert.deepEqual(ev.body.hitBreakpointIds, [set.body.breakpoints[0].id]);
+    assert.match(ev.body.text, /^s: out of scope/);
+    // total = add(0, 0) leaves total at 0; total = add(0, 1) makes it 10.
+    await s.dc.continueRequest({ threadId: 1 });
+    ev = await s.stoppedAt('data breakpoint', 7);
+    assert.equal(ev.body.text, 'total: 0 -> 10');
+    assert.deepEqual(ev.body.hitBreakpointIds, [set.body.breakpoints[1].id]);
+    assert.equal((await s.vars((await s.top()).id, 'Locals')).i.value, '1', 'stopped right after the write');
+    const again = await s.dc.customRequest('setDataBreakpoints', { breakpoints: [
+      { dataId: local.body.dataId, accessType: 'write' }, { dataId: global.body.dataId }] });
+    assert.equal(again.body.breakpoints[0].verified, false);
+    assert.match(again.body.breakpoints[0].message, /out of scope/);
+    assert.equal(again.body.breakpoints[1].id, set.body.breakpoints[1].id, 'an unchanged data breakpoint keeps its id');
+    await s.dc.customRequest('setDataBreakpoints', { breakpoints: [] });
+    await s.dc.continueRequest({ threadId: 1 });
+    assert.equal((await s.exited()).body.exitCode, 0);
+  });
+
   test('what Kite does not have is not advertised, and answered plainly', async () => {
     s = new Session();
     await s.start({ program: PROG, stopOnEntry: true });
     const caps = s.events.find((e) => e.event === 'capabilities').body.capabilities;
-    assert.equal(caps.supportsDataBreakpoints, undefined);
     assert.equal(caps.supportsModulesRequest, undefined);
     await s.stoppedAt('entry');
-    const info = await s.dc.customRequest('dataBreakpointInfo', { name: 'total' });
-    assert.equal(info.body.dataId, null);
-    assert.match(info.body.description, /not supported/);
-    await assert.rejects(s.dc.customRequest('setDataBreakpoints', { breakpoints: [] }), /not supported/);
     assert.deepEqual((await s.dc.customRequest('modules', {})).body.modules, []);
     await assert.rejects(s.dc.customRequest('goto', { threadId: 1, targetId: 99 }), /no target 99/);
     await assert.rejects(s.dc.customRequest('gotoTargets', { source: { path: '/elsewhere.kite' }, line: 1 }), /not part of the program/);
