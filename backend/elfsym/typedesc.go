@@ -76,6 +76,18 @@ func DescribeType(t dwarf.Type, expand bool) string {
 			next = v.Val + 1
 		}
 		return TypeName(tt) + " {" + strings.Join(vals, ", ") + "}"
+	case *dwarf.PtrType: // struct pt {...} *, as gdb expands what a pointer points to
+		if tt.Type == nil {
+			break
+		}
+		if _, ok := resolve(tt.Type).(*dwarf.FuncType); ok {
+			break
+		}
+		inner := DescribeType(tt.Type, true)
+		if strings.HasSuffix(inner, "*") {
+			return inner + "*"
+		}
+		return inner + " *"
 	}
 	return TypeName(resolve(t))
 }

@@ -22,6 +22,8 @@ type Value struct {
 	Bytes    []byte
 	Text     string
 	Children []Value // struct fields, array elements, a pointer's target
+
+	typ dwarf.Type // what it was read as (pointers.go), nil for a value not from the program
 }
 
 const (
@@ -134,7 +136,7 @@ func (f *File) wordBytes(v uint64, size int) []byte {
 // FormatValue formats the bytes b of type t (at addr when inMem) like gdb. Pointers to
 // char are followed to show the string; other pointers get their target as a child.
 func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem Memory, depth int) Value {
-	v := Value{Bytes: b, Addr: addr, InMemory: inMem}
+	v := Value{Bytes: b, Addr: addr, InMemory: inMem, typ: t}
 	if t == nil {
 		v.Kind, v.Type, v.Text = "raw", "?", fmt.Sprintf("%x", b)
 		return v

@@ -14,8 +14,9 @@ import (
 // C arithmetic over the program's values, for print, watch expressions and hovers: what
 // gdb users type (x + 1, a->x - b->x, arr[i] * 2, n % 3 == 0, ~mask & 0xff, -f / 2). The
 // operands are what evaluator.value reads (variables, fields, elements, *p, &v, $registers,
-// numbers); the arithmetic is C's on 64-bit integers and doubles. Pointer arithmetic is
-// refused: a value does not carry the size of what its pointer points to.
+// numbers); the arithmetic is C's on 64-bit integers and doubles, and on pointers by the
+// size of what they point to (p[i], p + n, p - q). Casts to scalar and pointer types,
+// sizeof and gdb's v@n (n objects from where v lives) are read as gdb reads them.
 
 // arithOperand is a value during evaluation: a piece of the program (obj), or a number.
 type arithOperand struct {
@@ -134,7 +135,7 @@ func lexArith(s string) ([]string, error) {
 					n = 2
 				}
 			}
-			if !strings.ContainsRune("+-*/%<>=!&|^~()[].", rune(c)) || n == 1 && c == '=' {
+			if !strings.ContainsRune("+-*/%<>=!&|^~()[].@", rune(c)) || n == 1 && c == '=' {
 				return nil, fmt.Errorf("unexpected %q in %q", c, s)
 			}
 			toks = append(toks, s[i:i+n])
@@ -154,7 +155,7 @@ func (p *arithParser) peek() string {
 // binaryPrec is C's precedence of the binary operators, loosest first.
 var binaryPrec = map[string]int{
 	"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
-	"<": 7, "<=": 7, ">": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+	"<": 7, "<=": 7, ">": 7, ">=": 7, "<<": 8, ">>": 8, "@": 9, "+": 10, "-": 10, "*": 11, "/": 11, "%": 11,
 }
 
 // binary parses operators of precedence above min, left to right.
@@ -185,7 +186,8 @@ func (p *arithParser) binary(min int) (arithOperand, error) {
 	return l, err
 }
 
-// unary parses prefix operators, a primary and its postfix operators.
+// unary parses prefix operators (casts and sizeof among them), a primary and its postfix
+// operators.
 func (p *arithParser) unary() (arithOperand, error) {
 	switch op := p.peek(); op {
 	case "-", "+", "!", "~", "*", "&":
@@ -196,14 +198,26 @@ func (p *arithParser) unary() (arithOperand, error) {
 		}
 		switch op {
 		case "*":
-			return p.child(v, "*")
+			return p.deref(v)
 		case "&":
-			if v.obj == nil || !v.obj.InMemory {
+			if v.obj == nil {
 				return v, errors.New("attempt to take address of value not located in memory")
 			}
-			return arithOperand{kind: "uint", u: v.obj.Addr, isPtr: true}, nil
+			a, err := p.e.t.sym.AddressOf(*v.obj, cachedMem{p.e.t})
+			return arithOperand{obj: &a}, err
 		}
 		return p.apply(op, arithOperand{kind: "int"}, v)
+	case "sizeof":
+		p.pos++
+		return p.sizeof()
+	case "(":
+		if name, ok := p.typeName(); ok {
+			v, err := p.unary()
+			if err != nil || p.skip {
+				return v, err
+			}
+			return p.cast(name, v)
+		}
 	}
 	v, err := p.primary()
 	for err == nil {
@@ -238,6 +252,128 @@ func (p *arithParser) unary() (arithOperand, error) {
 		}
 	}
 	return v, err
+}
+
+// typeName reads "( type )" at a cast or sizeof, when the parenthesis holds a type name;
+// otherwise it reads nothing.
+func (p *arithParser) typeName() (string, bool) {
+	if p.peek() != "(" || p.pos+1 >= len(p.toks) {
+		return "", false
+	}
+	first := p.toks[p.pos+1]
+	if !isIdent(first) || !isTypeKeyword(first) && (p.program() == nil || !p.program().IsTypeName(first)) {
+		return "", false
+	}
+	var words []string
+	for i := p.pos + 1; i < len(p.toks); i++ {
+		switch t := p.toks[i]; {
+		case t == ")":
+			p.pos = i + 1
+			return strings.Join(words, " "), true
+		case t == "*" || isIdent(t):
+			words = append(words, t)
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// program is the program's symbols, nil for an evaluation of constants alone.
+func (p *arithParser) program() *elfsym.File {
+	if p.e == nil || p.e.t == nil {
+		return nil
+	}
+	return p.e.t.sym
+}
+
+// errNoProgram refuses what needs the program's types where there is none.
+var errNoProgram = errors.New("no program to read types from")
+
+// isTypeKeyword reports whether a name is one of C's type keywords (all that checkArith,
+// which has no program, can tell a cast by; a typedef's name is looked up).
+func isTypeKeyword(s string) bool {
+	switch s {
+	case "char", "short", "int", "long", "unsigned", "signed", "float", "double", "_Bool",
+		"struct", "union", "enum", "void", "const", "volatile":
+		return true
+	}
+	return false
+}
+
+// cast is (name) v: a scalar or pointer converted as C converts it.
+func (p *arithParser) cast(name string, v arithOperand) (arithOperand, error) {
+	if p.program() == nil {
+		return v, errNoProgram
+	}
+	t, err := p.e.t.sym.ParseType(name)
+	if err != nil {
+		return v, err
+	}
+	n, err := p.number(v)
+	if err != nil {
+		return v, err
+	}
+	i := n.i
+	if n.kind == "uint" {
+		i = int64(n.u)
+	}
+	c, err := p.e.t.sym.Convert(t, i, n.f, n.kind == "float", cachedMem{p.e.t})
+	if err != nil {
+		return v, err
+	}
+	c.Name = "(" + name + ")"
+	return arithOperand{obj: &c}, nil
+}
+
+// sizeof is C's sizeof of a type in parentheses or of an expression (not evaluated for
+// its value: only its type counts), an unsigned long.
+func (p *arithParser) sizeof() (arithOperand, error) {
+	if name, ok := p.typeName(); ok {
+		if p.skip {
+			return arithOperand{kind: "uint"}, nil
+		}
+		if p.program() == nil {
+			return arithOperand{}, errNoProgram
+		}
+		t, err := p.e.t.sym.ParseType(name)
+		if err != nil {
+			return arithOperand{}, err
+		}
+		n, err := elfsym.TypeSize(t)
+		return arithOperand{kind: "uint", u: uint64(n)}, err
+	}
+	v, err := p.unary()
+	if err != nil || p.skip {
+		return v, err
+	}
+	if v.obj == nil {
+		if v.kind == "int" && v.i >= math.MinInt32 && v.i <= math.MaxInt32 {
+			return arithOperand{kind: "uint", u: 4}, nil
+		}
+		return arithOperand{kind: "uint", u: 8}, nil
+	}
+	n, err := p.e.t.sym.SizeOf(*v.obj)
+	return arithOperand{kind: "uint", u: uint64(n)}, err
+}
+
+// deref is *v: what a pointer points to (the first element of an array).
+func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
+	if v.obj != nil && v.obj.Kind == "array" {
+		c, err := p.e.t.sym.Element(*v.obj, 0, cachedMem{p.e.t})
+		if err == nil {
+			c.Name = "*" + v.obj.Name
+			return arithOperand{obj: &c}, nil
+		}
+	}
+	if v.obj != nil && v.obj.Kind == "pointer" {
+		c, err := p.e.t.sym.Element(*v.obj, 0, cachedMem{p.e.t})
+		if err == nil {
+			c.Name = "*" + v.obj.Name
+			return arithOperand{obj: &c}, nil
+		}
+	}
+	return p.child(v, "*")
 }
 
 func isIdent(s string) bool {
@@ -342,11 +478,10 @@ func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
 	if n.kind == "uint" {
 		i = int64(n.u)
 	}
-	if v.obj != nil && v.obj.Kind == "pointer" {
-		if i != 0 {
-			return v, fmt.Errorf("%s[%d]: indexing a pointer is not supported beyond [0]", v.obj.Name, i)
+	if v.obj != nil && (v.obj.Kind == "pointer" || v.obj.Kind == "array") {
+		if c, err := p.e.t.sym.Element(*v.obj, i, cachedMem{p.e.t}); err == nil || v.obj.Kind == "pointer" {
+			return arithOperand{obj: &c}, err
 		}
-		return p.child(v, "*")
 	}
 	return p.child(v, "["+strconv.FormatInt(i, 10)+"]")
 }
@@ -397,6 +532,9 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 	if p.skip {
 		return arithOperand{kind: "int"}, nil
 	}
+	if v, ok, err := p.pointerOp(op, l, r); ok {
+		return v, err
+	}
 	var err error
 	if l, err = p.number(l); err != nil {
 		return l, err
@@ -412,8 +550,8 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 	case "||":
 		return bool01(l.nonzero() || r.nonzero()), nil
 	}
-	if (l.isPtr || r.isPtr) && strings.Contains("+-*/%", op) {
-		return l, errors.New("pointer arithmetic is not supported: a pointer's value does not say the size of what it points to")
+	if (l.isPtr || r.isPtr) && strings.Contains("*/%", op) {
+		return l, fmt.Errorf("invalid operands to %s: a pointer", op)
 	}
 	switch {
 	case l.kind == "float" || r.kind == "float":
@@ -444,6 +582,68 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 	}
 	n, err := integer(op, l.i, r.i)
 	return arithOperand{kind: "int", i: n}, err
+}
+
+// pointerOp is l op r when it is pointer arithmetic or gdb's @: p + n, n + p, p - n, p - q,
+// v@n. ok is false for the other operations.
+func (p *arithParser) pointerOp(op string, l, r arithOperand) (arithOperand, bool, error) {
+	ptr := func(v arithOperand) bool { return v.obj != nil && (v.obj.Kind == "pointer" || v.obj.Kind == "array") }
+	if op != "@" && !ptr(l) && !ptr(r) {
+		return l, false, nil
+	}
+	if op != "@" && (l.obj != nil || r.obj != nil) && p.program() == nil {
+		return l, true, errNoProgram
+	}
+	sym, mem := p.program(), cachedMem{p.e.t}
+	for _, v := range []*arithOperand{&l, &r} { // an array is a pointer to its first element
+		if op != "@" && v.obj != nil && v.obj.Kind == "array" {
+			d, err := sym.Decay(*v.obj, mem)
+			if err != nil {
+				return *v, true, err
+			}
+			v.obj = &d
+		}
+	}
+	count := func(v arithOperand) (int64, error) {
+		n, err := p.number(v)
+		if err == nil && n.kind == "float" {
+			err = fmt.Errorf("invalid operands to %s: a floating-point count", op)
+		}
+		return n.i + int64(n.u), err
+	}
+	switch {
+	case op == "@":
+		if l.obj == nil {
+			return l, true, errors.New("Only values in memory can be extended with '@'.")
+		}
+		n, err := count(r)
+		if err != nil {
+			return l, true, err
+		}
+		v, err := sym.Repeat(*l.obj, n, mem)
+		return arithOperand{obj: &v}, true, err
+	case op == "-" && ptr(l) && ptr(r):
+		d, err := sym.Diff(*l.obj, *r.obj)
+		return arithOperand{kind: "int", i: d}, true, err
+	case (op == "+" || op == "-") && ptr(l):
+		n, err := count(r)
+		if err != nil {
+			return l, true, err
+		}
+		if op == "-" {
+			n = -n
+		}
+		v, err := sym.Add(*l.obj, n, mem)
+		return arithOperand{obj: &v}, true, err
+	case op == "+" && ptr(r):
+		n, err := count(l)
+		if err != nil {
+			return r, true, err
+		}
+		v, err := sym.Add(*r.obj, n, mem)
+		return arithOperand{obj: &v}, true, err
+	}
+	return l, false, nil
 }
 
 // bool01 is C's value of a truth: 1 or 0.

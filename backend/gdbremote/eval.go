@@ -26,10 +26,9 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 		if err != nil {
 			return v, err
 		}
-		if !v.InMemory {
-			return elfsym.Value{}, fmt.Errorf("attempt to take address of value not located in memory")
-		}
-		return elfsym.Value{Name: expr, Type: v.Type + " *", Kind: "pointer", Text: fmt.Sprintf("%#x", v.Addr)}, nil
+		a, err := e.t.sym.AddressOf(v, cachedMem{e.t})
+		a.Name = expr
+		return a, err
 	}
 	if n, err := strconv.ParseInt(expr, 0, 64); err == nil {
 		return elfsym.Value{Name: expr, Type: "long", Kind: "int", Text: strconv.FormatInt(n, 10)}, nil

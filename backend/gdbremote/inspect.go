@@ -252,8 +252,8 @@ func (t *Target) Evaluate(frame int, expr string, mode engine.EvalMode) (engine.
 		out.Name = expr
 		return out, nil
 	}
-	if truth, cerr := ev.cond(expr); cerr == nil {
-		return engine.Variable{Name: expr, Value: strconv.FormatBool(truth), Type: "bool"}, nil
+	if truth, cerr := ev.cond(expr); cerr == nil { // C's truth, as gdb prints it: 1 or 0
+		return engine.Variable{Name: expr, Value: strconv.FormatInt(bool01(truth).i, 10), Type: "int"}, nil
 	}
 	v, err = ev.arith(strings.TrimSpace(expr)) // C arithmetic: x + 1, a->x - b->x, arr[i]
 	if err != nil {
@@ -273,7 +273,7 @@ type refEntry struct {
 
 // DescribeType implements engine.TypeDescriber from the program's DWARF types.
 func (t *Target) DescribeType(name string, expand bool) (string, error) {
-	typ, err := t.sym.LookupType(name)
+	typ, err := t.sym.ParseType(name) // a name with its *s: struct pt *, unsigned long
 	if err != nil {
 		return "", err
 	}

@@ -131,7 +131,7 @@ func TestTargetNative(t *testing.T) {
 	if x.eval("p.y") != "6" || x.eval("arr[2]") != "5" || x.eval("*ptr") != "4" || x.eval("origin_ptr->tag") != "111 'o'" {
 		t.Errorf("p.y=%s arr[2]=%s *ptr=%s", x.eval("p.y"), x.eval("arr[2]"), x.eval("*ptr"))
 	}
-	if x.eval("counter == 3 && i > 2") != "true" {
+	if x.eval("counter == 3 && i > 2") != "1" {
 		t.Errorf("condition evaluates to %s", x.eval("counter == 3 && i > 2"))
 	}
 	scopes, err := x.s.Scopes(0)

@@ -31,9 +31,14 @@ int main(void) {
 `
 
 // arithExprs are C expressions a gdb user types at a stop in measure; each is printed by
-// polydbg and by gdb, and the answers compared. (A bare comparison or condition, "n > 5",
-// prints true or false in polydbg, 1 or 0 in gdb: TestComparisonPrintsTruth.)
+// polydbg and by gdb, and the answers compared.
 var arithExprs = []string{
+	"n > 5", "!n", "n == 10 && mask", // a truth is C's 1 or 0
+	"values[1]@3", "s->at.x@2", "*values@2", // gdb's v@n
+	"sizeof(int)", "sizeof(struct shape)", "sizeof values", "sizeof(s->scale)", "sizeof(long) * 2",
+	"(char)n", "(unsigned char)300", "(long)s->scale", "(float)n / 4", "(int)s->tag", "(enum color)5",
+	"*(values + 2)", "(&values[0])[3]", "&values[4] - &values[1]", "s->next[0].x", "*(s->next)",
+	"((struct point *)s->next)->y", "(values + 1)[i]",
 	"n + 1", "n * 2 - 3", "(n + 2) * 3", "n / 3", "n % 3", "-n", "!n + 1", "~n",
 	"s->at.x + s->at.y", "s->at.x * n + values[i]", "values[i] * 2", "values[n - 7] + values[0]",
 	"s->next->x - s->next->y", "(*s).at.y * 3", "s->flags & mask", "s->flags | 1", "s->flags ^ 0xff",
@@ -97,12 +102,12 @@ func agreeWithGDB(t *testing.T, what string, asked, ours, theirs []string, out, 
 	t.Logf("%s: %d of %d answers agree with gdb", what, agree, len(asked))
 }
 
-// A comparison or condition on its own prints true or false (gdb prints 1 or 0); inside
-// arithmetic it is C's 1 or 0.
-func TestComparisonPrintsTruth(t *testing.T) {
-	_, out := nativeScriptOf(t, "arith", cArith, "break measure\nrun\nprint n > 5\nprint !n\nprint (n > 5) + 1\nprint n / 0\nprint s + 1\n")
-	expect(t, out, "print n > 5\n$1 = true\n", "print !n\n$2 = false\n", "print (n > 5) + 1\n$3 = 2\n",
-		"print n / 0\nDivision by zero\n", "print s + 1\npointer arithmetic is not supported")
+// What C refuses is refused in gdb's words; a pointer moved by n moves by n objects.
+func TestArithRefusals(t *testing.T) {
+	_, out := nativeScriptOf(t, "arith", cArith, "break measure\nrun\nprint n / 0\nprint s * 2\nprint (n + 1)@2\nprint (struct shape)n\nprint s + 1\nprint (char *)s - (char *)(s + 1)\n")
+	expect(t, out, "print n / 0\nDivision by zero\n", "print s * 2\ninvalid operands to *: a pointer\n",
+		"print (n + 1)@2\nOnly values in memory can be extended with '@'.\n", "print (struct shape)n\nInvalid cast to struct shape.\n",
+		"print s + 1\n$1 = 0x", "print (char *)s - (char *)(s + 1)\n$2 = -48\n")
 }
 
 // A breakpoint condition with arithmetic, as gdb users write them (if i % 2 == 1), is
@@ -169,7 +174,8 @@ var typeAnswer = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?type = (?:[^{\n]*\{\n
 // ptype and whatis of type names on a native program, against gdb on the same executable.
 func TestPtypeOfTypeNamesAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	types := []string{"ptype struct point", "ptype struct shape", "ptype enum color", "whatis struct shape", "ptype int", "whatis enum color"}
+	types := []string{"ptype struct point", "ptype struct shape", "ptype enum color", "whatis struct shape", "ptype int", "whatis enum color",
+		"ptype s", "ptype s->next", "whatis s", "ptype struct point *", "ptype unsigned long", "whatis values", "ptype values"}
 	commands := "break measure\nrun\n" + strings.Join(types, "\n") + "\n"
 	dir, out := nativeScriptOf(t, "arith", cArith, commands+"ptype struct nosuch\n")
 	oracle := gdbBatch(t, filepath.Join(dir, "arith"), commands)

@@ -95,7 +95,7 @@ kill
 		"(polydbg) break *0x", "Breakpoint 2 at ",
 		"(polydbg) continue", fmt.Sprintf("Breakpoint 2, busy at fw.c:%d", firmware.Line(t, "busy_add")),
 		"(polydbg) bt", "*#0   busy at fw.c:", " main at fw.c:"+fmt.Sprint(firmware.Line(t, "main_busy")),
-		"(polydbg) print loops > 5000", "$5 = true",
+		"(polydbg) print loops > 5000", "$5 = 1",
 		"(polydbg) kill", "[program terminated]",
 	)
 	if pcs := stepiPCs(out); len(pcs) != 2 || pcs[0] == pcs[1] {

@@ -82,8 +82,16 @@ func (d *Debugger) showType(expr string, expand bool) {
 	if typ == "" {
 		typ = "unknown"
 	}
+	if !expand { // whatis of a value: its type's name as it is (a typedef's too)
+		d.printf("type = %s\n", typ)
+		return
+	}
+	if text, err := d.s.DescribeType(typ, true); err == nil { // the program's own types
+		d.printf("type = %s\n", text)
+		return
+	}
 	aggregate := strings.HasPrefix(typ, "struct") || strings.HasPrefix(typ, "union")
-	if !expand || !aggregate || v.Ref == 0 {
+	if !aggregate || v.Ref == 0 {
 		d.printf("type = %s\n", typ)
 		return
 	}

@@ -1,0 +1,297 @@
+package elfsym
+
+// Values as C sees them through their types: p[i] and p + n on pointers, gdb's v@n, sizeof
+// and casts. A Value read from the program keeps its DWARF type for these.
+
+import (
+	"debug/dwarf"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// maxRepeat bounds v@n, as gdb's `set max-value-size` does (64 KiB).
+const maxRepeat = 64 << 10
+
+// SizeOf is the size in bytes of v's type.
+func (f *File) SizeOf(v Value) (int, error) {
+	if v.typ == nil {
+		return 0, fmt.Errorf("%s has no type to take the size of", v.Name)
+	}
+	if n := v.typ.Size(); n >= 0 {
+		return int(n), nil
+	}
+	return 0, fmt.Errorf("%s is of incomplete type %s", v.Name, v.Type)
+}
+
+// TypeSize is sizeof(t).
+func TypeSize(t dwarf.Type) (int, error) {
+	if n := t.Size(); n > 0 {
+		return int(n), nil
+	}
+	return 0, fmt.Errorf("sizeof of incomplete type %s", TypeName(t))
+}
+
+// pointee is the type pointer v points to and its size (an element of p[i] and p + n).
+func (v Value) pointee() (dwarf.Type, int, error) {
+	pt, ok := resolve(v.typ).(*dwarf.PtrType)
+	if !ok {
+		return nil, 0, fmt.Errorf("%s is not a pointer", v.Name)
+	}
+	if _, void := pt.Type.(*dwarf.VoidType); void || pt.Type == nil {
+		return nil, 0, errors.New("attempt to take contents of a non-pointer value") // void *, as gdb
+	}
+	n, err := TypeSize(pt.Type)
+	return pt.Type, n, err
+}
+
+// Element is v[i]: an element of an array (any index its bounds allow), or the i-th object
+// from where a pointer points (C's *(p + i)).
+func (f *File) Element(v Value, i int64, mem Memory) (Value, error) {
+	switch t := resolve(v.typ).(type) {
+	case *dwarf.PtrType:
+		et, n, err := v.pointee()
+		if err != nil {
+			return v, err
+		}
+		return f.readAt(fmt.Sprintf("%s[%d]", v.Name, i), et, uintFrom(v.Bytes, f.Arch)+uint64(i*int64(n)), n, mem)
+	case *dwarf.ArrayType:
+		n, err := TypeSize(t.Type)
+		if err != nil {
+			return v, err
+		}
+		if i < 0 || i >= int64(len(v.Bytes)/n) {
+			return v, fmt.Errorf("no element %d in %s (it has %d)", i, v.Name, len(v.Bytes)/n)
+		}
+		out := f.FormatValue(t.Type, v.Bytes[i*int64(n):(i+1)*int64(n)], v.Addr+uint64(i*int64(n)), v.InMemory, mem, 0)
+		out.Name = fmt.Sprintf("%s[%d]", v.Name, i)
+		return out, nil
+	}
+	return v, fmt.Errorf("cannot subscript something of type `%s'", v.Type)
+}
+
+func (f *File) readAt(name string, t dwarf.Type, addr uint64, n int, mem Memory) (Value, error) {
+	if mem == nil {
+		return Value{}, errors.New("elfsym: no memory here")
+	}
+	b, err := mem.ReadMemory(addr, n)
+	if err == nil && len(b) < n {
+		err = fmt.Errorf("Cannot access memory at address %#x", addr)
+	}
+	if err != nil {
+		return Value{}, err
+	}
+	out := f.FormatValue(t, b, addr, true, mem, 0)
+	out.Name = name
+	return out, nil
+}
+
+// Add is pointer v moved by n objects of the type it points to (C's p + n, p - n).
+func (f *File) Add(v Value, n int64, mem Memory) (Value, error) {
+	_, size, err := v.pointee()
+	if err != nil {
+		return v, err
+	}
+	addr := uintFrom(v.Bytes, f.Arch) + uint64(n*int64(size))
+	out := f.FormatValue(v.typ, f.wordBytes(addr, len(v.Bytes)), 0, false, mem, 0)
+	out.Name = v.Name
+	return out, nil
+}
+
+// Diff is p - q, in objects of the type both point to.
+func (f *File) Diff(p, q Value) (int64, error) {
+	pt, n, err := p.pointee()
+	if err != nil {
+		return 0, err
+	}
+	qt, _, err := q.pointee()
+	if err != nil {
+		return 0, err
+	}
+	if TypeName(pt) != TypeName(qt) {
+		return 0, fmt.Errorf("first argument of `-' is a pointer and second argument is neither\nan integer nor a pointer of the same type")
+	}
+	return int64(uintFrom(p.Bytes, f.Arch)-uintFrom(q.Bytes, f.Arch)) / int64(n), nil
+}
+
+// Repeat is gdb's v@n: n objects of v's type from where v lives, as an array.
+func (f *File) Repeat(v Value, n int64, mem Memory) (Value, error) {
+	if n <= 0 {
+		return v, fmt.Errorf("Only values in memory can be extended with '@'.")
+	}
+	if !v.InMemory {
+		return v, errors.New("Only values in memory can be extended with '@'.")
+	}
+	size, err := f.SizeOf(v)
+	if err != nil {
+		return v, err
+	}
+	if size*int(n) > maxRepeat || n > maxRepeat {
+		return v, fmt.Errorf("%s@%d is %d bytes, more than %d", v.Name, n, int64(size)*n, maxRepeat)
+	}
+	at := &dwarf.ArrayType{CommonType: dwarf.CommonType{ByteSize: int64(size) * n}, Type: v.typ, Count: n}
+	return f.readAt(fmt.Sprintf("%s@%d", v.Name, n), at, v.Addr, size*int(n), mem)
+}
+
+// Convert is (t) of a number given as an integer or, with isFloat, a double: C's conversion
+// of a scalar to an integer, character, boolean, enum, floating or pointer type.
+func (f *File) Convert(t dwarf.Type, i int64, x float64, isFloat bool, mem Memory) (Value, error) {
+	n, err := TypeSize(t)
+	if err != nil {
+		return Value{}, err
+	}
+	var u uint64
+	switch resolve(t).(type) {
+	case *dwarf.FloatType:
+		if !isFloat {
+			x = float64(i)
+		}
+		switch n {
+		case 4:
+			u = uint64(math.Float32bits(float32(x)))
+		case 8:
+			u = math.Float64bits(x)
+		default:
+			return Value{}, fmt.Errorf("cannot convert to %s", TypeName(t))
+		}
+	case *dwarf.BoolType:
+		if isFloat && x != 0 || !isFloat && i != 0 {
+			u = 1
+		}
+	case *dwarf.IntType, *dwarf.UintType, *dwarf.CharType, *dwarf.UcharType, *dwarf.EnumType, *dwarf.PtrType:
+		u = uint64(i)
+		if isFloat {
+			u = uint64(int64(x))
+		}
+	default:
+		return Value{}, fmt.Errorf("Invalid cast to %s.", TypeName(t))
+	}
+	out := f.FormatValue(t, f.wordBytes(u, n), 0, false, mem, 0)
+	return out, nil
+}
+
+// ParseType reads a C type name as a cast or sizeof writes it: a base type ("unsigned
+// long"), "struct s", a typedef, each followed by any number of "*".
+func (f *File) ParseType(name string) (dwarf.Type, error) {
+	base := strings.TrimRight(name, "* ")
+	stars := strings.Count(name[len(base):], "*")
+	var words []string
+	for _, w := range strings.Fields(base) {
+		if w != "const" && w != "volatile" {
+			words = append(words, w)
+		}
+	}
+	base = strings.Join(words, " ")
+	if base == "void" {
+		if stars == 0 {
+			return nil, errors.New("Invalid cast to void.")
+		}
+		var t dwarf.Type = &dwarf.VoidType{}
+		for range stars {
+			t = &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: int64(f.Arch.PtrSize)}, Type: t}
+		}
+		return t, nil
+	}
+	t, err := f.LookupType(base)
+	if err != nil {
+		var ok bool
+		if t, ok = f.builtinType(base); !ok {
+			return nil, err
+		}
+	}
+	for range stars {
+		t = &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: int64(f.Arch.PtrSize)}, Type: t}
+	}
+	return t, nil
+}
+
+// builtinType is a C base type the program's DWARF may not describe (it describes only the
+// ones it uses), sized for the target's data model (LP64, or ILP32 with 4-byte pointers).
+func (f *File) builtinType(name string) (dwarf.Type, bool) {
+	long := int64(8)
+	if f.Arch.PtrSize == 4 {
+		long = 4
+	}
+	unsigned := false
+	var rest []string
+	for _, w := range strings.Fields(name) {
+		switch w {
+		case "unsigned":
+			unsigned = true
+		case "signed", "int": // signed is the default, int implied by short and long
+		default:
+			rest = append(rest, w)
+		}
+	}
+	key := strings.Join(rest, " ")
+	if key == "" {
+		key = "int"
+	}
+	sizes := map[string]int64{"char": 1, "short": 2, "int": 4, "long": long, "long long": 8, "float": 4, "double": 8, "_Bool": 1, "bool": 1}
+	size, ok := sizes[key]
+	if !ok {
+		return nil, false
+	}
+	ct := dwarf.CommonType{ByteSize: size, Name: name}
+	bt := dwarf.BasicType{CommonType: ct}
+	switch {
+	case key == "float" || key == "double":
+		return &dwarf.FloatType{BasicType: bt}, true
+	case key == "_Bool" || key == "bool":
+		return &dwarf.BoolType{BasicType: bt}, true
+	case key == "char" && unsigned:
+		return &dwarf.UcharType{BasicType: bt}, true
+	case key == "char":
+		return &dwarf.CharType{BasicType: bt}, true
+	case unsigned:
+		return &dwarf.UintType{BasicType: bt}, true
+	}
+	return &dwarf.IntType{BasicType: bt}, true
+}
+
+// AddressOf is &v for a value in memory: a pointer to v's type.
+func (f *File) AddressOf(v Value, mem Memory) (Value, error) {
+	if !v.InMemory {
+		return Value{}, errors.New("attempt to take address of value not located in memory")
+	}
+	pt := &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: int64(f.Arch.PtrSize)}, Type: v.typ}
+	if v.typ == nil {
+		pt.Type = &dwarf.VoidType{}
+	}
+	out := f.FormatValue(pt, f.wordBytes(v.Addr, f.Arch.PtrSize), 0, false, mem, 0)
+	out.Name = "&" + v.Name
+	return out, nil
+}
+
+// IsTypeName reports whether name begins a C type name (a cast's or sizeof's): a base type
+// keyword, struct, union, enum, or a typedef of the program.
+func (f *File) IsTypeName(name string) bool {
+	switch name {
+	case "char", "short", "int", "long", "unsigned", "signed", "float", "double", "_Bool",
+		"struct", "union", "enum", "void", "const", "volatile":
+		return true
+	}
+	t, err := f.LookupType(name)
+	if err != nil {
+		return false
+	}
+	_, typedef := t.(*dwarf.TypedefType)
+	return typedef
+}
+
+// Decay is v as C uses an array in an expression: a pointer to its first element. Other
+// values are returned as they are.
+func (f *File) Decay(v Value, mem Memory) (Value, error) {
+	at, ok := resolve(v.typ).(*dwarf.ArrayType)
+	if !ok {
+		return v, nil
+	}
+	if !v.InMemory {
+		return v, errors.New("attempt to take address of value not located in memory")
+	}
+	pt := &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: int64(f.Arch.PtrSize)}, Type: at.Type}
+	out := f.FormatValue(pt, f.wordBytes(v.Addr, f.Arch.PtrSize), 0, false, mem, 0)
+	out.Name = v.Name
+	return out, nil
+}
