@@ -154,6 +154,8 @@ type File struct {
 	sections map[string][]byte
 	versions map[dwarf.Offset]int // DWARF version by a unit's first entry
 	calls    callSiteIndex        // call sites by return address, read when first needed
+	symOnce  sync.Once
+	syms     []symRange // functions and objects by address (symbolize.go)
 }
 
 // Open opens and reads an ELF file.

@@ -153,7 +153,7 @@ func TestNativeSymbols(t *testing.T) {
 		if err != nil || gl.Reg != -1 || uint64(gl.Offset) != addr {
 			t.Errorf("numbers at %+v (symbol %#x) %v", gl, addr, err)
 		}
-		for name, want := range map[string]string{"greeting": "const char *", "origin_ptr": "struct point *", "small": "short unsigned int", "ratio": "double"} {
+		for name, want := range map[string]string{"greeting": "const char *", "origin_ptr": "struct point *", "small": "unsigned short", "ratio": "double"} {
 			if v, ok := f.Global(name); !ok || v.TypeName() != want {
 				t.Errorf("%s: %v", name, v)
 			}

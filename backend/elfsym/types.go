@@ -42,8 +42,20 @@ func TypeName(t dwarf.Type) string {
 		return "enum " + tt.EnumName
 	case *dwarf.TypedefType:
 		return tt.Name
+	case *dwarf.IntType, *dwarf.UintType:
+		if n, ok := gdbIntNames[t.Common().Name]; ok {
+			return n
+		}
 	}
 	return t.String()
+}
+
+// gdbIntNames are the integer types GCC names in full in DWARF ("long unsigned int") as C
+// programmers and gdb write them ("unsigned long").
+var gdbIntNames = map[string]string{
+	"long int": "long", "long unsigned int": "unsigned long", "short int": "short",
+	"short unsigned int": "unsigned short", "long long int": "long long",
+	"long long unsigned int": "unsigned long long",
 }
 
 // Underlying strips typedefs and qualifiers (const, volatile) off t.

@@ -189,10 +189,13 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 	case *dwarf.PtrType:
 		v.Kind = "pointer"
 		v.Text = fmt.Sprintf("%#x", u)
+		target := resolve(tt.Type)
+		if name, ok := f.SymbolAt(u); ok && u != 0 { // as gdb: 0x555555558024 <vals+4>
+			v.Text += " <" + name + ">"
+		}
 		if u == 0 || mem == nil || depth >= maxDepth {
 			break
 		}
-		target := resolve(tt.Type)
 		switch target.(type) {
 		case *dwarf.CharType, *dwarf.UcharType:
 			if s, err := f.readCString(mem, u, 200); err == nil {

@@ -230,7 +230,7 @@ func gdbStops(t *testing.T, b firmware.Variant, elf string) [][]oFrame {
 	}
 	defer stub.Stop()
 	script := []string{"set pagination off", "set width 0", "set confirm off", "set print pretty off",
-		"set print frame-arguments all", "set print entry-values no", "set print symbol off",
+		"set print frame-arguments all", "set print entry-values no",
 		"set print elements 200",
 		"target remote " + stub.Addr}
 	for _, fn := range oracleFuncs {

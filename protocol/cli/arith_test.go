@@ -39,6 +39,7 @@ var arithExprs = []string{
 	"(char)n", "(unsigned char)300", "(long)s->scale", "(float)n / 4", "(int)s->tag", "(enum color)5",
 	"*(values + 2)", "(&values[0])[3]", "&values[4] - &values[1]", "s->next[0].x", "*(s->next)",
 	"((struct point *)s->next)->y", "(values + 1)[i]",
+	"&values[2]", "values + 1", "&big", "(void *)&dim", "(char *)&values[1]", // pointers, named as gdb names them
 	"n + 1", "n * 2 - 3", "(n + 2) * 3", "n / 3", "n % 3", "-n", "!n + 1", "~n",
 	"s->at.x + s->at.y", "s->at.x * n + values[i]", "values[i] * 2", "values[n - 7] + values[0]",
 	"s->next->x - s->next->y", "(*s).at.y * 3", "s->flags & mask", "s->flags | 1", "s->flags ^ 0xff",
@@ -107,7 +108,7 @@ func TestArithRefusals(t *testing.T) {
 	_, out := nativeScriptOf(t, "arith", cArith, "break measure\nrun\nprint n / 0\nprint s * 2\nprint (n + 1)@2\nprint (struct shape)n\nprint s + 1\nprint (char *)s - (char *)(s + 1)\n")
 	expect(t, out, "print n / 0\nDivision by zero\n", "print s * 2\ninvalid operands to *: a pointer\n",
 		"print (n + 1)@2\nOnly values in memory can be extended with '@'.\n", "print (struct shape)n\nInvalid cast to struct shape.\n",
-		"print s + 1\n$1 = 0x", "print (char *)s - (char *)(s + 1)\n$2 = -48\n")
+		"print s + 1\n$1 = (struct shape *) 0x", "print (char *)s - (char *)(s + 1)\n$2 = -48\n")
 }
 
 // A breakpoint condition with arithmetic, as gdb users write them (if i % 2 == 1), is

@@ -44,7 +44,20 @@ func (d *Debugger) evaluate(args string, pure bool) {
 		d.printf("%s\n", explain(err))
 		return
 	}
-	d.printf("$%d = %s\n", d.values.Record(v), d.s.FormatValue(v, format))
+	d.printf("$%d = %s%s\n", d.values.Record(v), pointerPrefix(v, format), d.s.FormatValue(v, format))
+}
+
+// pointerPrefix is what gdb's print puts before a C pointer: its type, "(int *) ", except
+// for a string (char *), which shows its text instead, and under a format letter.
+func pointerPrefix(v engine.Variable, format byte) string {
+	t := strings.TrimSpace(v.Type)
+	if format != 0 || !strings.HasSuffix(t, "*") || !strings.HasPrefix(v.Value, "0x") {
+		return ""
+	}
+	if base := strings.TrimSpace(strings.TrimRight(t, "* ")); strings.Count(t, "*") == 1 && strings.HasSuffix(base, "char") {
+		return ""
+	}
+	return "(" + t + ") "
 }
 
 // eval evaluates an expression in the selected frame after substituting history values.

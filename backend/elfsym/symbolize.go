@@ -1,0 +1,54 @@
+package elfsym
+
+// Addresses named by the symbol table, as gdb names a pointer's target: <vals+4>, <main>.
+
+import (
+	"debug/elf"
+	"fmt"
+	"sort"
+)
+
+// symRange is one function or object of the ELF symbol table (link-time addresses).
+type symRange struct {
+	addr, size uint64
+	name       string
+}
+
+// symbols returns the functions and objects of the symbol table sorted by address, read
+// once.
+func (f *File) symbols() []symRange {
+	f.symOnce.Do(func() {
+		syms, err := f.ELF.Symbols()
+		if err != nil {
+			return
+		}
+		for _, s := range syms {
+			switch elf.ST_TYPE(s.Info) {
+			case elf.STT_FUNC, elf.STT_OBJECT:
+			default:
+				continue
+			}
+			if s.Value == 0 || s.Size == 0 || s.Name == "" {
+				continue
+			}
+			f.syms = append(f.syms, symRange{f.clearThumb(s.Value), s.Size, s.Name})
+		}
+		sort.Slice(f.syms, func(i, j int) bool { return f.syms[i].addr < f.syms[j].addr })
+	})
+	return f.syms
+}
+
+// SymbolAt names the run-time address addr by the function or object that holds it:
+// "vals+4", "main". ok is false for an address no symbol covers (the stack, the heap).
+func (f *File) SymbolAt(addr uint64) (string, bool) {
+	a := addr - f.Bias
+	syms := f.symbols()
+	i := sort.Search(len(syms), func(i int) bool { return syms[i].addr > a }) - 1
+	if i < 0 || a >= syms[i].addr+syms[i].size {
+		return "", false
+	}
+	if off := a - syms[i].addr; off > 0 {
+		return fmt.Sprintf("%s+%d", syms[i].name, off), true
+	}
+	return syms[i].name, true
+}
