@@ -237,8 +237,8 @@ func TestDebugNativeCtrlC(t *testing.T) {
 	p.enter("run", "Breakpoint 1, main at")
 	p.enter("delete", "(polydbg) delete")
 	p.continueAndPause()
-	p.enter("print counter > 0", "$1 = true")
+	p.enter("print counter > 0", "$1 = 1")
 	p.continueAndPause()
-	p.enter("print counter > 0", "$2 = true")
+	p.enter("print counter > 0", "$2 = 1")
 	p.do("[exit 0]", "C-d")
 }
