@@ -68,7 +68,10 @@ func (s *Session) addBreakpoint(spec BreakpointSpec, id int, keepBadCondition bo
 	b.bp.Location, b.bp.Verified, b.key = loc, true, locationKey(loc)
 
 	s.mu.Lock()
-	first := len(s.byKey[b.key]) == 0
+	first := !spec.Disabled
+	for _, x := range s.byKey[b.key] {
+		first = first && x.bp.Spec.Disabled // no enabled breakpoint traps there yet
+	}
 	s.mu.Unlock()
 	if first {
 		if err := s.t.SetTrap(loc, true); err != nil {
@@ -102,7 +105,12 @@ func (s *Session) syncConditions(key locKey, loc Location) {
 	s.mu.Lock()
 	list := s.byKey[key]
 	var conds []Condition
+	enabled := 0
 	for _, b := range list {
+		if b.bp.Spec.Disabled {
+			continue
+		}
+		enabled++
 		if b.cond == nil {
 			conds = nil
 			break
@@ -110,7 +118,7 @@ func (s *Session) syncConditions(key locKey, loc Location) {
 		conds = append(conds, b.cond)
 	}
 	s.mu.Unlock()
-	if len(list) == 0 {
+	if enabled == 0 {
 		return
 	}
 	_ = tc.SetTrapConditions(loc, conds) // on error the trap stays unconditional
@@ -134,11 +142,14 @@ func (s *Session) RemoveBreakpoint(id int) error {
 			break
 		}
 	}
-	last := len(list) == 0
-	if last {
+	if len(list) == 0 {
 		delete(s.byKey, b.key)
 	} else {
 		s.byKey[b.key] = list
+	}
+	last := !b.bp.Spec.Disabled // the trap goes with the last enabled breakpoint there
+	for _, x := range list {
+		last = last && x.bp.Spec.Disabled
 	}
 	s.mu.Unlock()
 	if last {
@@ -182,14 +193,24 @@ func (s *Session) SetCondition(id int, cond string) error {
 			return fmt.Errorf("condition %q: %w", cond, err)
 		}
 	}
-	s.mu.Lock()
-	if s.bps[id] != b {
-		s.mu.Unlock()
-		return fmt.Errorf("no breakpoint %d", id)
-	}
 	nb := &bpState{bp: b.bp, key: b.key, cond: c, hit: b.hit, log: b.log}
 	nb.bp.Spec.Condition, nb.bp.Message = cond, ""
-	s.bps[id] = nb
+	if !s.replaceState(b, nb) {
+		return fmt.Errorf("no breakpoint %d", id)
+	}
+	s.syncConditions(b.key, b.bp.Location)
+	return nil
+}
+
+// replaceState puts nb in place of b (the lists are copy-on-write, read without the lock by
+// Trap); false when b is no longer there.
+func (s *Session) replaceState(b, nb *bpState) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bps[b.bp.ID] != b {
+		return false
+	}
+	s.bps[b.bp.ID] = nb
 	list := append([]*bpState(nil), s.byKey[b.key]...)
 	for i, x := range list {
 		if x == b {
@@ -197,7 +218,63 @@ func (s *Session) SetCondition(id int, cond string) error {
 		}
 	}
 	s.byKey[b.key] = list
+	bp := nb.bp
+	s.emit(Event{Kind: EventBreakpointChanged, Breakpoint: &bp})
+	return true
+}
+
+// EnableBreakpoint enables or disables (gdb's enable, disable) the breakpoint with this id.
+// A disabled breakpoint stays in the table, with its hits; it is not reached, and a
+// location with no enabled breakpoint left is not trapped.
+func (s *Session) EnableBreakpoint(id int, on bool) error {
+	s.mu.Lock()
+	b, ok := s.bps[id]
 	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("No breakpoint number %d.", id)
+	}
+	if b.bp.Spec.Disabled == !on {
+		return nil
+	}
+	nb := *b
+	nb.bp.Spec.Disabled = !on
+	if !s.replaceState(b, &nb) {
+		return fmt.Errorf("No breakpoint number %d.", id)
+	}
+	s.mu.Lock()
+	armed := false
+	for _, x := range s.byKey[b.key] {
+		armed = armed || !x.bp.Spec.Disabled
+	}
+	s.mu.Unlock()
+	if err := s.t.SetTrap(b.bp.Location, armed); err != nil {
+		return err
+	}
 	s.syncConditions(b.key, b.bp.Location)
+	return nil
+}
+
+// IgnoreBreakpoint makes the breakpoint with this id go on for its next count hits (gdb's
+// ignore): its hit condition becomes "> hits + count"; 0 stops at the next hit again.
+func (s *Session) IgnoreBreakpoint(id, count int) error {
+	s.mu.Lock()
+	b, ok := s.bps[id]
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("No breakpoint number %d.", id)
+	}
+	nb := *b
+	nb.bp.Spec.HitCondition = ""
+	nb.hit = nil
+	if count > 0 {
+		nb.bp.Spec.HitCondition = fmt.Sprintf("> %d", b.bp.Hits+count)
+		var err error
+		if nb.hit, err = parseHitCondition(nb.bp.Spec.HitCondition); err != nil {
+			return err
+		}
+	}
+	if !s.replaceState(b, &nb) {
+		return fmt.Errorf("No breakpoint number %d.", id)
+	}
 	return nil
 }

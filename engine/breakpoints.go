@@ -28,6 +28,7 @@ type BreakpointSpec struct {
 	HitCondition string // ">= 3", "% 2", "== 5", "< 4", or "N" (the same as ">= N")
 	LogMessage   string // print this, with ${expr} parts evaluated, instead of stopping
 	Temporary    bool   // delete after its first stop (tbreak)
+	Disabled     bool   // kept, but not reached: no stop, no hit, no log (gdb's disable)
 }
 
 // Breakpoint is a breakpoint as set: its unique id and where it really bound.

@@ -462,6 +462,9 @@ func (h handler) Trap(loc Location) *Stop {
 	}
 	s.mu.Unlock() // lists are copy-on-write and bpState is immutable but for Hits: no copy
 	for _, b := range list {
+		if b.bp.Spec.Disabled {
+			continue
+		}
 		if b.condErr != "" {
 			s.countHit(b)
 			return &Stop{Reason: ReasonBreakpoint, Location: loc, BreakpointID: b.bp.ID,

@@ -446,3 +446,54 @@ func TestWatchFormatsAndRestore(t *testing.T) {
 		t.Fatalf("the next watch is %d, want %d", w.ID, hex.ID+1)
 	}
 }
+
+// A disabled breakpoint stays listed but is not reached (no stop, no hit, no trap left when
+// it is the only one there); ignore passes the next hits.
+func TestDisableEnableIgnore(t *testing.T) {
+	s, f := fakeSession(t, 4, 10)
+	a, err := s.SetBreakpoint(BreakpointSpec{Kind: LineBreakpoint, File: f.file, Line: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EnableBreakpoint(a.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	trapped := f.traps[2]
+	f.mu.Unlock()
+	if trapped {
+		t.Fatal("a location with only a disabled breakpoint is still trapped")
+	}
+	b, err := s.SetBreakpoint(BreakpointSpec{Kind: LineBreakpoint, File: f.file, Line: 3, Condition: "i == 2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := s.Seq()
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	if h := wait(t, s, seq); h.State != Stopped || h.Stop.BreakpointID != b.ID {
+		t.Fatalf("halt %+v, want breakpoint %d (the disabled one passed)", h, b.ID)
+	}
+	if err := s.EnableBreakpoint(a.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.IgnoreBreakpoint(a.ID, 3); err != nil {
+		t.Fatal(err)
+	}
+	seq = s.Seq()
+	if err := s.Continue(); err != nil {
+		t.Fatal(err)
+	}
+	h := wait(t, s, seq)
+	v, _ := s.Evaluate(0, "i", EvalMode{Pure: true})
+	if h.State != Stopped || h.Stop.BreakpointID != a.ID || v.Value != "6" { // i = 3, 4, 5 passed
+		t.Fatalf("halt %+v at i = %s, want breakpoint %d at i = 6", h, v.Value, a.ID)
+	}
+	if bps := s.Breakpoints(); bps[0].Hits != 4 || bps[0].Spec.Disabled {
+		t.Fatalf("breakpoints %+v", bps)
+	}
+	if err := s.EnableBreakpoint(99, false); err == nil {
+		t.Error("disable of no breakpoint accepted")
+	}
+}

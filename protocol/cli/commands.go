@@ -31,6 +31,9 @@ func init() {
 		{"advance", nil, "advance LOCATION  run until LOCATION (FILE:LINE, LINE or FUNCTION) is reached", cmdAdvance},
 		{"until", []string{"u"}, "until LOCATION  the same as advance (without LOCATION: not supported, use next)", cmdAdvance},
 		{"condition", nil, "condition N [COND]  set or remove breakpoint N's condition", cmdCondition},
+		{"enable", nil, "enable [N...]  enable breakpoints (all without arguments)", enableCmd(true)},
+		{"disable", []string{"disa"}, "disable [N...]  disable breakpoints: kept, but not stopped at (all without arguments)", enableCmd(false)},
+		{"ignore", nil, "ignore N COUNT  pass breakpoint N the next COUNT times it is reached", cmdIgnore},
 		{"run", []string{"r"}, "run  start the program (again, if it ran before)", cmdRun},
 		{"start", nil, "start  start the program and stop at its first statement", cmdStart},
 		{"restart", nil, "restart  start the program again from the beginning", cmdRun},
@@ -237,6 +240,60 @@ func cmdCondition(d *Debugger, args string) bool {
 	return false
 }
 
+// enableCmd is gdb's enable and disable: of the breakpoints numbered, or all of them.
+func enableCmd(on bool) cmdFunc {
+	return func(d *Debugger, args string) bool {
+		var ids []int
+		for _, f := range strings.Fields(args) {
+			n, ok := atoi(f)
+			if !ok {
+				d.printf("Bad breakpoint number '%s'\n", f)
+				return false
+			}
+			ids = append(ids, n)
+		}
+		if len(ids) == 0 {
+			for _, b := range d.s.Breakpoints() {
+				ids = append(ids, b.ID)
+			}
+		}
+		for _, n := range ids {
+			if err := d.s.EnableBreakpoint(n, on); err != nil {
+				d.printf("%v\n", err)
+			}
+		}
+		return false
+	}
+}
+
+// cmdIgnore is gdb's ignore N COUNT.
+func cmdIgnore(d *Debugger, args string) bool {
+	f := strings.Fields(args)
+	if len(f) != 2 {
+		d.printf("Argument required (a breakpoint number and a count).\n")
+		return false
+	}
+	n, ok1 := atoi(f[0])
+	count, ok2 := atoi(f[1])
+	if !ok1 || !ok2 || count < 0 {
+		d.printf("Bad arguments: ignore N COUNT.\n")
+		return false
+	}
+	if err := d.s.IgnoreBreakpoint(n, count); err != nil {
+		d.printf("%v\n", err)
+		return false
+	}
+	switch count {
+	case 0:
+		d.printf("Will stop next time breakpoint %d is reached.\n", n)
+	case 1:
+		d.printf("Will ignore next crossing of breakpoint %d.\n", n)
+	default:
+		d.printf("Will ignore next %d crossings of breakpoint %d.\n", count, n)
+	}
+	return false
+}
+
 func cmdRun(d *Debugger, _ string) bool   { d.run(false); return false }
 func cmdStart(d *Debugger, _ string) bool { d.run(true); return false }
 
@@ -395,6 +452,9 @@ func cmdInfo(d *Debugger, args string) bool {
 			}
 			if b.Spec.LogMessage != "" {
 				d.printf("  log %q", b.Spec.LogMessage)
+			}
+			if b.Spec.Disabled {
+				d.printf("  (disabled)")
 			}
 			d.printf("\n")
 			if sites, _ := d.s.BreakpointSites(b.ID); len(sites) > 1 {

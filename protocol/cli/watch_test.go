@@ -115,3 +115,27 @@ func TestAdvance(t *testing.T) {
 		t.Errorf("advance left its breakpoint:\n%s", out[i:])
 	}
 }
+
+// disable, enable and ignore, as gdb: the same commands on the same program stop with the
+// same values.
+func TestEnableDisableIgnoreAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "break square\nbreak main\ndisable 1\nrun\nenable 1\nignore 1 2\ncontinue\nprint x\ndisable\ncontinue\n"
+	dir, out := nativeScript(t, commands)
+	expect(t, out, "Breakpoint 2, main at", "(polydbg) ignore 1 2\nWill ignore next 2 crossings of breakpoint 1.\n",
+		"Breakpoint 1, square at", "sum 30", "[program exited normally]")
+	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
+	values := func(s string) []string {
+		var vs []string
+		for _, m := range printed.FindAllStringSubmatch(s, -1) {
+			vs = append(vs, m[1])
+		}
+		return vs
+	}
+	agreeWithGDB(t, "enable, disable, ignore", []string{"print x after ignore 1 2"}, values(out), values(oracle), out, oracle)
+	if strings.Count(out, "Breakpoint 1, square") != 1 {
+		t.Errorf("a disabled breakpoint stopped the program:\n%s", out)
+	}
+	_, out = nativeScript(t, "break square\ndisable 1\ninfo breakpoints\nenable 9\nignore 1\n")
+	expect(t, out, "(disabled)\n", "(polydbg) enable 9\nNo breakpoint number 9.\n", "(polydbg) ignore 1\nArgument required")
+}
