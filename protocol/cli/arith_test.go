@@ -75,14 +75,16 @@ func TestArithmeticAsGDB(t *testing.T) {
 	}
 	dir, out := nativeScriptOf(t, "arith", cArith, commands)
 	oracle := gdbBatch(t, filepath.Join(dir, "arith"), commands)
-	value := func(s string) []string {
-		var vs []string
-		for _, m := range printed.FindAllStringSubmatch(s, -1) {
-			vs = append(vs, m[1])
-		}
-		return vs
+	agreeWithGDB(t, "C arithmetic", arithExprs, printedValues(out), printedValues(oracle), out, oracle)
+}
+
+// printedValues are the values print showed ($N = VALUE), in order.
+func printedValues(s string) []string {
+	var vs []string
+	for _, m := range printed.FindAllStringSubmatch(s, -1) {
+		vs = append(vs, m[1])
 	}
-	agreeWithGDB(t, "C arithmetic", arithExprs, value(out), value(oracle), out, oracle)
+	return vs
 }
 
 // agreeWithGDB compares polydbg's answers to the questions asked with gdb's, one by one, and

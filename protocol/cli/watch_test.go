@@ -125,14 +125,7 @@ func TestEnableDisableIgnoreAsGDB(t *testing.T) {
 	expect(t, out, "Breakpoint 2, main at", "(polydbg) ignore 1 2\nWill ignore next 2 crossings of breakpoint 1.\n",
 		"Breakpoint 1, square at", "sum 30", "[program exited normally]")
 	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
-	values := func(s string) []string {
-		var vs []string
-		for _, m := range printed.FindAllStringSubmatch(s, -1) {
-			vs = append(vs, m[1])
-		}
-		return vs
-	}
-	agreeWithGDB(t, "enable, disable, ignore", []string{"print x after ignore 1 2"}, values(out), values(oracle), out, oracle)
+	agreeWithGDB(t, "enable, disable, ignore", []string{"print x after ignore 1 2"}, printedValues(out), printedValues(oracle), out, oracle)
 	if strings.Count(out, "Breakpoint 1, square") != 1 {
 		t.Errorf("a disabled breakpoint stopped the program:\n%s", out)
 	}
