@@ -29,7 +29,7 @@ func init() {
 		{"rwatch", nil, "rwatch EXPR  stop when the program reads what EXPR names", watchCmd(engine.DataRead)},
 		{"awatch", nil, "awatch EXPR  stop when the program reads or writes what EXPR names", watchCmd(engine.DataReadWrite)},
 		{"advance", nil, "advance LOCATION  run until LOCATION (FILE:LINE, LINE or FUNCTION) is reached", cmdAdvance},
-		{"until", []string{"u"}, "until LOCATION  the same as advance (without LOCATION: not supported, use next)", cmdAdvance},
+		{"until", []string{"u"}, "until [LOCATION]  next, but not back into a loop: run until a line past this one (with LOCATION: advance)", cmdUntil},
 		{"condition", nil, "condition N [COND]  set or remove breakpoint N's condition", cmdCondition},
 		{"enable", nil, "enable [N...]  enable breakpoints (all without arguments)", enableCmd(true)},
 		{"disable", []string{"disa"}, "disable [N...]  disable breakpoints: kept, but not stopped at (all without arguments)", enableCmd(false)},
@@ -590,12 +590,55 @@ func cmdHelp(d *Debugger, _ string) bool {
 	return false
 }
 
+// cmdUntil is gdb's until: with a location, advance; without one, next, except that it does
+// not stop at code at or before this line's in this frame (a loop's head, its body again):
+// it goes on until code past this line, or until the frame returns, whichever comes first.
+func cmdUntil(d *Debugger, args string) bool {
+	if strings.TrimSpace(args) != "" {
+		return cmdAdvance(d, args)
+	}
+	if st := d.s.State(); st != engine.Stopped {
+		d.printf("The program is not being run.\n")
+		return false
+	}
+	fs, err := d.s.Stack()
+	if err != nil || len(fs) == 0 {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	here, depth := fs[0].Location, len(fs)
+	for {
+		h, ok := d.resume(func() error { return d.s.Step(engine.StepOver) })
+		if !ok {
+			return false
+		}
+		if h.State == engine.Stopped && h.Stop.Reason == engine.ReasonStep && !d.pendingPause.Load() {
+			now, err := d.s.Stack()
+			if err == nil && len(now) == depth && now[0].Location.Func == here.Func && behind(now[0].Location, here) {
+				continue // back in a loop: on until past this line
+			}
+		}
+		d.report(h)
+		return false
+	}
+}
+
+// behind reports whether a step that landed at now went back from here: to code at or
+// before here's, as gdb's until sees it (a loop's increment, placed after its body, is
+// ahead), or to an earlier line where there are no code addresses.
+func behind(now, here engine.Location) bool {
+	if now.HasPC && here.HasPC {
+		return now.PC <= here.PC
+	}
+	return now.File == here.File && now.Line <= here.Line
+}
+
 // cmdAdvance is gdb's advance (and until with a location): run to LOCATION through a
 // breakpoint of its own, removed again whatever stops the program first. Unlike gdb it does
 // not also stop when the current function returns first.
 func cmdAdvance(d *Debugger, args string) bool {
 	if strings.TrimSpace(args) == "" {
-		d.printf("Argument required (a location: FILE:LINE, LINE or FUNCTION); until without one is not supported, use next.\n")
+		d.printf("Argument required (a location: FILE:LINE, LINE or FUNCTION).\n")
 		return false
 	}
 	if st := d.s.State(); st != engine.Stopped {

@@ -132,3 +132,36 @@ func TestEnableDisableIgnoreAsGDB(t *testing.T) {
 	_, out = nativeScript(t, "break square\ndisable 1\ninfo breakpoints\nenable 9\nignore 1\n")
 	expect(t, out, "(disabled)\n", "(polydbg) enable 9\nNo breakpoint number 9.\n", "(polydbg) ignore 1\nArgument required")
 }
+
+const cUntil = `#include <stdio.h>
+int main(void) {
+    int total = 0;
+    for (int i = 0; i < 5; i++) {
+        total += i;
+        total += 1;
+    }
+    printf("%d\n", total);
+    return 0;
+}
+`
+
+// until without a location: next, but not back into the loop, as gdb's (which stops at
+// the loop's increment, placed after the body, then past the loop); the lines shown and the
+// value printed agree with gdb's.
+func TestUntilLeavesTheLoopAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "break 6\nrun\ndelete\nuntil\nuntil\nprint total\nuntil\n"
+	dir, out := nativeScriptOf(t, "until", cUntil, commands)
+	oracle := gdbBatch(t, filepath.Join(dir, "until"), commands)
+	lines := regexp.MustCompile(`(?m)^(?:\(polydbg\) )*(\d+)\t`)
+	shown := func(s string) []string {
+		var ls []string
+		for _, m := range lines.FindAllStringSubmatch(s, -1) {
+			ls = append(ls, m[1])
+		}
+		return append(ls, printedValues(s)...)
+	}
+	agreeWithGDB(t, "until", []string{"the breakpoint's line", "until", "until", "until", "print total"}, shown(out), shown(oracle), out, oracle)
+	out = script(t, "until\nbreak 10\nrun\ndelete\nuntil\nprint total\n") // a Kite for loop
+	expect(t, out, "(polydbg) until\nThe program is not being run.\n", "(polydbg) until\n12\tprint(\"total\", total)\n", "$1 = 7\n")
+}
