@@ -48,6 +48,9 @@ func init() {
 		{"ptype", nil, "ptype EXPR  the type of an expression, with the fields of a struct", cmdPtype},
 		{"whatis", nil, "whatis EXPR  the type of an expression", cmdWhatis},
 		{"call", nil, "call EXPR  evaluate an expression that may call functions", cmdCall},
+		{"output", nil, "output[/FMT] EXPR  print the value of EXPR alone (no $N, no newline)", cmdOutput},
+		{"printf", nil, "printf \"FORMAT\", ARGS...  print values with C's conversions (%d %x %s %f %c %p...)", cmdPrintf},
+		{"echo", nil, "echo TEXT  print TEXT (C escapes: \\n for a newline)", cmdEcho},
 		{"display", nil, "display[/FMT] [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
 		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
 		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program|threads", cmdInfo},
@@ -386,7 +389,15 @@ func cmdFinish(d *Debugger, _ string) bool {
 	return false
 }
 
+// cmdInterrupt pauses a running program; on one that does not run it does nothing, as in
+// gdb (it waited for a stop that would never come).
 func cmdInterrupt(d *Debugger, _ string) bool {
+	if d.s.State() != engine.Running {
+		if st := d.s.State(); st == engine.Initialized || st.Ended() {
+			d.printf("The program is not being run.\n")
+		}
+		return false
+	}
 	d.runAndReport(d.s.Pause)
 	return false
 }
