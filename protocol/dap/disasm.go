@@ -12,16 +12,22 @@ import (
 )
 
 // canDisassemble says whether disassemble is served for d: cartridges and plain Kite
-// programs (bytecode, one address per instruction, so any offset is exact).
+// programs (bytecode, one address per instruction, so any offset is exact), and native
+// programs and firmware whose objdump is installed (machine code, decoded from the start
+// of the function so that offsets back count whole instructions).
 func canDisassemble(d *launch.Debuggee) bool {
-	return d.Console != nil || d.Spec.Kind == launch.Kite
+	return d.Console != nil || d.Spec.Kind == launch.Kite || d.CanDisassembleMachineCode()
 }
 
 // disassembleAny serves disassemble: a cartridge through its console, a Kite program
-// through launch's disassembler, each instruction with the source line it belongs to.
+// through launch's disassembler, machine code through objdump, each instruction with the
+// source line it belongs to.
 func (c *conn) disassembleAny(ctx context.Context, d *launch.Debuggee, a godap.DisassembleArguments) (any, error) {
 	if d.Console != nil {
 		return disassemble(d, a)
+	}
+	if d.CanDisassembleMachineCode() {
+		return disassembleMachine(ctx, d, a)
 	}
 	if !canDisassemble(d) {
 		return nil, errors.New("disassemble: only Kite programs and cartridges can be disassembled")
@@ -69,4 +75,38 @@ func (c *conn) disassembleAny(ctx context.Context, d *launch.Debuggee, a godap.D
 
 type disassembleBody struct {
 	Instructions []disassembledInstruction `json:"instructions"`
+}
+
+// disassembleMachine serves disassemble on a native program or firmware.
+func disassembleMachine(ctx context.Context, d *launch.Debuggee, a godap.DisassembleArguments) (any, error) {
+	pc, err := parseRef(a.MemoryReference, a.Offset)
+	if err != nil {
+		return nil, err
+	}
+	ins, err := d.DisassembleAround(ctx, pc, a.InstructionOffset, min(a.InstructionCount, 4096))
+	if err != nil {
+		return nil, err
+	}
+	res, _ := d.Target().(engine.InstructionResolver)
+	out := make([]disassembledInstruction, 0, len(ins))
+	lastLine, lastFile := -1, ""
+	for _, in := range ins {
+		if in.Text == "" {
+			out = append(out, invalidInstruction(pcRef(in.PC)))
+			continue
+		}
+		di := disassembledInstruction{DisassembledInstruction: godap.DisassembledInstruction{
+			Address: pcRef(in.PC), Instruction: in.Text}}
+		if res != nil {
+			if loc, err := res.ResolvePC(in.PC); err == nil {
+				di.Symbol = loc.Func
+				if loc.File != "" && (loc.Line != lastLine || loc.File != lastFile) { // the first of its line
+					di.Location, di.Line, di.Column = source(loc.File), loc.Line, loc.Col
+					lastLine, lastFile = loc.Line, loc.File
+				}
+			}
+		}
+		out = append(out, di)
+	}
+	return disassembleBody{Instructions: out}, nil
 }

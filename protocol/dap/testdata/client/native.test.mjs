@@ -62,6 +62,28 @@ describe('native under gdbserver', () => {
     assert.equal((await s.exited()).body.exitCode, 0);
   });
 
+  test('disassemble: the machine code around the pc, decoded from the function start, with source lines', async () => {
+    s = new Session();
+    await s.start({ kind: 'native', program: EXE },
+      () => s.dc.setBreakpointsRequest({ source: { path: SRC }, breakpoints: [{ line: ADD }] }));
+    const caps = s.events.find((e) => e.event === 'capabilities').body.capabilities;
+    assert.equal(caps.supportsDisassembleRequest, true);
+    await s.stoppedAt('breakpoint', ADD);
+    const pc = (await s.top()).instructionPointerReference;
+    assert.ok(pc, 'the frame has an instruction pointer');
+    const dis = await s.dc.disassembleRequest({ memoryReference: pc, instructionOffset: -4, instructionCount: 10, resolveSymbols: true });
+    const ins = dis.body.instructions;
+    assert.equal(ins.length, 10);
+    assert.equal(BigInt(ins[4].address), BigInt(pc), JSON.stringify(ins));
+    const real = ins.filter((x) => x.presentationHint !== 'invalid');
+    assert.ok(real.length >= 5 && real.every((x) => x.instruction && x.symbol === 'add'), JSON.stringify(ins));
+    for (let i = 1; i < ins.length; i++) assert.ok(BigInt(ins[i].address) > BigInt(ins[i - 1].address), 'addresses ascend');
+    assert.equal(ins[4].line, ADD, 'the pc starts the line of the breakpoint');
+    assert.equal(ins[4].location.path, SRC);
+    const before = await s.dc.disassembleRequest({ memoryReference: pc, instructionOffset: -1000, instructionCount: 2 });
+    assert.deepEqual(before.body.instructions.map((x) => x.presentationHint), ['invalid', 'invalid'], 'before the function: filler');
+  });
+
   test('stopOnEntry and a function breakpoint', async () => {
     s = new Session();
     await s.start({ kind: 'native', program: EXE, stopOnEntry: true });
