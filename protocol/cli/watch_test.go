@@ -101,13 +101,13 @@ func TestContinueStartsAnAttachedProgram(t *testing.T) {
 // advance and until LOCATION run to a place, as gdb says it (where, no breakpoint number),
 // and leave no breakpoint behind, also when something else stops the program first.
 func TestAdvance(t *testing.T) {
-	out := script(t, "start\nadvance 10\nadvance fib\ninfo breakpoints\nuntil 12\nuntil\n")
+	out := script(t, "start\nadvance 10\nadvance fib\ninfo breakpoints\nuntil 12\nadvance\nuntil\n")
 	expect(t, out,
 		"(polydbg) advance 10\nmain at prog.kite:10\n10\t",
 		"(polydbg) advance fib\nfib at prog.kite:2\n",
 		"(polydbg) info breakpoints\nNo breakpoints or watchpoints.\n",
 		"(polydbg) until 12\n", "main at prog.kite:12\n",
-		"(polydbg) until\nArgument required")
+		"(polydbg) advance\nArgument required", "(polydbg) until\n", "[program exited normally]")
 	out = script(t, "start\nb fib\nadvance 12\ninfo breakpoints\n")
 	expect(t, out, "(polydbg) advance 12\n", "Breakpoint 1, fib at prog.kite:2", // fib first: the advance's breakpoint goes
 		"(polydbg) info breakpoints\n1    ")
