@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/kite/compile"
 )
@@ -51,10 +53,43 @@ func (d *Debuggee) Disassemble(ctx context.Context, pc uint64, count int) ([]Ins
 		return nil, fmt.Errorf("disassemble: %s: %w", tool, err)
 	}
 	ins := objdumpInstructions(out, count)
+	var name func(uint64) (string, bool)
+	if t, ok := d.Target().(*gdbremote.Target); ok {
+		name = t.Symbols().SymbolAt
+	}
 	for i := range ins {
 		ins[i].PC += bias
+		ins[i].Text = runtimeTargets(ins[i].Text, bias, name)
 	}
 	return ins, nil
+}
+
+// objdumpTarget is an address objdump names with its symbol: a branch's target ("call 1030
+// <puts@plt>") or, after "#", what a rip-relative operand points to.
+var objdumpTarget = regexp.MustCompile(`\b([0-9a-f]+) <([^>]+)>`)
+
+// runtimeTargets writes the addresses objdump gives in the file's terms as the running
+// program has them, in hex, named as gdb names them: by the function or object that holds
+// them (name), a PLT entry by objdump's name, anything else bare ("call 0x555555555030
+// <puts@plt>", "# 0x555555558020 <vals>").
+func runtimeTargets(text string, bias uint64, name func(uint64) (string, bool)) string {
+	return objdumpTarget.ReplaceAllStringFunc(text, func(m string) string {
+		sub := objdumpTarget.FindStringSubmatch(m)
+		a, err := strconv.ParseUint(sub[1], 16, 64)
+		if err != nil {
+			return m
+		}
+		a += bias
+		if name != nil {
+			if n, ok := name(a); ok {
+				return fmt.Sprintf("%#x <%s>", a, n)
+			}
+		}
+		if strings.HasSuffix(sub[2], "@plt") {
+			return fmt.Sprintf("%#x <%s>", a, sub[2])
+		}
+		return fmt.Sprintf("%#x", a)
+	})
 }
 
 // loadBias is where a position-independent executable was loaded: the distance between
@@ -93,7 +128,7 @@ func objdumpInstructions(out []byte, count int) []Instruction {
 		if err != nil {
 			continue
 		}
-		ins = append(ins, Instruction{PC: pc, Text: strings.Join(strings.Fields(text), " ")})
+		ins = append(ins, Instruction{PC: pc, Text: strings.TrimSpace(text)}) // objdump's spacing, as gdb shows it
 	}
 	return ins
 }

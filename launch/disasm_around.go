@@ -3,9 +3,11 @@ package launch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 
 	"github.com/polydbg/polydbg/backend/gdbremote"
+	"github.com/polydbg/polydbg/backend/kitevm"
 )
 
 // maxAround bounds the instructions DisassembleAround decodes (from the start of the
@@ -75,4 +77,41 @@ func (d *Debuggee) DisassembleAround(ctx context.Context, pc uint64, offset, cou
 		}
 	}
 	return out, nil
+}
+
+// DisassembleFunction returns the instructions of the function that holds pc, with its
+// name: the Kite VM's bytecode of a Kite function, the machine code of a native or firmware
+// one (gdb's disassemble without arguments).
+func (d *Debuggee) DisassembleFunction(ctx context.Context, pc uint64) (string, []Instruction, error) {
+	switch t := d.Target().(type) {
+	case *kitevm.Target:
+		fn := t.Program().FuncAt(int(pc))
+		if fn == nil {
+			return "", nil, fmt.Errorf("No function contains specified address.")
+		}
+		ins, err := kiteInstructions(t.Program(), uint64(fn.Entry), fn.End-fn.Entry)
+		return kiteFuncName(fn.Name), ins, err
+	case *gdbremote.Target:
+		sym := t.Symbols()
+		fn := sym.FuncAt(pc)
+		if fn == nil {
+			return "", nil, fmt.Errorf("No function contains specified address.")
+		}
+		ins, err := d.Disassemble(ctx, fn.Low+sym.Bias, int(fn.High-fn.Low))
+		var in []Instruction
+		for _, i := range ins {
+			if i.PC < fn.High+sym.Bias {
+				in = append(in, i)
+			}
+		}
+		return fn.Name, in, err
+	}
+	return "", nil, errors.New("disassemble: no code to show for this kind of target")
+}
+
+func kiteFuncName(name string) string {
+	if name == "" {
+		return "<fn>"
+	}
+	return name
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -67,7 +68,8 @@ func debugCmd(args []string) int {
 	defer stopWeb()
 	newSession := registered(spec, "debug")
 	cfg := cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt,
-		Context: *context, Names: targetNames, Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote}
+		Context: *context, Names: targetNames, Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote,
+		Disassemble: disassembleFunction}
 	switch {
 	case !isTerminal(os.Stdin) && spec.Kind == launch.Kite:
 		// Commands from a pipe, and a program that reads none of them: the pipes carry the
@@ -184,4 +186,20 @@ func withInterrupt(pause func()) (stop func()) {
 		}
 	}()
 	return func() { signal.Stop(ch); close(done) }
+}
+
+// disassembleFunction is the terminal's disassemble: the function that holds pc in the
+// debuggee of session s (one of launch's registered sessions).
+func disassembleFunction(ctx context.Context, s *engine.Session, pc uint64) (string, []cli.Instruction, error) {
+	for _, e := range launch.Sessions.List() {
+		if d := e.Debuggee; d != nil && d.Session == s {
+			name, ins, err := d.DisassembleFunction(ctx, pc)
+			out := make([]cli.Instruction, len(ins))
+			for i, in := range ins {
+				out[i] = cli.Instruction{PC: in.PC, Text: in.Text}
+			}
+			return name, out, err
+		}
+	}
+	return "", nil, fmt.Errorf("no debuggee for this session")
 }

@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
 )
 
 // An ELF executable needs no --native: `polydbg debug PROG ARGS...` runs it under gdbserver
@@ -69,4 +72,58 @@ func armELFHeader() []byte {
 	le.PutUint16(h[42:], 32) // program header entry size
 	le.PutUint16(h[46:], 40) // section header entry size
 	return h
+}
+
+// disassemble in polydbg debug shows a function's machine code as gdb does, line for line:
+// offsets, the "=>" at the frame's pc, branch targets and rip-relative operands at their
+// run-time addresses with gdb's names; a Kite function shows its bytecode.
+func TestDisassembleAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb", "objdump")
+	bin := polydbgBinary(t)
+	_, exe := buildNative(t, "dis", "#include <stdio.h>\nint values[3] = {1, 2, 3};\n"+
+		"int sum(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++)\n        s += values[i];\n    return s;\n}\n"+
+		"int main(void) {\n    printf(\"%d\\n\", sum(3));\n    return 0;\n}\n")
+	const commands = "break sum\nrun\ndisassemble\nup\ndisassemble\ndisassemble sum\n"
+	cmd := exec.Command(bin, "debug", exe)
+	cmd.Stdin = strings.NewReader(commands + "quit\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	args := []string{"-batch", "-nx"}
+	for _, c := range strings.Split(strings.TrimSpace(commands), "\n") {
+		args = append(args, "-ex", c)
+	}
+	oracle, err := exec.Command("gdb", append(args, exe)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, oracle)
+	}
+	insn := regexp.MustCompile(`(?m)^(?:=>|  ) 0x[0-9a-f]+ <\+\d+>:\t.*$`)
+	ours, theirs := insn.FindAllString(string(out), -1), insn.FindAllString(string(oracle), -1)
+	agree := 0
+	for i := range theirs {
+		if i < len(ours) && ours[i] == theirs[i] {
+			agree++
+		} else if i < len(ours) {
+			t.Errorf("polydbg %q\ngdb     %q", ours[i], theirs[i])
+		}
+	}
+	t.Logf("disassemble: %d of %d instruction lines agree with gdb", agree, len(theirs))
+	if len(theirs) < 20 || len(ours) != len(theirs) {
+		t.Fatalf("%d lines from polydbg, %d from gdb:\n%s\n--- gdb:\n%s", len(ours), len(theirs), out, oracle)
+	}
+	kite := filepath.Join(t.TempDir(), "k.kite")
+	if err := os.WriteFile(kite, []byte("fn twice(x) {\n    return x * 2\n}\nprint(twice(4))\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(bin, "debug", kite)
+	cmd.Stdin = strings.NewReader("break twice\nrun\ndisassemble\nquit\n")
+	if out, err = cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"Dump of assembler code for function twice:\n", "=> ", "End of assembler dump.\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("Kite disassemble lacks %q:\n%s", want, out)
+		}
+	}
 }

@@ -5,6 +5,7 @@ package cli
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +48,9 @@ type Config struct {
 	// Attached says the program is there already, halted (firmware in QEMU or behind a GDB
 	// stub): continue starts it, as gdb's continue does after target remote.
 	Attached bool
+	// Disassemble returns the instructions of the function of session s that holds pc, with
+	// its name (nil: disassemble is not offered).
+	Disassemble func(ctx context.Context, s *engine.Session, pc uint64) (string, []Instruction, error)
 }
 
 // Debugger is one terminal debugging session.

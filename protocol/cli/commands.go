@@ -54,6 +54,7 @@ func init() {
 		{"display", nil, "display[/FMT] [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
 		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
 		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program|threads", cmdInfo},
+		{"disassemble", []string{"disas"}, "disassemble [FUNCTION|*ADDR]  the instructions of a function (the selected frame's without argument)", cmdDisassemble},
 		{"x", nil, "x/NFU ADDR  examine memory: N units (b, h, w, g) in format x, d, u or c at ADDR, $REG or &VAR", cmdExamine},
 		{"set", nil, "set var X = VALUE | set $REG = VALUE | set context on|off | set listsize N", cmdSetVar},
 		{"show", nil, "show values|context|listsize  the value history, or a setting", cmdShow},

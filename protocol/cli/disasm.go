@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// Instruction is one instruction of a disassembly (Config.Disassemble).
+type Instruction struct {
+	PC   uint64
+	Text string
+}
+
+// cmdDisassemble is gdb's disassemble: the function that holds the selected frame's pc, or
+// the function named, or the one at *ADDR, its instructions with their offsets and "=>" at
+// the frame's pc.
+func cmdDisassemble(d *Debugger, args string) bool {
+	if d.cfg.Disassemble == nil {
+		d.printf("This target cannot be disassembled here.\n")
+		return false
+	}
+	var pc, cur uint64
+	has := false
+	if fs, err := d.s.Stack(); err == nil && d.frame < len(fs) {
+		cur, has = fs[d.frame].Location.PC, fs[d.frame].Location.HasPC
+	}
+	switch arg := strings.TrimSpace(args); {
+	case arg == "":
+		if !has {
+			d.printf("No frame selected.\n")
+			return false
+		}
+		pc = cur
+	case strings.HasPrefix(arg, "*"):
+		a, err := engine.ParseAddress(strings.TrimSpace(arg[1:]))
+		if err != nil {
+			d.printf("%v\n", err)
+			return false
+		}
+		pc = a
+	default:
+		loc, err := d.s.Target().ResolveFunction(arg)
+		if err != nil {
+			d.printf("No symbol \"%s\" in current context.\n", arg)
+			return false
+		}
+		pc = loc.PC
+	}
+	name, ins, err := d.cfg.Disassemble(context.Background(), d.s, pc)
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	indexed := false
+	if ix, ok := d.s.Target().(engine.IndexedPCs); ok && ix.PCsAreIndexes() {
+		indexed = true
+	}
+	d.printf("Dump of assembler code for function %s:\n", name)
+	for _, in := range ins {
+		mark := "   "
+		if has && in.PC == cur {
+			mark = "=> "
+		}
+		if indexed {
+			d.printf("%s%d <+%d>:\t%s\n", mark, in.PC, in.PC-ins[0].PC, in.Text)
+		} else {
+			d.printf("%s0x%016x <+%d>:\t%s\n", mark, in.PC, in.PC-ins[0].PC, in.Text)
+		}
+	}
+	d.printf("End of assembler dump.\n")
+	return false
+}
