@@ -102,3 +102,22 @@ func (s *Session) DescribeType(name string, expand bool) (string, error) {
 	}
 	return td.DescribeType(name, expand)
 }
+
+// Symbolizer is implemented by targets whose addresses a symbol table names (a native
+// program, firmware): gdb's info symbol.
+type Symbolizer interface {
+	// SymbolAt names addr by the function or object that holds it ("vals+4") and the section
+	// it is in (".data", ".data of /path/prog" for a position-independent program, as gdb
+	// says it); ok is false when no symbol covers it.
+	SymbolAt(addr uint64) (name, section string, ok bool)
+}
+
+// SymbolAt names an address (Symbolizer); ErrUnsupported for targets without symbols.
+func (s *Session) SymbolAt(addr uint64) (name, section string, ok bool, err error) {
+	sz, has := s.t.(Symbolizer)
+	if !has {
+		return "", "", false, fmt.Errorf("symbols: %w", ErrUnsupported)
+	}
+	name, section, ok = sz.SymbolAt(addr)
+	return name, section, ok, nil
+}

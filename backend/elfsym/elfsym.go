@@ -129,6 +129,8 @@ type File struct {
 	Arch  *Arch
 	// Bias is added to every link-time address (the load bias of a PIE; 0 otherwise).
 	Bias uint64
+	// Path is the file Open read ("" for one made by New).
+	Path string
 
 	funcs  []*Func   // sorted by Low
 	rows   []LineRow // sorted by Addr; sequences separated by End rows
@@ -175,6 +177,7 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	f.closer = file.Close
+	f.Path = path
 	return f, nil
 }
 

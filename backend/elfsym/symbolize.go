@@ -52,3 +52,15 @@ func (f *File) SymbolAt(addr uint64) (string, bool) {
 	}
 	return syms[i].name, true
 }
+
+// SectionAt is the name of the allocated section that holds the run-time address addr
+// (".text", ".data"), "" for none.
+func (f *File) SectionAt(addr uint64) string {
+	a := addr - f.Bias
+	for _, s := range f.ELF.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 && a >= s.Addr && a < s.Addr+s.Size {
+			return s.Name
+		}
+	}
+	return ""
+}

@@ -279,3 +279,13 @@ func (t *Target) DescribeType(name string, expand bool) (string, error) {
 	}
 	return elfsym.DescribeType(typ, expand), nil
 }
+
+// SymbolAt implements engine.Symbolizer from the program's symbol table.
+func (t *Target) SymbolAt(addr uint64) (name, section string, ok bool) {
+	name, ok = t.sym.SymbolAt(addr)
+	section = t.sym.SectionAt(addr)
+	if t.sym.Bias != 0 && t.sym.Path != "" { // a position-independent program, as gdb says it
+		section += " of " + t.sym.Path
+	}
+	return name, section, ok
+}

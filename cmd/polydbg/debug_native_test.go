@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,14 +77,16 @@ func armELFHeader() []byte {
 
 // disassemble in polydbg debug shows a function's machine code as gdb does, line for line:
 // offsets, the "=>" at the frame's pc, branch targets and rip-relative operands at their
-// run-time addresses with gdb's names; a Kite function shows its bytecode.
+// run-time addresses with gdb's names; a Kite function shows its bytecode. info symbol
+// names addresses as gdb does; info sharedlibrary lists the libraries.
 func TestDisassembleAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb", "objdump")
 	bin := polydbgBinary(t)
 	_, exe := buildNative(t, "dis", "#include <stdio.h>\nint values[3] = {1, 2, 3};\n"+
 		"int sum(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++)\n        s += values[i];\n    return s;\n}\n"+
 		"int main(void) {\n    printf(\"%d\\n\", sum(3));\n    return 0;\n}\n")
-	const commands = "break sum\nrun\ndisassemble\nup\ndisassemble\ndisassemble sum\n"
+	const commands = "break sum\nrun\ndisassemble\nup\ndisassemble\ndisassemble sum\n" +
+		"info symbol values\ninfo symbol &values[2]\ninfo symbol $pc\ninfo symbol 8\ninfo sharedlibrary\n"
 	cmd := exec.Command(bin, "debug", exe)
 	cmd.Stdin = strings.NewReader(commands + "quit\n")
 	out, err := cmd.CombinedOutput()
@@ -109,6 +112,15 @@ func TestDisassembleAsGDB(t *testing.T) {
 		}
 	}
 	t.Logf("disassemble: %d of %d instruction lines agree with gdb", agree, len(theirs))
+	symbol := regexp.MustCompile(`(?m)(?:No symbol matches .*|\S+(?: \+ \d+)? in section .*)$`)
+	if ours, theirs := symbol.FindAllString(string(out), -1), symbol.FindAllString(string(oracle), -1); !slices.Equal(ours, theirs) || len(ours) != 4 {
+		t.Errorf("info symbol: polydbg %q, gdb %q", ours, theirs)
+	} else {
+		t.Logf("info symbol: 4 of 4 answers agree with gdb")
+	}
+	if !regexp.MustCompile(`(?m)^0x[0-9a-f]{16}  No +/\S+/libc\.so\.6$`).Match(out) {
+		t.Errorf("info sharedlibrary does not list libc:\n%s", out)
+	}
 	if len(theirs) < 20 || len(ours) != len(theirs) {
 		t.Fatalf("%d lines from polydbg, %d from gdb:\n%s\n--- gdb:\n%s", len(ours), len(theirs), out, oracle)
 	}

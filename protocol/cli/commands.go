@@ -440,7 +440,7 @@ func cmdInfo(d *Debugger, args string) bool {
 	what, _, _ := strings.Cut(args, " ")
 	switch {
 	case what == "":
-		d.printf("info args|locals|globals|registers|breakpoints|display|frame|program|threads\n")
+		d.printf("info args|locals|globals|registers|breakpoints|display|frame|program|threads|symbol|sharedlibrary\n")
 	case strings.HasPrefix("locals", what):
 		d.showLocals(false)
 	case strings.HasPrefix("args", what):
@@ -449,6 +449,10 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.showScope("Globals")
 	case strings.HasPrefix("registers", what) && len(what) >= 2, what == "r":
 		d.infoRegisters(strings.Fields(args)[1:])
+	case what == "symbol":
+		d.infoSymbol(strings.TrimSpace(strings.TrimPrefix(args, what)))
+	case len(what) >= 2 && strings.HasPrefix("sharedlibrary", what):
+		d.infoSharedLibrary()
 	case strings.HasPrefix("breakpoints", what):
 		bps := d.s.Breakpoints()
 		if len(bps) == 0 && len(d.s.DataBreakpoints()) == 0 {

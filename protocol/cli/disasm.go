@@ -72,3 +72,62 @@ func cmdDisassemble(d *Debugger, args string) bool {
 	d.printf("End of assembler dump.\n")
 	return false
 }
+
+// infoSymbol is gdb's info symbol ADDR: the function or object an address is in, and its
+// section ("vals + 8 in section .data").
+func (d *Debugger) infoSymbol(expr string) {
+	if expr == "" {
+		d.printf("Argument required (address).\n")
+		return
+	}
+	v, err := d.eval(expr, true)
+	addr, aerr := integerOf(v.Value)
+	if err != nil || aerr != nil {
+		if a, err2 := d.eval("&"+expr, true); err2 == nil { // an array, as C takes it: its address
+			v, err = a, nil
+			addr, aerr = integerOf(a.Value)
+		}
+	}
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return
+	}
+	if aerr != nil {
+		d.printf("%s is not an address.\n", expr)
+		return
+	}
+	name, section, ok, err := d.s.SymbolAt(uint64(addr))
+	switch {
+	case err != nil:
+		d.printf("%s\n", explain(err))
+	case !ok:
+		d.printf("No symbol matches %s.\n", expr)
+	default:
+		name = strings.Replace(name, "+", " + ", 1)
+		d.printf("%s in section %s\n", name, section)
+	}
+}
+
+// infoSharedLibrary is gdb's info sharedlibrary: the shared libraries the program loaded,
+// with where each is loaded.
+func (d *Debugger) infoSharedLibrary() {
+	mods, err := d.s.Modules(context.Background())
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return
+	}
+	var libs []engine.Module
+	for _, m := range mods {
+		if !m.Symbols { // the program itself is the one with symbols
+			libs = append(libs, m)
+		}
+	}
+	if len(libs) == 0 {
+		d.printf("No shared libraries loaded at this time.\n")
+		return
+	}
+	d.printf("%-19s %-11s %s\n", "Base", "Syms Read", "Shared Object Library")
+	for _, m := range libs {
+		d.printf("0x%016x  %-11s %s\n", m.Base, "No", m.Path)
+	}
+}
