@@ -81,16 +81,21 @@ func runEngine(tb testing.TB, prog *compile.Program, bps []engine.BreakpointSpec
 	return n
 }
 
-// runEngineStops is runEngine allowing up to maxStops breakpoint stops (continued at once);
-// it also returns the lines of those stops.
-func runEngineStops(tb testing.TB, prog *compile.Program, bps []engine.BreakpointSpec, watches []string, maxStops int) (int64, []int) {
+// newKiteSession makes an engine session of prog, subscribed to.
+func newKiteSession(tb testing.TB, prog *compile.Program) (*kitevm.Target, *engine.Session, *engine.Subscription) {
 	tg, err := kitevm.New(prog, kitevm.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	s := engine.NewSession(tg)
+	return tg, s, s.Subscribe()
+}
+
+// runEngineStops is runEngine allowing up to maxStops breakpoint stops (continued at once);
+// it also returns the lines of those stops.
+func runEngineStops(tb testing.TB, prog *compile.Program, bps []engine.BreakpointSpec, watches []string, maxStops int) (int64, []int) {
+	tg, s, sub := newKiteSession(tb, prog)
 	defer s.Close()
-	sub := s.Subscribe()
 	for _, spec := range bps {
 		bp, err := s.SetBreakpoint(spec)
 		if err != nil || !bp.Verified || bp.Location.Line != spec.Line {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/kite/compile"
 )
@@ -30,13 +29,8 @@ let result = work(%d)
 // runWatched runs prog under an engine session, with a write watchpoint on expr when it is
 // not empty (set at the entry stop), and returns the result.
 func runWatched(tb testing.TB, prog *compile.Program, expr string) int64 {
-	tg, err := kitevm.New(prog, kitevm.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s := engine.NewSession(tg)
+	tg, s, sub := newKiteSession(tb, prog)
 	defer s.Close()
-	sub := s.Subscribe()
 	if err := s.Start(expr != ""); err != nil {
 		tb.Fatal(err)
 	}

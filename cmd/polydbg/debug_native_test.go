@@ -93,14 +93,7 @@ func TestDisassembleAsGDB(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	args := []string{"-batch", "-nx"}
-	for _, c := range strings.Split(strings.TrimSpace(commands), "\n") {
-		args = append(args, "-ex", c)
-	}
-	oracle, err := exec.Command("gdb", append(args, exe)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("gdb: %v\n%s", err, oracle)
-	}
+	oracle := []byte(realparts.GDBBatch(t, exe, commands))
 	insn := regexp.MustCompile(`(?m)^(?:=>|  ) 0x[0-9a-f]+ <\+\d+>:\t.*$`)
 	ours, theirs := insn.FindAllString(string(out), -1), insn.FindAllString(string(oracle), -1)
 	agree := 0

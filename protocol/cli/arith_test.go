@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -48,20 +47,8 @@ var arithExprs = []string{
 	"0x10 + 010 + 7", "'a' + 1", "1.5 + n", "values[1 + 1] + values[5]", "dim + 1", "-dim",
 }
 
-// gdbBatch runs gdb on exe with the debugger commands, one per line, and returns what it
-// printed: the oracle the native tests compare polydbg's answers with.
-func gdbBatch(t *testing.T, exe, commands string) string {
-	t.Helper()
-	args := []string{"-batch", "-nx"}
-	for _, c := range strings.Split(strings.TrimSpace(commands), "\n") {
-		args = append(args, "-ex", c)
-	}
-	out, err := exec.Command("gdb", append(args, exe)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("gdb: %v\n%s", err, out)
-	}
-	return string(out)
-}
+// gdbBatch is the gdb oracle the native tests compare polydbg's answers with.
+func gdbBatch(t *testing.T, exe, commands string) string { return realparts.GDBBatch(t, exe, commands) }
 
 var printed = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?\$\d+ = (.*)$`)
 
