@@ -10,6 +10,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/polydbg/polydbg/internal/cstring"
 )
 
 // Value is a variable's value, formatted like gdb prints it.
@@ -326,25 +328,7 @@ func cQuote(b []byte) string {
 }
 
 // escapeChars escapes bytes for a C string literal as gdb prints them.
-func escapeChars(b []byte) string {
-	var sb strings.Builder
-	for _, c := range b {
-		switch {
-		case c == '"' || c == '\\':
-			sb.WriteByte('\\')
-			sb.WriteByte(c)
-		case c == '\n':
-			sb.WriteString(`\n`)
-		case c == '\t':
-			sb.WriteString(`\t`)
-		case c >= 0x20 && c < 0x7f:
-			sb.WriteByte(c)
-		default:
-			fmt.Fprintf(&sb, "\\%03o", c)
-		}
-	}
-	return sb.String()
-}
+func escapeChars(b []byte) string { return cstring.Escape(b) }
 
 func charLit(c byte) string {
 	switch {

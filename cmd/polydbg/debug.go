@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -69,7 +70,7 @@ func debugCmd(args []string) int {
 	newSession := registered(spec, "debug")
 	cfg := cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt,
 		Context: *context, Names: targetNames, Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote,
-		Disassemble: disassembleFunction}
+		Disassemble: disassembleFunction, Instructions: instructionsFrom}
 	switch {
 	case !isTerminal(os.Stdin) && spec.Kind == launch.Kite:
 		// Commands from a pipe, and a program that reads none of them: the pipes carry the
@@ -188,18 +189,41 @@ func withInterrupt(pause func()) (stop func()) {
 	return func() { signal.Stop(ch); close(done) }
 }
 
-// disassembleFunction is the terminal's disassemble: the function that holds pc in the
-// debuggee of session s (one of launch's registered sessions).
-func disassembleFunction(ctx context.Context, s *engine.Session, pc uint64) (string, []cli.Instruction, error) {
+// debuggeeOf is the registered debuggee of session s, or nil.
+func debuggeeOf(s *engine.Session) *launch.Debuggee {
 	for _, e := range launch.Sessions.List() {
 		if d := e.Debuggee; d != nil && d.Session == s {
-			name, ins, err := d.DisassembleFunction(ctx, pc)
-			out := make([]cli.Instruction, len(ins))
-			for i, in := range ins {
-				out[i] = cli.Instruction{PC: in.PC, Text: in.Text}
-			}
-			return name, out, err
+			return d
 		}
 	}
-	return "", nil, fmt.Errorf("no debuggee for this session")
+	return nil
+}
+
+// disassembleFunction is the terminal's disassemble: the function that holds pc in the
+// debuggee of session s.
+func disassembleFunction(ctx context.Context, s *engine.Session, pc uint64) (string, []cli.Instruction, error) {
+	d := debuggeeOf(s)
+	if d == nil {
+		return "", nil, errors.New("no debuggee for this session")
+	}
+	name, ins, err := d.DisassembleFunction(ctx, pc)
+	return name, cliInstructions(ins), err
+}
+
+// instructionsFrom is the terminal's x/i: count instructions from pc.
+func instructionsFrom(ctx context.Context, s *engine.Session, pc uint64, count int) ([]cli.Instruction, error) {
+	d := debuggeeOf(s)
+	if d == nil {
+		return nil, errors.New("no debuggee for this session")
+	}
+	ins, err := d.Disassemble(ctx, pc, count)
+	return cliInstructions(ins), err
+}
+
+func cliInstructions(ins []launch.Instruction) []cli.Instruction {
+	out := make([]cli.Instruction, len(ins))
+	for i, in := range ins {
+		out[i] = cli.Instruction{PC: in.PC, Text: in.Text}
+	}
+	return out
 }

@@ -82,11 +82,12 @@ func armELFHeader() []byte {
 func TestDisassembleAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb", "objdump")
 	bin := polydbgBinary(t)
-	_, exe := buildNative(t, "dis", "#include <stdio.h>\nint values[3] = {1, 2, 3};\n"+
+	_, exe := buildNative(t, "dis", "#include <stdio.h>\nint values[3] = {1, 2, 3};\nconst char *greeting = \"hi\\tthere\";\n"+
 		"int sum(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++)\n        s += values[i];\n    return s;\n}\n"+
 		"int main(void) {\n    printf(\"%d\\n\", sum(3));\n    return 0;\n}\n")
 	const commands = "break sum\nrun\ndisassemble\nup\ndisassemble\ndisassemble sum\n" +
-		"info symbol values\ninfo symbol &values[2]\ninfo symbol $pc\ninfo symbol 8\ninfo sharedlibrary\n"
+		"info symbol values\ninfo symbol &values[2]\ninfo symbol $pc\ninfo symbol 8\ninfo sharedlibrary\n" +
+		"x/3i $pc\nx/3dw values\nx/2xg &values[1]\nx/s greeting\n"
 	cmd := exec.Command(bin, "debug", exe)
 	cmd.Stdin = strings.NewReader(commands + "quit\n")
 	out, err := cmd.CombinedOutput()
@@ -110,6 +111,12 @@ func TestDisassembleAsGDB(t *testing.T) {
 		t.Errorf("info symbol: polydbg %q, gdb %q", ours, theirs)
 	} else {
 		t.Logf("info symbol: 4 of 4 answers agree with gdb")
+	}
+	examined := regexp.MustCompile(`(?m)(?:=> |   )?0x[0-9a-f]+(?: <[^+>][^>]*>)?:\t.*$`)
+	if ours, theirs := examined.FindAllString(string(out), -1), examined.FindAllString(string(oracle), -1); !slices.Equal(ours, theirs) || len(ours) != 6 {
+		t.Errorf("x: polydbg %q, gdb %q", ours, theirs)
+	} else {
+		t.Logf("x/i, x/dw, x/xg, x/s: 6 of 6 lines agree with gdb")
 	}
 	if !regexp.MustCompile(`(?m)^0x[0-9a-f]{16}  No +/\S+/libc\.so\.6$`).Match(out) {
 		t.Errorf("info sharedlibrary does not list libc:\n%s", out)

@@ -51,6 +51,9 @@ type Config struct {
 	// Disassemble returns the instructions of the function of session s that holds pc, with
 	// its name (nil: disassemble is not offered).
 	Disassemble func(ctx context.Context, s *engine.Session, pc uint64) (string, []Instruction, error)
+	// Instructions returns count instructions from pc in the debuggee of session s (x/i;
+	// nil: not offered).
+	Instructions func(ctx context.Context, s *engine.Session, pc uint64, count int) ([]Instruction, error)
 }
 
 // Debugger is one terminal debugging session.

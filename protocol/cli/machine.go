@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/cstring"
 )
 
 // Machine-level commands for targets with registers and memory (native programs,
@@ -46,7 +48,7 @@ func cmdExamine(d *Debugger, args string) bool {
 	if strings.HasPrefix(args, "/") {
 		spec, rest, _ := strings.Cut(args[1:], " ")
 		args = rest
-		digits := strings.TrimRight(spec, "xducbhwg")
+		digits := strings.TrimRight(spec, "xducbhwgsi")
 		if digits != "" {
 			n, err := strconv.Atoi(digits)
 			if err != nil || n <= 0 {
@@ -57,7 +59,7 @@ func cmdExamine(d *Debugger, args string) bool {
 		}
 		for _, c := range []byte(spec[len(digits):]) {
 			switch c {
-			case 'x', 'd', 'u', 'c':
+			case 'x', 'd', 'u', 'c', 's', 'i':
 				format = c
 			case 'b':
 				unit = 1
@@ -78,6 +80,14 @@ func cmdExamine(d *Debugger, args string) bool {
 		d.printf("%v\n", err)
 		return false
 	}
+	switch format {
+	case 's':
+		d.examineStrings(addr, count)
+		return false
+	case 'i':
+		d.examineInstructions(addr, count)
+		return false
+	}
 	data, err := d.s.ReadMemory(addr, count*unit)
 	if err != nil {
 		d.printf("Cannot access memory at address %#x: %s\n", addr, explain(err))
@@ -89,7 +99,7 @@ func cmdExamine(d *Debugger, args string) bool {
 			if i > 0 {
 				d.printf("\n")
 			}
-			d.printf("%#x:", addr+uint64(i*unit))
+			d.printf("%s:", d.labelled(addr+uint64(i*unit)))
 		}
 		d.printf("\t%s", u)
 	}
@@ -163,4 +173,71 @@ func (d *Debugger) setting(name, val string) bool {
 		d.printf("Usage: set $REGISTER = VALUE, set context on|off or set listsize N (variables are changed by the program, not the debugger).\n")
 	}
 	return false
+}
+
+// labelled is an address as gdb's x shows it: with the symbol that holds it, when one does
+// ("0x555555558020 <vals+4>").
+func (d *Debugger) labelled(addr uint64) string {
+	if name, _, ok, err := d.s.SymbolAt(addr); err == nil && ok {
+		return fmt.Sprintf("%#x <%s>", addr, name)
+	}
+	return fmt.Sprintf("%#x", addr)
+}
+
+// examineStrings is x/s: count C strings from addr, each up to its NUL (200 bytes at most,
+// as gdb's print elements).
+func (d *Debugger) examineStrings(addr uint64, count int) {
+	for range count {
+		var text []byte
+		ended := false
+		for len(text) < 200 && !ended {
+			chunk, err := d.s.ReadMemory(addr+uint64(len(text)), 16)
+			if err != nil || len(chunk) == 0 {
+				if len(text) == 0 {
+					d.printf("Cannot access memory at address %#x\n", addr)
+					return
+				}
+				break
+			}
+			for _, c := range chunk {
+				if c == 0 {
+					ended = true
+					break
+				}
+				text = append(text, c)
+			}
+		}
+		text = text[:min(len(text), 200)]
+		d.printf("%s:\t%s", d.labelled(addr), cstring.Quote(text))
+		if !ended {
+			d.printf("...")
+		}
+		d.printf("\n")
+		addr += uint64(len(text)) + 1
+	}
+}
+
+// examineInstructions is x/i: count instructions from addr, "=>" at the selected frame's pc.
+func (d *Debugger) examineInstructions(addr uint64, count int) {
+	if d.cfg.Instructions == nil {
+		d.printf("This target cannot be disassembled here.\n")
+		return
+	}
+	ins, err := d.cfg.Instructions(context.Background(), d.s, addr, count)
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return
+	}
+	var cur uint64
+	has := false
+	if fs, err := d.s.Stack(); err == nil && d.frame < len(fs) {
+		cur, has = fs[d.frame].Location.PC, fs[d.frame].Location.HasPC
+	}
+	for _, in := range ins {
+		mark := "   "
+		if has && in.PC == cur {
+			mark = "=> "
+		}
+		d.printf("%s%s:\t%s\n", mark, d.labelled(in.PC), in.Text)
+	}
 }
