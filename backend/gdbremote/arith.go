@@ -25,7 +25,8 @@ type arithOperand struct {
 	i     int64
 	u     uint64
 	f     float64
-	isPtr bool // a number taken from a pointer: no arithmetic on it
+	isPtr bool  // a number taken from a pointer: no arithmetic on it
+	ct    cType // its C type (ctypes.go); zero for an int literal's 0 of a unary operator
 }
 
 // arithParser is a recursive-descent parser that evaluates as it goes; skip (the right side
@@ -82,13 +83,26 @@ func (e *evaluator) truth(expr string) (bool, error) {
 
 // value formats a number as the evaluator's values are.
 func (v arithOperand) value(name string) elfsym.Value {
+	typ := v.ct.name
 	switch v.kind {
 	case "float":
-		return elfsym.Value{Name: name, Type: "double", Kind: "float", Text: strconv.FormatFloat(v.f, 'g', 17, 64)}
+		if typ == "" {
+			typ = "double"
+		}
+		if v.ct.bits == 32 { // as gdb prints a float: the digits that read back the same value
+			return elfsym.Value{Name: name, Type: typ, Kind: "float", Text: strconv.FormatFloat(v.f, 'g', 9, 32)}
+		}
+		return elfsym.Value{Name: name, Type: typ, Kind: "float", Text: strconv.FormatFloat(v.f, 'g', 17, 64)}
 	case "uint":
-		return elfsym.Value{Name: name, Type: "unsigned long", Kind: "uint", Text: strconv.FormatUint(v.u, 10)}
+		if typ == "" {
+			typ = "unsigned long"
+		}
+		return elfsym.Value{Name: name, Type: typ, Kind: "uint", Text: strconv.FormatUint(v.u, 10)}
 	}
-	return elfsym.Value{Name: name, Type: "long", Kind: "int", Text: strconv.FormatInt(v.i, 10)}
+	if typ == "" {
+		typ = "long"
+	}
+	return elfsym.Value{Name: name, Type: typ, Kind: "int", Text: strconv.FormatInt(v.i, 10)}
 }
 
 // lexArith splits a C expression into numbers, names, $registers, character literals and
@@ -254,128 +268,6 @@ func (p *arithParser) unary() (arithOperand, error) {
 	return v, err
 }
 
-// typeName reads "( type )" at a cast or sizeof, when the parenthesis holds a type name;
-// otherwise it reads nothing.
-func (p *arithParser) typeName() (string, bool) {
-	if p.peek() != "(" || p.pos+1 >= len(p.toks) {
-		return "", false
-	}
-	first := p.toks[p.pos+1]
-	if !isIdent(first) || !isTypeKeyword(first) && (p.program() == nil || !p.program().IsTypeName(first)) {
-		return "", false
-	}
-	var words []string
-	for i := p.pos + 1; i < len(p.toks); i++ {
-		switch t := p.toks[i]; {
-		case t == ")":
-			p.pos = i + 1
-			return strings.Join(words, " "), true
-		case t == "*" || isIdent(t):
-			words = append(words, t)
-		default:
-			return "", false
-		}
-	}
-	return "", false
-}
-
-// program is the program's symbols, nil for an evaluation of constants alone.
-func (p *arithParser) program() *elfsym.File {
-	if p.e == nil || p.e.t == nil {
-		return nil
-	}
-	return p.e.t.sym
-}
-
-// errNoProgram refuses what needs the program's types where there is none.
-var errNoProgram = errors.New("no program to read types from")
-
-// isTypeKeyword reports whether a name is one of C's type keywords (all that checkArith,
-// which has no program, can tell a cast by; a typedef's name is looked up).
-func isTypeKeyword(s string) bool {
-	switch s {
-	case "char", "short", "int", "long", "unsigned", "signed", "float", "double", "_Bool",
-		"struct", "union", "enum", "void", "const", "volatile":
-		return true
-	}
-	return false
-}
-
-// cast is (name) v: a scalar or pointer converted as C converts it.
-func (p *arithParser) cast(name string, v arithOperand) (arithOperand, error) {
-	if p.program() == nil {
-		return v, errNoProgram
-	}
-	t, err := p.e.t.sym.ParseType(name)
-	if err != nil {
-		return v, err
-	}
-	n, err := p.number(v)
-	if err != nil {
-		return v, err
-	}
-	i := n.i
-	if n.kind == "uint" {
-		i = int64(n.u)
-	}
-	c, err := p.e.t.sym.Convert(t, i, n.f, n.kind == "float", cachedMem{p.e.t})
-	if err != nil {
-		return v, err
-	}
-	c.Name = "(" + name + ")"
-	return arithOperand{obj: &c}, nil
-}
-
-// sizeof is C's sizeof of a type in parentheses or of an expression (not evaluated for
-// its value: only its type counts), an unsigned long.
-func (p *arithParser) sizeof() (arithOperand, error) {
-	if name, ok := p.typeName(); ok {
-		if p.skip {
-			return arithOperand{kind: "uint"}, nil
-		}
-		if p.program() == nil {
-			return arithOperand{}, errNoProgram
-		}
-		t, err := p.e.t.sym.ParseType(name)
-		if err != nil {
-			return arithOperand{}, err
-		}
-		n, err := elfsym.TypeSize(t)
-		return arithOperand{kind: "uint", u: uint64(n)}, err
-	}
-	v, err := p.unary()
-	if err != nil || p.skip {
-		return v, err
-	}
-	if v.obj == nil {
-		if v.kind == "int" && v.i >= math.MinInt32 && v.i <= math.MaxInt32 {
-			return arithOperand{kind: "uint", u: 4}, nil
-		}
-		return arithOperand{kind: "uint", u: 8}, nil
-	}
-	n, err := p.e.t.sym.SizeOf(*v.obj)
-	return arithOperand{kind: "uint", u: uint64(n)}, err
-}
-
-// deref is *v: what a pointer points to (the first element of an array).
-func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
-	if v.obj != nil && v.obj.Kind == "array" {
-		c, err := p.e.t.sym.Element(*v.obj, 0, cachedMem{p.e.t})
-		if err == nil {
-			c.Name = "*" + v.obj.Name
-			return arithOperand{obj: &c}, nil
-		}
-	}
-	if v.obj != nil && v.obj.Kind == "pointer" {
-		c, err := p.e.t.sym.Element(*v.obj, 0, cachedMem{p.e.t})
-		if err == nil {
-			c.Name = "*" + v.obj.Name
-			return arithOperand{obj: &c}, nil
-		}
-	}
-	return p.child(v, "*")
-}
-
 func isIdent(s string) bool {
 	return isIdentByte(s[0]) && (s[0] < '0' || s[0] > '9')
 }
@@ -402,7 +294,7 @@ func (p *arithParser) primary() (arithOperand, error) {
 		if !ok {
 			return arithOperand{}, fmt.Errorf("bad character literal %s", t)
 		}
-		return arithOperand{kind: "int", i: int64(c)}, nil
+		return arithOperand{kind: "int", i: int64(c), ct: tChar}, nil
 	case t[0] >= '0' && t[0] <= '9' || t[0] == '.':
 		return parseNumber(t)
 	case t[0] == '$' || isIdent(t):
@@ -431,17 +323,21 @@ func parseNumber(t string) (arithOperand, error) {
 		if err != nil {
 			return arithOperand{}, fmt.Errorf("invalid number %q", t)
 		}
-		return arithOperand{kind: "float", f: f}, nil
+		ct := tDouble
+		if strings.HasSuffix(lower, "f") {
+			ct, f = tFloat, float64(float32(f))
+		}
+		return arithOperand{kind: "float", f: f, ct: ct}, nil
 	}
 	digits := strings.TrimRight(lower, "ul")
 	n, err := strconv.ParseUint(digits, 0, 64) // 0x, 0b and a leading 0 as C reads them
 	if err != nil {
 		return arithOperand{}, fmt.Errorf("invalid number %q", t)
 	}
-	if strings.Contains(lower[len(digits):], "u") || n > math.MaxInt64 {
-		return arithOperand{kind: "uint", u: n}, nil
-	}
-	return arithOperand{kind: "int", i: int64(n)}, nil
+	suffix := lower[len(digits):]
+	decimal := !hex && !(len(digits) > 1 && digits[0] == '0')
+	ct := literalType(n, decimal, strings.Contains(suffix, "u"), strings.Contains(suffix, "l"))
+	return arithOperand{kind: "uint", u: n, ct: ct}.wrap(), nil
 }
 
 // child follows a field, an element or a pointer ("*") of a piece of the program.
@@ -462,30 +358,6 @@ func (p *arithParser) child(v arithOperand, key string) (arithOperand, error) {
 	return arithOperand{obj: &c}, nil
 }
 
-// index is v[idx]: an element of an array, or p[0] of a pointer.
-func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
-	if p.skip {
-		return v, nil
-	}
-	n, err := p.number(idx)
-	if err != nil {
-		return v, err
-	}
-	if n.kind == "float" {
-		return v, errors.New("an array index must be an integer")
-	}
-	i := n.i
-	if n.kind == "uint" {
-		i = int64(n.u)
-	}
-	if v.obj != nil && (v.obj.Kind == "pointer" || v.obj.Kind == "array") {
-		if c, err := p.e.t.sym.Element(*v.obj, i, cachedMem{p.e.t}); err == nil || v.obj.Kind == "pointer" {
-			return arithOperand{obj: &c}, err
-		}
-	}
-	return p.child(v, "["+strconv.FormatInt(i, 10)+"]")
-}
-
 // number makes a number of an operand: an integer, character, boolean, enum, float or
 // pointer value of the program.
 func (p *arithParser) number(v arithOperand) (arithOperand, error) {
@@ -493,10 +365,15 @@ func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 		return v, nil
 	}
 	o := v.obj
+	longBits := 8 * p.e.t.sym.Arch.PtrSize // long is as wide as a pointer (LP64, ILP32)
 	switch o.Kind {
 	case "char": // signed or not as printed ("200 '\310'" for an unsigned char)
 		if n, err := number(*o); err == nil {
-			return arithOperand{kind: "int", i: n}, nil
+			ct := tChar
+			if n > math.MaxInt8 || o.Type == "unsigned char" {
+				ct = cType{"unsigned char", 8, false, false}
+			}
+			return arithOperand{kind: "int", i: n, ct: ct}, nil
 		}
 	case "int", "uint", "bool", "enum", "pointer":
 		if len(o.Bytes) == 0 || len(o.Bytes) > 8 {
@@ -504,15 +381,27 @@ func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 		}
 		u := Uint(o.Bytes, p.e.t.order)
 		switch o.Kind {
-		case "uint", "bool", "pointer":
-			return arithOperand{kind: "uint", u: u, isPtr: o.Kind == "pointer"}, nil
+		case "bool":
+			return arithOperand{kind: "uint", u: u, ct: cType{"_Bool", 8, false, false}}, nil
+		case "pointer":
+			return arithOperand{kind: "uint", u: u, isPtr: true, ct: cType{"unsigned long", longBits, false, false}}, nil
+		case "uint":
+			return arithOperand{kind: "uint", u: u, ct: intType(o.Type, len(o.Bytes), false, longBits)}, nil
 		}
 		shift := uint(64 - 8*len(o.Bytes))
-		return arithOperand{kind: "int", i: int64(u<<shift) >> shift}, nil
+		ct := intType(o.Type, len(o.Bytes), true, longBits)
+		if o.Kind == "enum" {
+			ct = tInt
+		}
+		return arithOperand{kind: "int", i: int64(u<<shift) >> shift, ct: ct}, nil
 	case "float":
 		f, err := strconv.ParseFloat(o.Text, 64)
 		if err == nil {
-			return arithOperand{kind: "float", f: f}, nil
+			ct := tDouble
+			if len(o.Bytes) == 4 {
+				ct = tFloat
+			}
+			return arithOperand{kind: "float", f: f, ct: ct}, nil
 		}
 	}
 	return v, fmt.Errorf("%s (%s) is not a number", o.Name, o.Type)
@@ -553,105 +442,56 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 	if (l.isPtr || r.isPtr) && strings.Contains("*/%", op) {
 		return l, fmt.Errorf("invalid operands to %s: a pointer", op)
 	}
+	// C's conversions: both operands to their common type (a shift: each promoted, the
+	// result of the left one's type), the result wrapped to it.
+	t := usual(l.ct, r.ct)
+	if op == "<<" || op == ">>" {
+		t = promote(l.ct)
+		r = r.to(promote(r.ct))
+	} else {
+		r = r.to(t)
+	}
+	l = l.to(t)
 	switch {
-	case l.kind == "float" || r.kind == "float":
-		a, b := l.float(), r.float()
+	case t.float:
+		a, b := l.f, r.f
 		if c, ok := compare(op, a, b); ok {
 			return bool01(c), nil
 		}
+		var f float64
 		switch op {
 		case "+":
-			return arithOperand{kind: "float", f: a + b}, nil
+			f = a + b
 		case "-":
-			return arithOperand{kind: "float", f: a - b}, nil
+			f = a - b
 		case "*":
-			return arithOperand{kind: "float", f: a * b}, nil
+			f = a * b
 		case "/":
-			return arithOperand{kind: "float", f: a / b}, nil
+			f = a / b
+		default:
+			return l, fmt.Errorf("invalid operands to %s: a floating-point value", op)
 		}
-		return l, fmt.Errorf("invalid operands to %s: a floating-point value", op)
-	case l.kind == "uint" || r.kind == "uint":
-		if c, ok := compare(op, l.uint(), r.uint()); ok {
+		return arithOperand{kind: "float", f: f}.to(t), nil
+	case !t.signed:
+		if c, ok := compare(op, l.u, r.uint()); ok {
 			return bool01(c), nil
 		}
-		n, err := integer(op, l.uint(), r.uint())
-		return arithOperand{kind: "uint", u: n}, err
+		n, err := integer(op, l.u, r.uint())
+		return arithOperand{kind: "uint", u: n, ct: t}.wrap(), err
 	}
-	if c, ok := compare(op, l.i, r.i); ok {
+	if c, ok := compare(op, l.i, r.sint()); ok {
 		return bool01(c), nil
 	}
-	n, err := integer(op, l.i, r.i)
-	return arithOperand{kind: "int", i: n}, err
-}
-
-// pointerOp is l op r when it is pointer arithmetic or gdb's @: p + n, n + p, p - n, p - q,
-// v@n. ok is false for the other operations.
-func (p *arithParser) pointerOp(op string, l, r arithOperand) (arithOperand, bool, error) {
-	ptr := func(v arithOperand) bool { return v.obj != nil && (v.obj.Kind == "pointer" || v.obj.Kind == "array") }
-	if op != "@" && !ptr(l) && !ptr(r) {
-		return l, false, nil
-	}
-	if op != "@" && (l.obj != nil || r.obj != nil) && p.program() == nil {
-		return l, true, errNoProgram
-	}
-	sym, mem := p.program(), cachedMem{p.e.t}
-	for _, v := range []*arithOperand{&l, &r} { // an array is a pointer to its first element
-		if op != "@" && v.obj != nil && v.obj.Kind == "array" {
-			d, err := sym.Decay(*v.obj, mem)
-			if err != nil {
-				return *v, true, err
-			}
-			v.obj = &d
-		}
-	}
-	count := func(v arithOperand) (int64, error) {
-		n, err := p.number(v)
-		if err == nil && n.kind == "float" {
-			err = fmt.Errorf("invalid operands to %s: a floating-point count", op)
-		}
-		return n.i + int64(n.u), err
-	}
-	switch {
-	case op == "@":
-		if l.obj == nil {
-			return l, true, errors.New("Only values in memory can be extended with '@'.")
-		}
-		n, err := count(r)
-		if err != nil {
-			return l, true, err
-		}
-		v, err := sym.Repeat(*l.obj, n, mem)
-		return arithOperand{obj: &v}, true, err
-	case op == "-" && ptr(l) && ptr(r):
-		d, err := sym.Diff(*l.obj, *r.obj)
-		return arithOperand{kind: "int", i: d}, true, err
-	case (op == "+" || op == "-") && ptr(l):
-		n, err := count(r)
-		if err != nil {
-			return l, true, err
-		}
-		if op == "-" {
-			n = -n
-		}
-		v, err := sym.Add(*l.obj, n, mem)
-		return arithOperand{obj: &v}, true, err
-	case op == "+" && ptr(r):
-		n, err := count(l)
-		if err != nil {
-			return r, true, err
-		}
-		v, err := sym.Add(*r.obj, n, mem)
-		return arithOperand{obj: &v}, true, err
-	}
-	return l, false, nil
+	n, err := integer(op, l.i, r.sint())
+	return arithOperand{kind: "int", i: n, ct: t}.wrap(), err
 }
 
 // bool01 is C's value of a truth: 1 or 0.
 func bool01(b bool) arithOperand {
 	if b {
-		return arithOperand{kind: "int", i: 1}
+		return arithOperand{kind: "int", i: 1, ct: tInt}
 	}
-	return arithOperand{kind: "int"}
+	return arithOperand{kind: "int", ct: tInt}
 }
 
 func (v arithOperand) nonzero() bool { return v.i != 0 || v.u != 0 || v.f != 0 }
@@ -716,6 +556,13 @@ func (v arithOperand) float() float64 {
 		return float64(v.u)
 	}
 	return float64(v.i)
+}
+
+func (v arithOperand) sint() int64 {
+	if v.kind == "uint" {
+		return int64(v.u)
+	}
+	return v.i
 }
 
 func (v arithOperand) uint() uint64 {

@@ -39,6 +39,9 @@ var arithExprs = []string{
 	"*(values + 2)", "(&values[0])[3]", "&values[4] - &values[1]", "s->next[0].x", "*(s->next)",
 	"((struct point *)s->next)->y", "(values + 1)[i]",
 	"&values[2]", "values + 1", "&big", "(void *)&dim", "(char *)&values[1]", // pointers, named as gdb names them
+	"n * 1000000000", "2147483647 + 1", "0x7fffffff + 1", "-1u", "-1 < 1u", "1 << 31", "1u << 31", // C's types:
+	"(n - 13) / 2", "(n - 13) % 4", "~0", "5000000000", "mask - 100", "dim * dim * dim * dim", // int wraps at
+	"s->ratio * 3", "s->tag * 1000", "big * 3 + n", "s->ratio / 3", "-mask", "n / 4.0f", // 32 bits, as in the program
 	"n + 1", "n * 2 - 3", "(n + 2) * 3", "n / 3", "n % 3", "-n", "!n + 1", "~n",
 	"s->at.x + s->at.y", "s->at.x * n + values[i]", "values[i] * 2", "values[n - 7] + values[0]",
 	"s->next->x - s->next->y", "(*s).at.y * 3", "s->flags & mask", "s->flags | 1", "s->flags ^ 0xff",
@@ -165,7 +168,9 @@ var typeAnswer = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?type = (?:[^{\n]*\{\n
 func TestPtypeOfTypeNamesAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	types := []string{"ptype struct point", "ptype struct shape", "ptype enum color", "whatis struct shape", "ptype int", "whatis enum color",
-		"ptype s", "ptype s->next", "whatis s", "ptype struct point *", "ptype unsigned long", "whatis values", "ptype values"}
+		"ptype s", "ptype s->next", "whatis s", "ptype struct point *", "ptype unsigned long", "whatis values", "ptype values",
+		"whatis n * 2", "whatis mask + 1", "whatis s->tag + s->tag", "whatis big + n", "whatis s->ratio + 1", "whatis s->ratio + 1.0",
+		"whatis n > 1", "whatis n + 1L", "whatis mask + big", "whatis sizeof(int)"}
 	commands := "break measure\nrun\n" + strings.Join(types, "\n") + "\n"
 	dir, out := nativeScriptOf(t, "arith", cArith, commands+"ptype struct nosuch\n")
 	oracle := gdbBatch(t, filepath.Join(dir, "arith"), commands)

@@ -1,0 +1,223 @@
+package gdbremote
+
+// The evaluator's C on the program's types (arith.go parses and computes): casts, sizeof,
+// *p, p[i] and an array's elements, pointer arithmetic and gdb's v@n, through the types
+// elfsym keeps on the values it reads.
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/backend/elfsym"
+)
+
+// typeName reads "( type )" at a cast or sizeof, when the parenthesis holds a type name;
+// otherwise it reads nothing.
+func (p *arithParser) typeName() (string, bool) {
+	if p.peek() != "(" || p.pos+1 >= len(p.toks) {
+		return "", false
+	}
+	first := p.toks[p.pos+1]
+	if !isIdent(first) || !isTypeKeyword(first) && (p.program() == nil || !p.program().IsTypeName(first)) {
+		return "", false
+	}
+	var words []string
+	for i := p.pos + 1; i < len(p.toks); i++ {
+		switch t := p.toks[i]; {
+		case t == ")":
+			p.pos = i + 1
+			return strings.Join(words, " "), true
+		case t == "*" || isIdent(t):
+			words = append(words, t)
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// program is the program's symbols, nil for an evaluation of constants alone.
+func (p *arithParser) program() *elfsym.File {
+	if p.e == nil || p.e.t == nil {
+		return nil
+	}
+	return p.e.t.sym
+}
+
+// errNoProgram refuses what needs the program's types where there is none.
+var errNoProgram = errors.New("no program to read types from")
+
+// isTypeKeyword reports whether a name is one of C's type keywords (all that checkArith,
+// which has no program, can tell a cast by; a typedef's name is looked up).
+func isTypeKeyword(s string) bool {
+	switch s {
+	case "char", "short", "int", "long", "unsigned", "signed", "float", "double", "_Bool",
+		"struct", "union", "enum", "void", "const", "volatile":
+		return true
+	}
+	return false
+}
+
+// cast is (name) v: a scalar or pointer converted as C converts it.
+func (p *arithParser) cast(name string, v arithOperand) (arithOperand, error) {
+	if p.program() == nil {
+		return v, errNoProgram
+	}
+	t, err := p.e.t.sym.ParseType(name)
+	if err != nil {
+		return v, err
+	}
+	n, err := p.number(v)
+	if err != nil {
+		return v, err
+	}
+	i := n.i
+	if n.kind == "uint" {
+		i = int64(n.u)
+	}
+	c, err := p.e.t.sym.Convert(t, i, n.f, n.kind == "float", cachedMem{p.e.t})
+	if err != nil {
+		return v, err
+	}
+	c.Name = "(" + name + ")"
+	return arithOperand{obj: &c}, nil
+}
+
+// sizeof is C's sizeof of a type in parentheses or of an expression (not evaluated for
+// its value: only its type counts), an int as gdb types it (C's size_t is unsigned).
+func (p *arithParser) sizeof() (arithOperand, error) {
+	if name, ok := p.typeName(); ok {
+		if p.skip {
+			return arithOperand{kind: "uint"}, nil
+		}
+		if p.program() == nil {
+			return arithOperand{}, errNoProgram
+		}
+		t, err := p.e.t.sym.ParseType(name)
+		if err != nil {
+			return arithOperand{}, err
+		}
+		n, err := elfsym.TypeSize(t)
+		return arithOperand{kind: "int", i: int64(n), ct: tInt}, err
+	}
+	v, err := p.unary()
+	if err != nil || p.skip {
+		return v, err
+	}
+	if v.obj == nil {
+		size := uint64(8)
+		if v.ct.known() {
+			size = uint64(v.ct.bits / 8)
+		}
+		return arithOperand{kind: "int", i: int64(size), ct: tInt}, nil
+	}
+	n, err := p.e.t.sym.SizeOf(*v.obj)
+	return arithOperand{kind: "int", i: int64(n), ct: tInt}, err
+}
+
+// deref is *v: what a pointer points to (the first element of an array).
+func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
+	if v.obj != nil && v.obj.Kind == "array" {
+		c, err := p.e.t.sym.Element(*v.obj, 0, cachedMem{p.e.t})
+		if err == nil {
+			c.Name = "*" + v.obj.Name
+			return arithOperand{obj: &c}, nil
+		}
+	}
+	if v.obj != nil && v.obj.Kind == "pointer" {
+		c, err := p.e.t.sym.Element(*v.obj, 0, cachedMem{p.e.t})
+		if err == nil {
+			c.Name = "*" + v.obj.Name
+			return arithOperand{obj: &c}, nil
+		}
+	}
+	return p.child(v, "*")
+}
+
+// index is v[idx]: an element of an array, or p[0] of a pointer.
+func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
+	if p.skip {
+		return v, nil
+	}
+	n, err := p.number(idx)
+	if err != nil {
+		return v, err
+	}
+	if n.kind == "float" {
+		return v, errors.New("an array index must be an integer")
+	}
+	i := n.i
+	if n.kind == "uint" {
+		i = int64(n.u)
+	}
+	if v.obj != nil && (v.obj.Kind == "pointer" || v.obj.Kind == "array") {
+		if c, err := p.e.t.sym.Element(*v.obj, i, cachedMem{p.e.t}); err == nil || v.obj.Kind == "pointer" {
+			return arithOperand{obj: &c}, err
+		}
+	}
+	return p.child(v, "["+strconv.FormatInt(i, 10)+"]")
+}
+
+// pointerOp is l op r when it is pointer arithmetic or gdb's @: p + n, n + p, p - n, p - q,
+// v@n. ok is false for the other operations.
+func (p *arithParser) pointerOp(op string, l, r arithOperand) (arithOperand, bool, error) {
+	ptr := func(v arithOperand) bool { return v.obj != nil && (v.obj.Kind == "pointer" || v.obj.Kind == "array") }
+	if op != "@" && !ptr(l) && !ptr(r) {
+		return l, false, nil
+	}
+	if op != "@" && (l.obj != nil || r.obj != nil) && p.program() == nil {
+		return l, true, errNoProgram
+	}
+	sym, mem := p.program(), cachedMem{p.e.t}
+	for _, v := range []*arithOperand{&l, &r} { // an array is a pointer to its first element
+		if op != "@" && v.obj != nil && v.obj.Kind == "array" {
+			d, err := sym.Decay(*v.obj, mem)
+			if err != nil {
+				return *v, true, err
+			}
+			v.obj = &d
+		}
+	}
+	count := func(v arithOperand) (int64, error) {
+		n, err := p.number(v)
+		if err == nil && n.kind == "float" {
+			err = fmt.Errorf("invalid operands to %s: a floating-point count", op)
+		}
+		return n.i + int64(n.u), err
+	}
+	switch {
+	case op == "@":
+		if l.obj == nil {
+			return l, true, errors.New("Only values in memory can be extended with '@'.")
+		}
+		n, err := count(r)
+		if err != nil {
+			return l, true, err
+		}
+		v, err := sym.Repeat(*l.obj, n, mem)
+		return arithOperand{obj: &v}, true, err
+	case op == "-" && ptr(l) && ptr(r):
+		d, err := sym.Diff(*l.obj, *r.obj)
+		return arithOperand{kind: "int", i: d, ct: tLong}, true, err
+	case (op == "+" || op == "-") && ptr(l):
+		n, err := count(r)
+		if err != nil {
+			return l, true, err
+		}
+		if op == "-" {
+			n = -n
+		}
+		v, err := sym.Add(*l.obj, n, mem)
+		return arithOperand{obj: &v}, true, err
+	case op == "+" && ptr(r):
+		n, err := count(l)
+		if err != nil {
+			return r, true, err
+		}
+		v, err := sym.Add(*r.obj, n, mem)
+		return arithOperand{obj: &v}, true, err
+	}
+	return l, false, nil
+}
