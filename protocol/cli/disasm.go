@@ -131,3 +131,43 @@ func (d *Debugger) infoSharedLibrary() {
 		d.printf("0x%016x  %-11s %s\n", m.Base, "No", m.Path)
 	}
 }
+
+// cmdJump is gdb's jump LINE: the stopped thread goes on at another line of the function it
+// runs (engine.Jumper: written pc, the frame as it is), and the program continues from there.
+// A line of another function is refused (gdb asks whether to jump anyway; the frame would
+// not fit it).
+func cmdJump(d *Debugger, args string) bool {
+	if d.s.State() != engine.Stopped {
+		d.printf("The program is not being run.\n")
+		return false
+	}
+	spec, err := d.parseLocation(args)
+	if err != nil {
+		d.printf("%v\n", err)
+		return false
+	}
+	if spec.Kind != engine.LineBreakpoint {
+		d.printf("jump takes a line: LINE or FILE:LINE.\n")
+		return false
+	}
+	targets, err := d.s.GotoTargets(spec.File, spec.Line)
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	if len(targets) == 0 {
+		d.printf("Line %d is not a statement of the function being run: jump moves within it only.\n", spec.Line)
+		return false
+	}
+	if err := d.s.Goto(targets[0]); err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	if ix, ok := d.s.Target().(engine.IndexedPCs); ok && ix.PCsAreIndexes() {
+		d.printf("Continuing at pc %d.\n", targets[0].PC)
+	} else {
+		d.printf("Continuing at %#x.\n", targets[0].PC)
+	}
+	d.runAndReport(d.s.Continue)
+	return false
+}

@@ -165,3 +165,17 @@ func TestUntilLeavesTheLoopAsGDB(t *testing.T) {
 	out = script(t, "until\nbreak 10\nrun\ndelete\nuntil\nprint total\n") // a Kite for loop
 	expect(t, out, "(polydbg) until\nThe program is not being run.\n", "(polydbg) until\n12\tprint(\"total\", total)\n", "$1 = 7\n")
 }
+
+// jump LINE goes on at another line of the function, as gdb's: past the loop, the program
+// prints the total it had (0), as it does in gdb; a line of another function is refused.
+func TestJumpAsGDB(t *testing.T) {
+	const commands = "break 5\nrun\njump 7\n"
+	dir, out := nativeScriptOf(t, "until", cUntil, commands)
+	expect(t, out, "(polydbg) jump 7\nContinuing at 0x", "\n0\n", "[program exited normally]")
+	if oracle := gdbBatch(t, filepath.Join(dir, "until"), commands); !strings.Contains(oracle, "\n0\n") {
+		t.Errorf("gdb printed another total:\n%s", oracle)
+	}
+	out = script(t, "break 10\nrun\njump 3\njump 9\nprint i\n")
+	expect(t, out, "(polydbg) jump 3\nLine 3 is not a statement of the function being run", "(polydbg) jump 9\nContinuing at pc ",
+		"Breakpoint 1, main at prog.kite:10", "(polydbg) print i\n$1 = 1\n")
+}

@@ -84,6 +84,28 @@ describe('native under gdbserver', () => {
     assert.deepEqual(before.body.instructions.map((x) => x.presentationHint), ['invalid', 'invalid'], 'before the function: filler');
   });
 
+  test('goto: the pc moves to another line of the function, nothing runs; another function is no target', async () => {
+    s = new Session();
+    await s.start({ kind: 'native', program: EXE },
+      () => s.dc.setBreakpointsRequest({ source: { path: SRC }, breakpoints: [{ line: CALL }] }));
+    const caps = s.events.find((e) => e.event === 'capabilities').body.capabilities;
+    assert.equal(caps.supportsGotoTargetsRequest, true);
+    await s.stoppedAt('breakpoint', CALL);
+    assert.deepEqual((await s.dc.customRequest('gotoTargets', { source: { path: SRC }, line: ADD })).body.targets, [],
+      'add is another function');
+    const after = CALL + 2; // the printf after the loop
+    const t = (await s.dc.customRequest('gotoTargets', { source: { path: SRC }, line: after })).body.targets;
+    assert.equal(t.length, 1);
+    await s.dc.setBreakpointsRequest({ source: { path: SRC }, breakpoints: [] });
+    const [, ev] = await Promise.all([s.dc.customRequest('goto', { threadId: 1, targetId: t[0].id }), s.stopped()]);
+    assert.equal(ev.body.reason, 'goto');
+    assert.equal((await s.top()).line, after);
+    assert.equal((await s.vars((await s.top()).id, 'Locals')).total.value, '0', 'nothing ran');
+    await s.dc.continueRequest({ threadId: 1 });
+    await s.outputHas('stdout', 'total 0 args 0\n'); // the loop was skipped
+    assert.equal((await s.exited()).body.exitCode, 0);
+  });
+
   test('stopOnEntry and a function breakpoint', async () => {
     s = new Session();
     await s.start({ kind: 'native', program: EXE, stopOnEntry: true });
