@@ -1,0 +1,230 @@
+package cli
+
+// The commands that run the program: run, start, continue, step, next, finish, until,
+// advance, jump.
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+func cmdRun(d *Debugger, _ string) bool { d.run(false); return false }
+
+func cmdStart(d *Debugger, _ string) bool { d.run(true); return false }
+
+func (d *Debugger) run(stopOnEntry bool) {
+	if d.s.State() != engine.Initialized {
+		if err := d.newSession(); err != nil {
+			d.printf("%v\n", err)
+			return
+		}
+	}
+	d.runAndReport(func() error { return d.s.Start(stopOnEntry) })
+}
+
+// cmdContinue is gdb's continue [N]: with N, the breakpoint the program is stopped at is
+// passed N-1 more times without stopping.
+func cmdContinue(d *Debugger, args string) bool {
+	if d.cfg.Attached && d.s.State() == engine.Initialized {
+		d.printf("Continuing.\n")
+		d.run(false)
+		return false
+	}
+	ignore, bp := 0, 0
+	if args != "" {
+		n, ok := atoi(args)
+		if !ok || n < 1 {
+			d.printf("Invalid count %q.\n", args)
+			return false
+		}
+		if st := d.s.LastStop(); d.s.State() == engine.Stopped && st != nil && st.Reason == engine.ReasonBreakpoint {
+			ignore, bp = n-1, st.BreakpointID
+			d.printf("Will ignore next %d crossings of breakpoint %d.  Continuing.\n", ignore, bp)
+		} else {
+			d.printf("Not stopped at any breakpoint; argument ignored.\n")
+		}
+	}
+	if ignore == 0 && d.s.State() == engine.Stopped {
+		d.printf("Continuing.\n")
+	}
+	for {
+		h, ok := d.resume(d.s.Continue)
+		if !ok {
+			return false
+		}
+		if ignore > 0 && h.State == engine.Stopped && h.Stop.Reason == engine.ReasonBreakpoint && h.Stop.BreakpointID == bp {
+			ignore--
+			continue
+		}
+		d.report(h)
+		return false
+	}
+}
+
+func stepCmd(mode engine.ResumeMode) cmdFunc {
+	return func(d *Debugger, _ string) bool {
+		d.runAndReport(func() error { return d.s.Step(mode) })
+		return false
+	}
+}
+
+// cmdFinish is gdb's finish: it runs until the selected frame returns (from an outer frame,
+// after up, one step out per frame, stopping early where something else stops the program),
+// says which frame it runs out of, and prints the returned value, which joins the value
+// history.
+func cmdFinish(d *Debugger, _ string) bool {
+	if frames, err := d.s.Stack(); err == nil {
+		if d.frame > 0 && d.frame >= len(frames)-1 { // (from the top level itself, the target decides)
+			d.printf("\"finish\" not meaningful in the outermost frame.\n")
+			return false
+		}
+		if d.frame < len(frames)-1 {
+			f := frames[d.frame]
+			d.printf("Run till exit from #%d  %s at %s:%d\n", d.frame, f.Func, f.Location.File, f.Location.Line)
+		}
+	}
+	var h engine.Halt
+	for range d.frame + 1 {
+		var ok bool
+		if h, ok = d.resume(func() error { return d.s.Step(engine.StepOut) }); !ok {
+			return false
+		}
+		if h.State != engine.Stopped || h.Stop.Reason != engine.ReasonStep {
+			break // a breakpoint on the way, a signal, the end
+		}
+	}
+	d.report(h)
+	if h.State == engine.Stopped && h.Stop.ReturnValue != nil {
+		v := *h.Stop.ReturnValue
+		d.printf("Value returned is $%d = %s\n", d.values.Record(v), v.Value)
+	}
+	return false
+}
+
+// cmdUntil is gdb's until: with a location, advance; without one, next, except that it does
+// not stop at code at or before this line's in this frame (a loop's head, its body again):
+// it goes on until code past this line, or until the frame returns, whichever comes first.
+func cmdUntil(d *Debugger, args string) bool {
+	if strings.TrimSpace(args) != "" {
+		return cmdAdvance(d, args)
+	}
+	if st := d.s.State(); st != engine.Stopped {
+		d.printf("The program is not being run.\n")
+		return false
+	}
+	fs, err := d.s.Stack()
+	if err != nil || len(fs) == 0 {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	here, depth := fs[0].Location, len(fs)
+	for {
+		h, ok := d.resume(func() error { return d.s.Step(engine.StepOver) })
+		if !ok {
+			return false
+		}
+		if h.State == engine.Stopped && h.Stop.Reason == engine.ReasonStep && !d.pendingPause.Load() {
+			now, err := d.s.Stack()
+			if err == nil && len(now) == depth && now[0].Location.Func == here.Func && behind(now[0].Location, here) {
+				continue // back in a loop: on until past this line
+			}
+		}
+		d.report(h)
+		return false
+	}
+}
+
+// behind reports whether a step that landed at now went back from here: to code at or
+// before here's, as gdb's until sees it (a loop's increment, placed after its body, is
+// ahead), or to an earlier line where there are no code addresses.
+func behind(now, here engine.Location) bool {
+	if now.HasPC && here.HasPC {
+		return now.PC <= here.PC
+	}
+	return now.File == here.File && now.Line <= here.Line
+}
+
+// cmdAdvance is gdb's advance (and until with a location): run to LOCATION through a
+// breakpoint of its own, removed again whatever stops the program first. Unlike gdb it does
+// not also stop when the current function returns first.
+func cmdAdvance(d *Debugger, args string) bool {
+	if strings.TrimSpace(args) == "" {
+		d.printf("Argument required (a location: FILE:LINE, LINE or FUNCTION).\n")
+		return false
+	}
+	spec, ok := d.locationWhileStopped(args)
+	if !ok {
+		return false
+	}
+	spec.Temporary = true
+	bp, err := d.s.SetBreakpoint(spec)
+	if err != nil {
+		d.printf("%v\n", err)
+		return false
+	}
+	if d.momentary == nil {
+		d.momentary = map[int]bool{}
+	}
+	d.momentary[bp.ID] = true
+	h, ok := d.resume(d.s.Continue)
+	if slices.ContainsFunc(d.s.Breakpoints(), func(b engine.Breakpoint) bool { return b.ID == bp.ID }) {
+		_ = d.s.RemoveBreakpoint(bp.ID) // something else stopped the program first
+	}
+	if ok {
+		d.report(h)
+	}
+	delete(d.momentary, bp.ID)
+	return false
+}
+
+// cmdJump is gdb's jump LINE: the stopped thread goes on at another line of the function it
+// runs (engine.Jumper: written pc, the frame as it is), and the program continues from there.
+// A line of another function is refused (gdb asks whether to jump anyway; the frame would
+// not fit it).
+func cmdJump(d *Debugger, args string) bool {
+	spec, ok := d.locationWhileStopped(args)
+	if !ok {
+		return false
+	}
+	if spec.Kind != engine.LineBreakpoint {
+		d.printf("jump takes a line: LINE or FILE:LINE.\n")
+		return false
+	}
+	targets, err := d.s.GotoTargets(spec.File, spec.Line)
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	if len(targets) == 0 {
+		d.printf("Line %d is not a statement of the function being run: jump moves within it only.\n", spec.Line)
+		return false
+	}
+	if err := d.s.Goto(targets[0]); err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	if ix, ok := d.s.Target().(engine.IndexedPCs); ok && ix.PCsAreIndexes() {
+		d.printf("Continuing at pc %d.\n", targets[0].PC)
+	} else {
+		d.printf("Continuing at %#x.\n", targets[0].PC)
+	}
+	d.runAndReport(d.s.Continue)
+	return false
+}
+
+// locationWhileStopped reads the location argument of a command that needs the program
+// stopped; false, with the reason said, when it cannot be used.
+func (d *Debugger) locationWhileStopped(args string) (engine.BreakpointSpec, bool) {
+	if d.s.State() != engine.Stopped {
+		d.printf("The program is not being run.\n")
+		return engine.BreakpointSpec{}, false
+	}
+	spec, err := d.parseLocation(args)
+	if err != nil {
+		d.printf("%v\n", err)
+		return spec, false
+	}
+	return spec, true
+}
