@@ -439,20 +439,72 @@ func (d *Debugger) showScope(name string) {
 	}
 }
 
-func cmdBacktrace(d *Debugger, _ string) bool {
+// cmdBacktrace is gdb's backtrace [full] [N|-N]: the frames (the innermost N, or the
+// outermost N), with each frame's locals after it when full.
+func cmdBacktrace(d *Debugger, args string) bool {
+	full, limit := false, 0
+	for _, f := range strings.Fields(args) {
+		switch n, ok := atoi(f); {
+		case f == "full" || f == "-full":
+			full = true
+		case ok && n != 0:
+			limit = n
+		default:
+			d.printf("No symbol %q in current context.\n", f)
+			return false
+		}
+	}
 	frames, err := d.s.Stack()
 	if err != nil {
 		d.printf("%s\n", explain(err))
 		return false
 	}
-	for _, f := range frames {
+	shown, more := frames, false
+	switch {
+	case limit > 0 && limit < len(frames):
+		shown, more = frames[:limit], true
+	case limit < 0 && -limit < len(frames):
+		shown = frames[len(frames)+limit:]
+	}
+	for _, f := range shown {
 		mark := " "
 		if f.Index == d.frame {
 			mark = "*"
 		}
 		d.printf("%s#%-3d %s\n", mark, f.Index, frameWhere(f))
+		if full {
+			d.frameLocals(f.Index)
+		}
+	}
+	if more {
+		d.printf("(More stack frames follow...)\n")
 	}
 	return false
+}
+
+// frameLocals prints the locals of frame i, indented, for backtrace full.
+func (d *Debugger) frameLocals(i int) {
+	scopes, err := d.s.Scopes(i)
+	if err != nil {
+		return
+	}
+	printed := false
+	for _, sc := range scopes {
+		if sc.Name != "Locals" {
+			continue
+		}
+		vars, err := d.s.Variables(sc.Ref)
+		if err != nil {
+			continue
+		}
+		for _, v := range vars {
+			d.printf("        %s = %s\n", v.Name, v.Value)
+			printed = true
+		}
+	}
+	if !printed {
+		d.printf("No locals.\n")
+	}
 }
 
 func cmdFrame(d *Debugger, args string) bool {

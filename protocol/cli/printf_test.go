@@ -33,3 +33,16 @@ func TestInterruptWhileStopped(t *testing.T) {
 	out := script(t, "interrupt\nb fib\nrun\ninterrupt\np n\n")
 	expect(t, out, "(polydbg) interrupt\nThe program is not being run.\n", "(polydbg) interrupt\n(polydbg) p n\n$1 = ")
 }
+
+// backtrace full, N and -N, and list FIRST,LAST, as gdb takes them.
+func TestBacktraceFullAndListRanges(t *testing.T) {
+	out := script(t, "break fib if n == 1\nrun\nc\nbt full\nbt 1\nbt -1\nlist 2,4\nlist ,12\nbt x\nlist 4,2\n")
+	expect(t, out,
+		"(polydbg) bt full\n*#0   fib at prog.kite:2:5\n        n = 1\n #1   fib at prog.kite:5:12\n        n = 2\n",
+		" main at prog.kite:10:", "        i = 2\n",
+		"(polydbg) bt 1\n*#0   fib at prog.kite:2:5\n(More stack frames follow...)\n",
+		"(polydbg) bt -1\n #2   main at prog.kite:10:",
+		"(polydbg) list 2,4\n", "2\t    if n < 2 {\n", "4\t    }\n(polydbg) list ,12\n",
+		"12\tprint(\"total\", total)\n(polydbg) bt x\nNo symbol \"x\" in current context.\n",
+		"(polydbg) list 4,2\nBad line range \"4,2\".\n")
+}

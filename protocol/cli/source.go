@@ -106,6 +106,23 @@ func cmdList(d *Debugger, args string) bool {
 		}
 	}
 	size := d.listSize()
+	last := 0 // the last line of a range FIRST,LAST
+	if first, rest, isRange := strings.Cut(args, ","); isRange {
+		a, okA := atoi(strings.TrimSpace(first))
+		b, okB := atoi(strings.TrimSpace(rest))
+		switch {
+		case okA && okB && b >= a: // list 3,6
+			d.listAt, last = max(1, a), b
+		case okA && strings.TrimSpace(rest) == "": // list 3, : from line 3
+			d.listAt = max(1, a)
+		case okB && strings.TrimSpace(first) == "": // list ,6 : the lines ending at 6
+			d.listAt, last = max(1, b-size+1), b
+		default:
+			d.printf("Bad line range %q.\n", args)
+			return false
+		}
+		args = ""
+	}
 	if args != "" {
 		if n, ok := atoi(args); ok {
 			d.listAt = max(1, n-size/2)
@@ -132,6 +149,9 @@ func cmdList(d *Debugger, args string) bool {
 		return false
 	}
 	end := min(len(src), d.listAt+size-1)
+	if last > 0 {
+		end = min(len(src), last)
+	}
 	d.printSource(file, d.listAt, end)
 	d.listAt = end + 1
 	return false
