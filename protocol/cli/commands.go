@@ -22,6 +22,7 @@ var cmdTable []cmdDef
 func init() {
 	cmdTable = []cmdDef{
 		{"break", []string{"b", "br"}, "break LOCATION [if COND]  set a breakpoint at FILE:LINE, LINE, FUNCTION or *PC", cmdBreak},
+		{"rbreak", nil, "rbreak REGEX  set a breakpoint on every function whose name matches REGEX", cmdRbreak},
 		{"tbreak", []string{"tb"}, "tbreak LOCATION [if COND]  set a breakpoint deleted when first hit", cmdTbreak},
 		{"delete", []string{"d"}, "delete [N...]  delete breakpoints (all without arguments)", cmdDelete},
 		{"watch", nil, "watch EXPR  stop when the program writes what EXPR names (a hardware watchpoint)", watchCmd(engine.DataWrite)},
@@ -348,7 +349,7 @@ func cmdInfo(d *Debugger, args string) bool {
 	what, _, _ := strings.Cut(args, " ")
 	switch {
 	case what == "":
-		d.printf("info args|locals|globals|registers|breakpoints|display|frame|program|threads|symbol|sharedlibrary\n")
+		d.printf("info args|locals|globals|registers|breakpoints|display|frame|program|threads|symbol|sharedlibrary|functions\n")
 	case strings.HasPrefix("locals", what):
 		d.showLocals(false)
 	case strings.HasPrefix("args", what):
@@ -357,6 +358,8 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.showScope("Globals")
 	case strings.HasPrefix("registers", what) && len(what) >= 2, what == "r":
 		d.infoRegisters(strings.Fields(args)[1:])
+	case len(what) >= 2 && strings.HasPrefix("functions", what):
+		d.infoFunctions(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case what == "symbol":
 		d.infoSymbol(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case len(what) >= 2 && strings.HasPrefix("sharedlibrary", what):

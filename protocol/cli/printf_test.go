@@ -46,3 +46,11 @@ func TestBacktraceFullAndListRanges(t *testing.T) {
 		"12\tprint(\"total\", total)\n(polydbg) bt x\nNo symbol \"x\" in current context.\n",
 		"(polydbg) list 4,2\nBad line range \"4,2\".\n")
 }
+
+// info functions and rbreak, over the program's function names by regular expression.
+func TestInfoFunctionsAndRbreak(t *testing.T) {
+	out := script(t, "info functions\ninfo functions ^f\nrbreak ^fib$\ninfo breakpoints\nrbreak (\nrun\n")
+	expect(t, out, "(polydbg) info functions\nAll defined functions:\n\nFile prog.kite:\n", "\tfib\n", "\tmain\n",
+		"(polydbg) info functions ^f\nAll functions matching regular expression \"^f\":\n\nFile prog.kite:\n2:\tfib\n(polydbg) rbreak ^fib$\n",
+		"Breakpoint 1 at pc ", "(polydbg) info breakpoints\n1    ", "(polydbg) rbreak (\nInvalid regexp:", "Breakpoint 1, fib at prog.kite:2")
+}

@@ -1,0 +1,82 @@
+package cli
+
+// Commands over the program's names: gdb's rbreak and info functions.
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// functionsMatching are the program's functions whose names match the regular expression
+// (all of them for ""), sorted; ok is false (and the reason said) when there are none to
+// ask or the expression is bad.
+func (d *Debugger) functionsMatching(expr string) ([]string, bool) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		d.printf("Invalid regexp: %v\n", err)
+		return nil, false
+	}
+	n, ok := d.s.Target().(engine.Names)
+	if !ok {
+		d.printf("This target does not list its functions.\n")
+		return nil, false
+	}
+	var out []string
+	for _, f := range n.FunctionNames() {
+		if re.MatchString(f) {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), true
+}
+
+// cmdRbreak is gdb's rbreak REGEX: a breakpoint on every function whose name matches.
+func cmdRbreak(d *Debugger, args string) bool {
+	fns, ok := d.functionsMatching(strings.TrimSpace(args))
+	if !ok {
+		return false
+	}
+	for _, f := range fns {
+		d.setBreak(f, false)
+	}
+	return false
+}
+
+// infoFunctions is gdb's info functions [REGEX]: the functions with a name that matches,
+// by source file, with the line each starts at.
+func (d *Debugger) infoFunctions(expr string) {
+	fns, ok := d.functionsMatching(expr)
+	if !ok {
+		return
+	}
+	if expr == "" {
+		d.printf("All defined functions:\n")
+	} else {
+		d.printf("All functions matching regular expression %q:\n", expr)
+	}
+	byFile := map[string][]string{}
+	var files, nodebug []string
+	for _, f := range fns {
+		loc, err := d.s.Target().ResolveFunction(f)
+		if err != nil || loc.File == "" {
+			nodebug = append(nodebug, f)
+			continue
+		}
+		if _, seen := byFile[loc.File]; !seen {
+			files = append(files, loc.File)
+		}
+		byFile[loc.File] = append(byFile[loc.File], fmt.Sprintf("%d:\t%s", loc.Line, f))
+	}
+	slices.Sort(files)
+	for _, file := range files {
+		d.printf("\nFile %s:\n%s\n", file, strings.Join(byFile[file], "\n"))
+	}
+	if len(nodebug) > 0 {
+		d.printf("\nNon-debugging symbols:\n%s\n", strings.Join(nodebug, "\n"))
+	}
+}
