@@ -295,3 +295,7 @@ func (f *File) Decay(v Value, mem Memory) (Value, error) {
 	out.Name = v.Name
 	return out, nil
 }
+
+// Typed reports whether v was read with a type of the program (a register's word was not):
+// only such a pointer moves by the size of what it points to.
+func (v Value) Typed() bool { return v.typ != nil }

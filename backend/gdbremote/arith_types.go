@@ -163,7 +163,9 @@ func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
 // pointerOp is l op r when it is pointer arithmetic or gdb's @: p + n, n + p, p - n, p - q,
 // v@n. ok is false for the other operations.
 func (p *arithParser) pointerOp(op string, l, r arithOperand) (arithOperand, bool, error) {
-	ptr := func(v arithOperand) bool { return v.obj != nil && (v.obj.Kind == "pointer" || v.obj.Kind == "array") }
+	ptr := func(v arithOperand) bool {
+		return v.obj != nil && v.obj.Typed() && (v.obj.Kind == "pointer" || v.obj.Kind == "array")
+	}
 	if op != "@" && !ptr(l) && !ptr(r) {
 		return l, false, nil
 	}

@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,27 +35,7 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 		return elfsym.Value{Name: expr, Type: "long", Kind: "int", Text: strconv.FormatInt(n, 10)}, nil
 	}
 	if expr[0] == '$' {
-		name := expr[1:]
-		if name == "pc" {
-			if r, ok := e.t.desc.PCReg(); ok {
-				name = r.Name
-			}
-		}
-		if n, ok := e.t.sym.Arch.RegNum(name); ok {
-			if v, ok := e.fr.Register(n); ok {
-				return elfsym.Value{Name: expr, Type: "register", Kind: "uint", Text: strconv.FormatUint(v, 10)}, nil
-			}
-		}
-		if e.fr.Index == 0 {
-			if r, ok := e.t.desc.Reg(name); ok {
-				b, err := e.t.reg(r.Num)
-				if err != nil {
-					return elfsym.Value{}, err
-				}
-				return elfsym.Value{Name: expr, Type: "register", Kind: "uint", Text: strconv.FormatUint(Uint(b, e.t.order), 10)}, nil
-			}
-		}
-		return elfsym.Value{}, fmt.Errorf("no register %s", expr)
+		return e.register(expr)
 	}
 	if strings.Contains(expr, "(") { // (*p).f, (s).a[1]: through the places of setvar.go
 		if p, err := parsePath(expr); err == nil {
@@ -437,4 +418,62 @@ func (t *Target) agentResolver(pc uint64) AgentResolver {
 		}
 		return av, nil
 	}
+}
+
+// register reads $NAME in the frame: a register by its name, or gdb's $pc, $sp and $fp.
+// As in gdb, $pc is a code pointer, $sp and $fp data pointers, the others longs.
+func (e *evaluator) register(expr string) (elfsym.Value, error) {
+	name, arch := expr[1:], e.t.sym.Arch
+	kind := ""
+	switch name {
+	case "pc":
+		kind = name
+		if r, ok := e.t.desc.PCReg(); ok {
+			name = r.Name
+		}
+	case "sp", "fp":
+		kind = name
+		if n := map[string]int{"sp": arch.SP, "fp": arch.FP}[name]; n >= 0 && arch.RegName(n) != "" {
+			name = arch.RegName(n)
+		}
+	}
+	var v uint64
+	found := false
+	if n, ok := arch.RegNum(name); ok {
+		v, found = e.fr.Register(n)
+	}
+	if !found && e.fr.Index == 0 {
+		if r, ok := e.t.desc.Reg(name); ok {
+			b, err := e.t.reg(r.Num)
+			if err != nil {
+				return elfsym.Value{}, err
+			}
+			v, found = Uint(b, e.t.order), true
+		}
+	}
+	if !found {
+		return elfsym.Value{}, fmt.Errorf("no register %s", expr)
+	}
+	b := make([]byte, arch.PtrSize)
+	for i := range b { // the register's word, in the target's order
+		if arch.ByteOrder == binary.BigEndian {
+			b[len(b)-1-i] = byte(v >> (8 * i))
+		} else {
+			b[i] = byte(v >> (8 * i))
+		}
+	}
+	out := elfsym.Value{Name: expr, Type: "long", Kind: "int", Bytes: b, Text: strconv.FormatInt(int64(v), 10)}
+	if arch.PtrSize == 4 {
+		out.Text = strconv.FormatInt(int64(int32(v)), 10)
+	}
+	switch kind {
+	case "pc":
+		out.Type, out.Kind, out.Text = "void (*)()", "pointer", fmt.Sprintf("%#x", v)
+		if sym, ok := e.t.sym.SymbolAt(v); ok {
+			out.Text += " <" + sym + ">"
+		}
+	case "sp", "fp":
+		out.Type, out.Kind, out.Text = "void *", "pointer", fmt.Sprintf("%#x", v)
+	}
+	return out, nil
 }

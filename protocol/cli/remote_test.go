@@ -163,10 +163,11 @@ continue
 	}
 }
 
-// stepiPCs returns the values printed by "print $pc" (before and after a stepi).
+// stepiPCs returns the addresses printed by "print $pc" (before and after a stepi), which
+// prints as gdb's: (void (*)()) 0x138 <tick_work+4>.
 func stepiPCs(out string) []string {
 	var pcs []string
-	for _, m := range regexp.MustCompile(`\(polydbg\) print \$pc\n\$\d+ = (\d+)`).FindAllStringSubmatch(out, -1) {
+	for _, m := range regexp.MustCompile(`\(polydbg\) print \$pc\n\$\d+ = \(void \(\*\)\(\)\) (0x[0-9a-f]+)`).FindAllStringSubmatch(out, -1) {
 		pcs = append(pcs, m[1])
 	}
 	return pcs

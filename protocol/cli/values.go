@@ -51,7 +51,7 @@ func (d *Debugger) evaluate(args string, pure bool) {
 // for a string (char *), which shows its text instead, and under a format letter.
 func pointerPrefix(v engine.Variable, format byte) string {
 	t := strings.TrimSpace(v.Type)
-	if format != 0 || !strings.HasSuffix(t, "*") || !strings.HasPrefix(v.Value, "0x") {
+	if format != 0 || !strings.HasPrefix(v.Value, "0x") || !strings.HasSuffix(t, "*") && !strings.Contains(t, "(*)") {
 		return ""
 	}
 	if base := strings.TrimSpace(strings.TrimRight(t, "* ")); strings.Count(t, "*") == 1 && strings.HasSuffix(base, "char") {
