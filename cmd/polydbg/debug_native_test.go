@@ -139,3 +139,35 @@ func TestDisassembleAsGDB(t *testing.T) {
 		}
 	}
 }
+
+// display/i $pc shows the next instruction at every stop, as gdb's does under stepi.
+func TestDisplayInstructionsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb", "objdump")
+	bin := polydbgBinary(t)
+	_, exe := buildNative(t, "disp", "int twice(int x) {\n    return x * 2;\n}\nint main(void) {\n    return twice(3) - 6;\n}\n")
+	const commands = "break twice\nrun\ndisplay/i $pc\nstepi\nstepi\nstepi\n"
+	cmd := exec.Command(bin, "debug", exe)
+	cmd.Stdin = strings.NewReader(commands + "info display\nundisplay 1\nstepi\nquit\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	oracle := realparts.GDBBatch(t, exe, commands)
+	shown := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(1: x/i \$pc\n=> 0x[0-9a-f]+ <[^>]+>:\t.*)$`)
+	var ours, theirs []string
+	for _, m := range shown.FindAllStringSubmatch(string(out), -1) {
+		ours = append(ours, m[1])
+	}
+	for _, m := range shown.FindAllStringSubmatch(oracle, -1) {
+		theirs = append(theirs, m[1])
+	}
+	// The displays at the three stepi stops (gdb's batch output may lose the first one, shown
+	// by the display command itself, among its other lines).
+	if len(ours) != 4 || len(theirs) < 3 || !slices.Equal(ours[1:], theirs[len(theirs)-3:]) {
+		t.Fatalf("display/i: polydbg %q\ngdb %q\n%s", ours, theirs, out)
+	}
+	t.Logf("display/i: 3 of 3 displays at stepi stops agree with gdb")
+	if !strings.Contains(string(out), "1: /i $pc\n") { // info display
+		t.Errorf("info display:\n%s", out)
+	}
+}

@@ -76,6 +76,7 @@ type Debugger struct {
 	stopThread   uint64              // the thread of the last stop reported
 	temporary    map[int]bool        // tbreak's breakpoints, for gdb's words at their hit
 	momentary    map[int]bool        // advance's breakpoint: its hit is told as a plain stop
+	insnDisplays map[int]int         // display/i: the display's number, how many instructions
 }
 
 // Run runs the debugger until quit or the end of input; it returns the exit status.
@@ -232,9 +233,15 @@ func (d *Debugger) showDisplays(only int) {
 		return
 	}
 	for _, w := range values {
-		spec := displaySpec(w.Watch)
+		spec := d.displaySpec(w.Watch)
+		n, insns := d.insnDisplays[w.ID]
 		switch {
 		case only != 0 && w.ID != only:
+		case insns && w.Err == "": // display/i: x/i at the expression's address
+			d.printf("%d: x/%s\n", w.ID, strings.TrimPrefix(spec, "/"))
+			if addr, err := integerOf(w.Value.Value); err == nil {
+				d.examineInstructions(uint64(addr), n)
+			}
 		case w.Err != "":
 			d.printf("%d: %s = <error: %s>\n", w.ID, spec, w.Err)
 		default:
@@ -244,11 +251,34 @@ func (d *Debugger) showDisplays(only int) {
 }
 
 // displaySpec is a display as typed: "[/F ]EXPR".
-func displaySpec(w engine.Watch) string {
+func (d *Debugger) displaySpec(w engine.Watch) string {
+	if n, ok := d.insnDisplays[w.ID]; ok {
+		if n == 1 {
+			return "/i " + w.Expr
+		}
+		return fmt.Sprintf("/%di %s", n, w.Expr)
+	}
 	if w.Format != 0 {
 		return "/" + string(w.Format) + " " + w.Expr
 	}
 	return w.Expr
+}
+
+// instructionFormat reads display's "/i EXPR" or "/Ni EXPR" (N instructions).
+func instructionFormat(args string) (int, string, bool) {
+	spec, expr, ok := strings.Cut(strings.TrimPrefix(args, "/"), " ")
+	if !strings.HasPrefix(args, "/") || !ok || !strings.HasSuffix(spec, "i") {
+		return 0, "", false
+	}
+	n := 1
+	if digits := strings.TrimSuffix(spec, "i"); digits != "" {
+		v, ok := atoi(digits)
+		if !ok || v <= 0 {
+			return 0, "", false
+		}
+		n = v
+	}
+	return n, strings.TrimSpace(expr), strings.TrimSpace(expr) != ""
 }
 
 // explain turns engine errors into the messages a gdb user expects.

@@ -326,6 +326,15 @@ func cmdDisplay(d *Debugger, args string) bool {
 		d.showDisplays(0)
 		return false
 	}
+	if n, expr, ok := instructionFormat(args); ok { // display/i $pc: instructions at each stop
+		if d.insnDisplays == nil {
+			d.insnDisplays = map[int]int{}
+		}
+		id := d.s.AddWatchFormat(expr, 0).ID
+		d.insnDisplays[id] = n
+		d.showDisplays(id)
+		return false
+	}
 	format, expr, err := splitFormat(args)
 	if err == nil {
 		expr, err = d.values.Substitute(expr)
@@ -341,6 +350,8 @@ func cmdDisplay(d *Debugger, args string) bool {
 func cmdUndisplay(d *Debugger, args string) bool {
 	if n, ok := atoi(args); !ok || d.s.RemoveWatch(n) != nil {
 		d.printf("No display number %s.\n", args)
+	} else {
+		delete(d.insnDisplays, n)
 	}
 	return false
 }
@@ -393,7 +404,7 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.infoWatchpoints()
 	case strings.HasPrefix("display", what):
 		for _, w := range d.s.Watches() {
-			d.printf("%d: %s\n", w.ID, displaySpec(w))
+			d.printf("%d: %s\n", w.ID, d.displaySpec(w))
 		}
 	case strings.HasPrefix("frame", what):
 		d.selectFrame(d.frame)
