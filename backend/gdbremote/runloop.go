@@ -237,7 +237,17 @@ func (t *Target) stepOff() (StopReply, error) {
 		}
 		return sr, err
 	}
-	return t.resumeWait("s", 0, 0)
+	sr, err = t.resumeWait("s", 0, 0)
+	for try := 0; tr != nil && err == nil && try < maxStepRetries && sr.Kind == StopSignal && sr.Signal == sigTRAP; try++ {
+		// QEMU steps over its own breakpoint, but now and then reports a step that ran
+		// nothing (an exception was due): step again, or the continue that follows stops at
+		// this breakpoint without progress.
+		if now, perr := t.pc(); perr != nil || now != pc {
+			break
+		}
+		sr, err = t.resumeWait("s", 0, 0)
+	}
+	return sr, err
 }
 
 // doContinue runs until a trap the handler wants to stop at, a pause or a signal.
