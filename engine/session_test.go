@@ -497,3 +497,31 @@ func TestDisableEnableIgnore(t *testing.T) {
 		t.Error("disable of no breakpoint accepted")
 	}
 }
+
+// StepPast (gdb's until) steps over like next, but does not stop back in a loop: from the
+// last line of the fake program's loop body it runs the loop out; from an earlier line it
+// stops at the next one.
+func TestStepPastLeavesTheLoop(t *testing.T) {
+	s, f := fakeSession(t, 4, 3)
+	s.SetBreakpoints(f.file, []BreakpointSpec{{Line: 2}})
+	seq := s.Seq()
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, s, seq)
+	s.SetBreakpoints(f.file, nil)
+	ctx := context.Background()
+	h, err := s.StepPast(ctx)
+	if err != nil || h.State != Stopped || h.Stop.Location.Line != 3 {
+		t.Fatalf("until from line 2: %+v %v", h, err)
+	}
+	if _, err := s.StepPast(ctx); err != nil { // to line 4, the body's last
+		t.Fatal(err)
+	}
+	if h, err = s.StepPast(ctx); err != nil || h.State != Exited {
+		t.Fatalf("until from the body's last line stopped at %+v (%v), want the loops run out", h, err)
+	}
+	if _, err := s.StepPast(ctx); err == nil {
+		t.Error("until after the end accepted")
+	}
+}

@@ -305,19 +305,10 @@ func (e *evaluator) eval(n *condNode) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	switch n.op {
-	case "==":
-		return l == r, nil
-	case "!=":
-		return l != r, nil
-	case "<":
-		return l < r, nil
-	case "<=":
-		return l <= r, nil
-	case ">":
-		return l > r, nil
+	if c, ok := compare(n.op, l, r); ok {
+		return c, nil
 	}
-	return l >= r, nil
+	return false, fmt.Errorf("unknown comparison %s", n.op)
 }
 
 func (e *evaluator) cond(expr string) (bool, error) {

@@ -4,6 +4,7 @@ package cli
 // advance, jump.
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -103,9 +104,8 @@ func cmdFinish(d *Debugger, _ string) bool {
 	return false
 }
 
-// cmdUntil is gdb's until: with a location, advance; without one, next, except that it does
-// not stop at code at or before this line's in this frame (a loop's head, its body again):
-// it goes on until code past this line, or until the frame returns, whichever comes first.
+// cmdUntil is gdb's until: with a location, advance; without one, the engine's StepPast
+// (next, but not back into a loop).
 func cmdUntil(d *Debugger, args string) bool {
 	if strings.TrimSpace(args) != "" {
 		return cmdAdvance(d, args)
@@ -114,36 +114,13 @@ func cmdUntil(d *Debugger, args string) bool {
 		d.printf("The program is not being run.\n")
 		return false
 	}
-	fs, err := d.s.Stack()
-	if err != nil || len(fs) == 0 {
+	h, err := d.s.StepPast(context.Background())
+	if err != nil {
 		d.printf("%s\n", explain(err))
 		return false
 	}
-	here, depth := fs[0].Location, len(fs)
-	for {
-		h, ok := d.resume(func() error { return d.s.Step(engine.StepOver) })
-		if !ok {
-			return false
-		}
-		if h.State == engine.Stopped && h.Stop.Reason == engine.ReasonStep && !d.pendingPause.Load() {
-			now, err := d.s.Stack()
-			if err == nil && len(now) == depth && now[0].Location.Func == here.Func && behind(now[0].Location, here) {
-				continue // back in a loop: on until past this line
-			}
-		}
-		d.report(h)
-		return false
-	}
-}
-
-// behind reports whether a step that landed at now went back from here: to code at or
-// before here's, as gdb's until sees it (a loop's increment, placed after its body, is
-// ahead), or to an earlier line where there are no code addresses.
-func behind(now, here engine.Location) bool {
-	if now.HasPC && here.HasPC {
-		return now.PC <= here.PC
-	}
-	return now.File == here.File && now.Line <= here.Line
+	d.report(h)
+	return false
 }
 
 // cmdAdvance is gdb's advance (and until with a location): run to LOCATION through a
