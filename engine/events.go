@@ -66,6 +66,35 @@ type Subscription struct {
 	once   sync.Once
 	chOnce sync.Once
 	ch     chan Event
+	held   int // Hold calls not yet released: Ready stays quiet
+}
+
+// Hold keeps Ready quiet until the matching Release: the caller is handling a command and
+// drains what the command makes itself, so a front end's event pump, waiting on Ready, is
+// not woken (on another thread) for events it would find taken. Holds nest; a nil
+// subscription holds nothing.
+func (s *Subscription) Hold() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.held++
+	s.mu.Unlock()
+}
+
+// Release ends a Hold and signals Ready if events wait (or the subscription has ended), so
+// that nothing queued meanwhile is left unannounced.
+func (s *Subscription) Release() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.held--
+	wake := s.held == 0 && (s.head < len(s.queue) || s.ended)
+	s.mu.Unlock()
+	if wake {
+		signal(s.ready)
+	}
 }
 
 func newSubscription(opts SubscribeOptions) *Subscription {
@@ -94,8 +123,11 @@ func (s *Subscription) push(e Event) {
 	if !s.closed && !s.ended {
 		s.queue = append(s.queue, e)
 	}
+	held := s.held > 0
 	s.mu.Unlock()
-	signal(s.ready)
+	if !held {
+		signal(s.ready)
+	}
 }
 
 // full reports whether the queue is at its bound.
@@ -136,7 +168,7 @@ func (s *Subscription) TryNext() (e Event, ok, ended bool) {
 			// woken for events another one took (the request handler, after a step).
 			unsignal(s.ready)
 		}
-	} else {
+	} else if s.held == 0 {
 		signal(s.ready) // more wait: a reader that stops draining early is woken again
 	}
 	if s.max > 0 {

@@ -43,3 +43,47 @@ func TestReadyTakenBackWhenDrained(t *testing.T) {
 		t.Error("an ended subscription must stay ready, for its reader to learn of the end")
 	}
 }
+
+// A held subscription does not signal Ready for what its holder drains itself (a step's
+// events, taken by the command handler), and Release announces what was left.
+func TestHoldKeepsReadyQuiet(t *testing.T) {
+	s := newSubscription(SubscribeOptions{})
+	ready := func() bool {
+		select {
+		case <-s.Ready():
+			signal(s.ready)
+			return true
+		default:
+			return false
+		}
+	}
+	s.Hold()
+	s.push(Event{Kind: EventContinued})
+	s.push(Event{Kind: EventStopped})
+	if ready() {
+		t.Fatal("ready while held")
+	}
+	if _, ok, _ := s.TryNext(); !ok || ready() {
+		t.Fatal("taking one of two signalled while held")
+	}
+	s.Release()
+	if !ready() {
+		t.Fatal("the event left was not announced by Release")
+	}
+	s.TryNext()
+	s.Hold()
+	s.Hold() // nested
+	s.push(Event{Kind: EventOutput})
+	s.Release()
+	if ready() {
+		t.Fatal("ready while still held once")
+	}
+	s.TryNext()
+	s.Release()
+	if ready() {
+		t.Error("ready after a held command drained everything")
+	}
+	var none *Subscription
+	none.Hold() // a front end with no program yet
+	none.Release()
+}

@@ -164,6 +164,10 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	t.mu.Lock()
 	t.driving = true
 	t.mu.Unlock()
+	if stopOnEntry && t.opts.Run == nil {
+		t.drive(true) // the entry stop is reported when Start returns
+		return nil
+	}
 	go t.drive(false)
 	return nil
 }

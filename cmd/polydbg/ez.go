@@ -42,10 +42,9 @@ func runEZ(name string) func(args []string) int {
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		oneProcessor()
 		out, flush := protocolStdout(false)
 		defer flush()
-		err := ez.Serve(ctx, pollableStdin(), out, ez.Options{File: fs.Arg(0), WorkingDir: *wd})
+		err := ez.Serve(ctx, os.Stdin, out, ez.Options{File: fs.Arg(0), WorkingDir: *wd})
 		if err != nil && ctx.Err() == nil {
 			slog.Error("ez", "err", err)
 			return 1

@@ -195,8 +195,34 @@ func (b *burstWriter) flush() {
 }
 
 // rawWriter writes a non-blocking descriptor with raw write(2) calls, waiting in Go's poller
-// while it would block.
+// while it would block. It is a wire.TryWriter: a front end's wire.Outbox writes an answer
+// on the goroutine that made it when the pipe has room.
 type rawWriter struct{ rc syscall.RawConn }
+
+// TryWrite writes what the pipe takes now, without waiting.
+func (w rawWriter) TryWrite(p []byte) (int, error) {
+	done := 0
+	for done < len(p) {
+		var n uintptr
+		var errno syscall.Errno
+		err := w.rc.Write(func(fd uintptr) bool {
+			n, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
+			return true
+		})
+		switch {
+		case err != nil:
+			return done, err
+		case errno == syscall.EINTR:
+		case errno == syscall.EAGAIN:
+			return done, nil
+		case errno != 0:
+			return done, &os.PathError{Op: "write", Path: "/dev/stdout", Err: errno}
+		default:
+			done += int(n)
+		}
+	}
+	return done, nil
+}
 
 func (w rawWriter) Write(p []byte) (int, error) {
 	done := 0

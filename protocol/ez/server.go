@@ -3,13 +3,14 @@
 // programs. It only translates: commands become engine.Session calls, engine events
 // become EZ events.
 //
-// One goroutine (Serve's) writes every event, so lines never interleave and events keep
-// the engine's order; a second goroutine only reads lines from the input.
+// Commands are handled on the goroutine that reads them, as they arrive: a step is read,
+// run and answered by one goroutine, with no hand-off to another thread. Events that come
+// between commands (output, a breakpoint after continue) are written by Serve's goroutine.
+// A lock keeps the two from interleaving lines, so events keep the engine's order.
 package ez
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,7 +18,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
+	"sync"
 	"time"
 
 	"github.com/polydbg/polydbg/engine"
@@ -52,49 +53,43 @@ const shutdownWait = 5 * time.Second
 // memory stays bounded and nothing is lost.
 const MaxQueued = 4096
 
-// input is one item from the reader goroutine.
-type input struct {
-	line []byte
-	err  error // wire.ErrLineTooLong, io.EOF or a read error
-}
-
 // Serve runs one EZ debug session: it reads commands from in and writes events to out
 // until in ends (the program is then terminated and Serve returns nil) or ctx is done.
 // Serve returns an error only when out fails or in fails with something else than EOF.
-// The reader goroutine ends when in reaches EOF or fails; a caller that cancels ctx
+// The reading goroutine ends when in reaches EOF or fails; a caller that cancels ctx
 // should close in as well.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
-	srv := &server{opts: opts, log: opts.Logger, w: bufio.NewWriterSize(out, 64<<10)}
+	srv := newServer(out, opts)
+	go func() { srv.readDone <- srv.read(in) }()
+	err := srv.pump(ctx)
+	srv.closeSession()
+	if cerr := srv.out.Close(); err == nil && cerr != nil && ctx.Err() == nil {
+		err = fmt.Errorf("ez: writing events: %w", cerr)
+	}
+	return err
+}
+
+func newServer(out io.Writer, opts Options) *server {
+	box := wire.NewOutbox(out)
+	srv := &server{opts: opts, log: opts.Logger, out: box, w: bufio.NewWriterSize(box, 64<<10),
+		kick: make(chan struct{}, 1), readDone: make(chan error, 1)}
 	if srv.log == nil {
 		srv.log = slog.Default()
 	}
-	lines := make(chan input)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		lr := wire.NewLineReader(in, srv.maxLine())
-		for {
-			line, err := lr.Next()
-			line = bytes.Clone(line)
-			select {
-			case lines <- input{line: line, err: err}:
-			case <-done:
-				return
-			}
-			runtime.Gosched() // let the command run before this goroutine blocks reading again
-			if err != nil && !errors.Is(err, wire.ErrLineTooLong) {
-				return
-			}
-		}
-	}()
-	return srv.loop(ctx, lines)
+	return srv
 }
 
 type server struct {
+	mu       sync.Mutex    // held while a command is handled or events are written
+	kick     chan struct{} // a command loaded another program: the pump waits on it
+	readDone chan error    // the reading goroutine's end (nil: the input ended)
+	over     bool          // Serve is returning: commands are no longer handled
+
 	opts Options
 	log  *slog.Logger
-	w    *bufio.Writer
-	werr error // first write error: the IDE is gone
+	out  *wire.Outbox  // what the IDE reads: a flush never waits for it to read
+	w    *bufio.Writer // events are encoded into its buffer, then moved to out
+	werr error         // first write error: the IDE is gone
 
 	sess *session
 }
@@ -116,38 +111,104 @@ type session struct {
 	endSent      bool                    // exited or terminated was written
 }
 
-func (srv *server) loop(ctx context.Context, lines <-chan input) error {
-	defer srv.closeSession()
+// read handles the commands of in, each on this goroutine as it arrives, until in ends or
+// fails, or Serve is over.
+func (srv *server) read(in io.Reader) error {
+	lr := wire.NewLineReader(in, srv.maxLine())
+	for {
+		line, err := lr.Next()
+		srv.mu.Lock()
+		if srv.over {
+			srv.mu.Unlock()
+			return nil
+		}
+		switch {
+		case err == nil:
+			srv.command(line)
+		case errors.Is(err, wire.ErrLineTooLong):
+			srv.send("error", errorData{Message: fmt.Sprintf("command line longer than %d bytes: skipped", srv.maxLine())})
+		case errors.Is(err, io.EOF):
+			srv.mu.Unlock()
+			return nil
+		default:
+			srv.mu.Unlock()
+			return fmt.Errorf("ez: reading commands: %w", err)
+		}
+		werr := srv.flush()
+		srv.mu.Unlock()
+		if werr != nil {
+			return nil // the pump reports it
+		}
+	}
+}
+
+// command handles one command line (with srv.mu held) and writes what it made happen: a
+// step has stopped when the engine returns, so its stop leaves with this write. The
+// subscription is held meanwhile, so the pump is not woken for events taken here.
+func (srv *server) command(line []byte) {
+	var held *engine.Subscription
+	if ss := srv.sess; ss != nil && !ss.ended {
+		held = ss.sub
+	}
+	held.Hold()
+	srv.handleLine(line)
+	srv.drain()
+	held.Release()
+	if ss := srv.sess; ss != nil && ss.sub != held {
+		select { // a new program: the pump waits on its events from now on
+		case srv.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// pump writes the events that come between commands, and ends the session when the input
+// ends, ctx is done or a write fails.
+func (srv *server) pump(ctx context.Context) error {
+	over := func() { srv.over = true }
 	for {
 		var ready <-chan struct{}
+		srv.mu.Lock()
 		if ss := srv.sess; ss != nil && !ss.ended {
 			ready = ss.sub.Ready()
 		}
+		srv.mu.Unlock()
 		select {
-		case in := <-lines:
-			switch {
-			case in.err == nil:
-				srv.handleLine(in.line)
-			case errors.Is(in.err, wire.ErrLineTooLong):
-				srv.send("error", errorData{Message: fmt.Sprintf("command line longer than %d bytes: skipped", srv.maxLine())})
-			case errors.Is(in.err, io.EOF):
-				srv.shutdown()
-				return srv.flush()
-			default:
-				srv.log.Error("ez: reading commands", "err", in.err)
-				srv.shutdown()
-				_ = srv.flush()
-				return fmt.Errorf("ez: reading commands: %w", in.err)
-			}
+		case <-srv.kick:
+			continue
 		case <-ready:
+			srv.mu.Lock()
 			srv.drain()
+		case err := <-srv.readDone:
+			srv.mu.Lock()
+			defer srv.mu.Unlock()
+			over()
+			if srv.werr != nil {
+				srv.log.Error("ez: writing events", "err", srv.werr)
+				return fmt.Errorf("ez: writing events: %w", srv.werr)
+			}
+			srv.shutdown()
+			if err != nil {
+				srv.log.Error("ez: reading commands", "err", err)
+				_ = srv.flush()
+				return err
+			}
+			return srv.flush()
 		case <-ctx.Done():
+			srv.mu.Lock()
+			defer srv.mu.Unlock()
+			over()
 			srv.shutdown()
 			_ = srv.flush()
 			return ctx.Err()
 		}
-		if err := srv.flush(); err != nil {
+		err := srv.flush()
+		srv.mu.Unlock()
+		if err != nil {
 			srv.log.Error("ez: writing events", "err", err)
+			srv.mu.Lock()
+			over()
+			srv.mu.Unlock()
 			return fmt.Errorf("ez: writing events: %w", err)
 		}
 	}
@@ -172,7 +233,9 @@ func (srv *server) send(name string, data any) {
 
 func (srv *server) flush() error {
 	if srv.werr == nil {
-		srv.werr = srv.w.Flush()
+		if srv.werr = srv.w.Flush(); srv.werr == nil {
+			srv.werr = srv.out.Flush()
+		}
 	}
 	return srv.werr
 }

@@ -1,7 +1,6 @@
 package ez
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,7 +33,7 @@ func newStepServer(tb testing.TB) *stepServer {
 	if err := os.WriteFile(file, []byte(stepLoopProgram), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	srv := &server{log: slog.New(slog.NewTextHandler(io.Discard, nil)), w: bufio.NewWriter(io.Discard)}
+	srv := newServer(io.Discard, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	srv.handleLine([]byte(fmt.Sprintf(`{"type":"command","command":"initialize","params":{"file":%q}}`, file)))
 	srv.handleLine([]byte(`{"type":"command","command":"start","params":{"stopOnEntry":true}}`))
 	ss := &stepServer{srv: srv, timeout: time.After(time.Minute)}

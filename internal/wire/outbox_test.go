@@ -1,0 +1,126 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A client that writes before it reads, over a synchronous pipe: Flush must not wait for
+// it, and what was written arrives in order once it reads.
+func TestOutboxFlushDoesNotWaitForTheClient(t *testing.T) {
+	r, w := io.Pipe()
+	o := NewOutbox(w)
+	done := make(chan struct{})
+	go func() {
+		for i := range 100 {
+			o.WriteString(strings.Repeat("x", i) + "\n")
+			if err := o.Flush(); err != nil {
+				t.Error(err)
+			}
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Flush waited for a client that does not read")
+	}
+	var got bytes.Buffer
+	go func() { o.Close(); w.Close() }()
+	io.Copy(&got, r)
+	lines := strings.Split(strings.TrimSuffix(got.String(), "\n"), "\n")
+	if len(lines) != 100 {
+		t.Fatalf("%d lines arrived", len(lines))
+	}
+	for i, l := range lines {
+		if len(l) != i {
+			t.Fatalf("line %d has %d bytes: out of order", i, len(l))
+		}
+	}
+}
+
+// partialWriter takes at most room bytes at once through TryWrite, the rest by Write.
+type partialWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	room  int
+	tries int
+}
+
+func (p *partialWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.buf.Write(b)
+}
+
+func (p *partialWriter) TryWrite(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tries++
+	n := min(len(b), p.room)
+	return p.buf.Write(b[:n])
+}
+
+// A destination with room takes the bytes on the flushing goroutine; what it does not take
+// is written after, in order.
+func TestOutboxWritesAtOnceWhenThereIsRoom(t *testing.T) {
+	pw := &partialWriter{room: 1 << 20}
+	o := NewOutbox(pw)
+	o.WriteString("stopped\n")
+	o.Flush()
+	if pw.tries != 1 || pw.buf.String() != "stopped\n" {
+		t.Fatalf("after Flush: %d tries, %q", pw.tries, pw.buf.String())
+	}
+	if o.running {
+		t.Error("a writer goroutine was started for a write that went at once")
+	}
+	pw.room = 3
+	o.WriteString("abcdefgh")
+	o.Flush()
+	o.WriteString("ij")
+	o.Flush() // the goroutine may still hold the rest: this queues behind it
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := pw.buf.String(); got != "stopped\nabcdefghij" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// A client that stops reading holds the writers back at the bound; the first write error
+// is returned by later calls.
+func TestOutboxBoundAndErrors(t *testing.T) {
+	r, w := io.Pipe()
+	o := NewOutbox(w)
+	blocked := make(chan struct{})
+	go func() {
+		chunk := make([]byte, 64<<10)
+		for range OutboxMax/len(chunk) + 4 {
+			o.Write(chunk)
+			o.Flush()
+		}
+		close(blocked)
+	}()
+	select {
+	case <-blocked:
+		t.Fatal("Write went past the bound with nobody reading")
+	case <-time.After(200 * time.Millisecond):
+	}
+	r.CloseWithError(errors.New("client gone"))
+	select {
+	case <-blocked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a writer stayed blocked after the client went away")
+	}
+	if _, err := o.Write([]byte("x")); err == nil {
+		t.Error("Write after a failed write succeeded")
+	}
+	if err := o.Close(); err == nil {
+		t.Error("Close did not report the failed write")
+	}
+}
