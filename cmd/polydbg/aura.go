@@ -21,11 +21,7 @@ func init() {
 			defer stop()
 			in, out := io.Reader(os.Stdin), io.Writer(os.Stdout) // a plain run hands stdin to a native program as it is
 			if _, on := os.LookupEnv("AURA_DEBUG_PROTOCOL"); on {
-				var flush func()
-				out, flush = protocolStdout(false)
-				defer flush()
-				in = pollableStdin() // commands only
-				oneProcessor()
+				out = protocolStdout() // commands only on stdin, which stays blocking
 			}
 			return aura.Main(ctx, args, os.LookupEnv, in, out, os.Stderr)
 		},

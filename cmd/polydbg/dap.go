@@ -20,9 +20,8 @@ import (
 func init() {
 	register(&command{name: "dap", summary: "serve the Debug Adapter Protocol on stdin/stdout, or on --listen 127.0.0.1:PORT (VS Code, nvim-dap, Helix...)",
 		run: func(args []string) int {
-			out, flush := protocolStdout(false) // protocol/dap gathers a burst itself
-			defer flush()
-			return runDAP(context.Background(), args, pollableStdin(), out, os.Stderr)
+			out := protocolStdout() // protocol/dap gathers a burst itself
+			return runDAP(context.Background(), args, os.Stdin, out, os.Stderr)
 		}})
 }
 
@@ -56,9 +55,6 @@ func runDAP(ctx context.Context, args []string, in io.Reader, out, stderr io.Wri
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *listen == "" {
-		if _, ok := in.(rawStdin); ok {
-			oneProcessor() // one client on the process's own stdio (stdio.go)
-		}
 		if err := dap.Serve(ctx, in, out, opts); err != nil {
 			fmt.Fprintln(stderr, "dap:", err)
 			return 1

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/polydbg/polydbg/internal/wire"
 	"io"
 	"os"
 	"os/signal"
@@ -75,13 +76,9 @@ func debugCmd(args []string) int {
 	case !isTerminal(os.Stdin) && spec.Kind == launch.Kite:
 		// Commands from a pipe, and a program that reads none of them: the pipes carry the
 		// commands and answers alone, served as the stdio protocols are (stdio.go).
-		out, flush := protocolStdout(true)
-		defer flush()
-		cfg.In, cfg.Out = pollableStdin(), out
-		if bw, ok := out.(*burstWriter); ok {
-			cfg.In = writeOutFirst{cfg.In, bw}
-		}
-		oneProcessor()
+		out := wire.NewOutbox(protocolStdout())
+		defer out.Close()
+		cfg.In, cfg.Out = wire.FlushBeforeRead(os.Stdin, out), out
 	case isTerminal(os.Stdin) && isTerminal(os.Stdout):
 		cfg.Terminal = true
 		cfg.Color = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"

@@ -42,8 +42,7 @@ func runEZ(name string) func(args []string) int {
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		out, flush := protocolStdout(false)
-		defer flush()
+		out := protocolStdout()
 		err := ez.Serve(ctx, os.Stdin, out, ez.Options{File: fs.Arg(0), WorkingDir: *wd})
 		if err != nil && ctx.Err() == nil {
 			slog.Error("ez", "err", err)

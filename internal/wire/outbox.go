@@ -169,3 +169,20 @@ func (o *Outbox) Close() error {
 	}
 	return o.err
 }
+
+// FlushBeforeRead returns a reader that flushes o before each read of r: a front end that
+// reads its next command has said all it will say, and its client may be waiting for it
+// (the terminal's answer and its prompt leave together, in one write, at that moment).
+func FlushBeforeRead(r io.Reader, o *Outbox) io.Reader { return flushFirst{r, o} }
+
+type flushFirst struct {
+	r io.Reader
+	o *Outbox
+}
+
+func (f flushFirst) Read(p []byte) (int, error) {
+	if err := f.o.Flush(); err != nil {
+		return 0, err
+	}
+	return f.r.Read(p)
+}

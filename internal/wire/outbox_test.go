@@ -124,3 +124,22 @@ func TestOutboxBoundAndErrors(t *testing.T) {
 		t.Error("Close did not report the failed write")
 	}
 }
+
+// The terminal's answer and prompt, queued, leave in one write before its next read.
+func TestFlushBeforeRead(t *testing.T) {
+	pw := &partialWriter{room: 1 << 20}
+	o := NewOutbox(pw)
+	o.WriteString("5\t    total += i\n")
+	o.WriteString("(polydbg) ")
+	if pw.tries != 0 {
+		t.Fatal("Write wrote before a flush")
+	}
+	in := FlushBeforeRead(strings.NewReader("next\n"), o)
+	buf := make([]byte, 16)
+	if n, err := in.Read(buf); err != nil || string(buf[:n]) != "next\n" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	if pw.tries != 1 || pw.buf.String() != "5\t    total += i\n(polydbg) " {
+		t.Fatalf("%d writes, %q: want the answer and the prompt in one write before the read", pw.tries, pw.buf.String())
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/polydbg/polydbg/internal/wire"
@@ -127,7 +128,11 @@ type runner struct {
 	out  *stdout
 	errw io.Writer
 	cmds chan Command // nil once stdin has ended, and with the protocol off
-	done chan struct{}
+	// inline, when set, handles a command on the goroutine that read it (a Dev-VM run
+	// once started: a step is read, run and answered with no hand-off to another thread);
+	// false sends the command on cmds as before.
+	inline atomic.Pointer[func(Command) bool]
+	done   chan struct{}
 
 	// Settings from enable.
 	enabled         bool
@@ -144,6 +149,9 @@ type runner struct {
 func (r *runner) readCommands(cmds chan<- Command) {
 	defer close(cmds)
 	err := ReadCommands(r.cfg.Stdin, MaxLineBytes, func(c Command) {
+		if h := r.inline.Load(); h != nil && (*h)(c) {
+			return // handled on this goroutine, as it was read
+		}
 		select {
 		case cmds <- c:
 		case <-r.done:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync"
 
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/launch"
@@ -97,8 +98,11 @@ func (d *devvm) waitEnable(ctx context.Context) (code int, ended bool) {
 
 // loop translates engine events and client commands until the program has ended. Before
 // a command is applied, every event already queued is written: a stop's event, its
-// variables and watches are taken while the program is still at that stop.
+// variables and watches are taken while the program is still at that stop. Commands are
+// handled on the goroutine that reads them (runner.inline), events that come between
+// commands here; mu keeps the two apart.
 func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
+	var mu sync.Mutex
 	ctxDone := ctx.Done()
 	code, terminated, ended := 0, false, false
 	var handled uint64 // the last event handled
@@ -130,29 +134,55 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 			}
 		}
 	}
+	catchUp := func() {
+		drain()
+		// A stop that came while draining is reported before the command acts on it
+		// (the program is stopped, so this ends).
+		for !ended && handled < d.s.LastHalt().Seq {
+			drain()
+		}
+	}
+	command := func(c Command) { // with mu held
+		catchUp()
+		d.command(c)
+		drain() // a step's stop is already reported (it ran on this goroutine)
+	}
+	inline := func(c Command) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return false
+		}
+		sub.Hold() // this goroutine drains what the command makes: the loop sleeps on
+		command(c)
+		sub.Release()
+		return true
+	}
+	d.inline.Store(&inline)
+	defer d.inline.Store(nil)
+	mu.Lock()
 	for !ended {
+		mu.Unlock()
 		select {
 		case <-sub.Ready():
+			mu.Lock()
 			drain()
 		case c, ok := <-d.cmds:
-			drain()
-			// A stop that came while draining is reported before the command acts on it
-			// (the program is stopped, so this ends).
-			for !ended && handled < d.s.LastHalt().Seq {
-				drain()
-			}
+			mu.Lock()
 			if !ok {
 				d.cmds = nil
+				catchUp()
 				d.detach()
 				break
 			}
-			d.command(c)
-			drain() // a step's stop is already reported (it ran on this goroutine)
+			command(c)
 		case <-ctxDone:
+			mu.Lock()
 			ctxDone = nil
 			_ = d.s.Terminate()
 		}
 	}
+	mu.Unlock()
 	if d.cfg.Protocol && d.perf && d.s.Profiler != nil {
 		d.out.event(PerfReportEvent{Event: "perfReport", Report: buildPerfReport(d.s.Profiler.Report(), d.s.KiteMemory())}, true)
 	}

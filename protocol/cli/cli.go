@@ -62,6 +62,7 @@ type Debugger struct {
 	out    *wire.SyncWriter // the debugger's writes, serialised with the program output it forwards
 	s      *engine.Session
 	output *output // prints the session's program output as it comes
+	held   *engine.Subscription // output's, held while a command runs (hold, release)
 	// current is d.s for the Ctrl-C handler, which runs on another goroutine; pendingPause
 	// is a Ctrl-C that came since the last prompt, perhaps before the program was resumed.
 	current      atomic.Pointer[engine.Session]
@@ -130,13 +131,31 @@ func Run(cfg Config) int {
 			in.Remember(line)
 		}
 		d.lastCmd = line
-		if quit := d.exec(line); quit {
+		d.hold()
+		quit := d.exec(line)
+		d.release()
+		if quit {
 			return 0
 		}
 	}
 }
 
 func (d *Debugger) printf(format string, args ...any) { fmt.Fprintf(d.out, format, args...) }
+
+// hold keeps the output printer asleep while a command runs: a step's events are taken
+// by the command itself (waitFrom), with no thread woken for them. A command that waits
+// for the program to run releases it first, so that output prints as it comes.
+func (d *Debugger) hold() {
+	d.held = d.output.sub
+	d.held.Hold()
+}
+
+func (d *Debugger) release() {
+	if d.held != nil {
+		d.held.Release()
+		d.held = nil
+	}
+}
 
 // newSession replaces the session by a fresh one with the old one's breakpoints (same
 // numbers, as gdb keeps them across runs).
@@ -156,7 +175,7 @@ func (d *Debugger) newSession() error {
 	}
 	d.s, d.frame, d.stopThread = s, 0, 0
 	d.current.Store(s)
-	d.output = startOutput(d.out, s)
+	d.output = startOutput(d.out, d.cfg.Out, s)
 	return nil
 }
 

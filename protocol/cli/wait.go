@@ -26,11 +26,21 @@ type output struct {
 	sub *engine.Subscription
 }
 
-func startOutput(w io.Writer, s *engine.Session) *output {
+// flusher is an output that holds what is written until flushed (a wire.Outbox).
+type flusher interface{ Flush() error }
+
+// startOutput starts the goroutine that prints what the program writes while no command
+// takes it; it flushes out after each batch when it is a flusher.
+func startOutput(w io.Writer, out io.Writer, s *engine.Session) *output {
 	o := &output{w: w, sub: s.SubscribeWith(engine.SubscribeOptions{MaxQueued: outputQueue})}
+	f, _ := out.(flusher)
 	go func() {
 		for range o.sub.Ready() {
-			if o.flush(^uint64(0)) {
+			ended := o.flush(^uint64(0))
+			if f != nil {
+				_ = f.Flush()
+			}
+			if ended {
 				return
 			}
 		}
@@ -87,6 +97,9 @@ func (d *Debugger) interrupt() {
 
 // waitFrom waits for the first halt numbered after seq.
 func (d *Debugger) waitFrom(seq uint64) (engine.Halt, bool) {
+	if d.s.LastHalt().Seq <= seq {
+		d.release() // it runs on: its output prints as it comes
+	}
 	h, err := d.s.WaitStop(context.Background(), seq)
 	if err != nil {
 		return h, false

@@ -196,23 +196,27 @@ func (c *conn) runLong(ctx context.Context, body []byte) {
 	}
 }
 
-// handle answers one frame, with the events before and after it. After a step it lets the
-// program run first (it is ready to, with one processor it has not yet), so that the stop's
-// event usually leaves with the response, in one write.
+// handle answers one frame, with the events before and after it. A Kite step has stopped
+// when the engine returns; after a step of another target it lets the program run first,
+// so that the stop's event usually leaves with the response, in one write.
 func (c *conn) handle(ctx context.Context, body []byte, async bool) {
 	c.locked(func() {
 		if c.closed {
 			return
 		}
+		// The events this request makes are drained here, below: the pump is not woken
+		// for them (a thread switch a step, with another processor idle).
+		held := c.sub
+		held.Hold()
+		defer held.Release()
 		c.drain()
 		c.handleFrame(ctx, body, async)
 		c.drain()
 		if c.stepFrom != 0 {
-			for range 4 { // the scheduler may run another first (its global queue)
+			// A Kite step has stopped already; another target's stop may come at once.
+			// (Gosched wakes an idle processor's thread: only when still waiting.)
+			for i := 0; i < 4 && c.d != nil && c.d.LastHalt().Seq <= c.stepFrom; i++ {
 				runtime.Gosched()
-				if c.d == nil || c.d.LastHalt().Seq > c.stepFrom {
-					break
-				}
 			}
 			c.stepFrom = 0
 			c.drain()
