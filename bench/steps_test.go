@@ -176,7 +176,7 @@ type stepCase struct {
 }
 
 // startFloor starts the floor child with the answer's arguments, waiting for its input as
-// polydbg does when poll is set (answer -poll, the poll floor).
+// polydbg did before session 8 when poll is set (answer -poll, the poll floor).
 func startFloor(b *testing.B, answer []string, poll bool) *pipeProc {
 	if poll {
 		answer = append([]string{"-poll"}, answer...)
@@ -252,7 +252,7 @@ func BenchmarkStepVsFloor(b *testing.B) {
 // BenchmarkStepAlone: the same round trips, but all of the front end's, then all of the
 // floor child's, as a client that steps one debugger sees them (the first
 // measurement): between two steps each process waits alone, and its CPU may go idle. Then
-// as many with the poll floor (answer -poll), which waits for its input as polydbg does:
+// as many with the poll floor (answer -poll), which waits in the poller as polydbg did before session 8:
 // x-pollfloor is the cost of the debugger's work alone, pollfloor-p50 against floor-p50 the
 // cost of that way of waiting (docs/PERFORMANCE.md, "Session 6").
 //

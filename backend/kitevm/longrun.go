@@ -10,11 +10,11 @@ import (
 const longRun = 1 << 20
 
 // watchLongRun arms the VM's cycle limit, when no console uses it, so that a program that
-// runs long calls OutOfCycles once (wakeMonitor). The stdio front ends read and write with
-// raw system calls and run Go on one processor: nothing else then wakes the runtime's
-// monitor (sysmon), asleep while the front end waited for its client, and without it a
-// program that never stops is never preempted for the goroutine that reads the next
-// command (a pause). A step or a short run never reaches the limit and costs nothing.
+// runs long calls OutOfCycles once (wakeMonitor). With Go on one processor (GOMAXPROCS=1,
+// a one-CPU machine) and a front end that waited for its client, nothing else wakes the
+// runtime's monitor (sysmon), and without it a program that never stops is never preempted
+// for the goroutine that reads the next command (a pause). A step or a short run never
+// reaches the limit and costs nothing.
 func (t *Target) watchLongRun() {
 	if t.opts.OutOfCycles == nil {
 		t.vm.SetCycleLimit(t.vm.Cycles() + longRun)

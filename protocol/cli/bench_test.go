@@ -30,7 +30,7 @@ func (f *nextFeed) Read(p []byte) (int, error) {
 }
 
 // BenchmarkNextInProcess is the terminal's `next` on a Kite loop, command read to line and
-// prompt written, without pipes (run with GOMAXPROCS=1, as `polydbg debug` runs piped).
+// prompt written, without pipes.
 func BenchmarkNextInProcess(b *testing.B) {
 	file := filepath.Join(b.TempDir(), "loop.kite")
 	if err := os.WriteFile(file, []byte("let x = 0\nwhile true {\n    x = x + 1\n    x = x - 1\n}\n"), 0o644); err != nil {

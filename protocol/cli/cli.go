@@ -61,7 +61,7 @@ type Debugger struct {
 	cfg    Config
 	out    *wire.SyncWriter // the debugger's writes, serialised with the program output it forwards
 	s      *engine.Session
-	output *output // prints the session's program output as it comes
+	output *output              // prints the session's program output as it comes
 	held   *engine.Subscription // output's, held while a command runs (hold, release)
 	// current is d.s for the Ctrl-C handler, which runs on another goroutine; pendingPause
 	// is a Ctrl-C that came since the last prompt, perhaps before the program was resumed.

@@ -4,7 +4,7 @@
 //
 //	answer TEXT        answers each line with TEXT and a newline (EZ, Aura, the terminal)
 //	answer -n TEXT     answers with TEXT as it is (a prompt, DAP frames)
-//	answer -poll ...   waits for its input as polydbg's stdio front ends do (poll.go)
+//	answer -poll ...   waits for its input in Go's poller, as polydbg did before session 8 (poll.go)
 //
 // A message is a line, or a DAP frame (headers from "Content-Length: N" to an empty line,
 // then N bytes), so that a DAP request is answered once.

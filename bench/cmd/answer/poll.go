@@ -8,11 +8,11 @@ import (
 	"unsafe"
 )
 
-// pollWait sets this child up as polydbg's stdio front ends are (cmd/polydbg/stdio.go): one
+// pollWait sets this child up as polydbg's stdio front ends were until session 8: one
 // processor, standard input non-blocking and read with raw read(2) calls that wait in Go's
-// poller, answers written with raw write(2) calls. With it the floor differs from polydbg
-// only by the debugger's work, so that the two floors side by side tell the cost of the
-// way of waiting from the cost of the work (docs/PERFORMANCE.md, "Session 6").
+// poller, answers written with raw write(2) calls. Beside the plain floor (a blocking read,
+// as polydbg waits now) it shows what that way of waiting cost: a thread woken through
+// epoll is left on the other CPU far more often (docs/PERFORMANCE.md, "Session 6", "Session 8").
 func pollWait() (io.Reader, io.Writer) {
 	runtime.GOMAXPROCS(1)
 	if err := syscall.SetNonblock(0, true); err != nil {
