@@ -163,6 +163,20 @@ func conformance(t *testing.T, spec launch.Spec, src string) {
 	}
 	hitBase(d)
 
+	// Finish from an outer frame (gdb's up, then finish): fact(1) and fact(2) return, and
+	// the stop is in fact(3), mid-line, with fact(2)'s value.
+	d.SetBreakpoints(src, nil)
+	h, err = d.Finish(ctx, 1)
+	if err != nil || h.Stop == nil || h.Stop.Reason != engine.ReasonStep || h.Stop.Location.Line != rec {
+		t.Fatalf("finish of frame 1: %+v %v", h, err)
+	}
+	if eval("n") != "3" || len(stack()) != depth-2 {
+		t.Fatalf("finish of frame 1: n=%s, %d frames (want %d)", eval("n"), len(stack()), depth-2)
+	}
+	if rv := h.Stop.ReturnValue; rv == nil || rv.Value != "2" {
+		t.Fatalf("finish of frame 1: returned %+v", rv)
+	}
+
 	// Terminate: the session ends.
 	seq := d.Seq()
 	if err := d.Terminate(); err != nil {

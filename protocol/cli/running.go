@@ -71,10 +71,10 @@ func stepCmd(mode engine.ResumeMode) cmdFunc {
 	}
 }
 
-// cmdFinish is gdb's finish: it runs until the selected frame returns (from an outer frame,
-// after up, one step out per frame, stopping early where something else stops the program),
-// says which frame it runs out of, and prints the returned value, which joins the value
-// history.
+// cmdFinish is gdb's finish: it runs until the selected frame returns (engine Finish: from
+// an outer frame, after up, one step out per frame, stopping early where something else
+// stops the program), says which frame it runs out of, and prints the returned value,
+// which joins the value history.
 func cmdFinish(d *Debugger, _ string) bool {
 	if frames, err := d.s.Stack(); err == nil {
 		if d.frame > 0 && d.frame >= len(frames)-1 { // (from the top level itself, the target decides)
@@ -86,15 +86,10 @@ func cmdFinish(d *Debugger, _ string) bool {
 			d.printf("Run till exit from #%d  %s at %s:%d\n", d.frame, f.Func, f.Location.File, f.Location.Line)
 		}
 	}
-	var h engine.Halt
-	for range d.frame + 1 {
-		var ok bool
-		if h, ok = d.resume(func() error { return d.s.Step(engine.StepOut) }); !ok {
-			return false
-		}
-		if h.State != engine.Stopped || h.Stop.Reason != engine.ReasonStep {
-			break // a breakpoint on the way, a signal, the end
-		}
+	frame := d.frame
+	h, ok := d.await(func(ctx context.Context) (engine.Halt, error) { return d.s.Finish(ctx, frame) })
+	if !ok {
+		return false
 	}
 	d.report(h)
 	if h.State == engine.Stopped && h.Stop.ReturnValue != nil {
@@ -114,12 +109,9 @@ func cmdUntil(d *Debugger, args string) bool {
 		d.printf("The program is not being run.\n")
 		return false
 	}
-	h, err := d.s.StepPast(context.Background())
-	if err != nil {
-		d.printf("%s\n", explain(err))
-		return false
+	if h, ok := d.await(d.s.StepPast); ok {
+		d.report(h)
 	}
-	d.report(h)
 	return false
 }
 

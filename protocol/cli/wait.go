@@ -108,6 +108,20 @@ func (d *Debugger) waitFrom(seq uint64) (engine.Halt, bool) {
 	return h, true
 }
 
+// await runs an engine command that resumes the program and waits for it itself (StepPast,
+// Finish): the output printer prints meanwhile, and what the program wrote before the halt
+// is printed before the halt is reported. false when the command failed (said).
+func (d *Debugger) await(run func(context.Context) (engine.Halt, error)) (engine.Halt, bool) {
+	d.release()
+	h, err := run(context.Background())
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return h, false
+	}
+	d.output.flush(h.Seq)
+	return h, true
+}
+
 // run resumes with cmd, waits and reports the stop or end.
 func (d *Debugger) runAndReport(cmd func() error) {
 	if h, ok := d.resume(cmd); ok {
