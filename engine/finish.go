@@ -30,3 +30,37 @@ func (s *Session) Finish(ctx context.Context, frame int) (Halt, error) {
 	}
 	return h, nil
 }
+
+// Advance runs to the location spec names (gdb's advance, and until LOCATION) through a
+// temporary breakpoint of its own, removed again whatever stops the program first; like
+// gdb's, it also stops where the current function returns first (a step out, which a
+// breakpoint on the way ends). From the outermost frame it continues. It returns the halt
+// and the id its breakpoint had, so that a front end can tell its hit from another's.
+func (s *Session) Advance(ctx context.Context, spec BreakpointSpec) (Halt, int, error) {
+	frames, err := s.Stack()
+	if err != nil {
+		return Halt{}, 0, err
+	}
+	spec.Temporary = true
+	bp, err := s.SetBreakpoint(spec)
+	if err != nil {
+		return Halt{}, 0, err
+	}
+	defer func() {
+		for _, b := range s.Breakpoints() {
+			if b.ID == bp.ID {
+				_ = s.RemoveBreakpoint(bp.ID) // something else stopped the program first
+			}
+		}
+	}()
+	seq := s.Seq()
+	mode := StepOut
+	if len(frames) <= 1 {
+		mode = Continue
+	}
+	if err := s.Resume(mode); err != nil {
+		return Halt{}, bp.ID, err
+	}
+	h, err := s.WaitStop(ctx, seq)
+	return h, bp.ID, err
+}

@@ -176,6 +176,16 @@ func conformance(t *testing.T, spec launch.Spec, src string) {
 	if rv := h.Stop.ReturnValue; rv == nil || rv.Value != "2" {
 		t.Fatalf("finish of frame 1: returned %+v", rv)
 	}
+	// Advance to the base case from fact(3): it is not reached again before fact(3)
+	// returns, so the stop is in fact(4), where gdb's advance stops, and the advance's
+	// breakpoint is gone.
+	h, _, err = d.Advance(ctx, engine.BreakpointSpec{File: src, Line: base})
+	if err != nil || h.Stop == nil || h.Stop.Location.Line != rec || eval("n") != "4" || len(stack()) != depth-3 {
+		t.Fatalf("advance: %+v %v, n=%s, %d frames (want %d)", h, err, eval("n"), len(stack()), depth-3)
+	}
+	if bps := d.Breakpoints(); len(bps) != 0 {
+		t.Fatalf("advance left breakpoints: %+v", bps)
+	}
 
 	// Terminate: the session ends.
 	seq := d.Seq()

@@ -5,7 +5,6 @@ package cli
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -115,9 +114,9 @@ func cmdUntil(d *Debugger, args string) bool {
 	return false
 }
 
-// cmdAdvance is gdb's advance (and until with a location): run to LOCATION through a
-// breakpoint of its own, removed again whatever stops the program first. Unlike gdb it does
-// not also stop when the current function returns first.
+// cmdAdvance is gdb's advance (and until with a location): engine Advance runs to LOCATION
+// through a breakpoint of its own, or until the current function returns first; the hit of
+// its breakpoint is told as a plain stop.
 func cmdAdvance(d *Debugger, args string) bool {
 	if strings.TrimSpace(args) == "" {
 		d.printf("Argument required (a location: FILE:LINE, LINE or FUNCTION).\n")
@@ -127,24 +126,17 @@ func cmdAdvance(d *Debugger, args string) bool {
 	if !ok {
 		return false
 	}
-	spec.Temporary = true
-	bp, err := d.s.SetBreakpoint(spec)
-	if err != nil {
-		d.printf("%v\n", err)
-		return false
-	}
-	if d.momentary == nil {
-		d.momentary = map[int]bool{}
-	}
-	d.momentary[bp.ID] = true
-	h, ok := d.resume(d.s.Continue)
-	if slices.ContainsFunc(d.s.Breakpoints(), func(b engine.Breakpoint) bool { return b.ID == bp.ID }) {
-		_ = d.s.RemoveBreakpoint(bp.ID) // something else stopped the program first
-	}
+	var id int
+	h, ok := d.await(func(ctx context.Context) (engine.Halt, error) {
+		h, bpID, err := d.s.Advance(ctx, spec)
+		id = bpID
+		return h, err
+	})
 	if ok {
+		d.momentary = map[int]bool{id: true}
 		d.report(h)
+		d.momentary = nil
 	}
-	delete(d.momentary, bp.ID)
 	return false
 }
 

@@ -101,11 +101,12 @@ func TestContinueStartsAnAttachedProgram(t *testing.T) {
 // advance and until LOCATION run to a place, as gdb says it (where, no breakpoint number),
 // and leave no breakpoint behind, also when something else stops the program first.
 func TestAdvance(t *testing.T) {
-	out := script(t, "start\nadvance 10\nadvance fib\ninfo breakpoints\nuntil 12\nadvance\nuntil\n")
+	out := script(t, "start\nadvance 10\nadvance fib\ninfo breakpoints\nuntil 12\nuntil 12\nadvance\nuntil\n")
 	expect(t, out,
 		"(polydbg) advance 10\nmain at prog.kite:10\n10\t",
 		"(polydbg) advance fib\nfib at prog.kite:2\n",
 		"(polydbg) info breakpoints\nNo breakpoints or watchpoints.\n",
+		"(polydbg) until 12\n10\t    total += fib(i)\n", // fib(0) returned first: gdb stops there too
 		"(polydbg) until 12\n", "main at prog.kite:12\n",
 		"(polydbg) advance\nArgument required", "(polydbg) until\n", "[program exited normally]")
 	out = script(t, "start\nb fib\nadvance 12\ninfo breakpoints\n")
@@ -114,6 +115,40 @@ func TestAdvance(t *testing.T) {
 	if i := strings.LastIndex(out, "(polydbg) info breakpoints"); strings.Contains(out[i:], "\n2 ") {
 		t.Errorf("advance left its breakpoint:\n%s", out[i:])
 	}
+}
+
+const cAdvance = `#include <stdio.h>
+int square(int x) {
+    int y = x * x;
+    return y;
+}
+int main(void) {
+    int s = square(3);
+    s += square(4);
+    printf("%d\n", s);
+    return 0;
+}
+`
+
+// advance LOCATION stops where the current function returns first, as gdb's does: from
+// square, advance 9 stops back in main on the call's line; from there it reaches line 9.
+// The lines shown and the value printed agree with gdb's.
+func TestAdvanceAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "break square\nrun\ndelete\nadvance 9\nadvance 9\nprint s\ninfo breakpoints\n"
+	dir, out := nativeScriptOf(t, "adv", cAdvance, commands)
+	oracle := gdbBatch(t, filepath.Join(dir, "adv"), commands)
+	lines := regexp.MustCompile(`(?m)^(?:\(polydbg\) )*(\d+)\t`)
+	shown := func(s string) []string {
+		var ls []string
+		for _, m := range lines.FindAllStringSubmatch(s, -1) {
+			ls = append(ls, m[1])
+		}
+		return append(ls, printedValues(s)...)
+	}
+	agreeWithGDB(t, "advance", []string{"the breakpoint's line", "advance 9 from square", "advance 9 from main", "print s"},
+		shown(out), shown(oracle), out, oracle)
+	expect(t, out, "(polydbg) info breakpoints\nNo breakpoints or watchpoints.\n") // advance's removed, as in gdb
 }
 
 // disable, enable and ignore, as gdb: the same commands on the same program stop with the
