@@ -45,7 +45,7 @@ func (m *moreFake) Detach() error {
 
 func stoppedMore(t *testing.T) (*Session, *moreFake) {
 	t.Helper()
-	m := &moreFake{fakeTarget: newFake(5, 1000)}
+	m := &moreFake{fakeTarget: newFake(5, 1<<30)} // runs on until closed: a test may find it running
 	s := NewSession(m)
 	t.Cleanup(func() { _ = s.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
