@@ -117,6 +117,19 @@ func TestAdvance(t *testing.T) {
 	}
 }
 
+// shownLine is a source line as the terminal and gdb show it at a stop: its number, a tab.
+var shownLine = regexp.MustCompile(`(?m)^(?:\(polydbg\) )*(\d+)\t`)
+
+// linesAndValues is what a run showed to compare with gdb: the numbers of the source lines
+// shown at its stops, then the values it printed.
+func linesAndValues(s string) []string {
+	var ls []string
+	for _, m := range shownLine.FindAllStringSubmatch(s, -1) {
+		ls = append(ls, m[1])
+	}
+	return append(ls, printedValues(s)...)
+}
+
 const cAdvance = `#include <stdio.h>
 int square(int x) {
     int y = x * x;
@@ -138,16 +151,8 @@ func TestAdvanceAsGDB(t *testing.T) {
 	const commands = "break square\nrun\ndelete\nadvance 9\nadvance 9\nprint s\ninfo breakpoints\n"
 	dir, out := nativeScriptOf(t, "adv", cAdvance, commands)
 	oracle := gdbBatch(t, filepath.Join(dir, "adv"), commands)
-	lines := regexp.MustCompile(`(?m)^(?:\(polydbg\) )*(\d+)\t`)
-	shown := func(s string) []string {
-		var ls []string
-		for _, m := range lines.FindAllStringSubmatch(s, -1) {
-			ls = append(ls, m[1])
-		}
-		return append(ls, printedValues(s)...)
-	}
 	agreeWithGDB(t, "advance", []string{"the breakpoint's line", "advance 9 from square", "advance 9 from main", "print s"},
-		shown(out), shown(oracle), out, oracle)
+		linesAndValues(out), linesAndValues(oracle), out, oracle)
 	expect(t, out, "(polydbg) info breakpoints\nNo breakpoints or watchpoints.\n") // advance's removed, as in gdb
 }
 
@@ -188,15 +193,7 @@ func TestUntilLeavesTheLoopAsGDB(t *testing.T) {
 	const commands = "break 6\nrun\ndelete\nuntil\nuntil\nprint total\nuntil\n"
 	dir, out := nativeScriptOf(t, "until", cUntil, commands)
 	oracle := gdbBatch(t, filepath.Join(dir, "until"), commands)
-	lines := regexp.MustCompile(`(?m)^(?:\(polydbg\) )*(\d+)\t`)
-	shown := func(s string) []string {
-		var ls []string
-		for _, m := range lines.FindAllStringSubmatch(s, -1) {
-			ls = append(ls, m[1])
-		}
-		return append(ls, printedValues(s)...)
-	}
-	agreeWithGDB(t, "until", []string{"the breakpoint's line", "until", "until", "until", "print total"}, shown(out), shown(oracle), out, oracle)
+	agreeWithGDB(t, "until", []string{"the breakpoint's line", "until", "until", "until", "print total"}, linesAndValues(out), linesAndValues(oracle), out, oracle)
 	out = script(t, "until\nbreak 10\nrun\ndelete\nuntil\nprint total\n") // a Kite for loop
 	expect(t, out, "(polydbg) until\nThe program is not being run.\n", "(polydbg) until\n12\tprint(\"total\", total)\n", "$1 = 7\n")
 }
