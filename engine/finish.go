@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Finish runs until the frame numbered frame (0 the innermost) has returned, as gdb's
@@ -47,10 +48,8 @@ func (s *Session) Advance(ctx context.Context, spec BreakpointSpec) (Halt, int, 
 		return Halt{}, 0, err
 	}
 	defer func() {
-		for _, b := range s.Breakpoints() {
-			if b.ID == bp.ID {
-				_ = s.RemoveBreakpoint(bp.ID) // something else stopped the program first
-			}
+		if slices.ContainsFunc(s.Breakpoints(), func(b Breakpoint) bool { return b.ID == bp.ID }) {
+			_ = s.RemoveBreakpoint(bp.ID) // something else stopped the program first
 		}
 	}()
 	seq := s.Seq()

@@ -24,6 +24,19 @@ func TestStepReportedWhenStepReturns(t *testing.T) {
 	}
 }
 
+// A start that stops on entry runs to its entry stop on the caller's goroutine, as a step
+// does: the stop has been reported when Start returns (a client that sends start, then a
+// step, finds the program stopped).
+func TestEntryStopReportedWhenStartReturns(t *testing.T) {
+	for range 20 {
+		h := start(t, "let i = 0\nwhile true {\n    i += 1\n}\n", nil, true)
+		if st := h.s.State(); st != engine.Stopped {
+			t.Fatalf("state %s right after Start returned, want stopped", st)
+		}
+		h.stop(engine.ReasonEntry, 1)
+	}
+}
+
 // A continue into a loop that never stops returns at once (the run goes on on a goroutine
 // of its own after about a millisecond), and a pause still stops it.
 func TestLongRunLeavesTheCaller(t *testing.T) {

@@ -38,43 +38,28 @@ func protocolStdout() io.Writer {
 type rawWriter struct{ rc syscall.RawConn }
 
 // TryWrite writes what the pipe takes now, without waiting.
-func (w rawWriter) TryWrite(p []byte) (int, error) {
+func (w rawWriter) TryWrite(p []byte) (int, error) { return w.write(p, false) }
+
+// Write writes all of p, waiting in the poller while the pipe is full.
+func (w rawWriter) Write(p []byte) (int, error) { return w.write(p, true) }
+
+// write writes p with raw write(2) calls; a full pipe ends it (wait false) or is waited
+// for in the poller (wait true).
+func (w rawWriter) write(p []byte, wait bool) (int, error) {
 	done := 0
 	for done < len(p) {
 		var n uintptr
 		var errno syscall.Errno
 		err := w.rc.Write(func(fd uintptr) bool {
 			n, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
-			return true
+			return !wait || errno != syscall.EAGAIN // false: wait until writable, then call again
 		})
 		switch {
 		case err != nil:
 			return done, err
 		case errno == syscall.EINTR:
 		case errno == syscall.EAGAIN:
-			return done, nil
-		case errno != 0:
-			return done, &os.PathError{Op: "write", Path: "/dev/stdout", Err: errno}
-		default:
-			done += int(n)
-		}
-	}
-	return done, nil
-}
-
-func (w rawWriter) Write(p []byte) (int, error) {
-	done := 0
-	for done < len(p) {
-		var n uintptr
-		var errno syscall.Errno
-		err := w.rc.Write(func(fd uintptr) bool {
-			n, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
-			return errno != syscall.EAGAIN // false: wait until writable, then call again
-		})
-		switch {
-		case err != nil:
-			return done, err
-		case errno == syscall.EINTR:
+			return done, nil // not waiting: what the pipe took
 		case errno != 0:
 			return done, &os.PathError{Op: "write", Path: "/dev/stdout", Err: errno}
 		default:

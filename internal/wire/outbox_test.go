@@ -90,6 +90,9 @@ func TestOutboxWritesAtOnceWhenThereIsRoom(t *testing.T) {
 	if got := pw.buf.String(); got != "stopped\nabcdefghij" {
 		t.Fatalf("got %q", got)
 	}
+	if _, err := o.WriteString("late"); !errors.Is(err, ErrOutboxClosed) {
+		t.Errorf("Write after Close: %v", err)
+	}
 }
 
 // A client that stops reading holds the writers back at the bound; the first write error

@@ -76,7 +76,7 @@ type Debugger struct {
 	listLines    int                 // set listsize N
 	stopThread   uint64              // the thread of the last stop reported
 	temporary    map[int]bool        // tbreak's breakpoints, for gdb's words at their hit
-	momentary    map[int]bool        // advance's breakpoint: its hit is told as a plain stop
+	momentary    int                 // advance's breakpoint, while it runs: its hit is told as a plain stop
 	insnDisplays map[int]int         // display/i: the display's number, how many instructions
 }
 
@@ -202,7 +202,7 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 	}
 	switch st.Reason {
 	case engine.ReasonBreakpoint:
-		if d.momentary[st.BreakpointID] { // advance got there: gdb says only where
+		if d.momentary != 0 && d.momentary == st.BreakpointID { // advance got there: gdb says only where
 			d.printf("%s\n", where)
 			break
 		}

@@ -133,9 +133,9 @@ func cmdAdvance(d *Debugger, args string) bool {
 		return h, err
 	})
 	if ok {
-		d.momentary = map[int]bool{id: true}
+		d.momentary = id
 		d.report(h)
-		d.momentary = nil
+		d.momentary = 0
 	}
 	return false
 }

@@ -130,6 +130,18 @@ func linesAndValues(s string) []string {
 	return append(ls, printedValues(s)...)
 }
 
+// linesAsGDB runs commands on the C program src in polydbg and in gdb and checks that the
+// source lines shown at each stop and the values printed agree (what is named by what);
+// it returns polydbg's output.
+func linesAsGDB(t *testing.T, name, src, commands string, what ...string) string {
+	t.Helper()
+	realparts.Need(t, "gdb")
+	dir, out := nativeScriptOf(t, name, src, commands)
+	oracle := gdbBatch(t, filepath.Join(dir, name), commands)
+	agreeWithGDB(t, name, what, linesAndValues(out), linesAndValues(oracle), out, oracle)
+	return out
+}
+
 const cAdvance = `#include <stdio.h>
 int square(int x) {
     int y = x * x;
@@ -147,12 +159,8 @@ int main(void) {
 // square, advance 9 stops back in main on the call's line; from there it reaches line 9.
 // The lines shown and the value printed agree with gdb's.
 func TestAdvanceAsGDB(t *testing.T) {
-	realparts.Need(t, "gdb")
-	const commands = "break square\nrun\ndelete\nadvance 9\nadvance 9\nprint s\ninfo breakpoints\n"
-	dir, out := nativeScriptOf(t, "adv", cAdvance, commands)
-	oracle := gdbBatch(t, filepath.Join(dir, "adv"), commands)
-	agreeWithGDB(t, "advance", []string{"the breakpoint's line", "advance 9 from square", "advance 9 from main", "print s"},
-		linesAndValues(out), linesAndValues(oracle), out, oracle)
+	out := linesAsGDB(t, "advance", cAdvance, "break square\nrun\ndelete\nadvance 9\nadvance 9\nprint s\ninfo breakpoints\n",
+		"the breakpoint's line", "advance 9 from square", "advance 9 from main", "print s")
 	expect(t, out, "(polydbg) info breakpoints\nNo breakpoints or watchpoints.\n") // advance's removed, as in gdb
 }
 
@@ -189,12 +197,9 @@ int main(void) {
 // the loop's increment, placed after the body, then past the loop); the lines shown and the
 // value printed agree with gdb's.
 func TestUntilLeavesTheLoopAsGDB(t *testing.T) {
-	realparts.Need(t, "gdb")
-	const commands = "break 6\nrun\ndelete\nuntil\nuntil\nprint total\nuntil\n"
-	dir, out := nativeScriptOf(t, "until", cUntil, commands)
-	oracle := gdbBatch(t, filepath.Join(dir, "until"), commands)
-	agreeWithGDB(t, "until", []string{"the breakpoint's line", "until", "until", "until", "print total"}, linesAndValues(out), linesAndValues(oracle), out, oracle)
-	out = script(t, "until\nbreak 10\nrun\ndelete\nuntil\nprint total\n") // a Kite for loop
+	linesAsGDB(t, "until", cUntil, "break 6\nrun\ndelete\nuntil\nuntil\nprint total\nuntil\n",
+		"the breakpoint's line", "until", "until", "until", "print total")
+	out := script(t, "until\nbreak 10\nrun\ndelete\nuntil\nprint total\n") // a Kite for loop
 	expect(t, out, "(polydbg) until\nThe program is not being run.\n", "(polydbg) until\n12\tprint(\"total\", total)\n", "$1 = 7\n")
 }
 

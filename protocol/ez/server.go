@@ -165,7 +165,6 @@ func (srv *server) command(line []byte) {
 // pump writes the events that come between commands, and ends the session when the input
 // ends, ctx is done or a write fails.
 func (srv *server) pump(ctx context.Context) error {
-	over := func() { srv.over = true }
 	for {
 		var ready <-chan struct{}
 		srv.mu.Lock()
@@ -182,7 +181,7 @@ func (srv *server) pump(ctx context.Context) error {
 		case err := <-srv.readDone:
 			srv.mu.Lock()
 			defer srv.mu.Unlock()
-			over()
+			srv.over = true
 			if srv.werr != nil {
 				srv.log.Error("ez: writing events", "err", srv.werr)
 				return fmt.Errorf("ez: writing events: %w", srv.werr)
@@ -197,18 +196,16 @@ func (srv *server) pump(ctx context.Context) error {
 		case <-ctx.Done():
 			srv.mu.Lock()
 			defer srv.mu.Unlock()
-			over()
+			srv.over = true
 			srv.shutdown()
 			_ = srv.flush()
 			return ctx.Err()
 		}
 		err := srv.flush()
+		srv.over = err != nil
 		srv.mu.Unlock()
 		if err != nil {
 			srv.log.Error("ez: writing events", "err", err)
-			srv.mu.Lock()
-			over()
-			srv.mu.Unlock()
 			return fmt.Errorf("ez: writing events: %w", err)
 		}
 	}
