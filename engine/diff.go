@@ -11,18 +11,37 @@ type ScopedVariable struct {
 	Variable
 }
 
+// FrameLister is implemented by targets that list every variable of a frame in one call,
+// scope by scope as FrameVariables returns them: a front end that snapshots the variables
+// at every stop (to report what a step changed) then pays one call, not one per scope.
+type FrameLister interface {
+	AppendFrameVariables(dst []ScopedVariable, frame int) ([]ScopedVariable, error)
+}
+
 // FrameVariables returns every variable of a frame, scope by scope in the target's order
 // (locals, then globals for Kite), each scope named in the singular and lower case.
 func (s *Session) FrameVariables(frame int) ([]ScopedVariable, error) {
-	scopes, err := s.Scopes(frame)
-	if err != nil {
-		return nil, err
+	return s.AppendFrameVariables([]ScopedVariable{}, frame)
+}
+
+// AppendFrameVariables is FrameVariables appending to dst, so that a front end reuses one
+// buffer from stop to stop. On error dst is returned as it was.
+func (s *Session) AppendFrameVariables(dst []ScopedVariable, frame int) ([]ScopedVariable, error) {
+	if err := s.checkStopped("get variables"); err != nil {
+		return dst, err
 	}
-	out := []ScopedVariable{}
+	if fl, ok := s.t.(FrameLister); ok {
+		return fl.AppendFrameVariables(dst, frame)
+	}
+	scopes, err := s.t.Scopes(frame)
+	if err != nil {
+		return dst, err
+	}
+	out := dst
 	for _, sc := range scopes {
-		vs, err := s.Variables(sc.Ref)
+		vs, err := s.t.Variables(sc.Ref)
 		if err != nil {
-			return nil, err
+			return dst, err
 		}
 		out = slices.Grow(out, len(vs))
 		scope := scopeName(sc.Name)

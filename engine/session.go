@@ -25,7 +25,7 @@ type Session struct {
 	lastStop *Stop
 	seq      uint64        // of the last event
 	halt     Halt          // the last stop or end
-	haltCh   chan struct{} // closed and replaced at every halt
+	haltCh   chan struct{} // made by a WaitStop, closed at the next halt
 	done     chan struct{}
 	quit     chan struct{} // closed when Terminate or Close is called: output stops blocking
 	quitOnce sync.Once
@@ -52,7 +52,7 @@ type Halt struct {
 // NewSession makes a session for t, in state Initialized.
 func NewSession(t Target) *Session {
 	return &Session{t: t, bps: map[int]*bpState{}, byKey: map[locKey][]*bpState{},
-		done: make(chan struct{}), haltCh: make(chan struct{}), quit: make(chan struct{})}
+		done: make(chan struct{}), quit: make(chan struct{})}
 }
 
 // Target returns the session's target, for front ends that use a capability interface.
@@ -94,11 +94,16 @@ func (s *Session) Seq() uint64 {
 func (s *Session) WaitStop(ctx context.Context, after uint64) (Halt, error) {
 	for {
 		s.mu.Lock()
-		h, ch := s.halt, s.haltCh
-		s.mu.Unlock()
+		h := s.halt
 		if h.Seq > after {
+			s.mu.Unlock()
 			return h, nil
 		}
+		if s.haltCh == nil {
+			s.haltCh = make(chan struct{})
+		}
+		ch := s.haltCh
+		s.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
@@ -126,8 +131,10 @@ func (s *Session) ResumeAndWait(ctx context.Context, mode ResumeMode) (Halt, err
 // halted records a halt event; s.mu held, after emit.
 func (s *Session) halted(st State, stop *Stop, code int) {
 	s.halt = Halt{Seq: s.seq, State: st, Stop: stop, ExitCode: code}
-	close(s.haltCh)
-	s.haltCh = make(chan struct{})
+	if s.haltCh != nil { // someone waits
+		close(s.haltCh)
+		s.haltCh = nil
+	}
 }
 
 // Unsubscribe stops delivering events to sub and closes it.

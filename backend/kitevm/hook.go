@@ -148,7 +148,7 @@ func (t *Target) suspend(stop engine.Stop) error {
 		defer p.Resume()
 	}
 	if t.opts.Annotate != nil {
-		t.opts.Annotate(&stop)
+		stop = annotated(t.opts.Annotate, stop)
 	}
 	t.noteIdle(stop)
 	t.mu.Lock()
@@ -178,6 +178,13 @@ func (t *Target) suspend(stop engine.Stop) error {
 		t.watchLongRun()
 		return nil
 	}
+}
+
+// annotated is stop as annotate leaves it (a copy, so that only an annotated stop is
+// moved to the heap for the function to change it).
+func annotated(annotate func(*engine.Stop), stop engine.Stop) engine.Stop {
+	annotate(&stop)
+	return stop
 }
 
 // stackKey names the frames outermost first, "main;fib;fib", for the profiler. Keys are

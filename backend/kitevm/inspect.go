@@ -89,6 +89,40 @@ func (t *Target) Variables(r int) ([]engine.Variable, error) {
 	return out, err
 }
 
+// AppendFrameVariables implements engine.FrameLister: a frame's locals, then the globals,
+// as its two scopes list them, in one inspection.
+func (t *Target) AppendFrameVariables(dst []engine.ScopedVariable, frame int) ([]engine.ScopedVariable, error) {
+	out := dst
+	var bad error
+	err := t.do(func() {
+		_, idle := t.idleFrame()
+		if !idle || frame != 0 {
+			if frame < 0 || frame >= t.vm.NumFrames() {
+				bad = engine.ErrNoFrame
+				return
+			}
+			t.scratch = t.vm.AppendLocals(t.scratch[:0], frame)
+			for _, v := range t.scratch {
+				ev := t.variable(v.Name, v.Value)
+				ev.Arg = v.Param
+				out = append(out, engine.ScopedVariable{Scope: "local", Variable: ev})
+			}
+		}
+		t.scratch = t.vm.AppendGlobals(t.scratch[:0])
+		for _, v := range t.scratch {
+			out = append(out, engine.ScopedVariable{Scope: "global", Variable: t.variable(v.Name, v.Value)})
+		}
+		clear(t.scratch) // drop the values: the program may free them
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return dst, err
+	}
+	return out, nil
+}
+
 // list makes the variables a reference stands for; on the program's coroutine.
 func (t *Target) list(rf ref) []engine.Variable {
 	var out []engine.Variable

@@ -79,6 +79,7 @@ type Target struct {
 	inTrap    bool             // the current stop was made in a trap (Jump may move it)
 	loops     []loopSpan       // the for loops' bodies (jump.go)
 	refs      []ref
+	scratch   []vm.Variable // AppendFrameVariables's list of the VM's variables, reused
 	stackKeys []stackKey
 	mem       vm.MemStats
 	done      chan struct{}

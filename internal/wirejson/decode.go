@@ -165,7 +165,7 @@ func setter(t reflect.Type) func(v reflect.Value, kind byte, raw []byte, dry boo
 			if kind != '"' || dry {
 				return kind == '"'
 			}
-			v.SetString(string(raw[1 : len(raw)-1]))
+			v.SetString(intern(raw[1 : len(raw)-1]))
 			return true
 		}
 	case reflect.Bool:

@@ -3,7 +3,9 @@ package wirejson
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -254,5 +256,31 @@ func TestAllocations(t *testing.T) {
 	buf := make([]byte, 0, 512)
 	if n := testing.AllocsPerRun(100, func() { buf, _ = Append(buf[:0], &v) }); n > 0 {
 		t.Errorf("Append: %v allocations", n)
+	}
+}
+
+// A short string decoded again is the one kept, without an allocation; a long one, or one
+// that another took the slot of, is still right.
+func TestInternReusesShortStrings(t *testing.T) {
+	b := []byte("stepInto")
+	first := intern(b)
+	if n := testing.AllocsPerRun(100, func() {
+		if intern(b) != "stepInto" {
+			t.Fatal("wrong string")
+		}
+	}); n != 0 {
+		t.Errorf("a kept string allocates %v times", n)
+	}
+	for i := range 10 * internSlots { // fill every slot with others
+		if s := fmt.Sprint("k", i); intern([]byte(s)) != s {
+			t.Fatalf("intern(%q) is wrong", s)
+		}
+	}
+	if intern(b) != first {
+		t.Error("intern lost the string")
+	}
+	long := strings.Repeat("x", internMax+1)
+	if intern([]byte(long)) != long || intern(nil) != "" {
+		t.Error("long or empty strings are wrong")
 	}
 }

@@ -139,14 +139,16 @@ type Variable struct {
 
 // Locals returns the variables visible in frame i: its locals in scope at its pc, in
 // declaration order, then the variables its function captured.
-func (vm *VM) Locals(i int) []Variable {
+func (vm *VM) Locals(i int) []Variable { return vm.AppendLocals(nil, i) }
+
+// AppendLocals is Locals appending to out.
+func (vm *VM) AppendLocals(out []Variable, i int) []Variable {
 	j := len(vm.frames) - 1 - i
 	if i < 0 || j < 0 {
-		return nil
+		return out
 	}
 	fr := &vm.frames[j]
 	pc := vm.framePC(j)
-	var out []Variable
 	for _, l := range fr.cl.Fn.VisibleLocals(pc) {
 		v := vm.stack[fr.fp+l.Slot]
 		if v.k == cellKind {
@@ -163,8 +165,10 @@ func (vm *VM) Locals(i int) []Variable {
 }
 
 // Globals returns the defined globals in declaration order.
-func (vm *VM) Globals() []Variable {
-	var out []Variable
+func (vm *VM) Globals() []Variable { return vm.AppendGlobals(nil) }
+
+// AppendGlobals is Globals appending to out.
+func (vm *VM) AppendGlobals(out []Variable) []Variable {
 	for i, g := range vm.Prog.Globals {
 		if g.Implicit || vm.globals[i].k == undefKind {
 			continue

@@ -24,8 +24,9 @@ type devvm struct {
 	watches  []string     // asked for before the session exists
 	bps      []Breakpoint // the set asked for before the session exists
 	bpsSet   bool
-	reported uint64            // the last engine event written: steps resume only from a stop told
-	envs     map[string]string // a stop's env, made again at each (encoded at once)
+	reported uint64                  // the last engine event written: steps resume only from a stop told
+	envs     map[string]string       // a stop's env, made again at each (encoded at once)
+	vars     []engine.ScopedVariable // the variables it is made of, the buffer reused
 }
 
 func (r *runner) runKite(ctx context.Context) int {
@@ -218,7 +219,8 @@ func (d *devvm) stopped(e engine.Event) {
 func (d *devvm) env() map[string]string {
 	env := d.envs
 	clear(env)
-	vars, err := d.s.FrameVariables(0)
+	vars, err := d.s.AppendFrameVariables(d.vars[:0], 0)
+	d.vars = vars
 	if err != nil {
 		return env
 	}

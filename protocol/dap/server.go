@@ -7,7 +7,6 @@ package dap
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -146,14 +145,17 @@ func (c *conn) read(ctx context.Context, r *bufio.Reader) error {
 		case err != nil:
 			return err
 		default:
-			c.peekCancel(body)
+			words := quotedWords(body)
+			if words&wordCancel != 0 {
+				c.peekCancel(body)
+			}
 			c.lmu.Lock()
 			if c.long { // behind a long request: handled after it
 				c.pending = append(c.pending, body)
 				c.lmu.Unlock()
 				continue
 			}
-			if mayTakeLong(body) {
+			if words&wordLong != 0 {
 				c.long = true
 				c.lmu.Unlock()
 				go c.runLong(ctx, body)
@@ -173,11 +175,42 @@ func (c *conn) read(ctx context.Context, r *bufio.Reader) error {
 	}
 }
 
-// mayTakeLong says whether a frame may be a request that waits for a target to start. A
-// false positive only runs a request in its own goroutine.
-func mayTakeLong(body []byte) bool {
-	return bytes.Contains(body, []byte(`"launch"`)) || bytes.Contains(body, []byte(`"attach"`)) ||
-		bytes.Contains(body, []byte(`"restart"`))
+// The quoted words of a frame that the reader looks for before decoding it, as flags.
+const (
+	wordLong   = 1 << iota // "launch", "attach" or "restart": may wait for a target to start
+	wordCancel             // "cancel"
+)
+
+// quotedWords says which of the reader's words stand quoted as a value (after a colon) in
+// body, in one pass over its bytes. A word found elsewhere than as the command (in an
+// argument) is a false positive, which only costs a decode (cancel) or runs a request in
+// its own goroutine (long).
+func quotedWords(body []byte) int {
+	found := 0
+	for i := 1; i+1 < len(body); i++ {
+		if body[i] != '"' || !afterColon(body[:i]) {
+			continue
+		}
+		rest := body[i+1:]
+		var word string
+		flag := wordLong
+		switch rest[0] {
+		case 'l':
+			word = "launch"
+		case 'a':
+			word = "attach"
+		case 'r':
+			word = "restart"
+		case 'c':
+			word, flag = "cancel", wordCancel
+		default:
+			continue
+		}
+		if len(rest) > len(word) && rest[len(word)] == '"' && string(rest[:len(word)]) == word {
+			found |= flag
+		}
+	}
+	return found
 }
 
 // runLong handles a long request, then the requests that came meanwhile.
@@ -254,10 +287,23 @@ func (c *conn) pump(ctx context.Context) {
 	}
 }
 
-func (c *conn) peekCancel(body []byte) {
-	if !bytes.Contains(body, []byte(`"cancel"`)) { // the common case, without decoding
-		return
+// afterColon reports whether b ends with a colon and, maybe, white space.
+func afterColon(b []byte) bool {
+	for i := len(b) - 1; i >= 0; i-- {
+		switch b[i] {
+		case ':':
+			return true
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return false
 	}
+	return false
+}
+
+// peekCancel decodes a cancel request at once, before its turn, and cancels the request it
+// names (or marks it cancelled, for when its turn comes).
+func (c *conn) peekCancel(body []byte) {
 	var m struct {
 		Command   string                `json:"command"`
 		Arguments godap.CancelArguments `json:"arguments"`

@@ -163,7 +163,7 @@ func (srv *server) resume(ss *session, mode engine.ResumeMode, verb string) erro
 	}
 	stepping := mode != engine.Continue
 	if stepping && !ss.haveBefore {
-		ss.before, ss.haveBefore = ss.snapshot()
+		ss.before, ss.haveBefore = ss.snapshot(ss.before)
 	}
 	if err := ss.s.Resume(mode); err != nil {
 		return cannot(verb, err)
@@ -283,9 +283,10 @@ func (srv *server) clearBreakpoint(raw json.RawMessage) error {
 	return nil
 }
 
-// snapshot returns frame 0's variables (locals, then globals) of the stopped program.
-func (ss *session) snapshot() ([]engine.ScopedVariable, bool) {
-	vs, err := ss.s.FrameVariables(0)
+// snapshot returns frame 0's variables (locals, then globals) of the stopped program, in
+// buf's memory.
+func (ss *session) snapshot(buf []engine.ScopedVariable) ([]engine.ScopedVariable, bool) {
+	vs, err := ss.s.AppendFrameVariables(buf[:0], 0)
 	return vs, err == nil
 }
 
@@ -384,7 +385,8 @@ func (srv *server) handleEvent(e engine.Event) {
 		st := e.Stop
 		loc := location{File: st.Location.File, Line: st.Location.Line, Column: st.Location.Col}
 		if st.Text != "" { // a runtime error, or a breakpoint condition that failed
-			srv.send("error", errorData{Message: st.Text, Location: &loc})
+			at := loc // a copy: loc itself stays off the heap
+			srv.send("error", errorData{Message: st.Text, Location: &at})
 		}
 		d := stoppedData{Reason: string(st.Reason), Location: loc, Function: st.Location.Func}
 		if st.Reason == engine.ReasonBreakpoint {
@@ -393,12 +395,13 @@ func (srv *server) handleEvent(e engine.Event) {
 		srv.send("stopped", d)
 		ss.reportedStop = true
 		if ss.stepping {
-			after, ok := ss.snapshot()
+			after, ok := ss.snapshot(ss.spare)
 			if ok && ss.haveBefore {
 				for _, v := range engine.ChangedVariables(ss.before, after) {
 					srv.send("variableUpdate", variableUpdateData{Name: v.Name, Value: v.Value, Type: v.Type, Scope: v.Scope})
 				}
 			}
+			ss.spare = ss.before // the two buffers take turns
 			ss.before, ss.haveBefore = after, ok
 		} else {
 			ss.haveBefore = false

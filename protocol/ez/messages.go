@@ -2,12 +2,8 @@ package ez
 
 // Wire types of the EZ protocol. Struct fields keep the document's key order.
 
-// event is every message the server writes.
-type event struct {
-	Type  string `json:"type"` // always "event"
-	Event string `json:"event"`
-	Data  any    `json:"data"`
-}
+// Every message the server writes is an event, {"type":"event","event":NAME,"data":DATA}
+// (server.send writes the envelope).
 
 type empty struct{}
 
