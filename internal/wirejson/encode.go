@@ -152,7 +152,7 @@ func newEncoder(t reflect.Type, visiting map[reflect.Type]bool) encoderFunc {
 				return append(b, "null"...)
 			}
 			if m, ok := v.Interface().(map[string]string); ok { // an environment: no reflection
-				return appendStringMap(b, m)
+				return AppendStringMap(b, m)
 			}
 			keys := make([]string, 0, v.Len())
 			for it := v.MapRange(); it.Next(); {
@@ -175,7 +175,12 @@ func newEncoder(t reflect.Type, visiting map[reflect.Type]bool) encoderFunc {
 	return nil
 }
 
-func appendStringMap(b []byte, m map[string]string) []byte {
+// AppendStringMap appends m as encoding/json writes a map[string]string: keys sorted, null for
+// a nil map.
+func AppendStringMap(b []byte, m map[string]string) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
 	var stack [32]string
 	keys := stack[:0]
 	for k := range m {

@@ -29,10 +29,16 @@ const (
 	CmdTerminate      = "terminate"
 )
 
-var knownCommands = map[string]bool{
-	CmdEnable: true, CmdPause: true, CmdContinue: true, CmdStep: true, CmdStepIn: true,
-	CmdStepOver: true, CmdStepOut: true, CmdSetBreakpoints: true, CmdSetWatches: true,
-	CmdTerminate: true,
+var knownCommands = map[string]bool{}
+
+// commandNames are the commands' names.
+var commandNames = []string{CmdEnable, CmdPause, CmdContinue, CmdStep, CmdStepIn, CmdStepOver,
+	CmdStepOut, CmdSetBreakpoints, CmdSetWatches, CmdTerminate}
+
+func init() {
+	for _, name := range commandNames {
+		knownCommands[name] = true
+	}
 }
 
 // Command is one parsed command line. Fields that a command does not use are zero.
@@ -79,9 +85,31 @@ type wireWatch struct {
 	Expr *string `json:"expr"`
 }
 
+// takesArguments are the commands that read keys other than "cmd".
+var takesArguments = map[string]bool{CmdEnable: true, CmdSetBreakpoints: true, CmdSetWatches: true}
+
+// bareCommand reads a line that is exactly {"cmd":"NAME"} with a known command's name, as
+// clients write a step; ok is false for any other line.
+func bareCommand(line []byte) (name string, ok bool) {
+	const head, tail = `{"cmd":"`, `"}`
+	if len(line) <= len(head)+len(tail) || string(line[:len(head)]) != head || string(line[len(line)-len(tail):]) != tail {
+		return "", false
+	}
+	word := line[len(head) : len(line)-len(tail)]
+	for _, known := range commandNames {
+		if string(word) == known {
+			return known, true
+		}
+	}
+	return "", false
+}
+
 // ParseCommand parses one command line (without its line end). It returns an error for
 // anything that is not a known, well-formed command.
 func ParseCommand(line []byte) (Command, error) {
+	if name, ok := bareCommand(line); ok && !takesArguments[name] {
+		return Command{Cmd: name}, nil // a step, pause, continue...: nothing to decode
+	}
 	var w wireCommand
 	if !wirejson.DecodeFresh(line, &w) { // a plain command line, as encoding/json reads it
 		w = wireCommand{}

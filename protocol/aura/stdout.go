@@ -3,6 +3,7 @@ package aura
 import (
 	"bytes"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/polydbg/polydbg/internal/wirejson"
@@ -90,9 +91,54 @@ func (o *stdout) finish() {
 
 // appendEvent appends an event line to b: the prefix, compact JSON without HTML escaping, "\n".
 func appendEvent(b []byte, ev any) []byte {
+	if st, ok := ev.(StoppedEvent); ok { // every step's: written field by field
+		return append(st.appendJSON(append(b, EventPrefix...)), '\n')
+	}
 	out, err := wirejson.Append(append(b, EventPrefix...), ev)
 	if err != nil {
 		return append(b[:0], EventPrefix+`{"event":"error","message":"cannot encode event"}`+"\n"...)
 	}
 	return append(out, '\n')
+}
+
+// appendJSON appends the event as encoding/json writes it (without HTML escaping), with
+// no reflection: a step's stopped event is the message a stepping client waits for.
+// TestStoppedEncodedAsJSON holds it to encoding/json's output.
+func (ev StoppedEvent) appendJSON(b []byte) []byte {
+	b = wirejson.AppendString(append(b, `{"event":`...), ev.Event)
+	b = wirejson.AppendString(append(b, `,"reason":`...), ev.Reason)
+	b = wirejson.AppendString(append(b, `,"file":`...), ev.File)
+	b = strconv.AppendInt(append(b, `,"line":`...), int64(ev.Line), 10)
+	b = strconv.AppendInt(append(b, `,"col":`...), int64(ev.Col), 10)
+	b = wirejson.AppendStringMap(append(b, `,"env":`...), ev.Env)
+	b = append(b, `,"watches":`...)
+	if ev.Watches == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, w := range ev.Watches {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = wirejson.AppendString(append(b, `{"expr":`...), w.Expr)
+			if w.Value != nil {
+				b = wirejson.AppendString(append(b, `,"value":`...), *w.Value)
+			}
+			if w.Error != "" {
+				b = wirejson.AppendString(append(b, `,"error":`...), w.Error)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if ev.Func != "" {
+		b = wirejson.AppendString(append(b, `,"func":`...), ev.Func)
+	}
+	if ev.BreakpointID != 0 {
+		b = strconv.AppendInt(append(b, `,"breakpoint_id":`...), int64(ev.BreakpointID), 10)
+	}
+	if ev.Error != "" {
+		b = wirejson.AppendString(append(b, `,"error":`...), ev.Error)
+	}
+	return append(b, '}')
 }

@@ -2,6 +2,7 @@ package aura
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -77,5 +78,27 @@ func TestEncodeEventNoHTMLEscape(t *testing.T) {
 	got := string(appendEvent(nil, StoppedEvent{Event: "stopped", Env: map[string]string{"f": "<fn f>"}}))
 	if !strings.Contains(got, `"f":"<fn f>"`) || !strings.HasSuffix(got, "}\n") || strings.Count(got, "\n") != 1 {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// The stopped event, written field by field, is what encoding/json writes for it.
+func TestStoppedEncodedAsJSON(t *testing.T) {
+	v, quoted := "3", "a \"q\" <b> é\n\x01 \xff \u2028"
+	for _, ev := range []StoppedEvent{
+		{Event: "stopped", Reason: "step", File: "/tmp/a.kite", Line: 4, Col: 5, Env: map[string]string{"z": "1", "a": quoted}, Watches: []WatchResult{}},
+		{Event: "stopped", Reason: "breakpoint", File: `C:\k\a.kite`, Line: -1, Func: "main", BreakpointID: 7,
+			Watches: []WatchResult{{Expr: "i", Value: &v}, {Expr: "nosuch", Error: quoted}, {Expr: ""}}},
+		{Event: "stopped", Reason: "exception", Error: quoted, Env: map[string]string{}},
+		{},
+	} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(ev); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(appendEvent(nil, ev)); got != EventPrefix+want.String() {
+			t.Errorf("got  %s\nwant %s", got, EventPrefix+want.String())
+		}
 	}
 }
