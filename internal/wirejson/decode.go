@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -59,7 +60,7 @@ const maxDepth = 3
 
 // decodeObject reads the object data into the struct st, whose fields d describes, or
 // only checks that it can (dry, st not valid), reporting whether data is one.
-func decodeObject(data []byte, d map[string]fieldDecoder, st reflect.Value, dry bool) bool {
+func decodeObject(data []byte, d fieldDecoders, st reflect.Value, dry bool) bool {
 	s := scanner{data: data}
 	s.space()
 	if !s.take('{') {
@@ -83,8 +84,8 @@ func decodeObject(data []byte, d map[string]fieldDecoder, st reflect.Value, dry 
 			if !ok {
 				return false
 			}
-			f, ok := d[string(key)]
-			if !ok {
+			f := d.lookup(key)
+			if f == nil {
 				return false
 			}
 			var fv reflect.Value
@@ -111,19 +112,33 @@ func decodeObject(data []byte, d map[string]fieldDecoder, st reflect.Value, dry 
 }
 
 type fieldDecoder struct {
+	name  string
 	index []int // through embedded structs
 	set   func(v reflect.Value, kind byte, raw []byte, dry bool) bool
 }
 
-var decoders sync.Map // reflect.Type -> map[string]fieldDecoder (nil: not handled)
+// fieldDecoders are a struct's keys: a message has few, so a look along the list is
+// quicker than hashing the key.
+type fieldDecoders []fieldDecoder
+
+func (d fieldDecoders) lookup(key []byte) *fieldDecoder {
+	for i := range d {
+		if d[i].name == string(key) {
+			return &d[i]
+		}
+	}
+	return nil
+}
+
+var decoders sync.Map // reflect.Type -> fieldDecoders (nil: not handled)
 
 var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
-func decoderOf(t reflect.Type) map[string]fieldDecoder {
+func decoderOf(t reflect.Type) fieldDecoders {
 	if d, ok := decoders.Load(t); ok {
-		return d.(map[string]fieldDecoder)
+		return d.(fieldDecoders)
 	}
-	d := map[string]fieldDecoder{}
+	d := fieldDecoders{}
 	seen := map[string]bool{}
 	ok := eachField(t, nil, func(index []int, sf reflect.StructField, name, opts string) bool {
 		if seen[name] {
@@ -131,8 +146,8 @@ func decoderOf(t reflect.Type) map[string]fieldDecoder {
 		}
 		seen[name] = true
 		if set := setter(sf.Type); set != nil && !slices.Contains(strings.Split(opts, ","), "string") {
-			d[name] = fieldDecoder{index: index, set: set}
-		} // else such a key makes Decode give up (it is not in the map)
+			d = append(d, fieldDecoder{name: name, index: index, set: set})
+		} // else such a key makes Decode give up (it is not in the list)
 		return true
 	})
 	if !ok {
@@ -191,10 +206,17 @@ func setter(t reflect.Type) func(v reflect.Value, kind byte, raw []byte, dry boo
 			return true
 		}
 	case reflect.Struct:
-		// Looked up when used: t may hold itself through a pointer or a slice.
+		// Looked up when first used (t may hold itself through a pointer or a slice), then
+		// kept.
+		var known atomic.Pointer[fieldDecoders]
 		return func(v reflect.Value, kind byte, raw []byte, dry bool) bool {
-			d := decoderOf(t)
-			return kind == '{' && d != nil && decodeObject(raw, d, v, dry)
+			d := known.Load()
+			if d == nil {
+				ds := decoderOf(t)
+				d = &ds
+				known.Store(d)
+			}
+			return kind == '{' && *d != nil && decodeObject(raw, *d, v, dry)
 		}
 	case reflect.Pointer:
 		elem := setter(t.Elem())
