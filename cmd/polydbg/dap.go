@@ -88,10 +88,21 @@ func runDAP(ctx context.Context, args []string, in io.Reader, out, stderr io.Wri
 			defer wg.Done()
 			stopClose := context.AfterFunc(ctx, func() { c.Close() })
 			defer stopClose()
-			if err := dap.Serve(ctx, c, c, opts); err != nil {
+			if err := dap.Serve(ctx, c, tryWriter(c), opts); err != nil {
 				fmt.Fprintln(stderr, "dap:", err)
 			}
 			wire.CloseGently(c) // a client told "unauthorized" reads it before the end
 		}()
 	}
+}
+
+// tryWriter is c as a wire.TryWriter when it is a socket, so that an answer leaves on the
+// goroutine that made it when the socket has room, as on stdio; else c as it is.
+func tryWriter(c net.Conn) io.Writer {
+	if sc, ok := c.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			return rawWriter{rc}
+		}
+	}
+	return c
 }

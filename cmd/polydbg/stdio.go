@@ -32,9 +32,9 @@ func protocolStdout() io.Writer {
 	return rawWriter{rc}
 }
 
-// rawWriter writes a non-blocking descriptor with raw write(2) calls, waiting in Go's poller
-// while it would block. It is a wire.TryWriter: a front end's wire.Outbox writes an answer
-// on the goroutine that made it when the pipe has room.
+// rawWriter writes a non-blocking descriptor (a pipe, a socket) with raw write(2) calls,
+// waiting in Go's poller while it would block. It is a wire.TryWriter: a front end's
+// wire.Outbox writes an answer on the goroutine that made it when the pipe has room.
 type rawWriter struct{ rc syscall.RawConn }
 
 // TryWrite writes what the pipe takes now, without waiting.
@@ -61,7 +61,7 @@ func (w rawWriter) write(p []byte, wait bool) (int, error) {
 		case errno == syscall.EAGAIN:
 			return done, nil // not waiting: what the pipe took
 		case errno != 0:
-			return done, &os.PathError{Op: "write", Path: "/dev/stdout", Err: errno}
+			return done, os.NewSyscallError("write", errno)
 		default:
 			done += int(n)
 		}

@@ -111,8 +111,10 @@ func Run(ctx context.Context, cfg Config) int {
 		done: make(chan struct{}),
 	}
 	defer close(r.done)
+	defer r.out.close() // nothing written is lost when the process exits next
 	if cfg.Protocol {
 		r.out.event(HelloEvent{Event: "hello", Protocol: ProtocolVersion, Capabilities: Capabilities}, false)
+		r.out.flush()
 		r.cmds = make(chan Command)
 		go r.readCommands(r.cmds)
 	}

@@ -156,6 +156,7 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 		}
 		sub.Hold() // this goroutine drains what the command makes: the loop sleeps on
 		command(c)
+		d.out.flush() // the answer leaves from here when the pipe has room
 		sub.Release()
 		return true
 	}
@@ -163,6 +164,7 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 	defer d.inline.Store(nil)
 	mu.Lock()
 	for !ended {
+		d.out.flush() // what the last drain or command wrote
 		mu.Unlock()
 		select {
 		case <-sub.Ready():

@@ -44,6 +44,7 @@ func (r *runner) runNative(ctx context.Context) int {
 	terminated := false
 	ctxDone := ctx.Done()
 	for events := sub.Events(); events != nil; {
+		r.out.flush() // what the last event or command wrote
 		select {
 		case e, ok := <-events:
 			if !ok {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/internal/wirejson"
 )
 
@@ -16,16 +17,26 @@ const EventPrefix = "AURA_DEBUG_EVENT "
 // lines. An event line always begins at the start of a line: a partial line of program
 // output is held back until the program completes it, or until a stop or the end of the
 // run, when it is written with a line end added. Nothing is lost or reordered otherwise.
+// With the protocol on, it writes through a wire.Outbox: a client that writes commands
+// before it reads the answers never blocks the goroutine that reads them.
 type stdout struct {
 	mu       sync.Mutex
 	w        io.Writer
+	box      *wire.Outbox // w, with the protocol on; nil when off (program output goes straight out)
 	protocol bool
 	partial  []byte // program output after its last "\n", not yet written
 	line     []byte // the event line being written (kept for the next)
 	failed   bool   // the writer failed (client gone): later writes are dropped
 }
 
-func newStdout(w io.Writer, protocol bool) *stdout { return &stdout{w: w, protocol: protocol} }
+func newStdout(w io.Writer, protocol bool) *stdout {
+	o := &stdout{w: w, protocol: protocol}
+	if protocol {
+		o.box = wire.NewOutbox(w)
+		o.w = o.box
+	}
+	return o
+}
 
 func (o *stdout) write(p []byte) {
 	if o.failed || len(p) == 0 {
@@ -87,6 +98,26 @@ func (o *stdout) finish() {
 	defer o.mu.Unlock()
 	o.write(o.partial) // nothing when empty
 	o.partial = o.partial[:0]
+}
+
+// flush sends what was written since the last flush (after a command, a batch of events):
+// on the caller's goroutine when the pipe has room, else by the outbox's own.
+func (o *stdout) flush() {
+	if o.box == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.failed && o.box.Flush() != nil {
+		o.failed = true
+	}
+}
+
+// close writes out what the client has not read yet, waiting for it (the end of the run).
+func (o *stdout) close() {
+	if o.box != nil {
+		_ = o.box.Close()
+	}
 }
 
 // appendEvent appends an event line to b: the prefix, compact JSON without HTML escaping, "\n".

@@ -50,6 +50,7 @@ func TestWirePartialLines(t *testing.T) {
 			var buf bytes.Buffer
 			o := newStdout(&buf, true)
 			tc.run(o)
+			o.close()
 			if buf.String() != tc.want {
 				t.Fatalf("got %q, want %q", buf.String(), tc.want)
 			}

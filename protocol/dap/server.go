@@ -20,6 +20,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/internal/wirejson"
 	"github.com/polydbg/polydbg/launch"
 )
@@ -49,9 +50,11 @@ type conn struct {
 	log   *slog.Logger
 
 	// wmu guards the outgoing stream: messages are framed into out and written together by
-	// flush (one write for a burst: a response and the stop that follows it).
+	// flush (one write for a burst: a response and the stop that follows it). w never waits
+	// for the client: one that writes requests before it reads the answers cannot stall
+	// the reader.
 	wmu      sync.Mutex
-	w        io.Writer
+	w        *wire.Outbox
 	wseq     int
 	werr     error
 	out      []byte
@@ -99,7 +102,8 @@ type conn struct {
 }
 
 // Serve runs one DAP connection on r and w until the client disconnects, r ends or ctx is
-// done. The debuggee it launched is closed (its processes killed) whatever the way out.
+// done. The debuggee it launched is closed (its processes killed) whatever the way out, and
+// what was written has reached w when it returns. w is best a wire.TryWriter (see wire.Outbox).
 func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	if opts.MaxFrame <= 0 {
 		opts.MaxFrame = MaxFrame
@@ -107,7 +111,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	if opts.Owner == "" {
 		opts.Owner = "dap"
 	}
-	c := &conn{opts: opts, codec: newCodec(), w: w, log: opts.Log, cancelled: map[int]bool{},
+	c := &conn{opts: opts, codec: newCodec(), w: wire.NewOutbox(w), log: opts.Log, cancelled: map[int]bool{},
 		authed: opts.Token == ""}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -128,6 +132,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	c.closed = true
 	c.closeDebuggee()
 	c.mu.Unlock()
+	if werr := c.w.Close(); werr != nil { // what the client has not read yet is written first
+		c.log.Debug("dap: writing to the client", "err", werr)
+	}
 	return err
 }
 
@@ -430,7 +437,9 @@ func (c *conn) flush() {
 
 func (c *conn) flushLocked() {
 	if len(c.out) > 0 && c.werr == nil {
-		_, c.werr = c.w.Write(c.out)
+		if _, c.werr = c.w.Write(c.out); c.werr == nil {
+			c.werr = c.w.Flush() // at once when the pipe has room, else by the outbox's goroutine
+		}
 	}
 	c.out = c.out[:0]
 	if cap(c.out) > 4*flushAt { // a burst of output: not kept

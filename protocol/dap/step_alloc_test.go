@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // stepLoop never ends and changes its locals at every statement, in a function, as
@@ -31,7 +33,7 @@ main()
 // Serve's goroutines would.
 type stepConn struct {
 	c       *conn
-	out     bytes.Buffer
+	out     roomyBuffer
 	next    []byte
 	timeout <-chan time.Time
 }
@@ -40,7 +42,7 @@ func newStepConn(tb testing.TB) *stepConn {
 	tb.Helper()
 	path := writeKite(tb, stepLoop)
 	sc := &stepConn{timeout: time.After(time.Minute)}
-	c := &conn{opts: Options{MaxFrame: MaxFrame, Owner: "dap"}, codec: newCodec(), w: &sc.out,
+	c := &conn{opts: Options{MaxFrame: MaxFrame, Owner: "dap"}, codec: newCodec(), w: wire.NewOutbox(&sc.out),
 		log: slog.New(slog.NewTextHandler(io.Discard, nil)), cancelled: map[int]bool{}, authed: true}
 	c.subCh, c.quit = make(chan struct{}, 1), make(chan struct{})
 	sc.c = c
@@ -63,6 +65,12 @@ func newStepConn(tb testing.TB) *stepConn {
 	sc.next = []byte(`{"seq":9,"type":"request","command":"next","arguments":{"threadId":1}}`)
 	return sc
 }
+
+// roomyBuffer always has room, as a pipe the client reads at once: the connection's outbox
+// writes to it on the goroutine that flushes.
+type roomyBuffer struct{ bytes.Buffer }
+
+func (b *roomyBuffer) TryWrite(p []byte) (int, error) { return b.Write(p) }
 
 // settle waits for the stopped event, written by the pump's drain, and forgets the output.
 func (sc *stepConn) settle(tb testing.TB) {
