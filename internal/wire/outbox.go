@@ -56,18 +56,26 @@ func NewOutbox(w io.Writer) *Outbox {
 func (o *Outbox) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if err := o.queue(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// queue appends p to what is queued, first waiting while OutboxMax bytes are (o.mu held).
+func (o *Outbox) queue(p []byte) error {
 	for o.err == nil && !o.closed && len(o.buf)+o.held >= OutboxMax {
 		o.startWriter()
 		o.moved.Wait()
 	}
 	if o.err != nil {
-		return 0, o.err
+		return o.err
 	}
 	if o.closed {
-		return 0, ErrOutboxClosed
+		return ErrOutboxClosed
 	}
 	o.buf = append(o.buf, p...)
-	return len(p), nil
+	return nil
 }
 
 // WriteString queues s.
@@ -100,6 +108,28 @@ func (o *Outbox) Flush() error {
 		if len(o.buf) == 0 {
 			return nil
 		}
+	}
+	o.startWriter()
+	return nil
+}
+
+// Send is Write and Flush in one, without copying p when nothing is queued and the
+// destination takes all of it at once (a front end that frames a burst itself).
+func (o *Outbox) Send(p []byte) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err == nil && !o.closed && len(o.buf) == 0 && !o.writing && o.try != nil {
+		n, err := o.try.TryWrite(p)
+		if err != nil {
+			o.err = err
+			return err
+		}
+		if p = p[n:]; len(p) == 0 {
+			return nil
+		}
+	}
+	if err := o.queue(p); err != nil {
+		return err
 	}
 	o.startWriter()
 	return nil

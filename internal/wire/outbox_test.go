@@ -95,6 +95,32 @@ func TestOutboxWritesAtOnceWhenThereIsRoom(t *testing.T) {
 	}
 }
 
+// Send writes p at once when nothing is queued and there is room, queues the rest behind
+// what is already queued, and keeps the order.
+func TestOutboxSend(t *testing.T) {
+	pw := &partialWriter{room: 1 << 20}
+	o := NewOutbox(pw)
+	if err := o.Send([]byte("response+stopped\n")); err != nil {
+		t.Fatal(err)
+	}
+	if pw.tries != 1 || pw.buf.String() != "response+stopped\n" || o.running {
+		t.Fatalf("after Send: %d tries, %q, writer started %v", pw.tries, pw.buf.String(), o.running)
+	}
+	pw.room = 4
+	o.Send([]byte("abcdefgh")) // four now, four by the writer goroutine
+	o.WriteString("ij")
+	o.Send([]byte("kl")) // behind the queue: not tried before it
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := pw.buf.String(); got != "response+stopped\nabcdefghijkl" {
+		t.Fatalf("got %q", got)
+	}
+	if err := o.Send([]byte("late")); !errors.Is(err, ErrOutboxClosed) {
+		t.Errorf("Send after Close: %v", err)
+	}
+}
+
 // A client that stops reading holds the writers back at the bound; the first write error
 // is returned by later calls.
 func TestOutboxBoundAndErrors(t *testing.T) {

@@ -437,9 +437,7 @@ func (c *conn) flush() {
 
 func (c *conn) flushLocked() {
 	if len(c.out) > 0 && c.werr == nil {
-		if _, c.werr = c.w.Write(c.out); c.werr == nil {
-			c.werr = c.w.Flush() // at once when the pipe has room, else by the outbox's goroutine
-		}
+		c.werr = c.w.Send(c.out) // at once when the pipe has room, else by the outbox's goroutine
 	}
 	c.out = c.out[:0]
 	if cap(c.out) > 4*flushAt { // a burst of output: not kept
