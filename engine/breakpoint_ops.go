@@ -20,13 +20,18 @@ func (s *Session) addBreakpoint(spec BreakpointSpec, id int, keepBadCondition bo
 	if b.hit, err = parseHitCondition(spec.HitCondition); err != nil {
 		return Breakpoint{}, err
 	}
-	if spec.LogMessage != "" {
+	switch {
+	case spec.LogFormat != "":
+		if b.log, err = printfCall(spec.LogFormat); err != nil {
+			return Breakpoint{}, err
+		}
+	case spec.LogMessage != "":
 		if b.log, err = parseLogMessage(spec.LogMessage); err != nil {
 			return Breakpoint{}, err
 		}
-		if b.log == nil {
-			b.log = []logPart{}
-		}
+	}
+	if b.log == nil && (spec.LogFormat != "" || spec.LogMessage != "") {
+		b.log = []logPart{}
 	}
 	var loc Location
 	switch spec.Kind {
@@ -50,7 +55,7 @@ func (s *Session) addBreakpoint(spec BreakpointSpec, id int, keepBadCondition bo
 		return Breakpoint{}, err
 	}
 	for i := range b.log {
-		if b.log[i].expr {
+		if p := b.log[i]; p.expr && !(p.verb != 0 && len(p.text) >= 2 && p.text[0] == '"') { // a quoted dprintf argument is its own value
 			if b.log[i].cond, err = s.t.CompileCondition(loc, b.log[i].text); err != nil {
 				return Breakpoint{}, fmt.Errorf("log message ${%s}: %w", b.log[i].text, err)
 			}

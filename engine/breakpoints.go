@@ -27,8 +27,11 @@ type BreakpointSpec struct {
 	Condition    string // stop only when this expression is true (evaluated pure)
 	HitCondition string // ">= 3", "% 2", "== 5", "< 4", or "N" (the same as ">= N")
 	LogMessage   string // print this, with ${expr} parts evaluated, instead of stopping
-	Temporary    bool   // delete after its first stop (tbreak)
-	Disabled     bool   // kept, but not reached: no stop, no hit, no log (gdb's disable)
+	// LogFormat prints instead of stopping as gdb's dprintf: `"FORMAT", ARG...`, a quoted C
+	// format whose conversions take the values of the arguments (see Sprintf).
+	LogFormat string
+	Temporary bool // delete after its first stop (tbreak)
+	Disabled  bool // kept, but not reached: no stop, no hit, no log (gdb's disable)
 }
 
 // Breakpoint is a breakpoint as set: its unique id and where it really bound.
@@ -96,6 +99,8 @@ type logPart struct {
 	text string
 	expr bool
 	cond Condition // the compiled expression
+	spec string    // a dprintf's conversion of it ("%5d" and verb 'd'); verb 0: as printed
+	verb byte
 }
 
 // parseLogMessage splits "x is ${x}" into its literal and ${expression} parts.

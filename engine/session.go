@@ -492,7 +492,11 @@ func (h handler) Trap(loc Location) *Stop {
 			continue
 		}
 		if b.log != nil {
-			h.Output("console", s.interpolate(b.log)+"\n")
+			msg := s.interpolate(b.log)
+			if b.bp.Spec.LogFormat == "" { // a dprintf's format says where its lines end
+				msg += "\n"
+			}
+			h.Output("console", msg)
 			continue
 		}
 		return &Stop{Reason: ReasonBreakpoint, Location: loc, BreakpointID: b.bp.ID}
@@ -516,7 +520,16 @@ func (s *Session) interpolate(parts []logPart) string {
 			out.WriteString(p.text)
 			continue
 		}
-		v, err := p.cond.String()
+		var v string
+		var err error
+		if p.cond != nil {
+			v, err = p.cond.String()
+		} else {
+			v = p.text // a quoted dprintf argument
+		}
+		if err == nil && p.verb != 0 {
+			v, err = convert(p.spec, p.verb, v)
+		}
 		if err != nil {
 			out.WriteString("<error: " + err.Error() + ">")
 			continue

@@ -258,7 +258,7 @@ func (d *Debugger) showDisplays(only int) {
 		case only != 0 && w.ID != only:
 		case insns && w.Err == "": // display/i: x/i at the expression's address
 			d.printf("%d: x/%s\n", w.ID, strings.TrimPrefix(spec, "/"))
-			if addr, err := integerOf(w.Value.Value); err == nil {
+			if addr, ok := engine.IntegerOf(w.Value.Value); ok {
 				d.examineInstructions(uint64(addr), n)
 			}
 		case w.Err != "":

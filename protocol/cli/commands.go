@@ -51,6 +51,7 @@ func init() {
 		{"call", nil, "call EXPR  evaluate an expression that may call functions", cmdCall},
 		{"output", nil, "output[/FMT] EXPR  print the value of EXPR alone (no $N, no newline)", cmdOutput},
 		{"printf", nil, "printf \"FORMAT\", ARGS...  print values with C's conversions (%d %x %s %f %c %p...)", cmdPrintf},
+		{"dprintf", nil, "dprintf LOCATION,\"FORMAT\",ARGS...  at LOCATION, print as printf does and go on", cmdDprintf},
 		{"echo", nil, "echo TEXT  print TEXT (C escapes: \\n for a newline)", cmdEcho},
 		{"display", nil, "display[/FMT] [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
 		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
@@ -149,10 +150,16 @@ func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
 	return spec, nil
 }
 
-func cmdBreak(d *Debugger, args string) bool  { d.setBreak(args, false); return false }
-func cmdTbreak(d *Debugger, args string) bool { d.setBreak(args, true); return false }
+func cmdBreak(d *Debugger, args string) bool { d.setBreak(args, "Breakpoint", nil); return false }
 
-func (d *Debugger) setBreak(args string, temp bool) {
+func cmdTbreak(d *Debugger, args string) bool {
+	d.setBreak(args, "Temporary breakpoint", func(spec *engine.BreakpointSpec) { spec.Temporary = true })
+	return false
+}
+
+// setBreak sets a breakpoint at the location args names, adjust given the spec first, and
+// says so as gdb does ("Breakpoint 1 at ...", kind being its first words).
+func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpec)) {
 	if d.s.State().Ended() { // for the next run, as gdb keeps it: that run's session, made now
 		if err := d.newSession(); err != nil {
 			d.printf("No breakpoint set: %v\n", err)
@@ -164,15 +171,15 @@ func (d *Debugger) setBreak(args string, temp bool) {
 		d.printf("%v\n", err)
 		return
 	}
-	spec.Temporary = temp
+	if adjust != nil {
+		adjust(&spec)
+	}
 	bp, err := d.s.SetBreakpoint(spec)
 	if err != nil {
 		d.printf("No breakpoint set: %v\n", err)
 		return
 	}
-	kind := "Breakpoint"
-	if temp {
-		kind = "Temporary breakpoint"
+	if spec.Temporary {
 		if d.temporary == nil {
 			d.temporary = map[int]bool{}
 		}
@@ -390,6 +397,9 @@ func cmdInfo(d *Debugger, args string) bool {
 			}
 			if b.Spec.LogMessage != "" {
 				d.printf("  log %q", b.Spec.LogMessage)
+			}
+			if b.Spec.LogFormat != "" {
+				d.printf("  printf %s", b.Spec.LogFormat)
 			}
 			if b.Spec.Disabled {
 				d.printf("  (disabled)")

@@ -81,18 +81,18 @@ func (d *Debugger) infoSymbol(expr string) {
 		return
 	}
 	v, err := d.eval(expr, true)
-	addr, aerr := integerOf(v.Value)
-	if err != nil || aerr != nil {
+	addr, isAddr := engine.IntegerOf(v.Value)
+	if err != nil || !isAddr {
 		if a, err2 := d.eval("&"+expr, true); err2 == nil { // an array, as C takes it: its address
-			v, err = a, nil
-			addr, aerr = integerOf(a.Value)
+			err = nil
+			addr, isAddr = engine.IntegerOf(a.Value)
 		}
 	}
 	if err != nil {
 		d.printf("%s\n", explain(err))
 		return
 	}
-	if aerr != nil {
+	if !isAddr {
 		d.printf("%s is not an address.\n", expr)
 		return
 	}

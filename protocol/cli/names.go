@@ -42,7 +42,7 @@ func cmdRbreak(d *Debugger, args string) bool {
 		return false
 	}
 	for _, f := range fns {
-		d.setBreak(f, false)
+		d.setBreak(f, "Breakpoint", nil)
 	}
 	return false
 }

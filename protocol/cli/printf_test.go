@@ -3,6 +3,7 @@ package cli_test
 import (
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
@@ -53,4 +54,30 @@ func TestInfoFunctionsAndRbreak(t *testing.T) {
 	expect(t, out, "(polydbg) info functions\nAll defined functions:\n\nFile prog.kite:\n", "\tfib\n", "\tmain\n",
 		"(polydbg) info functions ^f\nAll functions matching regular expression \"^f\":\n\nFile prog.kite:\n2:\tfib\n(polydbg) rbreak ^fib$\n",
 		"Breakpoint 1 at pc ", "(polydbg) info breakpoints\n1    ", "(polydbg) rbreak (\nInvalid regexp:", "Breakpoint 1, fib at prog.kite:2")
+}
+
+// dprintf prints what gdb's dprintf prints at each hit of a native program's function, and
+// the program runs on.
+func TestDprintfAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	commands := "dprintf square,\"<sq %d|%#x|%3d|%s>\\n\", x, x * 7, counter, \"lit\"\nrun\n"
+	dir, out := nativeScript(t, commands+"info breakpoints\n")
+	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
+	marked := regexp.MustCompile(`(?m)^<sq .*$`)
+	agreeWithGDB(t, "dprintf", []string{"x=0", "x=1", "x=2", "x=3", "x=4"},
+		marked.FindAllString(out, -1), marked.FindAllString(oracle, -1), out, oracle)
+	expect(t, out, "Dprintf 1 at 0x", "sum 30\n", `printf "<sq %d|%#x|%3d|%s>\n", x, x * 7, counter, "lit"`)
+}
+
+// dprintf on a Kite program: it prints at each hit and never stops; a format that does not
+// fit its arguments sets nothing.
+func TestDprintf(t *testing.T) {
+	out := script(t, "dprintf fib,\"fib(%d) total=%x\\n\", n, total\ndprintf\ndprintf 2\ndprintf 2,\"%d %d\\n\", n\ninfo breakpoints\nrun\n")
+	expect(t, out, "Dprintf 1 at pc ", "(polydbg) dprintf\nFormat string required\n",
+		"(polydbg) dprintf 2\nFormat string required\n",
+		"No breakpoint set: Wrong number of arguments for specified format-string\n",
+		`printf "fib(%d) total=%x\n", n, total`, "fib(0) total=0\nfib(1) total=0\nfib(2) total=1\nfib(1) total=1\nfib(0) total=1\n", "total 7")
+	if strings.Contains(out, "Breakpoint 1,") {
+		t.Errorf("a dprintf stopped the program:\n%s", out)
+	}
 }
