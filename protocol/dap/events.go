@@ -1,9 +1,12 @@
 package dap
 
 import (
+	"strconv"
+
 	godap "github.com/google/go-dap"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/wirejson"
 )
 
 // threadID is the one thread polydbg's targets show.
@@ -34,7 +37,7 @@ func (c *conn) translate(e engine.Event) {
 	case engine.EventStopped:
 		c.threadEvents()
 		c.moduleEvents()
-		c.event("stopped", c.stoppedBody(e.Stop))
+		c.stoppedEvent(c.stoppedBody(e.Stop))
 	case engine.EventContinued:
 		if c.ownContinues > 0 {
 			c.ownContinues--
@@ -91,6 +94,51 @@ func (c *conn) stoppedBody(st *engine.Stop) godap.StoppedEventBody {
 		b.Description = "Paused on exception"
 	}
 	return b
+}
+
+// stoppedEvent writes the stopped event, its body field by field: the message a stepping
+// client waits for, encoded without reflection (TestStoppedBodyAsJSON holds it to
+// encoding/json's output).
+func (c *conn) stoppedEvent(body godap.StoppedEventBody) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	b, ok := c.begin()
+	if !ok {
+		return
+	}
+	b = appendStoppedBody(append(b, `event","event":"stopped","body":`...), body)
+	c.frame(append(b, '}'))
+}
+
+// appendStoppedBody appends body as encoding/json writes it.
+func appendStoppedBody(b []byte, body godap.StoppedEventBody) []byte {
+	b = wirejson.AppendString(append(b, `{"reason":`...), body.Reason)
+	if body.Description != "" {
+		b = wirejson.AppendString(append(b, `,"description":`...), body.Description)
+	}
+	if body.ThreadId != 0 {
+		b = strconv.AppendInt(append(b, `,"threadId":`...), int64(body.ThreadId), 10)
+	}
+	if body.PreserveFocusHint {
+		b = append(b, `,"preserveFocusHint":true`...)
+	}
+	if body.Text != "" {
+		b = wirejson.AppendString(append(b, `,"text":`...), body.Text)
+	}
+	if body.AllThreadsStopped {
+		b = append(b, `,"allThreadsStopped":true`...)
+	}
+	if len(body.HitBreakpointIds) > 0 {
+		b = append(b, `,"hitBreakpointIds":[`...)
+		for i, id := range body.HitBreakpointIds {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(id), 10)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }
 
 // breakpoint is an engine breakpoint as DAP shows it.
