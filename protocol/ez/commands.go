@@ -27,6 +27,15 @@ var handlers = map[string]func(srv *server, params json.RawMessage) error{
 	"terminate":       (*server).terminate,
 }
 
+// commandNames are the handlers' names, for bareRequest.
+var commandNames = func() []string {
+	var names []string
+	for name := range handlers {
+		names = append(names, name)
+	}
+	return names
+}()
+
 // handleLine runs one command line; every failure is answered with an error event.
 func (srv *server) handleLine(line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {

@@ -1,5 +1,11 @@
 package ez
 
+import (
+	"strconv"
+
+	"github.com/polydbg/polydbg/internal/wirejson"
+)
+
 // Wire types of the EZ protocol. Struct fields keep the document's key order.
 
 // Every message the server writes is an event, {"type":"event","event":NAME,"data":DATA}
@@ -23,6 +29,26 @@ type stoppedData struct {
 	Location     location `json:"location"`
 	BreakpointID int      `json:"breakpointId,omitempty"`
 	Function     string   `json:"function,omitempty"` // extension
+}
+
+// appendJSON appends d as encoding/json writes it (TestStepEventsAsJSON).
+func (d stoppedData) appendJSON(b []byte) []byte {
+	b = wirejson.AppendString(append(b, `{"reason":`...), d.Reason)
+	b = d.Location.appendJSON(append(b, `,"location":`...))
+	if d.BreakpointID != 0 {
+		b = strconv.AppendInt(append(b, `,"breakpointId":`...), int64(d.BreakpointID), 10)
+	}
+	if d.Function != "" {
+		b = wirejson.AppendString(append(b, `,"function":`...), d.Function)
+	}
+	return append(b, '}')
+}
+
+func (l location) appendJSON(b []byte) []byte {
+	b = wirejson.AppendString(append(b, `{"file":`...), l.File)
+	b = strconv.AppendInt(append(b, `,"line":`...), int64(l.Line), 10)
+	b = strconv.AppendInt(append(b, `,"column":`...), int64(l.Column), 10)
+	return append(b, '}')
 }
 
 type outputData struct {
@@ -49,6 +75,16 @@ type variableUpdateData struct {
 	Type       string `json:"type"`
 	FrameIndex int    `json:"frameIndex"`
 	Scope      string `json:"scope"` // extension: "local" or "global"
+}
+
+// appendJSON appends d as encoding/json writes it (TestStepEventsAsJSON).
+func (d variableUpdateData) appendJSON(b []byte) []byte {
+	b = wirejson.AppendString(append(b, `{"name":`...), d.Name)
+	b = wirejson.AppendString(append(b, `,"value":`...), d.Value)
+	b = wirejson.AppendString(append(b, `,"type":`...), d.Type)
+	b = strconv.AppendInt(append(b, `,"frameIndex":`...), int64(d.FrameIndex), 10)
+	b = wirejson.AppendString(append(b, `,"scope":`...), d.Scope)
+	return append(b, '}')
 }
 
 type variable struct {

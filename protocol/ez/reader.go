@@ -26,6 +26,9 @@ var commandRe = regexp.MustCompile(`"command"\s*:\s*"([A-Za-z]{1,40})"`)
 // parseRequest decodes one line. On error it still returns the command name when it
 // could be read, so the error event can say which command failed.
 func parseRequest(line []byte) (request, error) {
+	if req, ok := bareRequest(line); ok {
+		return req, nil
+	}
 	var req request
 	if wirejson.DecodeFresh(line, &req) { // one pass: a plain command line
 		return checkRequest(req)
@@ -43,6 +46,33 @@ func parseRequest(line []byte) (request, error) {
 		return request{Command: probe.Command}, fmt.Errorf("malformed JSON: %w", err)
 	}
 	return checkRequest(req)
+}
+
+// bareRequest reads a command with no parameters written as the document writes one on
+// a line, {"type":"command","command":"NAME","params":{}} (or without "params"), without
+// decoding it; ok is false for any other line, and for a name that is not a command.
+func bareRequest(line []byte) (req request, ok bool) {
+	const head = `{"type":"command","command":"`
+	if len(line) <= len(head) || string(line[:len(head)]) != head {
+		return request{}, false
+	}
+	rest := line[len(head):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return request{}, false
+	}
+	switch tail := string(rest[end:]); tail {
+	case `"}`, `","params":{}}`:
+	default:
+		return request{}, false
+	}
+	name := rest[:end]
+	for _, known := range commandNames {
+		if string(name) == known {
+			return request{Type: "command", Command: known}, true
+		}
+	}
+	return request{}, false
 }
 
 // checkRequest refuses a decoded line that is not a command.

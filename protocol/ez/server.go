@@ -227,7 +227,16 @@ func (srv *server) send(name string, data any) {
 	// {"type":"event","event":NAME,"data":DATA}: the envelope written around the data, not
 	// encoded from a struct holding it (one boxing and one reflection less per event).
 	b := wirejson.AppendString(append(srv.w.AvailableBuffer(), `{"type":"event","event":`...), name)
-	b, err := wirejson.Append(append(b, `,"data":`...), data)
+	b = append(b, `,"data":`...)
+	var err error
+	switch d := data.(type) { // a step's events, written field by field
+	case stoppedData:
+		b = d.appendJSON(b)
+	case variableUpdateData:
+		b = d.appendJSON(b)
+	default:
+		b, err = wirejson.Append(b, data)
+	}
 	if err == nil {
 		_, err = srv.w.Write(append(b, "}\n"...))
 	}
