@@ -53,6 +53,7 @@ type Profiler struct {
 	end      time.Time
 	finished bool
 	pausedAt time.Time // set while the program is stopped in the debugger
+	base     time.Time // the first reading of the clock: later ones are offsets from it
 }
 
 // Pause stops the clock while the program is stopped in the debugger, so that time spent
@@ -92,11 +93,18 @@ type openStmt struct {
 	start time.Time
 }
 
+// now reads the clock. After the first time.Now it reads only the monotonic clock (time.Since
+// its base): time.Now reads the wall clock too, and a stepping program reads it three
+// times a step.
 func (p *Profiler) now() time.Time {
 	if p.Now != nil {
 		return p.Now()
 	}
-	return time.Now()
+	if p.base.IsZero() {
+		p.base = time.Now()
+		return p.base
+	}
+	return p.base.Add(time.Since(p.base))
 }
 
 // Statement records that a statement at site begins, at call depth depth (1 for the top
