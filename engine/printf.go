@@ -179,7 +179,8 @@ func convert(spec string, verb byte, text string) (string, error) {
 		}
 		return fmt.Sprintf(spec+string(verb), n), nil
 	case 'f', 'F', 'e', 'E', 'g', 'G':
-		f, err := strconv.ParseFloat(strings.Fields(text + " ")[0], 64)
+		first, _, _ := strings.Cut(text, " ")
+		f, err := strconv.ParseFloat(first, 64)
 		if err != nil {
 			n, ok := IntegerOf(text)
 			if !ok {

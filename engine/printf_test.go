@@ -49,3 +49,24 @@ func TestSprintf(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSprintf: any printf argument text gets a string or one of gdb's errors, never a
+// panic; an argument's value is the expression itself, so conversions see all kinds of text.
+func FuzzSprintf(f *testing.F) {
+	for _, seed := range []string{
+		`"%d|%5.2f|%c|%s|%x|%lu|%-4d|%o|%%\n", n, s->scale, tag, "lit", mask, sizeof(*s), i, n`,
+		`"%#x %#o %p %e %g %i %u %X", 0, 0, 0x10, 2.5, 1e9, -3, -1, 255`,
+		`"\101\t\e\\\"%s", "a, b"`,
+		`"%`, `"%5`, `"\`, `"abc`, `"%d" n`, `"%d",`, `"%d", f(a, (b), [c]), d`, `"%y", 1`,
+		`"%s", 0x4020 "hi \"there\""`, `"%c", 65 'A'`, `"%d", true`, ``,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, call string) {
+		out, err := Sprintf(call, func(expr string) (string, error) { return expr, nil })
+		if err != nil && out != "" {
+			t.Errorf("Sprintf(%q) = %q and the error %v", call, out, err)
+		}
+		_, _ = printfCall(call)
+	})
+}

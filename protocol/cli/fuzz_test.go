@@ -20,6 +20,7 @@ func FuzzCommands(f *testing.F) {
 		"b fib\nrun\np n\np $1 + $$ + $$9 + $\"$\"\np/x n\np/c $\nptype n\nwhatis $2\nset context on\nc 3\ninfo args\nshow values\nset listsize 0\nlist 3\n",
 		"b fib\nrun\nprintf \"%-5d|%s|%c|%x|%%|%5.1f\\n\", n, \"a,b\", 65, n, 1.5\nprintf \"%\"\nprintf \"%d\nprintf \"\\777\\\", (n\necho a\\tb\\\noutput/x n\noutput\n",
 		"b fib\nrun\ndisable\nenable 1 2 x\nignore 1 2\nignore\nc\nuntil\nuntil 3\nwatch n\nrwatch total\nawatch fib\nc\n",
+		"dprintf fib,\"%d %f\\n\", n, n\ndprintf 3,\"%g%X\",,\ndprintf ,\"x\"\ndprintf fib\ninfo breakpoints\nrun\nprintf \"%f\",\n",
 	} {
 		f.Add(seed)
 	}
