@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
-
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,5 +70,75 @@ func TestRawPipe(t *testing.T) {
 	got, err := io.ReadAll(r)
 	if err != nil || !bytes.Equal(got, msg) {
 		t.Fatalf("read %d bytes (%v), want %d", len(got), err, len(msg))
+	}
+}
+
+// A stdio front end sent SIGTERM ends within the outbox's grace even when its client wrote
+// thousands of commands and read none of the answers (EZ, DAP and Aura waited for ever for
+// that client to read what was left).
+func TestSIGTERMWithAClientThatDoesNotRead(t *testing.T) {
+	loop := filepath.Join(t.TempDir(), "loop.kite")
+	if err := os.WriteFile(loop, []byte("let i = 0\nwhile true {\n    i += 1\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dapThreads := func(i int) string {
+		body := fmt.Sprintf(`{"seq":%d,"type":"request","command":"threads"}`, i+1)
+		return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	for _, c := range []struct {
+		name    string
+		args    []string
+		env     []string
+		first   string
+		command func(i int) string
+	}{
+		{"ez", []string{"ez"}, nil, "", func(int) string { return `{"type":"command","command":"stepInto","params":{}}` + "\n" }},
+		{"dap", []string{"dap"}, nil, "", dapThreads},
+		{"aura", []string{"aura", "run", loop}, []string{"AURA_DEBUG_PROTOCOL=1", "AURA_DEBUG_WAIT=1"},
+			`{"cmd":"enable","startPaused":true}` + "\n", func(int) string { return `{"cmd":"stepIn"}` + "\n" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(testbin.Polydbg(t), c.args...)
+			cmd.Env = append(os.Environ(), c.env...)
+			in, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cmd.StdoutPipe(); err != nil { // never read
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			var burst strings.Builder
+			burst.WriteString(c.first)
+			for i := range 4000 {
+				burst.WriteString(c.command(i))
+			}
+			wrote := make(chan error, 1)
+			go func() { _, err := io.WriteString(in, burst.String()); wrote <- err }()
+			select {
+			case err := <-wrote:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the commands were not read") // the server stalled before the answers' bound
+			}
+			time.Sleep(300 * time.Millisecond) // let it answer into the full pipe
+			start := time.Now()
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case <-exited:
+				t.Logf("exit %v after SIGTERM", time.Since(start))
+			case <-time.After(10 * time.Second):
+				t.Fatal("still running 10 s after SIGTERM")
+			}
+		})
 	}
 }

@@ -1,9 +1,11 @@
 package wire
 
 import (
+	"context"
 	"errors"
 	"io"
 	"sync"
+	"time"
 )
 
 // TryWriter is a writer that can also write without waiting: TryWrite writes what the
@@ -184,13 +186,47 @@ func (o *Outbox) writer() {
 
 // Close writes out what is queued, waiting for the client to read it, and ends the
 // outbox's goroutine; later Writes fail. It returns the first write error.
-func (o *Outbox) Close() error {
+func (o *Outbox) Close() error { return o.close(nil) }
+
+// ShutdownGrace is how long CloseFor waits for a client that does not read, once the
+// server has been told to stop.
+const ShutdownGrace = 2 * time.Second
+
+// ErrOutboxStalled is returned by CloseFor when the client did not read what was left
+// within ShutdownGrace; it was dropped.
+var ErrOutboxStalled = errors.New("wire: the client did not read the last output")
+
+// CloseFor is Close for a server that ends because ctx is done (a signal): then it waits
+// at most ShutdownGrace for the client to read, so that a client that stopped reading
+// cannot keep the process alive. While ctx is not done it is Close.
+func (o *Outbox) CloseFor(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return o.Close()
+	}
+	expired := false
+	t := time.AfterFunc(ShutdownGrace, func() {
+		o.mu.Lock()
+		expired = true
+		o.moved.Broadcast()
+		o.mu.Unlock()
+	})
+	defer t.Stop()
+	return o.close(&expired)
+}
+
+// close is Close; it stops waiting once *expired is set (with o.mu held), when expired is
+// not nil.
+func (o *Outbox) close(expired *bool) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.closed = true
 	if o.err == nil && (len(o.buf) > 0 || o.writing) {
 		o.startWriter()
 		for o.err == nil && (len(o.buf) > 0 || o.writing) {
+			if expired != nil && *expired {
+				o.err, o.buf = ErrOutboxStalled, nil
+				break
+			}
 			o.moved.Wait()
 		}
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -170,5 +171,42 @@ func TestFlushBeforeRead(t *testing.T) {
 	}
 	if pw.tries != 1 || pw.buf.String() != "5\t    total += i\n(polydbg) " {
 		t.Fatalf("%d writes, %q: want the answer and the prompt in one write before the read", pw.tries, pw.buf.String())
+	}
+}
+
+// CloseFor waits for the client to read while the server is not told to stop, and gives
+// up after ShutdownGrace once it is: a client that stopped reading cannot hold a server
+// that was sent SIGTERM.
+func TestOutboxCloseForGivesUpAfterAStop(t *testing.T) {
+	r, w := io.Pipe()
+	o := NewOutbox(w)
+	o.WriteString("unread")
+	o.Flush()
+	ctx, cancel := context.WithCancel(context.Background())
+	closed := make(chan error, 1)
+	go func() { closed <- o.CloseFor(ctx) }()
+	select {
+	case err := <-closed:
+		t.Fatalf("CloseFor returned %v before the client read and before the stop", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	cancel() // too late for this call, which already waits as Close does: read it
+	if b, _ := io.ReadAll(io.LimitReader(r, 6)); string(b) != "unread" {
+		t.Fatalf("read %q", b)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+
+	_, w2 := io.Pipe() // a client that never reads
+	o2 := NewOutbox(w2)
+	o2.WriteString("never read")
+	o2.Flush()
+	start := time.Now()
+	if err := o2.CloseFor(ctx); !errors.Is(err, ErrOutboxStalled) {
+		t.Fatalf("CloseFor after the stop: %v", err)
+	}
+	if d := time.Since(start); d < ShutdownGrace/2 || d > ShutdownGrace+time.Second {
+		t.Errorf("CloseFor gave up after %v, want about %v", d, ShutdownGrace)
 	}
 }

@@ -111,7 +111,7 @@ func Run(ctx context.Context, cfg Config) int {
 		done: make(chan struct{}),
 	}
 	defer close(r.done)
-	defer r.out.close() // nothing written is lost when the process exits next
+	defer r.out.close(ctx) // nothing written is lost when the process exits next
 	if cfg.Protocol {
 		r.out.event(HelloEvent{Event: "hello", Protocol: ProtocolVersion, Capabilities: Capabilities}, false)
 		r.out.flush()

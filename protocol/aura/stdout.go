@@ -2,6 +2,7 @@ package aura
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strconv"
 	"sync"
@@ -113,10 +114,11 @@ func (o *stdout) flush() {
 	}
 }
 
-// close writes out what the client has not read yet, waiting for it (the end of the run).
-func (o *stdout) close() {
+// close writes out what the client has not read yet, waiting for it (the end of the run);
+// after a signal (ctx done) for ShutdownGrace at most.
+func (o *stdout) close(ctx context.Context) {
 	if o.box != nil {
-		_ = o.box.Close()
+		_ = o.box.CloseFor(ctx)
 	}
 }
 

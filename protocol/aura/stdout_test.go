@@ -2,6 +2,7 @@ package aura
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestWirePartialLines(t *testing.T) {
 			var buf bytes.Buffer
 			o := newStdout(&buf, true)
 			tc.run(o)
-			o.close()
+			o.close(context.Background())
 			if buf.String() != tc.want {
 				t.Fatalf("got %q, want %q", buf.String(), tc.want)
 			}

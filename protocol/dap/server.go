@@ -132,7 +132,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	c.closed = true
 	c.closeDebuggee()
 	c.mu.Unlock()
-	if werr := c.w.Close(); werr != nil { // what the client has not read yet is written first
+	if werr := c.w.CloseFor(ctx); werr != nil { // what the client has not read yet is written first
 		c.log.Debug("dap: writing to the client", "err", werr)
 	}
 	return err

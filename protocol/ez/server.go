@@ -63,7 +63,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	go func() { srv.readDone <- srv.read(in) }()
 	err := srv.pump(ctx)
 	srv.closeSession()
-	if cerr := srv.out.Close(); err == nil && cerr != nil && ctx.Err() == nil {
+	if cerr := srv.out.CloseFor(ctx); err == nil && cerr != nil && ctx.Err() == nil {
 		err = fmt.Errorf("ez: writing events: %w", cerr)
 	}
 	return err
