@@ -5,7 +5,6 @@ import (
 	"net"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -60,19 +59,7 @@ func TestPrometeuSIGTERMWithStalledClients(t *testing.T) {
 		c.Write(flood)
 	}
 	time.Sleep(500 * time.Millisecond)
-	start := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case <-exited:
-		t.Logf("exit after %v", time.Since(start))
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("SIGTERM took %v", d)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("still running 15 s after SIGTERM")
+	if d := terminate(t, cmd, 15*time.Second); d > 5*time.Second {
+		t.Errorf("SIGTERM took %v", d)
 	}
 }

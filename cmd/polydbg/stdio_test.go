@@ -127,18 +127,28 @@ func TestSIGTERMWithAClientThatDoesNotRead(t *testing.T) {
 				t.Fatal("the commands were not read") // the server stalled before the answers' bound
 			}
 			time.Sleep(300 * time.Millisecond) // let it answer into the full pipe
-			start := time.Now()
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			select {
-			case <-exited:
-				t.Logf("exit %v after SIGTERM", time.Since(start))
-			case <-time.After(10 * time.Second):
-				t.Fatal("still running 10 s after SIGTERM")
+			if d := terminate(t, cmd, 10*time.Second); d > 5*time.Second {
+				t.Errorf("SIGTERM took %v", d)
 			}
 		})
 	}
+}
+
+// terminate sends cmd SIGTERM and waits for it to exit, failing the test after limit; it
+// returns how long the exit took.
+func terminate(t *testing.T, cmd *exec.Cmd, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+		t.Logf("exit %v after SIGTERM", time.Since(start))
+	case <-time.After(limit):
+		t.Fatalf("still running %v after SIGTERM", limit)
+	}
+	return time.Since(start)
 }
