@@ -101,7 +101,7 @@ func runDAP(ctx context.Context, args []string, in io.Reader, out, stderr io.Wri
 func tryWriter(c net.Conn) io.Writer {
 	if sc, ok := c.(syscall.Conn); ok {
 		if rc, err := sc.SyscallConn(); err == nil {
-			return rawWriter{rc}
+			return rawWriter{rc: rc}
 		}
 	}
 	return c

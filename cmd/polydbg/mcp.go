@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -55,7 +56,8 @@ func runMCP(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *addr == "" {
-		if err := srv.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
+		out := protocolStdout().(io.WriteCloser) // closed on SIGTERM: a pending write returns
+		if err := srv.ServeStdio(ctx, os.Stdin, out); err != nil {
 			fmt.Fprintln(os.Stderr, "polydbg mcp:", err)
 			return 1
 		}

@@ -24,18 +24,31 @@ func protocolStdout() io.Writer {
 	if err != nil {
 		return os.Stdout
 	}
-	rc, err := os.NewFile(uintptr(fd), "/dev/stdout").SyscallConn()
+	f := os.NewFile(uintptr(fd), "/dev/stdout")
+	rc, err := f.SyscallConn()
 	if err != nil {
-		syscall.Close(fd)
+		f.Close()
 		return os.Stdout
 	}
-	return rawWriter{rc}
+	return rawWriter{rc, f}
 }
 
 // rawWriter writes a non-blocking descriptor (a pipe, a socket) with raw write(2) calls,
 // waiting in Go's poller while it would block. It is a wire.TryWriter: a front end's
 // wire.Outbox writes an answer on the goroutine that made it when the pipe has room.
-type rawWriter struct{ rc syscall.RawConn }
+type rawWriter struct {
+	rc syscall.RawConn
+	f  *os.File // the descriptor rc is of; nil when rawWriter does not own it (a socket)
+}
+
+// Close closes the descriptor of its own: a write that waits for the client to read
+// returns at once (an MCP session closed on SIGTERM ends, whatever its client does).
+func (w rawWriter) Close() error {
+	if w.f == nil {
+		return nil
+	}
+	return w.f.Close()
+}
 
 // TryWrite writes what the pipe takes now, without waiting.
 func (w rawWriter) TryWrite(p []byte) (int, error) { return w.write(p, false) }

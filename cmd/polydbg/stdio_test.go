@@ -60,7 +60,7 @@ func TestRawPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := rawWriter{wrc}
+	out := rawWriter{rc: wrc}
 	msg := bytes.Repeat([]byte("0123456789"), 20000) // more than a pipe holds
 	n, err := out.TryWrite(msg)
 	if err != nil || n == 0 || n >= len(msg) {
@@ -74,8 +74,8 @@ func TestRawPipe(t *testing.T) {
 }
 
 // A stdio front end sent SIGTERM ends within the outbox's grace even when its client wrote
-// thousands of commands and read none of the answers (EZ, DAP and Aura waited for ever for
-// that client to read what was left).
+// thousands of commands and read none of the answers (EZ, DAP, Aura and MCP waited for ever
+// for that client to read what was left).
 func TestSIGTERMWithAClientThatDoesNotRead(t *testing.T) {
 	loop := filepath.Join(t.TempDir(), "loop.kite")
 	if err := os.WriteFile(loop, []byte("let i = 0\nwhile true {\n    i += 1\n}\n"), 0o644); err != nil {
@@ -96,6 +96,10 @@ func TestSIGTERMWithAClientThatDoesNotRead(t *testing.T) {
 		{"dap", []string{"dap"}, nil, "", dapThreads},
 		{"aura", []string{"aura", "run", loop}, []string{"AURA_DEBUG_PROTOCOL=1", "AURA_DEBUG_WAIT=1"},
 			`{"cmd":"enable","startPaused":true}` + "\n", func(int) string { return `{"cmd":"stepIn"}` + "\n" }},
+		{"mcp", []string{"mcp"}, nil,
+			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n",
+			func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i+1) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(testbin.Polydbg(t), c.args...)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // Options configure a server. The zero value is safe: Kite programs and cartridges only,
@@ -97,9 +99,29 @@ const instructions = `polydbg debugs Kite programs, console cartridges, native L
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // ServeStdio serves one client on in/out until it disconnects or ctx ends, then closes
-// its debug sessions.
+// its debug sessions. Once ctx ends the client has wire.ShutdownGrace to read what is left;
+// then out is closed, so that a client that stopped reading cannot hold the server (the
+// SDK waits for the answers being written before it closes the connection). A write to out
+// that waits for the client must return when out is closed (a pollable descriptor).
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	defer s.CloseAll()
+	var mu sync.Mutex
+	served := false
+	stop := context.AfterFunc(ctx, func() {
+		time.AfterFunc(wire.ShutdownGrace, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if !served {
+				out.Close()
+			}
+		})
+	})
+	defer func() {
+		stop()
+		mu.Lock()
+		served = true
+		mu.Unlock()
+	}()
 	err := s.sdk.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
