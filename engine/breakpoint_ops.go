@@ -55,7 +55,7 @@ func (s *Session) addBreakpoint(spec BreakpointSpec, id int, keepBadCondition bo
 		return Breakpoint{}, err
 	}
 	for i := range b.log {
-		if p := b.log[i]; p.expr && !(p.verb != 0 && len(p.text) >= 2 && p.text[0] == '"') { // a quoted dprintf argument is its own value
+		if p := b.log[i]; p.expr && !(p.verb != 0 && quotedArgument(p.text)) { // a dprintf's string literal is its own value
 			if b.log[i].cond, err = s.t.CompileCondition(loc, b.log[i].text); err != nil {
 				return Breakpoint{}, fmt.Errorf("log message ${%s}: %w", b.log[i].text, err)
 			}

@@ -43,10 +43,16 @@ func Sprintf(call string, eval func(expr string) (string, error)) (string, error
 // argumentText is the text of printf's argument expr: a string literal's own, or the value
 // eval finds.
 func argumentText(expr string, eval func(string) (string, error)) (string, error) {
-	if len(expr) >= 2 && expr[0] == '"' && expr[len(expr)-1] == '"' {
-		return expr, nil // C expressions on native targets take no string literal
+	if quotedArgument(expr) {
+		return expr, nil
 	}
 	return eval(expr)
+}
+
+// quotedArgument reports whether a printf argument is a string literal, which is its own
+// value (C expressions on native targets take none).
+func quotedArgument(expr string) bool {
+	return len(expr) >= 2 && expr[0] == '"' && expr[len(expr)-1] == '"'
 }
 
 // printfCall reads `"FORMAT", ARG...` into the parts of its message.
