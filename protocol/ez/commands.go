@@ -135,8 +135,11 @@ func (srv *server) start(raw json.RawMessage) error {
 		}
 		return nil
 	case engine.Stopped: // "Begin or resume program execution"
-		srv.send("started", empty{})
-		return srv.resume(ss, engine.Continue, "start")
+		if err := srv.resume(ss, engine.Continue, "start"); err != nil {
+			return err // a stop not yet told: one answer, the error (not started as well)
+		}
+		srv.send("started", empty{}) // before the events of the run, which are drained after
+		return nil
 	case engine.Running:
 		return errors.New("Cannot start: program is already running")
 	default:

@@ -1,9 +1,12 @@
 package ez
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -99,3 +102,37 @@ func TestOutputIsHeldBackWhenTheIDEStopsReading(t *testing.T) {
 		t.Fatal("the server did not end after the IDE read again and closed its input")
 	}
 }
+
+// A start that finds the program stopped at a stop not yet told (a pipelining IDE's start
+// right after a continue that hit a breakpoint) gets one answer, the error: it answered
+// started as well, one command with two answers (found by bench's soak test).
+func TestStartBeforeTheStopIsToldAnswersOnce(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "loop.kite")
+	if err := os.WriteFile(file, []byte(stepLoopProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out roomyBuffer
+	srv := newServer(&out, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	defer srv.closeSession()
+	srv.handleLine([]byte(fmt.Sprintf(`{"type":"command","command":"initialize","params":{"file":%q}}`, file)))
+	srv.handleLine([]byte(`{"type":"command","command":"start","params":{"stopOnEntry":true}}`))
+	ss := &stepServer{srv: srv, timeout: time.After(time.Minute)}
+	ss.settle(t) // flushed: written at once (the buffer always has room)
+	out.Reset()
+
+	srv.sess.reportedStop = false // stopped, its event still to be written
+	srv.handleLine([]byte(`{"type":"command","command":"start"}`))
+	if err := srv.flush(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], `"event":"error"`) || !strings.Contains(lines[0], `"command":"start"`) {
+		t.Fatalf("start answered with %d lines:\n%s", len(lines), out.String())
+	}
+}
+
+// roomyBuffer is a wire.TryWriter that always has room: an outbox writes into it on the
+// flushing goroutine.
+type roomyBuffer struct{ bytes.Buffer }
+
+func (b *roomyBuffer) TryWrite(p []byte) (int, error) { return b.Write(p) }
