@@ -212,3 +212,22 @@ func TestCancelRunningAttach(t *testing.T) {
 		t.Fatal("not serving after a cancel")
 	}
 }
+
+// A request cut short (not JSON) is answered with an error for the seq and command it still
+// shows, so that the client knows which request failed; a body with neither gets seq 0.
+func TestTruncatedRequestIsAnsweredForItsSeq(t *testing.T) {
+	c := newTestClient(t, Options{})
+	for body, want := range map[string]string{
+		`{"seq":12,"type":"request","command":"stackTrace","arguments":`: "12 stackTrace",
+		`{"seq": 13 , "command": "next"`:                                 "13 next",
+		`{"seq":1234567890123,"command":"next"`:                          "0 next",
+		`{{{{`:                                                           "0 ",
+	} {
+		c.raw(frameOf(body))
+		m := c.next(body, func(m map[string]any) bool { return m["type"] == "response" })
+		got := fmt.Sprintf("%v %v", m["request_seq"], m["command"])
+		if m["success"] != false || got != want {
+			t.Errorf("%s: answered %q (%v), want %q", body, got, m, want)
+		}
+	}
+}
