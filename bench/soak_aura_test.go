@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -26,8 +25,7 @@ import (
 // program is running, its env names the loop's variables); still serving at the end.
 func TestSoakAura(t *testing.T) {
 	needSoak(t)
-	file := filepath.Join(t.TempDir(), "soak.kite")
-	os.WriteFile(file, []byte(soakKite), 0o644)
+	file := soakProgram(t)
 	cmd := exec.Command(testbin.Polydbg(t), "aura", "run", "--wait-enable", file)
 	cmd.Env = append(os.Environ(), "AURA_DEBUG_PROTOCOL=1")
 	stdin, _ := cmd.StdinPipe()

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -22,8 +20,7 @@ import (
 // caused; the server still answers at the end, ends on disconnect and leaves nothing.
 func TestSoakDAP(t *testing.T) {
 	needSoak(t)
-	file := filepath.Join(t.TempDir(), "soak.kite")
-	os.WriteFile(file, []byte(soakKite), 0o644)
+	file := soakProgram(t)
 	cmd := exec.Command(testbin.Polydbg(t), "dap")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

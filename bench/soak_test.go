@@ -170,6 +170,16 @@ while true {
 }
 `
 
+// soakProgram writes soakKite to a file of its own and returns its path.
+func soakProgram(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "soak.kite")
+	if err := os.WriteFile(file, []byte(soakKite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
 // TestSoakEZ drives the EZ front end over its stdio. Commands that have an answer of their
 // own (initialize, start, setBreakpoint, clearBreakpoint, getVariables, getStackTrace,
 // evaluate, unknown and malformed commands) must be answered exactly once and in order;
@@ -177,8 +187,7 @@ while true {
 // by the stop they cause, and no stop may be reported that no command could have caused.
 func TestSoakEZ(t *testing.T) {
 	needSoak(t)
-	file := filepath.Join(t.TempDir(), "soak.kite")
-	os.WriteFile(file, []byte(soakKite), 0o644)
+	file := soakProgram(t)
 	cmd := exec.Command(testbin.Polydbg(t), "ez")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

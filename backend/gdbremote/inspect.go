@@ -219,10 +219,6 @@ func (t *Target) Variables(ref int) ([]engine.Variable, error) {
 	return nil, engine.ErrNoVariable
 }
 
-func (t *Target) variable(frame int, v elfsym.Value) engine.Variable {
-	return t.pathVariable(frame, v, nil)
-}
-
 // pathVariable is variable for a value read from a variable through path (its name and
 // the members, elements or "*" below), so that its children can be set.
 func (t *Target) pathVariable(frame int, v elfsym.Value, path []string) engine.Variable {

@@ -79,3 +79,22 @@ func TestProfilePauseIsNotCharged(t *testing.T) {
 		t.Fatalf("a pause was charged: total %d, first statement %d", r.TotalNs, r.Timeline[0].DurNs)
 	}
 }
+
+// The real clock, read as offsets from its first reading, keeps the wall time and the
+// time that passes.
+func TestClockReadsFromItsBase(t *testing.T) {
+	p := &Profiler{}
+	before := time.Now()
+	first := p.now()
+	time.Sleep(5 * time.Millisecond)
+	later := p.now()
+	if d := later.Sub(first); d < 5*time.Millisecond || d > time.Second {
+		t.Errorf("%v passed between readings 5 ms apart", d)
+	}
+	if w := first.Sub(before); w < 0 || w > time.Second {
+		t.Errorf("the first reading is %v from time.Now", w)
+	}
+	if later.Round(0).Before(first.Round(0)) { // the wall clock too
+		t.Error("the wall clock went back")
+	}
+}

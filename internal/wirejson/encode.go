@@ -5,7 +5,6 @@
 package wirejson
 
 import (
-	"bufio"
 	"bytes"
 	"encoding"
 	"encoding/json"
@@ -30,17 +29,6 @@ func Append(b []byte, v any) ([]byte, error) {
 		return enc(b, rv), nil
 	}
 	return appendSlow(b, v)
-}
-
-// WriteLine writes v's JSON encoding and a newline to w, as json.Encoder with
-// SetEscapeHTML(false) writes it, building it in w's free buffer.
-func WriteLine(w *bufio.Writer, v any) error {
-	b, err := Append(w.AvailableBuffer(), v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
 }
 
 // appendSlow encodes with encoding/json.

@@ -284,3 +284,44 @@ func TestInternReusesShortStrings(t *testing.T) {
 		t.Error("long or empty strings are wrong")
 	}
 }
+
+// A broken line's command and number are read back from what it shows.
+func TestSalvage(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"seq":12,"type":"request","command":"stackTrace","arguments":`: "12 stackTrace",
+		`{"seq": 13 , "command" :  "next"`:                               "13 next",
+		`{"seq":1234567890123,"command":"next"`:                          "- next",
+		`{"command":"x1","seq":7}`:                                       "7 -",
+		`{"args":{"command":3},"command":"start"`:                        "- start",
+		`{"seq":"9","command":"` + strings.Repeat("a", 41) + `"}`:        "- -",
+		`{"seq":5`:        "- -",
+		`{{{{`:            "- -",
+		`"seq" "command"`: "- -",
+	} {
+		seq, word := "-", "-"
+		if n, ok := SalvageInt([]byte(line), "seq"); ok {
+			seq = fmt.Sprint(n)
+		}
+		if w, ok := SalvageWord([]byte(line), "command"); ok {
+			word = w
+		}
+		if got := seq + " " + word; got != want {
+			t.Errorf("%s: %q, want %q", line, got, want)
+		}
+	}
+}
+
+// FuzzSalvage: any bytes are read without a panic, and what is found is what was asked for.
+func FuzzSalvage(f *testing.F) {
+	for _, seed := range []string{`{"seq":12,"command":"next"`, `"seq":`, `"command":"`, `"seq" : 9}`, `"command":""`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if n, ok := SalvageInt(data, "seq"); ok && (n < 0 || n > 999_999_999) {
+			t.Errorf("seq %d", n)
+		}
+		if w, ok := SalvageWord(data, "command"); ok && (w == "" || len(w) > 40 || !bytes.Contains(data, []byte(w))) {
+			t.Errorf("command %q", w)
+		}
+	})
+}

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"runtime"
 	"strconv"
 	"sync"
@@ -295,24 +294,6 @@ func (c *conn) pump(ctx context.Context) {
 	}
 }
 
-var (
-	seqRe     = regexp.MustCompile(`"seq"\s*:\s*([0-9]{1,9})[,}\s]`)
-	commandRe = regexp.MustCompile(`"command"\s*:\s*"([A-Za-z]{1,40})"`)
-)
-
-// salvageHead reads the seq and command a body that is not JSON may still show (a
-// truncated request), so that its error response names the request it answers; 0 and ""
-// when it shows none.
-func salvageHead(body []byte) (seq int, command string) {
-	if m := seqRe.FindSubmatch(body); m != nil {
-		seq, _ = strconv.Atoi(string(m[1]))
-	}
-	if m := commandRe.FindSubmatch(body); m != nil {
-		command = string(m[1])
-	}
-	return seq, command
-}
-
 // afterColon reports whether b ends with a colon and, maybe, white space.
 func afterColon(b []byte) bool {
 	for i := len(b) - 1; i >= 0; i-- {
@@ -358,7 +339,8 @@ func (c *conn) handleFrame(ctx context.Context, body []byte, async bool) {
 	if req, ok := msg.(godap.RequestMessage); ok && err == nil {
 		head.Seq, head.Type, head.Command = req.GetRequest().Seq, "request", req.GetRequest().Command
 	} else if err := json.Unmarshal(body, &head); err != nil { // only bad messages are decoded twice
-		seq, command := salvageHead(body)
+		seq, _ := wirejson.SalvageInt(body, "seq") // a request cut short still says which it was
+		command, _ := wirejson.SalvageWord(body, "command")
 		c.sendError(seq, command, "bad message: "+err.Error())
 		return
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/polydbg/polydbg/internal/wirejson"
 )
@@ -20,8 +19,6 @@ type request struct {
 	Command string          `json:"command"`
 	Params  json.RawMessage `json:"params"`
 }
-
-var commandRe = regexp.MustCompile(`"command"\s*:\s*"([A-Za-z]{1,40})"`)
 
 // parseRequest decodes one line. On error it still returns the command name when it
 // could be read, so the error event can say which command failed.
@@ -39,9 +36,7 @@ func parseRequest(line []byte) (request, error) {
 			Command string `json:"command"`
 		}
 		if json.Unmarshal(line, &probe) != nil {
-			if m := commandRe.FindSubmatch(line); m != nil { // a broken line may still name it
-				probe.Command = string(m[1])
-			}
+			probe.Command, _ = wirejson.SalvageWord(line, "command") // a broken line may still name it
 		}
 		return request{Command: probe.Command}, fmt.Errorf("malformed JSON: %w", err)
 	}
