@@ -85,6 +85,8 @@ type Frame struct {
 	Index    int
 	Func     string
 	Location Location
+	// Module is the shared library whose code the frame runs, "" for the program's own.
+	Module string
 }
 
 // Scope is a group of variables of a frame ("Locals", "Globals", "Registers"...).
@@ -160,6 +162,13 @@ type Condition interface {
 // machine addresses (the Kite VM), so that front ends print them as numbers, not in hex.
 type IndexedPCs interface {
 	PCsAreIndexes() bool
+}
+
+// StatementStarts is implemented by targets that know where statements begin (a line
+// table's is_stmt rows), so that a front end can show a stop in the middle of a line, after
+// finish, as gdb does: with its address.
+type StatementStarts interface {
+	StatementStart(pc uint64) bool
 }
 
 // InstructionResolver is implemented by targets that have addressable instructions.

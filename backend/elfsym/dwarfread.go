@@ -14,6 +14,7 @@ func (f *File) readLines(cu *dwarf.Entry, seenFile map[string]bool) []*dwarf.Lin
 	}
 	var le dwarf.LineEntry
 	var seq []LineRow
+	lineDisc := false // the current line has a non-zero discriminator (LineRow.Merged)
 	for {
 		if err := lr.Next(&le); err != nil {
 			break
@@ -26,8 +27,15 @@ func (f *File) readLines(cu *dwarf.Entry, seenFile map[string]bool) []*dwarf.Lin
 			seenFile[name] = true
 			f.files = append(f.files, name)
 		}
+		merged := false
+		if n := len(seq); n > 0 && seq[n-1].Line == le.Line && seq[n-1].File == name {
+			lineDisc = lineDisc || le.Discriminator != 0
+			merged = lineDisc
+		} else {
+			lineDisc = le.Discriminator != 0
+		}
 		seq = append(seq, LineRow{Addr: f.clearThumb(le.Address), File: name, Line: le.Line,
-			Column: le.Column, IsStmt: le.IsStmt, End: le.EndSequence})
+			Column: le.Column, IsStmt: le.IsStmt, End: le.EndSequence, Merged: merged})
 		if le.EndSequence {
 			// A sequence of code the linker discarded (--gc-sections) keeps its rows,
 			// relocated to 0: addr2line and gdb ignore it, and so do we.

@@ -120,6 +120,9 @@ type LineRow struct {
 	Column int
 	IsStmt bool
 	End    bool // end of a sequence: Addr is the first address after it
+	// Merged is set on a row gdb leaves out of its line table: one that continues the line
+	// of the row before it, in a line with a non-zero discriminator (a loop's body).
+	Merged bool
 }
 
 // File is an ELF file with its symbols.
@@ -564,6 +567,20 @@ func (f *File) LineRange(pc uint64) (start, end uint64, ok bool) {
 		return 0, 0, false
 	}
 	return f.rows[s].Addr + f.Bias, f.rows[e].Addr + f.Bias, true
+}
+
+// LineStart reports whether the run-time pc begins a row of the line table as gdb keeps
+// it, so that a stop there is shown without its address: an is_stmt row that gdb does not
+// merge into the one before (see LineRow.Merged).
+func (f *File) LineStart(pc uint64) bool {
+	a := f.clearThumb(pc - f.Bias)
+	first := sort.Search(len(f.rows), func(i int) bool { return f.rows[i].Addr >= a })
+	for i := first; i < len(f.rows) && f.rows[i].Addr == a; i++ {
+		if r := f.rows[i]; r.IsStmt && !r.End && !r.Merged {
+			return true
+		}
+	}
+	return false
 }
 
 // IsStmt reports whether the run-time pc starts an is_stmt line table row.

@@ -104,7 +104,7 @@ func (t *Target) Stack() ([]engine.Frame, error) {
 		case f.Library != "":
 			name = "?? (" + f.Library + ")" // a library function without a symbol, as gdb's ??
 		}
-		out[i] = engine.Frame{Index: i, Func: name, Location: engine.Location{File: f.Loc.File, Line: f.Loc.Line,
+		out[i] = engine.Frame{Index: i, Func: name, Module: f.Library, Location: engine.Location{File: f.Loc.File, Line: f.Loc.Line,
 			Col: f.Loc.Column, Func: f.Loc.Function, PC: f.PC, HasPC: true}}
 	}
 	return out, nil

@@ -33,6 +33,9 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 	return t.location(pcs[0]), nil
 }
 
+// StatementStart implements engine.StatementStarts, by lines as gdb counts them.
+func (t *Target) StatementStart(pc uint64) bool { return t.sym.LineStart(pc) }
+
 // ResolvePC implements engine.InstructionResolver.
 func (t *Target) ResolvePC(pc uint64) (engine.Location, error) {
 	return t.location(t.clearThumb(pc)), nil

@@ -48,6 +48,18 @@ func (t *Target) Stack() ([]engine.Frame, error) {
 	return out, err
 }
 
+// NumFrames implements engine.FrameCounter: Stack's length, without listing it.
+func (t *Target) NumFrames() (int, error) {
+	n := 0
+	err := t.do(func() {
+		n = t.vm.NumFrames()
+		if _, ok := t.idleFrame(); ok {
+			n++
+		}
+	})
+	return n, err
+}
+
 // Scopes implements engine.Target: a frame's locals, and the globals.
 func (t *Target) Scopes(frame int) ([]engine.Scope, error) {
 	var out []engine.Scope

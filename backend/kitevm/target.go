@@ -413,6 +413,11 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 // PCsAreIndexes implements engine.IndexedPCs: a Kite pc is an instruction's index.
 func (t *Target) PCsAreIndexes() bool { return true }
 
+// StatementStart implements engine.StatementStarts.
+func (t *Target) StatementStart(pc uint64) bool {
+	return pc < uint64(len(t.prog.Code)) && t.vm.Line(int(pc)).Stmt
+}
+
 // ResolvePC implements engine.InstructionResolver.
 func (t *Target) ResolvePC(pc uint64) (engine.Location, error) {
 	if pc >= uint64(len(t.prog.Code)) {

@@ -67,7 +67,7 @@ func TestDebugAtATerminal(t *testing.T) {
 	p.complete("brea", "(polydbg) break")
 	p.complete("wo", "(polydbg) break work")
 	p.do("Breakpoint 1 at pc", "Enter")
-	p.enter("run", "Breakpoint 1, work at")
+	p.enter("run", "Breakpoint 1, work (")
 
 	// A variable: "print tot" + Tab is "print total" (a global seen from work's frame).
 	p.complete("print tot", "(polydbg) print total")
@@ -163,10 +163,10 @@ func TestDebugNativeAtATerminal(t *testing.T) {
 	p.complete("break pt.", "(polydbg) break pt.c:") // a file name, for FILE:LINE
 	p.typeText("12")
 	p.do("Breakpoint 2 at 0x", "Enter")
-	p.enter("run", "Breakpoint 1, square at")
+	p.enter("run", "Breakpoint 1, square (x=")
 	p.complete("p $ri", "(polydbg) p $rip")
 	p.do("$1 = ", "Enter")
-	p.enter("up", "#1   main at")
+	p.enter("up", "#1  0x")
 	p.typeText("p pt.")
 	p.keys("Tab", "Tab")
 	p.waitFor("\nx y \n", 1) // both fields listed
@@ -234,7 +234,7 @@ func TestDebugNativeCtrlC(t *testing.T) {
 	p := startPane(t, nil, bin, "debug", "--no-history", "--native", exe)
 	p.waitFor("(polydbg) ", 1)
 	p.enter("break main", "Breakpoint 1 at")
-	p.enter("run", "Breakpoint 1, main at")
+	p.enter("run", "Breakpoint 1, main (")
 	p.enter("delete", "(polydbg) delete")
 	p.continueAndPause()
 	p.enter("print counter > 0", "$1 = 1")

@@ -109,7 +109,7 @@ func TestArithRefusals(t *testing.T) {
 // was refused before.
 func TestConditionWithArithmetic(t *testing.T) {
 	_, out := nativeScript(t, "break square if x %\nbreak square if x % 2 == 1 && x * x > 1\nrun\nprint x\nc\n")
-	expect(t, out, `No breakpoint set: condition "x %": the expression ends early`, "Breakpoint 1 at 0x", "Breakpoint 1, square at", "print x\n$1 = 3\n", "sum 30", "[program exited normally]")
+	expect(t, out, `No breakpoint set: condition "x %": the expression ends early`, "Breakpoint 1 at 0x", "Breakpoint 1, square (x=3) at", "print x\n$1 = 3\n", "sum 30", "[program exited normally]")
 }
 
 // Habits of gdb users that failed on a native program: a bare line number before the program
@@ -119,11 +119,11 @@ func TestGDBHabitsOnNative(t *testing.T) {
 	_, out := nativeScript(t, "break 10\nrun\nx/2dw &counter\nc\nbreak square\nrun\nprint x\nkill\n")
 	expect(t, out,
 		"(polydbg) break 10", "Breakpoint 1 at 0x", "loop.c:10\n",
-		"Breakpoint 1, main at", "loop.c:10",
+		"Breakpoint 1, main () at", "loop.c:10",
 		"(polydbg) x/2dw &counter", ":\t5\t",
 		"sum 30", "[program exited normally]",
 		"(polydbg) break square", "Breakpoint 2 at 0x",
-		"Breakpoint 2, square at", "print x\n$1 = 0\n")
+		"Breakpoint 2, square (x=0) at", "print x\n$1 = 0\n")
 	_, out = nativeScriptOf(t, "arith", cArith, "break measure\nrun\nup\nx/6dw values\nx/2dw sh\n")
 	expect(t, out, "(polydbg) x/6dw values", ":\t3\t1\t4\t1\n", ":\t5\t9\n",
 		"(polydbg) x/2dw sh", "is not an address") // a struct is not, as in gdb
@@ -156,7 +156,7 @@ int main(void) {
 func TestDeletedBreakpointLetsTheOtherThreadGoOn(t *testing.T) {
 	for range 6 {
 		_, out := nativeScriptOf(t, "workers", cTwoWorkers, "break worker\nrun\nthread 1\nc\nnext\nnext\ndelete\nc\n", "-pthread")
-		expect(t, out, "Breakpoint 1, worker at", "(polydbg) delete", "shared 9", "[program exited normally]")
+		expect(t, out, "Breakpoint 1, worker (arg=0x", "(polydbg) delete", "shared 9", "[program exited normally]")
 		if i := strings.Index(out, "(polydbg) delete"); strings.Contains(out[i:], "Paused") {
 			t.Fatalf("a thread stopped at the deleted breakpoint:\n%s", out[i:])
 		}

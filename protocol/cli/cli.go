@@ -4,7 +4,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,6 +77,16 @@ type Debugger struct {
 	temporary    map[int]bool        // tbreak's breakpoints, for gdb's words at their hit
 	momentary    int                 // advance's breakpoint, while it runs: its hit is told as a plain stop
 	insnDisplays map[int]int         // display/i: the display's number, how many instructions
+	lastFrame    stopFrame           // the frame of the last stop reported
+	midLine      bool                // that stop is in the middle of a line (after finish)
+	pcDigits     int                 // hex digits of the target's pc, once known
+}
+
+// stopFrame tells one frame from another between stops, as gdb's frame ids do for a step:
+// its function and how deep it is.
+type stopFrame struct {
+	fn    string
+	depth int
 }
 
 // Run runs the debugger until quit or the end of input; it returns the exit status.
@@ -173,26 +182,31 @@ func (d *Debugger) newSession() error {
 		s.RestoreWatches(d.s.Watches()) // the displays, under the same numbers
 		d.s.Close()
 	}
-	d.s, d.frame, d.stopThread = s, 0, 0
+	d.s, d.frame, d.stopThread, d.lastFrame = s, 0, 0, stopFrame{}
 	d.current.Store(s)
 	d.output = startOutput(d.out, d.cfg.Out, s)
 	return nil
 }
 
-// noLineWhere says where code without line information is, as gdb: "0x7ffff7e5de6e in f".
-func noLineWhere(l engine.Location) string {
-	return fmt.Sprintf("%#x in %s", l.PC, cmp.Or(l.Func, "??"))
-}
-
+// reportStop tells a stop as gdb does: what stopped the program, then the frame line
+// ("fact (n=2) at t.c:12") when the stop is in another frame than the last one or at a
+// breakpoint, then the source line.
 func (d *Debugger) reportStop(st *engine.Stop) {
 	loc := st.Location
-	where := ""
-	switch {
-	case st.Reason == engine.ReasonStep: // a step shows only its line
-	case loc.Line == 0 && loc.HasPC: // code without line information (a library's)
-		where = noLineWhere(loc)
-	default:
-		where = fmt.Sprintf("%s at %s:%d", loc.Func, loc.File, loc.Line)
+	depth, _ := d.s.Depth()
+	d.midLine = d.s.MidStatement(loc)
+	if d.midLine && st.Reason == engine.ReasonBreakpoint { // as gdb: a line's or function's breakpoint is
+		_, byAddress := d.s.InstructionBreakpointAt(loc.PC) // at its start (an inlined copy's too)
+		d.midLine = byAddress
+	}
+	here := stopFrame{loc.Func, depth}
+	newFrame := here != d.lastFrame
+	d.lastFrame = here
+	where := func() string { // the innermost frame's line, told only when it is shown
+		if frames, err := d.s.Stack(); err == nil && len(frames) > 0 {
+			return d.frameLine(frames[0], d.midLine)
+		}
+		return d.frameLine(engine.Frame{Func: loc.Func, Location: loc}, d.midLine)
 	}
 	if st.ThreadID != 0 && st.ThreadID != d.stopThread {
 		if d.stopThread != 0 { // as gdb, say so when the stop is in another thread
@@ -203,7 +217,7 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 	switch st.Reason {
 	case engine.ReasonBreakpoint:
 		if d.momentary != 0 && d.momentary == st.BreakpointID { // advance got there: gdb says only where
-			d.printf("%s\n", where)
+			d.printf("%s\n", where())
 			break
 		}
 		kind := "Breakpoint"
@@ -211,28 +225,30 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 			kind = "Temporary breakpoint"
 			delete(d.temporary, st.BreakpointID)
 		}
-		d.printf("\n%s %d, %s\n", kind, st.BreakpointID, where)
+		d.printf("\n%s %d, %s\n", kind, st.BreakpointID, where())
 		if st.Text != "" {
 			d.printf("%s\n", st.Text)
 		}
 	case engine.ReasonException:
 		if st.Signal != "" { // a native program's signal, in gdb's words
-			d.printf("\nProgram received signal %s.\n%s\n", st.Signal, where)
+			d.printf("\nProgram received signal %s.\n%s\n", signalText(st.Signal), where())
 			break
 		}
-		d.printf("\nRuntime error: %s\n  in %s\n", st.Text, where)
+		d.printf("\nRuntime error: %s\n  in %s\n", st.Text, where())
 	case engine.ReasonData:
 		d.reportWatch(st)
-		d.printf("%s\n", where)
+		d.printf("%s\n", where())
 	case engine.ReasonPause:
-		d.printf("\nPaused in %s\n", where)
+		d.printf("\nPaused in %s\n", where())
 	case engine.ReasonEntry:
-		d.printf("Stopped at entry, %s\n", where)
+		d.printf("Stopped at entry, %s\n", where())
 	case engine.ReasonFrame:
-		d.printf("Frame boundary, %s\n", where)
-	default:
-		if loc.Line == 0 && loc.HasPC {
-			d.printf("0x%x in %s\n", loc.PC, loc.Func)
+		d.printf("Frame boundary, %s\n", where())
+	default: // a step: the frame line only when it stepped into another frame
+		if newFrame || loc.Line == 0 {
+			d.printf("%s\n", where())
+		} else if d.midLine && !d.indexedPCs() && !d.context && loc.Line > 0 {
+			d.printf("%s\t", d.pcText(loc.PC)) // as gdb: the line, after the pc inside it
 		}
 	}
 	if d.context {

@@ -110,14 +110,14 @@ quit
 `)
 	expect(t, out,
 		"Breakpoint 1 at pc", "fib prog.kite:2",
-		"Breakpoint 1, fib at prog.kite:2", "2\t    if n < 2 {",
-		"*#0   fib at prog.kite:2:5", "#1   main at prog.kite:10:",
+		"Breakpoint 1, fib (n=2) at prog.kite:2\n2\t    if n < 2 {",
+		"(polydbg) bt\n#0  fib (n=2) at prog.kite:2\n#1  main () at prog.kite:10:14\n",
 		"n = 2",
 		"$1 = 20",
 		"5\t    return fib(n - 1) + fib(n - 2)", // n == 2: the if is false
-		"10\t    total += fib(i)",               // next over the return: back in the caller, mid-line
-		"9\tfor i in range(0, 5) {",
-		"Breakpoint 1, fib at prog.kite:2", // finish at the top level runs on: fib(3) calls fib(2)
+		"(polydbg) n\nmain () at prog.kite:10:11\n10\t    total += fib(i)", // next over the return: back in the caller, mid-line
+		"(polydbg) s\n9\tfor i in range(0, 5) {",                           // the same frame: its line only
+		"Breakpoint 1, fib (n=2) at prog.kite:2",                           // finish at the top level runs on: fib(3) calls fib(2)
 		"1: total = 2",
 		"total 7",
 		"[program exited normally]",
@@ -154,7 +154,7 @@ history
 		t.Fatalf("fin: %s", out)
 	}
 	if out := script(t, "f\nstart\nup\nwhere\nlist\nlist fib\ninfo frame\nkill\n"); !strings.Contains(out, "Stopped at entry") ||
-		!strings.Contains(out, "No frame 1") || !strings.Contains(out, "1\tfn fib(n) {") || !strings.Contains(out, "[program terminated]") {
+		!strings.Contains(out, "Initial frame selected; you cannot go up.") || !strings.Contains(out, "1\tfn fib(n) {") || !strings.Contains(out, "[program terminated]") {
 		t.Fatalf("start/list/kill:\n%s", out)
 	}
 }
@@ -162,7 +162,12 @@ history
 func TestGarbageAndHugeLines(t *testing.T) {
 	huge := strings.Repeat("x", 3<<20)
 	out := script(t, "\x00\x01\xff\n"+huge+"\nb fib\nrun\n   \n\"unclosed\nq\n")
-	expect(t, out, "Undefined command", "Line too long", "Breakpoint 1 at pc", "Breakpoint 1, fib at")
+	expect(t, out, "Undefined command", "Line too long", "Breakpoint 1 at pc", "Breakpoint 1, fib (n=0) at")
+	if n := strings.Count(out, "Breakpoint 1, "); n != 1 { // the empty line does not run it again, as gdb
+		t.Errorf("%d stops, want 1:\n%s", n, out)
+	}
+	out = script(t, "b fib\nrun\nnext\n\n")
+	expect(t, out, "(polydbg) next\n3\t", "(polydbg) \nmain () at prog.kite:10:") // but next is repeated
 }
 
 // Displays are the engine's watches: numbered as gdb numbers them, shown in their format at

@@ -63,8 +63,8 @@ func init() {
 		{"backtrace", []string{"bt", "where"}, "backtrace  show the call stack", cmdBacktrace},
 		{"thread", []string{"t"}, "thread [N]  select thread N (show the current one without N); info threads lists them", cmdThread},
 		{"frame", []string{"f"}, "frame [N]  select frame N (show the current one without N)", cmdFrame},
-		{"up", nil, "up  select the caller's frame", func(d *Debugger, _ string) bool { return d.selectFrame(d.frame + 1) }},
-		{"down", nil, "down  select the callee's frame", func(d *Debugger, _ string) bool { return d.selectFrame(d.frame - 1) }},
+		{"up", nil, "up  select the caller's frame", cmdUp},
+		{"down", nil, "down  select the callee's frame", cmdDown},
 		{"list", []string{"l"}, "list [LINE|FUNCTION]  show source lines ('>' the current line, '*' a breakpoint)", cmdList},
 		{"history", nil, "history  show the commands typed so far", cmdHistory},
 		{"help", []string{"h"}, "help  list the commands", cmdHelp},
@@ -112,8 +112,15 @@ func (d *Debugger) exec(line string) bool {
 		d.printf("%v\n", err)
 		return false
 	}
+	if noRepeat[c.name] {
+		d.lastCmd = ""
+	}
 	return c.fn(d, strings.TrimSpace(args))
 }
+
+// noRepeat are the commands an empty line does not run again, as gdb's dont_repeat: an
+// Enter pressed once too often must not restart the program or delete breakpoints.
+var noRepeat = map[string]bool{"run": true, "start": true, "restart": true, "kill": true, "delete": true, "jump": true}
 
 // parseLocation turns FILE:LINE, LINE, FUNCTION or *PC into a breakpoint spec.
 func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
@@ -461,112 +468,6 @@ func (d *Debugger) showScope(name string) {
 	for _, v := range vars {
 		d.printf("%s = %s\n", v.Name, v.Value)
 	}
-}
-
-// cmdBacktrace is gdb's backtrace [full] [N|-N]: the frames (the innermost N, or the
-// outermost N), with each frame's locals after it when full.
-func cmdBacktrace(d *Debugger, args string) bool {
-	full, limit := false, 0
-	for _, f := range strings.Fields(args) {
-		switch n, ok := atoi(f); {
-		case f == "full" || f == "-full":
-			full = true
-		case ok && n != 0:
-			limit = n
-		default:
-			d.printf("No symbol %q in current context.\n", f)
-			return false
-		}
-	}
-	frames, err := d.s.Stack()
-	if err != nil {
-		d.printf("%s\n", explain(err))
-		return false
-	}
-	shown, more := frames, false
-	switch {
-	case limit > 0 && limit < len(frames):
-		shown, more = frames[:limit], true
-	case limit < 0 && -limit < len(frames):
-		shown = frames[len(frames)+limit:]
-	}
-	for _, f := range shown {
-		mark := " "
-		if f.Index == d.frame {
-			mark = "*"
-		}
-		d.printf("%s#%-3d %s\n", mark, f.Index, frameWhere(f))
-		if full {
-			d.frameLocals(f.Index)
-		}
-	}
-	if more {
-		d.printf("(More stack frames follow...)\n")
-	}
-	return false
-}
-
-// frameLocals prints the locals of frame i, indented, for backtrace full.
-func (d *Debugger) frameLocals(i int) {
-	scopes, err := d.s.Scopes(i)
-	if err != nil {
-		return
-	}
-	printed := false
-	for _, sc := range scopes {
-		if sc.Name != "Locals" {
-			continue
-		}
-		vars, err := d.s.Variables(sc.Ref)
-		if err != nil {
-			continue
-		}
-		for _, v := range vars {
-			d.printf("        %s = %s\n", v.Name, v.Value)
-			printed = true
-		}
-	}
-	if !printed {
-		d.printf("No locals.\n")
-	}
-}
-
-func cmdFrame(d *Debugger, args string) bool {
-	n := d.frame
-	if args != "" {
-		var ok bool
-		if n, ok = atoi(args); !ok {
-			d.printf("Invalid frame number %q.\n", args)
-			return false
-		}
-	}
-	return d.selectFrame(n)
-}
-
-func (d *Debugger) selectFrame(n int) bool {
-	frames, err := d.s.Stack()
-	if err != nil {
-		d.printf("%s\n", explain(err))
-		return false
-	}
-	if n < 0 || n >= len(frames) {
-		d.printf("No frame %d (the stack has %d).\n", n, len(frames))
-		return false
-	}
-	d.frame = n
-	f := frames[n]
-	d.printf("#%-3d %s\n", f.Index, frameWhere(f))
-	d.showLine(f.Location.File, f.Location.Line)
-	return false
-}
-
-// frameWhere is a frame as backtrace shows it: its function and source position, or its
-// pc where it has no source (library code without line information).
-func frameWhere(f engine.Frame) string {
-	if f.Location.File == "" && f.Location.HasPC {
-		return fmt.Sprintf("%#x in %s", f.Location.PC, f.Func)
-	}
-	return fmt.Sprintf("%s at %s:%d:%d", f.Func, f.Location.File, f.Location.Line, f.Location.Col)
 }
 
 func cmdHistory(d *Debugger, _ string) bool {

@@ -69,11 +69,11 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 	dir, out := nativeScript(t, "break square if x == 3\nrun\nbt\nprint x\nprint counter\nfinish\nprint sum\ndelete\nc\n")
 	expect(t, strings.ReplaceAll(out, dir+"/", ""),
 		"Breakpoint 1 at 0x", "square loop.c:3",
-		"Breakpoint 1, square at loop.c:3",
-		"*#0   square at loop.c:3:", "#1   main at loop.c:8:",
+		"Breakpoint 1, square (x=3) at loop.c:3",
+		"#0  square (x=3) at loop.c:3\n", "#1  0x", " in main () at loop.c:8\n",
 		"$1 = 3",
 		"$2 = 4",
-		"Run till exit from #0  square at loop.c:3",
+		"Run till exit from #0  square (x=3) at loop.c:3\n0x", " in main () at loop.c:8\n",
 		"8\t        sum += square(i);",
 		"Value returned is $3 = 9", // square(3), gdb's words
 		"$4 = 5",
@@ -112,9 +112,9 @@ func TestSignalsAsGDB(t *testing.T) {
 	}
 	_, out := nativeScriptOf(t, "sig", string(src), "run\nc\nc\n")
 	expect(t, out,
-		"Program received signal SIGUSR1.\n",
+		"Program received signal SIGUSR1, User defined signal 1.\n",
 		"handled 10\n",
-		"Program received signal SIGSEGV.\nmain at ", "sig.c:11",
+		"Program received signal SIGSEGV, Segmentation fault.\nmain () at ", "sig.c:11\n",
 		"program terminated by signal SIGSEGV", "[program exited with code 139]",
 	)
 }

@@ -39,10 +39,10 @@ func TestInterruptWhileStopped(t *testing.T) {
 func TestBacktraceFullAndListRanges(t *testing.T) {
 	out := script(t, "break fib if n == 1\nrun\nc\nbt full\nbt 1\nbt -1\nlist 2,4\nlist ,12\nbt x\nlist 4,2\n")
 	expect(t, out,
-		"(polydbg) bt full\n*#0   fib at prog.kite:2:5\n        n = 1\n #1   fib at prog.kite:5:12\n        n = 2\n",
-		" main at prog.kite:10:", "        i = 2\n",
-		"(polydbg) bt 1\n*#0   fib at prog.kite:2:5\n(More stack frames follow...)\n",
-		"(polydbg) bt -1\n #2   main at prog.kite:10:",
+		"(polydbg) bt full\n#0  fib (n=1) at prog.kite:2\nNo locals.\n#1  fib (n=2) at prog.kite:5:12\nNo locals.\n",
+		"#2  main () at prog.kite:10:", "        i = 2\n",
+		"(polydbg) bt 1\n#0  fib (n=1) at prog.kite:2\n(More stack frames follow...)\n",
+		"(polydbg) bt -1\n#2  main () at prog.kite:10:",
 		"(polydbg) list 2,4\n", "2\t    if n < 2 {\n", "4\t    }\n(polydbg) list ,12\n",
 		"12\tprint(\"total\", total)\n(polydbg) bt x\nNo symbol \"x\" in current context.\n",
 		"(polydbg) list 4,2\nBad line range \"4,2\".\n")
@@ -53,7 +53,7 @@ func TestInfoFunctionsAndRbreak(t *testing.T) {
 	out := script(t, "info functions\ninfo functions ^f\nrbreak ^fib$\ninfo breakpoints\nrbreak (\nrun\n")
 	expect(t, out, "(polydbg) info functions\nAll defined functions:\n\nFile prog.kite:\n", "\tfib\n", "\tmain\n",
 		"(polydbg) info functions ^f\nAll functions matching regular expression \"^f\":\n\nFile prog.kite:\n2:\tfib\n(polydbg) rbreak ^fib$\n",
-		"Breakpoint 1 at pc ", "(polydbg) info breakpoints\n1    ", "(polydbg) rbreak (\nInvalid regexp:", "Breakpoint 1, fib at prog.kite:2")
+		"Breakpoint 1 at pc ", "(polydbg) info breakpoints\n1    ", "(polydbg) rbreak (\nInvalid regexp:", "Breakpoint 1, fib (n=0) at prog.kite:2")
 }
 
 // dprintf prints what gdb's dprintf prints at each hit of a native program's function, and

@@ -63,11 +63,7 @@ func (d *Debugger) threadFrame(id uint64) string {
 	if len(frames) == 0 {
 		return "(no frames)"
 	}
-	f := frames[0]
-	if f.Location.Line == 0 && f.Location.HasPC { // in code without line information, as gdb
-		return noLineWhere(f.Location) + " ()"
-	}
-	return fmt.Sprintf("%s () at %s:%d", f.Func, f.Location.File, f.Location.Line)
+	return d.frameLine(frames[0], false)
 }
 
 func cmdThread(d *Debugger, args string) bool {

@@ -51,7 +51,7 @@ c
 		"(polydbg) show values\n$2 = 1\n$3 = 10\n",
 		"(polydbg) display/x n + 255\n1: /x n + 255 = 0xff\n",
 		`Undefined output format "q"`,
-		"Breakpoint 1, fib at", "1: /x n + 255 = 0x100\n",
+		"Breakpoint 1, fib (n=1) at", "1: /x n + 255 = 0x100\n",
 	)
 	if strings.Contains(out, "\x1b") {
 		t.Errorf("escape codes in piped output:\n%q", out)
@@ -79,12 +79,12 @@ info args
 info locals
 `)
 	expect(t, out,
-		"Breakpoint 2, fib at prog.kite:2",
+		"Breakpoint 2, fib (n=",
 		"(polydbg) list\n     1\tfn fib(n) {\n*>   2\t    if n < 2 {\n     3\t        return n\n     4\t    }\n*    5\t    return fib(n - 1) + fib(n - 2)\n",
 		"(polydbg) list 9\n     8\tlet total = 0\n     9\tfor i in range(0, 5) {\n    10\t    total += fib(i)\n(polydbg)",
 		// fib(1), fib(2) and fib(2)'s fib(1) are passed; fib(2)'s fib(0) stops
 		"Will ignore next 3 crossings of breakpoint 2.  Continuing.",
-		"Breakpoint 2, fib at prog.kite:2", "(polydbg) p n\n$1 = 0\n", "hits 5\n",
+		"Breakpoint 2, fib (n=0) at prog.kite:2", "(polydbg) p n\n$1 = 0\n", "hits 5\n",
 		"── source ──", "*>   2\t    if n < 2 {",
 		"── stack ──", "#0   fib at prog.kite:2", "#1   main at prog.kite:10",
 		"── variables ──", "n = 3",
@@ -101,7 +101,7 @@ info locals
 func TestFinishPrintsTheReturnedValue(t *testing.T) {
 	out := script(t, "b fib if n == 2\nrun\nfinish\np $ + 1\n")
 	expect(t, out,
-		"(polydbg) finish\nRun till exit from #0  fib at prog.kite:2\n",
+		"(polydbg) finish\nRun till exit from #0  fib (n=2) at prog.kite:2\nmain () at prog.kite:10:11\n",
 		"10\t    total += fib(i)\n",
 		"Value returned is $1 = 1\n",
 		"(polydbg) p $ + 1\n$2 = 2\n",

@@ -23,7 +23,7 @@ func TestWatchpointsAsGDB(t *testing.T) {
 	expect(t, out,
 		"(polydbg) watch counter", "Hardware watchpoint 2: counter\n",
 		"(polydbg) info breakpoints", "2    hw watchpoint", "counter\n",
-		"Hardware watchpoint 2: counter\n\nOld value = 0\nNew value = 1\nmain at ", "loop.c:8\n",
+		"Hardware watchpoint 2: counter\n\nOld value = 0\nNew value = 1\nmain () at ", "loop.c:8\n",
 		"Hardware watchpoint 2: counter\n\nOld value = 1\nNew value = 2\n",
 		"(polydbg) awatch sum", "Hardware access (read/write) watchpoint 3: sum\n",
 		"Hardware access (read/write) watchpoint 3: sum\n\nOld value = 0\nNew value = 1\n",
@@ -55,12 +55,12 @@ func TestWatchOnKite(t *testing.T) {
 	expect(t, out,
 		"(polydbg) watch total", "Watchpoint 2: total\n",
 		"(polydbg) info breakpoints", "2    watchpoint", "total\n",
-		"(polydbg) continue", "\nWatchpoint 2: total\n\nOld value = 0\nNew value = 1\nmain at prog.kite:9\n",
+		"(polydbg) continue", "\nWatchpoint 2: total\n\nOld value = 0\nNew value = 1\nmain () at prog.kite:9:1\n",
 		"(polydbg) continue", "\nWatchpoint 2: total\n\nOld value = 1\nNew value = 2\n",
 		"(polydbg) rwatch n", "Read watchpoint 4: n\n",
-		"(polydbg) continue", "\nRead watchpoint 4: n\n\nValue = 3\nfib at prog.kite:5\n", // fib(3)'s reads only
-		"(polydbg) continue", "\nRead watchpoint 4: n\n\nValue = 3\nfib at prog.kite:5\n",
-		"(polydbg) continue", "\nWatchpoint 4 deleted because the program has left the block in\nwhich its expression is valid.\nfib at prog.kite:5\n",
+		"(polydbg) continue", "\nRead watchpoint 4: n\n\nValue = 3\nfib (n=3) at prog.kite:5:16\n", // fib(3)'s reads only
+		"(polydbg) continue", "\nRead watchpoint 4: n\n\nValue = 3\nfib (n=3) at prog.kite:5:29\n", // the second read, its column says
+		"(polydbg) continue", "\nWatchpoint 4 deleted because the program has left the block in\nwhich its expression is valid.\nfib (",
 		"(polydbg) watch nope", "Cannot watch nope: no variable nope\n",
 		"(polydbg) rwatch total[0]", "Cannot watch total[0]: cannot index a value of type int\n",
 	)
@@ -71,8 +71,8 @@ func TestWatchOnKite(t *testing.T) {
 // says it means nothing.
 func TestFinishSelectedFrame(t *testing.T) {
 	out := script(t, "b fib if n == 1\nrun\nc\nup\nfinish\nbt\n")
-	expect(t, out, "(polydbg) finish", "Run till exit from #1  fib at", "Value returned is $1 = 1\n",
-		"(polydbg) bt", "*#0   main at")
+	expect(t, out, "(polydbg) finish", "Run till exit from #1  fib (n=2) at prog.kite:5:", "Value returned is $1 = 1\n",
+		"(polydbg) bt", "#0  main () at")
 	out = script(t, "b fib\nrun\nup\nfinish\n")
 	expect(t, out, "(polydbg) finish", "\"finish\" not meaningful in the outermost frame.\n")
 }
@@ -80,7 +80,7 @@ func TestFinishSelectedFrame(t *testing.T) {
 // A tbreak's hit is told as gdb tells it, and the next hit of the place is not a stop.
 func TestTemporaryBreakpointHit(t *testing.T) {
 	out := script(t, "tbreak fib\nrun\nbt\nc\n")
-	expect(t, out, "Temporary breakpoint 1 at", "\nTemporary breakpoint 1, fib at prog.kite:2\n",
+	expect(t, out, "Temporary breakpoint 1 at", "\nTemporary breakpoint 1, fib (n=0) at prog.kite:2\n",
 		"(polydbg) c", "total 7")
 	if strings.Count(out, "Breakpoint 1,") != 0 {
 		t.Errorf("the temporary breakpoint stopped again:\n%s", out)
@@ -94,7 +94,7 @@ func TestContinueStartsAnAttachedProgram(t *testing.T) {
 	var out strings.Builder
 	cli.Run(cli.Config{In: strings.NewReader("b fib\ncontinue\nc\n"), Out: &out, Echo: true,
 		NewSession: kiteSessions(p), Attached: true})
-	expect(t, out.String(), "(polydbg) continue\nContinuing.\n", "Breakpoint 1, fib at", "(polydbg) c\nContinuing.\n", "Breakpoint 1, fib at")
+	expect(t, out.String(), "(polydbg) continue\nContinuing.\n", "Breakpoint 1, fib (n=0) at", "(polydbg) c\nContinuing.\n", "Breakpoint 1, fib (n=1) at")
 	expect(t, script(t, "b fib\ncontinue\n"), `The program is not being run. Use "run" or "start".`)
 }
 
@@ -103,14 +103,14 @@ func TestContinueStartsAnAttachedProgram(t *testing.T) {
 func TestAdvance(t *testing.T) {
 	out := script(t, "start\nadvance 10\nadvance fib\ninfo breakpoints\nuntil 12\nuntil 12\nadvance\nuntil\n")
 	expect(t, out,
-		"(polydbg) advance 10\nmain at prog.kite:10\n10\t",
-		"(polydbg) advance fib\nfib at prog.kite:2\n",
+		"(polydbg) advance 10\nmain () at prog.kite:10\n10\t",
+		"(polydbg) advance fib\nfib (n=0) at prog.kite:2\n",
 		"(polydbg) info breakpoints\nNo breakpoints or watchpoints.\n",
-		"(polydbg) until 12\n10\t    total += fib(i)\n", // fib(0) returned first: gdb stops there too
-		"(polydbg) until 12\n", "main at prog.kite:12\n",
+		"(polydbg) until 12\nmain () at prog.kite:10:11\n10\t    total += fib(i)\n", // fib(0) returned first: gdb stops there too
+		"(polydbg) until 12\n", "main () at prog.kite:12\n",
 		"(polydbg) advance\nArgument required", "(polydbg) until\n", "[program exited normally]")
 	out = script(t, "start\nb fib\nadvance 12\ninfo breakpoints\n")
-	expect(t, out, "(polydbg) advance 12\n", "Breakpoint 1, fib at prog.kite:2", // fib first: the advance's breakpoint goes
+	expect(t, out, "(polydbg) advance 12\n", "Breakpoint 1, fib (n=0) at prog.kite:2", // fib first: the advance's breakpoint goes
 		"(polydbg) info breakpoints\n1    ")
 	if i := strings.LastIndex(out, "(polydbg) info breakpoints"); strings.Contains(out[i:], "\n2 ") {
 		t.Errorf("advance left its breakpoint:\n%s", out[i:])
@@ -170,8 +170,8 @@ func TestEnableDisableIgnoreAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	const commands = "break square\nbreak main\ndisable 1\nrun\nenable 1\nignore 1 2\ncontinue\nprint x\ndisable\ncontinue\n"
 	dir, out := nativeScript(t, commands)
-	expect(t, out, "Breakpoint 2, main at", "(polydbg) ignore 1 2\nWill ignore next 2 crossings of breakpoint 1.\n",
-		"Breakpoint 1, square at", "sum 30", "[program exited normally]")
+	expect(t, out, "Breakpoint 2, main () at", "(polydbg) ignore 1 2\nWill ignore next 2 crossings of breakpoint 1.\n",
+		"Breakpoint 1, square (x=", "sum 30", "[program exited normally]")
 	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
 	agreeWithGDB(t, "enable, disable, ignore", []string{"print x after ignore 1 2"}, printedValues(out), printedValues(oracle), out, oracle)
 	if strings.Count(out, "Breakpoint 1, square") != 1 {
@@ -214,5 +214,5 @@ func TestJumpAsGDB(t *testing.T) {
 	}
 	out = script(t, "break 10\nrun\njump 3\njump 9\nprint i\n")
 	expect(t, out, "(polydbg) jump 3\nLine 3 is not a statement of the function being run", "(polydbg) jump 9\nContinuing at pc ",
-		"Breakpoint 1, main at prog.kite:10", "(polydbg) print i\n$1 = 1\n")
+		"Breakpoint 1, main () at prog.kite:10", "(polydbg) print i\n$1 = 1\n")
 }

@@ -1,0 +1,76 @@
+package engine
+
+import "strings"
+
+// FrameArgs returns the parameters of a stopped frame with their values, in order, as a
+// backtrace shows them beside the function's name. A value that is not a scalar (a struct,
+// union or array, a Kite list or map) is "...", as gdb prints frame arguments by default
+// ("set print frame-arguments scalars"): a frame line stays one short line.
+func (s *Session) FrameArgs(frame int) ([]Variable, error) {
+	scopes, err := s.Scopes(frame)
+	if err != nil {
+		return nil, err
+	}
+	for _, sc := range scopes {
+		if sc.Name != "Locals" {
+			continue
+		}
+		vars, err := s.Variables(sc.Ref)
+		if err != nil {
+			return nil, err
+		}
+		args := make([]Variable, 0, len(vars))
+		for _, v := range vars {
+			if !v.Arg {
+				continue
+			}
+			if v.Ref > 0 && (strings.HasPrefix(v.Value, "{") || strings.HasPrefix(v.Value, "[")) {
+				v.Value = "..."
+			}
+			args = append(args, v)
+		}
+		return args, nil
+	}
+	return nil, nil
+}
+
+// FormatArgs writes frame arguments as gdb does between a frame's parentheses:
+// "n=3, name=0x4006f4 \"pt\"".
+func FormatArgs(args []Variable) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(a.Name)
+		b.WriteByte('=')
+		b.WriteString(a.Value)
+	}
+	return b.String()
+}
+
+// MidStatement reports whether l is in the middle of a statement rather than at its first
+// instruction (a caller's return address, a stop after finish); false when the target
+// cannot tell.
+func (s *Session) MidStatement(l Location) bool {
+	ss, ok := s.t.(StatementStarts)
+	return ok && l.HasPC && !ss.StatementStart(l.PC)
+}
+
+// FrameCounter is implemented by targets that count their frames without listing them,
+// for a front end that tells at every step whether it entered or left a frame.
+type FrameCounter interface {
+	NumFrames() (int, error)
+}
+
+// Depth returns the number of frames of the stopped program.
+func (s *Session) Depth() (int, error) {
+	if err := s.checkStopped("get the stack"); err != nil {
+		return 0, err
+	}
+	if fc, ok := s.t.(FrameCounter); ok {
+		return fc.NumFrames()
+	}
+	frames, err := s.t.Stack()
+	return len(frames), err
+}

@@ -1,0 +1,192 @@
+package cli
+
+// The call stack as gdb shows it: backtrace, frame, up, down, and the frame line of a stop.
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// frameLine is a frame as gdb shows it in a backtrace and when a stop enters a new frame:
+// "fact (n=2) at t.c:12". A frame whose pc is in the middle of a line (a caller's, or the
+// innermost after finish) starts with its address, "0x000055555555515e in fact (n=3) at
+// t.c:12"; on the Kite VM, whose pcs number instructions, it ends with its column instead
+// (":5:12"). Code without line information is "0x00007ffff7e5de6e in strlen () from
+// libc.so.6".
+func (d *Debugger) frameLine(f engine.Frame, midLine bool) string {
+	args := ""
+	if vars, err := d.s.FrameArgs(f.Index); err == nil {
+		args = engine.FormatArgs(vars)
+	}
+	l := f.Location
+	if l.Line == 0 && l.HasPC {
+		if f.Module != "" { // "?? (libc.so.6)" is "?? () from libc.so.6" in gdb's words
+			name := strings.TrimSuffix(f.Func, " ("+f.Module+")")
+			return fmt.Sprintf("%s in %s (%s) from %s", d.pcText(l.PC), cmp.Or(name, "??"), args, f.Module)
+		}
+		return fmt.Sprintf("%s in %s (%s)", d.pcText(l.PC), cmp.Or(f.Func, "??"), args)
+	}
+	where := fmt.Sprintf("%s (%s) at %s:%d", f.Func, args, l.File, l.Line)
+	switch {
+	case !midLine || !l.HasPC:
+		return where
+	case d.indexedPCs():
+		return fmt.Sprintf("%s:%d", where, l.Col)
+	}
+	return d.pcText(l.PC) + " in " + where
+}
+
+// indexedPCs reports whether the target numbers its instructions (the Kite VM).
+func (d *Debugger) indexedPCs() bool {
+	ix, ok := d.s.Target().(engine.IndexedPCs)
+	return ok && ix.PCsAreIndexes()
+}
+
+// pcText is an address as gdb prints a frame's: zero-padded to the width of the target's
+// program counter (16 digits on x86-64, 8 on a Cortex-M).
+func (d *Debugger) pcText(pc uint64) string {
+	if d.pcDigits == 0 {
+		d.pcDigits = 16
+		if regs, err := d.s.Registers(); err == nil {
+			for _, r := range regs {
+				if r.Name == "pc" || r.Name == "rip" || r.Name == "eip" {
+					d.pcDigits = 2 * r.Size
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("0x%0*x", d.pcDigits, pc)
+}
+
+// cmdBacktrace is gdb's backtrace [full] [N|-N]: the frames (the innermost N, or the
+// outermost N), with each frame's locals after it when full.
+func cmdBacktrace(d *Debugger, args string) bool {
+	full, limit := false, 0
+	for _, f := range strings.Fields(args) {
+		switch n, ok := atoi(f); {
+		case f == "full" || f == "-full":
+			full = true
+		case ok && n != 0:
+			limit = n
+		default:
+			d.printf("No symbol %q in current context.\n", f)
+			return false
+		}
+	}
+	frames, err := d.s.Stack()
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	shown, more := frames, false
+	switch {
+	case limit > 0 && limit < len(frames):
+		shown, more = frames[:limit], true
+	case limit < 0 && -limit < len(frames):
+		shown = frames[len(frames)+limit:]
+	}
+	for _, f := range shown {
+		d.printf("#%-2d %s\n", f.Index, d.frameLine(f, f.Index > 0 || d.midLine))
+		if full {
+			d.frameLocals(f.Index)
+		}
+	}
+	if more {
+		d.printf("(More stack frames follow...)\n")
+	}
+	return false
+}
+
+// frameLocals prints the locals of frame i (its arguments are in its frame line),
+// indented, for backtrace full.
+func (d *Debugger) frameLocals(i int) {
+	scopes, err := d.s.Scopes(i)
+	if err != nil {
+		return
+	}
+	printed := false
+	for _, sc := range scopes {
+		if sc.Name != "Locals" {
+			continue
+		}
+		vars, err := d.s.Variables(sc.Ref)
+		if err != nil {
+			continue
+		}
+		for _, v := range vars {
+			if !v.Arg {
+				d.printf("        %s = %s\n", v.Name, v.Value)
+				printed = true
+			}
+		}
+	}
+	if !printed {
+		d.printf("No locals.\n")
+	}
+}
+
+func cmdFrame(d *Debugger, args string) bool {
+	n := d.frame
+	if args != "" {
+		var ok bool
+		if n, ok = atoi(args); !ok {
+			d.printf("Invalid frame number %q.\n", args)
+			return false
+		}
+	}
+	return d.selectFrame(n)
+}
+
+func cmdUp(d *Debugger, _ string) bool {
+	if frames, err := d.s.Stack(); err == nil && d.frame+1 >= len(frames) {
+		d.printf("Initial frame selected; you cannot go up.\n")
+		return false
+	}
+	return d.selectFrame(d.frame + 1)
+}
+
+func cmdDown(d *Debugger, _ string) bool {
+	if d.frame == 0 && d.s.State() == engine.Stopped {
+		d.printf("Bottom (innermost) frame selected; you cannot go down.\n")
+		return false
+	}
+	return d.selectFrame(d.frame - 1)
+}
+
+func (d *Debugger) selectFrame(n int) bool {
+	frames, err := d.s.Stack()
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	if n < 0 || n >= len(frames) {
+		d.printf("No frame at level %d.\n", n)
+		return false
+	}
+	d.frame = n
+	f := frames[n]
+	d.printf("#%-2d %s\n", f.Index, d.frameLine(f, n > 0 || d.midLine))
+	d.showLine(f.Location.File, f.Location.Line)
+	return false
+}
+
+// signalDescriptions are gdb's words for the signals a program most often receives.
+var signalDescriptions = map[string]string{
+	"SIGHUP": "Hangup", "SIGINT": "Interrupt", "SIGQUIT": "Quit", "SIGILL": "Illegal instruction",
+	"SIGTRAP": "Trace/breakpoint trap", "SIGABRT": "Aborted", "SIGBUS": "Bus error",
+	"SIGFPE": "Arithmetic exception", "SIGKILL": "Killed", "SIGUSR1": "User defined signal 1",
+	"SIGSEGV": "Segmentation fault", "SIGUSR2": "User defined signal 2", "SIGPIPE": "Broken pipe",
+	"SIGALRM": "Alarm clock", "SIGTERM": "Terminated", "SIGCHLD": "Child status changed",
+}
+
+// signalText is a signal as gdb names it when it stops the program: "SIGSEGV, Segmentation
+// fault".
+func signalText(sig string) string {
+	if d, ok := signalDescriptions[sig]; ok {
+		return sig + ", " + d
+	}
+	return sig
+}
