@@ -368,5 +368,5 @@ func (t *Target) classify(sr StopReply) *engine.Stop {
 	if sr.Signal == int(syscall.SIGTRAP) || sr.Signal == int(syscall.SIGINT) {
 		return &engine.Stop{Reason: engine.ReasonPause}
 	}
-	return &engine.Stop{Reason: engine.ReasonException, Text: "signal " + SignalName(sr.Signal), Signal: SignalName(sr.Signal)}
+	return &engine.Stop{Reason: engine.ReasonException, Text: "signal " + engine.SignalText(SignalName(sr.Signal)), Signal: SignalName(sr.Signal)}
 }

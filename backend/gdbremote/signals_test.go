@@ -72,13 +72,13 @@ func TestSignalStopsAndPasses(t *testing.T) {
 	if err := x.s.Start(false); err != nil {
 		t.Fatal(err)
 	}
-	if st := x.stopped(); st.Reason != engine.ReasonException || st.Text != "signal SIGUSR1" {
+	if st := x.stopped(); st.Reason != engine.ReasonException || st.Text != "signal SIGUSR1, User defined signal 1" {
 		t.Fatalf("first stop %+v, want signal SIGUSR1", st)
 	}
 	if err := x.s.Continue(); err != nil {
 		t.Fatal(err)
 	}
-	if st := x.stopped(); st.Reason != engine.ReasonException || st.Text != "signal SIGSEGV" {
+	if st := x.stopped(); st.Reason != engine.ReasonException || st.Text != "signal SIGSEGV, Segmentation fault" {
 		t.Fatalf("second stop %+v, want signal SIGSEGV", st)
 	}
 	if got := x.eval("got"); got != "10" {

@@ -231,7 +231,7 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 		}
 	case engine.ReasonException:
 		if st.Signal != "" { // a native program's signal, in gdb's words
-			d.printf("\nProgram received signal %s.\n%s\n", signalText(st.Signal), where())
+			d.printf("\nProgram received signal %s.\n%s\n", engine.SignalText(st.Signal), where())
 			break
 		}
 		d.printf("\nRuntime error: %s\n  in %s\n", st.Text, where())

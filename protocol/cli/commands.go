@@ -390,35 +390,7 @@ func cmdInfo(d *Debugger, args string) bool {
 	case len(what) >= 2 && strings.HasPrefix("sharedlibrary", what):
 		d.infoSharedLibrary()
 	case strings.HasPrefix("breakpoints", what):
-		bps := d.s.Breakpoints()
-		if len(bps) == 0 && len(d.s.DataBreakpoints()) == 0 {
-			d.printf("No breakpoints or watchpoints.\n")
-		}
-		for _, b := range bps {
-			d.printf("%-4d %-40s hits %d", b.ID, d.describe(b.Location), b.Hits)
-			if b.Spec.Condition != "" {
-				d.printf("  if %s", b.Spec.Condition)
-			}
-			if b.Spec.HitCondition != "" {
-				d.printf("  hit %s", b.Spec.HitCondition)
-			}
-			if b.Spec.LogMessage != "" {
-				d.printf("  log %q", b.Spec.LogMessage)
-			}
-			if b.Spec.LogFormat != "" {
-				d.printf("  printf %s", b.Spec.LogFormat)
-			}
-			if b.Spec.Disabled {
-				d.printf("  (disabled)")
-			}
-			d.printf("\n")
-			if sites, _ := d.s.BreakpointSites(b.ID); len(sites) > 1 {
-				for i, l := range sites {
-					d.printf("%-4s %s\n", fmt.Sprintf("%d.%d", b.ID, i+1), d.describe(l))
-				}
-			}
-		}
-		d.infoWatchpoints()
+		d.infoBreakpoints()
 	case strings.HasPrefix("display", what):
 		for _, w := range d.s.Watches() {
 			d.printf("%d: %s\n", w.ID, d.displaySpec(w))

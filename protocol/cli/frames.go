@@ -48,17 +48,24 @@ func (d *Debugger) indexedPCs() bool {
 // pcText is an address as gdb prints a frame's: zero-padded to the width of the target's
 // program counter (16 digits on x86-64, 8 on a Cortex-M).
 func (d *Debugger) pcText(pc uint64) string {
-	if d.pcDigits == 0 {
-		d.pcDigits = 16
-		if regs, err := d.s.Registers(); err == nil {
-			for _, r := range regs {
-				if r.Name == "pc" || r.Name == "rip" || r.Name == "eip" {
-					d.pcDigits = 2 * r.Size
-				}
+	return fmt.Sprintf("0x%0*x", d.pcWidth(), pc)
+}
+
+// pcWidth is the number of hex digits of the target's pc: 16 until its registers can be
+// read (the program stopped), then the pc register's.
+func (d *Debugger) pcWidth() int {
+	if d.pcDigits != 0 {
+		return d.pcDigits
+	}
+	if regs, err := d.s.Registers(); err == nil {
+		for _, r := range regs {
+			if r.Name == "pc" || r.Name == "rip" || r.Name == "eip" {
+				d.pcDigits = 2 * r.Size
+				return d.pcDigits
 			}
 		}
 	}
-	return fmt.Sprintf("0x%0*x", d.pcDigits, pc)
+	return 16
 }
 
 // cmdBacktrace is gdb's backtrace [full] [N|-N]: the frames (the innermost N, or the
@@ -171,22 +178,4 @@ func (d *Debugger) selectFrame(n int) bool {
 	d.printf("#%-2d %s\n", f.Index, d.frameLine(f, n > 0 || d.midLine))
 	d.showLine(f.Location.File, f.Location.Line)
 	return false
-}
-
-// signalDescriptions are gdb's words for the signals a program most often receives.
-var signalDescriptions = map[string]string{
-	"SIGHUP": "Hangup", "SIGINT": "Interrupt", "SIGQUIT": "Quit", "SIGILL": "Illegal instruction",
-	"SIGTRAP": "Trace/breakpoint trap", "SIGABRT": "Aborted", "SIGBUS": "Bus error",
-	"SIGFPE": "Arithmetic exception", "SIGKILL": "Killed", "SIGUSR1": "User defined signal 1",
-	"SIGSEGV": "Segmentation fault", "SIGUSR2": "User defined signal 2", "SIGPIPE": "Broken pipe",
-	"SIGALRM": "Alarm clock", "SIGTERM": "Terminated", "SIGCHLD": "Child status changed",
-}
-
-// signalText is a signal as gdb names it when it stops the program: "SIGSEGV, Segmentation
-// fault".
-func signalText(sig string) string {
-	if d, ok := signalDescriptions[sig]; ok {
-		return sig + ", " + d
-	}
-	return sig
 }

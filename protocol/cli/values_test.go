@@ -84,7 +84,7 @@ info locals
 		"(polydbg) list 9\n     8\tlet total = 0\n     9\tfor i in range(0, 5) {\n    10\t    total += fib(i)\n(polydbg)",
 		// fib(1), fib(2) and fib(2)'s fib(1) are passed; fib(2)'s fib(0) stops
 		"Will ignore next 3 crossings of breakpoint 2.  Continuing.",
-		"Breakpoint 2, fib (n=0) at prog.kite:2", "(polydbg) p n\n$1 = 0\n", "hits 5\n",
+		"Breakpoint 2, fib (n=0) at prog.kite:2", "(polydbg) p n\n$1 = 0\n", "\tbreakpoint already hit 5 times\n",
 		"── source ──", "*>   2\t    if n < 2 {",
 		"── stack ──", "#0   fib at prog.kite:2", "#1   main at prog.kite:10",
 		"── variables ──", "n = 3",

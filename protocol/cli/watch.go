@@ -54,21 +54,6 @@ var watchTypes = map[engine.DataAccess]string{
 	engine.DataReadWrite: "acc watchpoint",
 }
 
-// infoWatchpoints lists the data breakpoints after the breakpoints.
-func (d *Debugger) infoWatchpoints() {
-	for _, w := range d.s.DataBreakpoints() {
-		kind := watchTypes[w.Access]
-		if w.Size == 0 && w.Access == engine.DataWrite {
-			kind = "watchpoint"
-		}
-		d.printf("%-4d %-40s %s", w.ID, kind, w.Name)
-		if !w.Verified {
-			d.printf("  (not armed: %s)", w.Message)
-		}
-		d.printf("\n")
-	}
-}
-
 // reportWatch says what a data breakpoint saw, in gdb's words: the old and new value of a
 // write, the value read.
 func (d *Debugger) reportWatch(st *engine.Stop) {

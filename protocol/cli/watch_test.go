@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -22,7 +23,7 @@ func TestWatchpointsAsGDB(t *testing.T) {
 	dir, out := nativeScript(t, commands)
 	expect(t, out,
 		"(polydbg) watch counter", "Hardware watchpoint 2: counter\n",
-		"(polydbg) info breakpoints", "2    hw watchpoint", "counter\n",
+		"(polydbg) info breakpoints", "\n2       hw watchpoint  keep y                      counter\n",
 		"Hardware watchpoint 2: counter\n\nOld value = 0\nNew value = 1\nmain () at ", "loop.c:8\n",
 		"Hardware watchpoint 2: counter\n\nOld value = 1\nNew value = 2\n",
 		"(polydbg) awatch sum", "Hardware access (read/write) watchpoint 3: sum\n",
@@ -40,7 +41,7 @@ func TestWatchpointsAsGDB(t *testing.T) {
 	agreeWithGDB(t, "watchpoint stops", []string{"stop 1", "stop 2", "stop 3"}, stops(out), stops(oracle), out, oracle)
 	if runtime.GOARCH == "amd64" { // x86 has no read-only watchpoints: said, and none is left armed
 		_, out = nativeScript(t, "break main\nrun\nrwatch counter\ninfo breakpoints\n")
-		expect(t, out, "(polydbg) rwatch counter\nCannot watch counter: ", "(polydbg) info breakpoints\n1 ")
+		expect(t, out, "(polydbg) rwatch counter\nCannot watch counter: ", "(polydbg) info breakpoints\nNum     Type           Disp Enb Address            What\n1       breakpoint ")
 		if strings.Contains(out, "read watchpoint") {
 			t.Errorf("a refused watchpoint is listed:\n%s", out)
 		}
@@ -54,7 +55,7 @@ func TestWatchOnKite(t *testing.T) {
 		"b fib if n == 3\ncontinue\nrwatch n\ndelete 3\ncontinue\ncontinue\ncontinue\nwatch nope\nrwatch total[0]\n")
 	expect(t, out,
 		"(polydbg) watch total", "Watchpoint 2: total\n",
-		"(polydbg) info breakpoints", "2    watchpoint", "total\n",
+		"(polydbg) info breakpoints", "\n2       watchpoint     keep y                      total\n",
 		"(polydbg) continue", "\nWatchpoint 2: total\n\nOld value = 0\nNew value = 1\nmain () at prog.kite:9:1\n",
 		"(polydbg) continue", "\nWatchpoint 2: total\n\nOld value = 1\nNew value = 2\n",
 		"(polydbg) rwatch n", "Read watchpoint 4: n\n",
@@ -111,7 +112,7 @@ func TestAdvance(t *testing.T) {
 		"(polydbg) advance\nArgument required", "(polydbg) until\n", "[program exited normally]")
 	out = script(t, "start\nb fib\nadvance 12\ninfo breakpoints\n")
 	expect(t, out, "(polydbg) advance 12\n", "Breakpoint 1, fib (n=0) at prog.kite:2", // fib first: the advance's breakpoint goes
-		"(polydbg) info breakpoints\n1    ")
+		"(polydbg) info breakpoints\nNum     Type           Disp Enb Address            What\n1       breakpoint ")
 	if i := strings.LastIndex(out, "(polydbg) info breakpoints"); strings.Contains(out[i:], "\n2 ") {
 		t.Errorf("advance left its breakpoint:\n%s", out[i:])
 	}
@@ -178,7 +179,34 @@ func TestEnableDisableIgnoreAsGDB(t *testing.T) {
 		t.Errorf("a disabled breakpoint stopped the program:\n%s", out)
 	}
 	_, out = nativeScript(t, "break square\ndisable 1\ninfo breakpoints\nenable 9\nignore 1\n")
-	expect(t, out, "(disabled)\n", "(polydbg) enable 9\nNo breakpoint number 9.\n", "(polydbg) ignore 1\nArgument required")
+	expect(t, out, "\n1       breakpoint     keep n   0x", "(polydbg) enable 9\nNo breakpoint number 9.\n", "(polydbg) ignore 1\nArgument required")
+}
+
+// info breakpoints is gdb's table, row by row: a conditional breakpoint hit once with an
+// ignore count, a disabled one, a dprintf and a watchpoint (a temporary one, hit, is gone).
+func TestInfoBreakpointsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "break square if x == 3\nbreak main\ntbreak loop.c:8\ndisable 2\nrun\ncontinue\n" +
+		"dprintf square,\"sq %d\\n\", x\nignore 1 1\nwatch counter\ninfo breakpoints\n"
+	dir, out := nativeScript(t, commands)
+	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
+	table := func(s string) []string { // the lines from the table's header to the end or the next prompt
+		i := strings.Index(s, "Num     Type")
+		if i < 0 {
+			return nil
+		}
+		s, _, _ = strings.Cut(strings.ReplaceAll(s[i:], dir+"/", ""), "(polydbg)")
+		return strings.Split(strings.TrimRight(s, "\n"), "\n")
+	}
+	theirs := table(oracle)
+	asked := make([]string, len(theirs))
+	for i := range asked {
+		asked[i] = fmt.Sprintf("line %d of the table", i+1)
+	}
+	if len(theirs) < 8 {
+		t.Fatalf("gdb's table has %d lines:\n%s", len(theirs), oracle)
+	}
+	agreeWithGDB(t, "info breakpoints", asked, table(out), theirs, out, oracle)
 }
 
 const cUntil = `#include <stdio.h>

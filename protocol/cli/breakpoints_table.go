@@ -1,0 +1,136 @@
+package cli
+
+// info breakpoints, in gdb's table.
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// bpRow is one row of the table: a breakpoint, a location of one, or a watchpoint.
+type bpRow struct {
+	id                  int
+	num, kind, disp, on string
+	addr, what          string
+	notes               []string // the lines under the row: condition, hits, ignore count
+}
+
+// infoBreakpoints is gdb's info breakpoints: breakpoints, dprintfs and watchpoints by
+// number, with what each stops on and how often it has.
+//
+//	Num     Type           Disp Enb Address            What
+//	1       breakpoint     keep y   0x0000555555555144 in fact at t.c:12
+//		stop only if n==2
+//		breakpoint already hit 1 time
+func (d *Debugger) infoBreakpoints() {
+	var rows []bpRow
+	for _, b := range d.s.Breakpoints() {
+		rows = append(rows, d.breakpointRows(b)...)
+	}
+	for _, w := range d.s.DataBreakpoints() {
+		kind := watchTypes[w.Access]
+		if w.Size == 0 && w.Access == engine.DataWrite {
+			kind = "watchpoint" // a software one (Kite)
+		}
+		r := bpRow{id: w.ID, num: strconv.Itoa(w.ID), kind: kind, disp: "keep", on: "y", what: w.Name}
+		if !w.Verified {
+			r.notes = append(r.notes, "\tnot armed: "+w.Message)
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		d.printf("No breakpoints or watchpoints.\n")
+		return
+	}
+	slices.SortStableFunc(rows, func(a, b bpRow) int { return cmp.Compare(a.id, b.id) })
+	width := max(len("Address"), d.pcWidth()+2)
+	d.printf("%-7s %-14s %-4s %-3s %-*s %s\n", "Num", "Type", "Disp", "Enb", width, "Address", "What")
+	for _, r := range rows {
+		d.printf("%s\n", strings.TrimRight(fmt.Sprintf("%-7s %-14s %-4s %-3s %-*s %s", r.num, r.kind, r.disp, r.on, width, r.addr, r.what), " "))
+		for _, n := range r.notes {
+			d.printf("%s\n", n)
+		}
+	}
+}
+
+// breakpointRows is a breakpoint's row and its notes, then a row for each of its
+// locations when it has several (the inlined copies of a function), as gdb's 1.1, 1.2.
+func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
+	r := bpRow{id: b.ID, num: strconv.Itoa(b.ID), kind: "breakpoint", disp: "keep", on: "y"}
+	if b.Spec.LogFormat != "" {
+		r.kind = "dprintf"
+	}
+	if d.temporary[b.ID] {
+		r.disp = "del"
+	}
+	if b.Spec.Disabled {
+		r.on = "n"
+	}
+	sites, _ := d.s.BreakpointSites(b.ID)
+	switch {
+	case !b.Verified:
+		r.addr, r.what = "<PENDING>", b.Message
+	case len(sites) > 1:
+		r.addr = "<MULTIPLE>"
+	default:
+		r.addr, r.what = d.bpAddress(b.Location), bpWhat(b.Location)
+	}
+	if c := b.Spec.Condition; c != "" {
+		r.notes = append(r.notes, "\tstop only if "+c)
+	}
+	switch b.Hits {
+	case 0:
+	case 1:
+		r.notes = append(r.notes, "\tbreakpoint already hit 1 time")
+	default:
+		r.notes = append(r.notes, fmt.Sprintf("\tbreakpoint already hit %d times", b.Hits))
+	}
+	if hc := strings.TrimSpace(b.Spec.HitCondition); hc != "" {
+		if n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(hc, ">"))); err == nil && strings.HasPrefix(hc, ">") && n > b.Hits {
+			r.notes = append(r.notes, fmt.Sprintf("\tignore next %d hits", n-b.Hits)) // gdb's ignore, as the engine keeps it
+		} else {
+			r.notes = append(r.notes, "\tstop only when the hit count is "+hc)
+		}
+	}
+	if b.Spec.LogMessage != "" {
+		r.notes = append(r.notes, "        log "+strconv.Quote(b.Spec.LogMessage))
+	}
+	if b.Spec.LogFormat != "" {
+		r.notes = append(r.notes, "        printf "+b.Spec.LogFormat)
+	}
+	rows := []bpRow{r}
+	if len(sites) > 1 {
+		for i, l := range sites {
+			rows = append(rows, bpRow{id: b.ID, num: fmt.Sprintf("%d.%d", b.ID, i+1), on: r.on, addr: d.bpAddress(l), what: bpWhat(l)})
+		}
+	}
+	return rows
+}
+
+// bpAddress is a breakpoint's address as the table shows it: the pc in hex, or the
+// instruction's number on the Kite VM ("pc 23").
+func (d *Debugger) bpAddress(l engine.Location) string {
+	switch {
+	case !l.HasPC:
+		return ""
+	case d.indexedPCs():
+		return fmt.Sprintf("pc %d", l.PC)
+	}
+	return d.pcText(l.PC)
+}
+
+// bpWhat is where a breakpoint is, as gdb says it: "in fact at t.c:12".
+func bpWhat(l engine.Location) string {
+	switch {
+	case l.File == "" && l.Func != "":
+		return "<" + l.Func + ">"
+	case l.Func == "":
+		return fmt.Sprintf("at %s:%d", l.File, l.Line)
+	}
+	return fmt.Sprintf("in %s at %s:%d", l.Func, l.File, l.Line)
+}
