@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -94,6 +95,19 @@ func agreeWithGDB(t *testing.T, what string, asked, ours, theirs []string, out, 
 		}
 	}
 	t.Logf("%s: %d of %d answers agree with gdb", what, agree, len(asked))
+}
+
+// agreeLines compares polydbg's lines with gdb's one by one, gdb having given at least min.
+func agreeLines(t *testing.T, what string, min int, ours, theirs []string, out, oracle string) {
+	t.Helper()
+	if len(theirs) < min {
+		t.Fatalf("%s: gdb gave %d lines, want at least %d:\n%s", what, len(theirs), min, oracle)
+	}
+	asked := make([]string, len(theirs))
+	for i := range asked {
+		asked[i] = fmt.Sprintf("line %d", i+1)
+	}
+	agreeWithGDB(t, what, asked, ours, theirs, out, oracle)
 }
 
 // What C refuses is refused in gdb's words; a pointer moved by n moves by n objects.

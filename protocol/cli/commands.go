@@ -25,6 +25,7 @@ func init() {
 		{"rbreak", nil, "rbreak REGEX  set a breakpoint on every function whose name matches REGEX", cmdRbreak},
 		{"tbreak", []string{"tb"}, "tbreak LOCATION [if COND]  set a breakpoint deleted when first hit", cmdTbreak},
 		{"delete", []string{"d"}, "delete [N...]  delete breakpoints (all without arguments)", cmdDelete},
+		{"clear", nil, "clear [LOCATION]  delete the breakpoints at a place (the selected frame's line without one)", cmdClear},
 		{"watch", nil, "watch EXPR  stop when the program writes what EXPR names (a hardware watchpoint)", watchCmd(engine.DataWrite)},
 		{"rwatch", nil, "rwatch EXPR  stop when the program reads what EXPR names", watchCmd(engine.DataRead)},
 		{"awatch", nil, "awatch EXPR  stop when the program reads or writes what EXPR names", watchCmd(engine.DataReadWrite)},
@@ -120,7 +121,7 @@ func (d *Debugger) exec(line string) bool {
 
 // noRepeat are the commands an empty line does not run again, as gdb's dont_repeat: an
 // Enter pressed once too often must not restart the program or delete breakpoints.
-var noRepeat = map[string]bool{"run": true, "start": true, "restart": true, "kill": true, "delete": true, "jump": true}
+var noRepeat = map[string]bool{"run": true, "start": true, "restart": true, "kill": true, "delete": true, "clear": true, "jump": true}
 
 // parseLocation turns FILE:LINE, LINE, FUNCTION or *PC into a breakpoint spec.
 func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {

@@ -39,6 +39,19 @@ func (d *Debugger) frameLine(f engine.Frame, midLine bool) string {
 	return d.pcText(l.PC) + " in " + where
 }
 
+// frameMidLine reports whether frame f of the selected thread is in the middle of a line:
+// a caller's always (its pc is a return address); the innermost as the last stop said,
+// in the thread that stopped, or by its pc in another thread.
+func (d *Debugger) frameMidLine(f engine.Frame) bool {
+	if f.Index > 0 {
+		return true
+	}
+	if st := d.s.LastStop(); st != nil && (st.ThreadID == 0 || st.ThreadID == d.s.SelectedThread()) {
+		return d.midLine
+	}
+	return d.s.MidStatement(f.Location)
+}
+
 // indexedPCs reports whether the target numbers its instructions (the Kite VM).
 func (d *Debugger) indexedPCs() bool {
 	ix, ok := d.s.Target().(engine.IndexedPCs)
@@ -96,7 +109,7 @@ func cmdBacktrace(d *Debugger, args string) bool {
 		shown = frames[len(frames)+limit:]
 	}
 	for _, f := range shown {
-		d.printf("#%-2d %s\n", f.Index, d.frameLine(f, f.Index > 0 || d.midLine))
+		d.printf("#%-2d %s\n", f.Index, d.frameLine(f, d.frameMidLine(f)))
 		if full {
 			d.frameLocals(f.Index)
 		}
@@ -175,7 +188,7 @@ func (d *Debugger) selectFrame(n int) bool {
 	}
 	d.frame = n
 	f := frames[n]
-	d.printf("#%-2d %s\n", f.Index, d.frameLine(f, n > 0 || d.midLine))
+	d.printf("#%-2d %s\n", f.Index, d.frameLine(f, d.frameMidLine(f)))
 	d.showLine(f.Location.File, f.Location.Line)
 	return false
 }

@@ -82,7 +82,7 @@ func cmdFinish(d *Debugger, _ string) bool {
 		}
 		if d.frame < len(frames)-1 {
 			f := frames[d.frame]
-			d.printf("Run till exit from #%-2d %s\n", d.frame, d.frameLine(f, d.frame > 0 || d.midLine))
+			d.printf("Run till exit from #%-2d %s\n", d.frame, d.frameLine(f, d.frameMidLine(f)))
 		}
 	}
 	frame := d.frame

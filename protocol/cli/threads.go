@@ -63,14 +63,23 @@ func (d *Debugger) threadFrame(id uint64) string {
 	if len(frames) == 0 {
 		return "(no frames)"
 	}
-	return d.frameLine(frames[0], false)
+	return d.frameLine(frames[0], d.frameMidLine(frames[0]))
 }
 
 func cmdThread(d *Debugger, args string) bool {
 	args = strings.TrimSpace(args)
+	if rest, ok := strings.CutPrefix(args, "apply"); ok && (rest == "" || rest[0] == ' ') {
+		d.threadApply(strings.TrimSpace(rest))
+		return false
+	}
 	if args == "" {
-		id := d.s.SelectedThread()
-		d.printf("[Current thread is %d (%s)]\n", d.s.ThreadNum(id), targetID(engine.Thread{ID: id}))
+		t := engine.Thread{ID: d.s.SelectedThread()}
+		if ts, err := d.threads(); err == nil {
+			if i := slices.IndexFunc(ts, func(x engine.Thread) bool { return x.ID == t.ID }); i >= 0 {
+				t = ts[i] // with its name
+			}
+		}
+		d.printf("[Current thread is %d (%s)]\n", d.s.ThreadNum(t.ID), targetID(t))
 		return false
 	}
 	n, ok := atoi(args)
@@ -95,4 +104,60 @@ func cmdThread(d *Debugger, args string) bool {
 	}
 	d.printf("[Switching to thread %d (%s)]\n", n, targetID(t))
 	return d.selectFrame(0)
+}
+
+// threadApply is gdb's thread apply all|N... COMMAND: the command run in each thread named
+// (all of them from the highest number down, as gdb orders them), each under a
+// "Thread N (...):" header; the selected thread and frame are the same afterwards.
+func (d *Debugger) threadApply(args string) {
+	ts, err := d.threads()
+	if err != nil {
+		d.printf("%s\n", explain(err))
+		return
+	}
+	var chosen []engine.Thread
+	words := strings.Fields(args)
+	n := 0
+	if len(words) > 0 && words[0] == "all" {
+		n = 1
+		for i := len(ts) - 1; i >= 0; i-- {
+			chosen = append(chosen, ts[i])
+		}
+	} else {
+		for ; n < len(words); n++ {
+			num, ok := atoi(words[n])
+			if !ok {
+				break
+			}
+			i := slices.IndexFunc(ts, func(t engine.Thread) bool { return t.Num == num })
+			if i < 0 {
+				d.printf("Invalid thread ID: %d\n", num)
+				return
+			}
+			chosen = append(chosen, ts[i])
+		}
+	}
+	cmd := strings.Join(words[n:], " ")
+	switch {
+	case n == 0:
+		d.printf("Please specify a thread ID list\n")
+		return
+	case cmd == "":
+		d.printf("Please specify a command following the thread ID list\n")
+		return
+	}
+	thread, frame := d.s.SelectedThread(), d.frame
+	for _, t := range chosen {
+		d.printf("\nThread %d (%s):\n", t.Num, targetID(t))
+		if err := d.s.SelectThread(t.ID); err != nil {
+			d.printf("%s\n", explain(err))
+			continue
+		}
+		d.frame = 0
+		d.exec(cmd)
+	}
+	if thread != 0 {
+		_ = d.s.SelectThread(thread)
+	}
+	d.frame = frame
 }

@@ -2,9 +2,12 @@ package cli_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
 )
 
 const threadProg = `#include <pthread.h>
@@ -47,7 +50,7 @@ func TestThreadsAsGDB(t *testing.T) {
 		"  Id   Target Id",
 		"$1 = 7",
 		"[Switching to thread 1 (Thread ",
-		"#0  main () at threads.c:",
+		"#0  0x", " in main () at threads.c:",
 		"[Switching to thread 2 (Thread ",
 		"#0  work (id=7) at threads.c:5",
 		"$2 = 7",
@@ -143,4 +146,36 @@ func TestBacktraceThroughLibraries(t *testing.T) {
 	if !regexp.MustCompile(`#0 +0x[0-9a-f]{16} in \S+ \(\) from libc\.so`).MatchString(bt) {
 		t.Errorf("the innermost frame is not libc's:\n%s", bt)
 	}
+}
+
+// programFrame is a frame of the test program in a transcript (not libc's, whose symbols
+// gdb may have and polydbg does not read), or a thread apply header's number.
+var programFrame = regexp.MustCompile(`(?m)^(?:(#\d+ +(?:0x[0-9a-f]+ in )?\w+ \(.*\) at threads\.c:\d+)$|(Thread \d+) \()`)
+
+// thread apply all bt runs the backtrace in every thread, the highest number first, as gdb:
+// the same threads with the same frames of the program; thread apply N runs any command.
+func TestThreadApplyAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "break work\nrun\nthread apply all bt\nthread apply 1 print done\n"
+	dir, out := nativeScriptOf(t, "threads", threadProg, commands, "-pthread")
+	oracle := gdbBatch(t, filepath.Join(dir, "threads"), commands)
+	pick := func(s string) []string {
+		var fs []string
+		for _, m := range programFrame.FindAllStringSubmatch(strings.ReplaceAll(s, dir+"/", ""), -1) {
+			fs = append(fs, stackAddress.ReplaceAllString(m[1]+m[2], "0x7ff..."))
+		}
+		return fs
+	}
+	agreeLines(t, "thread apply", 6, pick(out), pick(oracle), out, oracle)
+	expect(t, out, "(polydbg) thread apply 1 print done\n\nThread 1 (Thread ", "):\n$1 = 0\n")
+}
+
+// clear deletes the breakpoints at a place, by line, function or the selected frame's line,
+// in gdb's words.
+func TestClear(t *testing.T) {
+	_, out := nativeScriptOf(t, "threads", threadProg,
+		"break work\nbreak threads.c:12\nb 12\nrun\nclear\nclear work\nclear threads.c:12\nclear main\ninfo breakpoints\n", "-pthread")
+	expect(t, out, "(polydbg) clear\nDeleted breakpoints 2 3 \n", "(polydbg) clear work\nDeleted breakpoint 1 \n",
+		"(polydbg) clear threads.c:12\nNo breakpoint at threads.c:12.\n", "(polydbg) clear main\nNo breakpoint at main.\n",
+		"(polydbg) info breakpoints\nNo breakpoints or watchpoints.\n")
 }
