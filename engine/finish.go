@@ -32,6 +32,28 @@ func (s *Session) Finish(ctx context.Context, frame int) (Halt, error) {
 	return h, nil
 }
 
+// NextInstruction runs one instruction and, when that entered a call, on until the call
+// has returned (gdb's nexti): it stops at the instruction after the call, or where
+// something else stops the program first.
+func (s *Session) NextInstruction(ctx context.Context) (Halt, error) {
+	depth, err := s.Depth()
+	if err != nil {
+		return Halt{}, err
+	}
+	seq := s.Seq()
+	if err := s.Step(StepInstruction); err != nil {
+		return Halt{}, err
+	}
+	h, err := s.WaitStop(ctx, seq)
+	if err != nil || h.State != Stopped || h.Stop == nil || h.Stop.Reason != ReasonStep {
+		return h, err
+	}
+	if now, err := s.Depth(); err != nil || now <= depth {
+		return h, err
+	}
+	return s.Finish(ctx, 0)
+}
+
 // Advance runs to the location spec names (gdb's advance, and until LOCATION) through a
 // temporary breakpoint of its own, removed again whatever stops the program first; like
 // gdb's, it also stops where the current function returns first (a step out, which a

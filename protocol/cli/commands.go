@@ -44,6 +44,7 @@ func init() {
 		{"next", []string{"n"}, "next  run to the next statement, stepping over calls", stepCmd(engine.StepOver)},
 		{"finish", []string{"fin"}, "finish  run until the selected frame's function returns, and print the value it returned as $N", cmdFinish},
 		{"stepi", []string{"si"}, "stepi  execute one instruction", stepCmd(engine.StepInstruction)},
+		{"nexti", []string{"ni"}, "nexti  execute one instruction, a call with all it runs", cmdNexti},
 		{"interrupt", nil, "interrupt  pause the running program", cmdInterrupt},
 		{"kill", []string{"k"}, "kill  terminate the program", cmdKill},
 		{"print", []string{"p", "inspect"}, "print[/FMT] [EXPR]  evaluate in the current frame; the value becomes $N (FMT: x d u o t c)", cmdPrint},

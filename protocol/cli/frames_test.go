@@ -62,3 +62,37 @@ func TestFrameLinesAsGDB(t *testing.T) {
 	agreeLines(t, "frame lines", 12, frameLines(out, dir), frameLines(oracle, dir), out, oracle)
 	expect(t, out, "#3  0x", " in paint (p=..., c=GREEN, name=0x", ` "pt", out=0x`)
 }
+
+// sourceLine is a line a step shows: "8\t..." at the start of a line, "0x...\t8\t..." inside.
+var sourceLine = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:0x[0-9a-f]+\t)?\d+\t.*)$`)
+
+// nexti steps an instruction at a time over the call of square, as gdb: the same pcs and
+// lines, the pc shown only inside a line (gdb's line table, loop rows merged).
+func TestNextiAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	commands := "break main\nrun\nnext\nnext\nnext" + strings.Repeat("\nnexti", 10) + "\n"
+	dir, out := nativeScript(t, commands)
+	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
+	lines := func(s string) []string {
+		var ls []string
+		for _, m := range sourceLine.FindAllStringSubmatch(s, -1) {
+			ls = append(ls, m[1])
+		}
+		return ls
+	}
+	agreeLines(t, "nexti", 14, lines(out), lines(oracle), out, oracle)
+	if !strings.Contains(out, "(polydbg) nexti\n6\t") {
+		t.Errorf("nexti did not come back from square to the loop:\n%s", out)
+	}
+}
+
+// On Kite, nexti runs a call instruction with the function it calls: it never stops in
+// fib, and stepi does.
+func TestNextiOnKite(t *testing.T) {
+	out := script(t, "b 10\nrun\n"+strings.Repeat("nexti\n", 8)+"bt\n"+strings.Repeat("stepi\n", 8)+"bt\n")
+	i := strings.Index(out, "(polydbg) bt")
+	if i < 0 || strings.Contains(out[:i], "fib (") || !strings.Contains(out[i:], "#0  main () at prog.kite:") {
+		t.Fatalf("nexti stopped in fib:\n%s", out)
+	}
+	expect(t, out[i+1:], "(polydbg) stepi", "fib (n=", "(polydbg) bt\n#0  fib (n=", "#1  main () at prog.kite:10:")
+}

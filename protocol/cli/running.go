@@ -70,6 +70,14 @@ func stepCmd(mode engine.ResumeMode) cmdFunc {
 	}
 }
 
+// cmdNexti is gdb's nexti: stepi, a call instruction run with the function it calls.
+func cmdNexti(d *Debugger, _ string) bool {
+	if h, ok := d.await(d.s.NextInstruction); ok {
+		d.report(h)
+	}
+	return false
+}
+
 // cmdFinish is gdb's finish: it runs until the selected frame returns (engine Finish: from
 // an outer frame, after up, one step out per frame, stopping early where something else
 // stops the program), says which frame it runs out of, and prints the returned value,
