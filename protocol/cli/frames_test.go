@@ -96,3 +96,28 @@ func TestNextiOnKite(t *testing.T) {
 	}
 	expect(t, out[i+1:], "(polydbg) stepi", "fib (n=", "(polydbg) bt\n#0  fib (n=", "#1  main () at prog.kite:10:")
 }
+
+// registerLine is a line of info registers: name, raw value, natural value.
+var registerLine = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?([a-z][a-z0-9_]*) +(0x[0-9a-f]+) +(.*)$`)
+
+// info registers shows gdb's general group in gdb's columns, each value by its type (a
+// code pointer with its symbol, eflags' flags, signed integers), and gdb's aliases pc, sp,
+// fp and ps. A value that depends on where the stack is (another environment under gdb)
+// is compared by its form only.
+func TestInfoRegistersAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "break square\nrun\ninfo registers\ninfo registers pc sp fp ps $rip\n"
+	dir, out := nativeScript(t, commands)
+	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
+	lines := func(s string) []string {
+		var ls []string
+		for _, m := range registerLine.FindAllStringSubmatch(s, -1) {
+			if strings.HasPrefix(m[2], "0x7ff") || strings.HasPrefix(m[3], "0x7ff") { // the stack, the loader, libc
+				m[0] = m[1] + " <an address of the process's memory map>"
+			}
+			ls = append(ls, strings.TrimPrefix(m[0], "(polydbg) "))
+		}
+		return ls
+	}
+	agreeLines(t, "info registers", 30, lines(out), lines(oracle), out, oracle)
+}

@@ -19,17 +19,94 @@ func (d *Debugger) infoRegisters(names []string) {
 		d.printf("%s\n", explain(err))
 		return
 	}
-	shown := 0
-	for _, r := range regs {
-		if len(names) > 0 && !contains(names, r.Name) {
-			continue
+	if len(names) == 0 { // gdb's general group
+		for _, r := range infoGeneralRegisters(regs) {
+			d.printf("%-15s%-19s %s\n", r.Name, fmt.Sprintf("%#x", r.Value), d.registerNatural(r))
 		}
-		d.printf("%-10s %#-20x %d\n", r.Name, r.Value, r.Value)
-		shown++
+		return
 	}
-	if shown == 0 {
-		d.printf("Invalid register `%s'.\n", strings.Join(names, " "))
+	for _, name := range names {
+		name = strings.TrimPrefix(name, "$")
+		r, ok := findRegister(regs, name)
+		if !ok {
+			d.printf("Invalid register `%s'\n", name)
+			return
+		}
+		d.printf("%-15s%-19s %s\n", name, fmt.Sprintf("%#x", r.Value), d.registerNatural(r))
 	}
+}
+
+// registerAliases are gdb's names that stand for a machine's own registers: the program
+// counter, the stack pointer, the frame pointer and the status register.
+var registerAliases = map[string][]string{
+	"pc": {"rip", "eip", "pc"}, "sp": {"rsp", "esp", "sp"}, "fp": {"rbp", "ebp", "r11", "r7"},
+	"ps": {"eflags", "xpsr", "cpsr"},
+}
+
+// findRegister finds a register by its name or one of gdb's aliases for it.
+func findRegister(regs []engine.Register, name string) (engine.Register, bool) {
+	for _, r := range regs {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	for _, real := range registerAliases[name] {
+		for _, r := range regs {
+			if r.Name == real {
+				return r, true
+			}
+		}
+	}
+	return engine.Register{}, false
+}
+
+// infoGeneralRegisters are the registers info registers shows without names, as gdb's
+// general group: up to the pc and the status register, the segment registers after them,
+// and AVX-512's mask registers.
+func infoGeneralRegisters(regs []engine.Register) []engine.Register {
+	out := generalRegisters(regs)
+	for _, r := range regs[len(out):] {
+		switch r.Name {
+		case "cs", "ss", "ds", "es", "fs", "gs", "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7":
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// eflagsBits are the flags of x86's eflags by bit, as gdb names them.
+var eflagsBits = []struct {
+	bit  uint
+	name string
+}{{0, "CF"}, {2, "PF"}, {4, "AF"}, {6, "ZF"}, {7, "SF"}, {8, "TF"}, {9, "IF"}, {10, "DF"}, {11, "OF"},
+	{14, "NT"}, {16, "RF"}, {17, "VM"}, {18, "AC"}, {19, "VIF"}, {20, "VIP"}, {21, "ID"}}
+
+// registerNatural is info registers' last column, a register's value by its type as gdb
+// shows it: a code pointer with its symbol, a stack pointer in hex, eflags' flags, and any
+// other a signed integer of the register's width.
+func (d *Debugger) registerNatural(r engine.Register) string {
+	switch r.Name {
+	case "rip", "eip", "pc":
+		if name, _, ok, _ := d.s.SymbolAt(r.Value); ok {
+			return fmt.Sprintf("%#x <%s>", r.Value, name)
+		}
+		return fmt.Sprintf("%#x", r.Value)
+	case "rsp", "esp", "sp", "rbp", "ebp":
+		return fmt.Sprintf("%#x", r.Value)
+	case "eflags":
+		var set []string
+		for _, f := range eflagsBits {
+			if r.Value&(1<<f.bit) != 0 {
+				set = append(set, f.name)
+			}
+		}
+		return "[ " + strings.Join(append(set, "]"), " ")
+	}
+	if r.Size > 0 && r.Size < 8 {
+		shift := 64 - 8*uint(r.Size)
+		return strconv.FormatInt(int64(r.Value<<shift)>>shift, 10)
+	}
+	return strconv.FormatInt(int64(r.Value), 10)
 }
 
 func contains(list []string, s string) bool {

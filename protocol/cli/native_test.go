@@ -85,10 +85,10 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 func TestMachineCommands(t *testing.T) {
 	_, out := nativeScript(t, "break square\nrun\ninfo registers rip rsp\nx/8xb $rsp\nx/2dw $rsp\nset $rax = 0x1234\ninfo registers rax\nx/4xg\nset rax\np $rsp\nx/2xg $\nx/dw &counter\nb *$pc\nkill\n")
 	expect(t, out,
-		"(polydbg) info registers rip rsp", "rsp        0x", "rip        0x",
+		"(polydbg) info registers rip rsp", "\nrip            0x", " <square+", "\nrsp            0x",
 		"(polydbg) x/8xb $rsp", "0x7", ":\t0x", "\t0x",
 		"(polydbg) x/2dw $rsp", ":\t",
-		"(polydbg) info registers rax", "rax        0x1234",
+		"(polydbg) info registers rax", "rax            0x1234              4660\n",
 		"(polydbg) x/4xg", "Argument required",
 		"(polydbg) set rax", "Usage: set $REGISTER = VALUE",
 		"(polydbg) p $rsp", "$1 = ",
