@@ -72,6 +72,7 @@ type Debugger struct {
 	listAt       int                 // next line for a bare "list"
 	values       engine.ValueHistory // gdb's $1, $2...
 	context      bool                // set context on|off
+	pretty       bool                // set print pretty on|off
 	listLines    int                 // set listsize N
 	stopThread   uint64              // the thread of the last stop reported
 	temporary    map[int]bool        // tbreak's breakpoints, for gdb's words at their hit
@@ -280,7 +281,7 @@ func (d *Debugger) showDisplays(only int) {
 		case w.Err != "":
 			d.printf("%d: %s = <error: %s>\n", w.ID, spec, w.Err)
 		default:
-			d.printf("%d: %s = %s\n", w.ID, spec, w.Value.Value)
+			d.printf("%d: %s = %s\n", w.ID, spec, d.layout(w.Value.Value))
 		}
 	}
 }

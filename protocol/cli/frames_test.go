@@ -121,3 +121,35 @@ func TestInfoRegistersAsGDB(t *testing.T) {
 	}
 	agreeLines(t, "info registers", 30, lines(out), lines(oracle), out, oracle)
 }
+
+const prettyProg = `struct point { int x, y; };
+struct shape { const char *name; struct point at; struct point corners[2]; int tags[3]; };
+int area(struct shape *s) { return (s->corners[1].x - s->corners[0].x) * 2; }
+int main(void) {
+    struct shape s = {"box", {1, 2}, {{0, 0}, {3, 4}}, {7, 8, 9}};
+    return area(&s);
+}
+`
+
+// set print pretty on lays out structs as gdb does: a member a line, nested structs
+// indented, arrays of scalars on one line, a struct element of an array one level deeper.
+func TestPrintPrettyAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "break area\nrun\nset print pretty on\nshow print pretty\nprint *s\nprint s->corners\nprint s->at\nset print pretty off\nprint s->at\n"
+	dir, out := nativeScriptOf(t, "pretty", prettyProg, commands)
+	oracle := gdbBatch(t, filepath.Join(dir, "pretty"), commands)
+	after := func(s string) []string { // the lines from show print pretty on, without the commands
+		i := strings.Index(s, "Pretty formatting of structures is on.")
+		if i < 0 {
+			return nil
+		}
+		var ls []string
+		for _, l := range strings.Split(strings.TrimSpace(s[i:]), "\n") {
+			if l != "(polydbg)" && !strings.HasPrefix(l, "(polydbg) ") {
+				ls = append(ls, l)
+			}
+		}
+		return ls
+	}
+	agreeLines(t, "print pretty", 20, after(out), after(oracle), out, oracle)
+}

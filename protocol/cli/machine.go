@@ -87,10 +87,7 @@ var eflagsBits = []struct {
 func (d *Debugger) registerNatural(r engine.Register) string {
 	switch r.Name {
 	case "rip", "eip", "pc":
-		if name, _, ok, _ := d.s.SymbolAt(r.Value); ok {
-			return fmt.Sprintf("%#x <%s>", r.Value, name)
-		}
-		return fmt.Sprintf("%#x", r.Value)
+		return d.labelled(r.Value)
 	case "rsp", "esp", "sp", "rbp", "ebp":
 		return fmt.Sprintf("%#x", r.Value)
 	case "eflags":
@@ -231,14 +228,7 @@ func cmdSet(d *Debugger, args string) bool {
 func (d *Debugger) setting(name, val string) bool {
 	switch {
 	case strings.HasPrefix("context", name):
-		switch val {
-		case "on", "1", "":
-			d.context = true
-		case "off", "0":
-			d.context = false
-		default:
-			d.printf("\"on\" or \"off\" expected.\n")
-		}
+		d.setOnOff(&d.context, val)
 	case strings.HasPrefix("listsize", name):
 		n, ok := atoi(val)
 		if !ok || n < 1 {
@@ -246,10 +236,29 @@ func (d *Debugger) setting(name, val string) bool {
 			return false
 		}
 		d.listLines = n
+	case name == "print" || name == "p":
+		opt, on, _ := strings.Cut(val, " ")
+		if !strings.HasPrefix("pretty", opt) || opt == "" {
+			d.printf("Undefined set print command: %q. (set print pretty on|off)\n", opt)
+			return false
+		}
+		d.setOnOff(&d.pretty, strings.TrimSpace(on))
 	default:
-		d.printf("Usage: set $REGISTER = VALUE, set context on|off or set listsize N (variables are changed by the program, not the debugger).\n")
+		d.printf("Usage: set $REGISTER = VALUE, set context on|off, set listsize N or set print pretty on|off (variables are changed by the program, not the debugger).\n")
 	}
 	return false
+}
+
+// setOnOff sets a setting from gdb's words for it: on (or nothing, or 1), off (or 0).
+func (d *Debugger) setOnOff(setting *bool, val string) {
+	switch val {
+	case "on", "1", "":
+		*setting = true
+	case "off", "0":
+		*setting = false
+	default:
+		d.printf("\"on\" or \"off\" expected.\n")
+	}
 }
 
 // labelled is an address as gdb's x shows it: with the symbol that holds it, when one does

@@ -62,7 +62,7 @@ func (d *Debugger) showLocals(args bool) {
 	n := 0
 	for _, v := range vars {
 		if v.Arg == args {
-			d.printf("%s = %s\n", v.Name, v.Value)
+			d.printf("%s = %s\n", v.Name, d.layout(v.Value))
 			n++
 		}
 	}

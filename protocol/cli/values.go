@@ -44,7 +44,7 @@ func (d *Debugger) evaluate(args string, pure bool) {
 		d.printf("%s\n", explain(err))
 		return
 	}
-	d.printf("$%d = %s%s\n", d.values.Record(v), pointerPrefix(v, format), d.s.FormatValue(v, format))
+	d.printf("$%d = %s%s\n", d.values.Record(v), pointerPrefix(v, format), d.layout(d.s.FormatValue(v, format)))
 }
 
 // pointerPrefix is what gdb's print puts before a C pointer: its type, "(int *) ", except
@@ -132,8 +132,10 @@ func cmdShow(d *Debugger, args string) bool {
 		d.printf("The context display after each stop is %s.\n", onOff(d.context))
 	case what != "" && strings.HasPrefix("listsize", what):
 		d.printf("Number of source lines to list is %d.\n", d.listSize())
+	case what == "print" || what == "p":
+		d.printf("Pretty formatting of structures is %s.\n", onOff(d.pretty))
 	default:
-		d.printf("show values|context|listsize\n")
+		d.printf("show values|context|listsize|print pretty\n")
 	}
 	return false
 }
@@ -149,4 +151,12 @@ func onOff(b bool) string {
 func taggedType(expr string) bool {
 	kw, _, _ := strings.Cut(strings.TrimSpace(expr), " ")
 	return kw == "struct" || kw == "union" || kw == "enum"
+}
+
+// layout is a value as print shows it: as it is, or laid out as gdb's set print pretty on.
+func (d *Debugger) layout(text string) string {
+	if d.pretty {
+		return prettyValue(text)
+	}
+	return text
 }

@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPrettyValue(t *testing.T) {
+	for in, want := range map[string]string{
+		`{x = 1, y = 2, name = 0x4006f4 "a, {b}"}`: "{\n  x = 1,\n  y = 2,\n  name = 0x4006f4 \"a, {b}\"\n}",
+		`{1, 2, 3}`: `{1, 2, 3}`,
+		`{at = {x = 1, y = 2}, v = {1, 2}, c = 44 ','}`: "{\n  at = {\n    x = 1,\n    y = 2\n  },\n  v = {1, 2},\n  c = 44 ','\n}",
+		`{{x = 1, y = 2}, {x = 3, y = 4}}`:              "{{\n    x = 1,\n    y = 2\n  }, {\n    x = 3,\n    y = 4\n  }}",
+		`{}`:                                            `{}`,
+		`42`:                                            `42`,
+		`{a = `:                                         `{a = `, // cut short: as it is
+		`"hello", '\000' <repeats 10 times>`:            `"hello", '\000' <repeats 10 times>`,
+	} {
+		if got := prettyValue(in); got != want {
+			t.Errorf("prettyValue(%q) =\n%s\nwant\n%s", in, got, want)
+		}
+	}
+}
+
+// FuzzPrettyValue: any text comes back, and only its layout changes.
+func FuzzPrettyValue(f *testing.F) {
+	for _, s := range []string{`{x = 1, y = {a = "}"}}`, `{{a = 1}, {a = 2}}`, `{1, 2}`, `{`, `}`, `'{'`, `"\"{"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := prettyValue(s)
+		squash := func(v string) string { return strings.NewReplacer(" ", "", "\n", "").Replace(v) }
+		if squash(got) != squash(s) {
+			t.Fatalf("prettyValue(%q) = %q: more than its layout changed", s, got)
+		}
+	})
+}
