@@ -12,7 +12,18 @@ import (
 
 func cmdRun(d *Debugger, _ string) bool { d.run(false); return false }
 
-func cmdStart(d *Debugger, _ string) bool { d.run(true); return false }
+// cmdStart is gdb's start: on a program with a main function (C), a temporary breakpoint
+// there and run, so that it stops in main, not at the loader's entry; on Kite, the stop
+// before the first statement.
+func cmdStart(d *Debugger, _ string) bool {
+	if _, err := d.s.Target().ResolveFunction("main"); err == nil && !d.indexedPCs() {
+		d.setBreak("main", "Temporary breakpoint", func(spec *engine.BreakpointSpec) { spec.Temporary = true })
+		d.run(false)
+		return false
+	}
+	d.run(true)
+	return false
+}
 
 func (d *Debugger) run(stopOnEntry bool) {
 	if d.s.State() != engine.Initialized {
