@@ -156,7 +156,7 @@ func taggedType(expr string) bool {
 // layout is a value as print shows it: as it is, or laid out as gdb's set print pretty on.
 func (d *Debugger) layout(text string) string {
 	if d.pretty {
-		return prettyValue(text)
+		return engine.PrettyValue(text)
 	}
 	return text
 }

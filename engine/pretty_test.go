@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"strings"
@@ -16,8 +16,8 @@ func TestPrettyValue(t *testing.T) {
 		`{a = `:                                         `{a = `, // cut short: as it is
 		`"hello", '\000' <repeats 10 times>`:            `"hello", '\000' <repeats 10 times>`,
 	} {
-		if got := prettyValue(in); got != want {
-			t.Errorf("prettyValue(%q) =\n%s\nwant\n%s", in, got, want)
+		if got := PrettyValue(in); got != want {
+			t.Errorf("PrettyValue(%q) =\n%s\nwant\n%s", in, got, want)
 		}
 	}
 }
@@ -28,10 +28,10 @@ func FuzzPrettyValue(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := prettyValue(s)
+		got := PrettyValue(s)
 		squash := func(v string) string { return strings.NewReplacer(" ", "", "\n", "").Replace(v) }
 		if squash(got) != squash(s) {
-			t.Fatalf("prettyValue(%q) = %q: more than its layout changed", s, got)
+			t.Fatalf("PrettyValue(%q) = %q: more than its layout changed", s, got)
 		}
 	})
 }

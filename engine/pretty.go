@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"regexp"
@@ -21,9 +21,9 @@ type prettyItem struct {
 // memberName starts a struct member: "x = ".
 var memberName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]* = `)
 
-// prettyValue lays out a value as gdb's print pretty does; text that is not a braced
+// PrettyValue lays out a value as gdb's print pretty does; text that is not a braced
 // value, or that it cannot read, comes back as it is.
-func prettyValue(text string) string {
+func PrettyValue(text string) string {
 	if !strings.Contains(text, "{") {
 		return text
 	}
