@@ -65,10 +65,27 @@ func (h *ValueHistory) Substitute(expr string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		b.WriteString("(" + v.Value + ")")
+		b.WriteString("(" + asExpression(v) + ")")
 		i = k
 	}
 	return b.String(), nil
+}
+
+// asExpression is a history value written back as an expression: its text, but a
+// pointer's address cast to its type (without the string or symbol shown after it) and a
+// character's number ("65 'A'" is 65).
+func asExpression(v Variable) string {
+	t := strings.TrimSpace(v.Type)
+	if strings.HasPrefix(v.Value, "0x") && (strings.HasSuffix(t, "*") || strings.Contains(t, "(*)")) {
+		addr, _, _ := strings.Cut(v.Value, " ")
+		return "(" + t + ") " + addr
+	}
+	if n, _, ok := strings.Cut(v.Value, " '"); ok {
+		if _, err := strconv.ParseInt(n, 10, 64); err == nil {
+			return n
+		}
+	}
+	return v.Value
 }
 
 // value finds $N (back false, n >= 1), $ (n < 0), $$ (back, n < 0) or $$N.

@@ -150,6 +150,9 @@ type File struct {
 	// lazy guards what is read on first use by several goroutines: sections, and
 	// debug/dwarf's type cache.
 	lazy sync.Mutex
+	// enums are the enumeration constants by name, read on first use (Enumerator).
+	enumsOnce sync.Once
+	enums     map[string]enumConst
 	// discarded names the functions DWARF describes but the linker left out.
 	discarded map[string]bool
 	// dropped is the line span of each discarded line sequence.

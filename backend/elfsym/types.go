@@ -17,7 +17,15 @@ func TypeName(t dwarf.Type) string {
 		if _, ok := tt.Type.(*dwarf.VoidType); ok || tt.Type == nil {
 			return "void *"
 		}
+		if ft, ok := tt.Type.(*dwarf.FuncType); ok { // int (*)(int)
+			sig := funcTypeName(ft)
+			i := strings.Index(sig, " (")
+			return sig[:i] + " (*)" + sig[i+1:]
+		}
 		inner := TypeName(tt.Type)
+		if i := strings.Index(inner, " ["); i >= 0 { // a pointer to an array: int (*)[3]
+			return inner[:i] + " (*)" + inner[i+1:]
+		}
 		if strings.HasSuffix(inner, "*") {
 			return inner + "*"
 		}

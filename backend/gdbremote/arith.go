@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/internal/cstring"
 )
 
 // C arithmetic over the program's values, for print, watch expressions and hovers: what
@@ -114,16 +115,16 @@ func lexArith(s string) ([]string, error) {
 		switch {
 		case c == ' ' || c == '\t':
 			i++
-		case c == '\'':
+		case c == '\'' || c == '"':
 			j := i + 1
-			for j < len(s) && s[j] != '\'' {
+			for j < len(s) && s[j] != c {
 				if s[j] == '\\' {
 					j++
 				}
 				j++
 			}
 			if j >= len(s) {
-				return nil, fmt.Errorf("unterminated character literal in %q", s)
+				return nil, fmt.Errorf("unterminated %s literal in %q", map[byte]string{'\'': "character", '"': "string"}[c], s)
 			}
 			toks = append(toks, s[i:j+1])
 			i = j + 1
@@ -294,7 +295,18 @@ func (p *arithParser) primary() (arithOperand, error) {
 		if !ok {
 			return arithOperand{}, fmt.Errorf("bad character literal %s", t)
 		}
-		return arithOperand{kind: "int", i: int64(c), ct: tChar}, nil
+		v := arithOperand{kind: "int", i: int64(c), ct: tChar}
+		if !p.skip && p.program() != nil { // a char, as gdb prints it: 65 'A'
+			if ch, err := p.cast("char", v); err == nil {
+				ch.obj.Name = t
+				return ch, nil
+			}
+		}
+		return v, nil
+	case t[0] == '"':
+		b := []byte(cstring.Unescape(t[1 : len(t)-1]))
+		s := elfsym.Value{Name: t, Type: fmt.Sprintf("char [%d]", len(b)+1), Kind: "array", Text: cstring.Quote(b)}
+		return arithOperand{obj: &s}, nil
 	case t[0] >= '0' && t[0] <= '9' || t[0] == '.':
 		return parseNumber(t)
 	case t[0] == '$' || isIdent(t):
@@ -303,11 +315,33 @@ func (p *arithParser) primary() (arithOperand, error) {
 		}
 		v, err := p.e.value(t)
 		if err != nil {
+			if c, ok := p.constant(t); ok {
+				return c, nil
+			}
 			return arithOperand{}, err
 		}
 		return arithOperand{obj: &v}, nil
 	}
 	return arithOperand{}, fmt.Errorf("unexpected %q", t)
+}
+
+// constant is a name that is not a variable but a value: an enumeration constant, or a
+// function.
+func (p *arithParser) constant(name string) (arithOperand, bool) {
+	sym := p.program()
+	if sym == nil {
+		return arithOperand{}, false
+	}
+	if t, val, ok := sym.Enumerator(name); ok {
+		if c, err := sym.Convert(t, val, 0, false, cachedMem{p.e.t}); err == nil {
+			c.Name = name
+			return arithOperand{obj: &c}, true
+		}
+	}
+	if fv, ok := sym.FuncValue(name); ok {
+		return arithOperand{obj: &fv}, true
+	}
+	return arithOperand{}, false
 }
 
 // parseNumber reads a C integer (decimal, 0x hex, 0 octal, 0b binary; u and l suffixes) or

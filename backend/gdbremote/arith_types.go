@@ -119,6 +119,9 @@ func (p *arithParser) sizeof() (arithOperand, error) {
 
 // deref is *v: what a pointer points to (the first element of an array).
 func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
+	if v.obj != nil && v.obj.Kind == "func" { // *fact is fact, as in C
+		return v, nil
+	}
 	if v.obj != nil && v.obj.Kind == "array" {
 		c, err := p.e.t.sym.Element(*v.obj, 0, cachedMem{p.e.t})
 		if err == nil {

@@ -2,6 +2,7 @@ package gdbremote
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,8 +32,8 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 		a.Name = expr
 		return a, err
 	}
-	if n, err := strconv.ParseInt(expr, 0, 64); err == nil {
-		return elfsym.Value{Name: expr, Type: "long", Kind: "int", Text: strconv.FormatInt(n, 10)}, nil
+	if _, err := strconv.ParseInt(expr, 0, 64); err == nil { // typed as C types a literal: -1 is an int
+		return e.arith(expr)
 	}
 	if expr[0] == '$' {
 		return e.register(expr)
@@ -117,6 +118,9 @@ func child(v elfsym.Value, key string) (elfsym.Value, error) {
 		}
 	}
 	if key == "*" {
+		if v.Kind == "pointer" && (v.Text == "0x0" || strings.HasPrefix(v.Text, "0x0 ")) {
+			return v, errors.New("Cannot access memory at address 0x0") // gdb's words
+		}
 		return v, fmt.Errorf("%s is not a pointer that can be followed", v.Name)
 	}
 	return v, fmt.Errorf("%s has no %s", v.Name, key)

@@ -248,8 +248,10 @@ func (t *Target) Evaluate(frame int, expr string, mode engine.EvalMode) (engine.
 		out.Name = expr
 		return out, nil
 	}
-	if truth, cerr := ev.cond(expr); cerr == nil { // C's truth, as gdb prints it: 1 or 0
-		return engine.Variable{Name: expr, Value: strconv.FormatInt(bool01(truth).i, 10), Type: "int"}, nil
+	if n, perr := parseCond(expr); perr == nil && n.op != "" { // a comparison: C's truth, 1 or 0 (not "(10)")
+		if truth, cerr := ev.eval(n); cerr == nil {
+			return engine.Variable{Name: expr, Value: strconv.FormatInt(bool01(truth).i, 10), Type: "int"}, nil
+		}
 	}
 	v, err = ev.arith(strings.TrimSpace(expr)) // C arithmetic: x + 1, a->x - b->x, arr[i]
 	if err != nil {

@@ -50,6 +50,11 @@ var arithExprs = []string{
 	"s->flags >> 4", "mask << 2", "s->scale * 2", "s->scale / 4", "s->ratio + 1", "s->tag + 1",
 	"s->c + 1", "(n > 5 && mask != 0) * 3", "n < 5 || s->flags == 240", "big / 1024", "big + n",
 	"0x10 + 010 + 7", "'a' + 1", "1.5 + n", "values[1 + 1] + values[5]", "dim + 1", "-dim",
+	"measure", "&measure", "*measure", "main", // functions as values
+	"RED", "GREEN + 1", "s->c == BLUE", "s->c", "(enum color)5", // enumerators
+	"'A'", "'\\n'", "\"hi\"", "s->tag", // literals
+	"&values", "&values[1]", "-1", "1", "5000000000", "0xffffffff", // pointers to arrays, a literal's type
+	"$1", "$2 + 1", "$$3", // history: a pointer, a number, a char
 }
 
 // gdbBatch is the gdb oracle the native tests compare polydbg's answers with.

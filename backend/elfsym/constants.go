@@ -1,0 +1,124 @@
+package elfsym
+
+// Names that are not variables but that C expressions use as values: enumeration
+// constants (RED of enum color) and functions (fact, whose value gdb prints as
+// {int (int)} 0x1139 <fact>).
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"strings"
+)
+
+// enumConst is an enumerator: the offset of its enumeration type and its value.
+type enumConst struct {
+	typ dwarf.Offset
+	val int64
+}
+
+// Enumerator finds an enumeration constant by name, with the enumeration it belongs to.
+func (f *File) Enumerator(name string) (dwarf.Type, int64, bool) {
+	f.enumsOnce.Do(f.indexEnumerators)
+	c, ok := f.enums[name]
+	if !ok {
+		return nil, 0, false
+	}
+	t, err := f.dwarfType(c.typ)
+	return t, c.val, err == nil
+}
+
+// indexEnumerators reads every enumeration's constants once: the first definition of a
+// name wins, as C has one scope for them per unit and programs rarely repeat one.
+func (f *File) indexEnumerators() {
+	f.enums = map[string]enumConst{}
+	if f.DWARF == nil {
+		return
+	}
+	r := f.DWARF.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			return
+		}
+		if e.Tag != dwarf.TagEnumerationType {
+			continue
+		}
+		t, err := f.dwarfType(e.Offset)
+		if err != nil {
+			continue
+		}
+		if et, ok := t.(*dwarf.EnumType); ok {
+			for _, v := range et.Val {
+				if _, seen := f.enums[v.Name]; !seen {
+					f.enums[v.Name] = enumConst{e.Offset, v.Val}
+				}
+			}
+		}
+		r.SkipChildren()
+	}
+}
+
+// FuncValue is a function as a C expression's value, as gdb prints it: of type
+// "int (int)", its text "{int (int)} 0x555555555139 <fact>"; &fact then points to it. False
+// when the program has no such function with debug information.
+func (f *File) FuncValue(name string) (Value, bool) {
+	fn, ok := f.FuncByName(name)
+	if !ok || fn.entry == 0 || f.DWARF == nil {
+		return Value{}, false
+	}
+	r := f.DWARF.Reader()
+	r.Seek(fn.entry)
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return Value{}, false
+	}
+	ft := &dwarf.FuncType{}
+	if off, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
+		if t, err := f.dwarfType(off); err == nil {
+			ft.ReturnType = t
+		}
+	}
+	for e.Children {
+		c, err := r.Next()
+		if err != nil || c == nil || c.Tag == 0 {
+			break
+		}
+		switch c.Tag {
+		case dwarf.TagFormalParameter:
+			if off, ok := c.Val(dwarf.AttrType).(dwarf.Offset); ok {
+				if t, err := f.dwarfType(off); err == nil {
+					ft.ParamType = append(ft.ParamType, t)
+				}
+			}
+		case dwarf.TagUnspecifiedParameters:
+			ft.ParamType = append(ft.ParamType, &dwarf.DotDotDotType{})
+		}
+		if c.Children {
+			r.SkipChildren()
+		}
+	}
+	addr := fn.Low + f.Bias
+	sig := funcTypeName(ft)
+	return Value{Name: name, Type: sig, Kind: "func", Addr: addr, InMemory: true,
+		Text: fmt.Sprintf("{%s} %#x <%s>", sig, addr, name), typ: ft}, true
+}
+
+// funcTypeName is a DWARF function type in C: "int (int, char **)".
+func funcTypeName(ft *dwarf.FuncType) string {
+	ret := "void"
+	if ft.ReturnType != nil {
+		ret = TypeName(ft.ReturnType)
+	}
+	params := make([]string, 0, len(ft.ParamType))
+	for _, p := range ft.ParamType {
+		if _, dots := p.(*dwarf.DotDotDotType); dots {
+			params = append(params, "...")
+			continue
+		}
+		params = append(params, TypeName(p))
+	}
+	if len(params) == 0 {
+		params = []string{"void"}
+	}
+	return ret + " (" + strings.Join(params, ", ") + ")"
+}
