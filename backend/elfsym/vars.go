@@ -19,6 +19,9 @@ type Var struct {
 	locList    int64
 	locIndexed bool
 	cu         *cuInfo
+	// Depth is how many lexical blocks inside its function a local is declared (0 for its
+	// outermost scope), for listing the innermost block's first as gdb does.
+	Depth int
 }
 
 // TypeName is the C name of the variable's type.
@@ -154,6 +157,7 @@ func (f *File) varsIn(die dwarf.Offset, fn *Func, pc uint64) (params, locals []*
 		return nil, nil, nil
 	}
 	// depth-first over children; skip blocks that do not contain a
+	depth := 0
 	var walk func() error
 	walk = func() error {
 		for {
@@ -170,7 +174,7 @@ func (f *File) varsIn(die dwarf.Offset, fn *Func, pc uint64) (params, locals []*
 					seen[o] = true
 				}
 				if v := f.varFromEntry(e, f.cus[fn.cu]); v != nil {
-					v.fn = fn
+					v.fn, v.Depth = fn, depth
 					params, locals = v.addTo(e.Tag, params, locals)
 				}
 				if e.Children {
@@ -184,7 +188,10 @@ func (f *File) varsIn(die dwarf.Offset, fn *Func, pc uint64) (params, locals []*
 					r.SkipChildren()
 					continue
 				}
-				if err := walk(); err != nil {
+				depth++
+				err := walk()
+				depth--
+				if err != nil {
 					return err
 				}
 			default:

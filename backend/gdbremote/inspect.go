@@ -160,6 +160,8 @@ func (t *Target) Variables(ref int) ([]engine.Variable, error) {
 			if err != nil {
 				return nil, err
 			}
+			// as gdb's info locals: the innermost block's locals first
+			slices.SortStableFunc(locals, func(a, b *elfsym.Var) int { return b.Depth - a.Depth })
 			vars, nparams = append(params, locals...), len(params)
 		} else {
 			vars = t.sym.Globals()

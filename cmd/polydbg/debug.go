@@ -45,6 +45,16 @@ func debugCmd(args []string) int {
 	machine := fs.String("qemu", "", "start qemu-system-arm for `MACHINE` (lm3s6965evb, mps2-an385...)")
 	noHistory := fs.Bool("no-history", false, "keep no command history across runs")
 	context := fs.Bool("context", false, "show source, stack, variables and registers after each stop (set context on)")
+	var commands []string
+	fs.Func("ex", "run `COMMAND` first, as if typed (repeatable, in order; gdb's -ex)", func(c string) error {
+		commands = append(commands, c)
+		return nil
+	})
+	fs.Func("x", "run the commands in `FILE` first (repeatable; gdb's -x, the source command)", func(f string) error {
+		commands = append(commands, "source "+f)
+		return nil
+	})
+	batch := fs.Bool("batch", false, "quit after the -ex and -x commands, killing the program if it runs (gdb's -batch)")
 	webAddr := webFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, debugUsage)
@@ -71,8 +81,9 @@ func debugCmd(args []string) int {
 	newSession := registered(spec, "debug")
 	cfg := cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt,
 		Context: *context, Names: targetNames, Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote,
-		Disassemble: disassembleFunction, Instructions: instructionsFrom}
+		Disassemble: disassembleFunction, Instructions: instructionsFrom, Commands: commands, Batch: *batch}
 	switch {
+	case *batch: // no input is read: the commands and their answers only, as gdb -batch
 	case !isTerminal(os.Stdin) && spec.Kind == launch.Kite:
 		// Commands from a pipe, and a program that reads none of them: the pipes carry the
 		// commands and answers alone, served as the stdio protocols are (stdio.go).

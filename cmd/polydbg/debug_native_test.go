@@ -171,3 +171,59 @@ func TestDisplayInstructionsAsGDB(t *testing.T) {
 		t.Errorf("info display:\n%s", out)
 	}
 }
+
+// gdb's batch use: `polydbg debug -batch -x FILE -ex CMD... PROG` runs the file's commands
+// (comments and blank lines skipped) and the -ex commands, then quits, killing the
+// program; no prompt is written. gdb run the same way prints the same lines.
+func TestDebugBatchAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	bin := polydbgBinary(t)
+	dir, exe := buildNative(t, "batch", "#include <stdio.h>\nint square(int x) { return x * x; }\n"+
+		"int main(void) {\n    int sum = 0;\n    for (int i = 0; i < 5; i++)\n        sum += square(i);\n"+
+		"    printf(\"sum %d\\n\", sum);\n    return 0;\n}\n")
+	script := filepath.Join(dir, "setup.gdb")
+	if err := os.WriteFile(script, []byte("# stop in the fourth call\nbreak square if x == 3\n\nrun\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-batch", "-x", script, "-ex", "bt", "-ex", "finish", "-ex", "print sum", "-ex", "info locals", exe}
+	ours, err := exec.Command(bin, append([]string{"debug"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("polydbg: %v\n%s", err, ours)
+	}
+	theirs, err := exec.Command("gdb", append([]string{"-nx"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, theirs)
+	}
+	addr := regexp.MustCompile(` at 0x[0-9a-f]+: file `) // gdb says the address before the program is loaded
+	lines := func(out []byte) []string {
+		var ls []string
+		for _, l := range strings.Split(strings.ReplaceAll(string(out), dir+"/", ""), "\n") {
+			if strings.HasPrefix(l, "[") || strings.HasPrefix(l, "Using host libthread_db") || strings.HasPrefix(l, "Run till exit") {
+				continue // gdb's thread library notes; gdb -batch does not say Run till exit
+			}
+			ls = append(ls, addr.ReplaceAllString(l, " at ADDR: file "))
+		}
+		return ls
+	}
+	o, g := lines(ours), lines(theirs)
+	agree := 0
+	for i := range max(len(o), len(g)) {
+		if i < len(o) && i < len(g) && o[i] == g[i] {
+			agree++
+		} else {
+			t.Errorf("line %d: polydbg %q, gdb %q", i+1, at(o, i), at(g, i))
+		}
+	}
+	t.Logf("batch: %d of %d lines agree with gdb", agree, len(g))
+	if strings.Contains(string(ours), "(polydbg)") {
+		t.Errorf("a prompt in batch mode:\n%s", ours)
+	}
+}
+
+// at is ls[i], or "" past its end.
+func at(ls []string, i int) string {
+	if i < len(ls) {
+		return ls[i]
+	}
+	return ""
+}

@@ -137,7 +137,7 @@ func TestConditionWithArithmetic(t *testing.T) {
 func TestGDBHabitsOnNative(t *testing.T) {
 	_, out := nativeScript(t, "break 10\nrun\nx/2dw &counter\nc\nbreak square\nrun\nprint x\nkill\n")
 	expect(t, out,
-		"(polydbg) break 10", "Breakpoint 1 at 0x", "loop.c:10\n",
+		"(polydbg) break 10", "Breakpoint 1 at 0x", "loop.c, line 10.\n",
 		"Breakpoint 1, main () at", "loop.c:10",
 		"(polydbg) x/2dw &counter", ":\t5\t",
 		"sum 30", "[program exited normally]",

@@ -53,6 +53,10 @@ type Config struct {
 	// Instructions returns count instructions from pc in the debuggee of session s (x/i;
 	// nil: not offered).
 	Instructions func(ctx context.Context, s *engine.Session, pc uint64, count int) ([]Instruction, error)
+	// Commands run first, each as if typed (gdb's -ex and -x); Batch then ends the session
+	// without reading In (gdb's -batch), killing the program if it still runs.
+	Commands []string
+	Batch    bool
 }
 
 // Debugger is one terminal debugging session.
@@ -81,6 +85,7 @@ type Debugger struct {
 	lastFrame    stopFrame           // the frame of the last stop reported
 	midLine      bool                // that stop is in the middle of a line (after finish)
 	pcDigits     int                 // hex digits of the target's pc, once known
+	sourceDepth  int                 // files being read by source, one inside another
 }
 
 // stopFrame tells one frame from another between stops, as gdb's frame ids do for a step:
@@ -104,6 +109,17 @@ func Run(cfg Config) int {
 	if cfg.Interrupts != nil {
 		stop := cfg.Interrupts(d.interrupt)
 		defer stop()
+	}
+	for _, line := range cfg.Commands {
+		if cfg.Echo {
+			d.printf("%s%s\n", cfg.Prompt, line)
+		}
+		if d.command(line, nil) {
+			return 0
+		}
+	}
+	if cfg.Batch {
+		return 0
 	}
 	in := lineedit.Pipe(cfg.In, d.out, maxLine)
 	if cfg.Terminal {
@@ -131,23 +147,29 @@ func Run(cfg Config) int {
 		if cfg.Echo {
 			d.printf("%s\n", line)
 		}
-		if line == "" {
-			line = d.lastCmd // an empty line repeats the last command, as in gdb
-			if line == "" {
-				continue
-			}
-		} else {
-			d.history = append(d.history, line)
-			in.Remember(line)
-		}
-		d.lastCmd = line
-		d.hold()
-		quit := d.exec(line)
-		d.release()
-		if quit {
+		if d.command(line, in) {
 			return 0
 		}
 	}
+}
+
+// command runs one command line; an empty line repeats the last command. A line read
+// from in (nil for -ex and source) joins the history. It reports whether the command was
+// quit.
+func (d *Debugger) command(line string, in lineedit.Reader) (quit bool) {
+	if line == "" {
+		line = d.lastCmd // an empty line repeats the last command, as in gdb
+		if line == "" {
+			return false
+		}
+	} else if in != nil {
+		d.history = append(d.history, line)
+		in.Remember(line)
+	}
+	d.lastCmd = line
+	d.hold()
+	defer d.release()
+	return d.exec(line)
 }
 
 func (d *Debugger) printf(format string, args ...any) { fmt.Fprintf(d.out, format, args...) }

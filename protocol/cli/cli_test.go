@@ -109,7 +109,7 @@ c
 quit
 `)
 	expect(t, out,
-		"Breakpoint 1 at pc", "fib prog.kite:2",
+		"Breakpoint 1 at pc 23: file prog.kite, line 2.\n",
 		"Breakpoint 1, fib (n=2) at prog.kite:2\n2\t    if n < 2 {",
 		"(polydbg) bt\n#0  fib (n=2) at prog.kite:2\n#1  main () at prog.kite:10:14\n",
 		"n = 2",

@@ -68,6 +68,7 @@ func init() {
 		{"up", nil, "up  select the caller's frame", cmdUp},
 		{"down", nil, "down  select the callee's frame", cmdDown},
 		{"list", []string{"l"}, "list [LINE|FUNCTION]  show source lines ('>' the current line, '*' a breakpoint)", cmdList},
+		{"source", nil, "source FILE  run the commands in FILE, one a line (# begins a comment)", cmdSource},
 		{"history", nil, "history  show the commands typed so far", cmdHistory},
 		{"help", []string{"h"}, "help  list the commands", cmdHelp},
 		{"quit", []string{"q", "exit"}, "quit  end the session", func(*Debugger, string) bool { return true }},
@@ -194,10 +195,18 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 		}
 		d.temporary[bp.ID] = true
 	}
-	if sites, _ := d.s.BreakpointSites(bp.ID); len(sites) > 1 { // inlined copies, as gdb says
-		d.printf("%s %d at %s (%d locations)\n", kind, bp.ID, d.describe(bp.Location), len(sites))
-	} else {
-		d.printf("%s %d at %s\n", kind, bp.ID, d.describe(bp.Location))
+	l := bp.Location // said as gdb says it: "Breakpoint 1 at 0x1144: file t.c, line 12."
+	addr := fmt.Sprintf("%#x", l.PC)
+	if d.indexedPCs() {
+		addr = fmt.Sprintf("pc %d", l.PC)
+	}
+	switch sites, _ := d.s.BreakpointSites(bp.ID); {
+	case len(sites) > 1: // inlined copies
+		d.printf("%s %d at %s: %s. (%d locations)\n", kind, bp.ID, addr, l.Func, len(sites))
+	case l.File != "":
+		d.printf("%s %d at %s: file %s, line %d.\n", kind, bp.ID, addr, l.File, l.Line)
+	default:
+		d.printf("%s %d at %s\n", kind, bp.ID, addr)
 	}
 	if spec.Kind == engine.LineBreakpoint && bp.Location.Line != spec.Line {
 		d.printf("(line %d has no code; moved to line %d)\n", spec.Line, bp.Location.Line)

@@ -68,7 +68,7 @@ func nativeScriptOf(t *testing.T, name, prog, commands string, flags ...string) 
 func TestSameCommandsOnNativeProgram(t *testing.T) {
 	dir, out := nativeScript(t, "break square if x == 3\nrun\nbt\nprint x\nprint counter\nfinish\nprint sum\ndelete\nc\n")
 	expect(t, strings.ReplaceAll(out, dir+"/", ""),
-		"Breakpoint 1 at 0x", "square loop.c:3",
+		"Breakpoint 1 at 0x", ": file loop.c, line 3.\n",
 		"Breakpoint 1, square (x=3) at loop.c:3",
 		"#0  square (x=3) at loop.c:3\n", "#1  0x", " in main () at loop.c:8\n",
 		"$1 = 3",

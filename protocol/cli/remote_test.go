@@ -85,7 +85,7 @@ kill
 	out = strings.ReplaceAll(out, firmware.Dir()+"/", "")
 	tick := firmware.Line(t, "tick_work")
 	expect(t, out,
-		"(polydbg) break tick_work if ticks == 2", "Breakpoint 1 at 0x", fmt.Sprintf("tick_work fw.c:%d", tick),
+		"(polydbg) break tick_work if ticks == 2", "Breakpoint 1 at 0x", fmt.Sprintf(": file fw.c, line %d.\n", tick),
 		"(polydbg) run", "fw start", // semihosting output
 		fmt.Sprintf("Breakpoint 1, tick_work () at fw.c:%d", tick),
 		"(polydbg) bt", "#0  tick_work () at fw.c:", "\n#1  0x", " in SysTick_Handler () at fw.c:"+fmt.Sprint(firmware.Line(t, "systick_call")),
@@ -140,7 +140,7 @@ continue
 		return gdbremote.Connect(ctx, stub.Addr, exe, gdbremote.Config{})
 	})
 	expect(t, strings.ReplaceAll(out, dir+"/", ""),
-		"Breakpoint 1 at 0x", "square loop.c:3",
+		"Breakpoint 1 at 0x", ": file loop.c, line 3.\n",
 		"Breakpoint 1, square (x=3) at loop.c:3",
 		"#0  square (x=3) at loop.c:3\n", "#1  0x", " in main () at loop.c:8\n",
 		"(polydbg) print x", "$1 = 3",
