@@ -198,8 +198,8 @@ func TestDebugBatchAsGDB(t *testing.T) {
 	lines := func(out []byte) []string {
 		var ls []string
 		for _, l := range strings.Split(strings.ReplaceAll(string(out), dir+"/", ""), "\n") {
-			if strings.HasPrefix(l, "[") || strings.HasPrefix(l, "Using host libthread_db") || strings.HasPrefix(l, "Run till exit") {
-				continue // gdb's thread library notes; gdb -batch does not say Run till exit
+			if strings.HasPrefix(l, "[") || strings.HasPrefix(l, "Using host libthread_db") {
+				continue // gdb's notes about the thread library and the process
 			}
 			ls = append(ls, addr.ReplaceAllString(l, " at ADDR: file "))
 		}

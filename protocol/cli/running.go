@@ -99,7 +99,7 @@ func cmdFinish(d *Debugger, _ string) bool {
 			d.printf("\"finish\" not meaningful in the outermost frame.\n")
 			return false
 		}
-		if d.frame < len(frames)-1 {
+		if d.frame < len(frames)-1 && !d.cfg.Batch { // gdb -batch does not say it either
 			f := frames[d.frame]
 			d.printf("Run till exit from #%-2d %s\n", d.frame, d.frameLine(f, d.frameMidLine(f)))
 		}
