@@ -109,12 +109,13 @@ type Client struct {
 	extended   bool
 	desc       *TargetDesc
 	stepOver   int
-	lastResume []byte        // the last resume command (under cmu)
-	procs      processes     // the program's process id and its inserted points (forks.go)
-	pendingSig pendingSignal // a signal that stopped the program, delivered on resume (signals.go; under cmu)
-	intrRun    atomic.Bool   // an interrupt was sent during the current run
-	intrStale  bool          // an interrupt crossed a stop of the target's own: its SIGINT may follow (under cmu)
-	thr        threadEvents  // live thread events (threadevents.go)
+	lastResume []byte               // the last resume command (under cmu)
+	procs      processes            // the program's process id and its inserted points (forks.go)
+	pendingSig pendingSignal        // a signal that stopped the program, delivered on resume (signals.go; under cmu)
+	sigPolicy  map[int]SignalPolicy // gdb's handle, where it differs from DefaultSignalPolicy (under cmu)
+	intrRun    atomic.Bool          // an interrupt was sent during the current run
+	intrStale  bool                 // an interrupt crossed a stop of the target's own: its SIGINT may follow (under cmu)
+	thr        threadEvents         // live thread events (threadevents.go)
 }
 
 const (

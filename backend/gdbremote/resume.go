@@ -149,7 +149,7 @@ func (c *Client) Wait(ctx context.Context) (StopReply, error) {
 			continue
 		}
 		cmd, pass := c.passQuiet(sr)
-		if !pass && sr.Kind == StopSignal && passed(sr.Signal) {
+		if !pass && sr.Kind == StopSignal && c.passed(sr.Signal) {
 			c.pendingSig = pendingSignal{sr.Signal, sr.Thread} // delivered when the program resumes
 		}
 		c.cmu.Unlock()

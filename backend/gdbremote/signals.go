@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/polydbg/polydbg/engine"
 )
 
 // gdbSignals names GDB's signal numbers.
@@ -54,8 +56,73 @@ func quiet(n int) bool {
 	return false
 }
 
+// SignalPolicy is what a signal does when the program gets it, as gdb's handle sets it:
+// stop the program (or let it run on), say so, and deliver it to the program.
+type SignalPolicy struct{ Stop, Print, Pass bool }
+
+// DefaultSignalPolicy is gdb's: the quiet signals pass unseen, SIGTRAP and SIGINT (the
+// debugger's own) stop and are not delivered, any other stops, is told and is delivered.
+func DefaultSignalPolicy(n int) SignalPolicy {
+	switch {
+	case quiet(n):
+		return SignalPolicy{Pass: true}
+	case n == sigTRAP || n == sigINT:
+		return SignalPolicy{Stop: true, Print: true}
+	}
+	return SignalPolicy{Stop: true, Print: true, Pass: true}
+}
+
+// SignalNumber is GDB's number of a signal named as gdb names it ("SIGUSR1", "USR1", or
+// the number); false for none.
+func SignalNumber(name string) (int, bool) {
+	if n, err := strconv.Atoi(name); err == nil && n > 0 && n < len(gdbSignals) && gdbSignals[n] != "" {
+		return n, true
+	}
+	name = strings.ToUpper(name)
+	if !strings.HasPrefix(name, "SIG") {
+		name = "SIG" + name
+	}
+	for n, s := range gdbSignals {
+		if s == name {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// SetSignalPolicy changes what signal n does from now on. SIGTRAP and SIGINT, which the
+// debugger uses for breakpoints and interrupts, keep theirs.
+func (c *Client) SetSignalPolicy(n int, p SignalPolicy) error {
+	if n == sigTRAP || n == sigINT {
+		return fmt.Errorf("%s is used by the debugger; its handling is kept", SignalName(n))
+	}
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if c.sigPolicy == nil {
+		c.sigPolicy = map[int]SignalPolicy{}
+	}
+	c.sigPolicy[n] = p
+	return nil
+}
+
+// signalPolicy is what signal n does. c.cmu held.
+func (c *Client) signalPolicy(n int) SignalPolicy {
+	if p, ok := c.sigPolicy[n]; ok {
+		return p
+	}
+	return DefaultSignalPolicy(n)
+}
+
+// SignalPolicyOf is what signal n does now.
+func (c *Client) SignalPolicyOf(n int) SignalPolicy {
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	return c.signalPolicy(n)
+}
+
 // passed reports whether a signal that stopped the program is delivered when it resumes.
-func passed(n int) bool { return n != 0 && n != sigTRAP && n != sigINT }
+// c.cmu held.
+func (c *Client) passed(n int) bool { return n != 0 && c.signalPolicy(n).Pass }
 
 // pendingSignal is a signal to deliver to a thread with the next resume.
 type pendingSignal struct {
@@ -80,11 +147,52 @@ func (c *Client) withSignal(cmd string, p pendingSignal) (string, bool) {
 	return cmd, false
 }
 
-// passQuiet resumes a program stopped by a quiet signal as it was running, delivering the
-// signal (handled), the way gdb lets SIGCHLD through. c.cmu held.
+// passQuiet resumes a program stopped by a signal that does not stop it (gdb's handle
+// nostop; by default the quiet ones) as it was running, delivering the signal when it
+// passes, the way gdb lets SIGCHLD through, and saying so when it prints. c.cmu held.
 func (c *Client) passQuiet(sr StopReply) (string, bool) {
-	if sr.Kind != StopSignal || !quiet(sr.Signal) || sr.Reason != "" {
+	if sr.Kind != StopSignal || sr.Reason != "" || sr.Signal == 0 {
 		return "", false
 	}
+	p := c.signalPolicy(sr.Signal)
+	if p.Stop {
+		return "", false
+	}
+	if p.Print && c.opts.Output != nil {
+		c.opts.Output("\nProgram received signal " + engine.SignalText(SignalName(sr.Signal)) + ".\n")
+	}
+	if !p.Pass {
+		return string(c.lastResume), true
+	}
 	return c.withSignal(string(c.lastResume), pendingSignal{sr.Signal, sr.Thread})
+}
+
+// HandleSignal implements engine.SignalHandler: gdb's handle for a signal named as gdb
+// names it.
+func (t *Target) HandleSignal(name string, h engine.SignalHandling) error {
+	n, ok := SignalNumber(name)
+	if !ok {
+		return fmt.Errorf("Only signals 1-15 are valid as numeric signals.\nUse \"info signals\" for a list of symbolic signals.")
+	}
+	return t.c.SetSignalPolicy(n, SignalPolicy(h))
+}
+
+// SignalHandling implements engine.SignalHandler.
+func (t *Target) SignalHandling(name string) (engine.SignalHandling, error) {
+	n, ok := SignalNumber(name)
+	if !ok {
+		return engine.SignalHandling{}, fmt.Errorf("unknown signal %s", name)
+	}
+	return engine.SignalHandling(t.c.SignalPolicyOf(n)), nil
+}
+
+// SignalNames implements engine.SignalHandler: the signals by GDB's numbers.
+func (t *Target) SignalNames() []string {
+	var names []string
+	for _, s := range gdbSignals {
+		if s != "" {
+			names = append(names, s)
+		}
+	}
+	return names
 }

@@ -73,19 +73,20 @@ type Debugger struct {
 	frame        int
 	history      []string
 	lastCmd      string
-	listAt       int                 // next line for a bare "list"
-	values       engine.ValueHistory // gdb's $1, $2...
-	context      bool                // set context on|off
-	pretty       bool                // set print pretty on|off
-	listLines    int                 // set listsize N
-	stopThread   uint64              // the thread of the last stop reported
-	temporary    map[int]bool        // tbreak's breakpoints, for gdb's words at their hit
-	momentary    int                 // advance's breakpoint, while it runs: its hit is told as a plain stop
-	insnDisplays map[int]int         // display/i: the display's number, how many instructions
-	lastFrame    stopFrame           // the frame of the last stop reported
-	midLine      bool                // that stop is in the middle of a line (after finish)
-	pcDigits     int                 // hex digits of the target's pc, once known
-	sourceDepth  int                 // files being read by source, one inside another
+	listAt       int                              // next line for a bare "list"
+	values       engine.ValueHistory              // gdb's $1, $2...
+	context      bool                             // set context on|off
+	pretty       bool                             // set print pretty on|off
+	listLines    int                              // set listsize N
+	stopThread   uint64                           // the thread of the last stop reported
+	temporary    map[int]bool                     // tbreak's breakpoints, for gdb's words at their hit
+	momentary    int                              // advance's breakpoint, while it runs: its hit is told as a plain stop
+	insnDisplays map[int]int                      // display/i: the display's number, how many instructions
+	lastFrame    stopFrame                        // the frame of the last stop reported
+	midLine      bool                             // that stop is in the middle of a line (after finish)
+	pcDigits     int                              // hex digits of the target's pc, once known
+	sourceDepth  int                              // files being read by source, one inside another
+	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
 }
 
 // stopFrame tells one frame from another between stops, as gdb's frame ids do for a step:
@@ -203,6 +204,9 @@ func (d *Debugger) newSession() error {
 			}
 		}
 		s.RestoreWatches(d.s.Watches()) // the displays, under the same numbers
+		for name, h := range d.signals {
+			_ = s.HandleSignal(name, h)
+		}
 		d.s.Close()
 	}
 	d.s, d.frame, d.stopThread, d.lastFrame = s, 0, 0, stopFrame{}

@@ -68,6 +68,7 @@ func init() {
 		{"up", nil, "up  select the caller's frame", cmdUp},
 		{"down", nil, "down  select the callee's frame", cmdDown},
 		{"list", []string{"l"}, "list [LINE|FUNCTION]  show source lines ('>' the current line, '*' a breakpoint)", cmdList},
+		{"handle", nil, "handle SIGNAL [stop|nostop] [print|noprint] [pass|nopass]  what a signal does", cmdHandle},
 		{"source", nil, "source FILE  run the commands in FILE, one a line (# begins a comment)", cmdSource},
 		{"history", nil, "history  show the commands typed so far", cmdHistory},
 		{"help", []string{"h"}, "help  list the commands", cmdHelp},
@@ -410,6 +411,8 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.selectFrame(d.frame)
 	case strings.HasPrefix("threads", what) && len(what) >= 2:
 		cmdInfoThreads(d)
+	case len(what) >= 3 && strings.HasPrefix("signals", what), what == "handle":
+		d.infoSignals(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case strings.HasPrefix("program", what):
 		d.printf("The program is %s.\n", d.s.State())
 		if st := d.s.LastStop(); st != nil {

@@ -135,3 +135,42 @@ func TestStartStopsInMainAsGDB(t *testing.T) {
 	}
 	agreeLines(t, "start", 4, lines(out), lines(oracle), out, oracle)
 }
+
+// signalLine is what a signal and the program say: gdb's notice, the program's line.
+var signalLine = regexp.MustCompile(`(?m)^(Program received signal .*|handled \d+|Signal +Stop.*|SIG\w+ +(?:Yes|No)\t.*)$`)
+
+// handle changes what a signal does as gdb's does: nostop noprint lets SIGUSR1 through
+// unseen, nostop alone tells it and goes on, nopass stops and then does not deliver it (the
+// handler does not run). The same commands in gdb say the same; the setting stays for the
+// next run.
+func TestHandleSignalsAsGDB(t *testing.T) {
+	src, err := os.ReadFile("../../backend/gdbremote/testdata/native/signals.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := func(s string) []string {
+		var ls []string
+		for _, m := range signalLine.FindAllStringSubmatch(s, -1) {
+			ls = append(ls, m[1])
+		}
+		return ls
+	}
+	for _, commands := range []string{
+		"handle SIGUSR1 nostop noprint\nrun\ninfo signals SIGUSR1\n",
+		"handle SIGUSR1 nostop\nrun\n",
+		"handle SIGUSR1 nopass\nrun\ncontinue\n",
+	} {
+		dir, out := nativeScriptOf(t, "sig", string(src), commands)
+		oracle := gdbBatch(t, filepath.Join(dir, "sig"), commands)
+		ours := lines(out)
+		if strings.HasPrefix(commands, "handle") { // gdb -batch shows handle's table only at a terminal
+			ours = ours[2:]
+		}
+		agreeLines(t, strings.ReplaceAll(commands, "\n", "; "), 2, ours, lines(oracle), out, oracle)
+	}
+	_, out := nativeScriptOf(t, "sig", string(src), "handle SIGUSR1 nostop noprint\nrun\nrun\n")
+	if n := strings.Count(out, "handled 10"); n != 2 || strings.Contains(out, "signal SIGUSR1") {
+		t.Errorf("handle was not kept for the second run (%d runs handled it):\n%s", n, out)
+	}
+	expect(t, script(t, "handle SIGUSR1 nostop\n"), "Not available on this target")
+}
