@@ -147,6 +147,22 @@ type TelemetrySource interface {
 	Watch(fn func(Telemetry)) (stop func())
 }
 
+// pauseAndWait stops a running debuggee and waits for the stop; it does nothing to one that
+// is not running. The event number is taken before the state is read, so that a stop of its
+// own between the two (a breakpoint) is the one waited for: Pause, then a no-op, would
+// otherwise leave the wait for a stop that never comes.
+func (s *Session) pauseAndWait(ctx context.Context) error {
+	seq := s.Seq()
+	if s.State() != Running {
+		return nil
+	}
+	if err := s.Pause(); err != nil {
+		return err
+	}
+	_, err := s.WaitStop(ctx, seq)
+	return err
+}
+
 // Reset resets the target through the session, so that every subscriber sees it: a
 // running target is paused first, then EventReset goes out, then the stop at the reset
 // vector (halt) or EventContinued. With halt it waits (bounded by ctx) for that stop.
@@ -155,14 +171,8 @@ func (s *Session) Reset(ctx context.Context, halt bool) (Halt, error) {
 	if !ok {
 		return Halt{}, fmt.Errorf("reset: %w", ErrUnsupported)
 	}
-	if s.State() == Running {
-		seq := s.Seq()
-		if err := s.Pause(); err != nil {
-			return Halt{}, err
-		}
-		if _, err := s.WaitStop(ctx, seq); err != nil {
-			return Halt{}, err
-		}
+	if err := s.pauseAndWait(ctx); err != nil {
+		return Halt{}, err
 	}
 	s.takeWatches()
 	s.mu.Lock()

@@ -24,11 +24,7 @@ func (s *Session) Detach(ctx context.Context) error {
 	case Exited, Terminated:
 		return nil
 	case Running:
-		seq := s.Seq()
-		if err := s.Pause(); err != nil {
-			return err
-		}
-		if _, err := s.WaitStop(ctx, seq); err != nil {
+		if err := s.pauseAndWait(ctx); err != nil {
 			return err
 		}
 	}

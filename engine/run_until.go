@@ -108,8 +108,7 @@ func (s *Session) RunUntil(ctx context.Context, u Until) (UntilResult, error) {
 			r.Reached = "condition"
 		}
 	}
-	if !r.Halted && s.State() == Running {
-		seq := s.Seq()
+	if seq := s.Seq(); !r.Halted && s.State() == Running { // the number first: a stop just after the check is not missed
 		_ = s.Pause()
 		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		h, err := s.WaitStop(wctx, seq)

@@ -38,10 +38,10 @@ func (s *Server) control(ctx context.Context, run func() (*pb.StatusResponse, er
 func (s *Server) Halt(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
 	return s.control(ctx, func() (*pb.StatusResponse, error) {
 		return s.wait(ctx, func(c context.Context) (engine.Halt, error) {
+			seq := s.sess.Seq() // before the state: a stop in between is the one waited for
 			if h := s.sess.LastHalt(); s.sess.State() == engine.Stopped {
 				return h, nil
 			}
-			seq := s.sess.Seq()
 			if err := s.sess.Pause(); err != nil {
 				return engine.Halt{}, err
 			}
