@@ -6,6 +6,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -26,7 +27,26 @@ func (s *Session) FormatValue(v Variable, format byte) string {
 	if cAggregate(v) {
 		return s.formatMembers(v, format, 0)
 	}
-	return formatLeaf(v, format)
+	return formatLeaf(s.enumNumber(v), format)
+}
+
+// Enumerators is implemented by targets whose values may be enumeration constants, so that
+// a format shows one by its number, as gdb does (p/x c is 0x5 where c is GREEN).
+type Enumerators interface {
+	EnumeratorValue(name string) (int64, bool)
+}
+
+// enumNumber is v with an enumeration constant's name replaced by its number (as an int,
+// gdb's width for an enum's values); v as it is otherwise.
+func (s *Session) enumNumber(v Variable) Variable {
+	e, ok := s.t.(Enumerators)
+	if !ok || !strings.HasPrefix(strings.TrimSpace(v.Type), "enum") {
+		return v
+	}
+	if n, ok := e.EnumeratorValue(strings.TrimSpace(v.Value)); ok {
+		v.Value, v.Type = strconv.FormatInt(n, 10), "int"
+	}
+	return v
 }
 
 // ValidFormat reports whether f is one of FormatValue's formats.
@@ -62,7 +82,7 @@ func (s *Session) formatMembers(v Variable, format byte, depth int) string {
 		if cAggregate(k) {
 			text = s.formatMembers(k, format, depth+1)
 		} else {
-			text = formatLeaf(k, format)
+			text = formatLeaf(s.enumNumber(k), format)
 		}
 		if !array {
 			text = k.Name + " = " + text
@@ -82,6 +102,17 @@ func formatLeaf(v Variable, format byte) string {
 	if f := strings.Fields(v.Value); len(f) > 1 && (f[0][0] >= '0' && f[0][0] <= '9' || f[0][0] == '-') {
 		v.Value = f[0]
 	}
+	if bits, ok := floatBits(v); ok && format != 'c' { // as gdb: the float's own bits
+		v.Value = strconv.FormatUint(bits, 10)
+		if strings.TrimSpace(v.Type) == "float" {
+			v.Type = "unsigned int"
+		} else {
+			v.Type = "unsigned long"
+		}
+		if format == 'd' {
+			v.Type = strings.TrimPrefix(v.Type, "unsigned ")
+		}
+	}
 	switch format {
 	case 'c':
 		n, ok := parseInteger(v.Value)
@@ -96,6 +127,23 @@ func formatLeaf(v Variable, format byte) string {
 		return "0"
 	}
 	return formatText(v, format, true)
+}
+
+// floatBits is the bits of a C float or double value, as gdb's print/x shows them (1.5 as
+// a float is 0x3fc00000); false for any other value.
+func floatBits(v Variable) (uint64, bool) {
+	t := strings.TrimSpace(v.Type)
+	if t != "float" && t != "double" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
+	if err != nil {
+		return 0, false
+	}
+	if t == "float" {
+		return uint64(math.Float32bits(float32(f))), true
+	}
+	return math.Float64bits(f), true
 }
 
 // formatText shows every integer in a value's text in the format; other text is kept.

@@ -37,6 +37,11 @@ func TestFormatLeafAsGDB(t *testing.T) {
 		{Variable{Value: "-3", Type: "char"}, 'c', `-3 '\375'`},
 		{Variable{Value: "0", Type: "int"}, 'o', "0"},
 		{Variable{Value: "-2", Type: "short"}, 'x', "0xfffe"},
+		{Variable{Value: "1.5", Type: "float"}, 'x', "0x3fc00000"}, // a float's bits
+		{Variable{Value: "-2.5", Type: "double"}, 'x', "0xc004000000000000"},
+		{Variable{Value: "-2.5", Type: "double"}, 'd', "-4610560118520545280"},
+		{Variable{Value: "3.25", Type: "float"}, 'u', "1078984704"},
+		{Variable{Value: "nan(0x8000000000000)", Type: "double"}, 'x', "nan(0x8000000000000)"}, // not read back: kept
 	} {
 		if got := formatLeaf(tt.v, tt.format); got != tt.want {
 			t.Errorf("formatLeaf(%q %s, %c) = %q, want %q", tt.v.Value, tt.v.Type, tt.format, got, tt.want)

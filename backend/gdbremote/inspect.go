@@ -289,3 +289,9 @@ func (t *Target) SymbolAt(addr uint64) (name, section string, ok bool) {
 	}
 	return name, section, ok
 }
+
+// EnumeratorValue implements engine.Enumerators from the program's enumerations.
+func (t *Target) EnumeratorValue(name string) (int64, bool) {
+	_, n, ok := t.sym.Enumerator(name)
+	return n, ok
+}

@@ -115,6 +115,20 @@ func TestPrintFormatsMatchGDB(t *testing.T) {
 		"print/u p.b", "p/x *q", "p/x q", "p/c p.c", "p/x p.name", "p/d p.name[1]", "p/o p.a")
 }
 
+const mixProg = `enum color { RED, GREEN = 5, BLUE };
+union u { int i; float f; };
+struct mix { float f; double d; enum color c; union u u; };
+struct mix m = {1.5f, -2.5, GREEN, {.f = 3.25f}};
+int main(void) { return m.c; }
+`
+
+// A format shows an enumeration constant by its number and a float by its bits, as gdb
+// (p/x of 1.5f is 0x3fc00000), in a struct and a union member by member.
+func TestEnumAndFloatFormatsMatchGDB(t *testing.T) {
+	printsMatchGDB(t, mixProg, "pair.c:5", "p/x m", "p/d m.c", "p/x m.c", "p/x m.f", "p/t m.f", "p/o m.d",
+		"p/d m.d", "p/u m.f", "p/x m.u", "p m", "p m.c", "p/x RED", "p/c m.c")
+}
+
 const bitsProg = `struct flags { int lo : 5; unsigned mid : 3; int hi : 7; short s; };
 struct flags f = {-9, 5, -1, -2};
 int main(void) { return f.lo; }
