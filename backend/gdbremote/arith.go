@@ -304,6 +304,12 @@ func (p *arithParser) primary() (arithOperand, error) {
 		}
 		return v, nil
 	case t[0] == '"':
+		if p.skip {
+			return arithOperand{kind: "int"}, nil
+		}
+		if p.program() == nil { // what is done with it needs the program's types
+			return arithOperand{}, errNoProgram
+		}
 		b := []byte(cstring.Unescape(t[1 : len(t)-1]))
 		s := elfsym.Value{Name: t, Type: fmt.Sprintf("char [%d]", len(b)+1), Kind: "array", Text: cstring.Quote(b)}
 		return arithOperand{obj: &s}, nil

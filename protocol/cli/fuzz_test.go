@@ -21,6 +21,8 @@ func FuzzCommands(f *testing.F) {
 		"b fib\nrun\nprintf \"%-5d|%s|%c|%x|%%|%5.1f\\n\", n, \"a,b\", 65, n, 1.5\nprintf \"%\"\nprintf \"%d\nprintf \"\\777\\\", (n\necho a\\tb\\\noutput/x n\noutput\n",
 		"b fib\nrun\ndisable\nenable 1 2 x\nignore 1 2\nignore\nc\nuntil\nuntil 3\nwatch n\nrwatch total\nawatch fib\nc\n",
 		"dprintf fib,\"%d %f\\n\", n, n\ndprintf 3,\"%g%X\",,\ndprintf ,\"x\"\ndprintf fib\ninfo breakpoints\nrun\nprintf \"%f\",\n",
+		"b fib\nrun\nthread apply all bt\nthread apply 1 2 p n\nthread apply\nthread apply x\nclear\nclear fib\nclear 99\nclear *0\nnexti\nni\n",
+		"handle SIGUSR1 nostop\nhandle\ninfo signals\nset print pretty on\nb fib\nrun\np n\ninfo locals\nset print p\nshow print\nsource\nsource /nonexistent\n",
 	} {
 		f.Add(seed)
 	}
