@@ -121,3 +121,36 @@ func (s *Session) SymbolAt(addr uint64) (name, section string, ok bool, err erro
 	name, section, ok = sz.SymbolAt(addr)
 	return name, section, ok, nil
 }
+
+// LineCode is where a source line's code is, as gdb's info line says: the range of its
+// first row, or for a line without code (NoCode) the address of the next line with some.
+type LineCode struct {
+	File       string
+	Line       int
+	Start, End uint64
+	NoCode     bool
+}
+
+// LineTabler is implemented by targets with a line table (native programs, firmware).
+type LineTabler interface {
+	LineCode(file string, line int) (LineCode, error)
+	LineCodeAt(pc uint64) (LineCode, error)
+}
+
+// LineCode is where file:line's code is.
+func (s *Session) LineCode(file string, line int) (LineCode, error) {
+	lt, ok := s.t.(LineTabler)
+	if !ok {
+		return LineCode{}, fmt.Errorf("line table: %w", ErrUnsupported)
+	}
+	return lt.LineCode(file, line)
+}
+
+// LineCodeAt is where the code of the line holding pc is.
+func (s *Session) LineCodeAt(pc uint64) (LineCode, error) {
+	lt, ok := s.t.(LineTabler)
+	if !ok {
+		return LineCode{}, fmt.Errorf("line table: %w", ErrUnsupported)
+	}
+	return lt.LineCodeAt(pc)
+}

@@ -295,3 +295,15 @@ func (t *Target) EnumeratorValue(name string) (int64, bool) {
 	_, n, ok := t.sym.Enumerator(name)
 	return n, ok
 }
+
+// LineCode implements engine.LineTabler.
+func (t *Target) LineCode(file string, line int) (engine.LineCode, error) {
+	lc, err := t.sym.LineCodeOf(file, line)
+	return engine.LineCode(lc), err
+}
+
+// LineCodeAt implements engine.LineTabler.
+func (t *Target) LineCodeAt(pc uint64) (engine.LineCode, error) {
+	lc, err := t.sym.LineCodeAt(t.clearThumb(pc))
+	return engine.LineCode(lc), err
+}

@@ -438,3 +438,44 @@ func funcName(f *compile.Func) string {
 
 var _ engine.Target = (*Target)(nil)
 var _ engine.InstructionResolver = (*Target)(nil)
+
+// LineCode implements engine.LineTabler: a line's first statement, from its first
+// instruction to the next statement's (the next line with code for a line without).
+func (t *Target) LineCode(file string, line int) (engine.LineCode, error) {
+	if !t.SameFile(file) {
+		return engine.LineCode{}, fmt.Errorf("No source file named %s.", file)
+	}
+	best, last := -1, 0
+	for pc := range t.prog.Code {
+		li := t.vm.Line(pc)
+		last = max(last, int(li.Line))
+		if li.Stmt && int(li.Line) >= line && (best < 0 || li.Line < t.vm.Line(best).Line) {
+			best = pc
+		}
+	}
+	if best < 0 {
+		return engine.LineCode{}, fmt.Errorf("Line number %d is out of range for %q.", line, t.prog.File)
+	}
+	return t.lineCode(best, int(t.vm.Line(best).Line) != line, line), nil
+}
+
+// LineCodeAt implements engine.LineTabler: the statement holding pc.
+func (t *Target) LineCodeAt(pc uint64) (engine.LineCode, error) {
+	if pc >= uint64(len(t.prog.Code)) {
+		return engine.LineCode{}, fmt.Errorf("pc %d is outside the program (0..%d)", pc, len(t.prog.Code)-1)
+	}
+	start := int(pc)
+	for start > 0 && !t.vm.Line(start).Stmt {
+		start--
+	}
+	return t.lineCode(start, false, int(t.vm.Line(start).Line)), nil
+}
+
+// lineCode is the statement starting at pc, as the code of line.
+func (t *Target) lineCode(pc int, noCode bool, line int) engine.LineCode {
+	end := pc + 1
+	for end < len(t.prog.Code) && !t.vm.Line(end).Stmt {
+		end++
+	}
+	return engine.LineCode{File: t.prog.File, Line: line, Start: uint64(pc), End: uint64(end), NoCode: noCode}
+}

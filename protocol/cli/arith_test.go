@@ -60,6 +60,25 @@ var arithExprs = []string{
 // gdbBatch is the gdb oracle the native tests compare polydbg's answers with.
 func gdbBatch(t *testing.T, exe, commands string) string { return realparts.GDBBatch(t, exe, commands) }
 
+// loopAndGDB runs commands on cProg in polydbg and in gdb: the build directory, polydbg's
+// transcript and gdb's.
+func loopAndGDB(t *testing.T, commands string) (dir, out, oracle string) {
+	t.Helper()
+	realparts.Need(t, "gdb")
+	dir, out = nativeScript(t, commands)
+	return dir, out, gdbBatch(t, filepath.Join(dir, "loop"), commands)
+}
+
+// captured is the first group of each match of re in a transcript, the build directory
+// taken out of its paths.
+func captured(re *regexp.Regexp, s, dir string) []string {
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(strings.ReplaceAll(s, dir+"/", ""), -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
 var printed = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?\$\d+ = (.*)$`)
 
 // C arithmetic in print on a native program, against gdb on the same executable at the

@@ -386,7 +386,7 @@ func cmdInfo(d *Debugger, args string) bool {
 	what, _, _ := strings.Cut(args, " ")
 	switch {
 	case what == "":
-		d.printf("info args|locals|globals|registers|breakpoints|display|frame|program|threads|symbol|sharedlibrary|functions\n")
+		d.printf("info args|locals|globals|registers|breakpoints|display|frame|line|program|threads|signals|symbol|sharedlibrary|functions\n")
 	case strings.HasPrefix("locals", what):
 		d.showLocals(false)
 	case strings.HasPrefix("args", what):
@@ -411,6 +411,8 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.selectFrame(d.frame)
 	case strings.HasPrefix("threads", what) && len(what) >= 2:
 		cmdInfoThreads(d)
+	case what == "line":
+		d.infoLine(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case len(what) >= 3 && strings.HasPrefix("signals", what), what == "handle":
 		d.infoSignals(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case strings.HasPrefix("program", what):

@@ -69,18 +69,8 @@ var sourceLine = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:0x[0-9a-f]+\t)?\d
 // nexti steps an instruction at a time over the call of square, as gdb: the same pcs and
 // lines, the pc shown only inside a line (gdb's line table, loop rows merged).
 func TestNextiAsGDB(t *testing.T) {
-	realparts.Need(t, "gdb")
-	commands := "break main\nrun\nnext\nnext\nnext" + strings.Repeat("\nnexti", 10) + "\n"
-	dir, out := nativeScript(t, commands)
-	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
-	lines := func(s string) []string {
-		var ls []string
-		for _, m := range sourceLine.FindAllStringSubmatch(s, -1) {
-			ls = append(ls, m[1])
-		}
-		return ls
-	}
-	agreeLines(t, "nexti", 14, lines(out), lines(oracle), out, oracle)
+	dir, out, oracle := loopAndGDB(t, "break main\nrun\nnext\nnext\nnext"+strings.Repeat("\nnexti", 10)+"\n")
+	agreeLines(t, "nexti", 14, captured(sourceLine, out, dir), captured(sourceLine, oracle, dir), out, oracle)
 	if !strings.Contains(out, "(polydbg) nexti\n6\t") {
 		t.Errorf("nexti did not come back from square to the loop:\n%s", out)
 	}
@@ -105,10 +95,7 @@ var registerLine = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?([a-z][a-z0-9_]*) +
 // fp and ps. A value that depends on where the stack is (another environment under gdb)
 // is compared by its form only.
 func TestInfoRegistersAsGDB(t *testing.T) {
-	realparts.Need(t, "gdb")
-	const commands = "break square\nrun\ninfo registers\ninfo registers pc sp fp ps $rip\n"
-	dir, out := nativeScript(t, commands)
-	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
+	_, out, oracle := loopAndGDB(t, "break square\nrun\ninfo registers\ninfo registers pc sp fp ps $rip\n")
 	lines := func(s string) []string {
 		var ls []string
 		for _, m := range registerLine.FindAllStringSubmatch(s, -1) {
@@ -152,4 +139,28 @@ func TestPrintPrettyAsGDB(t *testing.T) {
 		return ls
 	}
 	agreeLines(t, "print pretty", 20, after(out), after(oracle), out, oracle)
+}
+
+// infoLineAnswer is an answer of info line.
+// (Not libc's loop.c, whose lines gdb may know too.)
+var infoLineAnswer = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(Line .*"loop\.c".*)$`)
+
+// info line says where a line's code starts and ends as gdb does, by gdb's line table (the
+// loop's rows merged), for the current line, a function, a line, an address, a line
+// without code and one past the end.
+func TestInfoLineAsGDB(t *testing.T) {
+	dir, out, oracle := loopAndGDB(t, "break square\nrun\ninfo line\ninfo line square\ninfo line 8\ninfo line loop.c:6\n"+
+		"info line *$pc\ninfo line 2\ninfo line 300\nup\ninfo line\ninfo line *$pc\n")
+	agreeLines(t, "info line", 9, captured(infoLineAnswer, out, dir), captured(infoLineAnswer, oracle, dir), out, oracle)
+}
+
+// On Kite, info line says a line's first statement by instruction numbers.
+func TestInfoLineOnKite(t *testing.T) {
+	out := script(t, "b fib\nrun\ninfo line\ninfo line 5\ninfo line *23\ninfo line 7\ninfo line 99\n")
+	expect(t, out,
+		"(polydbg) info line\nLine 2 of \"prog.kite\" starts at address pc 23 and ends at pc ",
+		"(polydbg) info line 5\nLine 5 of \"prog.kite\" starts at address pc ",
+		"(polydbg) info line *23\nLine 2 of \"prog.kite\" starts at address pc 23 and ends at pc ",
+		"(polydbg) info line 7\nLine 7 of \"prog.kite\" is at address pc ", " but contains no code.\n",
+		"(polydbg) info line 99\nLine number 99 is out of range for \"prog.kite\".\n")
 }

@@ -122,18 +122,9 @@ func TestSignalsAsGDB(t *testing.T) {
 // start on a C program stops in main, as gdb's (a temporary breakpoint there), not at the
 // loader's entry; the breakpoint is gone after.
 func TestStartStopsInMainAsGDB(t *testing.T) {
-	const commands = "start\nnext\ninfo breakpoints\n"
-	dir, out := nativeScript(t, commands)
-	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
+	dir, out, oracle := loopAndGDB(t, "start\nnext\ninfo breakpoints\n")
 	stops := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(Temporary breakpoint 1, .*|\d+\t.*|No breakpoints or watchpoints\.)$`)
-	lines := func(s string) []string {
-		var ls []string
-		for _, m := range stops.FindAllStringSubmatch(strings.ReplaceAll(s, dir+"/", ""), -1) {
-			ls = append(ls, m[1])
-		}
-		return ls
-	}
-	agreeLines(t, "start", 4, lines(out), lines(oracle), out, oracle)
+	agreeLines(t, "start", 4, captured(stops, out, dir), captured(stops, oracle, dir), out, oracle)
 }
 
 // signalLine is what a signal and the program say: gdb's notice, the program's line.

@@ -184,11 +184,8 @@ func TestEnableDisableIgnoreAsGDB(t *testing.T) {
 // info breakpoints is gdb's table, row by row: a conditional breakpoint hit once with an
 // ignore count, a disabled one, a dprintf and a watchpoint (a temporary one, hit, is gone).
 func TestInfoBreakpointsAsGDB(t *testing.T) {
-	realparts.Need(t, "gdb")
-	const commands = "break square if x == 3\nbreak main\ntbreak loop.c:8\ndisable 2\nrun\ncontinue\n" +
-		"dprintf square,\"sq %d\\n\", x\nignore 1 1\nwatch counter\ninfo breakpoints\n"
-	dir, out := nativeScript(t, commands)
-	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
+	dir, out, oracle := loopAndGDB(t, "break square if x == 3\nbreak main\ntbreak loop.c:8\ndisable 2\nrun\ncontinue\n"+
+		"dprintf square,\"sq %d\\n\", x\nignore 1 1\nwatch counter\ninfo breakpoints\n")
 	table := func(s string) []string { // the lines from the table's header to the end or the next prompt
 		i := strings.Index(s, "Num     Type")
 		if i < 0 {

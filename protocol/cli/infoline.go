@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// infoLine is gdb's info line [LOCATION]: where a line's code starts and ends (LINE,
+// FILE:LINE, FUNCTION, *ADDR; the selected frame's line without one).
+func (d *Debugger) infoLine(arg string) {
+	var lc engine.LineCode
+	var err error
+	switch {
+	case arg == "":
+		here, ok := d.here()
+		if !ok {
+			d.printf("No line number information available.\n")
+			return
+		}
+		lc, err = d.s.LineCode(here.File, here.Line)
+	case strings.HasPrefix(arg, "*"):
+		var pc uint64
+		if pc, err = d.s.Address(d.frame, arg[1:]); err == nil {
+			lc, err = d.s.LineCodeAt(pc)
+		}
+	default:
+		spec, perr := d.parseLocation(arg)
+		if perr != nil {
+			d.printf("%v\n", perr)
+			return
+		}
+		file, line := spec.File, spec.Line
+		if spec.Kind == engine.FunctionBreakpoint {
+			fn, ferr := d.s.Target().ResolveFunction(spec.Function)
+			if ferr != nil {
+				d.printf("Function %q not defined.\n", spec.Function)
+				return
+			}
+			file, line = fn.File, fn.Line
+		}
+		lc, err = d.s.LineCode(file, line)
+	}
+	switch {
+	case err != nil:
+		d.printf("%s\n", explain(err))
+	case lc.NoCode:
+		d.printf("Line %d of %q is at address %s but contains no code.\n", lc.Line, lc.File, d.codeAddress(lc.Start))
+	default:
+		d.printf("Line %d of %q starts at address %s and ends at %s.\n", lc.Line, lc.File, d.codeAddress(lc.Start), d.codeAddress(lc.End))
+	}
+}
+
+// codeAddress is an instruction's address with its symbol ("0x1139 <fact>"), or its number
+// on the Kite VM ("pc 72").
+func (d *Debugger) codeAddress(pc uint64) string {
+	if d.indexedPCs() {
+		return fmt.Sprintf("pc %d", pc)
+	}
+	return d.labelled(pc)
+}
