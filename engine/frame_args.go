@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // FrameArgs returns the parameters of a stopped frame with their values, in order, as a
 // backtrace shows them beside the function's name. A value that is not a scalar (a struct,
@@ -73,4 +76,39 @@ func (s *Session) Depth() (int, error) {
 	}
 	frames, err := s.t.Stack()
 	return len(frames), err
+}
+
+// FrameInfo is where a frame lives, as gdb's info frame says it.
+type FrameInfo struct {
+	CFA      uint64 // the frame's address: the stack pointer before the call that made it
+	PC       uint64
+	PCName   string // the program counter's register ("rip", "pc")
+	SavedPC  uint64 // where it returns to (0 for the outermost frame)
+	Base     uint64 // the frame pointer's value, from which its arguments and locals are addressed (0: none)
+	Language string // of its code, as gdb names it ("c"); "" when unknown
+	Saved    []SavedRegister
+}
+
+// SavedRegister is where a frame saved one of its caller's registers.
+type SavedRegister struct {
+	Name string
+	Addr uint64
+}
+
+// FrameDescriber is implemented by targets whose frames are machine frames (native
+// programs, firmware).
+type FrameDescriber interface {
+	FrameInfo(frame int) (FrameInfo, error)
+}
+
+// FrameInfo describes a frame of the stopped program.
+func (s *Session) FrameInfo(frame int) (FrameInfo, error) {
+	fd, ok := s.t.(FrameDescriber)
+	if !ok {
+		return FrameInfo{}, fmt.Errorf("frame information: %w", ErrUnsupported)
+	}
+	if err := s.checkStopped("describe a frame"); err != nil {
+		return FrameInfo{}, err
+	}
+	return fd.FrameInfo(frame)
 }

@@ -16,6 +16,7 @@ type cuInfo struct {
 	base         uint64 // DW_AT_low_pc: the base of DWARF 4 lists and offset pairs
 	addrBase     uint64 // DW_AT_addr_base
 	loclistsBase uint64 // DW_AT_loclists_base
+	lang         string // DW_AT_language, as gdb names it ("c")
 }
 
 // section returns the contents of a section of the ELF file (nil when absent), cached.
@@ -45,6 +46,7 @@ func (f *File) dwarfType(off dwarf.Offset) (dwarf.Type, error) {
 func (f *File) newCU(cu *dwarf.Entry) *cuInfo {
 	ci := &cuInfo{version: f.unitVersion(cu.Offset)}
 	ci.base, _ = cu.Val(dwarf.AttrLowpc).(uint64)
+	ci.lang = languageOf(cu)
 	if v, ok := cu.Val(dwarf.AttrAddrBase).(int64); ok {
 		ci.addrBase = uint64(v)
 	}

@@ -307,3 +307,42 @@ func (t *Target) LineCodeAt(pc uint64) (engine.LineCode, error) {
 	lc, err := t.sym.LineCodeAt(t.clearThumb(pc))
 	return engine.LineCode(lc), err
 }
+
+// FrameInfo implements engine.FrameDescriber from the unwound stack.
+func (t *Target) FrameInfo(i int) (engine.FrameInfo, error) {
+	fs, err := t.frames()
+	if err != nil {
+		return engine.FrameInfo{}, err
+	}
+	if i < 0 || i >= len(fs) {
+		return engine.FrameInfo{}, engine.ErrNoFrame
+	}
+	fr, a := &fs[i], t.sym.Arch
+	info := engine.FrameInfo{CFA: fr.CFA, PC: fr.PC, PCName: a.RegName(a.PC), Language: t.sym.Language(fr)}
+	if info.PCName == "" {
+		info.PCName = "pc"
+	}
+	if a.FP >= 0 {
+		info.Base, _ = fr.Register(a.FP)
+	}
+	saved := t.sym.SavedRegisters(fr, cachedMem{t})
+	switch ra, ok := saved[a.RA]; {
+	case i+1 < len(fs):
+		info.SavedPC = fs[i+1].PC
+	case ok: // the outermost frame shown (main): its return address, into the C library
+		if b, err := t.ReadMemory(ra, a.PtrSize); err == nil && len(b) == a.PtrSize {
+			info.SavedPC = Uint(b, a.ByteOrder)
+		}
+	}
+	nums := make([]int, 0, len(saved))
+	for n := range saved {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	for _, n := range nums {
+		if name := a.RegName(n); name != "" {
+			info.Saved = append(info.Saved, engine.SavedRegister{Name: name, Addr: saved[n]})
+		}
+	}
+	return info, nil
+}

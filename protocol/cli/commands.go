@@ -408,7 +408,7 @@ func cmdInfo(d *Debugger, args string) bool {
 			d.printf("%d: %s\n", w.ID, d.displaySpec(w))
 		}
 	case strings.HasPrefix("frame", what):
-		d.selectFrame(d.frame)
+		d.infoFrame()
 	case strings.HasPrefix("threads", what) && len(what) >= 2:
 		cmdInfoThreads(d)
 	case what == "line":

@@ -164,3 +164,27 @@ func TestInfoLineOnKite(t *testing.T) {
 		"(polydbg) info line 7\nLine 7 of \"prog.kite\" is at address pc ", " but contains no code.\n",
 		"(polydbg) info line 99\nLine number 99 is out of range for \"prog.kite\".\n")
 }
+
+// infoFrameLine is a line of info frame's answer.
+var infoFrameLine = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:Stack level|  ?[a-zA-Z]).*)$`)
+
+// info frame says where a frame lives as gdb does: its address, its pc and the one it
+// returns to, its caller and callee, its language, its arguments and where it saved its
+// caller's registers, for the innermost frame, a middle one and main. The stack lies
+// elsewhere under gdb (another environment): its addresses are compared by their form.
+func TestInfoFrameAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "break fact if n == 1\nrun\ninfo frame\nup\ninfo frame\nframe 4\ninfo frame\n"
+	dir, out := nativeScriptOf(t, "frames", framesProg, commands)
+	oracle := gdbBatch(t, filepath.Join(dir, "frames"), commands)
+	lines := func(s string) []string {
+		var ls []string
+		for _, l := range captured(infoFrameLine, s, dir) {
+			if strings.HasPrefix(l, "Stack level") || strings.Contains(l, " = 0x") || strings.Contains(l, " at 0x") || strings.Contains(l, "language") {
+				ls = append(ls, stackAddress.ReplaceAllString(l, "0x7ff..."))
+			}
+		}
+		return ls
+	}
+	agreeLines(t, "info frame", 20, lines(out), lines(oracle), out, oracle)
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// infoFrame is gdb's info frame: where the selected frame lives (its address, the one it
+// returns to, its caller's and callee's), its language, where its arguments and locals
+// are, and where it saved its caller's registers. On a target without machine frames (the
+// Kite VM) it is the frame's line.
+func (d *Debugger) infoFrame() {
+	info, err := d.s.FrameInfo(d.frame)
+	if err != nil {
+		d.selectFrame(d.frame)
+		return
+	}
+	frames, err := d.s.Stack()
+	if err != nil || d.frame >= len(frames) {
+		d.printf("%s\n", explain(err))
+		return
+	}
+	f := frames[d.frame]
+	d.printf("Stack level %d, frame at %#x:\n", d.frame, info.CFA)
+	where := cmp.Or(f.Func, "??")
+	if f.Location.File != "" {
+		where += fmt.Sprintf(" (%s:%d)", f.Location.File, f.Location.Line)
+	}
+	d.printf(" %s = %#x in %s", info.PCName, info.PC, where)
+	if info.SavedPC != 0 {
+		d.printf("; saved %s = %#x", info.PCName, info.SavedPC)
+	}
+	d.printf("\n")
+	var near []string
+	if caller, err := d.s.FrameInfo(d.frame + 1); err == nil {
+		near = append(near, fmt.Sprintf(" called by frame at %#x", caller.CFA))
+	}
+	if d.frame > 0 {
+		if callee, err := d.s.FrameInfo(d.frame - 1); err == nil {
+			near = append(near, fmt.Sprintf(" caller of frame at %#x", callee.CFA))
+		}
+	}
+	if len(near) > 0 {
+		d.printf("%s\n", strings.Join(near, ","))
+	}
+	if info.Language != "" {
+		d.printf(" source language %s.\n", info.Language)
+	}
+	if info.Base != 0 {
+		args := ""
+		if vars, err := d.s.FrameArgs(d.frame); err == nil {
+			args = engine.FormatArgs(vars)
+		}
+		d.printf(" Arglist at %#x, args: %s\n", info.Base, args)
+		d.printf(" Locals at %#x, Previous frame's sp is %#x\n", info.Base, info.CFA)
+	} else {
+		d.printf(" Previous frame's sp is %#x\n", info.CFA)
+	}
+	if len(info.Saved) > 0 {
+		parts := make([]string, len(info.Saved))
+		for i, r := range info.Saved {
+			parts[i] = fmt.Sprintf("%s at %#x", r.Name, r.Addr)
+		}
+		d.printf(" Saved registers:\n  %s\n", strings.Join(parts, ", "))
+	}
+}
