@@ -167,7 +167,7 @@ func TestDisplayInstructionsAsGDB(t *testing.T) {
 		t.Fatalf("display/i: polydbg %q\ngdb %q\n%s", ours, theirs, out)
 	}
 	t.Logf("display/i: 3 of 3 displays at stepi stops agree with gdb")
-	if !strings.Contains(string(out), "1: /i $pc\n") { // info display
+	if !strings.Contains(string(out), "Num Enb Expression\n1:   y  /i $pc\n") { // info display, as gdb
 		t.Errorf("info display:\n%s", out)
 	}
 }

@@ -283,7 +283,7 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 	} else {
 		d.showLine(loc.File, loc.Line)
 	}
-	d.listAt = max(1, loc.Line-4)
+	d.listAt = max(1, loc.Line-d.listSize()/2) // list then shows the lines around it, as gdb
 	d.showDisplays(0)
 }
 

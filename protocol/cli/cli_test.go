@@ -177,7 +177,7 @@ func TestDisplaysAcrossRuns(t *testing.T) {
 	expect(t, out,
 		"(polydbg) display n\n1: n = 0\n",
 		"(polydbg) display/x n + 16\n2: /x n + 16 = 0x10\n",
-		"(polydbg) info display\n2: /x n + 16\n",
+		"(polydbg) info display\nAuto-display expressions now in effect:\nNum Enb Expression\n2:   y  /x n + 16\n",
 		"(polydbg) run", "Breakpoint 1, fib", "2: /x n + 16 = 0x10\n",
 		"(polydbg) c", "Breakpoint 1, fib", "2: /x n + 16 = 0x11\n",
 	)

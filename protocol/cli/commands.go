@@ -404,8 +404,14 @@ func cmdInfo(d *Debugger, args string) bool {
 	case strings.HasPrefix("breakpoints", what):
 		d.infoBreakpoints()
 	case strings.HasPrefix("display", what):
-		for _, w := range d.s.Watches() {
-			d.printf("%d: %s\n", w.ID, d.displaySpec(w))
+		ws := d.s.Watches()
+		if len(ws) == 0 {
+			d.printf("There are no auto-display expressions now.\n")
+			break
+		}
+		d.printf("Auto-display expressions now in effect:\nNum Enb Expression\n")
+		for _, w := range ws {
+			d.printf("%d:   y  %s\n", w.ID, d.displaySpec(w))
 		}
 	case strings.HasPrefix("frame", what):
 		d.infoFrame()
