@@ -122,3 +122,9 @@ func funcTypeName(ft *dwarf.FuncType) string {
 	}
 	return ret + " (" + strings.Join(params, ", ") + ")"
 }
+
+// FuncType is the function type of a FuncValue; false for any other value.
+func (v Value) FuncType() (*dwarf.FuncType, bool) {
+	ft, ok := v.typ.(*dwarf.FuncType)
+	return ft, ok && v.Kind == "func"
+}

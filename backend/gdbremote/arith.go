@@ -150,7 +150,7 @@ func lexArith(s string) ([]string, error) {
 					n = 2
 				}
 			}
-			if !strings.ContainsRune("+-*/%<>=!&|^~()[].@", rune(c)) || n == 1 && c == '=' {
+			if !strings.ContainsRune("+-*/%<>=!&|^~()[].@,", rune(c)) || n == 1 && c == '=' {
 				return nil, fmt.Errorf("unexpected %q in %q", c, s)
 			}
 			toks = append(toks, s[i:i+n])
@@ -251,6 +251,12 @@ func (p *arithParser) unary() (arithOperand, error) {
 				}
 			}
 			v, err = p.child(v, field)
+		case "(":
+			if v.obj == nil || v.obj.Kind != "func" {
+				return v, nil
+			}
+			p.pos++
+			v, err = p.call(v)
 		case "[":
 			p.pos++
 			var idx arithOperand

@@ -14,8 +14,9 @@ import (
 // evaluator evaluates expressions on the host in one frame: variables with field, index
 // and dereference paths, registers, numbers, and conditions.
 type evaluator struct {
-	t  *Target
-	fr *elfsym.Frame
+	t    *Target
+	fr   *elfsym.Frame
+	pure bool // may not run the program's code (a call of one of its functions)
 }
 
 // value evaluates name, name.f, name[i], name->f, *name, &name..., $reg or a number.
@@ -338,7 +339,7 @@ func (c *hostCond) String() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ev := &evaluator{t: c.t, fr: fr}
+	ev := &evaluator{t: c.t, fr: fr, pure: true} // a condition or logpoint never runs the program
 	if v, err := ev.value(strings.TrimSpace(c.expr)); err == nil {
 		return v.Text, nil
 	}
@@ -358,7 +359,7 @@ func (c *hostCond) Eval() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ev := &evaluator{t: c.t, fr: fr}
+	ev := &evaluator{t: c.t, fr: fr, pure: true} // a condition or logpoint never runs the program
 	if c.arith {
 		return ev.truth(c.expr)
 	}

@@ -242,7 +242,7 @@ func (t *Target) Evaluate(frame int, expr string, mode engine.EvalMode) (engine.
 	if err != nil {
 		return engine.Variable{}, err
 	}
-	ev := &evaluator{t: t, fr: fr}
+	ev := &evaluator{t: t, fr: fr, pure: mode.Pure}
 	v, err := ev.value(strings.TrimSpace(expr))
 	if err == nil {
 		path, _ := parsePath(expr)

@@ -44,6 +44,9 @@ func (d *Debugger) evaluate(args string, pure bool) {
 		d.printf("%s\n", explain(err))
 		return
 	}
+	if !pure && v.Type == "void" { // call of a function that returns nothing: gdb prints nothing
+		return
+	}
 	d.printf("$%d = %s%s\n", d.values.Record(v), pointerPrefix(v, format), d.layout(d.s.FormatValue(v, format)))
 }
 
