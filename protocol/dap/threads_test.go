@@ -2,6 +2,7 @@ package dap
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -63,4 +64,42 @@ func threadEvents(t *testing.T, extra map[string]any) (got, want []string) {
 		want = append(want, "started "+m[1], "exited "+m[1])
 	}
 	return got, want
+}
+
+// In the debug console (repl) a C program's function can be called, as gdb's call does; a
+// hover, which is pure, refuses and the program is not run.
+func TestReplCallsAFunction(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver")
+	dir := t.TempDir()
+	src, exe := filepath.Join(dir, "sq.c"), filepath.Join(dir, "sq")
+	prog := "int square(int x) { return x * x; }\nint main(void) {\n    int n = 3;\n    return square(n) - 9;\n}\n"
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": exe})
+	c.event("initialized")
+	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{map[string]any{"line": 4}}})
+	c.do("configurationDone", nil)
+	st := c.event("stopped")
+	tid := st["threadId"]
+	frames := c.do("stackTrace", map[string]any{"threadId": tid})["stackFrames"].([]any)
+	fid := frames[0].(map[string]any)["id"]
+	if r := c.do("evaluate", map[string]any{"expression": "square(n + 4) + 1", "frameId": fid, "context": "repl"}); r["result"] != "50" {
+		t.Errorf("repl square(n + 4) + 1 = %v, want 50", r["result"])
+	}
+	if msg := c.fail("evaluate", map[string]any{"expression": "square(2)", "frameId": fid, "context": "hover"}); !strings.Contains(msg, "would run the program's code") {
+		t.Errorf("hover square(2): %q", msg)
+	}
+	if r := c.do("evaluate", map[string]any{"expression": "n", "frameId": fid, "context": "hover"}); r["result"] != "3" {
+		t.Errorf("n after the call = %v, want 3", r["result"])
+	}
+	c.do("continue", map[string]any{"threadId": tid})
+	if e := c.event("exited"); e["exitCode"] != float64(0) {
+		t.Errorf("exit code %v, want 0 (the call left the program as it was)", e["exitCode"])
+	}
 }
