@@ -1,8 +1,14 @@
 package engine
 
-// Instruction breakpoints by address, for protocols whose set and clear are keyed by the
-// address (Prometeu's setBreakpoint/clearBreakpoint, GDB's Z0/z0): one breakpoint per
-// address, found in the engine's one table rather than in a map of the front end's own.
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Breakpoints by place, found in the engine's one table rather than in a map of a front
+// end's own: by address, for protocols whose set and clear are keyed by it (Prometeu's
+// setBreakpoint/clearBreakpoint, GDB's Z0/z0), and by line or function (gdb's clear).
 
 // InstructionBreakpointAt returns the instruction breakpoint asked for at pc.
 func (s *Session) InstructionBreakpointAt(pc uint64) (Breakpoint, bool) {
@@ -40,4 +46,52 @@ func (s *Session) BreakpointsAt(pc uint64) ([]Breakpoint, uint64) {
 		}
 	}
 	return out, pc
+}
+
+// BreakpointsAtPlace returns the breakpoints set at the place spec names, as gdb's clear
+// finds them: at its address; on a function (by name, or bound to the line the function
+// starts at); on a line (bound there, or asked for there and moved to code further on).
+// A file is named as a user names it: its path, or the path's end ("loop.c").
+func (s *Session) BreakpointsAtPlace(spec BreakpointSpec) ([]Breakpoint, error) {
+	var at func(Breakpoint) bool
+	switch spec.Kind {
+	case InstructionBreakpoint:
+		bs, _ := s.BreakpointsAt(spec.PC)
+		return bs, nil
+	case FunctionBreakpoint:
+		fn, err := s.t.ResolveFunction(spec.Function)
+		if err != nil {
+			return nil, fmt.Errorf("Function %q not defined.", spec.Function)
+		}
+		at = func(b Breakpoint) bool {
+			return b.Spec.Function == spec.Function || atLine(b.Location, fn.File, fn.Line)
+		}
+	default:
+		at = func(b Breakpoint) bool {
+			return atLine(b.Location, spec.File, spec.Line) ||
+				b.Spec.Kind == LineBreakpoint && b.Spec.Line == spec.Line && sourceFileIs(b.Location.File, spec.File)
+		}
+	}
+	var out []Breakpoint
+	for _, b := range s.Breakpoints() {
+		if at(b) {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// atLine reports whether l is at line of file.
+func atLine(l Location, file string, line int) bool {
+	return l.Line == line && sourceFileIs(l.File, file)
+}
+
+// sourceFileIs reports whether the path full is the file given as a user names it: the
+// same path, or one that ends with it after a slash.
+func sourceFileIs(full, given string) bool {
+	if given == "" {
+		return false
+	}
+	full, given = filepath.Clean(full), filepath.Clean(given)
+	return full == given || strings.HasSuffix(full, "/"+strings.TrimPrefix(given, "./"))
 }

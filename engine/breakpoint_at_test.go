@@ -49,3 +49,18 @@ func TestInstructionBreakpointByAddress(t *testing.T) {
 		t.Error("a removed breakpoint is still found")
 	}
 }
+
+func TestSourceFileIs(t *testing.T) {
+	for _, c := range []struct {
+		full, given string
+		want        bool
+	}{
+		{"/src/a/loop.c", "loop.c", true}, {"/src/a/loop.c", "a/loop.c", true}, {"/src/a/loop.c", "./loop.c", true},
+		{"/src/a/loop.c", "/src/a/loop.c", true}, {"/src/a/myloop.c", "loop.c", false}, {"/src/a/loop.c", "", false},
+		{"/src/a/loop.c", "b/loop.c", false},
+	} {
+		if got := sourceFileIs(c.full, c.given); got != c.want {
+			t.Errorf("sourceFileIs(%q, %q) = %v, want %v", c.full, c.given, got, c.want)
+		}
+	}
+}

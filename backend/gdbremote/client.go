@@ -112,7 +112,7 @@ type Client struct {
 	lastResume []byte               // the last resume command (under cmu)
 	procs      processes            // the program's process id and its inserted points (forks.go)
 	pendingSig pendingSignal        // a signal that stopped the program, delivered on resume (signals.go; under cmu)
-	sigPolicy  map[int]SignalPolicy // gdb's handle, where it differs from DefaultSignalPolicy (under cmu)
+	sigPolicy  map[int]SignalPolicy // gdb's handle, where it differs from defaultSignalPolicy (under cmu)
 	intrRun    atomic.Bool          // an interrupt was sent during the current run
 	intrStale  bool                 // an interrupt crossed a stop of the target's own: its SIGINT may follow (under cmu)
 	thr        threadEvents         // live thread events (threadevents.go)

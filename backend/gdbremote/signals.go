@@ -60,9 +60,9 @@ func quiet(n int) bool {
 // stop the program (or let it run on), say so, and deliver it to the program.
 type SignalPolicy struct{ Stop, Print, Pass bool }
 
-// DefaultSignalPolicy is gdb's: the quiet signals pass unseen, SIGTRAP and SIGINT (the
+// defaultSignalPolicy is gdb's: the quiet signals pass unseen, SIGTRAP and SIGINT (the
 // debugger's own) stop and are not delivered, any other stops, is told and is delivered.
-func DefaultSignalPolicy(n int) SignalPolicy {
+func defaultSignalPolicy(n int) SignalPolicy {
 	switch {
 	case quiet(n):
 		return SignalPolicy{Pass: true}
@@ -110,7 +110,7 @@ func (c *Client) signalPolicy(n int) SignalPolicy {
 	if p, ok := c.sigPolicy[n]; ok {
 		return p
 	}
-	return DefaultSignalPolicy(n)
+	return defaultSignalPolicy(n)
 }
 
 // SignalPolicyOf is what signal n does now.

@@ -10,42 +10,29 @@ import (
 // cmdClear is gdb's clear [LOCATION]: delete every breakpoint at a place (a line, a
 // function's, an address; without one, the selected frame's line) and say which.
 func cmdClear(d *Debugger, args string) bool {
-	var at func(engine.Breakpoint) bool
+	spec := engine.BreakpointSpec{Kind: engine.LineBreakpoint}
 	if args == "" {
 		here, ok := d.here()
 		if !ok {
 			d.printf("No source file specified.\n")
 			return false
 		}
-		at = func(b engine.Breakpoint) bool { return atLine(b.Location, here.File, here.Line) }
+		spec.File, spec.Line = here.File, here.Line
 	} else {
-		spec, err := d.parseLocation(args)
-		if err != nil {
+		var err error
+		if spec, err = d.parseLocation(args); err != nil {
 			d.printf("%v\n", err)
 			return false
 		}
-		switch spec.Kind {
-		case engine.InstructionBreakpoint:
-			at = func(b engine.Breakpoint) bool { return b.Location.HasPC && b.Location.PC == spec.PC }
-		case engine.FunctionBreakpoint:
-			fn, err := d.s.Target().ResolveFunction(spec.Function)
-			if err != nil {
-				d.printf("Function %q not defined.\n", spec.Function)
-				return false
-			}
-			at = func(b engine.Breakpoint) bool {
-				return b.Spec.Function == spec.Function || atLine(b.Location, fn.File, fn.Line)
-			}
-		default:
-			at = func(b engine.Breakpoint) bool {
-				return atLine(b.Location, spec.File, spec.Line) ||
-					b.Spec.Kind == engine.LineBreakpoint && b.Spec.Line == spec.Line && fileIs(b.Location.File, spec.File)
-			}
-		}
+	}
+	bps, err := d.s.BreakpointsAtPlace(spec)
+	if err != nil {
+		d.printf("%v\n", err)
+		return false
 	}
 	var deleted []string
-	for _, b := range d.s.Breakpoints() {
-		if at(b) && d.s.RemoveBreakpoint(b.ID) == nil {
+	for _, b := range bps {
+		if d.s.RemoveBreakpoint(b.ID) == nil {
 			deleted = append(deleted, fmt.Sprint(b.ID))
 		}
 	}
@@ -58,15 +45,4 @@ func cmdClear(d *Debugger, args string) bool {
 		d.printf("Deleted breakpoints %s \n", strings.Join(deleted, " "))
 	}
 	return false
-}
-
-// atLine reports whether l is at line of file (a path, or its end: "loop.c").
-func atLine(l engine.Location, file string, line int) bool {
-	return l.Line == line && fileIs(l.File, file)
-}
-
-// fileIs reports whether the path full is the file given, as a user names it: the same
-// path, or one ending with it after a slash.
-func fileIs(full, given string) bool {
-	return sameFile(full, given) || given != "" && strings.HasSuffix(full, "/"+strings.TrimPrefix(given, "./"))
 }

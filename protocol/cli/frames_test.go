@@ -188,3 +188,16 @@ func TestInfoFrameAsGDB(t *testing.T) {
 	}
 	agreeLines(t, "info frame", 20, lines(out), lines(oracle), out, oracle)
 }
+
+// list after a stop shows the ten lines around it as gdb centres them (line - 5), and after
+// up the lines around the selected frame's.
+func TestListCentresOnTheStop(t *testing.T) {
+	out := script(t, "b 10\nrun\nlist\nb fib if n == 1\nc\nc\nlist\nup\nlist\n")
+	expect(t, out,
+		"(polydbg) list\n     5\t", "    12\t", // line 10: from 5
+		"Breakpoint 2, fib (n=1)", "(polydbg) list\n     1\tfn fib(n) {\n*>   2\t", // line 2: from 1
+		"(polydbg) up\n#1  main () at prog.kite:10:14", "(polydbg) list\n     5\t") // main's line 10 again
+	if i := strings.Index(out, "(polydbg) list\n"); strings.Contains(out[i:i+60], "     4\t") {
+		t.Errorf("list starts before line 5:\n%s", out)
+	}
+}

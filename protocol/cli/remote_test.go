@@ -98,6 +98,11 @@ kill
 		"(polydbg) print loops > 5000", "$5 = 1",
 		"(polydbg) kill", "[program terminated]",
 	)
+	// a Cortex-M's pc is 32 bits: frames and a stepi inside a line show 8 hex digits, as gdb
+	if !regexp.MustCompile(`\n#1  0x[0-9a-f]{8} in SysTick_Handler \(\)`).MatchString(out) ||
+		!regexp.MustCompile(`\(polydbg\) stepi\n0x[0-9a-f]{8}\t\d+\t`).MatchString(out) {
+		t.Errorf("addresses not 8 digits wide:\n%s", out)
+	}
 	if pcs := stepiPCs(out); len(pcs) != 2 || pcs[0] == pcs[1] {
 		t.Errorf("pc before and after stepi: %v\n%s", pcs, out)
 	}

@@ -184,3 +184,11 @@ func TestClear(t *testing.T) {
 		"(polydbg) clear threads.c:12\nNo breakpoint at threads.c:12.\n", "(polydbg) clear main\nNo breakpoint at main.\n",
 		"(polydbg) info breakpoints\nNo breakpoints or watchpoints.\n")
 }
+
+// clear on Kite, by function, line and instruction number.
+func TestClearOnKite(t *testing.T) {
+	out := script(t, "b fib\nb 5\nb *23\nb 10\nclear fib\nclear prog.kite:5\nclear *23\nclear 10\nclear nosuch\ninfo breakpoints\n")
+	expect(t, out, "(polydbg) clear fib\nDeleted breakpoints 1 3 \n", "(polydbg) clear prog.kite:5\nDeleted breakpoint 2 \n",
+		"(polydbg) clear *23\nNo breakpoint at *23.\n", "(polydbg) clear 10\nDeleted breakpoint 4 \n",
+		"(polydbg) clear nosuch\nFunction \"nosuch\" not defined.\n", "(polydbg) info breakpoints\nNo breakpoints or watchpoints.\n")
+}

@@ -1,5 +1,8 @@
 package engine
 
+// What a debugger says of a frame beyond its location: its arguments, whether it is
+// stopped inside a line, how deep the stack is, and where it lives in memory.
+
 import (
 	"fmt"
 	"strings"
