@@ -94,7 +94,7 @@ func (s *Session) addBreakpoint(spec BreakpointSpec, id int, keepBadCondition bo
 	s.bps[b.bp.ID] = b
 	s.byKey[b.key] = append(s.byKey[b.key], b)
 	bp := b.bp
-	s.emit(Event{Kind: EventBreakpointChanged, Breakpoint: &bp})
+	s.emit(Event{Kind: EventBreakpointChanged, Breakpoint: &bp, Created: true})
 	s.mu.Unlock()
 	s.syncConditions(b.key, loc)
 	return bp, nil

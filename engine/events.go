@@ -33,6 +33,7 @@ type Event struct {
 	Text       string      // EventOutput; EventTerminated: why a lost target ended ("" otherwise)
 	ExitCode   int         // EventExited
 	Breakpoint *Breakpoint // EventBreakpointChanged, EventBreakpointRemoved (a copy)
+	Created    bool        // EventBreakpointChanged: the breakpoint was just made
 
 	// Thread is the thread an EventThread is about (thread_events.go).
 	Thread *ThreadChange

@@ -9,7 +9,8 @@ import (
 
 // The layers of DESIGN.md, checked on the import graph: protocols reach backends only
 // through this package, never import each other, and the engine imports no backend and no
-// protocol; backends never import a protocol.
+// protocol; backends never import a protocol; gdb's command language (gdbcmd), which
+// several protocols offer, stands on the engine and launch alone.
 func TestLayers(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "github.com/polydbg/polydbg/...").CombinedOutput()
 	if err != nil {
@@ -32,7 +33,9 @@ func TestLayers(t *testing.T) {
 				bad = append(bad, pkg+" imports "+dep+": protocols never import each other")
 			case (pkg == "engine" || strings.HasPrefix(pkg, "engine/")) && (strings.HasPrefix(dep, "backend/") || strings.HasPrefix(dep, "protocol/") || dep == "launch"):
 				bad = append(bad, pkg+" imports "+dep+": the engine knows no backend and no protocol")
-			case strings.HasPrefix(pkg, "backend/") && (strings.HasPrefix(dep, "protocol/") || dep == "launch"):
+			case pkg == "gdbcmd" && (strings.HasPrefix(dep, "backend/") || strings.HasPrefix(dep, "protocol/")):
+				bad = append(bad, pkg+" imports "+dep+": gdb's commands, shared by protocols, stand on the engine and launch only")
+			case strings.HasPrefix(pkg, "backend/") && (strings.HasPrefix(dep, "protocol/") || dep == "launch" || dep == "gdbcmd"):
 				bad = append(bad, pkg+" imports "+dep+": backends never import protocols")
 			}
 		}

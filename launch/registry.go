@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+
+	"github.com/polydbg/polydbg/engine"
 )
 
 // Registry lists the live debuggees of one polydbg process, so that another front end (the
@@ -57,6 +59,18 @@ func (r *Registry) Remove(id string) {
 	delete(r.byID, id)
 	r.mu.Unlock()
 	r.changed()
+}
+
+// DebuggeeOf returns the debuggee whose session is s, or nil when none is registered.
+func (r *Registry) DebuggeeOf(s *engine.Session) *Debuggee {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.byID {
+		if e.Debuggee != nil && e.Debuggee.Session == s {
+			return e.Debuggee
+		}
+	}
+	return nil
 }
 
 // Get returns the entry with this id, or nil.

@@ -176,9 +176,11 @@ func (f *File) Convert(t dwarf.Type, i int64, x float64, isFloat bool, mem Memor
 func (f *File) ParseType(name string) (dwarf.Type, error) {
 	base := strings.TrimRight(name, "* ")
 	stars := strings.Count(name[len(base):], "*")
-	var words []string
+	var words, quals []string
 	for _, w := range strings.Fields(base) {
-		if w != "const" && w != "volatile" {
+		if w == "const" || w == "volatile" {
+			quals = append(quals, w)
+		} else {
 			words = append(words, w)
 		}
 	}
@@ -199,6 +201,9 @@ func (f *File) ParseType(name string) (dwarf.Type, error) {
 		if t, ok = f.builtinType(base); !ok {
 			return nil, err
 		}
+	}
+	for i := len(quals) - 1; i >= 0; i-- { // const int *: the qualifiers stay in the type's name
+		t = &dwarf.QualType{CommonType: *t.Common(), Qual: quals[i], Type: t}
 	}
 	for range stars {
 		t = &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: int64(f.Arch.PtrSize)}, Type: t}

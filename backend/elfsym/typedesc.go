@@ -56,10 +56,11 @@ func DescribeType(t dwarf.Type, expand bool) string {
 		}
 		return TypeName(t)
 	}
-	switch tt := resolve(t).(type) {
+	quals, u := qualified(t)
+	switch tt := u.(type) {
 	case *dwarf.StructType:
 		var b strings.Builder
-		b.WriteString(TypeName(tt) + " {\n")
+		b.WriteString(quals + TypeName(tt) + " {\n")
 		for _, f := range tt.Field {
 			b.WriteString("    " + Declare(TypeName(f.Type), f.Name) + ";\n")
 		}
@@ -75,7 +76,7 @@ func DescribeType(t dwarf.Type, expand bool) string {
 			}
 			next = v.Val + 1
 		}
-		return TypeName(tt) + " {" + strings.Join(vals, ", ") + "}"
+		return quals + TypeName(tt) + " {" + strings.Join(vals, ", ") + "}"
 	case *dwarf.PtrType: // struct pt {...} *, as gdb expands what a pointer points to
 		if tt.Type == nil {
 			break
@@ -84,12 +85,34 @@ func DescribeType(t dwarf.Type, expand bool) string {
 			break
 		}
 		inner := DescribeType(tt.Type, true)
-		if strings.HasSuffix(inner, "*") {
-			return inner + "*"
+		if !strings.HasSuffix(inner, "*") {
+			inner += " "
 		}
-		return inner + " *"
+		if quals != "" { // int * const: the pointer's own qualifiers follow it
+			return inner + "* " + strings.TrimSpace(quals)
+		}
+		return inner + "*"
 	}
-	return TypeName(resolve(t))
+	return quals + TypeName(u)
+}
+
+// qualified strips typedefs and qualifiers off t as resolve does, and returns the
+// qualifiers it met ("const ", "const volatile "), which gdb's ptype keeps.
+func qualified(t dwarf.Type) (quals string, u dwarf.Type) {
+	for range 32 {
+		switch tt := t.(type) {
+		case *dwarf.TypedefType:
+			t = tt.Type
+		case *dwarf.QualType:
+			if !strings.Contains(quals, tt.Qual) {
+				quals += tt.Qual + " "
+			}
+			t = tt.Type
+		default:
+			return quals, t
+		}
+	}
+	return quals, t
 }
 
 // Declare is the C declaration of name with the type spelled typ: "int *p", "char buf[8]".

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"github.com/polydbg/polydbg/internal/wire"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/internal/lineedit"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/launch"
@@ -79,9 +78,9 @@ func debugCmd(args []string) int {
 	}
 	defer stopWeb()
 	newSession := registered(spec, "debug")
-	cfg := cli.Config{In: os.Stdin, Out: os.Stdout, Echo: *echo, NewSession: newSession, Interrupts: withInterrupt,
-		Context: *context, Names: targetNames, Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote,
-		Disassemble: disassembleFunction, Instructions: instructionsFrom, Commands: commands, Batch: *batch}
+	cfg := cli.Config{In: os.Stdin, Echo: *echo, Interrupts: withInterrupt, Commands: commands,
+		Debug: gdbcmd.Config{Out: os.Stdout, NewSession: newSession, Context: *context, Names: targetNames,
+			Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote, Batch: *batch}}
 	switch {
 	case *batch: // no input is read: the commands and their answers only, as gdb -batch
 	case !isTerminal(os.Stdin) && spec.Kind == launch.Kite:
@@ -89,10 +88,10 @@ func debugCmd(args []string) int {
 		// commands and answers alone, served as the stdio protocols are (stdio.go).
 		out := wire.NewOutbox(protocolStdout())
 		defer out.Close()
-		cfg.In, cfg.Out = wire.FlushBeforeRead(os.Stdin, out), out
+		cfg.In, cfg.Debug.Out = wire.FlushBeforeRead(os.Stdin, out), out
 	case isTerminal(os.Stdin) && isTerminal(os.Stdout):
 		cfg.Terminal = true
-		cfg.Color = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+		cfg.Debug.Color = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 		if !*noHistory {
 			cfg.HistoryFile = lineedit.DefaultHistoryFile("polydbg")
 			cfg.HistorySize, _ = strconv.Atoi(os.Getenv("POLYDBG_HISTSIZE")) // 0: the default
@@ -195,43 +194,4 @@ func withInterrupt(pause func()) (stop func()) {
 		}
 	}()
 	return func() { signal.Stop(ch); close(done) }
-}
-
-// debuggeeOf is the registered debuggee of session s, or nil.
-func debuggeeOf(s *engine.Session) *launch.Debuggee {
-	for _, e := range launch.Sessions.List() {
-		if d := e.Debuggee; d != nil && d.Session == s {
-			return d
-		}
-	}
-	return nil
-}
-
-// disassembleFunction is the terminal's disassemble: the function that holds pc in the
-// debuggee of session s.
-func disassembleFunction(ctx context.Context, s *engine.Session, pc uint64) (string, []cli.Instruction, error) {
-	d := debuggeeOf(s)
-	if d == nil {
-		return "", nil, errors.New("no debuggee for this session")
-	}
-	name, ins, err := d.DisassembleFunction(ctx, pc)
-	return name, cliInstructions(ins), err
-}
-
-// instructionsFrom is the terminal's x/i: count instructions from pc.
-func instructionsFrom(ctx context.Context, s *engine.Session, pc uint64, count int) ([]cli.Instruction, error) {
-	d := debuggeeOf(s)
-	if d == nil {
-		return nil, errors.New("no debuggee for this session")
-	}
-	ins, err := d.Disassemble(ctx, pc, count)
-	return cliInstructions(ins), err
-}
-
-func cliInstructions(ins []launch.Instruction) []cli.Instruction {
-	out := make([]cli.Instruction, len(ins))
-	for i, in := range ins {
-		out[i] = cli.Instruction{PC: in.PC, Text: in.Text}
-	}
-	return out
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/cli"
 )
@@ -42,5 +43,5 @@ func BenchmarkNextInProcess(b *testing.B) {
 	}
 	in := &nextFeed{n: b.N, head: "break 3\nrun\n"}
 	b.ResetTimer()
-	cli.Run(cli.Config{In: in, Out: io.Discard, NewSession: kiteSessions(p)})
+	cli.Run(cli.Config{In: in, Debug: gdbcmd.Config{Out: io.Discard, NewSession: kiteSessions(p)}})
 }

@@ -1,30 +1,22 @@
-// Package cli is polydbg's terminal debugger: gdb's command names and short forms over the
-// engine, for any target. It reads commands line by line, so it works at a terminal and
-// with its input piped from a script.
+// Package cli is polydbg's terminal debugger: gdb's commands (package gdbcmd) read line by
+// line from a terminal, with line editing, history and Tab completion, or from a pipe or a
+// script, with Ctrl-C pausing the program.
 package cli
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"sync/atomic"
 
-	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/internal/lineedit"
-	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // Config says what to debug and where to talk.
 type Config struct {
+	Debug  gdbcmd.Config // the program, its sessions and how they are shown
 	In     io.Reader
-	Out    io.Writer // the debugger's own text and the program's output
-	Prompt string    // "(polydbg) " by default
-	// NewSession makes a fresh, unstarted session of the program: at start and for
-	// run/restart after the program ended.
-	NewSession func() (*engine.Session, error)
+	Prompt string // "(polydbg) " by default
 	// Echo prints each command after the prompt (useful when input is piped).
 	Echo bool
 	// Interrupts, when set, arranges for pause to be called on Ctrl-C and returns a
@@ -37,63 +29,9 @@ type Config struct {
 	// HistorySize caps it (lineedit.DefaultHistorySize when 0).
 	HistoryFile string
 	HistorySize int
-	// Color writes source lines with syntax colour (only for a terminal without NO_COLOR).
-	Color bool
-	// Context shows source, stack, locals and registers after each stop (set context on|off).
-	Context bool
-	// Names lists what the target knows by name, for Tab completion: its functions and
-	// source files. Nil means none.
-	Names func(t engine.Target) (funcs, files []string)
-	// Attached says the program is there already, halted (firmware in QEMU or behind a GDB
-	// stub): continue starts it, as gdb's continue does after target remote.
-	Attached bool
-	// Disassemble returns the instructions of the function of session s that holds pc, with
-	// its name (nil: disassemble is not offered).
-	Disassemble func(ctx context.Context, s *engine.Session, pc uint64) (string, []Instruction, error)
-	// Instructions returns count instructions from pc in the debuggee of session s (x/i;
-	// nil: not offered).
-	Instructions func(ctx context.Context, s *engine.Session, pc uint64, count int) ([]Instruction, error)
-	// Commands run first, each as if typed (gdb's -ex and -x); Batch then ends the session
-	// without reading In (gdb's -batch), killing the program if it still runs.
+	// Commands run first, each as if typed (gdb's -ex and -x); Debug.Batch then ends the
+	// session without reading In (gdb's -batch), killing the program if it still runs.
 	Commands []string
-	Batch    bool
-}
-
-// Debugger is one terminal debugging session.
-type Debugger struct {
-	cfg    Config
-	out    *wire.SyncWriter // the debugger's writes, serialised with the program output it forwards
-	s      *engine.Session
-	output *output              // prints the session's program output as it comes
-	held   *engine.Subscription // output's, held while a command runs (hold, release)
-	// current is d.s for the Ctrl-C handler, which runs on another goroutine; pendingPause
-	// is a Ctrl-C that came since the last prompt, perhaps before the program was resumed.
-	current      atomic.Pointer[engine.Session]
-	pendingPause atomic.Bool
-	frame        int
-	history      []string
-	lastCmd      string
-	listAt       int                              // next line for a bare "list"
-	values       engine.ValueHistory              // gdb's $1, $2...
-	context      bool                             // set context on|off
-	pretty       bool                             // set print pretty on|off
-	listLines    int                              // set listsize N
-	stopThread   uint64                           // the thread of the last stop reported
-	temporary    map[int]bool                     // tbreak's breakpoints, for gdb's words at their hit
-	momentary    int                              // advance's breakpoint, while it runs: its hit is told as a plain stop
-	insnDisplays map[int]int                      // display/i: the display's number, how many instructions
-	lastFrame    stopFrame                        // the frame of the last stop reported
-	midLine      bool                             // that stop is in the middle of a line (after finish)
-	pcDigits     int                              // hex digits of the target's pc, once known
-	sourceDepth  int                              // files being read by source, one inside another
-	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
-}
-
-// stopFrame tells one frame from another between stops, as gdb's frame ids do for a step:
-// its function and how deep it is.
-type stopFrame struct {
-	fn    string
-	depth int
 }
 
 // Run runs the debugger until quit or the end of input; it returns the exit status.
@@ -101,267 +39,58 @@ func Run(cfg Config) int {
 	if cfg.Prompt == "" {
 		cfg.Prompt = "(polydbg) "
 	}
-	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), context: cfg.Context}
-	if err := d.newSession(); err != nil {
-		d.printf("%v\n", err)
+	d, err := gdbcmd.New(cfg.Debug)
+	if err != nil {
+		io.WriteString(cfg.Debug.Out, err.Error()+"\n")
 		return 1
 	}
-	defer func() { d.s.Close() }()
+	defer d.Close()
 	if cfg.Interrupts != nil {
-		stop := cfg.Interrupts(d.interrupt)
+		stop := cfg.Interrupts(d.Interrupt)
 		defer stop()
 	}
 	for _, line := range cfg.Commands {
 		if cfg.Echo {
-			d.printf("%s%s\n", cfg.Prompt, line)
+			d.Printf("%s%s\n", cfg.Prompt, line)
 		}
-		if d.command(line, nil) {
+		if d.Exec(line, false) {
 			return 0
 		}
 	}
-	if cfg.Batch {
+	if cfg.Debug.Batch {
 		return 0
 	}
-	in := lineedit.Pipe(cfg.In, d.out, maxLine)
+	in := lineedit.Pipe(cfg.In, d.Writer(), gdbcmd.MaxLine)
 	if cfg.Terminal {
-		in = lineedit.NewTerminal(lineedit.Options{HistoryFile: cfg.HistoryFile, HistorySize: cfg.HistorySize, Complete: d.complete})
+		in = lineedit.NewTerminal(lineedit.Options{HistoryFile: cfg.HistoryFile, HistorySize: cfg.HistorySize, Complete: d.Complete})
 	}
 	defer in.Close()
 	for {
-		d.pendingPause.Store(false)
+		d.Prompted()
 		raw, err := in.ReadLine(cfg.Prompt)
 		switch {
 		case errors.Is(err, lineedit.ErrLineTooLong):
-			d.printf("Line too long (more than %d bytes); ignored.\n", maxLine)
+			d.Printf("Line too long (more than %d bytes); ignored.\n", gdbcmd.MaxLine)
 			continue
 		case errors.Is(err, lineedit.ErrInterrupted): // Ctrl-C at the prompt, as in gdb
-			d.printf("Quit\n")
+			d.Printf("Quit\n")
 			continue
 		case err != nil && cfg.Terminal: // Ctrl-D
-			d.printf("quit\n")
+			d.Printf("quit\n")
 			return 0
 		case err != nil:
-			d.printf("\n")
+			d.Printf("\n")
 			return 0
 		}
 		line := strings.TrimSpace(raw)
 		if cfg.Echo {
-			d.printf("%s\n", line)
+			d.Printf("%s\n", line)
 		}
-		if d.command(line, in) {
+		if line != "" {
+			in.Remember(line)
+		}
+		if d.Exec(line, true) {
 			return 0
 		}
 	}
-}
-
-// command runs one command line; an empty line repeats the last command. A line read
-// from in (nil for -ex and source) joins the history. It reports whether the command was
-// quit.
-func (d *Debugger) command(line string, in lineedit.Reader) (quit bool) {
-	if line == "" {
-		line = d.lastCmd // an empty line repeats the last command, as in gdb
-		if line == "" {
-			return false
-		}
-	} else if in != nil {
-		d.history = append(d.history, line)
-		in.Remember(line)
-	}
-	d.lastCmd = line
-	d.hold()
-	defer d.release()
-	return d.exec(line)
-}
-
-func (d *Debugger) printf(format string, args ...any) { fmt.Fprintf(d.out, format, args...) }
-
-// hold keeps the output printer asleep while a command runs: a step's events are taken
-// by the command itself (waitFrom), with no thread woken for them. A command that waits
-// for the program to run releases it first, so that output prints as it comes.
-func (d *Debugger) hold() {
-	d.held = d.output.sub
-	d.held.Hold()
-}
-
-func (d *Debugger) release() {
-	if d.held != nil {
-		d.held.Release()
-		d.held = nil
-	}
-}
-
-// newSession replaces the session by a fresh one with the old one's breakpoints (same
-// numbers, as gdb keeps them across runs).
-func (d *Debugger) newSession() error {
-	s, err := d.cfg.NewSession()
-	if err != nil {
-		return err
-	}
-	if d.s != nil {
-		for _, bp := range s.RestoreBreakpoints(d.s.Breakpoints()) {
-			if bp.Message != "" && !bp.Verified {
-				d.printf("warning: breakpoint %d: %s\n", bp.ID, bp.Message)
-			}
-		}
-		s.RestoreWatches(d.s.Watches()) // the displays, under the same numbers
-		for name, h := range d.signals {
-			_ = s.HandleSignal(name, h)
-		}
-		d.s.Close()
-	}
-	d.s, d.frame, d.stopThread, d.lastFrame = s, 0, 0, stopFrame{}
-	d.current.Store(s)
-	d.output = startOutput(d.out, d.cfg.Out, s)
-	return nil
-}
-
-// reportStop tells a stop as gdb does: what stopped the program, then the frame line
-// ("fact (n=2) at t.c:12") when the stop is in another frame than the last one or at a
-// breakpoint, then the source line.
-func (d *Debugger) reportStop(st *engine.Stop) {
-	loc := st.Location
-	depth, _ := d.s.Depth()
-	d.midLine = d.s.MidStatement(loc)
-	if d.midLine && st.Reason == engine.ReasonBreakpoint { // as gdb: a line's or function's breakpoint is
-		_, byAddress := d.s.InstructionBreakpointAt(loc.PC) // at its start (an inlined copy's too)
-		d.midLine = byAddress
-	}
-	here := stopFrame{loc.Func, depth}
-	newFrame := here != d.lastFrame
-	d.lastFrame = here
-	where := func() string { // the innermost frame's line, told only when it is shown
-		if frames, err := d.s.Stack(); err == nil && len(frames) > 0 {
-			return d.frameLine(frames[0], d.midLine)
-		}
-		return d.frameLine(engine.Frame{Func: loc.Func, Location: loc}, d.midLine)
-	}
-	if st.ThreadID != 0 && st.ThreadID != d.stopThread {
-		if d.stopThread != 0 { // as gdb, say so when the stop is in another thread
-			d.printf("\n[Switching to thread %d (%s)]", d.s.ThreadNum(st.ThreadID), targetID(engine.Thread{ID: st.ThreadID}))
-		}
-		d.stopThread = st.ThreadID
-	}
-	switch st.Reason {
-	case engine.ReasonBreakpoint:
-		if d.momentary != 0 && d.momentary == st.BreakpointID { // advance got there: gdb says only where
-			d.printf("%s\n", where())
-			break
-		}
-		kind := "Breakpoint"
-		if d.temporary[st.BreakpointID] {
-			kind = "Temporary breakpoint"
-			delete(d.temporary, st.BreakpointID)
-		}
-		d.printf("\n%s %d, %s\n", kind, st.BreakpointID, where())
-		if st.Text != "" {
-			d.printf("%s\n", st.Text)
-		}
-	case engine.ReasonException:
-		if st.Signal != "" { // a native program's signal, in gdb's words
-			d.printf("\nProgram received signal %s.\n%s\n", engine.SignalText(st.Signal), where())
-			break
-		}
-		d.printf("\nRuntime error: %s\n  in %s\n", st.Text, where())
-	case engine.ReasonData:
-		d.reportWatch(st)
-		d.printf("%s\n", where())
-	case engine.ReasonPause:
-		d.printf("\nPaused in %s\n", where())
-	case engine.ReasonEntry:
-		d.printf("Stopped at entry, %s\n", where())
-	case engine.ReasonFrame:
-		d.printf("Frame boundary, %s\n", where())
-	default: // a step: the frame line only when it stepped into another frame
-		if newFrame || loc.Line == 0 {
-			d.printf("%s\n", where())
-		} else if d.midLine && !d.indexedPCs() && !d.context && loc.Line > 0 {
-			d.printf("%s\t", d.pcText(loc.PC)) // as gdb: the line, after the pc inside it
-		}
-	}
-	if d.context {
-		d.showContext(loc)
-	} else {
-		d.showLine(loc.File, loc.Line)
-	}
-	d.listAt = max(1, loc.Line-d.listSize()/2) // list then shows the lines around it, as gdb
-	d.showDisplays(0)
-}
-
-// showDisplays prints the displays (the engine's watches; all, or only the one numbered
-// only) as taken at the current stop, as gdb does: "n: /x expr = value".
-func (d *Debugger) showDisplays(only int) {
-	values, err := d.s.WatchValues(d.s.LastHalt().Seq)
-	if err != nil { // not stopped
-		return
-	}
-	for _, w := range values {
-		spec := d.displaySpec(w.Watch)
-		n, insns := d.insnDisplays[w.ID]
-		switch {
-		case only != 0 && w.ID != only:
-		case insns && w.Err == "": // display/i: x/i at the expression's address
-			d.printf("%d: x/%s\n", w.ID, strings.TrimPrefix(spec, "/"))
-			if addr, ok := engine.IntegerOf(w.Value.Value); ok {
-				d.examineInstructions(uint64(addr), n)
-			}
-		case w.Err != "":
-			d.printf("%d: %s = <error: %s>\n", w.ID, spec, w.Err)
-		default:
-			d.printf("%d: %s = %s\n", w.ID, spec, d.layout(w.Value.Value))
-		}
-	}
-}
-
-// displaySpec is a display as typed: "[/F ]EXPR".
-func (d *Debugger) displaySpec(w engine.Watch) string {
-	if n, ok := d.insnDisplays[w.ID]; ok {
-		if n == 1 {
-			return "/i " + w.Expr
-		}
-		return fmt.Sprintf("/%di %s", n, w.Expr)
-	}
-	if w.Format != 0 {
-		return "/" + string(w.Format) + " " + w.Expr
-	}
-	return w.Expr
-}
-
-// instructionFormat reads display's "/i EXPR" or "/Ni EXPR" (N instructions).
-func instructionFormat(args string) (int, string, bool) {
-	spec, expr, ok := strings.Cut(strings.TrimPrefix(args, "/"), " ")
-	if !strings.HasPrefix(args, "/") || !ok || !strings.HasSuffix(spec, "i") {
-		return 0, "", false
-	}
-	n := 1
-	if digits := strings.TrimSuffix(spec, "i"); digits != "" {
-		v, ok := atoi(digits)
-		if !ok || v <= 0 {
-			return 0, "", false
-		}
-		n = v
-	}
-	return n, strings.TrimSpace(expr), strings.TrimSpace(expr) != ""
-}
-
-// explain turns engine errors into the messages a gdb user expects.
-func explain(err error) string {
-	switch {
-	case errors.Is(err, engine.ErrNotStarted):
-		return "The program is not being run. Use \"run\" or \"start\"."
-	case errors.Is(err, engine.ErrRunning):
-		return "The program is running. Use \"interrupt\" (or Ctrl-C) first."
-	case errors.Is(err, engine.ErrUnsupported):
-		return "Not available on this target (" + err.Error() + "): it has no machine registers or memory."
-	case errors.Is(err, engine.ErrEnded):
-		return "The program is not being run (it has ended). Use \"run\" to start it again."
-	}
-	return err.Error()
-}
-
-// maxLine is the longest command line read; a longer one is skipped with a message.
-const maxLine = 1 << 20
-
-func atoi(s string) (int, bool) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	return n, err == nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/kite/compile"
 	"github.com/polydbg/polydbg/protocol/cli"
@@ -39,8 +40,8 @@ func scriptColor(t *testing.T, commands string, color bool) string {
 	file, p := compileProg(t)
 	var out strings.Builder
 	code := cli.Run(cli.Config{
-		In: strings.NewReader(commands), Out: &out, Echo: true, Color: color,
-		NewSession: kiteSessions(p),
+		In: strings.NewReader(commands), Echo: true,
+		Debug: gdbcmd.Config{Out: &out, Color: color, NewSession: kiteSessions(p)},
 	})
 	if code != 0 {
 		t.Fatalf("exit %d", code)

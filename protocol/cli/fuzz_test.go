@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/cli"
 )
@@ -38,7 +39,7 @@ func FuzzCommands(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			cli.Run(cli.Config{In: strings.NewReader(script), Out: &out, NewSession: kiteSessions(p)})
+			cli.Run(cli.Config{In: strings.NewReader(script), Debug: gdbcmd.Config{Out: &out, NewSession: kiteSessions(p)}})
 		}()
 		select {
 		case <-done:

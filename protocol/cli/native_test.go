@@ -11,6 +11,7 @@ import (
 
 	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/internal/realparts"
 	"github.com/polydbg/polydbg/protocol/cli"
 )
@@ -51,17 +52,20 @@ func nativeScriptOf(t *testing.T, name, prog, commands string, flags ...string) 
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	var out strings.Builder
-	cli.Run(cli.Config{
-		In: strings.NewReader(commands), Out: &out, Echo: true,
-		NewSession: func() (*engine.Session, error) {
-			tg, err := gdbremote.LaunchNative(context.Background(), exe, nil, gdbremote.Config{})
-			if err != nil {
-				return nil, err
-			}
-			return engine.NewSession(tg), nil
-		},
-	})
+	cli.Run(cli.Config{In: strings.NewReader(commands), Echo: true,
+		Debug: gdbcmd.Config{Out: &out, NewSession: nativeSessions(exe)}})
 	return dir, out.String()
+}
+
+// nativeSessions makes the sessions of a native program under gdbserver.
+func nativeSessions(exe string) func() (*engine.Session, error) {
+	return func() (*engine.Session, error) {
+		tg, err := gdbremote.LaunchNative(context.Background(), exe, nil, gdbremote.Config{})
+		if err != nil {
+			return nil, err
+		}
+		return engine.NewSession(tg), nil
+	}
 }
 
 // The same commands work on a native program under gdbserver as on a Kite program.

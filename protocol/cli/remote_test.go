@@ -14,6 +14,7 @@ import (
 	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/internal/firmware"
 	"github.com/polydbg/polydbg/internal/realparts"
 	"github.com/polydbg/polydbg/protocol/cli"
@@ -26,8 +27,7 @@ func remoteScript(t *testing.T, commands string, open func(ctx context.Context) 
 	var out strings.Builder
 	done := make(chan int, 1)
 	go func() {
-		done <- cli.Run(cli.Config{
-			In: strings.NewReader(commands), Out: &out, Echo: true,
+		done <- cli.Run(cli.Config{In: strings.NewReader(commands), Echo: true, Debug: gdbcmd.Config{Out: &out,
 			NewSession: func() (*engine.Session, error) {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
@@ -37,7 +37,7 @@ func remoteScript(t *testing.T, commands string, open func(ctx context.Context) 
 				}
 				return engine.NewSession(tg), nil
 			},
-		})
+		}})
 	}()
 	select {
 	case code := <-done:

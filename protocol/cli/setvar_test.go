@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/polydbg/polydbg/backend/gdbremote"
-	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/internal/realparts"
 	"github.com/polydbg/polydbg/protocol/cli"
 )
@@ -50,16 +48,8 @@ func cScriptExe(t *testing.T, src, commands string) (transcript, exe string) {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	var out strings.Builder
-	cli.Run(cli.Config{
-		In: strings.NewReader(commands), Out: &out, Echo: true,
-		NewSession: func() (*engine.Session, error) {
-			tg, err := gdbremote.LaunchNative(context.Background(), exe, nil, gdbremote.Config{})
-			if err != nil {
-				return nil, err
-			}
-			return engine.NewSession(tg), nil
-		},
-	})
+	cli.Run(cli.Config{In: strings.NewReader(commands), Echo: true,
+		Debug: gdbcmd.Config{Out: &out, NewSession: nativeSessions(exe)}})
 	return strings.ReplaceAll(out.String(), dir+"/", ""), exe
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/kite"
 	"github.com/polydbg/polydbg/protocol/cli"
 )
@@ -141,9 +142,9 @@ func TestCtrlCBeforeTheResumeStillPauses(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		cli.Run(cli.Config{In: in, Out: &out, Echo: true,
+		cli.Run(cli.Config{In: in, Echo: true,
 			Interrupts: func(p func()) func() { pause = p; return func() {} },
-			NewSession: kiteSessions(p)})
+			Debug:      gdbcmd.Config{Out: &out, NewSession: kiteSessions(p)}})
 	}()
 	select {
 	case <-done:

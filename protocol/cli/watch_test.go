@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/internal/realparts"
 	"github.com/polydbg/polydbg/protocol/cli"
 )
@@ -92,8 +93,8 @@ func TestTemporaryBreakpointHit(t *testing.T) {
 func TestContinueStartsAnAttachedProgram(t *testing.T) {
 	_, p := compileProg(t)
 	var out strings.Builder
-	cli.Run(cli.Config{In: strings.NewReader("b fib\ncontinue\nc\n"), Out: &out, Echo: true,
-		NewSession: kiteSessions(p), Attached: true})
+	cli.Run(cli.Config{In: strings.NewReader("b fib\ncontinue\nc\n"), Echo: true,
+		Debug: gdbcmd.Config{Out: &out, NewSession: kiteSessions(p), Attached: true}})
 	expect(t, out.String(), "(polydbg) continue\nContinuing.\n", "Breakpoint 1, fib (n=0) at", "(polydbg) c\nContinuing.\n", "Breakpoint 1, fib (n=1) at")
 	expect(t, script(t, "b fib\ncontinue\n"), `The program is not being run. Use "run" or "start".`)
 }

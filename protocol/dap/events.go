@@ -56,8 +56,11 @@ func (c *conn) translate(e engine.Event) {
 			return // the client made this change and has its answer
 		}
 		reason := "changed"
-		if e.Kind == engine.EventBreakpointRemoved {
+		switch {
+		case e.Kind == engine.EventBreakpointRemoved:
 			reason = "removed"
+		case e.Created: // made by another front end, or by -exec break: the client shows it
+			reason = "new"
 		}
 		c.event("breakpoint", godap.BreakpointEventBody{Reason: reason, Breakpoint: c.breakpoint(*e.Breakpoint)})
 	case engine.EventThread:

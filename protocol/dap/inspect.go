@@ -10,6 +10,7 @@ import (
 
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/launch"
 )
 
@@ -105,6 +106,9 @@ func variable(v engine.Variable) godap.Variable {
 // may assign and call.
 func (c *conn) evaluate(d *launch.Debuggee, a godap.EvaluateArguments) (any, error) {
 	pure := a.Context != "repl"
+	if line, ok := strings.CutPrefix(a.Expression, "-exec"); ok && !pure && (line == "" || line[0] == ' ') {
+		return godap.EvaluateResponseBody{Result: c.gdbCommand(d, frameIndex(a.FrameId), line)}, nil
+	}
 	v, err := d.Evaluate(frameIndex(a.FrameId), a.Expression, engine.EvalMode{Pure: pure})
 	if err != nil {
 		return nil, err
@@ -115,6 +119,20 @@ func (c *conn) evaluate(d *launch.Debuggee, a godap.EvaluateArguments) (any, err
 	}
 	return godap.EvaluateResponseBody{Result: dv.Value, Type: dv.Type, VariablesReference: dv.VariablesReference,
 		IndexedVariables: dv.IndexedVariables}, nil
+}
+
+// gdbCommand runs a gdb command typed in the debug console as "-exec COMMAND", the way of
+// VS Code's C/C++ debugger and Cortex-Debug (package gdbcmd, on this connection's session;
+// the commands that run the program are refused there). Its text is the answer.
+func (c *conn) gdbCommand(d *launch.Debuggee, frame int, line string) string {
+	if c.gdb == nil || c.gdbOf != d.Session {
+		c.gdb, c.gdbOf = gdbcmd.Attach(d.Session, gdbcmd.Config{Out: &c.gdbOut}), d.Session
+	}
+	c.gdbOut.Reset()
+	c.gdb.SelectFrame(frame)
+	c.gdb.Exec(strings.TrimSpace(line), true)
+	c.event("invalidated", godap.InvalidatedEventBody{Areas: []godap.InvalidatedAreas{"variables"}}) // set var, call
+	return strings.TrimSuffix(c.gdbOut.String(), "\n")
 }
 
 // completions offers what can end the expression before the cursor: variables and

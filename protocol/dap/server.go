@@ -7,6 +7,7 @@ package dap
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/internal/wirejson"
 	"github.com/polydbg/polydbg/launch"
@@ -82,9 +84,12 @@ type conn struct {
 	args          launchArgs
 	authed        bool
 	configured    bool
-	ownContinues  int    // continued events caused by this client's requests: not echoed
-	ownBreakpoint uint64 // breakpoint events up to this seq came from this client
-	done          bool   // disconnect answered: stop reading
+	ownContinues  int              // continued events caused by this client's requests: not echoed
+	ownBreakpoint uint64           // breakpoint events up to this seq came from this client
+	done          bool             // disconnect answered: stop reading
+	gdb           *gdbcmd.Debugger // the debug console's gdb commands (-exec), on gdbOf
+	gdbOf         *engine.Session
+	gdbOut        bytes.Buffer // what the gdb command being run wrote
 
 	// What lives for one stop (threads.go, goto.go, data.go, modules.go).
 	thr   threadState             // the threads seen, and the frame-id slots of this stop

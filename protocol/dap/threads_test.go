@@ -2,7 +2,6 @@ package dap
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -69,16 +68,8 @@ func threadEvents(t *testing.T, extra map[string]any) (got, want []string) {
 // In the debug console (repl) a C program's function can be called, as gdb's call does; a
 // hover, which is pure, refuses and the program is not run.
 func TestReplCallsAFunction(t *testing.T) {
-	realparts.Need(t, "gcc", "gdbserver")
-	dir := t.TempDir()
-	src, exe := filepath.Join(dir, "sq.c"), filepath.Join(dir, "sq")
-	prog := "int square(int x) { return x * x; }\nint main(void) {\n    int n = 3;\n    return square(n) - 9;\n}\n"
-	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	realparts.Need(t, "gdbserver")
+	src, exe := realparts.BuildC(t, "sq", "int square(int x) { return x * x; }\nint main(void) {\n    int n = 3;\n    return square(n) - 9;\n}\n")
 	c := newTestClient(t, Options{})
 	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
 	c.do("launch", map[string]any{"kind": "native", "program": exe})

@@ -28,6 +28,7 @@ type debuggee struct {
 	// call serializes the tool calls on this session, so that two calls of one agent never
 	// interleave a resume and an inspection.
 	call sync.Mutex
+	gdb  *gdbConsole // the gdb tool's console, made at its first call (under call)
 
 	mu            sync.Mutex
 	out           []byte // the newest program output, at most keepOutput bytes

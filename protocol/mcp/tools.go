@@ -5,4 +5,5 @@ func (s *Server) addTools() {
 	s.addInspectTools()
 	s.addUntilTool()
 	s.addDeviceTools()
+	s.addGDBTool()
 }

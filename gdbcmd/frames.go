@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 // The call stack as gdb shows it: backtrace, frame, up, down, and the frame line of a stop.
 

@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 // gdb's `set var X = V` (through the engine's SetVariable), and `info args` apart from
 // `info locals`.

@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 import (
 	"context"
@@ -86,9 +86,9 @@ func (d *Debugger) resume(cmd func() error) (engine.Halt, bool) {
 	return d.waitFrom(seq)
 }
 
-// interrupt is Ctrl-C (SIGINT): pause the program if it runs, or as soon as the command
+// Interrupt is Ctrl-C (SIGINT): pause the program if it runs, or as soon as the command
 // being run resumes it.
-func (d *Debugger) interrupt() {
+func (d *Debugger) Interrupt() {
 	d.pendingPause.Store(true)
 	if s := d.current.Load(); s != nil {
 		_ = s.Pause()

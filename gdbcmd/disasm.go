@@ -1,23 +1,23 @@
-package cli
+package gdbcmd
 
 import (
 	"context"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/launch"
 )
 
-// Instruction is one instruction of a disassembly (Config.Disassemble).
-type Instruction struct {
-	PC   uint64
-	Text string
-}
+// debuggee is what launched the session, which disassembles its code; nil when it was not
+// launched by package launch (nothing is then disassembled).
+func (d *Debugger) debuggee() *launch.Debuggee { return launch.Sessions.DebuggeeOf(d.s) }
 
 // cmdDisassemble is gdb's disassemble: the function that holds the selected frame's pc, or
 // the function named, or the one at *ADDR, its instructions with their offsets and "=>" at
 // the frame's pc.
 func cmdDisassemble(d *Debugger, args string) bool {
-	if d.cfg.Disassemble == nil {
+	dbg := d.debuggee()
+	if dbg == nil {
 		d.printf("This target cannot be disassembled here.\n")
 		return false
 	}
@@ -48,7 +48,7 @@ func cmdDisassemble(d *Debugger, args string) bool {
 		}
 		pc = loc.PC
 	}
-	name, ins, err := d.cfg.Disassemble(context.Background(), d.s, pc)
+	name, ins, err := dbg.DisassembleFunction(context.Background(), pc)
 	if err != nil {
 		d.printf("%s\n", explain(err))
 		return false

@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 // gdb's handle and info signals: what a native program's signals do.
 

@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 // The commands that run the program: run, start, continue, step, next, finish, until,
 // advance, jump.

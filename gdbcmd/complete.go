@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 import (
 	"sort"
@@ -15,8 +15,8 @@ var subcommands = map[string][]string{
 	"show": {"context", "listsize", "values"},
 }
 
-// complete returns the unchanged start of line and the candidates for the word at its end.
-func (d *Debugger) complete(line string) (head string, cands []string) {
+// Complete returns the unchanged start of line and the candidates for the word at its end.
+func (d *Debugger) Complete(line string) (head string, cands []string) {
 	word, rest, spaced := strings.Cut(strings.TrimLeft(line, " "), " ")
 	lead := line[:len(line)-len(strings.TrimLeft(line, " "))]
 	if !spaced {

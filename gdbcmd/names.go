@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 // Commands over the program's names: gdb's rbreak and info functions.
 

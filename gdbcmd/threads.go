@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 // Threads as gdb shows them: `info threads` lists every thread, by the engine's gdb
 // numbers, with the frame it is in, and `thread N` selects one (its stack, variables and

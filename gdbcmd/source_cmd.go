@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 import (
 	"bufio"
@@ -29,14 +29,14 @@ func cmdSource(d *Debugger, args string) bool {
 	d.sourceDepth++
 	defer func() { d.sourceDepth--; d.lastCmd = "" }() // Enter after source does not repeat its last line
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	sc.Buffer(make([]byte, 0, 4096), MaxLine)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		d.release() // the command runs as if typed: it holds the output printer itself
-		quit := d.command(line, nil)
+		quit := d.Exec(line, false)
 		d.hold()
 		if quit {
 			return true

@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 // gdb's commands for text of one's own: echo, output, printf, and dprintf (a breakpoint
 // that prints).

@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 import (
 	"io"
@@ -74,7 +74,7 @@ func TestComplete(t *testing.T) {
 		{"frobnicate x", "frobnicate x", nil},
 		{"p/x", "p/x", nil},
 	} {
-		head, got := d.complete(tt.line)
+		head, got := d.Complete(tt.line)
 		if head != tt.head || !slices.Equal(got, tt.want) {
 			t.Errorf("complete(%q) = %q, %q; want %q, %q", tt.line, head, got, tt.head, tt.want)
 		}
@@ -91,7 +91,7 @@ func FuzzComplete(f *testing.F) {
 		if len(line) > 256 {
 			return
 		}
-		head, _ := d.complete(line)
+		head, _ := d.Complete(line)
 		if !strings.HasPrefix(line, head) {
 			t.Fatalf("complete(%q): head %q is not the start of the line", line, head)
 		}

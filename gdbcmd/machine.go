@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 import (
 	"context"
@@ -115,6 +115,10 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// maxExamine bounds the memory one x command reads (x/s and x/i: the count of strings
+// or instructions times the unit).
+const maxExamine = 64 << 10
+
 // cmdExamine is gdb's x/NFU ADDR: N units of size U (b, h, w, g) shown in format F
 // (x hex, d signed, u unsigned, c char).
 func cmdExamine(d *Debugger, args string) bool {
@@ -148,6 +152,10 @@ func cmdExamine(d *Debugger, args string) bool {
 		if format == 'c' && !strings.ContainsAny(spec, "hwg") {
 			unit = 1
 		}
+	}
+	if count*unit > maxExamine {
+		d.printf("x: at most %d bytes at a time.\n", maxExamine)
+		return false
 	}
 	addr, err := d.address(strings.TrimSpace(args))
 	if err != nil {
@@ -305,11 +313,12 @@ func (d *Debugger) examineStrings(addr uint64, count int) {
 
 // examineInstructions is x/i: count instructions from addr, "=>" at the selected frame's pc.
 func (d *Debugger) examineInstructions(addr uint64, count int) {
-	if d.cfg.Instructions == nil {
+	dbg := d.debuggee()
+	if dbg == nil {
 		d.printf("This target cannot be disassembled here.\n")
 		return
 	}
-	ins, err := d.cfg.Instructions(context.Background(), d.s, addr, count)
+	ins, err := dbg.Disassemble(context.Background(), addr, count)
 	if err != nil {
 		d.printf("%s\n", explain(err))
 		return

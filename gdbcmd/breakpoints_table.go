@@ -1,4 +1,4 @@
-package cli
+package gdbcmd
 
 // info breakpoints, in gdb's table.
 

@@ -1,0 +1,57 @@
+package gdbcmd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// A guest debugger (Attach) inspects another front end's session in the frame it is told,
+// keeps its value history, and refuses what would run, replace or end the program, read
+// files or, read-only, change it; the session is left as it was.
+func TestAttachedGuest(t *testing.T) {
+	host := stoppedDebugger(t)
+	var out strings.Builder
+	g := Attach(host.s, Config{Out: &out, ReadOnly: true})
+	run := func(frame int, line string) string {
+		out.Reset()
+		g.SelectFrame(frame)
+		g.Exec(line, true)
+		return out.String()
+	}
+	for _, tt := range []struct {
+		frame      int
+		line, want string
+	}{
+		{0, "p n", "$1 = 3\n"},
+		{0, "p $1 * 2", "$2 = 6\n"},
+		{0, "bt", "#0  work (n=3) at "},
+		{1, "frame", "#1  "},
+		{0, "info locals", "s = "},
+		{0, "next", "next: not here; the program is run from the debugger this console belongs to.\n"},
+		{0, "run", "run: not here"},
+		{0, "kill", "kill: not here"},
+		{0, "source /etc/passwd", "source: not here"},
+		{0, "quit", "quit: not here"},
+		{0, "set var n = 4", "set: refused"},
+		{0, "set n = 4", "set: refused"},
+		{0, "call work(1)", "call: refused"},
+		{0, "set listsize 5", ""},
+		{0, "x/100000xg &n", "x: at most 65536 bytes at a time.\n"},
+	} {
+		if got := run(tt.frame, tt.line); !strings.HasPrefix(got, tt.want) || tt.want == "" && got != "" {
+			t.Errorf("%s (frame %d): %q, want %q", tt.line, tt.frame, got, tt.want)
+		}
+	}
+	if host.s.State() != engine.Stopped {
+		t.Fatalf("the host's session is %v, want still stopped", host.s.State())
+	}
+	if v, err := host.s.Evaluate(0, "n", engine.EvalMode{Pure: true}); err != nil || v.Value != "3" {
+		t.Fatalf("n = %v, %v after the refused set, want 3", v.Value, err)
+	}
+	g.Close() // a guest's Close leaves the session to its host
+	if host.s.State() != engine.Stopped {
+		t.Fatalf("after the guest's Close the session is %v", host.s.State())
+	}
+}

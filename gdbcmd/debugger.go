@@ -1,0 +1,334 @@
+// Package gdbcmd is gdb's command language over an engine.Session: gdb's command names,
+// short forms and output, for any target. The terminal (protocol/cli) reads its commands
+// from a user; DAP's debug console (-exec) and MCP's gdb tool run them on a session they
+// drive themselves, as gdb's MI runs console commands (-interpreter-exec console).
+package gdbcmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/wire"
+)
+
+// Config says what to debug and where to write.
+type Config struct {
+	Out io.Writer // the debugger's own text and, when it owns the session, the program's output
+	// NewSession makes a fresh, unstarted session of the program: at start and for
+	// run/restart after the program ended.
+	NewSession func() (*engine.Session, error)
+	// Color writes source lines with syntax colour (only for a terminal without NO_COLOR).
+	Color bool
+	// Context shows source, stack, locals and registers after each stop (set context on|off).
+	Context bool
+	// Names lists what the target knows by name, for Tab completion: its functions and
+	// source files. Nil means none.
+	Names func(t engine.Target) (funcs, files []string)
+	// Attached says the program is there already, halted (firmware in QEMU or behind a GDB
+	// stub): continue starts it, as gdb's continue does after target remote.
+	Attached bool
+	// ReadOnly refuses the commands that change the program's memory or registers or run
+	// its code: set var, set $REG, call (a guest of a server not allowed to write).
+	ReadOnly bool
+	// Batch is gdb's -batch: the session ends after its commands (a few messages differ).
+	Batch bool
+}
+
+// Debugger is one gdb command session.
+type Debugger struct {
+	cfg    Config
+	out    *wire.SyncWriter // the debugger's writes, serialised with the program output it forwards
+	s      *engine.Session
+	output *output              // prints the session's program output as it comes (nil when guest)
+	held   *engine.Subscription // output's, held while a command runs (hold, release)
+	// guest says the session is another front end's (Attach): it runs the program, and
+	// the commands that would run or replace it, or read files, are refused.
+	guest bool
+	// current is d.s for the Ctrl-C handler, which runs on another goroutine; pendingPause
+	// is a Ctrl-C that came since the last prompt, perhaps before the program was resumed.
+	current      atomic.Pointer[engine.Session]
+	pendingPause atomic.Bool
+	frame        int
+	history      []string
+	lastCmd      string
+	listAt       int                              // next line for a bare "list"
+	values       engine.ValueHistory              // gdb's $1, $2...
+	context      bool                             // set context on|off
+	pretty       bool                             // set print pretty on|off
+	listLines    int                              // set listsize N
+	stopThread   uint64                           // the thread of the last stop reported
+	temporary    map[int]bool                     // tbreak's breakpoints, for gdb's words at their hit
+	momentary    int                              // advance's breakpoint, while it runs: its hit is told as a plain stop
+	insnDisplays map[int]int                      // display/i: the display's number, how many instructions
+	lastFrame    stopFrame                        // the frame of the last stop reported
+	midLine      bool                             // that stop is in the middle of a line (after finish)
+	pcDigits     int                              // hex digits of the target's pc, once known
+	sourceDepth  int                              // files being read by source, one inside another
+	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
+}
+
+// stopFrame tells one frame from another between stops, as gdb's frame ids do for a step:
+// its function and how deep it is.
+type stopFrame struct {
+	fn    string
+	depth int
+}
+
+// New starts a debugger that owns its sessions: it makes the first with cfg.NewSession,
+// runs the program and prints its output.
+func New(cfg Config) (*Debugger, error) {
+	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), context: cfg.Context}
+	if err := d.newSession(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Attach makes a debugger on a session another front end drives (DAP's debug console,
+// MCP's gdb tool): its commands inspect the program and set breakpoints, displays and
+// values, and the ones that run, replace or end the program, or read files, are refused.
+func Attach(s *engine.Session, cfg Config) *Debugger {
+	cfg.NewSession = nil
+	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), s: s, guest: true, context: cfg.Context}
+	d.current.Store(s)
+	return d
+}
+
+// Close ends the session the debugger owns (New); a guest's session is left as it is.
+func (d *Debugger) Close() {
+	if !d.guest {
+		d.s.Close()
+	}
+}
+
+// Exec runs one command line; an empty line repeats the last command, as gdb's. typed
+// says the line was typed (it then joins the history command's list). It reports whether
+// the command was quit.
+func (d *Debugger) Exec(line string, typed bool) (quit bool) {
+	if line == "" {
+		line = d.lastCmd // an empty line repeats the last command, as in gdb
+		if line == "" {
+			return false
+		}
+	} else if typed {
+		d.history = append(d.history, line)
+	}
+	d.lastCmd = line
+	d.hold()
+	defer d.release()
+	return d.exec(line)
+}
+
+// SelectFrame selects frame n of the stopped program, as frame N does, without a word.
+func (d *Debugger) SelectFrame(n int) { d.frame = max(0, n) }
+
+// Writer is where the debugger writes, in order with the program output it forwards: a
+// terminal writes its prompts there.
+func (d *Debugger) Writer() io.Writer { return d.out }
+
+// Prompted says the user is being asked for the next command: a Ctrl-C from now on is
+// for the command to come, not one that was pending.
+func (d *Debugger) Prompted() { d.pendingPause.Store(false) }
+
+// Printf writes the debugger's text (what the terminal says about its input).
+func (d *Debugger) Printf(format string, args ...any) { d.printf(format, args...) }
+
+func (d *Debugger) printf(format string, args ...any) { fmt.Fprintf(d.out, format, args...) }
+
+// hold keeps the output printer asleep while a command runs: a step's events are taken
+// by the command itself (waitFrom), with no thread woken for them. A command that waits
+// for the program to run releases it first, so that output prints as it comes.
+func (d *Debugger) hold() {
+	if d.output != nil {
+		d.held = d.output.sub
+		d.held.Hold()
+	}
+}
+
+func (d *Debugger) release() {
+	if d.held != nil {
+		d.held.Release()
+		d.held = nil
+	}
+}
+
+// newSession replaces the session by a fresh one with the old one's breakpoints (same
+// numbers, as gdb keeps them across runs).
+func (d *Debugger) newSession() error {
+	s, err := d.cfg.NewSession()
+	if err != nil {
+		return err
+	}
+	if d.s != nil {
+		for _, bp := range s.RestoreBreakpoints(d.s.Breakpoints()) {
+			if bp.Message != "" && !bp.Verified {
+				d.printf("warning: breakpoint %d: %s\n", bp.ID, bp.Message)
+			}
+		}
+		s.RestoreWatches(d.s.Watches()) // the displays, under the same numbers
+		for name, h := range d.signals {
+			_ = s.HandleSignal(name, h)
+		}
+		d.s.Close()
+	}
+	d.s, d.frame, d.stopThread, d.lastFrame = s, 0, 0, stopFrame{}
+	d.current.Store(s)
+	d.output = startOutput(d.out, d.cfg.Out, s)
+	return nil
+}
+
+// reportStop tells a stop as gdb does: what stopped the program, then the frame line
+// ("fact (n=2) at t.c:12") when the stop is in another frame than the last one or at a
+// breakpoint, then the source line.
+func (d *Debugger) reportStop(st *engine.Stop) {
+	loc := st.Location
+	depth, _ := d.s.Depth()
+	d.midLine = d.s.MidStatement(loc)
+	if d.midLine && st.Reason == engine.ReasonBreakpoint { // as gdb: a line's or function's breakpoint is
+		_, byAddress := d.s.InstructionBreakpointAt(loc.PC) // at its start (an inlined copy's too)
+		d.midLine = byAddress
+	}
+	here := stopFrame{loc.Func, depth}
+	newFrame := here != d.lastFrame
+	d.lastFrame = here
+	where := func() string { // the innermost frame's line, told only when it is shown
+		if frames, err := d.s.Stack(); err == nil && len(frames) > 0 {
+			return d.frameLine(frames[0], d.midLine)
+		}
+		return d.frameLine(engine.Frame{Func: loc.Func, Location: loc}, d.midLine)
+	}
+	if st.ThreadID != 0 && st.ThreadID != d.stopThread {
+		if d.stopThread != 0 { // as gdb, say so when the stop is in another thread
+			d.printf("\n[Switching to thread %d (%s)]", d.s.ThreadNum(st.ThreadID), targetID(engine.Thread{ID: st.ThreadID}))
+		}
+		d.stopThread = st.ThreadID
+	}
+	switch st.Reason {
+	case engine.ReasonBreakpoint:
+		if d.momentary != 0 && d.momentary == st.BreakpointID { // advance got there: gdb says only where
+			d.printf("%s\n", where())
+			break
+		}
+		kind := "Breakpoint"
+		if d.temporary[st.BreakpointID] {
+			kind = "Temporary breakpoint"
+			delete(d.temporary, st.BreakpointID)
+		}
+		d.printf("\n%s %d, %s\n", kind, st.BreakpointID, where())
+		if st.Text != "" {
+			d.printf("%s\n", st.Text)
+		}
+	case engine.ReasonException:
+		if st.Signal != "" { // a native program's signal, in gdb's words
+			d.printf("\nProgram received signal %s.\n%s\n", engine.SignalText(st.Signal), where())
+			break
+		}
+		d.printf("\nRuntime error: %s\n  in %s\n", st.Text, where())
+	case engine.ReasonData:
+		d.reportWatch(st)
+		d.printf("%s\n", where())
+	case engine.ReasonPause:
+		d.printf("\nPaused in %s\n", where())
+	case engine.ReasonEntry:
+		d.printf("Stopped at entry, %s\n", where())
+	case engine.ReasonFrame:
+		d.printf("Frame boundary, %s\n", where())
+	default: // a step: the frame line only when it stepped into another frame
+		if newFrame || loc.Line == 0 {
+			d.printf("%s\n", where())
+		} else if d.midLine && !d.indexedPCs() && !d.context && loc.Line > 0 {
+			d.printf("%s\t", d.pcText(loc.PC)) // as gdb: the line, after the pc inside it
+		}
+	}
+	if d.context {
+		d.showContext(loc)
+	} else {
+		d.showLine(loc.File, loc.Line)
+	}
+	d.listAt = max(1, loc.Line-d.listSize()/2) // list then shows the lines around it, as gdb
+	d.showDisplays(0)
+}
+
+// showDisplays prints the displays (the engine's watches; all, or only the one numbered
+// only) as taken at the current stop, as gdb does: "n: /x expr = value".
+func (d *Debugger) showDisplays(only int) {
+	values, err := d.s.WatchValues(d.s.LastHalt().Seq)
+	if err != nil { // not stopped
+		return
+	}
+	for _, w := range values {
+		spec := d.displaySpec(w.Watch)
+		n, insns := d.insnDisplays[w.ID]
+		switch {
+		case only != 0 && w.ID != only:
+		case insns && w.Err == "": // display/i: x/i at the expression's address
+			d.printf("%d: x/%s\n", w.ID, strings.TrimPrefix(spec, "/"))
+			if addr, ok := engine.IntegerOf(w.Value.Value); ok {
+				d.examineInstructions(uint64(addr), n)
+			}
+		case w.Err != "":
+			d.printf("%d: %s = <error: %s>\n", w.ID, spec, w.Err)
+		default:
+			d.printf("%d: %s = %s\n", w.ID, spec, d.layout(w.Value.Value))
+		}
+	}
+}
+
+// displaySpec is a display as typed: "[/F ]EXPR".
+func (d *Debugger) displaySpec(w engine.Watch) string {
+	if n, ok := d.insnDisplays[w.ID]; ok {
+		if n == 1 {
+			return "/i " + w.Expr
+		}
+		return fmt.Sprintf("/%di %s", n, w.Expr)
+	}
+	if w.Format != 0 {
+		return "/" + string(w.Format) + " " + w.Expr
+	}
+	return w.Expr
+}
+
+// instructionFormat reads display's "/i EXPR" or "/Ni EXPR" (N instructions).
+func instructionFormat(args string) (int, string, bool) {
+	spec, expr, ok := strings.Cut(strings.TrimPrefix(args, "/"), " ")
+	if !strings.HasPrefix(args, "/") || !ok || !strings.HasSuffix(spec, "i") {
+		return 0, "", false
+	}
+	n := 1
+	if digits := strings.TrimSuffix(spec, "i"); digits != "" {
+		v, ok := atoi(digits)
+		if !ok || v <= 0 {
+			return 0, "", false
+		}
+		n = v
+	}
+	return n, strings.TrimSpace(expr), strings.TrimSpace(expr) != ""
+}
+
+// explain turns engine errors into the messages a gdb user expects.
+func explain(err error) string {
+	switch {
+	case errors.Is(err, engine.ErrNotStarted):
+		return "The program is not being run. Use \"run\" or \"start\"."
+	case errors.Is(err, engine.ErrRunning):
+		return "The program is running. Use \"interrupt\" (or Ctrl-C) first."
+	case errors.Is(err, engine.ErrUnsupported):
+		return "Not available on this target (" + err.Error() + "): it has no machine registers or memory."
+	case errors.Is(err, engine.ErrEnded):
+		return "The program is not being run (it has ended). Use \"run\" to start it again."
+	}
+	return err.Error()
+}
+
+// MaxLine is the longest command line read; a longer one is skipped with a message.
+const MaxLine = 1 << 20
+
+func atoi(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return n, err == nil
+}

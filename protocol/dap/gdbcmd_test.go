@@ -1,0 +1,69 @@
+package dap
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+const areaProg = `struct point { int x, y; };
+int counter = 7;
+
+int area(struct point *p, int scale) {
+    int sum = p->x * p->y;
+    return sum * scale;
+}
+
+int main(void) {
+    struct point pt = {3, 4};
+    int vals[4] = {1, 2, 3, 4};
+    counter += vals[2];
+    return area(&pt, 2) - 24;
+}
+`
+
+// gdbConsoleCommands are typed in the debug console as "-exec COMMAND" at the stop in area,
+// with the frame of the index given selected in the client.
+var gdbConsoleCommands = append(realparts.InFrame(0, "p sum", "p/x sum * scale", "p *p", "p p->x + scale",
+	"ptype p", "whatis *p", "info args", "info locals", "bt", "x/2dw p", "p counter", "output scale",
+	`printf "%d-%d\n", sum, scale`, "info line", "p $pc", "info registers rip", "info breakpoints", "info frame",
+	"p/t scale", "p sizeof(struct point)", "p &counter", "ptype struct point"),
+	realparts.InFrame(1, "info locals", "p vals", "p vals[1] + pt.y", "p/x vals")...)
+
+// The debug console runs gdb's commands typed as "-exec COMMAND" (as VS Code's C/C++
+// debugger does) and answers as gdb does: each answer is compared with gdb's own at the same
+// stop of the same program, with the client's selected frame as gdb's.
+func TestExecCommandsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdbserver", "gdb")
+	src, exe := realparts.BuildC(t, "area", areaProg)
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": exe})
+	c.event("initialized")
+	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{map[string]any{"line": 6}}})
+	c.do("configurationDone", nil)
+	tid := c.event("stopped")["threadId"]
+	frames := c.do("stackTrace", map[string]any{"threadId": tid})["stackFrames"].([]any)
+	var ours []string
+	for _, q := range gdbConsoleCommands {
+		fid := frames[q.Frame].(map[string]any)["id"]
+		r := c.do("evaluate", map[string]any{"expression": "-exec " + q.Cmd, "frameId": fid, "context": "repl"})
+		ours = append(ours, r["result"].(string))
+	}
+	realparts.CompareAnswers(t, "DAP -exec", gdbConsoleCommands, ours, realparts.GDBAnswers(t, exe, "break area.c:6\nrun", gdbConsoleCommands))
+
+	// The commands that would run the program are refused, and the client runs it on.
+	if r := c.do("evaluate", map[string]any{"expression": "-exec next", "context": "repl"}); !strings.Contains(r["result"].(string), "not here") {
+		t.Errorf("-exec next: %q", r["result"])
+	}
+	// A breakpoint set from the console is the client's news, and is hit.
+	c.do("evaluate", map[string]any{"expression": "-exec break main", "context": "repl"})
+	if e := c.event("breakpoint"); e["reason"] != "new" {
+		t.Errorf("breakpoint event after -exec break: %v", e)
+	}
+	c.do("continue", map[string]any{"threadId": tid})
+	if e := c.event("exited"); e["exitCode"] != float64(0) {
+		t.Errorf("exit code %v, want 0", e["exitCode"])
+	}
+}

@@ -1,0 +1,49 @@
+package mcp_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/protocol/mcp"
+)
+
+// The gdb tool answers gdb's commands as gdb does: each answer at the stop in average is
+// compared with gdb's own at the same stop, in the frame the call selects. The commands
+// that run the program are refused, and without --allow-write so are those that change it.
+func TestGDBToolAsGDB(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver", "gdb")
+	src := testdata(t, "average.c")
+	exe := filepath.Join(t.TempDir(), "average")
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	ctx := timeout(t, 60*time.Second)
+	_, cs := inProcess(t, ctx, mcp.Options{AllowExec: true}, nil)
+	ret := line(t, src, "ret")
+	id := must(t, ctx, cs, "start", map[string]any{"program": exe,
+		"breakpoints": []any{map[string]any{"file": src, "line": ret}}})["session"]
+	asked := append(realparts.InFrame(0, "p sum", "p/x sum + n", "x/3dw xs", "info args", "info locals", "bt",
+		"ptype xs", "info frame", "p xs[1] * 2", "info line", "output n"),
+		realparts.InFrame(1, "info locals", "p scores", "p/x scores[2]", "p $1 + 1")...)
+	var ours []string
+	for _, q := range asked {
+		r := must(t, ctx, cs, "gdb", map[string]any{"session": id, "commands": q.Cmd, "frame": q.Frame})
+		ours = append(ours, strings.TrimSuffix(str(r["output"]), "\n"))
+	}
+	realparts.CompareAnswers(t, "MCP gdb tool", asked, ours, realparts.GDBAnswers(t, exe, "break average.c:"+strconv.Itoa(ret)+"\nrun", asked))
+
+	r := must(t, ctx, cs, "gdb", map[string]any{"session": id, "commands": "next\nset var sum = 18\ncall average(xs, 1)\np sum"})
+	for _, want := range []string{"next: not here", "set: refused", "call: refused", "= 12\n"} {
+		if !strings.Contains(str(r["output"]), want) {
+			t.Errorf("gdb without --allow-write: no %q in\n%s", want, r["output"])
+		}
+	}
+	if sc := must(t, ctx, cs, "continue", map[string]any{"session": id}); !strings.Contains(str(sc["output"]), "average: 4") {
+		t.Errorf("the program went on to print %q, want average: 4 (sum unchanged)", sc["output"])
+	}
+}
