@@ -55,3 +55,29 @@ func TestAttachedGuest(t *testing.T) {
 		t.Fatalf("after the guest's Close the session is %v", host.s.State())
 	}
 }
+
+// FuzzGuest: no line makes a guest run, replace or end its host's program, or panic.
+func FuzzGuest(f *testing.F) {
+	for _, s := range []string{"next", "c", "r", "k", "q", "source x", "u 3", "adv 4", "j 3", "set var n = 2",
+		"call work(2)", "p n", "x/4x &n", "display n", "tbreak 4", "finish", "fin", "si", "ni", "interrupt",
+		"thread apply all bt", "frame 9", "", "\x00", "info frame", "p $1"} {
+		f.Add(s)
+	}
+	host := stoppedDebugger(f)
+	before, _ := host.s.Stack()
+	var out strings.Builder
+	g := Attach(host.s, Config{Out: &out})
+	f.Fuzz(func(t *testing.T, line string) {
+		if len(line) > 256 {
+			return
+		}
+		out.Reset()
+		g.Exec(line, true)
+		if host.s.State() != engine.Stopped {
+			t.Fatalf("%q: the host's program is %v", line, host.s.State())
+		}
+		if now, _ := host.s.Stack(); len(now) != len(before) || now[0].Location.Line != before[0].Location.Line {
+			t.Fatalf("%q: the program moved", line)
+		}
+	})
+}

@@ -3,6 +3,8 @@ package gdbcmd
 import (
 	"sort"
 	"strings"
+
+	"github.com/polydbg/polydbg/engine"
 )
 
 // Tab completion: command names, subcommands, function and file names where a location
@@ -86,12 +88,12 @@ func (d *Debugger) commandNames(prefix string) []string {
 
 // completeLocation offers functions, and files followed by ':' (break FILE:LINE).
 func (d *Debugger) completeLocation(prefix string) []string {
-	if d.cfg.Names == nil || strings.HasPrefix(prefix, "*") || strings.Contains(prefix, ":") {
+	n, ok := d.s.Target().(engine.Names)
+	if !ok || strings.HasPrefix(prefix, "*") || strings.Contains(prefix, ":") {
 		return nil
 	}
-	funcs, files := d.cfg.Names(d.s.Target())
-	out := prefixed(funcs, prefix)
-	for _, f := range prefixed(files, prefix) {
+	out := prefixed(n.FunctionNames(), prefix)
+	for _, f := range prefixed(n.SourceFiles(), prefix) {
 		out = append(out, f+":")
 	}
 	return unique(out)

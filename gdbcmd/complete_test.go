@@ -33,7 +33,6 @@ func stoppedDebugger(t testing.TB) *Debugger {
 			}
 			return engine.NewSession(tg), nil
 		},
-		Names: func(engine.Target) ([]string, []string) { return []string{"work", "main"}, []string{"c.kite"} },
 	}}
 	if err := d.newSession(); err != nil {
 		t.Fatal(err)

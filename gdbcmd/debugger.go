@@ -26,9 +26,6 @@ type Config struct {
 	Color bool
 	// Context shows source, stack, locals and registers after each stop (set context on|off).
 	Context bool
-	// Names lists what the target knows by name, for Tab completion: its functions and
-	// source files. Nil means none.
-	Names func(t engine.Target) (funcs, files []string)
 	// Attached says the program is there already, halted (firmware in QEMU or behind a GDB
 	// stub): continue starts it, as gdb's continue does after target remote.
 	Attached bool

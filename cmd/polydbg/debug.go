@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/internal/lineedit"
 	"github.com/polydbg/polydbg/kite"
@@ -79,7 +78,7 @@ func debugCmd(args []string) int {
 	defer stopWeb()
 	newSession := registered(spec, "debug")
 	cfg := cli.Config{In: os.Stdin, Echo: *echo, Interrupts: withInterrupt, Commands: commands,
-		Debug: gdbcmd.Config{Out: os.Stdout, NewSession: newSession, Context: *context, Names: targetNames,
+		Debug: gdbcmd.Config{Out: os.Stdout, NewSession: newSession, Context: *context,
 			Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote, Batch: *batch}}
 	switch {
 	case *batch: // no input is read: the commands and their answers only, as gdb -batch
@@ -104,14 +103,6 @@ func debugCmd(args []string) int {
 func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
-}
-
-// targetNames lists a target's functions and source files for Tab completion.
-func targetNames(t engine.Target) (funcs, files []string) {
-	if n, ok := t.(engine.Names); ok {
-		return n.FunctionNames(), n.SourceFiles()
-	}
-	return nil, nil
 }
 
 var errUsage = fmt.Errorf("missing or conflicting arguments")

@@ -53,6 +53,19 @@ func TestExecCommandsAsGDB(t *testing.T) {
 	}
 	realparts.CompareAnswers(t, "DAP -exec", gdbConsoleCommands, ours, realparts.GDBAnswers(t, exe, "break area.c:6\nrun", gdbConsoleCommands))
 
+	// The console completes gdb's words: subcommands, and functions where a location goes.
+	for text, want := range map[string]string{"-exec info reg": "registers", "-exec break are": "area area.c:", "-exec disas": "disassemble"} {
+		var labels []string
+		for _, g := range c.do("completions", map[string]any{"text": text, "column": len(text) + 1})["targets"].([]any) {
+			labels = append(labels, g.(map[string]any)["label"].(string))
+			if g.(map[string]any)["start"] != float64(strings.LastIndex(text, " ")+1) {
+				t.Errorf("completion of %q starts at %v", text, g.(map[string]any)["start"])
+			}
+		}
+		if strings.Join(labels, " ") != want {
+			t.Errorf("completions of %q: %q, want %s", text, labels, want)
+		}
+	}
 	// The commands that would run the program are refused, and the client runs it on.
 	if r := c.do("evaluate", map[string]any{"expression": "-exec next", "context": "repl"}); !strings.Contains(r["result"].(string), "not here") {
 		t.Errorf("-exec next: %q", r["result"])

@@ -125,14 +125,20 @@ func (c *conn) evaluate(d *launch.Debuggee, a godap.EvaluateArguments) (any, err
 // VS Code's C/C++ debugger and Cortex-Debug (package gdbcmd, on this connection's session;
 // the commands that run the program are refused there). Its text is the answer.
 func (c *conn) gdbCommand(d *launch.Debuggee, frame int, line string) string {
+	g := c.gdbConsole(d)
+	c.gdbOut.Reset()
+	g.SelectFrame(frame)
+	g.Exec(strings.TrimSpace(line), true)
+	c.event("invalidated", godap.InvalidatedEventBody{Areas: []godap.InvalidatedAreas{"variables"}}) // set var, call
+	return strings.TrimSuffix(c.gdbOut.String(), "\n")
+}
+
+// gdbConsole is the gdb command debugger of the session d, made at its first use.
+func (c *conn) gdbConsole(d *launch.Debuggee) *gdbcmd.Debugger {
 	if c.gdb == nil || c.gdbOf != d.Session {
 		c.gdb, c.gdbOf = gdbcmd.Attach(d.Session, gdbcmd.Config{Out: &c.gdbOut}), d.Session
 	}
-	c.gdbOut.Reset()
-	c.gdb.SelectFrame(frame)
-	c.gdb.Exec(strings.TrimSpace(line), true)
-	c.event("invalidated", godap.InvalidatedEventBody{Areas: []godap.InvalidatedAreas{"variables"}}) // set var, call
-	return strings.TrimSuffix(c.gdbOut.String(), "\n")
+	return c.gdb
 }
 
 // completions offers what can end the expression before the cursor: variables and
@@ -141,6 +147,15 @@ func (c *conn) completions(d *launch.Debuggee, a godap.CompletionsArguments) (an
 	text := a.Text
 	if col := a.Column - 1; col >= 0 && col <= len(text) { // columns are 1-based
 		text = text[:col]
+	}
+	if line, ok := strings.CutPrefix(text, "-exec "); ok { // a gdb command: its words
+		head, cands := c.gdbConsole(d).Complete(line)
+		start, n := len(text)-len(line)+len(head), len(line)-len(head)
+		out := make([]godap.CompletionItem, len(cands))
+		for i, cand := range cands {
+			out[i] = godap.CompletionItem{Label: strings.TrimSpace(cand), Text: cand, Start: start, Length: n}
+		}
+		return godap.CompletionsResponseBody{Targets: out}, nil
 	}
 	names, n, err := d.CompleteExpression(frameIndex(a.FrameId), text)
 	if err != nil {
