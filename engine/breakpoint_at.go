@@ -20,14 +20,34 @@ func (s *Session) InstructionBreakpointAt(pc uint64) (Breakpoint, bool) {
 	return Breakpoint{}, false
 }
 
-// EnsureInstructionBreakpoint returns the instruction breakpoint at pc, setting a plain one
-// (no condition) when there is none, so that setting the same address twice gives the same
-// breakpoint. Callers that set from several goroutines serialize their calls.
+// EnsureInstructionBreakpoint returns the instruction breakpoint at pc (as the target
+// resolves it: a Thumb address names pc-1), setting a plain one (no condition) when there is
+// none, so that setting the same address twice, from any goroutine, gives the same breakpoint.
 func (s *Session) EnsureInstructionBreakpoint(pc uint64) (Breakpoint, error) {
+	s.ensureMu.Lock()
+	defer s.ensureMu.Unlock()
 	if bp, ok := s.InstructionBreakpointAt(pc); ok {
 		return bp, nil
 	}
+	at, resolved := s.BreakpointsAt(pc)
+	for _, bp := range at {
+		if bp.Spec.Kind == InstructionBreakpoint && bp.Location.PC == resolved {
+			return bp, nil
+		}
+	}
 	return s.SetBreakpoint(BreakpointSpec{Kind: InstructionBreakpoint, PC: pc})
+}
+
+// ClearBreakpointsAt removes the breakpoints bound at address pc (BreakpointsAt) and returns
+// them, with pc as the target resolves it; none is not an error.
+func (s *Session) ClearBreakpointsAt(pc uint64) ([]Breakpoint, uint64, error) {
+	at, resolved := s.BreakpointsAt(pc)
+	for i, b := range at {
+		if err := s.RemoveBreakpoint(b.ID); err != nil {
+			return at[:i], resolved, err
+		}
+	}
+	return at, resolved, nil
 }
 
 // BreakpointsAt returns the breakpoints bound at address pc, of any kind and whichever

@@ -147,19 +147,31 @@ type TelemetrySource interface {
 	Watch(fn func(Telemetry)) (stop func())
 }
 
-// pauseAndWait stops a running debuggee and waits for the stop; it does nothing to one that
-// is not running. The event number is taken before the state is read, so that a stop of its
-// own between the two (a breakpoint) is the one waited for: Pause, then a no-op, would
-// otherwise leave the wait for a stop that never comes.
-func (s *Session) pauseAndWait(ctx context.Context) error {
+// PauseAndWait stops a running debuggee and returns the halt that follows (a stop, or the
+// end when it ended first); a stopped one's last halt comes at once, and a debuggee not
+// started or ended gets Pause's error. The event number is taken before the state is read,
+// so that a stop of its own between the two (a breakpoint) is the one waited for: Pause,
+// then a no-op, would otherwise leave the wait for a stop that never comes.
+func (s *Session) PauseAndWait(ctx context.Context) (Halt, error) {
 	seq := s.Seq()
+	if s.State() != Running {
+		if err := s.Pause(); err != nil {
+			return Halt{}, err
+		}
+		return s.LastHalt(), nil
+	}
+	if err := s.Pause(); err != nil {
+		return Halt{}, err
+	}
+	return s.WaitStop(ctx, seq)
+}
+
+// pauseAndWait is PauseAndWait for the session's own commands, which go on from any state.
+func (s *Session) pauseAndWait(ctx context.Context) error {
 	if s.State() != Running {
 		return nil
 	}
-	if err := s.Pause(); err != nil {
-		return err
-	}
-	_, err := s.WaitStop(ctx, seq)
+	_, err := s.PauseAndWait(ctx)
 	return err
 }
 

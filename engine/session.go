@@ -21,6 +21,7 @@ type Session struct {
 	bps      map[int]*bpState
 	byKey    map[locKey][]*bpState
 	nextID   int
+	ensureMu sync.Mutex // one EnsureInstructionBreakpoint at a time: two never set one address twice
 	exitCode int
 	lastStop *Stop
 	seq      uint64        // of the last event

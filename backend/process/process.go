@@ -95,6 +95,15 @@ type Status struct {
 // Signaled reports whether the program was ended by a signal.
 func (s Status) Signaled() bool { return s.Signal != 0 }
 
+// ExitCode is the status as a shell gives it: the exit code, or 128 plus the signal that
+// killed the program.
+func (s Status) ExitCode() int {
+	if s.Signaled() {
+		return 128 + int(s.Signal)
+	}
+	return s.Code
+}
+
 // SignalName returns the signal's conventional name ("SIGKILL"), or "" for a normal exit.
 func (s Status) SignalName() string {
 	if s.Signal == 0 {

@@ -181,7 +181,7 @@ func TestExitCodesAndSignals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st := waitDone(t, p); st.Code != code || st.Signaled() || st.String() != "exit code "+strconv.Itoa(code) {
+		if st := waitDone(t, p); st.Code != code || st.ExitCode() != code || st.Signaled() || st.String() != "exit code "+strconv.Itoa(code) {
 			t.Errorf("exit %d: got %+v %q", code, st, st)
 		}
 	}
@@ -195,7 +195,7 @@ func TestExitCodesAndSignals(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := waitDone(t, p)
-	if st.Signal != syscall.SIGUSR1 || st.Code != -1 || st.SignalName() != "SIGUSR1" || st.String() != "killed by SIGUSR1" {
+	if st.Signal != syscall.SIGUSR1 || st.Code != -1 || st.SignalName() != "SIGUSR1" || st.ExitCode() != 128+int(syscall.SIGUSR1) || st.String() != "killed by SIGUSR1" {
 		t.Errorf("got %+v %q", st, st)
 	}
 	if err := p.Signal(syscall.SIGTERM); !errors.Is(err, ErrNotRunning) {

@@ -62,11 +62,7 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 			h.Terminated()
 			return
 		}
-		code := st.Code
-		if st.Signaled() {
-			code = 128 + int(st.Signal)
-		}
-		h.Exited(code)
+		h.Exited(st.ExitCode())
 	}()
 	return nil
 }

@@ -37,16 +37,7 @@ func (s *Server) control(ctx context.Context, run func() (*pb.StatusResponse, er
 // Halt stops the core and returns once it has halted.
 func (s *Server) Halt(ctx context.Context, _ *pb.Empty) (*pb.StatusResponse, error) {
 	return s.control(ctx, func() (*pb.StatusResponse, error) {
-		return s.wait(ctx, func(c context.Context) (engine.Halt, error) {
-			seq := s.sess.Seq() // before the state: a stop in between is the one waited for
-			if h := s.sess.LastHalt(); s.sess.State() == engine.Stopped {
-				return h, nil
-			}
-			if err := s.sess.Pause(); err != nil {
-				return engine.Halt{}, err
-			}
-			return s.sess.WaitStop(c, seq)
-		})
+		return s.wait(ctx, s.sess.PauseAndWait)
 	})
 }
 
@@ -137,12 +128,7 @@ func (s *Server) SetBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*p
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
-	s.bpMu.Lock()
-	defer s.bpMu.Unlock()
-	if bs, _ := s.sess.BreakpointsAt(req.Address); len(bs) > 0 {
-		return empty, nil
-	}
-	if _, err := s.sess.SetBreakpoint(engine.BreakpointSpec{Kind: engine.InstructionBreakpoint, PC: req.Address}); err != nil {
+	if _, err := s.sess.EnsureInstructionBreakpoint(req.Address); err != nil {
 		return nil, s.grpcErr(err)
 	}
 	return empty, nil
@@ -150,14 +136,11 @@ func (s *Server) SetBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*p
 
 // ClearBreakpoint removes the breakpoints at an address; NOT_FOUND if there is none.
 func (s *Server) ClearBreakpoint(_ context.Context, req *pb.BreakpointRequest) (*pb.Empty, error) {
-	bs, addr := s.sess.BreakpointsAt(req.Address)
-	if len(bs) == 0 {
+	switch bs, addr, err := s.sess.ClearBreakpointsAt(req.Address); {
+	case err != nil:
+		return nil, s.grpcErr(err)
+	case len(bs) == 0:
 		return nil, status.Errorf(codes.NotFound, "no breakpoint at %#x", addr)
-	}
-	for _, b := range bs {
-		if err := s.sess.RemoveBreakpoint(b.ID); err != nil {
-			return nil, s.grpcErr(err)
-		}
 	}
 	return empty, nil
 }

@@ -81,7 +81,6 @@ type Server struct {
 	stop  context.CancelFunc
 	wg    sync.WaitGroup
 	op    chan struct{} // a token: serialises execution control (see acquire)
-	bpMu  sync.Mutex    // makes SetBreakpoint idempotent under concurrent calls
 }
 
 // New starts cfg.Debuggee (halted at the program's entry unless cfg.Run) and the server's

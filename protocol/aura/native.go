@@ -83,12 +83,8 @@ func (r *runner) runNative(ctx context.Context) int {
 	if terminated {
 		r.out.event(TerminatedEvent{Event: "terminated", Target: "native"}, true)
 	}
-	ev := NativeExitEvent{Event: "nativeExit"}
-	code := st.Code
-	if st.Signaled() {
-		ev.Signal = st.SignalName()
-		code = 128 + int(st.Signal)
-	} else {
+	ev, code := NativeExitEvent{Event: "nativeExit", Signal: st.SignalName()}, st.ExitCode()
+	if !st.Signaled() {
 		ev.Code = &code
 	}
 	r.out.event(ev, true)

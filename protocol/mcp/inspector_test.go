@@ -71,7 +71,7 @@ func TestInspectorCLI(t *testing.T) {
 				byName[str(get(tool, "name"))] = tool
 			}
 			for _, want := range []string{"start", "continue", "step", "next", "finish", "stepi", "pause", "run_until",
-				"set_breakpoint", "evaluate", "read_memory", "write_memory", "registers", "threads", "profile"} {
+				"set_breakpoint", "evaluate", "read_memory", "write_memory", "registers", "threads", "profile", "gdb"} {
 				if byName[want] == nil {
 					t.Errorf("tools/list has no %s", want)
 				}
