@@ -116,6 +116,35 @@ func ProgramPath(name string) string {
 	return name
 }
 
+// Resolved is the spec as a client's configuration means it: its paths absolute, a QEMU or
+// Remote debuggee's ELF its Program when not given, and its kind detected from the program
+// when not given (what DAP's and MCP's launch arguments leave out).
+func (s Spec) Resolved() Spec {
+	for _, p := range []*string{&s.Program, &s.ELF, &s.SVD} {
+		if *p != "" {
+			if a, err := filepath.Abs(*p); err == nil {
+				*p = a
+			}
+		}
+	}
+	if (s.Kind == QEMU || s.Kind == Remote) && s.ELF == "" {
+		s.ELF = s.Program
+	}
+	if s.Kind == "" && s.Program != "" && s.Source == nil {
+		s.Kind = Detect(s.Program)
+	}
+	return s
+}
+
+// Name is what the debuggee is called in lists of sessions: its program's file name, or
+// its ELF's.
+func (s Spec) Name() string {
+	if s.Program == "" {
+		return filepath.Base(s.ELF)
+	}
+	return filepath.Base(s.Program)
+}
+
 // Start makes the debuggee's session, in state Initialized (Session.Start runs it). For
 // targets behind a GDB stub, the stub is started or connected to now: ctx bounds that.
 func Start(ctx context.Context, spec Spec) (*Debuggee, error) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -58,24 +57,11 @@ func (a launchArgs) spec(attach bool) (launch.Spec, error) {
 			return s, errors.New("attach needs \"address\": HOST:PORT of a GDB stub")
 		}
 		s.Kind = launch.Remote
-		if s.ELF == "" {
-			s.ELF = a.Program
-		}
-	}
-	if s.Kind == launch.QEMU && s.ELF == "" {
-		s.ELF = a.Program
-	}
-	if s.Program != "" {
-		if abs, err := filepath.Abs(s.Program); err == nil {
-			s.Program = abs
-		}
 	}
 	if s.Program == "" && s.ELF == "" {
 		return s, errors.New("nothing to debug: give \"program\" (or \"elf\")")
 	}
-	if s.Kind == "" {
-		s.Kind = launch.Detect(s.Program)
-	}
+	s = s.Resolved()
 	return s, a.placeNative(&s)
 }
 
@@ -116,11 +102,7 @@ func (c *conn) start(ctx context.Context, req *rawRequest, attach bool) (any, er
 	a.attach = attach
 	c.args = a
 	c.adopt(d)
-	name := filepath.Base(spec.Program)
-	if spec.Program == "" {
-		name = filepath.Base(spec.ELF)
-	}
-	c.entry = launch.Sessions.Add(d, name, c.opts.Owner)
+	c.entry = launch.Sessions.Add(d, spec.Name(), c.opts.Owner)
 	return nil, nil
 }
 

@@ -277,13 +277,10 @@ func (s *Server) resume(ctx context.Context, c *client, in ExecIn, mode engine.R
 }
 
 func (s *Server) start(ctx context.Context, req *sdk.CallToolRequest, c *client, in StartIn) (StopContext, error) {
-	spec := launch.Spec{Kind: launch.Kind(in.Kind), Program: abs(in.Program), Args: in.Args, ELF: abs(in.ELF),
-		Machine: in.Machine, Address: in.Address, SVD: abs(in.SVD), Profile: in.Profile, Seed: in.Seed}
+	spec := launch.Spec{Kind: launch.Kind(in.Kind), Program: in.Program, Args: in.Args, ELF: in.ELF,
+		Machine: in.Machine, Address: in.Address, SVD: in.SVD, Profile: in.Profile, Seed: in.Seed}.Resolved()
 	if spec.Kind == "" {
-		if spec.Program == "" {
-			return StopContext{}, fmt.Errorf("start: give a program (or kind and elf)")
-		}
-		spec.Kind = launch.Detect(spec.Program)
+		return StopContext{}, fmt.Errorf("start: give a program (or kind and elf)")
 	}
 	if harmful(spec.Kind) && !s.opts.AllowExec {
 		return StopContext{}, fmt.Errorf("refused: starting a %s target runs real code on this machine or a device, "+
@@ -294,11 +291,7 @@ func (s *Server) start(ctx context.Context, req *sdk.CallToolRequest, c *client,
 	if err != nil {
 		return StopContext{}, fmt.Errorf("start: %w", err)
 	}
-	name := filepath.Base(spec.Program)
-	if spec.Program == "" {
-		name = filepath.Base(spec.ELF)
-	}
-	g := newDebuggee(d, name)
+	g := newDebuggee(d, spec.Name())
 	if err := c.add(g); err != nil {
 		g.close()
 		return StopContext{}, err
