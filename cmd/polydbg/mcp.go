@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/protocol/mcp"
 	"github.com/polydbg/polydbg/protocol/web"
 )
@@ -68,7 +69,7 @@ func runMCP(args []string) int {
 		fmt.Fprintln(os.Stderr, "polydbg mcp: --http:", err)
 		return 2
 	}
-	if !mcp.IsLoopbackHost(host) && *token == "" {
+	if !wire.IsLoopbackHost(host) && *token == "" {
 		fmt.Fprintf(os.Stderr, "polydbg mcp: refusing to listen on %s without --token: anyone who reaches it could run code here\n", *addr)
 		return 2
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/internal/tarball"
+	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/launch/supervise"
 )
 
@@ -298,10 +299,7 @@ func CheckListen(addr string, hasToken, insecure bool) error {
 	if hasToken || insecure {
 		return nil
 	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if wire.IsLoopbackHost(host) {
 		return nil
 	}
 	return fmt.Errorf("listening on %q (not loopback) needs --token-file, or --insecure to allow anyone who can connect to run programs as this user", addr)

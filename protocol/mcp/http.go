@@ -2,12 +2,13 @@ package mcp
 
 import (
 	"crypto/subtle"
-	"net"
 	"net/http"
 	"net/url"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // HTTPHandler serves the streamable HTTP transport. With a token, every request must carry
@@ -43,14 +44,5 @@ func LoopbackOrigin(origin string) bool {
 	if err != nil || u.Hostname() == "" {
 		return false
 	}
-	return IsLoopbackHost(u.Hostname())
-}
-
-// IsLoopbackHost says whether a host name or address is this machine's loopback.
-func IsLoopbackHost(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return wire.IsLoopbackHost(u.Hostname())
 }

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // Running is a web view being served.
@@ -23,7 +25,7 @@ func Listen(addr string, opts Options) (*Running, error) {
 	if err != nil {
 		return nil, err
 	}
-	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil && !isLoopbackHost(host) {
+	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil && !wire.IsLoopbackHost(host) {
 		opts.Public = true
 	}
 	s := New(opts)
@@ -42,7 +44,7 @@ func Listen(addr string, opts Options) (*Running, error) {
 // elsewhere the server's token in the address gives them (a mirror has none to give).
 func (r *Running) URL() string {
 	host, port, _ := net.SplitHostPort(r.Addr)
-	if isLoopbackHost(host) || r.mirror {
+	if wire.IsLoopbackHost(host) || r.mirror {
 		return "http://" + r.Addr + "/"
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {

@@ -22,9 +22,9 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 
+	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/launch"
 )
 
@@ -151,7 +151,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
-	if !s.public && !isLoopbackHost(hostOnly(r.Host)) {
+	if !s.public && !wire.IsLoopbackHost(hostOnly(r.Host)) {
 		http.Error(w, "this server answers only to loopback host names (start it on a non-loopback address to serve others)", http.StatusForbidden)
 		return
 	}
@@ -192,10 +192,10 @@ func (s *Server) trusted(r *http.Request) bool {
 		return true
 	}
 	peer, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil || !isLoopbackHost(peer) {
+	if err != nil || !wire.IsLoopbackHost(peer) {
 		return false
 	}
-	return isLoopbackHost(hostOnly(r.Host))
+	return wire.IsLoopbackHost(hostOnly(r.Host))
 }
 
 // hostOnly drops the port of a Host header.
@@ -204,15 +204,6 @@ func hostOnly(host string) string {
 		return h
 	}
 	return host
-}
-
-func isLoopbackHost(host string) bool {
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // authorized checks a control request's session token (header X-Polydbg-Token). A custom
