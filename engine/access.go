@@ -32,6 +32,33 @@ var ErrUnsupported = errors.New("not supported by this target")
 // MaxMemoryRead bounds one memory read through the session.
 const MaxMemoryRead = 1 << 20
 
+// ReadMemoryLive reads n bytes at addr, while the target runs too when it can (LiveMemory:
+// in a brief halt no subscriber sees); a target that cannot is read as ReadMemory does,
+// stopped.
+func (s *Session) ReadMemoryLive(addr uint64, n int) ([]byte, error) {
+	m, ok := s.t.(LiveMemory)
+	if !ok {
+		return s.ReadMemory(addr, n)
+	}
+	if n <= 0 || n > MaxMemoryRead {
+		return nil, fmt.Errorf("read memory: length %d out of range (1..%d)", n, MaxMemoryRead)
+	}
+	return m.ReadLive(addr, n)
+}
+
+// WriteMemoryLive writes data at addr while the target runs too, when it can (see
+// ReadMemoryLive); memory-mapped I/O sees the write.
+func (s *Session) WriteMemoryLive(addr uint64, data []byte) error {
+	m, ok := s.t.(LiveMemory)
+	if !ok {
+		return s.WriteMemory(addr, data)
+	}
+	if len(data) == 0 || len(data) > MaxMemoryRead {
+		return fmt.Errorf("write memory: length %d out of range (1..%d)", len(data), MaxMemoryRead)
+	}
+	return m.WriteLive(addr, data)
+}
+
 // ReadMemory reads n bytes at addr of a stopped target.
 func (s *Session) ReadMemory(addr uint64, n int) ([]byte, error) {
 	m, ok := s.t.(MemoryAccess)

@@ -183,11 +183,7 @@ func (s *Server) ReadMemory(_ context.Context, req *pb.ReadMemoryRequest) (*pb.M
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
-	read := s.sess.ReadMemory
-	if m, ok := s.sess.Target().(engine.LiveMemory); ok {
-		read = m.ReadLive
-	}
-	data, err := read(req.Address, int(req.Length))
+	data, err := s.sess.ReadMemoryLive(req.Address, int(req.Length))
 	if err != nil {
 		return nil, s.memErr(err, req.Address, int(req.Length))
 	}
@@ -205,11 +201,7 @@ func (s *Server) WriteMemory(_ context.Context, req *pb.WriteMemoryRequest) (*pb
 	if err := s.checkEnded(); err != nil {
 		return nil, err
 	}
-	write := s.sess.WriteMemory
-	if m, ok := s.sess.Target().(engine.LiveMemory); ok {
-		write = m.WriteLive
-	}
-	if err := write(req.Address, req.Data); err != nil {
+	if err := s.sess.WriteMemoryLive(req.Address, req.Data); err != nil {
 		return nil, s.memErr(err, req.Address, len(req.Data))
 	}
 	s.publish(&pb.DebugEvent{Event: &pb.DebugEvent_Memory{Memory: &pb.MemoryEvent{Address: req.Address, Data: req.Data}}})
