@@ -106,47 +106,34 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 	var mu sync.Mutex
 	ctxDone := ctx.Done()
 	code, terminated, ended := 0, false, false
-	var handled uint64 // the last event handled
-	drain := func() {  // up to the events that happened before it began
-		upTo := d.s.Seq()
-		for !ended {
-			e, ok, end := sub.TryNext()
-			if !ok {
-				ended = end
-				return
+	handle := func(e engine.Event) {
+		switch e.Kind {
+		case engine.EventOutput:
+			if e.Category == "stderr" {
+				_, _ = io.WriteString(d.errw, e.Text)
+			} else {
+				d.out.program([]byte(e.Text))
 			}
-			switch e.Kind {
-			case engine.EventOutput:
-				if e.Category == "stderr" {
-					_, _ = io.WriteString(d.errw, e.Text)
-				} else {
-					d.out.program([]byte(e.Text))
-				}
-			case engine.EventStopped:
-				d.stopped(e)
-			case engine.EventExited:
-				code = e.ExitCode
-			case engine.EventTerminated:
-				terminated = true
-			}
-			handled, d.reported = e.Seq, e.Seq
-			if e.Seq >= upTo {
-				return
-			}
+		case engine.EventStopped:
+			d.stopped(e)
+		case engine.EventExited:
+			code = e.ExitCode
+		case engine.EventTerminated:
+			terminated = true
 		}
+		d.reported = e.Seq
 	}
-	catchUp := func() {
-		drain()
-		// A stop that came while draining is reported before the command acts on it
-		// (the program is stopped, so this ends).
-		for !ended && handled < d.s.LastHalt().Seq {
-			drain()
+	// drain writes the events that happened before it began; toHalt also a stop that came
+	// meanwhile, so that a command acts on a stop reported (sub.CatchUp).
+	drain := func(toHalt bool) {
+		if !ended {
+			d.reported, ended = sub.CatchUp(d.s.Session, d.reported, toHalt, handle)
 		}
 	}
 	command := func(c Command) { // with mu held
-		catchUp()
+		drain(true)
 		d.command(c)
-		drain() // a step's stop is already reported (it ran on this goroutine)
+		drain(false) // a step's stop is already reported (it ran on this goroutine)
 	}
 	inline := func(c Command) bool {
 		mu.Lock()
@@ -169,12 +156,12 @@ func (d *devvm) loop(ctx context.Context, sub *engine.Subscription) int {
 		select {
 		case <-sub.Ready():
 			mu.Lock()
-			drain()
+			drain(false)
 		case c, ok := <-d.cmds:
 			mu.Lock()
 			if !ok {
 				d.cmds = nil
-				catchUp()
+				drain(true)
 				d.detach()
 				break
 			}

@@ -304,33 +304,16 @@ func (srv *server) closeSession() {
 // command handled next finds "started" and "stopped" already written before its reply.
 // It stops at the events that happened after it began, so that a program printing
 // without end cannot keep the server from reading commands.
-func (srv *server) drain() {
-	ss := srv.sess
-	if ss == nil {
-		return
-	}
-	upTo := ss.s.Seq()
-	for !ss.ended {
-		e, ok, ended := ss.sub.TryNext()
-		if !ok {
-			ss.ended = ended
-			return
-		}
-		srv.handleEvent(e)
-		ss.handled = e.Seq
-		if e.Seq >= upTo {
-			return
-		}
-	}
-}
+func (srv *server) drain() { srv.drainTo(false) }
 
 // catchUp drains, and once more if the program stopped or ended while it did, so that a
 // command acts on a state the IDE has been told about (a stopped program prints nothing
 // more, so this ends).
-func (srv *server) catchUp() {
-	srv.drain()
-	for ss := srv.sess; ss != nil && !ss.ended && ss.handled < ss.s.LastHalt().Seq; {
-		srv.drain()
+func (srv *server) catchUp() { srv.drainTo(true) }
+
+func (srv *server) drainTo(toHalt bool) {
+	if ss := srv.sess; ss != nil && !ss.ended {
+		ss.handled, ss.ended = ss.sub.CatchUp(ss.s.Session, ss.handled, toHalt, srv.handleEvent)
 	}
 }
 

@@ -417,19 +417,12 @@ func (s *Server) engineEvents(sub *engine.Subscription) {
 // next finds every event that happened before it already delivered, so its response
 // follows them and precedes the events its action causes. It reports the subscription's end.
 func (s *Server) drainLocked() (ended bool) {
-	upTo := s.sess.Seq()
-	for {
-		e, ok, end := s.sub.TryNext()
-		if !ok {
-			return end
-		}
+	_, ended = s.sub.CatchUp(s.sess, 0, false, func(e engine.Event) {
 		if msg := s.eventMessage(e); msg != nil {
 			s.broadcast(msg)
 		}
-		if e.Seq >= upTo {
-			return false
-		}
-	}
+	})
+	return ended
 }
 
 // eventMessage is the message for an engine event, or nil for one clients are not told.
