@@ -44,7 +44,7 @@ func (s *Session) AppendFrameVariables(dst []ScopedVariable, frame int) ([]Scope
 			return dst, err
 		}
 		out = slices.Grow(out, len(vs))
-		scope := scopeName(sc.Name)
+		scope := ScopeName(sc.Name)
 		for _, v := range vs {
 			out = append(out, ScopedVariable{Scope: scope, Variable: v})
 		}
@@ -52,9 +52,10 @@ func (s *Session) AppendFrameVariables(dst []ScopedVariable, frame int) ([]Scope
 	return out, nil
 }
 
-// scopeName is a scope's name in the singular and lower case ("Locals": "local"), without
-// an allocation for the usual names (a stepping front end asks at every stop).
-func scopeName(name string) string {
+// ScopeName is a scope's name as ScopedVariable.Scope has it, in the singular and lower
+// case ("Locals": "local"), without an allocation for the usual names (a stepping front end
+// asks at every stop).
+func ScopeName(name string) string {
 	switch name {
 	case "Locals":
 		return "local"
@@ -71,29 +72,75 @@ func ChangedVariables(before, after []ScopedVariable) []ScopedVariable {
 	if out, ok := changedInPlace(before, after); ok {
 		return out
 	}
+	changes, _ := DiffVariables(before, after)
+	var out []ScopedVariable
+	for i, c := range changes {
+		if c != VarSame {
+			out = append(out, after[i])
+		}
+	}
+	return out
+}
+
+// VarChange is how a variable differs from an earlier snapshot of its frame.
+type VarChange uint8
+
+const (
+	VarSame    VarChange = iota // in the snapshot, with the same value and type
+	VarNew                      // not in the snapshot
+	VarChanged                  // in the snapshot, with another value or type
+)
+
+// String is "", "new" or "changed".
+func (c VarChange) String() string {
+	switch c {
+	case VarNew:
+		return "new"
+	case VarChanged:
+		return "changed"
+	}
+	return ""
+}
+
+// DiffVariables compares a frame's variables, after, with an earlier snapshot, before,
+// matched as ChangedVariables matches them: how each of after's variables changed, in
+// after's order, and before's variables that after no longer has.
+func DiffVariables(before, after []ScopedVariable) (changes []VarChange, gone []ScopedVariable) {
 	type key struct {
 		scope, name string
-		n           int
+		n           int // the occurrence of scope and name in its list
 	}
-	keys := func(list []ScopedVariable, each func(key, ScopedVariable)) {
-		count := map[key]int{}
-		for _, v := range list {
-			k := key{v.Scope, v.Name, 0}
-			n := count[k]
-			count[k]++
-			k.n = n
-			each(k, v)
+	keyOf := func(count map[key]int, v ScopedVariable) key {
+		k := key{v.Scope, v.Name, 0}
+		k.n = count[k]
+		count[k]++
+		return k
+	}
+	at := make(map[key]int, len(before)) // where each of before's variables is
+	count := map[key]int{}
+	for i, v := range before {
+		at[keyOf(count, v)] = i
+	}
+	changes, found := make([]VarChange, len(after)), make([]bool, len(before))
+	clear(count)
+	for i, v := range after {
+		j, ok := at[keyOf(count, v)]
+		switch {
+		case !ok:
+			changes[i] = VarNew
+		case before[j].Value != v.Value || before[j].Type != v.Type:
+			changes[i] = VarChanged
+		}
+		if ok {
+			found[j] = true
 		}
 	}
-	seen := make(map[key]ScopedVariable, len(before))
-	keys(before, func(k key, v ScopedVariable) { seen[k] = v })
-	var out []ScopedVariable
-	keys(after, func(k key, v ScopedVariable) {
-		if old, ok := seen[k]; !ok || old.Value != v.Value || old.Type != v.Type {
-			out = append(out, v)
+	for j, v := range before {
+		if !found[j] {
+			gone = append(gone, v)
 		}
-	})
-	return out
+	}
+	return changes, gone
 }
 
 // changedInPlace is ChangedVariables for the usual step, which stays among the same

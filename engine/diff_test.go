@@ -34,7 +34,7 @@ func TestChangedVariables(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { ChangedVariables(before, after) }); n > 2 { // the result, growing to two
 		t.Errorf("same variables: %v allocations, want at most 2", n)
 	}
-	if n := testing.AllocsPerRun(100, func() { _ = scopeName("Locals") + scopeName("Globals") }); n > 0 {
+	if n := testing.AllocsPerRun(100, func() { _ = ScopeName("Locals") + ScopeName("Globals") }); n > 0 {
 		t.Errorf("scope names: %v allocations", n)
 	}
 }

@@ -174,15 +174,15 @@ func (srv *server) resume(ss *session, mode engine.ResumeMode, verb string) erro
 		return cannot(verb, stateErr(st))
 	}
 	stepping := mode != engine.Continue
-	if stepping && !ss.haveBefore {
-		ss.before, ss.haveBefore = ss.snapshot(ss.before)
+	if stepping {
+		ss.vars.Snapshot(ss.s.Session, 0)
 	}
 	if err := ss.s.Resume(mode); err != nil {
 		return cannot(verb, err)
 	}
 	ss.stepping, ss.reportedStop = stepping, false
 	if !stepping {
-		ss.haveBefore = false
+		ss.vars.Reset()
 	}
 	return nil
 }
@@ -295,13 +295,6 @@ func (srv *server) clearBreakpoint(raw json.RawMessage) error {
 	return nil
 }
 
-// snapshot returns frame 0's variables (locals, then globals) of the stopped program, in
-// buf's memory.
-func (ss *session) snapshot(buf []engine.ScopedVariable) ([]engine.ScopedVariable, bool) {
-	vs, err := ss.s.AppendFrameVariables(buf[:0], 0)
-	return vs, err == nil
-}
-
 func (srv *server) getVariables(raw json.RawMessage) error {
 	ss, err := srv.need("get variables")
 	if err != nil {
@@ -363,7 +356,7 @@ func (srv *server) evaluate(raw json.RawMessage) error {
 		return err
 	}
 	if p.SideEffects {
-		ss.haveBefore = false // the variables may have changed
+		ss.vars.Reset() // the variables may have changed
 	}
 	srv.send("evaluateResult", evaluateResultData{Expression: p.Expression, Result: v.Value, Type: v.Type})
 	return nil
@@ -407,16 +400,11 @@ func (srv *server) handleEvent(e engine.Event) {
 		srv.send("stopped", d)
 		ss.reportedStop = true
 		if ss.stepping {
-			after, ok := ss.snapshot(ss.spare)
-			if ok && ss.haveBefore {
-				for _, v := range engine.ChangedVariables(ss.before, after) {
-					srv.send("variableUpdate", variableUpdateData{Name: v.Name, Value: v.Value, Type: v.Type, Scope: v.Scope})
-				}
+			for _, v := range ss.vars.Update(ss.s.Session, 0) {
+				srv.send("variableUpdate", variableUpdateData{Name: v.Name, Value: v.Value, Type: v.Type, Scope: v.Scope})
 			}
-			ss.spare = ss.before // the two buffers take turns
-			ss.before, ss.haveBefore = after, ok
 		} else {
-			ss.haveBefore = false
+			ss.vars.Reset()
 		}
 		ss.stepping = false
 	case engine.EventOutput:

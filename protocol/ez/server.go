@@ -103,13 +103,11 @@ type session struct {
 	file    string // absolute path of the program
 	workDir string
 
-	reportedStop bool                    // stopped was written and no resume followed
-	stepping     bool                    // the last resume was a step: report variable changes at the stop
-	before       []engine.ScopedVariable // frame 0's variables when the step began
-	spare        []engine.ScopedVariable // the other buffer of the snapshots, reused
-	haveBefore   bool                    // before is valid
-	terminateReq bool                    // terminate was asked: report terminated even if it exited
-	endSent      bool                    // exited or terminated was written
+	reportedStop bool              // stopped was written and no resume followed
+	stepping     bool              // the last resume was a step: report variable changes at the stop
+	vars         engine.VarTracker // frame 0's variables when the step began
+	terminateReq bool              // terminate was asked: report terminated even if it exited
+	endSent      bool              // exited or terminated was written
 }
 
 // read handles the commands of in, each on this goroutine as it arrives, until in ends or

@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/polydbg/polydbg/engine"
 )
@@ -168,7 +167,7 @@ func (s *Server) frames(g *debuggee, frames []engine.Frame, start, count int) []
 }
 
 // localsDiff reads frame 0's locals and marks, with the engine's diff, what is new or
-// changed since the previous answer in the same function.
+// changed (or gone) since the previous answer in the same function.
 func (s *Server) localsDiff(g *debuggee, frames []engine.Frame, maxLen int) ([]Var, []string) {
 	vars, err := locals(g.d.Session, len(frames))
 	if err != nil {
@@ -179,41 +178,23 @@ func (s *Server) localsDiff(g *debuggee, frames []engine.Frame, maxLen int) ([]V
 		fn = frames[0].Func
 	}
 	g.mu.Lock()
-	prev, prevFn := g.prevVars, g.prevFunc
-	g.prevVars, g.prevFunc = vars, fn
+	prev, same := g.prevVars, g.hadVars && g.prevFunc == fn // none before is a snapshot too
+	g.prevVars, g.prevFunc, g.hadVars = vars, fn, true
 	g.mu.Unlock()
-	same := prev != nil && prevFn == fn
-	had := map[string]bool{}
-	for _, v := range prev {
-		had[v.Scope+"\x00"+v.Name] = true
-	}
-	changed := map[string]bool{}
-	if same {
-		for _, v := range engine.ChangedVariables(prev, vars) {
-			changed[v.Scope+"\x00"+v.Name] = true
-		}
-	}
-	out := make([]Var, 0, len(vars))
-	has := map[string]bool{}
-	for _, v := range vars {
-		k := v.Scope + "\x00" + v.Name
-		has[k] = true
-		ov := s.variable(v.Variable, maxLen)
-		switch {
-		case !changed[k]:
-		case had[k]:
-			ov.Change = "changed"
-		default:
-			ov.Change = "new"
-		}
-		out = append(out, ov)
-	}
+	var changes []engine.VarChange
 	var gone []string
 	if same {
-		for _, v := range prev {
-			if !has[v.Scope+"\x00"+v.Name] {
-				gone = append(gone, v.Name)
-			}
+		var was []engine.ScopedVariable
+		changes, was = engine.DiffVariables(prev, vars)
+		for _, v := range was {
+			gone = append(gone, v.Name)
+		}
+	}
+	out := make([]Var, len(vars))
+	for i, v := range vars {
+		out[i] = s.variable(v.Variable, maxLen)
+		if same {
+			out[i].Change = changes[i].String()
 		}
 	}
 	return out, gone
@@ -239,7 +220,7 @@ func locals(sess *engine.Session, depth int) ([]engine.ScopedVariable, error) {
 			}
 			continue
 		}
-		name := strings.ToLower(strings.TrimSuffix(sc.Name, "s"))
+		name := engine.ScopeName(sc.Name)
 		for _, v := range vs {
 			out = append(out, engine.ScopedVariable{Scope: name, Variable: v})
 		}

@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -45,5 +46,24 @@ func TestGDBToolAsGDB(t *testing.T) {
 	}
 	if sc := must(t, ctx, cs, "continue", map[string]any{"session": id}); !strings.Contains(str(sc["output"]), "average: 4") {
 		t.Errorf("the program went on to print %q, want average: 4 (sum unchanged)", sc["output"])
+	}
+}
+
+// A local declared by a step is new even when the frame had no locals before it (an empty
+// snapshot is a snapshot).
+func TestNewLocalAfterNone(t *testing.T) {
+	ctx := timeout(t, 30*time.Second)
+	_, cs := inProcess(t, ctx, mcp.Options{}, nil)
+	src := filepath.Join(t.TempDir(), "f.kite")
+	if err := os.WriteFile(src, []byte("fn f() {\n    let a = 1\n    return a\n}\nprint(f())\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc := must(t, ctx, cs, "start", map[string]any{"program": src, "breakpoints": []any{map[string]any{"file": src, "line": 2}}})
+	if v, _ := local(sc, "a"); v != "<none>" {
+		t.Fatalf("a before its let: %q", v)
+	}
+	sc = must(t, ctx, cs, "next", map[string]any{"session": sc["session"]})
+	if v, change := local(sc, "a"); v != "1" || change != "new" {
+		t.Fatalf("a after its let: %q, change %q; want 1, new", v, change)
 	}
 }

@@ -38,6 +38,7 @@ type debuggee struct {
 	closed        bool
 	prevVars      []engine.ScopedVariable // frame 0's locals at the previous answer, for the diff
 	prevFunc      string
+	hadVars       bool            // prevVars was taken (it may be empty)
 	lastSrc       map[string]bool // source files the agent was shown (served as resources)
 	stopQuit      chan struct{}
 	onOutput      func()
