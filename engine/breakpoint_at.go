@@ -107,11 +107,20 @@ func atLine(l Location, file string, line int) bool {
 }
 
 // sourceFileIs reports whether the path full is the file given as a user names it: the
-// same path, or one that ends with it after a slash.
+// same path, one that ends with it after a slash, or the same file through a symbolic link
+// (an editor's path through a linked folder).
 func sourceFileIs(full, given string) bool {
 	if given == "" {
 		return false
 	}
 	full, given = filepath.Clean(full), filepath.Clean(given)
-	return full == given || strings.HasSuffix(full, "/"+strings.TrimPrefix(given, "./"))
+	if full == given || strings.HasSuffix(full, "/"+strings.TrimPrefix(given, "./")) {
+		return true
+	}
+	rf, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		return false
+	}
+	rg, err := filepath.EvalSymlinks(given)
+	return err == nil && rf == rg
 }

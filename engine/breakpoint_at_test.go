@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // pcFake is the fake program with addressable instructions: pc N is line N.
 type pcFake struct{ *fakeTarget }
@@ -62,5 +66,19 @@ func TestSourceFileIs(t *testing.T) {
 		if got := sourceFileIs(c.full, c.given); got != c.want {
 			t.Errorf("sourceFileIs(%q, %q) = %v, want %v", c.full, c.given, got, c.want)
 		}
+	}
+	dir := t.TempDir() // a file named through a linked folder is the same file
+	real, link := filepath.Join(dir, "real"), filepath.Join(dir, "link")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "p.kite"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if !sourceFileIs(filepath.Join(real, "p.kite"), filepath.Join(link, "p.kite")) || sourceFileIs(filepath.Join(real, "p.kite"), filepath.Join(link, "q.kite")) {
+		t.Error("a path through a symbolic link is not matched with the file's own")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -223,7 +224,7 @@ func (srv *server) setBreakpoint(raw json.RawMessage) error {
 		return fmt.Errorf("Cannot set breakpoint at %s:%d: %w", file, p.Line, err)
 	}
 	// One breakpoint per line: setting a line again replaces it (new options, new id).
-	for _, o := range ss.lineBreakpoints(abs) {
+	for _, o := range ss.lineBreakpoints(abs, bp.Location.Line) {
 		if o.ID != bp.ID && o.Location.Line == bp.Location.Line {
 			_ = ss.s.RemoveBreakpoint(o.ID)
 		}
@@ -236,16 +237,11 @@ func (srv *server) setBreakpoint(raw json.RawMessage) error {
 	return nil
 }
 
-// lineBreakpoints are the engine's line breakpoints in the file at path.
-func (ss *session) lineBreakpoints(path string) []engine.Breakpoint {
-	norm := normPath(path)
-	var out []engine.Breakpoint
-	for _, b := range ss.s.Breakpoints() {
-		if b.Spec.Kind == engine.LineBreakpoint && normPath(b.Spec.File) == norm {
-			out = append(out, b)
-		}
-	}
-	return out
+// lineBreakpoints are the engine's line breakpoints at line of the file at path: bound
+// there, or asked for there (engine.Session.BreakpointsAtPlace).
+func (ss *session) lineBreakpoints(path string, line int) []engine.Breakpoint {
+	at, _ := ss.s.BreakpointsAtPlace(engine.BreakpointSpec{Kind: engine.LineBreakpoint, File: path, Line: line})
+	return slices.DeleteFunc(at, func(b engine.Breakpoint) bool { return b.Spec.Kind != engine.LineBreakpoint })
 }
 
 func (srv *server) clearBreakpoint(raw json.RawMessage) error {
@@ -269,11 +265,7 @@ func (srv *server) clearBreakpoint(raw json.RawMessage) error {
 		if abs == "" {
 			abs = ss.file
 		}
-		for _, b := range ss.lineBreakpoints(abs) {
-			if b.Location.Line == p.Line || b.Spec.Line == p.Line {
-				gone = append(gone, b)
-			}
-		}
+		gone = ss.lineBreakpoints(abs, p.Line)
 	}
 	if len(gone) == 0 {
 		if p.ID != 0 {

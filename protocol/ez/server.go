@@ -326,14 +326,6 @@ func resolvePath(p, wd string) string {
 	return filepath.Clean(p)
 }
 
-// normPath is a path as compared: absolute, clean, symlinks resolved.
-func normPath(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		p = r
-	}
-	return filepath.Clean(p)
-}
-
 // load compiles the program and makes its session.
 func (srv *server) load(p initializeParams) (*session, error) {
 	wd := p.WorkingDir
