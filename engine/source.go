@@ -4,6 +4,7 @@ package engine
 // reader, one rule (a regular file, capped, never blocking on a FIFO), cached per session.
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 
@@ -20,6 +21,25 @@ type SourceHolder interface {
 type sourceCache struct {
 	mu    sync.Mutex
 	files map[string][]string
+}
+
+// SourceLine is line (from 1) of file, as Source reads it; false when there is none.
+func (s *Session) SourceLine(file string, line int) (string, bool) {
+	lines, err := s.Source(file)
+	if err != nil || line < 1 || line > len(lines) {
+		return "", false
+	}
+	return lines[line-1], true
+}
+
+// ResolvePC is the location of the instruction at pc (InstructionResolver); ErrUnsupported
+// for a target without addressable instructions.
+func (s *Session) ResolvePC(pc uint64) (Location, error) {
+	r, ok := s.t.(InstructionResolver)
+	if !ok {
+		return Location{}, fmt.Errorf("resolve pc: %w", ErrUnsupported)
+	}
+	return r.ResolvePC(pc)
 }
 
 // Source returns the lines of file (without their newlines): the target's own text when it

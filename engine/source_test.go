@@ -156,3 +156,22 @@ func TestLostTargetSaysWhy(t *testing.T) {
 		t.Errorf("console line %v, terminated with the reason %v", sawOutput, sawEnd)
 	}
 }
+
+// SourceLine is one line of a file, none outside it; ResolvePC needs addressable code.
+func TestSourceLineAndResolvePC(t *testing.T) {
+	s := NewSession(heldSource{newFake(3, 1), "a\nb\n"})
+	t.Cleanup(func() { _ = s.Close() })
+	for line, want := range map[int]string{0: "", 1: "a", 2: "b", 4: ""} {
+		if got, ok := s.SourceLine("held.kite", line); got != want || ok != (want != "") {
+			t.Errorf("SourceLine(%d) = %q %v, want %q", line, got, ok, want)
+		}
+	}
+	if _, err := s.ResolvePC(1); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("ResolvePC without addresses: %v", err)
+	}
+	p := NewSession(pcFake{newFake(3, 1)})
+	t.Cleanup(func() { _ = p.Close() })
+	if loc, err := p.ResolvePC(2); err != nil || loc.Line != 2 {
+		t.Errorf("ResolvePC(2) = %+v %v", loc, err)
+	}
+}

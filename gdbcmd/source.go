@@ -37,8 +37,8 @@ func (d *Debugger) listSize() int {
 }
 
 func (d *Debugger) showLine(file string, line int) {
-	if src := d.source(file); line > 0 && line <= len(src) {
-		d.printf("%d\t%s\n", line, d.colour(file, src[line-1]))
+	if text, ok := d.s.SourceLine(file, line); ok {
+		d.printf("%d\t%s\n", line, d.colour(file, text))
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 
 	godap "github.com/google/go-dap"
 
-	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/launch"
 )
 
@@ -51,16 +50,13 @@ func (c *conn) disassembleAny(ctx context.Context, d *launch.Debuggee, a godap.D
 		if err != nil {
 			return nil, err
 		}
-		res, _ := d.Target().(engine.InstructionResolver)
 		for _, in := range ins {
 			di := disassembledInstruction{DisassembledInstruction: godap.DisassembledInstruction{
 				Address: pcRef(in.PC), Instruction: in.Text}}
-			if res != nil {
-				if loc, err := res.ResolvePC(in.PC); err == nil {
-					di.Symbol, di.Line, di.Column = loc.Func, loc.Line, loc.Col
-					if loc.File != "" {
-						di.Location = source(loc.File)
-					}
+			if loc, err := d.ResolvePC(in.PC); err == nil {
+				di.Symbol, di.Line, di.Column = loc.Func, loc.Line, loc.Col
+				if loc.File != "" {
+					di.Location = source(loc.File)
 				}
 			}
 			out = append(out, di)
@@ -87,7 +83,6 @@ func disassembleMachine(ctx context.Context, d *launch.Debuggee, a godap.Disasse
 	if err != nil {
 		return nil, err
 	}
-	res, _ := d.Target().(engine.InstructionResolver)
 	out := make([]disassembledInstruction, 0, len(ins))
 	lastLine, lastFile := -1, ""
 	for _, in := range ins {
@@ -97,13 +92,11 @@ func disassembleMachine(ctx context.Context, d *launch.Debuggee, a godap.Disasse
 		}
 		di := disassembledInstruction{DisassembledInstruction: godap.DisassembledInstruction{
 			Address: pcRef(in.PC), Instruction: in.Text}}
-		if res != nil {
-			if loc, err := res.ResolvePC(in.PC); err == nil {
-				di.Symbol = loc.Func
-				if loc.File != "" && (loc.Line != lastLine || loc.File != lastFile) { // the first of its line
-					di.Location, di.Line, di.Column = source(loc.File), loc.Line, loc.Col
-					lastLine, lastFile = loc.Line, loc.File
-				}
+		if loc, err := d.ResolvePC(in.PC); err == nil {
+			di.Symbol = loc.Func
+			if loc.File != "" && (loc.Line != lastLine || loc.File != lastFile) { // the first of its line
+				di.Location, di.Line, di.Column = source(loc.File), loc.Line, loc.Col
+				lastLine, lastFile = loc.Line, loc.File
 			}
 		}
 		out = append(out, di)

@@ -345,14 +345,11 @@ func (s *Server) setBreakpoint(pc uint64) (fields, error) {
 
 // source describes the instruction at pc, with the text of its line.
 func (s *Server) source(pc uint64) (fields, error) {
-	loc, err := s.con.Target().ResolvePC(pc)
+	loc, err := s.sess.ResolvePC(pc)
 	if err != nil {
 		return nil, bad("%v", err)
 	}
-	text := ""
-	if lines, err := s.sess.Source(loc.File); err == nil && loc.Line >= 1 && loc.Line <= len(lines) {
-		text = lines[loc.Line-1]
-	}
+	text, _ := s.sess.SourceLine(loc.File, loc.Line)
 	return fields{"pc": pc, "file": s.relFile(loc.File), "line": loc.Line, "col": loc.Col, "function": loc.Func, "text": text}, nil
 }
 
