@@ -81,3 +81,20 @@ func FuzzGuest(f *testing.F) {
 		}
 	})
 }
+
+// ResumeMode names the engine's mode for the commands a host runs itself, by any name.
+func TestResumeMode(t *testing.T) {
+	for line, want := range map[string]int{"c": int(engine.Continue), "cont": int(engine.Continue), "n": int(engine.StepOver),
+		"next": int(engine.StepOver), " s ": int(engine.StepInto), "fin": int(engine.StepOut), "si": int(engine.StepInstruction),
+		"next 3": -1, "continue 2": -1, "ni": -1, "run": -1, "p x": -1, "": -1, "nosuch": -1} {
+		mode, ok := ResumeMode(line)
+		if got := int(mode); !ok {
+			got = -1
+		} else if got != want {
+			t.Errorf("ResumeMode(%q) = %v, want %v", line, mode, want)
+		}
+		if ok != (want >= 0) {
+			t.Errorf("ResumeMode(%q) ok = %v", line, ok)
+		}
+	}
+}

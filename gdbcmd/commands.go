@@ -140,6 +140,20 @@ var hostOnly = map[string]bool{"run": true, "start": true, "restart": true, "con
 	"next": true, "finish": true, "stepi": true, "nexti": true, "until": true, "advance": true, "jump": true,
 	"interrupt": true, "kill": true, "source": true, "quit": true}
 
+// ResumeMode is the engine's way of running the program for a gdb command that a host front
+// end runs itself, by its own resume and events (DAP's -exec next): continue, next, step,
+// finish and stepi without arguments, by any of their names. false for any other line.
+func ResumeMode(line string) (engine.ResumeMode, bool) {
+	word, args, _ := strings.Cut(strings.TrimSpace(line), " ")
+	c, err := lookup(word)
+	if err != nil || strings.TrimSpace(args) != "" {
+		return 0, false
+	}
+	mode, ok := map[string]engine.ResumeMode{"continue": engine.Continue, "next": engine.StepOver, "step": engine.StepInto,
+		"finish": engine.StepOut, "stepi": engine.StepInstruction}[c.name]
+	return mode, ok
+}
+
 // writes reports whether a command changes the program: call, and set with an assignment
 // (set var X = V, set X = V, set $REG = V) rather than a setting.
 func writes(name, args string) bool {

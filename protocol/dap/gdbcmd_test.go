@@ -66,9 +66,20 @@ func TestExecCommandsAsGDB(t *testing.T) {
 			t.Errorf("completions of %q: %q, want %s", text, labels, want)
 		}
 	}
-	// The commands that would run the program are refused, and the client runs it on.
-	if r := c.do("evaluate", map[string]any{"expression": "-exec next", "context": "repl"}); !strings.Contains(r["result"].(string), "not here") {
-		t.Errorf("-exec next: %q", r["result"])
+	// run and kill are the client's; next resumes as the client's own next would, told
+	// with continued and stopped events.
+	if r := c.do("evaluate", map[string]any{"expression": "-exec run", "context": "repl"}); !strings.Contains(r["result"].(string), "run: not here") {
+		t.Errorf("-exec run: %q", r["result"])
+	}
+	if r := c.do("evaluate", map[string]any{"expression": "-exec n", "context": "repl"}); r["result"] != "" {
+		t.Errorf("-exec n: %q", r["result"])
+	}
+	c.event("continued")
+	if st := c.event("stopped"); st["reason"] != "step" {
+		t.Errorf("stop after -exec n: %v", st)
+	}
+	if top := c.do("stackTrace", map[string]any{"threadId": tid})["stackFrames"].([]any)[0].(map[string]any); top["line"] != float64(7) {
+		t.Errorf("after -exec n the program is at %v, want line 7", top)
 	}
 	// A breakpoint set from the console is the client's news, and is hit.
 	c.do("evaluate", map[string]any{"expression": "-exec break main", "context": "repl"})

@@ -122,9 +122,20 @@ func (c *conn) evaluate(d *launch.Debuggee, a godap.EvaluateArguments) (any, err
 }
 
 // gdbCommand runs a gdb command typed in the debug console as "-exec COMMAND", the way of
-// VS Code's C/C++ debugger and Cortex-Debug (package gdbcmd, on this connection's session;
-// the commands that run the program are refused there). Its text is the answer.
+// VS Code's C/C++ debugger and Cortex-Debug (package gdbcmd, on this connection's session).
+// Its text is the answer; continue, next, step, finish and stepi resume the program as the
+// client's own requests do, and the other commands that run it are refused.
 func (c *conn) gdbCommand(d *launch.Debuggee, frame int, line string) string {
+	if mode, ok := gdbcmd.ResumeMode(line); ok { // the client is told as by another front end: continued, stopped
+		seq := d.Seq()
+		if err := d.Resume(mode); err != nil {
+			return err.Error()
+		}
+		if mode != engine.Continue {
+			c.stepFrom = max(seq, 1)
+		}
+		return ""
+	}
 	g := c.gdbConsole(d)
 	c.gdbOut.Reset()
 	g.SelectFrame(frame)
