@@ -119,12 +119,7 @@ func (d *Debugger) exec(line string) bool {
 	if noRepeat[c.name] {
 		d.lastCmd = ""
 	}
-	if d.guest && hostOnly[c.name] {
-		d.printf("%s: not here; the program is run from the debugger this console belongs to.\n", c.name)
-		return false
-	}
-	if d.cfg.ReadOnly && writes(c.name, strings.TrimSpace(args)) {
-		d.printf("%s: refused; this debugger may not change the program's memory or registers, or run its code.\n", c.name)
+	if d.refused(c.name, strings.TrimSpace(args)) {
 		return false
 	}
 	return c.fn(d, strings.TrimSpace(args))
@@ -133,36 +128,6 @@ func (d *Debugger) exec(line string) bool {
 // noRepeat are the commands an empty line does not run again, as gdb's dont_repeat: an
 // Enter pressed once too often must not restart the program or delete breakpoints.
 var noRepeat = map[string]bool{"run": true, "start": true, "restart": true, "kill": true, "delete": true, "clear": true, "jump": true}
-
-// hostOnly are the commands a guest debugger (Attach) refuses: they run, replace or end
-// the program, whose runs its host front end reports, or they read the machine's files.
-var hostOnly = map[string]bool{"run": true, "start": true, "restart": true, "continue": true, "step": true,
-	"next": true, "finish": true, "stepi": true, "nexti": true, "until": true, "advance": true, "jump": true,
-	"interrupt": true, "kill": true, "source": true, "quit": true}
-
-// ResumeMode is the engine's way of running the program for a gdb command that a host front
-// end runs itself, by its own resume and events (DAP's -exec next): continue, next, step,
-// finish and stepi without arguments, by any of their names. false for any other line.
-func ResumeMode(line string) (engine.ResumeMode, bool) {
-	word, args, _ := strings.Cut(strings.TrimSpace(line), " ")
-	c, err := lookup(word)
-	if err != nil || strings.TrimSpace(args) != "" {
-		return 0, false
-	}
-	mode, ok := map[string]engine.ResumeMode{"continue": engine.Continue, "next": engine.StepOver, "step": engine.StepInto,
-		"finish": engine.StepOut, "stepi": engine.StepInstruction}[c.name]
-	return mode, ok
-}
-
-// writes reports whether a command changes the program: call, and set with an assignment
-// (set var X = V, set X = V, set $REG = V) rather than a setting.
-func writes(name, args string) bool {
-	if name == "call" {
-		return true
-	}
-	_, _, assigns := cutAssign(strings.TrimPrefix(strings.TrimPrefix(args, "variable "), "var "))
-	return name == "set" && (assigns || strings.HasPrefix(args, "$"))
-}
 
 // parseLocation turns FILE:LINE, LINE, FUNCTION or *PC into a breakpoint spec.
 func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {

@@ -86,16 +86,6 @@ func New(cfg Config) (*Debugger, error) {
 	return d, nil
 }
 
-// Attach makes a debugger on a session another front end drives (DAP's debug console,
-// MCP's gdb tool): its commands inspect the program and set breakpoints, displays and
-// values, and the ones that run, replace or end the program, or read files, are refused.
-func Attach(s *engine.Session, cfg Config) *Debugger {
-	cfg.NewSession = nil
-	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), s: s, guest: true, context: cfg.Context}
-	d.current.Store(s)
-	return d
-}
-
 // Close ends the session the debugger owns (New); a guest's session is left as it is.
 func (d *Debugger) Close() {
 	if !d.guest {

@@ -1,0 +1,65 @@
+package gdbcmd
+
+import (
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/wire"
+)
+
+// A guest debugger: gdb's commands on a session another front end drives and reports
+// (DAP's debug console, MCP's gdb tool), which keeps running the program to itself.
+
+// Attach makes a debugger on a session another front end drives (DAP's debug console,
+// MCP's gdb tool): its commands inspect the program and set breakpoints, displays and
+// values, and the ones that run, replace or end the program, or read files, are refused.
+func Attach(s *engine.Session, cfg Config) *Debugger {
+	cfg.NewSession = nil
+	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), s: s, guest: true, context: cfg.Context}
+	d.current.Store(s)
+	return d
+}
+
+// refused says (and reports whether) a command is not this debugger's to run: a guest's
+// run control, or a read-only debugger's write.
+func (d *Debugger) refused(name, args string) bool {
+	switch {
+	case d.guest && hostOnly[name]:
+		d.printf("%s: not here; the program is run from the debugger this console belongs to.\n", name)
+	case d.cfg.ReadOnly && writes(name, args):
+		d.printf("%s: refused; this debugger may not change the program's memory or registers, or run its code.\n", name)
+	default:
+		return false
+	}
+	return true
+}
+
+// hostOnly are the commands a guest debugger (Attach) refuses: they run, replace or end
+// the program, whose runs its host front end reports, or they read the machine's files.
+var hostOnly = map[string]bool{"run": true, "start": true, "restart": true, "continue": true, "step": true,
+	"next": true, "finish": true, "stepi": true, "nexti": true, "until": true, "advance": true, "jump": true,
+	"interrupt": true, "kill": true, "source": true, "quit": true}
+
+// ResumeMode is the engine's way of running the program for a gdb command that a host front
+// end runs itself, by its own resume and events (DAP's -exec next): continue, next, step,
+// finish and stepi without arguments, by any of their names. false for any other line.
+func ResumeMode(line string) (engine.ResumeMode, bool) {
+	word, args, _ := strings.Cut(strings.TrimSpace(line), " ")
+	c, err := lookup(word)
+	if err != nil || strings.TrimSpace(args) != "" {
+		return 0, false
+	}
+	mode, ok := map[string]engine.ResumeMode{"continue": engine.Continue, "next": engine.StepOver, "step": engine.StepInto,
+		"finish": engine.StepOut, "stepi": engine.StepInstruction}[c.name]
+	return mode, ok
+}
+
+// writes reports whether a command changes the program: call, and set with an assignment
+// (set var X = V, set X = V, set $REG = V) rather than a setting.
+func writes(name, args string) bool {
+	if name == "call" {
+		return true
+	}
+	_, _, assigns := cutAssign(strings.TrimPrefix(strings.TrimPrefix(args, "variable "), "var "))
+	return name == "set" && (assigns || strings.HasPrefix(args, "$"))
+}
