@@ -85,6 +85,25 @@ func TestBreakpointVariablesAndProfile(t *testing.T) {
 	if code, out := do(t, "POST", base+"/breakpoints", "", tok, string(body)); code != http.StatusOK || len(d.Breakpoints()) != 0 {
 		t.Fatalf("toggle off: %d %s, %d left", code, out, len(d.Breakpoints()))
 	}
+	// The page's gdb console: gdb's answers with the session's token, none without it; a
+	// run command resumes as the buttons do.
+	for cmd, want := range map[string]string{"p total": `{"output":"$1 = 4498500\n"}`, "p $1 + 1": `{"output":"$2 = 4498501\n"}`,
+		"run": "run: not here", "bt": `#0  main () at`} {
+		body, _ := json.Marshal(map[string]string{"command": cmd})
+		if code, out := do(t, "POST", base+"/gdb", "", tok, string(body)); code != http.StatusOK || !strings.Contains(out, want) {
+			t.Errorf("gdb %q: %d %s, want %s", cmd, code, out, want)
+		}
+	}
+	if code, out := do(t, "POST", base+"/gdb", "", "wrong", `{"command":"p total"}`); code != http.StatusForbidden {
+		t.Errorf("gdb without the token: %d %s", code, out)
+	}
+	seq = d.Seq()
+	if code, out := do(t, "POST", base+"/gdb", "", tok, `{"command":"c"}`); code != http.StatusOK || out != "{\"output\":\"\"}\n" {
+		t.Fatalf("gdb c: %d %q", code, out)
+	}
+	if h, err := d.WaitStop(ctx, seq); err != nil || h.State != engine.Exited {
+		t.Fatalf("after gdb c: %+v %v", h, err)
+	}
 }
 
 func mustScopes(t *testing.T, d *launch.Debuggee) []engine.Scope {
@@ -101,7 +120,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // each answer is a 2xx or a 4xx (the error form), never a crash or a 5xx, and the server
 // still answers afterwards.
 func FuzzRequests(f *testing.F) {
-	for _, s := range []string{`{"action":"continue"}`, `{"action":"pause"}`, `{"file":"x.kite","line":3}`, `{"buttons":255}`, `{"line":-1}`, `[]`, `{`, ``, `{"buttons":999}`} {
+	for _, s := range []string{`{"action":"continue"}`, `{"action":"pause"}`, `{"file":"x.kite","line":3}`, `{"buttons":255}`, `{"line":-1}`, `[]`, `{`, ``, `{"buttons":999}`, `{"command":"p 1"}`, `{"command":"c"}`, `{"command":"x/4x 0","frame":-3}`} {
 		f.Add(s)
 	}
 	reg := &launch.Registry{}
@@ -120,7 +139,7 @@ func FuzzRequests(f *testing.F) {
 	defer srv.Close()
 	tok := srv.SessionToken("1")
 	f.Fuzz(func(t *testing.T, body string) {
-		for _, path := range []string{"control", "breakpoints", "input"} {
+		for _, path := range []string{"control", "breakpoints", "input", "gdb"} {
 			req := httptest.NewRequest("POST", "/api/s/1/"+path, strings.NewReader(body))
 			req.Host = "127.0.0.1"
 			req.Header.Set("X-Polydbg-Token", tok)

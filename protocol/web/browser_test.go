@@ -83,6 +83,10 @@ func TestBrowser(t *testing.T) {
 		run(t, ctx, "expand items", chromedp.Click((`//div[@id="vars"]/div[contains(@class,"var")][div/span[@class="name" and text()="items"]]/div/span[@class="toggle"]`)))
 		waitJS(t, ctx, "the items of the list", `[...document.querySelectorAll("#vars .children .value")].map(e => e.textContent).join(",") === "10,20,30"`)
 		waitJS(t, ctx, "the XSS string shown as text", varValue("xss")+`.includes("<script>alert(1)</script><img src=x onerror=alert(2)>")`)
+		run(t, ctx, "gdb: p total", chromedp.SendKeys(chromedp.CSS(`#gdbline`), "p total\n"))
+		waitJS(t, ctx, "gdb's answer", `document.querySelector("#gdbout").textContent.includes("(gdb) p total\n$1 = 4498500\n")`)
+		run(t, ctx, "gdb: p xss", chromedp.SendKeys(chromedp.CSS(`#gdbline`), "p xss\n"))
+		waitJS(t, ctx, "gdb's answer as text", `document.querySelector("#gdbout").textContent.includes("$2 = \"<script>alert(1)</script>")`)
 		waitJS(t, ctx, "the flame graph", `[...document.querySelectorAll("#flame .f")].some(e => e.textContent === "work")`)
 		names, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#flame .f")].map(e => e.textContent)`))
 		if err != nil {
@@ -101,7 +105,7 @@ func TestBrowser(t *testing.T) {
 		waitJS(t, ctx, "work zoomed to the full width", `(() => { const f = document.querySelector("#flame .f"); return f.textContent === "work" && f.style.width === "100%"; })()`)
 		run(t, ctx, "continue to the end", chromedp.Click(chromedp.CSS(`button[data-action="continue"]`)))
 		waitJS(t, ctx, "the output", `document.querySelector("#output").textContent.includes("total 4498500\n<script>alert(1)</script><img src=x onerror=alert(2)>")`)
-		elements, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#vars script, #vars img, #output script, #output img, #source script").length`))
+		elements, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#vars script, #vars img, #output script, #output img, #source script, #gdbout script, #gdbout img").length`))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,6 +45,8 @@ type hub struct {
 	teleVer  uint64
 	mcu      *mcuFeed // a firmware session's device telemetry, or nil
 	ended    bool
+
+	gdb gdbConsole // the page's gdb commands (gdb.go)
 }
 
 type telePoint struct {

@@ -182,6 +182,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/s/{id}/breakpoints", s.breakpoints)
 	s.mux.HandleFunc("POST /api/s/{id}/input", s.input)
 	s.mux.HandleFunc("POST /api/s/{id}/sample", s.sample)
+	s.mux.HandleFunc("POST /api/s/{id}/gdb", s.gdb)
 }
 
 // trusted reports whether a request may receive session tokens: it comes from loopback and

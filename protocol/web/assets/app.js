@@ -122,6 +122,15 @@ async function session(id) {
   const mcu = info.mcu ? mcuView(token ? (name, periodMs) => post("sample", { name, periodMs }) : null) : null;
   const con = info.console ? consoleView(info, token ? (buttons) => post("input", { buttons }) : null) : null;
 
+  gdbView(token ? async (command) => {
+    const r = await fetch(api + "/gdb", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Polydbg-Token": token },
+      body: JSON.stringify({ command }),
+    });
+    return r.ok ? (await r.json()).output : await r.text();
+  } : null);
+
   const es = new EventSource(api + "/events");
   es.addEventListener("state", (ev) => {
     const st = JSON.parse(ev.data);
@@ -483,4 +492,23 @@ function mcuView(sample) {
       $("#taskstitle").textContent = m.tasks.length && m.tasks.every((t) => t.kind === "thread") ? "Threads" : "RTOS tasks";
     },
   };
+}
+
+// gdbView is the gdb console: a command typed and its answer, as text (never markup), the
+// last 64 KiB kept. Without control of the session (no token) it is read-only.
+function gdbView(run) {
+  const out = $("#gdbout"), form = $("#gdbform"), line = $("#gdbline");
+  if (!run) {
+    form.hidden = true;
+    out.textContent = "gdb commands need control of this session.";
+    return;
+  }
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const command = line.value;
+    line.value = "";
+    const answer = await run(command);
+    out.textContent = (out.textContent + "(gdb) " + command + "\n" + answer).slice(-65536);
+    out.scrollTop = out.scrollHeight;
+  });
 }
