@@ -1,7 +1,9 @@
 package gdbcmd
 
 import (
+	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/internal/wire"
@@ -62,4 +64,50 @@ func writes(name, args string) bool {
 	}
 	_, _, assigns := cutAssign(strings.TrimPrefix(strings.TrimPrefix(args, "variable "), "var "))
 	return name == "set" && (assigns || strings.HasPrefix(args, "$"))
+}
+
+// MaxAnswer bounds the text of one command's answer to a Guest.
+const MaxAnswer = 64 << 10
+
+// Guest runs gdb's commands, one at a time, for a front end that answers each with its
+// text (DAP's -exec, MCP's gdb tool, the web view's console): a guest debugger (Attach) of
+// the session it is given, made again when that session changes (a restart), so that the
+// value history lives as long as the session. The zero value is ready to use.
+type Guest struct {
+	ReadOnly bool // refuse set var, set $REG and call (Config.ReadOnly)
+
+	mu  sync.Mutex
+	d   *Debugger
+	of  *engine.Session
+	out bytes.Buffer
+}
+
+// debugger is g's debugger of session s; g.mu held.
+func (g *Guest) debugger(s *engine.Session) *Debugger {
+	if g.d == nil || g.of != s {
+		g.d, g.of = Attach(s, Config{Out: &g.out, ReadOnly: g.ReadOnly}), s
+	}
+	return g.d
+}
+
+// Run runs line on session s with frame selected and returns what it printed, clipped to
+// MaxAnswer bytes.
+func (g *Guest) Run(s *engine.Session, frame int, line string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d := g.debugger(s)
+	g.out.Reset()
+	d.SelectFrame(frame)
+	d.Exec(strings.TrimSpace(line), true)
+	if g.out.Len() > MaxAnswer {
+		return string(g.out.Bytes()[:MaxAnswer]) + "\n(output clipped)\n"
+	}
+	return g.out.String()
+}
+
+// Complete is Debugger.Complete on session s.
+func (g *Guest) Complete(s *engine.Session, line string) (head string, cands []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.debugger(s).Complete(line)
 }

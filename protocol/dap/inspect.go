@@ -136,20 +136,9 @@ func (c *conn) gdbCommand(d *launch.Debuggee, frame int, line string) string {
 		}
 		return ""
 	}
-	g := c.gdbConsole(d)
-	c.gdbOut.Reset()
-	g.SelectFrame(frame)
-	g.Exec(strings.TrimSpace(line), true)
+	out := c.gdb.Run(d.Session, frame, line)
 	c.event("invalidated", godap.InvalidatedEventBody{Areas: []godap.InvalidatedAreas{"variables"}}) // set var, call
-	return strings.TrimSuffix(c.gdbOut.String(), "\n")
-}
-
-// gdbConsole is the gdb command debugger of the session d, made at its first use.
-func (c *conn) gdbConsole(d *launch.Debuggee) *gdbcmd.Debugger {
-	if c.gdb == nil || c.gdbOf != d.Session {
-		c.gdb, c.gdbOf = gdbcmd.Attach(d.Session, gdbcmd.Config{Out: &c.gdbOut}), d.Session
-	}
-	return c.gdb
+	return strings.TrimSuffix(out, "\n")
 }
 
 // completions offers what can end the expression before the cursor: variables and
@@ -160,7 +149,7 @@ func (c *conn) completions(d *launch.Debuggee, a godap.CompletionsArguments) (an
 		text = text[:col]
 	}
 	if line, ok := strings.CutPrefix(text, "-exec "); ok { // a gdb command: its words
-		head, cands := c.gdbConsole(d).Complete(line)
+		head, cands := c.gdb.Complete(d.Session, line)
 		start, n := len(text)-len(line)+len(head), len(line)-len(head)
 		out := make([]godap.CompletionItem, len(cands))
 		for i, cand := range cands {

@@ -7,7 +7,6 @@ package dap
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,9 +86,7 @@ type conn struct {
 	ownContinues  int              // continued events caused by this client's requests: not echoed
 	ownBreakpoint uint64           // breakpoint events up to this seq came from this client
 	done          bool             // disconnect answered: stop reading
-	gdb           *gdbcmd.Debugger // the debug console's gdb commands (-exec), on gdbOf
-	gdbOf         *engine.Session
-	gdbOut        bytes.Buffer // what the gdb command being run wrote
+	gdb           gdbcmd.Guest // the debug console's gdb commands (-exec)
 
 	// What lives for one stop (threads.go, goto.go, data.go, modules.go).
 	thr   threadState             // the threads seen, and the frame-id slots of this stop

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/internal/wire"
 	"github.com/polydbg/polydbg/launch"
 )
@@ -28,7 +29,7 @@ type debuggee struct {
 	// call serializes the tool calls on this session, so that two calls of one agent never
 	// interleave a resume and an inspection.
 	call sync.Mutex
-	gdb  *gdbConsole // the gdb tool's console, made at its first call (under call)
+	gdb  gdbcmd.Guest // the gdb tool's commands (under call)
 
 	mu            sync.Mutex
 	out           []byte // the newest program output, at most keepOutput bytes

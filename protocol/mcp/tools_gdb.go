@@ -1,8 +1,8 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,18 +21,8 @@ type GDBOut struct {
 	Output string `json:"output"`
 }
 
-// maxGDBLines bounds the commands of one gdb call, maxGDBOutput the text it answers with.
-const (
-	maxGDBLines  = 64
-	maxGDBOutput = 64 << 10
-)
-
-// gdbConsole is a session's gdb commands: its value history ($1, $2...) lives from one
-// call to the next.
-type gdbConsole struct {
-	d   *gdbcmd.Debugger
-	out bytes.Buffer
-}
+// maxGDBLines bounds the commands of one gdb call.
+const maxGDBLines = 64
 
 func (s *Server) addGDBTool() {
 	addTool(s, "gdb", "Run gdb commands on the session, as typed at gdb's prompt, and answer with what gdb would "+
@@ -42,27 +32,21 @@ func (s *Server) addGDBTool() {
 		hints{},
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in GDBIn) (GDBOut, error) {
 			return withSession(c, in.Session, func(g *debuggee) (GDBOut, error) {
-				if g.gdb == nil {
-					g.gdb = &gdbConsole{}
-					g.gdb.d = gdbcmd.Attach(g.d.Session, gdbcmd.Config{Out: &g.gdb.out,
-						ReadOnly: harmful(g.d.Spec.Kind) && !s.opts.AllowWrite})
-				}
-				g.gdb.out.Reset()
+				g.gdb.ReadOnly = harmful(g.d.Spec.Kind) && !s.opts.AllowWrite
+				var out strings.Builder
 				for i, line := range strings.Split(strings.TrimSpace(in.Commands), "\n") {
 					if i == maxGDBLines {
-						g.gdb.d.Printf("(only the first %d commands of a call are run)\n", maxGDBLines)
+						fmt.Fprintf(&out, "(only the first %d commands of a call are run)\n", maxGDBLines)
 						break
 					}
 					if line = strings.TrimSpace(line); line != "" { // an empty line would repeat the last
-						g.gdb.d.SelectFrame(in.Frame)
-						g.gdb.d.Exec(line, true)
+						out.WriteString(g.gdb.Run(g.d.Session, in.Frame, line))
+					}
+					if out.Len() > gdbcmd.MaxAnswer {
+						return GDBOut{Output: out.String()[:gdbcmd.MaxAnswer] + "\n(output clipped)\n"}, nil
 					}
 				}
-				out := g.gdb.out.String()
-				if len(out) > maxGDBOutput {
-					out = out[:maxGDBOutput] + "\n(output clipped)\n"
-				}
-				return GDBOut{Output: out}, nil
+				return GDBOut{Output: out.String()}, nil
 			})
 		})
 }

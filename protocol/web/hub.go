@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/launch"
 )
 
@@ -46,7 +47,7 @@ type hub struct {
 	mcu      *mcuFeed // a firmware session's device telemetry, or nil
 	ended    bool
 
-	gdb gdbConsole // the page's gdb commands (gdb.go)
+	gdb gdbcmd.Guest // the page's gdb commands (gdb.go)
 }
 
 type telePoint struct {
