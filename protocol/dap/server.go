@@ -83,9 +83,9 @@ type conn struct {
 	args          launchArgs
 	authed        bool
 	configured    bool
-	ownContinues  int              // continued events caused by this client's requests: not echoed
-	ownBreakpoint uint64           // breakpoint events up to this seq came from this client
-	done          bool             // disconnect answered: stop reading
+	ownContinues  int          // continued events caused by this client's requests: not echoed
+	ownBreakpoint uint64       // breakpoint events up to this seq came from this client
+	done          bool         // disconnect answered: stop reading
 	gdb           gdbcmd.Guest // the debug console's gdb commands (-exec)
 
 	// What lives for one stop (threads.go, goto.go, data.go, modules.go).
