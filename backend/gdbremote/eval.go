@@ -417,7 +417,8 @@ func (t *Target) agentResolver(pc uint64) AgentResolver {
 }
 
 // register reads $NAME in the frame: a register by its name, or gdb's $pc, $sp and $fp.
-// As in gdb, $pc is a code pointer, $sp and $fp data pointers, the others longs.
+// As in gdb, $pc (and a register the target describes as code_ptr, $rip) is a code
+// pointer, $sp and $fp (and a data_ptr, $rsp) data pointers, the others longs.
 func (e *evaluator) register(expr string) (elfsym.Value, error) {
 	name, arch := expr[1:], e.t.sym.Arch
 	kind := ""
@@ -432,6 +433,9 @@ func (e *evaluator) register(expr string) (elfsym.Value, error) {
 		if n := map[string]int{"sp": arch.SP, "fp": arch.FP}[name]; n >= 0 && arch.RegName(n) != "" {
 			name = arch.RegName(n)
 		}
+	}
+	if r, ok := e.t.desc.Reg(name); ok && kind == "" { // $rip, $rsp: typed as the target describes them
+		kind = map[string]string{"code_ptr": "pc", "data_ptr": "sp"}[r.Type]
 	}
 	var v uint64
 	found := false

@@ -29,7 +29,9 @@ func BuildC(t testing.TB, name, src string) (source, exe string) {
 func GDBBatch(t testing.TB, exe, commands string) string {
 	t.Helper()
 	Need(t, "gdb")
-	args := []string{"-batch", "-nx"}
+	// gdb's own LINES and COLUMNS are taken out of the program's environment, so that its
+	// stack is where it is in a program polydbg runs.
+	args := []string{"-batch", "-nx", "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS"}
 	for _, c := range strings.Split(strings.TrimSpace(commands), "\n") {
 		args = append(args, "-ex", c)
 	}
@@ -57,11 +59,9 @@ func InFrame(frame int, cmds ...string) []GDBAsk {
 
 // GDBAnswers runs gdb on exe with the setup commands (which must leave it stopped), asks
 // each command in its frame and returns gdb's answer to each, without its last newline.
-// gdb's own LINES and COLUMNS are taken out of the program's environment, so that its stack
-// is where it is in a program polydbg runs.
 func GDBAnswers(t testing.TB, exe, setup string, asked []GDBAsk) []string {
 	t.Helper()
-	script := "unset environment LINES\nunset environment COLUMNS\n" + strings.TrimSpace(setup) + "\n"
+	script := strings.TrimSpace(setup) + "\n"
 	for _, q := range asked {
 		script += strings.Repeat("up-silently\n", q.Frame) + "echo @@@\\n\n" + q.Cmd + "\n" + strings.Repeat("down-silently\n", q.Frame)
 	}

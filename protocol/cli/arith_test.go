@@ -43,7 +43,7 @@ var arithExprs = []string{
 	"n * 1000000000", "2147483647 + 1", "0x7fffffff + 1", "-1u", "-1 < 1u", "1 << 31", "1u << 31", // C's types:
 	"(n - 13) / 2", "(n - 13) % 4", "~0", "5000000000", "mask - 100", "dim * dim * dim * dim", // int wraps at
 	"s->ratio * 3", "s->tag * 1000", "big * 3 + n", "s->ratio / 3", "-mask", "n / 4.0f", // 32 bits, as in the program
-	"$pc", "$pc == $pc", // gdb's code pointer
+	"$pc", "$pc == $pc", "$rip", "$rsp == $sp", "$rbp", // gdb's code and data pointers
 	"n + 1", "n * 2 - 3", "(n + 2) * 3", "n / 3", "n % 3", "-n", "!n + 1", "~n",
 	"s->at.x + s->at.y", "s->at.x * n + values[i]", "values[i] * 2", "values[n - 7] + values[0]",
 	"s->next->x - s->next->y", "(*s).at.y * 3", "s->flags & mask", "s->flags | 1", "s->flags ^ 0xff",
