@@ -90,6 +90,15 @@ type FrameInfo struct {
 	Base     uint64 // the frame pointer's value, from which its arguments and locals are addressed (0: none)
 	Language string // of its code, as gdb names it ("c"); "" when unknown
 	Saved    []SavedRegister
+	Unit     SourceUnit // how its code was compiled (gdb's info source)
+}
+
+// SourceUnit is what a compilation unit tells of itself: its file as the compiler was given
+// it, the directory it was compiled in, the compiler and its flags, the debug format.
+type SourceUnit struct {
+	Name, CompDir, Producer string
+	DWARFVersion            int  // 0 when unknown
+	Macros                  bool // it carries the preprocessor's macros
 }
 
 // SavedRegister is where a frame saved one of its caller's registers.

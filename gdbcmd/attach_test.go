@@ -29,6 +29,7 @@ func TestAttachedGuest(t *testing.T) {
 		{0, "bt", "#0  work (n=3) at "},
 		{1, "frame", "#1  "},
 		{0, "info locals", "s = "},
+		{0, "info source", "Current source file is "},
 		{0, "next", "next: not here; the program is run from the debugger this console belongs to.\n"},
 		{0, "run", "run: not here"},
 		{0, "kill", "kill: not here"},

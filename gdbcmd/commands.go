@@ -418,6 +418,8 @@ func cmdInfo(d *Debugger, args string) bool {
 		}
 	case strings.HasPrefix("frame", what):
 		d.infoFrame()
+	case len(what) >= 3 && strings.HasPrefix("source", what):
+		d.infoSource()
 	case strings.HasPrefix("threads", what) && len(what) >= 2:
 		cmdInfoThreads(d)
 	case what == "line":

@@ -12,7 +12,7 @@ import (
 
 // subcommands of the commands that take a fixed word first.
 var subcommands = map[string][]string{
-	"info": {"args", "breakpoints", "display", "frame", "globals", "locals", "program", "registers", "threads", "variables"},
+	"info": {"args", "breakpoints", "display", "frame", "globals", "locals", "program", "registers", "source", "threads", "variables"},
 	"set":  {"context", "listsize"},
 	"show": {"context", "listsize", "values"},
 }

@@ -67,3 +67,37 @@ func (d *Debugger) infoFrame() {
 		d.printf(" Saved registers:\n  %s\n", strings.Join(parts, ", "))
 	}
 }
+
+// infoSource is gdb's info source: the selected frame's file and how it was compiled (the
+// compiler and its flags tell an optimised build), as far as the target knows.
+func (d *Debugger) infoSource() {
+	loc, ok := d.here()
+	if !ok || loc.File == "" {
+		d.printf("No current source file.\n")
+		return
+	}
+	info, _ := d.s.FrameInfo(d.frame) // none on the Kite VM: its file alone
+	u := info.Unit
+	d.printf("Current source file is %s\n", cmp.Or(u.Name, loc.File))
+	if u.CompDir != "" {
+		d.printf("Compilation directory is %s\n", u.CompDir)
+	}
+	d.printf("Located in %s\n", loc.File)
+	if lines, err := d.s.Source(loc.File); err == nil {
+		d.printf("Contains %d lines.\n", len(lines))
+	}
+	if info.Language != "" {
+		d.printf("Source language is %s.\n", info.Language)
+	}
+	if u.Producer != "" {
+		d.printf("Producer is %s.\n", u.Producer)
+	}
+	if u.DWARFVersion > 0 {
+		d.printf("Compiled with DWARF %d debugging format.\n", u.DWARFVersion)
+		if u.Macros {
+			d.printf("Includes preprocessor macro info.\n")
+		} else {
+			d.printf("Does not include preprocessor macro info.\n")
+		}
+	}
+}

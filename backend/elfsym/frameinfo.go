@@ -39,17 +39,24 @@ func (f *File) SavedRegisters(fr *Frame, mem Memory) map[int]uint64 {
 	return saved
 }
 
-// Language is the source language of a frame's code as gdb names it ("c", "c++",
-// "asm"...), "" when its unit does not say.
-func (f *File) Language(fr *Frame) string {
+// UnitInfo is what the compilation unit of a frame's code tells of itself.
+type UnitInfo struct {
+	Name, CompDir, Producer string
+	Language                string // as gdb names it ("c", "c++", "asm"...), "" when the unit does not say
+	Version                 int    // of DWARF
+	Macros                  bool
+}
+
+// Unit describes the compilation unit of a frame's code; false for code no unit holds.
+func (f *File) Unit(fr *Frame) (UnitInfo, bool) {
 	if fr.Func == nil {
-		return ""
+		return UnitInfo{}, false
 	}
 	cu := f.cus[fr.Func.cu]
 	if cu == nil {
-		return ""
+		return UnitInfo{}, false
 	}
-	return cu.lang
+	return UnitInfo{Name: cu.name, CompDir: cu.dir, Producer: cu.producer, Language: cu.lang, Version: cu.version, Macros: cu.macros}, true
 }
 
 // languages are gdb's names of DWARF's languages (DW_LANG_*).

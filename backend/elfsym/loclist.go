@@ -17,6 +17,9 @@ type cuInfo struct {
 	addrBase     uint64 // DW_AT_addr_base
 	loclistsBase uint64 // DW_AT_loclists_base
 	lang         string // DW_AT_language, as gdb names it ("c")
+	name, dir    string // DW_AT_name, DW_AT_comp_dir
+	producer     string // DW_AT_producer: the compiler and its flags
+	macros       bool   // DW_AT_macros or DW_AT_macro_info
 }
 
 // section returns the contents of a section of the ELF file (nil when absent), cached.
@@ -47,6 +50,10 @@ func (f *File) newCU(cu *dwarf.Entry) *cuInfo {
 	ci := &cuInfo{version: f.unitVersion(cu.Offset)}
 	ci.base, _ = cu.Val(dwarf.AttrLowpc).(uint64)
 	ci.lang = languageOf(cu)
+	ci.name, _ = cu.Val(dwarf.AttrName).(string)
+	ci.dir, _ = cu.Val(dwarf.AttrCompDir).(string)
+	ci.producer, _ = cu.Val(dwarf.AttrProducer).(string)
+	ci.macros = cu.Val(dwarf.AttrMacros) != nil || cu.Val(dwarf.AttrMacroInfo) != nil
 	if v, ok := cu.Val(dwarf.AttrAddrBase).(int64); ok {
 		ci.addrBase = uint64(v)
 	}

@@ -318,7 +318,9 @@ func (t *Target) FrameInfo(i int) (engine.FrameInfo, error) {
 		return engine.FrameInfo{}, engine.ErrNoFrame
 	}
 	fr, a := &fs[i], t.sym.Arch
-	info := engine.FrameInfo{CFA: fr.CFA, PC: fr.PC, PCName: a.RegName(a.PC), Language: t.sym.Language(fr)}
+	u, _ := t.sym.Unit(fr)
+	info := engine.FrameInfo{CFA: fr.CFA, PC: fr.PC, PCName: a.RegName(a.PC), Language: u.Language,
+		Unit: engine.SourceUnit{Name: u.Name, CompDir: u.CompDir, Producer: u.Producer, DWARFVersion: u.Version, Macros: u.Macros}}
 	if info.PCName == "" {
 		info.PCName = "pc"
 	}

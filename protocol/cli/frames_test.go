@@ -1,12 +1,16 @@
 package cli_test
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/internal/realparts"
+	"github.com/polydbg/polydbg/protocol/cli"
 )
 
 const framesProg = `#include <stdio.h>
@@ -200,4 +204,34 @@ func TestListCentresOnTheStop(t *testing.T) {
 	if i := strings.Index(out, "(polydbg) list\n"); strings.Contains(out[i:i+60], "     4\t") {
 		t.Errorf("list starts before line 5:\n%s", out)
 	}
+}
+
+// info source tells the selected frame's file and how it was compiled, as gdb does; the
+// program is built from its own directory (gcc frames.c), so that the unit's name is
+// relative and its place the compilation directory's.
+func TestInfoSourceAsGDB(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver", "gdb")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "frames.c"), []byte(framesProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gcc := exec.Command("gcc", "-g", "-O1", "-o", "frames", "frames.c")
+	gcc.Dir = dir
+	if out, err := gcc.CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	exe := filepath.Join(dir, "frames")
+	const commands = "info source\nbreak fact\nrun\ninfo source\nup\ninfo source\n"
+	var out strings.Builder
+	cli.Run(cli.Config{In: strings.NewReader(commands), Echo: true, Debug: gdbcmd.Config{Out: &out, NewSession: nativeSessions(exe)}})
+	oracle := gdbBatch(t, exe, commands)
+	sourceLine := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:No current source|Current source|Compilation directory|Located in|Contains|Source language|Producer|Compiled with|Does not include|Includes).*)$`)
+	lines := func(s string) []string {
+		var ls []string
+		for _, m := range sourceLine.FindAllStringSubmatch(s, -1) {
+			ls = append(ls, m[1])
+		}
+		return ls
+	}
+	agreeLines(t, "info source", 17, lines(out.String()), lines(oracle), out.String(), oracle)
 }
