@@ -12,7 +12,8 @@ import (
 
 // subcommands of the commands that take a fixed word first.
 var subcommands = map[string][]string{
-	"info": {"args", "breakpoints", "display", "frame", "globals", "locals", "program", "registers", "source", "threads", "variables"},
+	"info": {"args", "breakpoints", "display", "frame", "functions", "globals", "line", "locals", "program", "registers",
+		"sharedlibrary", "signals", "source", "symbol", "threads", "variables"},
 	"set":  {"context", "listsize"},
 	"show": {"context", "listsize", "values"},
 }
