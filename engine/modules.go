@@ -12,6 +12,12 @@ type Module struct {
 	Path    string // as the dynamic linker (or the launch) names it
 	Base    uint64 // where it is loaded: its load bias (0 for a fixed executable)
 	Symbols bool   // polydbg has its symbols (the program); libraries are shown only
+
+	// Of a library whose file is at hand: where its code lies as loaded (0, 0 when unknown),
+	// whether debug information for it exists, whether it is the dynamic linker.
+	TextStart, TextEnd uint64
+	DebugInfo          bool
+	Interpreter        bool
 }
 
 // ModuleLister is implemented by targets that know their loaded modules (a program under

@@ -2,6 +2,8 @@ package gdbcmd
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -126,8 +128,30 @@ func (d *Debugger) infoSharedLibrary() {
 		d.printf("No shared libraries loaded at this time.\n")
 		return
 	}
-	d.printf("%-19s %-11s %s\n", "Base", "Syms Read", "Shared Object Library")
+	// As gdb lists them: the dynamic linker first (it is known from the start), then in the
+	// dynamic linker's order.
+	slices.SortStableFunc(libs, func(a, b engine.Module) int {
+		switch {
+		case a.Interpreter == b.Interpreter:
+			return 0
+		case a.Interpreter:
+			return -1
+		}
+		return 1
+	})
+	d.printf("%-20s%-20s%-12s%s\n", "From", "To", "Syms Read", "Shared Object Library")
+	missing := false
 	for _, m := range libs {
-		d.printf("0x%016x  %-11s %s\n", m.Base, "No", m.Path)
+		from, to, read := "", "", "No"
+		if m.TextEnd > 0 {
+			from, to, read = fmt.Sprintf("0x%016x", m.TextStart), fmt.Sprintf("0x%016x", m.TextEnd), "Yes"
+			if !m.DebugInfo {
+				read, missing = "Yes (*)", true
+			}
+		}
+		d.printf("%-20s%-20s%-12s%s\n", from, to, read, m.Path)
+	}
+	if missing {
+		d.printf("(*): Shared library is missing debugging information.\n")
 	}
 }

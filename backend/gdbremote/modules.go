@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
 )
 
@@ -38,7 +39,34 @@ func (t *Target) Modules(ctx context.Context) ([]engine.Module, error) {
 	if err != nil {
 		return mods, err
 	}
+	interp := t.sym.Interpreter()
+	for i := range libs {
+		l := &libs[i]
+		l.Interpreter = interp != "" && l.Path == interp
+		if li, ok := t.libraryInfo(l.Path); ok {
+			l.DebugInfo = li.DebugInfo
+			if li.TextSize > 0 {
+				l.TextStart, l.TextEnd = l.Base+li.TextAddr, l.Base+li.TextAddr+li.TextSize
+			}
+		}
+	}
 	return append(mods, libs...), nil
+}
+
+// libraryInfo reads a library's file once (a stop lists the modules again); false when
+// the file is not on this machine (a remote stub's).
+func (t *Target) libraryInfo(path string) (elfsym.LibraryInfo, bool) {
+	t.libsMu.Lock()
+	defer t.libsMu.Unlock()
+	if li, ok := t.libs[path]; ok {
+		return li, li != (elfsym.LibraryInfo{})
+	}
+	li, err := elfsym.ReadLibraryInfo(path)
+	if t.libs == nil {
+		t.libs = map[string]elfsym.LibraryInfo{}
+	}
+	t.libs[path] = li
+	return li, err == nil
 }
 
 // parseLibrariesSVR4 reads a <library-list-svr4> document: one <library name=... l_addr=...>

@@ -77,6 +77,8 @@ type Target struct {
 	watches   []*watch // armed watchpoints (watch.go)
 	nptl      bool     // glibc's thread events are asked for (nptl_events.go)
 	elfPath   string   // the program's file, as given (modules.go)
+	libsMu    sync.Mutex
+	libs      map[string]elfsym.LibraryInfo // the libraries' files, read once (modules.go)
 }
 
 // Connect attaches to a stub at addr (HOST:PORT) debugging the ELF file elfPath.

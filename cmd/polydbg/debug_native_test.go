@@ -118,7 +118,7 @@ func TestDisassembleAsGDB(t *testing.T) {
 	} else {
 		t.Logf("x/i, x/dw, x/xg, x/s: 6 of 6 lines agree with gdb")
 	}
-	if !regexp.MustCompile(`(?m)^0x[0-9a-f]{16}  No +/\S+/libc\.so\.6$`).Match(out) {
+	if !regexp.MustCompile(`(?m)^0x[0-9a-f]{16}  0x[0-9a-f]{16}  Yes(?: \(\*\))? +/\S+/libc\.so\.6$`).Match(out) {
 		t.Errorf("info sharedlibrary does not list libc:\n%s", out)
 	}
 	if len(theirs) < 20 || len(ours) != len(theirs) {

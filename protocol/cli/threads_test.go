@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -191,4 +193,32 @@ func TestClearOnKite(t *testing.T) {
 	expect(t, out, "(polydbg) clear fib\nDeleted breakpoints 1 3 \n", "(polydbg) clear prog.kite:5\nDeleted breakpoint 2 \n",
 		"(polydbg) clear *23\nNo breakpoint at *23.\n", "(polydbg) clear 10\nDeleted breakpoint 4 \n",
 		"(polydbg) clear nosuch\nFunction \"nosuch\" not defined.\n", "(polydbg) info breakpoints\nNo breakpoints or watchpoints.\n")
+}
+
+// info sharedlibrary lists the libraries as gdb does: the dynamic linker first, each
+// library's code as loaded (From, To), and a library without debug information marked, here
+// one built for the test without -g.
+func TestSharedLibrariesAsGDB(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver", "gdb")
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libtwice.so")
+	if err := os.WriteFile(filepath.Join(dir, "twice.c"), []byte("int twice(int x) { return 2 * x; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-shared", "-fPIC", "-o", lib, filepath.Join(dir, "twice.c")).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	const commands = "info sharedlibrary\nbreak main\nrun\ninfo sharedlibrary\n"
+	exeDir, out := nativeScriptOf(t, "uses", "int twice(int);\nint main(void) {\n    return twice(3) - 6;\n}\n", commands,
+		"-L"+dir, "-ltwice", "-Wl,-rpath,"+dir)
+	oracle := gdbBatch(t, filepath.Join(exeDir, "uses"), commands)
+	table := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:From  |0x[0-9a-f]{16}  0x|\(\*\): |No shared libraries).*)$`)
+	lines := func(s string) []string {
+		var ls []string
+		for _, m := range table.FindAllStringSubmatch(s, -1) {
+			ls = append(ls, m[1])
+		}
+		return ls
+	}
+	agreeLines(t, "info sharedlibrary", 6, lines(out), lines(oracle), out, oracle)
 }
