@@ -2,6 +2,7 @@ package elfsym
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -71,13 +72,21 @@ func buildID(f *elf.File) string {
 		return ""
 	}
 	b, err := s.Data()
-	if err != nil || len(b) < 16 {
+	if err != nil {
 		return ""
 	}
-	order := f.ByteOrder
-	namesz, descsz := order.Uint32(b[0:4]), order.Uint32(b[4:8])
+	return noteDesc(b, f.ByteOrder)
+}
+
+// noteDesc is the hex of the descriptor of the ELF note at the start of b, "" when b does
+// not hold a whole one.
+func noteDesc(b []byte, order binary.ByteOrder) string {
+	if len(b) < 12 {
+		return ""
+	}
+	namesz, descsz := uint64(order.Uint32(b[0:4])), uint64(order.Uint32(b[4:8]))
 	start := 12 + (namesz+3)&^3
-	if uint64(start)+uint64(descsz) > uint64(len(b)) {
+	if start+descsz > uint64(len(b)) {
 		return ""
 	}
 	return hex.EncodeToString(b[start : start+descsz])
