@@ -271,7 +271,7 @@ func (f *File) LookupVar(pc uint64, name string) (*Var, error) {
 	if v, ok := f.Global(name); ok {
 		return v, nil
 	}
-	return nil, fmt.Errorf("elfsym: no variable %q here", name)
+	return nil, fmt.Errorf("No symbol %q in current context.", name) // gdb's words
 }
 
 // addTo appends v to the parameters or the locals, as its entry's tag says.

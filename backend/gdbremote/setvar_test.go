@@ -98,9 +98,9 @@ func TestSetVariableNative(t *testing.T) {
 		t.Fatalf("q->tag through its children: %+v %v", v, err)
 	}
 	for _, bad := range [][3]string{
-		{"pt", "1", "whole struct"}, {"arr[9]", "1", "out of range"}, {"nope", "1", "no variable"},
+		{"pt", "1", "whole struct"}, {"arr[9]", "1", "out of range"}, {"nope", "1", `No symbol "nope" in current context.`},
 		{"ch", "'ab'", "not a value"}, {"len(x)", "1", "cannot assign"}, {"pp->nothing", "1", "no member"},
-		{"i32", "i32 / 0", "division by zero"}, {"i32", "nosuch + 1", "no variable"}, {"i32", "(1 + 2", "missing )"},
+		{"i32", "i32 / 0", "division by zero"}, {"i32", "nosuch + 1", `No symbol "nosuch" in current context.`}, {"i32", "(1 + 2", "missing )"},
 	} {
 		if _, err := x.s.SetVariable(0, 0, bad[0], bad[1]); err == nil || !strings.Contains(err.Error(), bad[2]) {
 			t.Errorf("set var %s = %s: %v, want %q", bad[0], bad[1], err, bad[2])

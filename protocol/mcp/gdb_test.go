@@ -29,7 +29,7 @@ func TestGDBToolAsGDB(t *testing.T) {
 	id := must(t, ctx, cs, "start", map[string]any{"program": exe,
 		"breakpoints": []any{map[string]any{"file": src, "line": ret}}})["session"]
 	asked := append(realparts.InFrame(0, "p sum", "p/x sum + n", "x/3dw xs", "info args", "info locals", "bt",
-		"ptype xs", "info frame", "p xs[1] * 2", "info line", "output n"),
+		"ptype xs", "info frame", "p xs[1] * 2", "info line", "output n", "p nosuch", "whatis scores"),
 		realparts.InFrame(1, "info locals", "p scores", "p/x scores[2]", "p $1 + 1")...)
 	var ours []string
 	for _, q := range asked {
