@@ -8,3 +8,15 @@ type Names interface {
 	// breakpoint may give).
 	SourceFiles() []string
 }
+
+// FunctionDecl is a function as its source declares it (gdb's info functions).
+type FunctionDecl struct {
+	Text string // "int area(struct point *, int);"
+	File string
+	Line int // of the declaration
+}
+
+// FunctionDeclarer is implemented by targets that know how their functions are declared.
+type FunctionDeclarer interface {
+	FunctionDecl(name string) (FunctionDecl, bool)
+}

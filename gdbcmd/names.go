@@ -59,18 +59,27 @@ func (d *Debugger) infoFunctions(expr string) {
 	} else {
 		d.printf("All functions matching regular expression %q:\n", expr)
 	}
+	declarer, _ := d.s.Target().(engine.FunctionDeclarer)
 	byFile := map[string][]string{}
 	var files, nodebug []string
 	for _, f := range fns {
-		loc, err := d.s.Target().ResolveFunction(f)
-		if err != nil || loc.File == "" {
-			nodebug = append(nodebug, f)
+		var decl engine.FunctionDecl
+		if declarer != nil {
+			decl, _ = declarer.FunctionDecl(f)
+		}
+		if decl.Text == "" { // the target's own words: where its code is, its name
+			if loc, err := d.s.Target().ResolveFunction(f); err == nil && loc.File != "" {
+				decl = engine.FunctionDecl{Text: f, File: loc.File, Line: loc.Line}
+			}
+		}
+		if decl.File == "" {
+			nodebug = append(nodebug, d.nodebugSymbol(f))
 			continue
 		}
-		if _, seen := byFile[loc.File]; !seen {
-			files = append(files, loc.File)
+		if _, seen := byFile[decl.File]; !seen {
+			files = append(files, decl.File)
 		}
-		byFile[loc.File] = append(byFile[loc.File], fmt.Sprintf("%d:\t%s", loc.Line, f))
+		byFile[decl.File] = append(byFile[decl.File], fmt.Sprintf("%d:\t%s", decl.Line, decl.Text))
 	}
 	slices.Sort(files)
 	for _, file := range files {
@@ -79,4 +88,13 @@ func (d *Debugger) infoFunctions(expr string) {
 	if len(nodebug) > 0 {
 		d.printf("\nNon-debugging symbols:\n%s\n", strings.Join(nodebug, "\n"))
 	}
+}
+
+// nodebugSymbol is a function without debug information as info functions lists it: its
+// address, when it has one, and its name.
+func (d *Debugger) nodebugSymbol(name string) string {
+	if a, err := d.s.Address(d.frame, "&"+name); err == nil {
+		return fmt.Sprintf("0x%016x  %s", a, name)
+	}
+	return name
 }

@@ -103,6 +103,44 @@ func (f *File) FuncValue(name string) (Value, bool) {
 		Text: fmt.Sprintf("{%s} %#x <%s>", sig, addr, name), typ: ft}, true
 }
 
+// FuncDecl is a function of the program as C declares it, and where: its declaration line
+// ("int area(struct point *, int);", "static char *name(int);"), the file of its code and
+// the line of its declaration, as gdb's info functions lists them.
+type FuncDecl struct {
+	Text string
+	File string
+	Line int
+}
+
+// FuncDecl declares the function of that name; false for one without debug information.
+func (f *File) FuncDecl(name string) (FuncDecl, bool) {
+	v, ok := f.FuncValue(name)
+	fn, _ := f.FuncByName(name)
+	if !ok || fn == nil {
+		return FuncDecl{}, false
+	}
+	r := f.DWARF.Reader()
+	r.Seek(fn.entry)
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return FuncDecl{}, false
+	}
+	ret, params, _ := strings.Cut(v.Type, " (")
+	text := ret + " " + name + "(" + params + ";"
+	if strings.HasSuffix(ret, "*") {
+		text = ret + name + "(" + params + ";"
+	}
+	if ext, _ := e.Val(dwarf.AttrExternal).(bool); !ext {
+		text = "static " + text
+	}
+	line, _ := e.Val(dwarf.AttrDeclLine).(int64)
+	file := fn.File
+	if l, ok := f.PCToLine(fn.Low + f.Bias); ok && file == "" { // the file of its code
+		file = l.File
+	}
+	return FuncDecl{Text: text, File: file, Line: int(line)}, true
+}
+
 // funcTypeName is a DWARF function type in C: "int (int, char **)".
 func funcTypeName(ft *dwarf.FuncType) string {
 	ret := "void"

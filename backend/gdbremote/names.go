@@ -1,6 +1,10 @@
 package gdbremote
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/polydbg/polydbg/engine"
+)
 
 // FunctionNames implements engine.Names: the program's own functions (libraries are not
 // read).
@@ -20,4 +24,10 @@ func (t *Target) SourceFiles() []string {
 		out = append(out, f, filepath.Base(f))
 	}
 	return out
+}
+
+// FunctionDecl implements engine.FunctionDeclarer from the program's DWARF.
+func (t *Target) FunctionDecl(name string) (engine.FunctionDecl, bool) {
+	d, ok := t.sym.FuncDecl(name)
+	return engine.FunctionDecl(d), ok
 }

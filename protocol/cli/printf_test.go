@@ -81,3 +81,37 @@ func TestDprintf(t *testing.T) {
 		t.Errorf("a dprintf stopped the program:\n%s", out)
 	}
 }
+
+const declProg = `#include <stdarg.h>
+static int helper(int x) { return x + 1; }
+char *name_of(int n) { static char buf[8]; buf[0] = 'a' + n; return buf; }
+void noop(void) {}
+int sum_all(int n, ...) {
+    va_list ap;
+    va_start(ap, n);
+    int s = 0;
+    for (int i = 0; i < n; i++) s += va_arg(ap, int);
+    va_end(ap);
+    return s;
+}
+int main(void) { noop(); return helper(1) + sum_all(2, 1, 2) + name_of(1)[0] - 100; }
+`
+
+// info functions declares each function of the program as gdb does: its declaration's
+// line and its C declaration (static, a pointer returned, no parameters, varargs).
+func TestInfoFunctionsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "info functions ^helper$\ninfo functions name_of\ninfo functions noop\ninfo functions sum_all\n" +
+		"info functions ^main$\ninfo functions nothing_like_this\n"
+	dir, out := nativeScriptOf(t, "decls", declProg, commands)
+	oracle := gdbBatch(t, filepath.Join(dir, "decls"), commands)
+	decl := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:All functions|File |\d+:\t).*)$`)
+	lines := func(s string) []string {
+		var ls []string
+		for _, m := range decl.FindAllStringSubmatch(s, -1) {
+			ls = append(ls, m[1])
+		}
+		return ls
+	}
+	agreeLines(t, "info functions", 16, lines(out), lines(oracle), out, oracle)
+}
