@@ -71,6 +71,26 @@ func (h *ValueHistory) Substitute(expr string) (string, error) {
 	return b.String(), nil
 }
 
+// Lookup is the history value expr names when it is nothing else: $, $$, $N or $$N (ok
+// false for any other expression); err says why there is none ("History is empty.").
+func (h *ValueHistory) Lookup(expr string) (v Variable, ok bool, err error) {
+	expr = strings.TrimSpace(expr)
+	rest, isRef := strings.CutPrefix(expr, "$")
+	if !isRef {
+		return Variable{}, false, nil
+	}
+	rest, back := strings.CutPrefix(rest, "$")
+	n := -1
+	if rest != "" {
+		var err error
+		if n, err = strconv.Atoi(rest); err != nil || n < 0 || rest[0] == '+' || rest[0] == '-' {
+			return Variable{}, false, nil
+		}
+	}
+	v, err = h.value(back, n)
+	return v, true, err
+}
+
 // asExpression is a history value written back as an expression: its text, but a
 // pointer's address cast to its type (without the string or symbol shown after it) and a
 // character's number ("65 'A'" is 65).
@@ -99,13 +119,13 @@ func (h *ValueHistory) value(back bool, n int) (Variable, error) {
 	case back:
 		idx = last - n
 	}
-	switch {
-	case last == 0:
-		return Variable{}, fmt.Errorf("History is empty.")
-	case idx > last:
+	switch { // in gdb's words
+	case !back && n < 0 && last == 0:
+		return Variable{}, fmt.Errorf("The history is empty.")
+	case back && idx < 1:
+		return Variable{}, fmt.Errorf("History does not go back to $$%d.", max(n, 1))
+	case idx > last || idx < 1:
 		return Variable{}, fmt.Errorf("History has not yet reached $%d.", idx)
-	case idx < 1:
-		return Variable{}, fmt.Errorf("History does not go back to $%d (it starts at $1).", idx)
 	}
 	return h.values[idx-1], nil
 }

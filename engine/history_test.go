@@ -14,7 +14,7 @@ func TestSubstituteHistory(t *testing.T) {
 		{"$ + $$ + $$2 + $$0", `("s$1") + (-2) + (1) + ("s$1")`, ""},
 		{`"$1" + $rax + $pc`, `"$1" + $rax + $pc`, ""},
 		{"$4", "", "History has not yet reached $4."},
-		{"$$5", "", "History does not go back to $-2 (it starts at $1)."},
+		{"$$5", "", "History does not go back to $$5."},
 		{"n", "n", ""},
 	} {
 		got, err := h.Substitute(tt.in)
@@ -28,7 +28,27 @@ func TestSubstituteHistory(t *testing.T) {
 			t.Errorf("%q = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
-	if _, err := (&ValueHistory{}).Substitute("$"); err == nil || err.Error() != "History is empty." {
+	if _, err := (&ValueHistory{}).Substitute("$"); err == nil || err.Error() != "The history is empty." {
 		t.Errorf("empty history: %v", err)
+	}
+}
+
+// Lookup finds a history value named alone, and nothing else.
+func TestHistoryLookup(t *testing.T) {
+	h := &ValueHistory{}
+	h.Record(Variable{Value: "{x = 1}"})
+	h.Record(Variable{Value: "7"})
+	for expr, want := range map[string]string{"$": "7", "$$": "{x = 1}", "$1": "{x = 1}", " $2 ": "7", "$$0": "7"} {
+		if v, ok, err := h.Lookup(expr); !ok || err != nil || v.Value != want {
+			t.Errorf("Lookup(%q) = %q %v %v, want %q", expr, v.Value, ok, err, want)
+		}
+	}
+	for _, expr := range []string{"$1 + 1", "$rax", "$pc", "n", "$-1", "$+1", "$_exitcode"} {
+		if _, ok, _ := h.Lookup(expr); ok {
+			t.Errorf("Lookup(%q) took it for a history value", expr)
+		}
+	}
+	if _, ok, err := h.Lookup("$5"); !ok || err == nil || err.Error() != "History has not yet reached $5." {
+		t.Errorf("Lookup($5): %v %v", ok, err)
 	}
 }

@@ -3,6 +3,7 @@ package gdbcmd
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -63,8 +64,19 @@ func pointerPrefix(v engine.Variable, format byte) string {
 	return "(" + t + ") "
 }
 
-// eval evaluates an expression in the selected frame after substituting history values.
+// eval evaluates an expression in the selected frame after substituting history values;
+// gdb's $_exitcode alone is the exit code of the program that ended (void before it has),
+// and a history value alone is the value recorded.
 func (d *Debugger) eval(expr string, pure bool) (engine.Variable, error) {
+	if strings.TrimSpace(expr) == "$_exitcode" {
+		if h := d.s.LastHalt(); h.State == engine.Exited {
+			return engine.Variable{Name: expr, Value: strconv.Itoa(h.ExitCode), Type: "int"}, nil
+		}
+		return engine.Variable{Name: expr, Value: "void", Type: "void"}, nil
+	}
+	if v, ok, err := d.values.Lookup(expr); ok { // $1 as recorded, also once the program has ended
+		return v, err
+	}
 	expr, err := d.values.Substitute(expr)
 	if err != nil {
 		return engine.Variable{}, err

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +153,21 @@ func TestCtrlCBeforeTheResumeStillPauses(t *testing.T) {
 		t.Fatalf("the program was not paused:\n%s", out.String())
 	}
 	expect(t, out.String(), "(polydbg) continue\nContinuing.\n", "Paused in main", "(polydbg) print k > 0\n$1 = true", "[program terminated]")
+}
+
+// The value history as gdb keeps it: its messages when empty or short, the values printed
+// again once the program has ended, and $_exitcode (void until the program exits).
+func TestHistoryAsGDB(t *testing.T) {
+	const commands = "p $\np $$\np $1\np $_exitcode\nbreak square if x == 3\nrun\np x\np sum\np $\np $$2\np $$9\np $9\np/x $2\n" +
+		"delete\ncontinue\np $_exitcode\np $1\np $\np $$\n"
+	_, out, oracle := loopAndGDB(t, commands)
+	value := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(\$\d+ = .*|History .*|The history .*)$`)
+	lines := func(s string) []string {
+		var ls []string
+		for _, m := range value.FindAllStringSubmatch(s, -1) {
+			ls = append(ls, m[1])
+		}
+		return ls
+	}
+	agreeLines(t, "value history", 14, lines(out), lines(oracle), out, oracle)
 }
