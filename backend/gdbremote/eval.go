@@ -452,6 +452,16 @@ func (e *evaluator) register(expr string) (elfsym.Value, error) {
 		}
 	}
 	if !found {
+		if sub, ok := x86SubRegisters[name]; ok && e.t.desc.Arch == "i386:x86-64" { // $eax, $ax, $al
+			w, err := e.register("$" + sub.of)
+			if err != nil {
+				return elfsym.Value{}, err
+			}
+			u := Uint(w.Bytes, e.t.order) >> sub.shift
+			shift := 64 - 8*uint(sub.size)
+			n := int64(u<<shift) >> shift
+			return elfsym.Value{Name: expr, Type: sub.ctype, Kind: "int", Bytes: w.Bytes[:sub.size], Text: strconv.FormatInt(n, 10)}, nil
+		}
 		return elfsym.Value{}, fmt.Errorf("no register %s", expr)
 	}
 	b := make([]byte, arch.PtrSize)
@@ -477,3 +487,32 @@ func (e *evaluator) register(expr string) (elfsym.Value, error) {
 	}
 	return out, nil
 }
+
+// subRegister is a part of an x86-64 register gdb names on its own: its low 32, 16 or 8
+// bits, or the second byte (ah).
+type subRegister struct {
+	of    string
+	shift uint
+	size  int
+	ctype string
+}
+
+// x86SubRegisters are gdb's pseudo-registers of x86-64 ($eax, $r8d, $ax, $al, $ah...).
+var x86SubRegisters = func() map[string]subRegister {
+	m := map[string]subRegister{}
+	for _, r := range []struct{ full, d, w, l, h string }{
+		{"rax", "eax", "ax", "al", "ah"}, {"rbx", "ebx", "bx", "bl", "bh"}, {"rcx", "ecx", "cx", "cl", "ch"},
+		{"rdx", "edx", "dx", "dl", "dh"}, {"rsi", "esi", "si", "sil", ""}, {"rdi", "edi", "di", "dil", ""},
+		{"rbp", "ebp", "bp", "bpl", ""}, {"rsp", "esp", "sp", "spl", ""},
+	} {
+		m[r.d], m[r.w], m[r.l] = subRegister{r.full, 0, 4, "int"}, subRegister{r.full, 0, 2, "int16_t"}, subRegister{r.full, 0, 1, "int8_t"}
+		if r.h != "" {
+			m[r.h] = subRegister{r.full, 8, 1, "int8_t"}
+		}
+	}
+	for i := 8; i <= 15; i++ {
+		full := "r" + strconv.Itoa(i)
+		m[full+"d"], m[full+"w"], m[full+"l"] = subRegister{full, 0, 4, "int"}, subRegister{full, 0, 2, "int16_t"}, subRegister{full, 0, 1, "int8_t"}
+	}
+	return m
+}()
