@@ -11,6 +11,10 @@ type Register struct {
 	Num   int // the target's own numbering (a GDB stub's register number)
 	Size  int // bytes
 	Value uint64
+	// Natural is the value by the register's type as gdb prints it: a code pointer with
+	// its symbol ("0x401136 <main+4>"), a data pointer in hex, x86's eflags by their flags
+	// ("[ PF IF ]"), an integer signed at its width; "" when the target does not say.
+	Natural string
 }
 
 // MemoryAccess is implemented by targets whose memory a debugger may read and write

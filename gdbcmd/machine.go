@@ -74,30 +74,11 @@ func infoGeneralRegisters(regs []engine.Register) []engine.Register {
 	return out
 }
 
-// eflagsBits are the flags of x86's eflags by bit, as gdb names them.
-var eflagsBits = []struct {
-	bit  uint
-	name string
-}{{0, "CF"}, {2, "PF"}, {4, "AF"}, {6, "ZF"}, {7, "SF"}, {8, "TF"}, {9, "IF"}, {10, "DF"}, {11, "OF"},
-	{14, "NT"}, {16, "RF"}, {17, "VM"}, {18, "AC"}, {19, "VIF"}, {20, "VIP"}, {21, "ID"}}
-
-// registerNatural is info registers' last column, a register's value by its type as gdb
-// shows it: a code pointer with its symbol, a stack pointer in hex, eflags' flags, and any
-// other a signed integer of the register's width.
+// registerNatural is info registers' last column: the register's value as the target
+// prints it by its type (engine.Register.Natural), else a signed integer of its width.
 func (d *Debugger) registerNatural(r engine.Register) string {
-	switch r.Name {
-	case "rip", "eip", "pc":
-		return d.labelled(r.Value)
-	case "rsp", "esp", "sp", "rbp", "ebp":
-		return fmt.Sprintf("%#x", r.Value)
-	case "eflags":
-		var set []string
-		for _, f := range eflagsBits {
-			if r.Value&(1<<f.bit) != 0 {
-				set = append(set, f.name)
-			}
-		}
-		return "[ " + strings.Join(append(set, "]"), " ")
+	if r.Natural != "" {
+		return r.Natural
 	}
 	if r.Size > 0 && r.Size < 8 {
 		shift := 64 - 8*uint(r.Size)

@@ -10,7 +10,7 @@ func (t *Target) ReadRegisters() ([]engine.Register, error) {
 	}
 	out := make([]engine.Register, len(regs))
 	for i, r := range regs {
-		out[i] = engine.Register{Name: r.Name, Num: r.Num, Size: r.Size, Value: r.Value}
+		out[i] = engine.Register{Name: r.Name, Num: r.Num, Size: r.Size, Value: r.Value, Natural: r.Natural}
 	}
 	return out, nil
 }

@@ -476,14 +476,9 @@ func (e *evaluator) register(expr string) (elfsym.Value, error) {
 	if arch.PtrSize == 4 {
 		out.Text = strconv.FormatInt(int64(int32(v)), 10)
 	}
-	switch kind {
-	case "pc":
-		out.Type, out.Kind, out.Text = "void (*)()", "pointer", fmt.Sprintf("%#x", v)
-		if sym, ok := e.t.sym.SymbolAt(v); ok {
-			out.Text += " <" + sym + ">"
-		}
-	case "sp", "fp":
-		out.Type, out.Kind, out.Text = "void *", "pointer", fmt.Sprintf("%#x", v)
+	if ptr := map[string]string{"pc": "code_ptr", "sp": "data_ptr", "fp": "data_ptr"}[kind]; ptr != "" {
+		out.Text, out.Type = e.t.registerText(ptr, arch.PtrSize, v)
+		out.Kind = "pointer"
 	}
 	return out, nil
 }

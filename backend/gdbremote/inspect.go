@@ -33,11 +33,12 @@ func (t *Target) WriteMemory(addr uint64, data []byte) error {
 
 // Register is one register's value.
 type Register struct {
-	Name  string
-	Num   int
-	Size  int
-	Value uint64 // the low 64 bits
-	Bytes []byte
+	Name    string
+	Num     int
+	Size    int
+	Value   uint64 // the low 64 bits
+	Bytes   []byte
+	Natural string // as gdb prints it, by the description's type (regtext.go)
 }
 
 // Registers returns the general registers of the current thread (those in the 'g' packet).
@@ -57,7 +58,9 @@ func (t *Target) Registers() ([]Register, error) {
 		if !t.cache().hasAllRegs() {
 			continue
 		}
-		out = append(out, Register{Name: r.Name, Num: r.Num, Size: r.Bitsize / 8, Value: Uint(b, t.order), Bytes: b})
+		v := Uint(b, t.order)
+		natural, _ := t.registerText(r.Type, r.Bitsize/8, v)
+		out = append(out, Register{Name: r.Name, Num: r.Num, Size: r.Bitsize / 8, Value: v, Bytes: b, Natural: natural})
 	}
 	return out, nil
 }

@@ -178,8 +178,10 @@ func TestWatchInRecursionIsItsActivations(t *testing.T) {
 
 func TestWatchSetWhileRunning(t *testing.T) {
 	src := "let i = 0\nlet seen = 0\nwhile true {\n    i += 1\n    if i == 2000000 {\n        seen = i\n        break\n    }\n}\nprint(seen)\n"
-	h := start(t, src, func(h *harness) { h.line(2) }, false)
-	h.stop(engine.ReasonBreakpoint, 2)
+	// Stopped past seen's declaration: the write a watch set while the loop runs can see
+	// is the loop's (one set before the declaration ran would see that first, rightly).
+	h := start(t, src, func(h *harness) { h.line(3) }, false)
+	h.stop(engine.ReasonBreakpoint, 3)
 	w, _, err := h.s.DataBreakpointInfo(0, "seen")
 	h.do(err)
 	h.s.ClearBreakpoints()
@@ -189,6 +191,6 @@ func TestWatchSetWhileRunning(t *testing.T) {
 		t.Fatalf("set while running: %v %+v", err, set)
 	}
 	if e := h.next(); e.Kind != engine.EventStopped || e.Stop.Text != "seen: 0 -> 2000000" {
-		t.Fatalf("event %+v", e)
+		t.Fatalf("event %+v, stop %+v", e, e.Stop)
 	}
 }
