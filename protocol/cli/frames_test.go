@@ -226,12 +226,5 @@ func TestInfoSourceAsGDB(t *testing.T) {
 	cli.Run(cli.Config{In: strings.NewReader(commands), Echo: true, Debug: gdbcmd.Config{Out: &out, NewSession: nativeSessions(exe)}})
 	oracle := gdbBatch(t, exe, commands)
 	sourceLine := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:No current source|Current source|Compilation directory|Located in|Contains|Source language|Producer|Compiled with|Does not include|Includes).*)$`)
-	lines := func(s string) []string {
-		var ls []string
-		for _, m := range sourceLine.FindAllStringSubmatch(s, -1) {
-			ls = append(ls, m[1])
-		}
-		return ls
-	}
-	agreeLines(t, "info source", 17, lines(out.String()), lines(oracle), out.String(), oracle)
+	agreeLines(t, "info source", 17, captured(sourceLine, out.String(), ""), captured(sourceLine, oracle, ""), out.String(), oracle)
 }

@@ -106,12 +106,5 @@ func TestInfoFunctionsAsGDB(t *testing.T) {
 	dir, out := nativeScriptOf(t, "decls", declProg, commands)
 	oracle := gdbBatch(t, filepath.Join(dir, "decls"), commands)
 	decl := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:All functions|File |\d+:\t).*)$`)
-	lines := func(s string) []string {
-		var ls []string
-		for _, m := range decl.FindAllStringSubmatch(s, -1) {
-			ls = append(ls, m[1])
-		}
-		return ls
-	}
-	agreeLines(t, "info functions", 16, lines(out), lines(oracle), out, oracle)
+	agreeLines(t, "info functions", 16, captured(decl, out, ""), captured(decl, oracle, ""), out, oracle)
 }

@@ -213,12 +213,5 @@ func TestSharedLibrariesAsGDB(t *testing.T) {
 		"-L"+dir, "-ltwice", "-Wl,-rpath,"+dir)
 	oracle := gdbBatch(t, filepath.Join(exeDir, "uses"), commands)
 	table := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:From  |0x[0-9a-f]{16}  0x|\(\*\): |No shared libraries).*)$`)
-	lines := func(s string) []string {
-		var ls []string
-		for _, m := range table.FindAllStringSubmatch(s, -1) {
-			ls = append(ls, m[1])
-		}
-		return ls
-	}
-	agreeLines(t, "info sharedlibrary", 6, lines(out), lines(oracle), out, oracle)
+	agreeLines(t, "info sharedlibrary", 6, captured(table, out, ""), captured(table, oracle, ""), out, oracle)
 }

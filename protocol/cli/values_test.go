@@ -162,12 +162,5 @@ func TestHistoryAsGDB(t *testing.T) {
 		"delete\ncontinue\np $_exitcode\np $1\np $\np $$\n"
 	_, out, oracle := loopAndGDB(t, commands)
 	value := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(\$\d+ = .*|History .*|The history .*)$`)
-	lines := func(s string) []string {
-		var ls []string
-		for _, m := range value.FindAllStringSubmatch(s, -1) {
-			ls = append(ls, m[1])
-		}
-		return ls
-	}
-	agreeLines(t, "value history", 14, lines(out), lines(oracle), out, oracle)
+	agreeLines(t, "value history", 14, captured(value, out, ""), captured(value, oracle, ""), out, oracle)
 }
