@@ -5,6 +5,7 @@ package elfsym
 
 import (
 	"debug/dwarf"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"math"
@@ -233,7 +234,12 @@ func (f *File) builtinType(name string) (dwarf.Type, bool) {
 	if key == "" {
 		key = "int"
 	}
-	sizes := map[string]int64{"char": 1, "short": 2, "int": 4, "long": long, "long long": 8, "float": 4, "double": 8, "_Bool": 1, "bool": 1}
+	longDouble := map[elf.Machine]int64{elf.EM_X86_64: 16, elf.EM_386: 12, elf.EM_AARCH64: 16}[f.ELF.Machine]
+	if longDouble == 0 {
+		longDouble = 8 // Arm's AAPCS: a double
+	}
+	sizes := map[string]int64{"char": 1, "short": 2, "int": 4, "long": long, "long long": 8, "float": 4, "double": 8,
+		"long double": longDouble, "_Bool": 1, "bool": 1}
 	size, ok := sizes[key]
 	if !ok {
 		return nil, false
@@ -241,7 +247,7 @@ func (f *File) builtinType(name string) (dwarf.Type, bool) {
 	ct := dwarf.CommonType{ByteSize: size, Name: name}
 	bt := dwarf.BasicType{CommonType: ct}
 	switch {
-	case key == "float" || key == "double":
+	case key == "float" || key == "double" || key == "long double":
 		return &dwarf.FloatType{BasicType: bt}, true
 	case key == "_Bool" || key == "bool":
 		return &dwarf.BoolType{BasicType: bt}, true

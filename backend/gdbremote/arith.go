@@ -46,7 +46,7 @@ func runArith(e *evaluator, expr string, skip bool) (arithOperand, *arithParser,
 		return arithOperand{}, nil, err
 	}
 	p := &arithParser{e: e, toks: toks, skip: skip}
-	v, err := p.binary(0)
+	v, err := p.conditional()
 	if err == nil && p.pos != len(p.toks) {
 		err = fmt.Errorf("unexpected %q in %q", p.toks[p.pos], expr)
 	}
@@ -150,7 +150,7 @@ func lexArith(s string) ([]string, error) {
 					n = 2
 				}
 			}
-			if !strings.ContainsRune("+-*/%<>=!&|^~()[].@,", rune(c)) || n == 1 && c == '=' {
+			if !strings.ContainsRune("+-*/%<>=!&|^~()[].@,?:", rune(c)) || n == 1 && c == '=' {
 				return nil, fmt.Errorf("unexpected %q in %q", c, s)
 			}
 			toks = append(toks, s[i:i+n])
@@ -171,6 +171,37 @@ func (p *arithParser) peek() string {
 var binaryPrec = map[string]int{
 	"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
 	"<": 7, "<=": 7, ">": 7, ">=": 7, "<<": 8, ">>": 8, "@": 9, "+": 10, "-": 10, "*": 11, "/": 11, "%": 11,
+}
+
+// conditional parses C's c ? a : b, the loosest of its operators (right to left): only the
+// side chosen is read from the program.
+func (p *arithParser) conditional() (arithOperand, error) {
+	c, err := p.binary(0)
+	if err != nil || p.peek() != "?" {
+		return c, err
+	}
+	p.pos++
+	chosen, err := p.truth(c)
+	if err != nil {
+		return c, err
+	}
+	skip := p.skip
+	defer func() { p.skip = skip }()
+	p.skip = skip || !chosen
+	a, err := p.conditional()
+	if err != nil {
+		return a, err
+	}
+	if p.peek() != ":" {
+		return a, fmt.Errorf("missing : of a ? in %q", strings.Join(p.toks, " "))
+	}
+	p.pos++
+	p.skip = skip || chosen
+	b, err := p.conditional()
+	if chosen {
+		return a, err
+	}
+	return b, err
 }
 
 // binary parses operators of precedence above min, left to right.
@@ -260,7 +291,7 @@ func (p *arithParser) unary() (arithOperand, error) {
 		case "[":
 			p.pos++
 			var idx arithOperand
-			if idx, err = p.binary(0); err != nil {
+			if idx, err = p.conditional(); err != nil {
 				return v, err
 			}
 			if p.peek() != "]" {
@@ -288,7 +319,7 @@ func (p *arithParser) primary() (arithOperand, error) {
 	p.pos++
 	switch {
 	case t == "(":
-		v, err := p.binary(0)
+		v, err := p.conditional()
 		if err == nil && p.peek() != ")" {
 			err = errors.New("missing )")
 		}

@@ -119,7 +119,7 @@ func (p *arithParser) callResult(ft *dwarf.FuncType, ret uint64, name string) (a
 func (p *arithParser) call(fn arithOperand) (arithOperand, error) {
 	var args []arithOperand
 	for p.peek() != ")" {
-		a, err := p.binary(0)
+		a, err := p.conditional()
 		if err != nil {
 			return fn, err
 		}

@@ -45,6 +45,7 @@ var arithExprs = []string{
 	"s->ratio * 3", "s->tag * 1000", "big * 3 + n", "s->ratio / 3", "-mask", "n / 4.0f", // 32 bits, as in the program
 	"$pc", "$pc == $pc", "$rip", "$rsp == $sp", "$rbp", // gdb's code and data pointers
 	"$edi", "$di", "$dil", "$esi + 1", "$edx", "$dh", "$r8d", // x86-64's pseudo-registers
+	"n > 5 ? n : -n", "s->c == BLUE ? values[1] : values[2]", "0 ? *(int *)0 : 7", "n ? mask ? 1 : 2 : 3", "sizeof(long double)", // ?: and the rest
 	"n + 1", "n * 2 - 3", "(n + 2) * 3", "n / 3", "n % 3", "-n", "!n + 1", "~n",
 	"s->at.x + s->at.y", "s->at.x * n + values[i]", "values[i] * 2", "values[n - 7] + values[0]",
 	"s->next->x - s->next->y", "(*s).at.y * 3", "s->flags & mask", "s->flags | 1", "s->flags ^ 0xff",
