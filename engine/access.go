@@ -124,6 +124,26 @@ type TypeDescriber interface {
 	DescribeType(name string, expand bool) (string, error)
 }
 
+// ExprTypeDescriber is implemented by targets that describe an expression's type as it is
+// in the program (gdb's ptype EXPR: an array of pointers to a struct, a nested anonymous
+// struct), which its type's name alone cannot say.
+type ExprTypeDescriber interface {
+	DescribeExprType(frame int, expr string, expand bool) (string, error)
+}
+
+// DescribeExprType describes the type of expr in a frame of the stopped program
+// (ExprTypeDescriber); ErrUnsupported for targets without one.
+func (s *Session) DescribeExprType(frame int, expr string, expand bool) (string, error) {
+	td, ok := s.t.(ExprTypeDescriber)
+	if !ok {
+		return "", fmt.Errorf("expression types: %w", ErrUnsupported)
+	}
+	if err := s.checkStopped("describe a type"); err != nil {
+		return "", err
+	}
+	return td.DescribeExprType(frame, expr, expand)
+}
+
 // DescribeType describes a type by its name (TypeDescriber); ErrUnsupported for targets
 // without named types.
 func (s *Session) DescribeType(name string, expand bool) (string, error) {

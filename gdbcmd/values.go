@@ -51,11 +51,12 @@ func (d *Debugger) evaluate(args string, pure bool) {
 	d.printf("$%d = %s%s\n", d.values.Record(v), pointerPrefix(v, format), d.layout(d.s.FormatValue(v, format)))
 }
 
-// pointerPrefix is what gdb's print puts before a C pointer: its type, "(int *) ", except
-// for a string (char *), which shows its text instead, and under a format letter.
+// pointerPrefix is what gdb's print puts before a C pointer (a value shown as an address,
+// of a pointer type or a typedef of one): its type, "(int *) ", "(op_t) ", except for a
+// string (char *), which shows its text instead, and under a format letter.
 func pointerPrefix(v engine.Variable, format byte) string {
 	t := strings.TrimSpace(v.Type)
-	if format != 0 || !strings.HasPrefix(v.Value, "0x") || !strings.HasSuffix(t, "*") && !strings.Contains(t, "(*)") {
+	if format != 0 || !strings.HasPrefix(v.Value, "0x") || strings.Contains(v.Value, "\"") || t == "" {
 		return ""
 	}
 	if base := strings.TrimSpace(strings.TrimRight(t, "* ")); strings.Count(t, "*") == 1 && strings.HasSuffix(base, "char") {
@@ -94,6 +95,14 @@ func (d *Debugger) showType(expr string, expand bool) {
 		return
 	}
 	v, err := d.eval(expr, true)
+	if err == nil && expand { // the value's own type, as the program has it
+		if sub, serr := d.values.Substitute(expr); serr == nil {
+			if text, terr := d.s.DescribeExprType(d.frame, sub, true); terr == nil {
+				d.printf("type = %s\n", text)
+				return
+			}
+		}
+	}
 	if err != nil {
 		text, terr := d.s.DescribeType(expr, expand) // a type's name: ptype struct point
 		switch {

@@ -307,6 +307,9 @@ func (f *File) Decay(v Value, mem Memory) (Value, error) {
 	return out, nil
 }
 
+// DWARFType is the program's type v was read with, nil for a register's word or a number.
+func (v Value) DWARFType() dwarf.Type { return v.typ }
+
 // Typed reports whether v was read with a type of the program (a register's word was not):
 // only such a pointer moves by the size of what it points to.
 func (v Value) Typed() bool { return v.typ != nil }

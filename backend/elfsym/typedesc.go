@@ -59,13 +59,17 @@ func DescribeType(t dwarf.Type, expand bool) string {
 	quals, u := qualified(t)
 	switch tt := u.(type) {
 	case *dwarf.StructType:
-		var b strings.Builder
-		b.WriteString(quals + TypeName(tt) + " {\n")
-		for _, f := range tt.Field {
-			b.WriteString("    " + Declare(TypeName(f.Type), f.Name) + ";\n")
+		return quals + describeFields(tt, "")
+	case *dwarf.ArrayType: // struct node {...} *[2], as gdb: the element expanded, then the counts
+		dims, elem := "", dwarf.Type(tt)
+		for a, ok := elem.(*dwarf.ArrayType); ok; a, ok = elem.(*dwarf.ArrayType) {
+			dims, elem = dims+fmt.Sprintf("[%d]", a.Count), a.Type
 		}
-		b.WriteString("}")
-		return b.String()
+		inner := DescribeType(elem, true)
+		if strings.HasSuffix(inner, "*") {
+			return quals + inner + dims
+		}
+		return quals + inner + " " + dims
 	case *dwarf.EnumType:
 		vals := make([]string, len(tt.Val))
 		next := int64(0)
@@ -94,6 +98,27 @@ func DescribeType(t dwarf.Type, expand bool) string {
 		return inner + "*"
 	}
 	return quals + TypeName(u)
+}
+
+// describeFields is a struct's or union's name and fields as ptype lists them, a nested
+// struct or union without a name of its own expanded in place, indent deeper.
+func describeFields(st *dwarf.StructType, indent string) string {
+	var b strings.Builder
+	b.WriteString(TypeName(st) + " {\n")
+	if st.StructName == "" {
+		b.Reset()
+		b.WriteString(st.Kind + " {\n")
+	}
+	for _, f := range st.Field {
+		b.WriteString(indent + "    ")
+		if inner, ok := f.Type.(*dwarf.StructType); ok && inner.StructName == "" {
+			b.WriteString(describeFields(inner, indent+"    ") + " " + f.Name + ";\n")
+			continue
+		}
+		b.WriteString(Declare(TypeName(f.Type), f.Name) + ";\n")
+	}
+	b.WriteString(indent + "}")
+	return b.String()
 }
 
 // qualified strips typedefs and qualifiers off t as resolve does, and returns the

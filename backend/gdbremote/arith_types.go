@@ -5,6 +5,7 @@ package gdbremote
 // elfsym keeps on the values it reads.
 
 import (
+	"debug/dwarf"
 	"errors"
 	"fmt"
 	"strconv"
@@ -129,6 +130,9 @@ func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
 			return arithOperand{obj: &c}, nil
 		}
 	}
+	if f, ok := p.pointedFunc(v); ok { // *fp of a pointer to a function is the function
+		return arithOperand{obj: &f}, nil
+	}
 	if v.obj != nil && v.obj.Kind == "pointer" {
 		c, err := p.e.t.sym.Element(*v.obj, 0, cachedMem{p.e.t})
 		if err == nil {
@@ -137,6 +141,26 @@ func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
 		}
 	}
 	return p.child(v, "*")
+}
+
+// pointedFunc is the function a pointer to a function points to, when it points to the
+// start of one of the program's functions.
+func (p *arithParser) pointedFunc(v arithOperand) (elfsym.Value, bool) {
+	if v.obj == nil || v.obj.Kind != "pointer" || p.e == nil {
+		return elfsym.Value{}, false
+	}
+	pt, ok := elfsym.Underlying(v.obj.DWARFType()).(*dwarf.PtrType)
+	if !ok {
+		return elfsym.Value{}, false
+	}
+	if _, ok := elfsym.Underlying(pt.Type).(*dwarf.FuncType); !ok || len(v.obj.Bytes) == 0 {
+		return elfsym.Value{}, false
+	}
+	name, ok := p.e.t.sym.SymbolAt(Uint(v.obj.Bytes, p.e.t.order))
+	if !ok || strings.Contains(name, "+") {
+		return elfsym.Value{}, false
+	}
+	return p.e.t.sym.FuncValue(name)
 }
 
 // index is v[idx]: an element of an array, or p[0] of a pointer.

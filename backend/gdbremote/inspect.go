@@ -283,6 +283,29 @@ func (t *Target) DescribeType(name string, expand bool) (string, error) {
 	return elfsym.DescribeType(typ, expand), nil
 }
 
+// DescribeExprType implements engine.ExprTypeDescriber: the DWARF type of the value expr
+// reads in the frame (pure: nothing of the program runs).
+func (t *Target) DescribeExprType(frame int, expr string, expand bool) (string, error) {
+	if err := t.needStopped(); err != nil {
+		return "", err
+	}
+	fr, err := t.frame(frame)
+	if err != nil {
+		return "", err
+	}
+	ev := &evaluator{t: t, fr: fr, pure: true}
+	v, err := ev.value(strings.TrimSpace(expr))
+	if err != nil {
+		if v, err = ev.arith(strings.TrimSpace(expr)); err != nil {
+			return "", err
+		}
+	}
+	if v.DWARFType() == nil {
+		return "", fmt.Errorf("%s has no type of the program: %w", expr, engine.ErrUnsupported)
+	}
+	return elfsym.DescribeType(v.DWARFType(), expand), nil
+}
+
 // SymbolAt implements engine.Symbolizer from the program's symbol table.
 func (t *Target) SymbolAt(addr uint64) (name, section string, ok bool) {
 	name, ok = t.sym.SymbolAt(addr)

@@ -244,3 +244,43 @@ func TestCallAsGDB(t *testing.T) {
 		"(polydbg) call square(3)\nthe program stopped in square (SIGTRAP) while in a function called from the debugger;",
 		"(polydbg) info registers rip\nrip            0x", " <square+")
 }
+
+const richProg = `#include <string.h>
+typedef int (*op_t)(int, int);
+static int add(int a, int b) { return a + b; }
+union num { int i; float f; unsigned char b[4]; };
+struct node { const char *name; int grid[2][3]; struct { int lo, hi; } range; union num u; op_t op; struct node *next; double w; char tag[6]; };
+enum sign { NEG = -1, ZERO, POS };
+int main(void) {
+    struct node b = { "beta", {{1,2,3},{4,5,6}}, {-1, 1}, {.f = 1.5f}, add, 0, 0.25, "bb" };
+    struct node a = { "alpha", {{0}}, {0, 9}, {.i = 65}, 0, &b, -3.5, "hello" };
+    struct node *list[2] = { &a, &b };
+    char **names = (char *[]){ "x", "y", 0 };
+    enum sign s = NEG;
+    int n = (int)strlen(a.name) + s;
+    return n - 4;
+}
+`
+
+// ptype of an expression describes its type as the program has it, as gdb does: an array
+// of pointers to a struct, a struct with an anonymous struct inside, arrays of arrays; and
+// print shows such values as gdb does (a typedef'd function pointer with its type).
+func TestPtypeOfExpressionsAsGDB(t *testing.T) {
+	asked := realparts.InFrame(0, "ptype list", "ptype a", "ptype a.u", "ptype b.grid", "ptype names", "ptype a.range",
+		"ptype list[0]", "ptype *list[0]", "ptype b.op", "ptype s", "ptype a.tag", "ptype &a", "ptype n + 1", "ptype a.w * 2",
+		"p b.op", "p a.u", "p b.u", "p names[1]", "p *names@2", "p s", "p/d s", "p b.grid[1]", "p a.tag", "p list[0]->name",
+		"p b.range", "whatis a.range", "whatis b.op", "p *b.op")
+	var commands strings.Builder
+	commands.WriteString("break 13\nrun\n")
+	for _, q := range asked {
+		commands.WriteString(q.Cmd + "\n")
+	}
+	dir, out := nativeScriptOf(t, "rich", richProg, commands.String())
+	var ours []string
+	for _, q := range asked {
+		_, after, _ := strings.Cut(out, "(polydbg) "+q.Cmd+"\n")
+		answer, _, _ := strings.Cut(after, "(polydbg) ")
+		ours = append(ours, strings.TrimSuffix(answer, "\n"))
+	}
+	realparts.CompareAnswers(t, "ptype and print", asked, ours, realparts.GDBAnswers(t, filepath.Join(dir, "rich"), "break 13\nrun", asked))
+}
