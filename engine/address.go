@@ -38,6 +38,11 @@ func (s *Session) Address(frame int, expr string) (uint64, error) {
 	if a, ok := leadingNumber(v.Value); ok { // a pointer shows as 0x... and what it points to
 		return a, nil
 	}
+	if _, fn, ok := strings.Cut(v.Value, "} "); ok && strings.HasPrefix(v.Value, "{") { // a function, "{int (void)} 0x401136 <main>": its address
+		if a, ok := leadingNumber(fn); ok {
+			return a, nil
+		}
+	}
 	if strings.HasSuffix(v.Type, "]") { // an array stands for the address of its first element, as in C
 		if p, err := s.Evaluate(frame, "&"+expr, EvalMode{Pure: true}); err == nil {
 			if a, ok := leadingNumber(p.Value); ok {

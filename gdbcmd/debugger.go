@@ -127,6 +127,14 @@ func (d *Debugger) Printf(format string, args ...any) { d.printf(format, args...
 
 func (d *Debugger) printf(format string, args ...any) { fmt.Fprintf(d.out, format, args...) }
 
+// say prints what gdb tells a person at a terminal and not a script run with -batch
+// ("Continuing.", "Run till exit from ...").
+func (d *Debugger) say(format string, args ...any) {
+	if !d.cfg.Batch {
+		d.printf(format, args...)
+	}
+}
+
 // hold keeps the output printer asleep while a command runs: a step's events are taken
 // by the command itself (waitFrom), with no thread woken for them. A command that waits
 // for the program to run releases it first, so that output prints as it comes.

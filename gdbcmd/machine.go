@@ -2,6 +2,7 @@ package gdbcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -152,8 +153,12 @@ func cmdExamine(d *Debugger, args string) bool {
 		return false
 	}
 	data, err := d.s.ReadMemory(addr, count*unit)
-	if err != nil {
-		d.printf("Cannot access memory at address %#x: %s\n", addr, explain(err))
+	if errors.Is(err, engine.ErrNotStarted) || errors.Is(err, engine.ErrRunning) || errors.Is(err, engine.ErrEnded) || errors.Is(err, engine.ErrUnsupported) {
+		d.printf("%s\n", explain(err))
+		return false
+	}
+	if err != nil || len(data) == 0 {
+		d.printf("%s:\tCannot access memory at address %#x\n", d.labelled(addr), addr) // as gdb
 		return false
 	}
 	perLine := max(1, 16/unit)
@@ -269,7 +274,7 @@ func (d *Debugger) examineStrings(addr uint64, count int) {
 			chunk, err := d.s.ReadMemory(addr+uint64(len(text)), 16)
 			if err != nil || len(chunk) == 0 {
 				if len(text) == 0 {
-					d.printf("Cannot access memory at address %#x\n", addr)
+					d.printf("%s:\t<error: Cannot access memory at address %#x>\n", d.labelled(addr), addr)
 					return
 				}
 				break
@@ -302,6 +307,10 @@ func (d *Debugger) examineInstructions(addr uint64, count int) {
 	ins, err := dbg.Disassemble(context.Background(), addr, count)
 	if err != nil {
 		d.printf("%s\n", explain(err))
+		return
+	}
+	if len(ins) == 0 { // no code there, as gdb says it
+		d.printf("   %s:\tCannot access memory at address %#x\n", d.labelled(addr), addr)
 		return
 	}
 	var cur uint64

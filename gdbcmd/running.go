@@ -39,7 +39,7 @@ func (d *Debugger) run(stopOnEntry bool) {
 // passed N-1 more times without stopping.
 func cmdContinue(d *Debugger, args string) bool {
 	if d.cfg.Attached && d.s.State() == engine.Initialized {
-		d.printf("Continuing.\n")
+		d.say("Continuing.\n")
 		d.run(false)
 		return false
 	}
@@ -52,13 +52,13 @@ func cmdContinue(d *Debugger, args string) bool {
 		}
 		if st := d.s.LastStop(); d.s.State() == engine.Stopped && st != nil && st.Reason == engine.ReasonBreakpoint {
 			ignore, bp = n-1, st.BreakpointID
-			d.printf("Will ignore next %d crossings of breakpoint %d.  Continuing.\n", ignore, bp)
+			d.say("Will ignore next %d crossings of breakpoint %d.  Continuing.\n", ignore, bp)
 		} else {
 			d.printf("Not stopped at any breakpoint; argument ignored.\n")
 		}
 	}
 	if ignore == 0 && d.s.State() == engine.Stopped {
-		d.printf("Continuing.\n")
+		d.say("Continuing.\n")
 	}
 	for {
 		h, ok := d.resume(d.s.Continue)
@@ -99,9 +99,9 @@ func cmdFinish(d *Debugger, _ string) bool {
 			d.printf("\"finish\" not meaningful in the outermost frame.\n")
 			return false
 		}
-		if d.frame < len(frames)-1 && !d.cfg.Batch { // gdb -batch does not say it either
+		if d.frame < len(frames)-1 {
 			f := frames[d.frame]
-			d.printf("Run till exit from #%-2d %s\n", d.frame, d.frameLine(f, d.frameMidLine(f)))
+			d.say("Run till exit from #%-2d %s\n", d.frame, d.frameLine(f, d.frameMidLine(f)))
 		}
 	}
 	frame := d.frame
@@ -186,9 +186,9 @@ func cmdJump(d *Debugger, args string) bool {
 		return false
 	}
 	if ix, ok := d.s.Target().(engine.IndexedPCs); ok && ix.PCsAreIndexes() {
-		d.printf("Continuing at pc %d.\n", targets[0].PC)
+		d.say("Continuing at pc %d.\n", targets[0].PC)
 	} else {
-		d.printf("Continuing at %#x.\n", targets[0].PC)
+		d.say("Continuing at %#x.\n", targets[0].PC)
 	}
 	d.runAndReport(d.s.Continue)
 	return false

@@ -87,7 +87,7 @@ func TestDisassembleAsGDB(t *testing.T) {
 		"int main(void) {\n    printf(\"%d\\n\", sum(3));\n    return 0;\n}\n")
 	const commands = "break sum\nrun\ndisassemble\nup\ndisassemble\ndisassemble sum\n" +
 		"info symbol values\ninfo symbol &values[2]\ninfo symbol $pc\ninfo symbol 8\ninfo sharedlibrary\n" +
-		"x/3i $pc\nx/3dw values\nx/2xg &values[1]\nx/s greeting\n"
+		"x/3i $pc\nx/3dw values\nx/2xg &values[1]\nx/s greeting\nx/2i 0x65\nx/2i sum\n"
 	cmd := exec.Command(bin, "debug", exe)
 	cmd.Stdin = strings.NewReader(commands + "quit\n")
 	out, err := cmd.CombinedOutput()
@@ -113,10 +113,10 @@ func TestDisassembleAsGDB(t *testing.T) {
 		t.Logf("info symbol: 4 of 4 answers agree with gdb")
 	}
 	examined := regexp.MustCompile(`(?m)(?:=> |   )?0x[0-9a-f]+(?: <[^+>][^>]*>)?:\t.*$`)
-	if ours, theirs := examined.FindAllString(string(out), -1), examined.FindAllString(string(oracle), -1); !slices.Equal(ours, theirs) || len(ours) != 6 {
+	if ours, theirs := examined.FindAllString(string(out), -1), examined.FindAllString(string(oracle), -1); !slices.Equal(ours, theirs) || len(ours) != 9 {
 		t.Errorf("x: polydbg %q, gdb %q", ours, theirs)
 	} else {
-		t.Logf("x/i, x/dw, x/xg, x/s: 6 of 6 lines agree with gdb")
+		t.Logf("x/i, x/dw, x/xg, x/s: 9 of 9 lines agree with gdb")
 	}
 	if !regexp.MustCompile(`(?m)^0x[0-9a-f]{16}  0x[0-9a-f]{16}  Yes(?: \(\*\))? +/\S+/libc\.so\.6$`).Match(out) {
 		t.Errorf("info sharedlibrary does not list libc:\n%s", out)
@@ -185,7 +185,8 @@ func TestDebugBatchAsGDB(t *testing.T) {
 	if err := os.WriteFile(script, []byte("# stop in the fourth call\nbreak square if x == 3\n\nrun\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-batch", "-x", script, "-ex", "bt", "-ex", "finish", "-ex", "print sum", "-ex", "info locals", exe}
+	args := []string{"-batch", "-x", script, "-ex", "bt", "-ex", "finish", "-ex", "print sum", "-ex", "info locals",
+		"-ex", "continue", "-ex", "print $_exitcode", exe} // -batch: no "Continuing."
 	ours, err := exec.Command(bin, append([]string{"debug"}, args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("polydbg: %v\n%s", err, ours)

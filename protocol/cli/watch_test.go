@@ -233,3 +233,38 @@ func TestJumpAsGDB(t *testing.T) {
 	expect(t, out, "(polydbg) jump 3\nLine 3 is not a statement of the function being run", "(polydbg) jump 9\nContinuing at pc ",
 		"Breakpoint 1, main () at prog.kite:10", "(polydbg) print i\n$1 = 1\n")
 }
+
+const finishProg = `struct pair { int a, b; };
+struct big { long x[3]; };
+struct mixed { double d; int i; };
+struct pair make(int x) { struct pair p = { x, x * 2 }; return p; }
+struct big wide(long x) { struct big b = {{ x, x + 1, x + 2 }}; return b; }
+struct mixed mix(int i) { struct mixed m = { i / 4.0, i }; return m; }
+double half(int x) { return x / 2.0; }
+float third(int x) { return x / 3.0f; }
+char pick(const char *s, int i) { return s[i]; }
+const char *name(void) { return "polydbg"; }
+int main(void) {
+    struct pair p = make(3);
+    struct big b = wide(7);
+    struct mixed m = mix(5);
+    double h = half(p.b);
+    float t = third(2);
+    char c = pick("hello", 1);
+    const char *n = name();
+    return (int)h + (int)t + c + p.a + n[0] + (int)b.x[0] + m.i - 249;
+}
+`
+
+// finish prints what a function returned as gdb does whatever its type: a struct in
+// registers (integers, then a double and an int), one in memory, a double, a float, a
+// char, a string; x at an address without memory says so as gdb does.
+func TestFinishValuesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "break make\nbreak wide\nbreak mix\nbreak half\nbreak third\nbreak pick\nbreak name\nrun\n" +
+		"finish\nc\nfinish\nc\nfinish\nc\nfinish\nc\nfinish\nc\nfinish\nc\nfinish\nx/4x 0x65\nx/s 0x65\np 1\n" // the last succeeds: gdb -batch ends with its status
+	dir, out := nativeScriptOf(t, "finish", finishProg, commands)
+	oracle := gdbBatch(t, filepath.Join(dir, "finish"), commands)
+	returned := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:Value returned is|\s*0x65:).*)$`)
+	agreeLines(t, "finish", 9, captured(returned, out, ""), captured(returned, oracle, ""), out, oracle)
+}
