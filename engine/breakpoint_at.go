@@ -106,6 +106,10 @@ func atLine(l Location, file string, line int) bool {
 	return l.Line == line && sourceFileIs(l.File, file)
 }
 
+// SourceFileIs reports whether the path full is the file given as a user names it
+// (sourceFileIs), for a front end that matches places the way breakpoints do.
+func SourceFileIs(full, given string) bool { return sourceFileIs(full, given) }
+
 // sourceFileIs reports whether the path full is the file given as a user names it: the
 // same path, one that ends with it after a slash, or the same file through a symbolic link
 // (an editor's path through a linked folder).

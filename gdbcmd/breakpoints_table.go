@@ -27,10 +27,16 @@ type bpRow struct {
 //	1       breakpoint     keep y   0x0000555555555144 in fact at t.c:12
 //		stop only if n==2
 //		breakpoint already hit 1 time
-func (d *Debugger) infoBreakpoints() {
+func (d *Debugger) infoBreakpoints() { d.breakpointTable(true) }
+
+// breakpointTable is info breakpoints' table, or info watchpoints' (the watchpoints alone:
+// withBreakpoints false). The Type column is as wide as its longest entry, as gdb's.
+func (d *Debugger) breakpointTable(withBreakpoints bool) {
 	var rows []bpRow
 	for _, b := range d.s.Breakpoints() {
-		rows = append(rows, d.breakpointRows(b)...)
+		if withBreakpoints {
+			rows = append(rows, d.breakpointRows(b)...)
+		}
 	}
 	for _, w := range d.s.DataBreakpoints() {
 		kind := watchTypes[w.Access]
@@ -43,15 +49,22 @@ func (d *Debugger) infoBreakpoints() {
 		}
 		rows = append(rows, r)
 	}
-	if len(rows) == 0 {
+	if len(rows) == 0 && withBreakpoints {
 		d.printf("No breakpoints or watchpoints.\n")
 		return
 	}
+	if len(rows) == 0 {
+		d.printf("No watchpoints.\n")
+		return
+	}
 	slices.SortStableFunc(rows, func(a, b bpRow) int { return cmp.Compare(a.id, b.id) })
-	width := max(len("Address"), d.pcWidth()+2)
-	d.printf("%-7s %-14s %-4s %-3s %-*s %s\n", "Num", "Type", "Disp", "Enb", width, "Address", "What")
+	width, kinds := max(len("Address"), d.pcWidth()+2), len("breakpoint    ")
 	for _, r := range rows {
-		d.printf("%s\n", strings.TrimRight(fmt.Sprintf("%-7s %-14s %-4s %-3s %-*s %s", r.num, r.kind, r.disp, r.on, width, r.addr, r.what), " "))
+		kinds = max(kinds, len(r.kind))
+	}
+	d.printf("%-7s %-*s %-4s %-3s %-*s %s\n", "Num", kinds, "Type", "Disp", "Enb", width, "Address", "What")
+	for _, r := range rows {
+		d.printf("%s\n", strings.TrimRight(fmt.Sprintf("%-7s %-*s %-4s %-3s %-*s %s", r.num, kinds, r.kind, r.disp, r.on, width, r.addr, r.what), " "))
 		for _, n := range r.notes {
 			d.printf("%s\n", n)
 		}

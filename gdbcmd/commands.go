@@ -2,6 +2,7 @@ package gdbcmd
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -143,12 +144,32 @@ func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
 			return spec, fmt.Errorf("Invalid address %q.", loc[1:])
 		}
 		spec.Kind, spec.PC = engine.InstructionBreakpoint, pc
+	case (loc[0] == '+' || loc[0] == '-') && len(loc) > 1: // lines after or before the selected frame's
+		n, ok := atoi(loc[1:])
+		here, stopped := d.here()
+		if !ok || !stopped {
+			return spec, fmt.Errorf("No line %s from here (a relative line needs a stopped program).", loc)
+		}
+		if loc[0] == '-' {
+			n = -n
+		}
+		spec.Kind, spec.File, spec.Line = engine.LineBreakpoint, here.File, max(1, here.Line+n)
 	default:
 		if i := strings.LastIndexByte(loc, ':'); i > 0 {
 			if n, ok := atoi(loc[i+1:]); ok {
 				spec.Kind, spec.File, spec.Line = engine.LineBreakpoint, loc[:i], n
 				return spec, nil
 			}
+			// FILE:FUNCTION: the function, which must be in that file
+			file, fn := loc[:i], loc[i+1:]
+			if names, ok := d.s.Target().(engine.Names); ok && !slices.ContainsFunc(names.SourceFiles(), func(f string) bool { return engine.SourceFileIs(f, file) }) {
+				return spec, fmt.Errorf("No source file named %s.", file)
+			}
+			if l, err := d.s.Target().ResolveFunction(fn); err != nil || !engine.SourceFileIs(l.File, file) {
+				return spec, fmt.Errorf("Function %q not defined in %q.", fn, file)
+			}
+			spec.Kind, spec.Function = engine.FunctionBreakpoint, fn
+			return spec, nil
 		}
 		if n, ok := atoi(loc); ok { // a line of the current file, or of main's before the program stops
 			spec.Kind, spec.Line = engine.LineBreakpoint, n
@@ -241,12 +262,12 @@ func cmdDelete(d *Debugger, args string) bool {
 		}
 		return false
 	}
-	for _, f := range strings.Fields(args) {
-		n, ok := atoi(f)
-		if !ok {
-			d.printf("Invalid breakpoint number %q.\n", f)
-			continue
-		}
+	ids, err := breakpointNumbers(args)
+	if err != nil {
+		d.printf("%v\n", err)
+		return false
+	}
+	for _, n := range ids {
 		if d.s.Unwatch(n) {
 			continue
 		}
@@ -277,14 +298,10 @@ func cmdCondition(d *Debugger, args string) bool {
 // enableCmd is gdb's enable and disable: of the breakpoints numbered, or all of them.
 func enableCmd(on bool) cmdFunc {
 	return func(d *Debugger, args string) bool {
-		var ids []int
-		for _, f := range strings.Fields(args) {
-			n, ok := atoi(f)
-			if !ok {
-				d.printf("Bad breakpoint number '%s'\n", f)
-				return false
-			}
-			ids = append(ids, n)
+		ids, err := breakpointNumbers(args)
+		if err != nil {
+			d.printf("%v\n", err)
+			return false
 		}
 		if len(ids) == 0 {
 			for _, b := range d.s.Breakpoints() {
@@ -298,6 +315,34 @@ func enableCmd(on bool) cmdFunc {
 		}
 		return false
 	}
+}
+
+// maxRange bounds the numbers one range of breakpoints names ("delete 1-1000").
+const maxRange = 10000
+
+// breakpointNumbers reads gdb's list of breakpoint numbers: "2 4-6 9".
+func breakpointNumbers(args string) ([]int, error) {
+	var ids []int
+	for _, f := range strings.Fields(args) {
+		lo, hi, isRange := strings.Cut(f, "-")
+		a, okA := atoi(lo)
+		b, okB := a, okA
+		if isRange {
+			b, okB = atoi(hi)
+		}
+		switch {
+		case !okA || !okB || a < 0:
+			return nil, fmt.Errorf("Bad breakpoint number '%s'", f)
+		case b < a:
+			return nil, fmt.Errorf("inverted range")
+		case b-a > maxRange:
+			return nil, fmt.Errorf("The range %s names more than %d breakpoints.", f, maxRange)
+		}
+		for n := a; n <= b; n++ {
+			ids = append(ids, n)
+		}
+	}
+	return ids, nil
 }
 
 // cmdIgnore is gdb's ignore N COUNT.
@@ -317,13 +362,13 @@ func cmdIgnore(d *Debugger, args string) bool {
 		d.printf("%v\n", err)
 		return false
 	}
-	switch count {
+	switch count { // to a person at a terminal: gdb -batch says none of it
 	case 0:
-		d.printf("Will stop next time breakpoint %d is reached.\n", n)
+		d.say("Will stop next time breakpoint %d is reached.\n", n)
 	case 1:
-		d.printf("Will ignore next crossing of breakpoint %d.\n", n)
+		d.say("Will ignore next crossing of breakpoint %d.\n", n)
 	default:
-		d.printf("Will ignore next %d crossings of breakpoint %d.\n", count, n)
+		d.say("Will ignore next %d crossings of breakpoint %d.\n", count, n)
 	}
 	return false
 }
@@ -406,6 +451,8 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.infoSharedLibrary()
 	case strings.HasPrefix("breakpoints", what):
 		d.infoBreakpoints()
+	case len(what) >= 2 && strings.HasPrefix("watchpoints", what):
+		d.breakpointTable(false)
 	case strings.HasPrefix("display", what):
 		ws := d.s.Watches()
 		if len(ws) == 0 {

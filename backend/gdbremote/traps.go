@@ -18,7 +18,9 @@ func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
 	}
 	loc := t.location(pcs[0])
 	t.addSites(pcs, loc.Func) // a trap at pcs[0] covers the line in every copy (sites.go)
-	loc.Line = got
+	if fn := t.sym.FuncAt(pcs[0]); fn == nil || fn.Line != got || loc.Line < got {
+		loc.Line = got // (a function's own line is past its prologue, on the line found there, as gdb says)
+	}
 	return loc, nil
 }
 

@@ -215,3 +215,15 @@ func TestSharedLibrariesAsGDB(t *testing.T) {
 	table := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:From  |0x[0-9a-f]{16}  0x|\(\*\): |No shared libraries).*)$`)
 	agreeLines(t, "info sharedlibrary", 6, captured(table, out, ""), captured(table, oracle, ""), out, oracle)
 }
+
+// Breakpoints at FILE:FUNCTION and at lines relative to the stop, numbers given as ranges
+// to delete, disable and enable, and info watchpoints, as gdb has them.
+func TestBreakpointSpecsAsGDB(t *testing.T) {
+	const commands = "break main\nrun\nbreak loop.c:square\nbreak 8\nbreak +1\nbreak -1\nbreak other.c:square\n" +
+		"disable 2-3\ninfo breakpoints\ndelete 1-2\ndisable 9\ndelete 4-3\ninfo breakpoints\nenable 3-4\n" +
+		"info watchpoints\nwatch sum\ninfo watchpoints\ninfo breakpoints\n"
+	_, out, oracle := loopAndGDB(t, commands)
+	said := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:Breakpoint \d+ at|Function |No |Num |\d+ |Hardware |inverted|Bad ).*)$`)
+	// (The first, set before the program runs, gdb places at its link-time address.)
+	agreeLines(t, "breakpoint specs", 24, captured(said, out, "")[1:], captured(said, oracle, "")[1:], out, oracle)
+}
