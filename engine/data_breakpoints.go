@@ -33,6 +33,7 @@ type Watchpoint struct {
 	// Verified is false when the target could not arm it; Message then says why.
 	Verified bool
 	Message  string
+	Hits     int // the stops it made (filled by the session)
 }
 
 // Watchpointer is implemented by targets with watchpoints.
@@ -96,10 +97,17 @@ func (s *Session) SetDataBreakpoints(ws []Watchpoint) ([]Watchpoint, error) {
 // DataBreakpoints returns the data breakpoints set last, as armed (none on targets without
 // watchpoints).
 func (s *Session) DataBreakpoints() []Watchpoint {
-	if w, ok := s.t.(Watchpointer); ok {
-		return w.Watchpoints()
+	w, ok := s.t.(Watchpointer)
+	if !ok {
+		return nil
 	}
-	return nil
+	ws := w.Watchpoints()
+	s.mu.Lock()
+	for i := range ws {
+		ws[i].Hits = s.watchHits[ws[i].ID]
+	}
+	s.mu.Unlock()
+	return ws
 }
 
 // Watch adds a data breakpoint on what expr names in frame, for access, to those set (gdb's

@@ -14,23 +14,24 @@ type Session struct {
 	t       Target
 	sources sourceCache
 
-	mu       sync.Mutex
-	state    State
-	subs     []*Subscription // receiving events
-	all      []*Subscription // every subscription, closed by Close
-	bps      map[int]*bpState
-	byKey    map[locKey][]*bpState
-	nextID   int
-	ensureMu sync.Mutex // one EnsureInstructionBreakpoint at a time: two never set one address twice
-	exitCode int
-	lastStop *Stop
-	seq      uint64        // of the last event
-	halt     Halt          // the last stop or end
-	haltCh   chan struct{} // made by a WaitStop, closed at the next halt
-	done     chan struct{}
-	quit     chan struct{} // closed when Terminate or Close is called: output stops blocking
-	quitOnce sync.Once
-	blocking []*Subscription // subscriptions with a bound: output waits for their room
+	mu        sync.Mutex
+	state     State
+	subs      []*Subscription // receiving events
+	all       []*Subscription // every subscription, closed by Close
+	bps       map[int]*bpState
+	byKey     map[locKey][]*bpState
+	nextID    int
+	watchHits map[int]int // hits of the target's watchpoints, by id (DataBreakpoints)
+	ensureMu  sync.Mutex  // one EnsureInstructionBreakpoint at a time: two never set one address twice
+	exitCode  int
+	lastStop  *Stop
+	seq       uint64        // of the last event
+	halt      Halt          // the last stop or end
+	haltCh    chan struct{} // made by a WaitStop, closed at the next halt
+	done      chan struct{}
+	quit      chan struct{} // closed when Terminate or Close is called: output stops blocking
+	quitOnce  sync.Once
+	blocking  []*Subscription // subscriptions with a bound: output waits for their room
 
 	watches   []Watch
 	nextWatch int
@@ -433,6 +434,12 @@ func (h handler) Stopped(stop Stop) {
 	}
 	s.state = Stopped
 	s.lastStop = &stop
+	if stop.Reason == ReasonData && stop.BreakpointID != 0 { // a watchpoint's hit, counted as a breakpoint's
+		if s.watchHits == nil {
+			s.watchHits = map[int]int{}
+		}
+		s.watchHits[stop.BreakpointID]++
+	}
 	s.emit(Event{Kind: EventStopped, Stop: &stop})
 	s.halted(Stopped, &stop, 0)
 	var temp *bpState

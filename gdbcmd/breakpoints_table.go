@@ -47,6 +47,9 @@ func (d *Debugger) breakpointTable(withBreakpoints bool) {
 		if !w.Verified {
 			r.notes = append(r.notes, "\tnot armed: "+w.Message)
 		}
+		if w.Hits > 0 {
+			r.notes = append(r.notes, hitNote(w.Hits))
+		}
 		rows = append(rows, r)
 	}
 	if len(rows) == 0 && withBreakpoints {
@@ -96,12 +99,8 @@ func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
 	if c := b.Spec.Condition; c != "" {
 		r.notes = append(r.notes, "\tstop only if "+c)
 	}
-	switch b.Hits {
-	case 0:
-	case 1:
-		r.notes = append(r.notes, "\tbreakpoint already hit 1 time")
-	default:
-		r.notes = append(r.notes, fmt.Sprintf("\tbreakpoint already hit %d times", b.Hits))
+	if b.Hits > 0 {
+		r.notes = append(r.notes, hitNote(b.Hits))
 	}
 	if hc := strings.TrimSpace(b.Spec.HitCondition); hc != "" {
 		if n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(hc, ">"))); err == nil && strings.HasPrefix(hc, ">") && n > b.Hits {
@@ -146,4 +145,12 @@ func bpWhat(l engine.Location) string {
 		return fmt.Sprintf("at %s:%d", l.File, l.Line)
 	}
 	return fmt.Sprintf("in %s at %s:%d", l.Func, l.File, l.Line)
+}
+
+// hitNote is gdb's line under a breakpoint or watchpoint that has stopped the program.
+func hitNote(hits int) string {
+	if hits == 1 {
+		return "\tbreakpoint already hit 1 time"
+	}
+	return fmt.Sprintf("\tbreakpoint already hit %d times", hits)
 }

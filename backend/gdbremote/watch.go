@@ -23,6 +23,10 @@ type watch struct {
 	engine.Watchpoint
 	kind BreakKind
 	last []byte // the value at the last stop, when it could be read
+	// readByAccess: a read watchpoint the stub has no packet for (x86's debug registers
+	// watch writes or all accesses), inserted as an access watchpoint whose hits that
+	// change the value are writes and pass, as gdb does.
+	readByAccess bool
 }
 
 var watchKinds = map[engine.DataAccess]BreakKind{
@@ -85,19 +89,25 @@ func (t *Target) SetWatchpoints(ws []engine.Watchpoint) []engine.Watchpoint {
 			}
 			var found *watch
 			for _, o := range old {
-				if o.Addr == w.Addr && o.Size == w.Size && o.kind == kind {
+				if o.Addr == w.Addr && o.Size == w.Size && o.Access == w.Access {
 					found = o
 				}
 			}
 			if found == nil {
-				if err := t.c.SetWatchpoint(t.ctx, kind, w.Addr, w.Size); err != nil {
+				err := t.c.SetWatchpoint(t.ctx, kind, w.Addr, w.Size)
+				byAccess := false
+				if kind == ReadWatch && errors.Is(err, ErrUnsupported) {
+					kind, byAccess = AccessWatch, true
+					err = t.c.SetWatchpoint(t.ctx, kind, w.Addr, w.Size)
+				}
+				if err != nil {
 					out[i].Message = "the target refused the watchpoint: " + err.Error()
 					if errors.Is(err, ErrUnsupported) {
 						out[i].Message = "the target has no watchpoints of this kind"
 					}
 					continue
 				}
-				found = &watch{kind: kind}
+				found = &watch{kind: kind, readByAccess: byAccess}
 				found.last, _ = t.c.ReadMemory(t.ctx, w.Addr, w.Size)
 			}
 			keep[found] = true
@@ -157,6 +167,12 @@ func (t *Target) watchStop(sr StopReply) *engine.Stop {
 	now, err := t.readCached(hit.Addr, hit.Size)
 	if err == nil && hit.Access == engine.DataWrite && hit.last != nil && bytes.Equal(hit.last, now) {
 		return nil // a write of the value already there: not a change, no stop (gdb's watch)
+	}
+	if err == nil && hit.readByAccess && hit.last != nil && !bytes.Equal(hit.last, now) {
+		t.mu.Lock()
+		hit.last = now
+		t.mu.Unlock()
+		return nil // a write, seen by the access watchpoint that stands for a read one
 	}
 	text := hit.Name
 	switch {
