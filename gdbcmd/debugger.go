@@ -54,6 +54,8 @@ type Debugger struct {
 	history      []string
 	lastCmd      string
 	listAt       int                              // next line for a bare "list"
+	listFirst    int                              // the first line the last list showed (for list -)
+	listFile     string                           // the file the last list showed, or the stop's
 	values       engine.ValueHistory              // gdb's $1, $2...
 	context      bool                             // set context on|off
 	pretty       bool                             // set print pretty on|off
@@ -245,7 +247,7 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 	} else {
 		d.showLine(loc.File, loc.Line)
 	}
-	d.listAt = max(1, loc.Line-d.listSize()/2) // list then shows the lines around it, as gdb
+	d.listFrom(loc.File, loc.Line) // list then shows the lines around it, as gdb
 	d.showDisplays(0)
 }
 

@@ -190,6 +190,6 @@ func (d *Debugger) selectFrame(n int) bool {
 	f := frames[n]
 	d.printf("#%-2d %s\n", f.Index, d.frameLine(f, d.frameMidLine(f)))
 	d.showLine(f.Location.File, f.Location.Line)
-	d.listAt = max(1, f.Location.Line-d.listSize()/2)
+	d.listFrom(f.Location.File, f.Location.Line)
 	return false
 }

@@ -94,10 +94,10 @@ func sameFile(a, b string) bool {
 }
 
 func cmdList(d *Debugger, args string) bool {
-	file := ""
-	if loc, ok := d.here(); ok {
+	file := d.listFile // the file listed last (gdb's current source file)
+	if loc, ok := d.here(); ok && file == "" {
 		file = loc.File
-	} else if st := d.s.LastStop(); st != nil {
+	} else if st := d.s.LastStop(); st != nil && file == "" {
 		file = st.Location.File
 	}
 	for _, b := range d.s.Breakpoints() {
@@ -123,7 +123,29 @@ func cmdList(d *Debugger, args string) bool {
 		}
 		args = ""
 	}
-	if args != "" {
+	switch where, what, hasFile := strings.Cut(args, ":"); {
+	case args == "":
+	case args == "-": // the lines before the last listed
+		if d.listFirst <= 1 {
+			d.printf("Already at the start of %s.\n", file)
+			return false
+		}
+		d.listAt, last = max(1, d.listFirst-size), d.listFirst-1
+	case hasFile: // FILE:LINE, FILE:FUNCTION
+		full := d.sourcePath(where)
+		if full == "" {
+			d.printf("No source file named %s.\n", where)
+			return false
+		}
+		if n, ok := atoi(what); ok {
+			file, d.listAt = full, max(1, n-size/2)
+		} else if loc, err := d.s.Target().ResolveFunction(what); err == nil && engine.SourceFileIs(loc.File, where) {
+			file, d.listAt = loc.File, max(1, loc.Line-size/2)
+		} else {
+			d.printf("Function %q not defined in %q.\n", what, where)
+			return false
+		}
+	default:
 		if n, ok := atoi(args); ok {
 			d.listAt = max(1, n-size/2)
 		} else if loc, err := d.s.Target().ResolveFunction(args); err == nil {
@@ -153,8 +175,30 @@ func cmdList(d *Debugger, args string) bool {
 		end = min(len(src), last)
 	}
 	d.printSource(file, d.listAt, end)
-	d.listAt = end + 1
+	d.listFile, d.listFirst, d.listAt = file, d.listAt, end+1
 	return false
+}
+
+// sourcePath is the full path of the program's source file a user names ("loop.c"), "" for
+// none the program has.
+func (d *Debugger) sourcePath(name string) string {
+	if n, ok := d.s.Target().(engine.Names); ok {
+		for _, f := range n.SourceFiles() {
+			if filepath.IsAbs(f) && engine.SourceFileIs(f, name) {
+				return f
+			}
+		}
+	}
+	if loc, err := d.s.Target().ResolveLine(name, 1); err == nil { // a target that lists none
+		return loc.File
+	}
+	return ""
+}
+
+// listFrom makes the next bare list show the lines around line of file, as gdb's does
+// after a stop or a frame selection.
+func (d *Debugger) listFrom(file string, line int) {
+	d.listFile, d.listFirst, d.listAt = file, 0, max(1, line-d.listSize()/2)
 }
 
 // defaultFile is the program's main file: the file of its first statement, or of main.

@@ -228,3 +228,14 @@ func TestInfoSourceAsGDB(t *testing.T) {
 	sourceLine := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:No current source|Current source|Compilation directory|Located in|Contains|Source language|Producer|Compiled with|Does not include|Includes).*)$`)
 	agreeLines(t, "info source", 17, captured(sourceLine, out.String(), ""), captured(sourceLine, oracle, ""), out.String(), oracle)
 }
+
+// list, list -, FIRST,LAST, ,LAST, FILE:LINE, FILE:FUNCTION and FUNCTION show the lines gdb
+// shows (polydbg marks the current line and breakpoints in a column of its own: the line
+// numbers are compared).
+func TestListAsGDB(t *testing.T) {
+	const commands = "list square\nlist\nlist -\nlist 3,5\nlist loop.c:8\nlist loop.c:square\nlist ,4\nlist -\n" +
+		"list nosuch.c:3\nbreak square\nrun\nlist\nframe 1\nlist\nlist -\n"
+	_, out, oracle := loopAndGDB(t, commands)
+	numbered := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(?:[ *>]{2} *)?(\d+\t.*|No source file.*|Already at.*)$`)
+	agreeLines(t, "list", 60, captured(numbered, out, ""), captured(numbered, oracle, ""), out, oracle)
+}
