@@ -115,7 +115,7 @@ func cmdBacktrace(d *Debugger, args string) bool {
 		}
 	}
 	if more {
-		d.printf("(More stack frames follow...)\n")
+		d.say("(More stack frames follow...)\n")
 	}
 	return false
 }
@@ -160,20 +160,46 @@ func cmdFrame(d *Debugger, args string) bool {
 	return d.selectFrame(n)
 }
 
-func cmdUp(d *Debugger, _ string) bool {
-	if frames, err := d.s.Stack(); err == nil && d.frame+1 >= len(frames) {
-		d.printf("Initial frame selected; you cannot go up.\n")
+// cmdUp is gdb's up [N]: N frames outwards, as far as there are.
+func cmdUp(d *Debugger, args string) bool {
+	n, ok := frameCount(d, args)
+	if !ok {
 		return false
 	}
-	return d.selectFrame(d.frame + 1)
+	if frames, err := d.s.Stack(); err == nil {
+		if d.frame+1 >= len(frames) {
+			d.printf("Initial frame selected; you cannot go up.\n")
+			return false
+		}
+		return d.selectFrame(min(d.frame+n, len(frames)-1))
+	}
+	return d.selectFrame(d.frame + n)
 }
 
-func cmdDown(d *Debugger, _ string) bool {
+// cmdDown is gdb's down [N]: N frames inwards, as far as there are.
+func cmdDown(d *Debugger, args string) bool {
+	n, ok := frameCount(d, args)
+	if !ok {
+		return false
+	}
 	if d.frame == 0 && d.s.State() == engine.Stopped {
 		d.printf("Bottom (innermost) frame selected; you cannot go down.\n")
 		return false
 	}
-	return d.selectFrame(d.frame - 1)
+	return d.selectFrame(max(d.frame-n, 0))
+}
+
+// frameCount is up's and down's N (1 without one).
+func frameCount(d *Debugger, args string) (int, bool) {
+	if args == "" {
+		return 1, true
+	}
+	n, ok := atoi(args)
+	if !ok || n < 0 {
+		d.printf("Invalid number %q.\n", args)
+		return 0, false
+	}
+	return n, true
 }
 
 func (d *Debugger) selectFrame(n int) bool {

@@ -239,3 +239,24 @@ func TestListAsGDB(t *testing.T) {
 	numbered := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(?:[ *>]{2} *)?(\d+\t.*|No source file.*|Already at.*)$`)
 	agreeLines(t, "list", 60, captured(numbered, out, ""), captured(numbered, oracle, ""), out, oracle)
 }
+
+const recProg = `int fact(int n) {
+    if (n <= 1)
+        return 1;
+    return n * fact(n - 1);
+}
+int main(void) {
+    int r = fact(5);
+    return r - 120;
+}
+`
+
+// up N and down N move N frames, as far as there are; bt N and bt -N show the innermost and
+// the outermost N frames; frame shows the selected one.
+func TestFrameCountsAsGDB(t *testing.T) {
+	const commands = "break fact if n == 2\nrun\nbt 2\nbt -2\nup 2\ndown 1\nframe\nframe 3\nup 9\nup\ndown 9\ndown\nwhere 1\n"
+	dir, out := nativeScriptOf(t, "rec", recProg, commands)
+	oracle := gdbBatch(t, filepath.Join(dir, "rec"), commands)
+	said := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(#\d+ .*|Initial frame.*|Bottom .*)$`)
+	agreeLines(t, "frame counts", 13, captured(said, out, dir), captured(said, oracle, dir), out, oracle)
+}
