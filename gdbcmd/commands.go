@@ -406,7 +406,7 @@ func cmdDisplay(d *Debugger, args string) bool {
 		}
 		id := d.s.AddWatchFormat(expr, 0).ID
 		d.insnDisplays[id] = n
-		d.showDisplays(id)
+		d.showNewDisplay(id)
 		return false
 	}
 	format, expr, err := splitFormat(args)
@@ -417,8 +417,16 @@ func cmdDisplay(d *Debugger, args string) bool {
 		d.printf("%v\n", err)
 		return false
 	}
-	d.showDisplays(d.s.AddWatchFormat(expr, format).ID)
+	d.showNewDisplay(d.s.AddWatchFormat(expr, format).ID)
 	return false
+}
+
+// showNewDisplay shows a display as it is made, to a person at a terminal (gdb -batch
+// shows it at the next stop only).
+func (d *Debugger) showNewDisplay(id int) {
+	if !d.cfg.Batch {
+		d.showDisplays(id)
+	}
 }
 
 func cmdUndisplay(d *Debugger, args string) bool {
@@ -474,14 +482,41 @@ func cmdInfo(d *Debugger, args string) bool {
 	case len(what) >= 3 && strings.HasPrefix("signals", what), what == "handle":
 		d.infoSignals(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case strings.HasPrefix("program", what):
-		d.printf("The program is %s.\n", d.s.State())
-		if st := d.s.LastStop(); st != nil {
-			d.printf("It stopped (%s) at %s.\n", st.Reason, d.describe(st.Location))
-		}
+		d.infoProgram()
 	default:
 		d.printf("Undefined info command: %q.\n", what)
 	}
 	return false
+}
+
+// infoProgram is gdb's info program: whether the program runs, and why it stopped.
+func (d *Debugger) infoProgram() {
+	st := d.s.LastStop()
+	switch state := d.s.State(); {
+	case state == engine.Initialized || state.Ended():
+		d.printf("The program being debugged is not being run.\n")
+		return
+	case state != engine.Stopped || st == nil:
+		d.printf("The program being debugged is %s.\n", state)
+		return
+	}
+	if d.indexedPCs() {
+		d.printf("Program stopped at pc %d.\n", st.Location.PC)
+	} else {
+		d.printf("Program stopped at %#x.\n", st.Location.PC)
+	}
+	switch st.Reason {
+	case engine.ReasonStep:
+		d.printf("It stopped after being stepped.\n")
+	case engine.ReasonBreakpoint:
+		if slices.ContainsFunc(d.s.Breakpoints(), func(b engine.Breakpoint) bool { return b.ID == st.BreakpointID }) {
+			d.printf("It stopped at breakpoint %d.\n", st.BreakpointID)
+		} else {
+			d.printf("It stopped at a breakpoint that has since been deleted.\n")
+		}
+	default:
+		d.printf("It stopped (%s): %s.\n", st.Reason, d.describe(st.Location))
+	}
 }
 
 // scopeVariables reads the selected frame's scope by name; ok is false when there is none

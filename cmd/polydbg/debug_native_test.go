@@ -186,7 +186,7 @@ func TestDebugBatchAsGDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"-batch", "-x", script, "-ex", "bt", "-ex", "finish", "-ex", "print sum", "-ex", "info locals",
-		"-ex", "continue", "-ex", "print $_exitcode", exe} // -batch: no "Continuing."
+		"-ex", "display sum", "-ex", "next", "-ex", "continue", "-ex", "print $_exitcode", exe} // -batch: no "Continuing.", a display shown at the next stop only
 	ours, err := exec.Command(bin, append([]string{"debug"}, args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("polydbg: %v\n%s", err, ours)

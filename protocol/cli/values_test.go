@@ -164,3 +164,12 @@ func TestHistoryAsGDB(t *testing.T) {
 	value := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(\$\d+ = .*|History .*|The history .*)$`)
 	agreeLines(t, "value history", 14, captured(value, out, ""), captured(value, oracle, ""), out, oracle)
 }
+
+// info program says why the program stopped, as gdb does, and that it is not being run
+// once it has ended.
+func TestInfoProgramAsGDB(t *testing.T) {
+	const commands = "info program\nbreak square\nrun\ninfo program\nstepi\ninfo program\ncontinue\ndelete\ninfo program\nkill\ninfo program\n"
+	_, out, oracle := loopAndGDB(t, commands)
+	said := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:Program stopped|It stopped|The program being debugged).*)$`)
+	agreeLines(t, "info program", 8, captured(said, out, ""), captured(said, oracle, ""), out, oracle)
+}
