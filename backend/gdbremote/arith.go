@@ -106,60 +106,6 @@ func (v arithOperand) value(name string) elfsym.Value {
 	return elfsym.Value{Name: name, Type: typ, Kind: "int", Text: strconv.FormatInt(v.i, 10)}
 }
 
-// lexArith splits a C expression into numbers, names, $registers, character literals and
-// operators.
-func lexArith(s string) ([]string, error) {
-	var toks []string
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t':
-			i++
-		case c == '\'' || c == '"':
-			j := i + 1
-			for j < len(s) && s[j] != c {
-				if s[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(s) {
-				return nil, fmt.Errorf("unterminated %s literal in %q", map[byte]string{'\'': "character", '"': "string"}[c], s)
-			}
-			toks = append(toks, s[i:j+1])
-			i = j + 1
-		case c == '$' || isIdent(s[i:i+1]):
-			j := i + 1
-			for j < len(s) && isIdentByte(s[j]) {
-				j++
-			}
-			toks = append(toks, s[i:j])
-			i = j
-		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			j := i + 1
-			for j < len(s) && (s[j] == '.' || isIdentByte(s[j]) ||
-				(s[j] == '+' || s[j] == '-') && (s[j-1] == 'e' || s[j-1] == 'E') && !strings.HasPrefix(strings.ToLower(s[i:j]), "0x")) {
-				j++
-			}
-			toks = append(toks, s[i:j])
-			i = j
-		default:
-			n := 1
-			for _, op := range []string{"<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "->"} {
-				if strings.HasPrefix(s[i:], op) {
-					n = 2
-				}
-			}
-			if !strings.ContainsRune("+-*/%<>=!&|^~()[].@,?:", rune(c)) || n == 1 && c == '=' {
-				return nil, fmt.Errorf("unexpected %q in %q", c, s)
-			}
-			toks = append(toks, s[i:i+n])
-			i += n
-		}
-	}
-	return toks, nil
-}
-
 func (p *arithParser) peek() string {
 	if p.pos < len(p.toks) {
 		return p.toks[p.pos]
