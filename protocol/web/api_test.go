@@ -87,8 +87,9 @@ func TestBreakpointVariablesAndProfile(t *testing.T) {
 	}
 	// The page's gdb console: gdb's answers with the session's token, none without it; a
 	// run command resumes as the buttons do.
-	for cmd, want := range map[string]string{"p total": `{"output":"$1 = 4498500\n"}`, "p $1 + 1": `{"output":"$2 = 4498501\n"}`,
-		"run": "run: not here", "bt": `#0  main () at`} {
+	for _, q := range [][2]string{{"p total", `{"output":"$1 = 4498500\n"}`}, {"p $1 + 1", `{"output":"$2 = 4498501\n"}`},
+		{"run", "run: not here"}, {"bt", `#0  main () at`}} { // in order: the history is the session's
+		cmd, want := q[0], q[1]
 		body, _ := json.Marshal(map[string]string{"command": cmd})
 		if code, out := do(t, "POST", base+"/gdb", "", tok, string(body)); code != http.StatusOK || !strings.Contains(out, want) {
 			t.Errorf("gdb %q: %d %s, want %s", cmd, code, out, want)
