@@ -89,7 +89,7 @@ func (s *Session) BreakpointsAtPlace(spec BreakpointSpec) ([]Breakpoint, error) 
 	default:
 		at = func(b Breakpoint) bool {
 			return atLine(b.Location, spec.File, spec.Line) ||
-				b.Spec.Kind == LineBreakpoint && b.Spec.Line == spec.Line && sourceFileIs(b.Location.File, spec.File)
+				b.Spec.Kind == LineBreakpoint && b.Spec.Line == spec.Line && SourceFileIs(b.Location.File, spec.File)
 		}
 	}
 	var out []Breakpoint
@@ -103,17 +103,13 @@ func (s *Session) BreakpointsAtPlace(spec BreakpointSpec) ([]Breakpoint, error) 
 
 // atLine reports whether l is at line of file.
 func atLine(l Location, file string, line int) bool {
-	return l.Line == line && sourceFileIs(l.File, file)
+	return l.Line == line && SourceFileIs(l.File, file)
 }
 
-// SourceFileIs reports whether the path full is the file given as a user names it
-// (sourceFileIs), for a front end that matches places the way breakpoints do.
-func SourceFileIs(full, given string) bool { return sourceFileIs(full, given) }
-
-// sourceFileIs reports whether the path full is the file given as a user names it: the
+// SourceFileIs reports whether the path full is the file given as a user names it: the
 // same path, one that ends with it after a slash, or the same file through a symbolic link
 // (an editor's path through a linked folder).
-func sourceFileIs(full, given string) bool {
+func SourceFileIs(full, given string) bool {
 	if given == "" {
 		return false
 	}

@@ -63,8 +63,8 @@ func TestSourceFileIs(t *testing.T) {
 		{"/src/a/loop.c", "/src/a/loop.c", true}, {"/src/a/myloop.c", "loop.c", false}, {"/src/a/loop.c", "", false},
 		{"/src/a/loop.c", "b/loop.c", false},
 	} {
-		if got := sourceFileIs(c.full, c.given); got != c.want {
-			t.Errorf("sourceFileIs(%q, %q) = %v, want %v", c.full, c.given, got, c.want)
+		if got := SourceFileIs(c.full, c.given); got != c.want {
+			t.Errorf("SourceFileIs(%q, %q) = %v, want %v", c.full, c.given, got, c.want)
 		}
 	}
 	dir := t.TempDir() // a file named through a linked folder is the same file
@@ -78,7 +78,7 @@ func TestSourceFileIs(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	if !sourceFileIs(filepath.Join(real, "p.kite"), filepath.Join(link, "p.kite")) || sourceFileIs(filepath.Join(real, "p.kite"), filepath.Join(link, "q.kite")) {
+	if !SourceFileIs(filepath.Join(real, "p.kite"), filepath.Join(link, "p.kite")) || SourceFileIs(filepath.Join(real, "p.kite"), filepath.Join(link, "q.kite")) {
 		t.Error("a path through a symbolic link is not matched with the file's own")
 	}
 }

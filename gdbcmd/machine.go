@@ -88,15 +88,6 @@ func (d *Debugger) registerNatural(r engine.Register) string {
 	return strconv.FormatInt(int64(r.Value), 10)
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // maxExamine bounds the memory one x command reads (x/s and x/i: the count of strings
 // or instructions times the unit).
 const maxExamine = 64 << 10

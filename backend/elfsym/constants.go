@@ -62,15 +62,21 @@ func (f *File) indexEnumerators() {
 // "int (int)", its text "{int (int)} 0x555555555139 <fact>"; &fact then points to it. False
 // when the program has no such function with debug information.
 func (f *File) FuncValue(name string) (Value, bool) {
+	v, _, _, ok := f.funcValue(name)
+	return v, ok
+}
+
+// funcValue is FuncValue, with the function and its DWARF entry.
+func (f *File) funcValue(name string) (Value, *Func, *dwarf.Entry, bool) {
 	fn, ok := f.FuncByName(name)
 	if !ok || fn.entry == 0 || f.DWARF == nil {
-		return Value{}, false
+		return Value{}, nil, nil, false
 	}
 	r := f.DWARF.Reader()
 	r.Seek(fn.entry)
 	e, err := r.Next()
 	if err != nil || e == nil {
-		return Value{}, false
+		return Value{}, nil, nil, false
 	}
 	ft := &dwarf.FuncType{}
 	if off, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
@@ -100,7 +106,7 @@ func (f *File) FuncValue(name string) (Value, bool) {
 	addr := fn.Low + f.Bias
 	sig := funcTypeName(ft)
 	return Value{Name: name, Type: sig, Kind: "func", Addr: addr, InMemory: true,
-		Text: fmt.Sprintf("{%s} %#x <%s>", sig, addr, name), typ: ft}, true
+		Text: fmt.Sprintf("{%s} %#x <%s>", sig, addr, name), typ: ft}, fn, e, true
 }
 
 // FuncDecl is a function of the program as C declares it, and where: its declaration line
@@ -114,15 +120,8 @@ type FuncDecl struct {
 
 // FuncDecl declares the function of that name; false for one without debug information.
 func (f *File) FuncDecl(name string) (FuncDecl, bool) {
-	v, ok := f.FuncValue(name)
-	fn, _ := f.FuncByName(name)
-	if !ok || fn == nil {
-		return FuncDecl{}, false
-	}
-	r := f.DWARF.Reader()
-	r.Seek(fn.entry)
-	e, err := r.Next()
-	if err != nil || e == nil {
+	v, fn, e, ok := f.funcValue(name)
+	if !ok {
 		return FuncDecl{}, false
 	}
 	ret, params, _ := strings.Cut(v.Type, " (")

@@ -316,14 +316,6 @@ func (e *evaluator) eval(n *condNode) (bool, error) {
 	return false, fmt.Errorf("unknown comparison %s", n.op)
 }
 
-func (e *evaluator) cond(expr string) (bool, error) {
-	n, err := parseCond(expr)
-	if err != nil {
-		return false, err
-	}
-	return e.eval(n)
-}
-
 // hostCond is a compiled condition: evaluated on the host in frame 0, and, when simple
 // enough, also compiled to an agent expression the stub can evaluate (SetTrapConditions).
 type hostCond struct {

@@ -22,13 +22,6 @@ type capabilities struct {
 	BreakpointModes []json.RawMessage `json:"breakpointModes,omitempty"`
 }
 
-type capabilitiesEvent struct {
-	godap.Event
-	Body struct {
-		Capabilities capabilities `json:"capabilities"`
-	} `json:"body"`
-}
-
 // rawRequest is a request whose arguments are kept as they came: launch and attach
 // configurations, and the custom requests.
 type rawRequest struct {
@@ -59,12 +52,6 @@ func newCodec() *godap.Codec {
 		_ = c.RegisterRequest(cmd, raw, resp)
 	}
 	return c
-}
-
-// locationsArguments and locationsBody are DAP 1.63's "locations" request: where a
-// locationReference (here: a variable's declaration; none are given out yet) points.
-type locationsArguments struct {
-	LocationReference int `json:"locationReference"`
 }
 
 // disassembledInstruction adds presentationHint (DAP 1.61: "invalid" for filler) to

@@ -127,12 +127,8 @@ func (c *conn) evaluate(d *launch.Debuggee, a godap.EvaluateArguments) (any, err
 // client's own requests do, and the other commands that run it are refused.
 func (c *conn) gdbCommand(d *launch.Debuggee, frame int, line string) string {
 	if mode, ok := gdbcmd.ResumeMode(line); ok { // the client is told as by another front end: continued, stopped
-		seq := d.Seq()
-		if err := d.Resume(mode); err != nil {
+		if err := c.resumeTold(d, mode, true); err != nil {
 			return err.Error()
-		}
-		if mode != engine.Continue {
-			c.stepFrom = max(seq, 1)
 		}
 		return ""
 	}

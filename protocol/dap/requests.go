@@ -195,11 +195,19 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 // resume continues or steps; the continued event it causes is not echoed. A step lets the
 // program run before the response is written (handle).
 func (c *conn) resume(d *launch.Debuggee, mode engine.ResumeMode) error {
+	return c.resumeTold(d, mode, false)
+}
+
+// resumeTold is resume, with the continued event sent when tell is set: the client did not
+// ask for the run itself (-exec next in the debug console).
+func (c *conn) resumeTold(d *launch.Debuggee, mode engine.ResumeMode, tell bool) error {
 	seq := d.Seq()
 	if err := d.Resume(mode); err != nil {
 		return err
 	}
-	c.ownContinues++
+	if !tell {
+		c.ownContinues++
+	}
 	if mode != engine.Continue {
 		c.stepFrom = max(seq, 1)
 	}
