@@ -32,6 +32,7 @@ type Event struct {
 	Category   string      // EventOutput: "stdout", "stderr" or "console" (logpoints)
 	Text       string      // EventOutput; EventTerminated: why a lost target ended ("" otherwise)
 	ExitCode   int         // EventExited
+	Signal     string      // EventExited: the signal that ended the program, if one did ("SIGSEGV")
 	Breakpoint *Breakpoint // EventBreakpointChanged, EventBreakpointRemoved (a copy)
 	Created    bool        // EventBreakpointChanged: the breakpoint was just made
 

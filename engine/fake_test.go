@@ -16,6 +16,7 @@ type fakeTarget struct {
 	file            string
 	lines, loops    int
 	printAt, failAt int
+	signal          string // ends the program by this signal (ReportExit) instead of exit 0
 
 	h     Handler
 	cmds  chan ResumeMode
@@ -89,6 +90,10 @@ func (f *fakeTarget) run(entry bool) {
 				f.h.Output("stdout", fmt.Sprintf("round %d\n", i))
 			}
 		}
+	}
+	if f.signal != "" {
+		ReportExit(f.h, 128+11, f.signal)
+		return
 	}
 	f.h.Exited(0)
 }

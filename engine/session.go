@@ -48,6 +48,7 @@ type Halt struct {
 	State    State  // Stopped, Exited or Terminated
 	Stop     *Stop  // when Stopped
 	ExitCode int    // when Exited
+	Signal   string // when Exited because a signal ended the program ("SIGSEGV"; ExitCode is 128 + its number)
 	Reason   string // when Terminated because the target was lost (LossReporter)
 }
 
@@ -192,6 +193,15 @@ func (s *Session) ExitCode() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exitCode
+}
+
+// ProcessID returns the operating system's id of the debugged process (also once it has
+// ended), or 0 when the program is not a process or has not started (ProcessIdentifier).
+func (s *Session) ProcessID() int {
+	if p, ok := s.t.(ProcessIdentifier); ok {
+		return p.ProcessID()
+	}
+	return 0
 }
 
 // Start runs the debuggee, stopping on entry when asked.
@@ -373,8 +383,9 @@ func (s *Session) Evaluate(frame int, expr string, mode EvalMode) (Variable, err
 // queued events.
 func (s *Session) end(st State, code int) { s.endWith(st, code, "") }
 
-// endWith ends the session in state st; reason says why a lost target ended it.
-func (s *Session) endWith(st State, code int, reason string) {
+// endWith ends the session in state st; why is the signal that ended an Exited program, or
+// why a lost target ended a Terminated one.
+func (s *Session) endWith(st State, code int, why string) {
 	s.mu.Lock()
 	if s.state.Ended() {
 		s.mu.Unlock()
@@ -384,12 +395,16 @@ func (s *Session) endWith(st State, code int, reason string) {
 	s.exitCode = code
 	s.lastStop = nil
 	if st == Exited {
-		s.emit(Event{Kind: EventExited, ExitCode: code})
+		s.emit(Event{Kind: EventExited, ExitCode: code, Signal: why})
 	} else {
-		s.emit(Event{Kind: EventTerminated, Text: reason})
+		s.emit(Event{Kind: EventTerminated, Text: why})
 	}
 	s.halted(st, nil, code)
-	s.halt.Reason = reason
+	if st == Exited {
+		s.halt.Signal = why
+	} else {
+		s.halt.Reason = why
+	}
 	subs := s.subs
 	s.subs, s.blocking = nil, nil
 	s.mu.Unlock()
@@ -462,7 +477,12 @@ func (h handler) Output(category, text string) {
 }
 
 func (h handler) Exited(code int) { h.s.end(Exited, code) }
-func (h handler) Terminated()     { h.s.end(Terminated, 0) }
+
+// ExitedBySignal implements SignalExitHandler.
+func (h handler) ExitedBySignal(code int, signal string) {
+	h.s.endWith(Exited, code, signal)
+}
+func (h handler) Terminated() { h.s.end(Terminated, 0) }
 
 // Trap decides whether reaching loc stops: for each breakpoint there, in id order, its
 // condition (a failing condition stops and says why), its hit condition, then its log

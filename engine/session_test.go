@@ -525,3 +525,30 @@ func TestStepPastLeavesTheLoop(t *testing.T) {
 		t.Error("until after the end accepted")
 	}
 }
+
+// A program that a signal ends: its halt and its event name the signal beside the shell's
+// exit code, for every subscriber.
+func TestSignalEnd(t *testing.T) {
+	s, f := fakeSession(t, 2, 1)
+	f.signal = "SIGSEGV"
+	sub := s.Subscribe()
+	seq := s.Seq()
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	if h := wait(t, s, seq); h.State != Exited || h.ExitCode != 139 || h.Signal != "SIGSEGV" || h.Reason != "" {
+		t.Fatalf("halt %+v, want exited by SIGSEGV with code 139", h)
+	}
+	if h := s.LastHalt(); h.Signal != "SIGSEGV" {
+		t.Fatalf("LastHalt %+v", h)
+	}
+	for e := range sub.Events() {
+		if e.Kind == EventExited {
+			if e.Signal != "SIGSEGV" || e.ExitCode != 139 {
+				t.Fatalf("exited event %+v", e)
+			}
+			return
+		}
+	}
+	t.Fatal("no exited event")
+}

@@ -187,6 +187,30 @@ type TrapConditioner interface {
 	SetTrapConditions(loc Location, conds []Condition) error
 }
 
+// SignalExitHandler is implemented by the session's Handler besides Handler: a target
+// whose program a signal ended reports that with ExitedBySignal instead of Exited. code is
+// what a shell reports for it (128 + the signal's number), signal its name ("SIGSEGV").
+type SignalExitHandler interface {
+	ExitedBySignal(code int, signal string)
+}
+
+// ReportExit reports the end of a program to h: by its signal when signal is not "" (and h
+// takes it), else by its exit code.
+func ReportExit(h Handler, code int, signal string) {
+	if r, ok := h.(SignalExitHandler); ok && signal != "" {
+		r.ExitedBySignal(code, signal)
+		return
+	}
+	h.Exited(code)
+}
+
+// ProcessIdentifier is implemented by targets whose program is a process: its id, also
+// once it has ended, or 0 before it started. A native program's is the operating system's;
+// a GDB stub names firmware's too (QEMU: 1), and gdb shows that number.
+type ProcessIdentifier interface {
+	ProcessID() int
+}
+
 // Handler receives what a target reports. The session implements it.
 type Handler interface {
 	// Trap is called when execution reaches a location set with SetTrap. The handler

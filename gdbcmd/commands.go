@@ -73,7 +73,7 @@ func init() {
 		{"source", nil, "source FILE  run the commands in FILE, one a line (# begins a comment)", cmdSource},
 		{"history", nil, "history  show the commands typed so far", cmdHistory},
 		{"help", []string{"h"}, "help  list the commands", cmdHelp},
-		{"quit", []string{"q", "exit"}, "quit  end the session", func(*Debugger, string) bool { return true }},
+		{"quit", []string{"q", "exit"}, "quit  end the session", cmdQuit},
 	}
 }
 
@@ -389,6 +389,10 @@ func cmdInterrupt(d *Debugger, _ string) bool {
 func cmdKill(d *Debugger, _ string) bool {
 	if st := d.s.State(); st == engine.Initialized || st.Ended() {
 		d.printf("The program is not being run.\n")
+		return false
+	}
+	if !d.query("Kill the program being debugged? ") {
+		d.printf("Not confirmed.\n")
 		return false
 	}
 	d.runAndReport(d.s.Terminate)

@@ -34,6 +34,20 @@ type Config struct {
 	ReadOnly bool
 	// Batch is gdb's -batch: the session ends after its commands (a few messages differ).
 	Batch bool
+	// Confirm asks the user a yes-or-no question typed at a terminal (gdb's query: kill, run
+	// again, quit with the program alive) and returns the answer. Nil when the commands do
+	// not come from a terminal: as gdb, kill then says the question and answers yes itself,
+	// and run and quit do not ask.
+	Confirm func(question string) bool
+}
+
+// query asks question as gdb's query does (kill), answering yes itself without a terminal.
+func (d *Debugger) query(question string) bool {
+	if d.cfg.Confirm == nil {
+		d.printf("%s(y or n) [answered Y; input not from terminal]\n", question)
+		return true
+	}
+	return d.cfg.Confirm(question + "(y or n) ")
 }
 
 // Debugger is one gdb command session.

@@ -26,6 +26,13 @@ func cmdStart(d *Debugger, _ string) bool {
 }
 
 func (d *Debugger) run(stopOnEntry bool) {
+	if d.live() && d.cfg.Confirm != nil {
+		d.printf("The program being debugged has been started already.\n")
+		if !d.cfg.Confirm("Start it from the beginning? (y or n) ") {
+			d.printf("Program not restarted.\n")
+			return
+		}
+	}
 	if d.s.State() != engine.Initialized {
 		if err := d.newSession(); err != nil {
 			d.printf("%v\n", err)
@@ -207,4 +214,28 @@ func (d *Debugger) locationWhileStopped(args string) (engine.BreakpointSpec, boo
 		return spec, false
 	}
 	return spec, true
+}
+
+// live says that the program has started and not ended.
+func (d *Debugger) live() bool {
+	st := d.s.State()
+	return st != engine.Initialized && !st.Ended()
+}
+
+// cmdQuit ends the session; at a terminal, with the program alive, only once the user
+// agrees that it will be killed (gdb's words).
+func cmdQuit(d *Debugger, _ string) bool {
+	if !d.live() || d.cfg.Confirm == nil {
+		return true
+	}
+	what := "The program"
+	if inf := d.inferior(); inf != "" {
+		what = "Inferior 1 [" + inf + "]"
+	}
+	d.printf("A debugging session is active.\n\n\t%s will be killed.\n\n", what)
+	if !d.cfg.Confirm("Quit anyway? (y or n) ") {
+		d.printf("Not confirmed.\n")
+		return false
+	}
+	return true
 }

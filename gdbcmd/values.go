@@ -66,12 +66,18 @@ func pointerPrefix(v engine.Variable, format byte) string {
 }
 
 // eval evaluates an expression in the selected frame after substituting history values;
-// gdb's $_exitcode alone is the exit code of the program that ended (void before it has),
-// and a history value alone is the value recorded.
+// gdb's $_exitcode alone is the exit code of the program that ended by itself and
+// $_exitsignal the number of the signal that ended it (each void otherwise), and a
+// history value alone is the value recorded.
 func (d *Debugger) eval(expr string, pure bool) (engine.Variable, error) {
-	if strings.TrimSpace(expr) == "$_exitcode" {
-		if h := d.s.LastHalt(); h.State == engine.Exited {
+	if e := strings.TrimSpace(expr); e == "$_exitcode" || e == "$_exitsignal" {
+		h := d.s.LastHalt()
+		switch {
+		case h.State != engine.Exited:
+		case e == "$_exitcode" && h.Signal == "":
 			return engine.Variable{Name: expr, Value: strconv.Itoa(h.ExitCode), Type: "int"}, nil
+		case e == "$_exitsignal" && h.Signal != "":
+			return engine.Variable{Name: expr, Value: strconv.Itoa(h.ExitCode - 128), Type: "int"}, nil
 		}
 		return engine.Variable{Name: expr, Value: "void", Type: "void"}, nil
 	}

@@ -135,16 +135,39 @@ func (d *Debugger) report(h engine.Halt) {
 		d.frame = 0
 		d.reportStop(h.Stop)
 	case engine.Exited:
-		if h.ExitCode == 0 {
+		switch inf := d.inferior(); {
+		case h.Signal != "":
+			d.printf("\nProgram terminated with signal %s.\nThe program no longer exists.\n", engine.SignalText(h.Signal))
+		case inf == "" && h.ExitCode == 0:
 			d.printf("[program exited normally]\n")
-		} else {
+		case inf == "":
 			d.printf("[program exited with code %d]\n", h.ExitCode)
+		case h.ExitCode == 0:
+			d.printf("[Inferior 1 (%s) exited normally]\n", inf)
+		default: // gdb's code is octal
+			d.printf("[Inferior 1 (%s) exited with code %#o]\n", inf, h.ExitCode)
 		}
 	case engine.Terminated:
-		if h.Reason != "" { // the target was lost, nobody terminated it
+		switch inf := d.inferior(); {
+		case h.Reason != "": // the target was lost, nobody terminated it
 			d.printf("[program terminated: %s]\n", h.Reason)
-			return
+		case inf != "":
+			d.printf("[Inferior 1 (%s) killed]\n", inf)
+		default:
+			d.printf("[program terminated]\n")
 		}
-		d.printf("[program terminated]\n")
 	}
+}
+
+// inferior names the program as gdb's lines about its end do: "process 1234" for a
+// process, "Remote target" for a program behind a stub that runs none (firmware); "" for a
+// Kite program, which gdb never runs.
+func (d *Debugger) inferior() string {
+	switch pid := d.s.ProcessID(); {
+	case pid > 0:
+		return fmt.Sprintf("process %d", pid)
+	case d.indexedPCs():
+		return ""
+	}
+	return "Remote target"
 }

@@ -140,3 +140,24 @@ func EngineError(err error) error {
 	}
 	return err
 }
+
+// notePID reads the id of the process the stub runs (a new one after a restart): the
+// program's for gdbserver, 1 for QEMU, as gdb names them.
+func (t *Target) notePID() {
+	pid, err := strconv.ParseInt(t.c.currentPID(t.ctx), 16, 64)
+	if err != nil || pid <= 0 {
+		return
+	}
+	t.mu.Lock()
+	t.pid = int(pid)
+	t.mu.Unlock()
+}
+
+// ProcessID implements engine.ProcessIdentifier: the id of the process the stub runs (also
+// once it has ended): the program's under gdbserver, the stub's own number for firmware
+// (QEMU's 1), 0 when the stub names none.
+func (t *Target) ProcessID() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.pid
+}

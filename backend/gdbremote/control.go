@@ -229,6 +229,7 @@ func (t *Target) Restart() error {
 // runToStart runs the program from where the stub holds it to where it starts (Start),
 // and arms the live thread events there (libc is loaded).
 func (t *Target) runToStart() error {
+	t.notePID()
 	entry, err := t.startAddress()
 	if err != nil {
 		return fmt.Errorf("gdbremote: cannot start the program: %w", err)

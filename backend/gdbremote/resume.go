@@ -260,10 +260,20 @@ func (c *Client) Restart(ctx context.Context) (StopReply, error) {
 	return c.HaltReason(ctx)
 }
 
+// pid is the process id (hex) the stub reports for its current thread, "1" when it reports
+// none (the process gdb's packets name then).
 func (c *Client) pid(ctx context.Context) string {
+	if id := c.currentPID(ctx); id != "" {
+		return id
+	}
+	return "1"
+}
+
+// currentPID is the process id (hex) of qC's answer, "" when the stub gives none.
+func (c *Client) currentPID(ctx context.Context) string {
 	r, err := c.Exchange(ctx, "qC")
 	if err != nil || !strings.HasPrefix(r, "QC") {
-		return "1"
+		return ""
 	}
 	id := r[2:]
 	if p, ok := strings.CutPrefix(id, "p"); ok {

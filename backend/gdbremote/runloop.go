@@ -81,9 +81,8 @@ func (t *Target) finish(sr StopReply) {
 	}
 	if sr.Kind == StopExited {
 		h.Exited(sr.Signal)
-	} else {
-		h.Output("console", fmt.Sprintf("program terminated by signal %s\n", SignalName(sr.Signal)))
-		h.Exited(128 + hostSignal(sr.Signal)) // as a shell reports a program a signal killed
+	} else { // as a shell reports a program a signal killed
+		engine.ReportExit(h, 128+hostSignal(sr.Signal), SignalName(sr.Signal))
 	}
 }
 

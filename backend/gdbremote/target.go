@@ -70,6 +70,7 @@ type Target struct {
 	intrSent  bool         // an interrupt was sent during that wait
 	runDone   chan struct{}
 	threadID  string
+	pid       int // the program's process id (ProcessID)
 	lastStop  StopReply
 	stopCache *stopCache
 	refs      map[int]refEntry

@@ -62,7 +62,7 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 			h.Terminated()
 			return
 		}
-		h.Exited(st.ExitCode())
+		engine.ReportExit(h, st.ExitCode(), st.SignalName())
 	}()
 	return nil
 }
@@ -79,8 +79,9 @@ func (t *Target) Status() (Status, bool) {
 	return p.Status()
 }
 
-// Pid returns the program's process id, or 0 before it started.
-func (t *Target) Pid() int {
+// ProcessID implements engine.ProcessIdentifier: the program's process id, or 0 before it
+// started.
+func (t *Target) ProcessID() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.p == nil {

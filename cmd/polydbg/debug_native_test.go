@@ -195,30 +195,42 @@ func TestDebugBatchAsGDB(t *testing.T) {
 	if err != nil {
 		t.Fatalf("gdb: %v\n%s", err, theirs)
 	}
-	addr := regexp.MustCompile(` at 0x[0-9a-f]+: file `) // gdb says the address before the program is loaded
-	lines := func(out []byte) []string {
-		var ls []string
-		for _, l := range strings.Split(strings.ReplaceAll(string(out), dir+"/", ""), "\n") {
-			if strings.HasPrefix(l, "[") || strings.HasPrefix(l, "Using host libthread_db") {
-				continue // gdb's notes about the thread library and the process
-			}
-			ls = append(ls, addr.ReplaceAllString(l, " at ADDR: file "))
-		}
-		return ls
+	compareLines(t, "batch", dir, ours, theirs)
+	if strings.Contains(string(ours), "(polydbg)") {
+		t.Errorf("a prompt in batch mode:\n%s", ours)
 	}
-	o, g := lines(ours), lines(theirs)
+}
+
+// gdbLines are the lines of a batch run's output as the gdb oracle tests compare them:
+// paths under dir relative, process ids and a breakpoint's address before the program is
+// loaded (gdb's is the file's) as words, gdb's notes about the thread library left out.
+func gdbLines(out []byte, dir string) []string {
+	addr := regexp.MustCompile(` at 0x[0-9a-f]+: file `)
+	pid := regexp.MustCompile(`process [0-9]+`)
+	var ls []string
+	for _, l := range strings.Split(strings.ReplaceAll(string(out), dir+"/", ""), "\n") {
+		if strings.HasPrefix(l, "[Thread debugging using libthread_db") || strings.HasPrefix(l, "Using host libthread_db") {
+			continue
+		}
+		ls = append(ls, pid.ReplaceAllString(addr.ReplaceAllString(l, " at ADDR: file "), "process PID"))
+	}
+	return ls
+}
+
+// compareLines fails t for each line of polydbg's batch output that is not gdb's, and logs
+// how many agree.
+func compareLines(t *testing.T, what, dir string, ours, theirs []byte) {
+	t.Helper()
+	o, g := gdbLines(ours, dir), gdbLines(theirs, dir)
 	agree := 0
 	for i := range max(len(o), len(g)) {
 		if i < len(o) && i < len(g) && o[i] == g[i] {
 			agree++
 		} else {
-			t.Errorf("line %d: polydbg %q, gdb %q", i+1, at(o, i), at(g, i))
+			t.Errorf("%s: line %d: polydbg %q, gdb %q", what, i+1, at(o, i), at(g, i))
 		}
 	}
-	t.Logf("batch: %d of %d lines agree with gdb", agree, len(g))
-	if strings.Contains(string(ours), "(polydbg)") {
-		t.Errorf("a prompt in batch mode:\n%s", ours)
-	}
+	t.Logf("%s: %d of %d lines agree with gdb", what, agree, len(g))
 }
 
 // at is ls[i], or "" past its end.
@@ -227,4 +239,40 @@ func at(ls []string, i int) string {
 		return ls[i]
 	}
 	return ""
+}
+
+// How a native program ends, in gdb's words: exit codes (gdb's are octal), a kill (gdb asks
+// first and, without a terminal, answers itself), a signal that ends it, and what info
+// program, $_exitcode and $_exitsignal say after each.
+func TestProgramEndsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	bin := polydbgBinary(t)
+	dir, exe := buildNative(t, "ends", "#include <stdio.h>\n#include <stdlib.h>\n"+
+		"int square(int x) { return x * x; }\n"+
+		"int main(int argc, char **argv) {\n\tint code = argc > 1 ? atoi(argv[1]) : 0;\n"+
+		"\tprintf(\"sq %d\\n\", square(3));\n\tif (code == 99) { int *p = 0; return *p; }\n\treturn code;\n}\n")
+	after := []string{"-ex", "info program", "-ex", "print $_exitcode", "-ex", "print $_exitsignal"}
+	for _, c := range []struct {
+		name string
+		cmds []string
+		args []string
+	}{
+		{"exit 0", []string{"-ex", "run"}, nil},
+		{"exit 11", []string{"-ex", "run"}, []string{"11"}},
+		{"kill", []string{"-ex", "break square", "-ex", "run", "-ex", "kill"}, nil},
+		{"signal", []string{"-ex", "run", "-ex", "continue"}, []string{"99"}},
+		{"twice", []string{"-ex", "run", "-ex", "run"}, []string{"3"}},
+	} {
+		cmds := append(append([]string{"-batch"}, c.cmds...), after...)
+		ours, err := exec.Command(bin, append(append(append([]string{"debug"}, cmds...), exe), c.args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("polydbg: %v\n%s", err, ours)
+		}
+		gdbArgs := append([]string{"-nx", "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS"}, cmds...)
+		theirs, err := exec.Command("gdb", append(append(gdbArgs, "--args", exe), c.args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("gdb: %v\n%s", err, theirs)
+		}
+		compareLines(t, c.name, dir, ours, theirs)
+	}
 }

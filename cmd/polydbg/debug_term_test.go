@@ -99,7 +99,8 @@ func TestDebugAtATerminal(t *testing.T) {
 	}
 
 	// Ctrl-D quits; the history file has what was typed.
-	s = p.do("[exit 0]", "C-d")
+	p.do("Quit anyway? (y or n)", "C-d") // the program is alive: gdb asks first
+	s = p.do("[exit 0]", "y", "Enter")
 	if !strings.Contains(s, "(polydbg) quit") {
 		t.Errorf("Ctrl-D did not answer quit:\n%s", s)
 	}
@@ -187,7 +188,7 @@ func TestDebugNativeAtATerminal(t *testing.T) {
 	if !strings.Contains(colour, "\x1b[35mint") {
 		t.Errorf("no syntax colour on the terminal:\n%q", colour)
 	}
-	p.do("[exit 0]", "C-d")
+	p.quitKilling()
 
 	plain := startPane(t, []string{"NO_COLOR=1"}, bin, "debug", "--no-history", "--context", "--native", exe)
 	plain.waitFor("(polydbg) ", 1)
@@ -196,7 +197,7 @@ func TestDebugNativeAtATerminal(t *testing.T) {
 	if s := plain.tmux("capture-pane", "-p", "-e", "-t", "0"); strings.Contains(s, "\x1b[35m") {
 		t.Errorf("colour with NO_COLOR:\n%q", s)
 	}
-	plain.do("[exit 0]", "C-d")
+	plain.quitKilling()
 }
 
 // A stub that is slow to answer: after a second, polydbg says what it is waiting for.
@@ -240,5 +241,14 @@ func TestDebugNativeCtrlC(t *testing.T) {
 	p.enter("print counter > 0", "$1 = 1")
 	p.continueAndPause()
 	p.enter("print counter > 0", "$2 = 1")
-	p.do("[exit 0]", "C-d")
+	// kill asks first: n keeps the program, which goes on as it was.
+	p.enter("kill", "Kill the program being debugged? (y or n)")
+	p.do("Not confirmed.", "n", "Enter")
+	p.continueAndPause()
+	p.enter("print counter > 0", "$3 = 1")
+	s := p.do("Quit anyway? (y or n)", "C-d")
+	if !strings.Contains(s, "A debugging session is active.\n\n        Inferior 1 [process ") {
+		t.Errorf("quit does not name the process:\n%s", s)
+	}
+	p.do("[exit 0]", "y", "Enter")
 }

@@ -112,6 +112,14 @@ func (p *pane) continueAndPause() {
 	p.do("Paused in ", "C-c")
 }
 
+// quitKilling quits with Ctrl-D while the program is alive: polydbg asks, as gdb, and y
+// lets it kill the program and end.
+func (p *pane) quitKilling() {
+	p.t.Helper()
+	p.do("Quit anyway? (y or n)", "C-d")
+	p.do("[exit 0]", "y", "Enter")
+}
+
 // complete types text and Tab, and waits until the line being edited reads want.
 func (p *pane) complete(text, want string) {
 	p.t.Helper()

@@ -152,7 +152,7 @@ func TestArithRefusals(t *testing.T) {
 // was refused before.
 func TestConditionWithArithmetic(t *testing.T) {
 	_, out := nativeScript(t, "break square if x %\nbreak square if x % 2 == 1 && x * x > 1\nrun\nprint x\nc\n")
-	expect(t, out, `No breakpoint set: condition "x %": the expression ends early`, "Breakpoint 1 at 0x", "Breakpoint 1, square (x=3) at", "print x\n$1 = 3\n", "sum 30", "[program exited normally]")
+	expect(t, out, `No breakpoint set: condition "x %": the expression ends early`, "Breakpoint 1 at 0x", "Breakpoint 1, square (x=3) at", "print x\n$1 = 3\n", "sum 30", "[Inferior 1 (process ", ") exited normally]")
 }
 
 // Habits of gdb users that failed on a native program: a bare line number before the program
@@ -164,7 +164,7 @@ func TestGDBHabitsOnNative(t *testing.T) {
 		"(polydbg) break 10", "Breakpoint 1 at 0x", "loop.c, line 10.\n",
 		"Breakpoint 1, main () at", "loop.c:10",
 		"(polydbg) x/2dw &counter", ":\t5\t",
-		"sum 30", "[program exited normally]",
+		"sum 30", "[Inferior 1 (process ", ") exited normally]",
 		"(polydbg) break square", "Breakpoint 2 at 0x",
 		"Breakpoint 2, square (x=0) at", "print x\n$1 = 0\n")
 	_, out = nativeScriptOf(t, "arith", cArith, "break measure\nrun\nup\nx/6dw values\nx/2dw sh\n")
@@ -199,7 +199,7 @@ int main(void) {
 func TestDeletedBreakpointLetsTheOtherThreadGoOn(t *testing.T) {
 	for range 6 {
 		_, out := nativeScriptOf(t, "workers", cTwoWorkers, "break worker\nrun\nthread 1\nc\nnext\nnext\ndelete\nc\n", "-pthread")
-		expect(t, out, "Breakpoint 1, worker (arg=0x", "(polydbg) delete", "shared 9", "[program exited normally]")
+		expect(t, out, "Breakpoint 1, worker (arg=0x", "(polydbg) delete", "shared 9", "[Inferior 1 (process ", ") exited normally]")
 		if i := strings.Index(out, "(polydbg) delete"); strings.Contains(out[i:], "Paused") {
 			t.Fatalf("a thread stopped at the deleted breakpoint:\n%s", out[i:])
 		}

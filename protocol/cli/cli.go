@@ -39,6 +39,16 @@ func Run(cfg Config) int {
 	if cfg.Prompt == "" {
 		cfg.Prompt = "(polydbg) "
 	}
+	var (
+		d  *gdbcmd.Debugger
+		in lineedit.Reader // the terminal's, made first: gdb's questions read their answer from it
+	)
+	if cfg.Terminal && !cfg.Debug.Batch {
+		in = lineedit.NewTerminal(lineedit.Options{HistoryFile: cfg.HistoryFile, HistorySize: cfg.HistorySize,
+			Complete: func(before string) (string, []string) { return d.Complete(before) }})
+		defer in.Close()
+		cfg.Debug.Confirm = func(q string) bool { return confirm(in, cfg.Debug.Out, q) }
+	}
 	d, err := gdbcmd.New(cfg.Debug)
 	if err != nil {
 		io.WriteString(cfg.Debug.Out, err.Error()+"\n")
@@ -60,11 +70,10 @@ func Run(cfg Config) int {
 	if cfg.Debug.Batch {
 		return 0
 	}
-	in := lineedit.Pipe(cfg.In, d.Writer(), gdbcmd.MaxLine)
-	if cfg.Terminal {
-		in = lineedit.NewTerminal(lineedit.Options{HistoryFile: cfg.HistoryFile, HistorySize: cfg.HistorySize, Complete: d.Complete})
+	if in == nil {
+		in = lineedit.Pipe(cfg.In, d.Writer(), gdbcmd.MaxLine)
+		defer in.Close()
 	}
-	defer in.Close()
 	for {
 		d.Prompted()
 		raw, err := in.ReadLine(cfg.Prompt)
@@ -77,7 +86,10 @@ func Run(cfg Config) int {
 			continue
 		case err != nil && cfg.Terminal: // Ctrl-D
 			d.Printf("quit\n")
-			return 0
+			if d.Exec("quit", false) {
+				return 0
+			}
+			continue
 		case err != nil:
 			d.Printf("\n")
 			return 0
@@ -92,5 +104,26 @@ func Run(cfg Config) int {
 		if d.Exec(line, true) {
 			return 0
 		}
+	}
+}
+
+// confirm asks question at the terminal until the answer is y or n, as gdb's query: y or
+// yes, n or no; Ctrl-C answers no, the end of input yes.
+func confirm(in lineedit.Reader, out io.Writer, question string) bool {
+	for {
+		line, err := in.ReadLine(question)
+		switch a := strings.ToLower(strings.TrimSpace(line)); {
+		case errors.Is(err, lineedit.ErrInterrupted):
+			io.WriteString(out, "Quit\n")
+			return false
+		case err != nil:
+			io.WriteString(out, "EOF [answered Y; input not from terminal]\n")
+			return true
+		case a == "y" || a == "yes":
+			return true
+		case a == "n" || a == "no":
+			return false
+		}
+		io.WriteString(out, "Please answer y or n.\n")
 	}
 }

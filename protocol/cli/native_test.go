@@ -81,7 +81,7 @@ func TestSameCommandsOnNativeProgram(t *testing.T) {
 		"8\t        sum += square(i);",
 		"Value returned is $3 = 9", // square(3), gdb's words
 		"$4 = 5",
-		"[program exited normally]",
+		"[Inferior 1 (process ", ") exited normally]",
 	)
 }
 
@@ -119,7 +119,7 @@ func TestSignalsAsGDB(t *testing.T) {
 		"Program received signal SIGUSR1, User defined signal 1.\n",
 		"handled 10\n",
 		"Program received signal SIGSEGV, Segmentation fault.\nmain () at ", "sig.c:11\n",
-		"program terminated by signal SIGSEGV", "[program exited with code 139]",
+		"\nProgram terminated with signal SIGSEGV, Segmentation fault.\nThe program no longer exists.\n",
 	)
 }
 

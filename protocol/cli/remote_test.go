@@ -96,7 +96,7 @@ kill
 		"(polydbg) continue", "Breakpoint 2, busy (", fmt.Sprintf(") at fw.c:%d", firmware.Line(t, "busy_add")),
 		"(polydbg) bt", "#0  busy (", " in main () at fw.c:"+fmt.Sprint(firmware.Line(t, "main_busy")),
 		"(polydbg) print loops > 5000", "$5 = 1",
-		"(polydbg) kill", "[program terminated]",
+		"(polydbg) kill", "Kill the program being debugged? (y or n) [answered Y; input not from terminal]\n[Inferior 1 (process 1) killed]",
 	)
 	// a Cortex-M's pc is 32 bits: frames and a stepi inside a line show 8 hex digits, as gdb
 	if !regexp.MustCompile(`\n#1  0x[0-9a-f]{8} in SysTick_Handler \(\)`).MatchString(out) ||
@@ -152,7 +152,7 @@ continue
 		"(polydbg) print counter", "$2 = 4",
 		"(polydbg) finish", "8\t        sum += square(i);", "Value returned is $3 = 9",
 		"(polydbg) print sum", "$4 = 5",
-		"(polydbg) stepi", "(polydbg) continue", "[program exited normally]",
+		"(polydbg) stepi", "(polydbg) continue", "[Inferior 1 (process ", ") exited normally]",
 	)
 	if pcs := stepiPCs(out); len(pcs) != 2 || pcs[0] == pcs[1] {
 		t.Errorf("pc before and after stepi: %v\n%s", pcs, out)

@@ -58,7 +58,7 @@ func TestThreadsAsGDB(t *testing.T) {
 		"$2 = 7",
 		"[Current thread is 2 (Thread ",
 		"Value returned is $3 = 14",
-		"exited]\n", "[program exited normally]",
+		"exited]\n", "[Inferior 1 (process ", ") exited normally]",
 	)
 	if n := strings.Count(out, "[New LWP "); n != 1 || !regexp.MustCompile(`\[LWP \d+ exited\]`).MatchString(out) {
 		t.Errorf("%d new threads told, want 1, and its exit:\n%s", n, out)

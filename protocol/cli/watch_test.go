@@ -27,7 +27,7 @@ func TestWatchpointsAsGDB(t *testing.T) {
 		"Hardware watchpoint 2: counter\n\nOld value = 1\nNew value = 2\n",
 		"(polydbg) awatch sum", "Hardware access (read/write) watchpoint 3: sum\n",
 		"Hardware access (read/write) watchpoint 3: sum\n\nOld value = 0\nNew value = 1\n",
-		"sum 30", "[program exited normally]",
+		"sum 30", "[Inferior 1 (process ", ") exited normally]",
 	)
 	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
 	stops := func(s string) []string { // the watchpoint, the values and the line of each stop
@@ -165,7 +165,7 @@ func TestEnableDisableIgnoreAsGDB(t *testing.T) {
 	const commands = "break square\nbreak main\ndisable 1\nrun\nenable 1\nignore 1 2\ncontinue\nprint x\ndisable\ncontinue\n"
 	dir, out := nativeScript(t, commands)
 	expect(t, out, "Breakpoint 2, main () at", "(polydbg) ignore 1 2\nWill ignore next 2 crossings of breakpoint 1.\n",
-		"Breakpoint 1, square (x=", "sum 30", "[program exited normally]")
+		"Breakpoint 1, square (x=", "sum 30", "[Inferior 1 (process ", ") exited normally]")
 	oracle := gdbBatch(t, filepath.Join(dir, "loop"), commands)
 	agreeWithGDB(t, "enable, disable, ignore", []string{"print x after ignore 1 2"}, printedValues(out), printedValues(oracle), out, oracle)
 	if strings.Count(out, "Breakpoint 1, square") != 1 {
@@ -218,7 +218,7 @@ func TestUntilLeavesTheLoopAsGDB(t *testing.T) {
 func TestJumpAsGDB(t *testing.T) {
 	const commands = "break 5\nrun\njump 7\n"
 	dir, out := nativeScriptOf(t, "until", cUntil, commands)
-	expect(t, out, "(polydbg) jump 7\nContinuing at 0x", "\n0\n", "[program exited normally]")
+	expect(t, out, "(polydbg) jump 7\nContinuing at 0x", "\n0\n", "[Inferior 1 (process ", ") exited normally]")
 	if oracle := gdbBatch(t, filepath.Join(dir, "until"), commands); !strings.Contains(oracle, "\n0\n") {
 		t.Errorf("gdb printed another total:\n%s", oracle)
 	}

@@ -47,6 +47,10 @@ func (c *conn) translate(e engine.Event) {
 	case engine.EventOutput:
 		c.event("output", godap.OutputEventBody{Category: e.Category, Output: e.Text})
 	case engine.EventExited:
+		if e.Signal != "" {
+			c.event("output", godap.OutputEventBody{Category: "console",
+				Output: "Program terminated with signal " + engine.SignalText(e.Signal) + ".\n"})
+		}
 		c.event("exited", godap.ExitedEventBody{ExitCode: e.ExitCode})
 		c.event("terminated", godap.TerminatedEventBody{})
 	case engine.EventTerminated:

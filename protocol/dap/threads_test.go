@@ -94,3 +94,34 @@ func TestReplCallsAFunction(t *testing.T) {
 		t.Errorf("exit code %v, want 0 (the call left the program as it was)", e["exitCode"])
 	}
 }
+
+// A native program that a signal ends: the console says so in gdb's words before the
+// exited event, whose code is the shell's (128 + the signal's number).
+func TestSignalEndIsTold(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	_, exe := realparts.BuildC(t, "segv", "#include <signal.h>\nint main(void) {\n    raise(SIGSEGV);\n    return 0;\n}\n")
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": exe})
+	c.event("initialized")
+	c.do("configurationDone", nil)
+	st := c.event("stopped") // gdb's default for SIGSEGV: stop
+	if st["reason"] != "exception" {
+		t.Fatalf("stopped for %v, want exception", st["reason"])
+	}
+	c.do("continue", map[string]any{"threadId": st["threadId"]})
+	var said strings.Builder
+	e := c.next("exited event", func(m map[string]any) bool {
+		if m["event"] == "output" {
+			b, _ := m["body"].(map[string]any)
+			said.WriteString(fmt.Sprint(b["output"]))
+		}
+		return m["event"] == "exited"
+	})
+	if b, _ := e["body"].(map[string]any); b["exitCode"] != float64(139) {
+		t.Errorf("exited %v, want exit code 139", e["body"])
+	}
+	if want := "Program terminated with signal SIGSEGV, Segmentation fault.\n"; !strings.Contains(said.String(), want) {
+		t.Errorf("the console said %q, want %q", said.String(), want)
+	}
+}

@@ -77,6 +77,7 @@ type StopContext struct {
 	Text         string       `json:"text,omitempty" jsonschema:"the exception message; for a watch what it saw: name: old -> new, or name = value for a read"`
 	BreakpointID int          `json:"breakpointId,omitempty"`
 	ExitCode     *int         `json:"exitCode,omitempty"`
+	Signal       string       `json:"signal,omitempty" jsonschema:"the signal that ended the program (SIGSEGV), when one did; exitCode is then 128 + its number"`
 	Location     *Location    `json:"location,omitempty"`
 	Source       []SourceLine `json:"source,omitempty"`
 	Stack        []Frame      `json:"stack,omitempty"`
@@ -104,11 +105,10 @@ func (s *Server) stopContext(g *debuggee, h engine.Halt, halted bool, b Budget) 
 	case engine.Running:
 		sc.Notes = append(sc.Notes, "the program is still running after the wait; call context to wait longer or pause to stop it")
 	case engine.Exited:
-		code := g.d.ExitCode()
-		if halted {
-			code = h.ExitCode
+		if !halted {
+			h = g.d.LastHalt()
 		}
-		sc.ExitCode = &code
+		sc.ExitCode, sc.Signal = &h.ExitCode, h.Signal
 	case engine.Initialized:
 		sc.Notes = append(sc.Notes, "the program has not been started")
 	}

@@ -117,3 +117,22 @@ func processesWith(s string) []string {
 	}
 	return out
 }
+
+// A program that a signal ends: the answer names the signal beside the shell's exit code,
+// and a later call on the session says how it ended.
+func TestSignalEndIsTold(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver")
+	_, exe := realparts.BuildC(t, "segv", "#include <signal.h>\nint main(void) {\n    raise(SIGSEGV);\n    return 0;\n}\n")
+	ctx := timeout(t, 60*time.Second)
+	cs := connectStdio(t, ctx, "--allow-exec")
+	sc := must(t, ctx, cs, "start", map[string]any{"program": exe})
+	if sc["reason"] != "exception" {
+		t.Fatalf("start: %v, want a stop for the signal", sc)
+	}
+	id := str(sc["session"])
+	sc = must(t, ctx, cs, "continue", map[string]any{"session": id})
+	if sc["state"] != "exited" || get(sc, "exitCode") != float64(139) || sc["signal"] != "SIGSEGV" {
+		t.Fatalf("continue: %v, want exited by SIGSEGV (139)", sc)
+	}
+	mustFail(t, ctx, cs, "step", map[string]any{"session": id}, "was ended by signal SIGSEGV, Segmentation fault")
+}

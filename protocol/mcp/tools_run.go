@@ -254,8 +254,10 @@ func ended(g *debuggee) error {
 		return nil
 	}
 	how := "was terminated"
-	if st == engine.Exited {
-		how = fmt.Sprintf("exited with code %d", g.d.ExitCode())
+	if h := g.d.LastHalt(); h.Signal != "" {
+		how = "was ended by signal " + engine.SignalText(h.Signal)
+	} else if st == engine.Exited {
+		how = fmt.Sprintf("exited with code %d", h.ExitCode)
 	}
 	return fmt.Errorf("session %s has ended (the program %s): start a new session; its output is still readable with output", g.id, how)
 }
