@@ -39,6 +39,7 @@ type Resetter interface {
 type Thread struct {
 	ID         uint64 // the thread number, or the task's control block address
 	Num        int    // gdb's number for it: 1, 2, 3... in the order the session first saw it
+	Handle     uint64 // the thread library's handle (a native thread's pthread_t, gdb's "Thread 0x..."), 0 when unknown
 	Name       string
 	State      string // "stopped", or the RTOS's task state ("running", "ready", "blocked"...)
 	Kind       string // "thread", or the RTOS ("freertos")

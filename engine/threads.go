@@ -48,6 +48,14 @@ func (s *Session) ThreadNum(id uint64) int {
 	return n
 }
 
+// ThreadsNumbered is how many threads the session has numbered (ThreadNum) since it began:
+// gdb's highest thread number, which once above 1 makes gdb name the thread of each stop.
+func (s *Session) ThreadsNumbered() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.threadNums)
+}
+
 // SelectedThread is the thread the stack, variables and steps apply to: the one that
 // stopped, or the one selected since (1 on targets without threads).
 func (s *Session) SelectedThread() uint64 {

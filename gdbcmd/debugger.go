@@ -74,7 +74,7 @@ type Debugger struct {
 	context      bool                             // set context on|off
 	pretty       bool                             // set print pretty on|off
 	listLines    int                              // set listsize N
-	stopThread   uint64                           // the thread of the last stop reported
+	stopThread   uint64                           // the thread of the last stop, or the one selected when the program was resumed
 	temporary    map[int]bool                     // tbreak's breakpoints, for gdb's words at their hit
 	momentary    int                              // advance's breakpoint, while it runs: its hit is told as a plain stop
 	insnDisplays map[int]int                      // display/i: the display's number, how many instructions
@@ -213,11 +213,27 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 		}
 		return d.frameLine(engine.Frame{Func: loc.Func, Location: loc}, d.midLine)
 	}
-	if st.ThreadID != 0 && st.ThreadID != d.stopThread {
-		if d.stopThread != 0 { // as gdb, say so when the stop is in another thread
-			d.printf("\n[Switching to thread %d (%s)]", d.s.ThreadNum(st.ThreadID), targetID(engine.Thread{ID: st.ThreadID}))
+	hit := "" // gdb names the thread of a stop once the program has had more than one
+	if st.ThreadID != 0 {
+		prev := d.stopThread
+		if prev == 0 {
+			prev = uint64(d.s.ProcessID()) // the program's first thread, where it was run
+		}
+		switching, several := prev != 0 && st.ThreadID != prev, d.s.ThreadsNumbered() > 1
+		th := engine.Thread{ID: st.ThreadID}
+		if switching || several {
+			th = d.thread(st.ThreadID) // its name and handle
+		}
+		if switching { // as gdb: the stop is not in the thread that was resumed
+			d.printf("[Switching to %s]\n", threadName(th))
 		}
 		d.stopThread = st.ThreadID
+		if several {
+			hit = fmt.Sprintf("Thread %d hit ", d.s.ThreadNum(st.ThreadID))
+			if th.Name != "" && !strings.HasPrefix(th.Name, "thread ") {
+				hit = fmt.Sprintf("Thread %d %q hit ", d.s.ThreadNum(st.ThreadID), th.Name)
+			}
+		}
 	}
 	switch st.Reason {
 	case engine.ReasonBreakpoint:
@@ -230,18 +246,22 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 			kind = "Temporary breakpoint"
 			delete(d.temporary, st.BreakpointID)
 		}
-		d.printf("\n%s %d, %s\n", kind, st.BreakpointID, where())
+		d.printf("\n%s%s %d, %s\n", hit, kind, st.BreakpointID, where())
 		if st.Text != "" {
 			d.printf("%s\n", st.Text)
 		}
 	case engine.ReasonException:
 		if st.Signal != "" { // a native program's signal, in gdb's words
-			d.printf("\nProgram received signal %s.\n%s\n", engine.SignalText(st.Signal), where())
+			who := "Program"
+			if hit != "" {
+				who = strings.TrimSuffix(hit, " hit ")
+			}
+			d.printf("\n%s received signal %s.\n%s\n", who, engine.SignalText(st.Signal), where())
 			break
 		}
 		d.printf("\nRuntime error: %s\n  in %s\n", st.Text, where())
 	case engine.ReasonData:
-		d.reportWatch(st)
+		d.reportWatch(st, hit)
 		d.printf("%s\n", where())
 	case engine.ReasonPause:
 		d.printf("\nPaused in %s\n", where())

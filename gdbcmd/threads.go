@@ -27,14 +27,18 @@ func cmdInfoThreads(d *Debugger) {
 		return
 	}
 	current := d.s.SelectedThread()
-	d.printf("  Id   Target Id                 Frame\n")
+	width := len("Target Id") // gdb's column is as wide as its widest entry
+	for _, t := range ts {
+		width = max(width, len(targetID(t)))
+	}
+	d.printf("  Id   %-*s Frame \n", width, "Target Id")
 	for _, t := range ts {
 		where := d.threadFrame(t.ID)
 		mark := " "
 		if t.ID == current {
 			mark = "*"
 		}
-		d.printf("%s %-4d %-25s %s\n", mark, t.Num, targetID(t), where)
+		d.printf("%s %-4d %-*s %s\n", mark, t.Num, width, targetID(t), where)
 	}
 	if current != 0 { // reading the other threads' frames selected them in turn
 		if err := d.s.SelectThread(current); err != nil {
@@ -43,12 +47,42 @@ func cmdInfoThreads(d *Debugger) {
 	}
 }
 
-// targetID is gdb's "Target Id" column: what the system calls the thread.
+// targetID is gdb's "Target Id" column: the thread's name for the system, and the name the
+// program gave it.
 func targetID(t engine.Thread) string {
-	if t.Name != "" && t.Name != fmt.Sprint(t.ID) {
-		return fmt.Sprintf("Thread %d %q", t.ID, t.Name)
+	if t.Name != "" && t.Name != fmt.Sprint(t.ID) && !strings.HasPrefix(t.Name, "thread ") {
+		return fmt.Sprintf("%s %q", threadName(t), t.Name)
+	}
+	return threadName(t)
+}
+
+// threadName is what gdb calls a thread in its messages: "Thread 0x7ffff7d86640 (LWP
+// 1235)" when its pthread_t is known (gdb with libthread_db), else "Thread N".
+func threadName(t engine.Thread) string {
+	if t.Handle != 0 {
+		return fmt.Sprintf("Thread %#x (LWP %d)", t.Handle, t.ID)
 	}
 	return fmt.Sprintf("Thread %d", t.ID)
+}
+
+// lwpName names a native thread that starts or ends as gdb does: by its pthread_t and LWP
+// when the handle is known, else by its LWP alone (gdb without libthread_db).
+func lwpName(t engine.Thread) string {
+	if t.Handle != 0 {
+		return threadName(t)
+	}
+	return fmt.Sprintf("LWP %d", t.ID)
+}
+
+// thread is the thread of id as the target lists it (its name and handle), or one that
+// has only its id when the target lists none.
+func (d *Debugger) thread(id uint64) engine.Thread {
+	if ts, err := d.threads(); err == nil {
+		if i := slices.IndexFunc(ts, func(t engine.Thread) bool { return t.ID == id }); i >= 0 {
+			return ts[i]
+		}
+	}
+	return engine.Thread{ID: id}
 }
 
 // threadFrame describes the innermost frame of thread id ("func at file:line").
@@ -79,7 +113,7 @@ func cmdThread(d *Debugger, args string) bool {
 				t = ts[i] // with its name
 			}
 		}
-		d.printf("[Current thread is %d (%s)]\n", d.s.ThreadNum(t.ID), targetID(t))
+		d.printf("[Current thread is %d (%s)]\n", d.s.ThreadNum(t.ID), threadName(t))
 		return false
 	}
 	n, ok := atoi(args)
@@ -102,7 +136,7 @@ func cmdThread(d *Debugger, args string) bool {
 		d.printf("%s\n", explain(err))
 		return false
 	}
-	d.printf("[Switching to thread %d (%s)]\n", n, targetID(t))
+	d.printf("[Switching to thread %d (%s)]\n", n, threadName(t))
 	return d.selectFrame(0)
 }
 

@@ -21,6 +21,7 @@ const outputQueue = 1024
 
 // output prints one session's program output and thread changes.
 type output struct {
+	s   *engine.Session
 	mu  sync.Mutex // held while events are taken and printed, so they print in order
 	w   io.Writer
 	sub *engine.Subscription
@@ -32,7 +33,7 @@ type flusher interface{ Flush() error }
 // startOutput starts the goroutine that prints what the program writes while no command
 // takes it; it flushes out after each batch when it is a flusher.
 func startOutput(w io.Writer, out io.Writer, s *engine.Session) *output {
-	o := &output{w: w, sub: s.SubscribeWith(engine.SubscribeOptions{MaxQueued: outputQueue})}
+	o := &output{w: w, s: s, sub: s.SubscribeWith(engine.SubscribeOptions{MaxQueued: outputQueue})}
 	f, _ := out.(flusher)
 	go func() {
 		for range o.sub.Ready() {
@@ -62,9 +63,13 @@ func (o *output) flush(seq uint64) (ended bool) {
 		case e.Kind == engine.EventOutput:
 			io.WriteString(o.w, e.Text)
 		case e.Kind == engine.EventThread && e.Thread.Reason == engine.ThreadStarted:
-			fmt.Fprintf(o.w, "[New LWP %d]\n", e.Thread.Thread.ID) // as gdb without libthread_db
+			if pid := o.s.ProcessID(); pid > 0 {
+				o.s.ThreadNum(uint64(pid)) // the program's first thread is 1, as gdb numbers them
+			}
+			o.s.ThreadNum(e.Thread.Thread.ID)
+			fmt.Fprintf(o.w, "[New %s]\n", lwpName(e.Thread.Thread))
 		case e.Kind == engine.EventThread:
-			fmt.Fprintf(o.w, "[LWP %d exited]\n", e.Thread.Thread.ID)
+			fmt.Fprintf(o.w, "[%s exited]\n", lwpName(e.Thread.Thread))
 		}
 		if e.Seq >= seq {
 			return false
@@ -75,6 +80,9 @@ func (o *output) flush(seq uint64) (ended bool) {
 // resume runs a command that resumes the program and waits for the halt that follows;
 // false when the command failed (the error is printed).
 func (d *Debugger) resume(cmd func() error) (engine.Halt, bool) {
+	if d.s.State() == engine.Stopped {
+		d.stopThread = d.s.SelectedThread() // gdb tells a stop in another thread than this
+	}
 	seq := d.s.Seq()
 	if err := cmd(); err != nil {
 		d.printf("%s\n", explain(err))

@@ -56,7 +56,7 @@ var watchTypes = map[engine.DataAccess]string{
 
 // reportWatch says what a data breakpoint saw, in gdb's words: the old and new value of a
 // write, the value read.
-func (d *Debugger) reportWatch(st *engine.Stop) {
+func (d *Debugger) reportWatch(st *engine.Stop, hit string) {
 	var w engine.Watchpoint
 	found := false
 	for _, x := range d.s.DataBreakpoints() {
@@ -68,7 +68,7 @@ func (d *Debugger) reportWatch(st *engine.Stop) {
 		d.printf("\nWatchpoint %d deleted because the program has left the block in\nwhich its expression is valid.\n", st.BreakpointID)
 		return
 	}
-	d.printf("\n%s %d: %s\n\n", watchKind(w), st.BreakpointID, w.Name)
+	d.printf("\n%s%s %d: %s\n\n", hit, watchKind(w), st.BreakpointID, w.Name)
 	text := strings.TrimPrefix(st.Text, w.Name)
 	if change, ok := strings.CutPrefix(text, ": "); ok && w.Name != "" {
 		if old, now, ok := strings.Cut(change, " -> "); ok {

@@ -93,9 +93,11 @@ func (t *Target) Threads(ctx context.Context) ([]engine.Thread, error) {
 			}
 			if err := xml.Unmarshal(b, &doc); err == nil {
 				out := make([]engine.Thread, 0, len(doc.Threads))
+				ids := make([]string, 0, len(doc.Threads))
 				for _, th := range doc.Threads {
-					out = append(out, thread(th.ID, th.Name))
+					out, ids = append(out, thread(th.ID, th.Name)), append(ids, th.ID)
 				}
+				t.threadHandles(ctx, out, ids)
 				return t.withoutDying(out), nil
 			}
 		}
@@ -108,6 +110,7 @@ func (t *Target) Threads(ctx context.Context) ([]engine.Thread, error) {
 	for _, id := range ids {
 		out = append(out, thread(id, ""))
 	}
+	t.threadHandles(ctx, out, ids)
 	return t.withoutDying(out), nil
 }
 
@@ -150,6 +153,13 @@ func (t *Target) notePID() {
 	}
 	t.mu.Lock()
 	t.pid = int(pid)
+	t.mu.Unlock()
+}
+
+// forgetThreads drops what is known of the threads of a process that is gone (restart).
+func (t *Target) forgetThreads() {
+	t.mu.Lock()
+	t.handles, t.parked = map[uint64]uint64{}, map[string]uint64{}
 	t.mu.Unlock()
 }
 

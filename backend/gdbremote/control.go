@@ -230,6 +230,7 @@ func (t *Target) Restart() error {
 // and arms the live thread events there (libc is loaded).
 func (t *Target) runToStart() error {
 	t.notePID()
+	t.forgetThreads()
 	entry, err := t.startAddress()
 	if err != nil {
 		return fmt.Errorf("gdbremote: cannot start the program: %w", err)

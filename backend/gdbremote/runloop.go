@@ -105,6 +105,7 @@ func (t *Target) reportStop(st engine.Stop) {
 			st.Location = t.location(pc)
 		}
 	}
+	t.notePark(st.Location.PC)
 	t.settleInlines(&st)
 	if st.ThreadID == 0 {
 		st.ThreadID = t.SelectedThread()
@@ -255,6 +256,9 @@ func (t *Target) doContinue() (*engine.Stop, error) {
 	for {
 		if first {
 			first = false
+			if st, err := t.unparkOthers(); st != nil || err != nil {
+				return st, err
+			}
 			pc, err := t.pc()
 			if err != nil {
 				return nil, err

@@ -232,6 +232,12 @@ func (t *Target) runToTemp(addr, minCFA uint64) error {
 		}
 		defer t.c.ClearBreakpoint(t.ctx, SoftwareBreak, addr, t.bpLen)
 	}
+	if st, err := t.unparkOthers(); st != nil || err != nil { // every thread runs
+		if st != nil {
+			return &trapStopError{st}
+		}
+		return err
+	}
 	start, _ := t.pc()
 	for moved := false; ; moved = true {
 		sr, err := t.resumeWait("c", 0, 0)

@@ -70,7 +70,9 @@ type Target struct {
 	intrSent  bool         // an interrupt was sent during that wait
 	runDone   chan struct{}
 	threadID  string
-	pid       int // the program's process id (ProcessID)
+	pid       int               // the program's process id (ProcessID)
+	handles   map[uint64]uint64 // threads' pthread_t by thread id (threadHandles)
+	parked    map[string]uint64 // threads stopped at a breakpoint, by stub id: its address (parked.go)
 	lastStop  StopReply
 	stopCache *stopCache
 	refs      map[int]refEntry
@@ -199,7 +201,8 @@ func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, 
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{sym: sym, stub: stub, log: cfg.Logger, traps: map[uint64]*trap{}, refs: map[int]refEntry{}}
+	t := &Target{sym: sym, stub: stub, log: cfg.Logger, traps: map[uint64]*trap{}, refs: map[int]refEntry{},
+		handles: map[uint64]uint64{}, parked: map[string]uint64{}}
 	t.elfPath = elfPath
 	if stub != nil {
 		t.sink, _ = stub.outW.(*lineSink) // drained before the exit is reported

@@ -32,6 +32,7 @@ import (
 type ThreadEvent struct {
 	Started bool
 	Thread  string // the stub's thread id ("p1234.1235" or "4d3")
+	Handle  uint64 // the thread library's handle for it (glibc's events: pthread_t), 0 if unknown
 }
 
 // threadEvents is how the client follows threads live (zero: it does not).
@@ -220,11 +221,19 @@ func (c *Client) nptlEvent(ex func(string) (string, error), created bool, thread
 			delete(c.thr.dying, id) // gone
 		}
 	}
+	var fresh []string
 	for _, id := range ids {
 		if !c.thr.known[id] && !c.thr.dying[id] {
 			c.thr.known[id] = true
-			c.thr.fn(ThreadEvent{Started: true, Thread: id})
+			fresh = append(fresh, id)
 		}
+	}
+	for _, id := range fresh {
+		ev := ThreadEvent{Started: true, Thread: id}
+		if len(fresh) == 1 { // the thread the event is about (others were made unseen)
+			ev.Handle = pd
+		}
+		c.thr.fn(ev)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ package gdbremote
 // others staying stopped.
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"syscall"
@@ -73,10 +74,57 @@ func (t *Target) threadEvent(ev ThreadEvent) {
 	th := thread(ev.Thread, "")
 	th.State = "running"
 	reason := engine.ThreadStarted
+	t.mu.Lock()
+	if ev.Started && ev.Handle != 0 {
+		t.handles[th.ID] = ev.Handle
+	}
+	th.Handle = t.handles[th.ID]
 	if !ev.Started {
 		reason = engine.ThreadExited
+		delete(t.handles, th.ID)
 	}
+	t.mu.Unlock()
 	engine.ReportThread(h, reason, th)
+}
+
+// threadHandles fills in the threads' handles (pthread_t, as gdb names a thread): known
+// from glibc's create event, else read once per thread from its thread pointer register,
+// fs_base on x86-64 (glibc's pthread_t there); ids are the stub's names of the threads. A
+// target without that register has none.
+func (t *Target) threadHandles(ctx context.Context, ths []engine.Thread, ids []string) {
+	reg, ok := t.desc.Reg("fs_base")
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	selected := t.threadID
+	t.mu.Unlock()
+	moved := false
+	for i := range ths {
+		t.mu.Lock()
+		h, known := t.handles[ths[i].ID]
+		t.mu.Unlock()
+		if !known {
+			moved = true
+			if t.c.SetThread(ctx, ids[i]) != nil {
+				continue
+			}
+			b, err := t.c.ReadRegister(ctx, reg.Num)
+			if err != nil || len(b) != 8 {
+				continue
+			}
+			h = t.order.Uint64(b)
+			t.mu.Lock()
+			t.handles[ths[i].ID] = h
+			t.mu.Unlock()
+		}
+		ths[i].Handle = h
+	}
+	if moved && selected != "" {
+		if err := t.c.SetThread(ctx, selected); err != nil {
+			t.log.Warn("gdbremote: cannot select the stopped thread again", "err", err)
+		}
+	}
 }
 
 // LiveThreadEvents says how the target reports threads as they start and exit

@@ -47,7 +47,7 @@ func TestThreadsAsGDB(t *testing.T) {
 		"break work\nrun\ninfo threads\nprint id\nthread 1\nbt\nthread 2\nprint id\nthread\nfinish\ndelete\nc\n", "-pthread")
 	out = strings.ReplaceAll(out, dir+"/", "")
 	expect(t, out,
-		"[New LWP ", // told live, as the thread starts
+		"[New Thread 0x", // told live, as the thread starts
 		"Breakpoint 1, work (id=7) at threads.c:5",
 		"  Id   Target Id",
 		"$1 = 7",
@@ -60,11 +60,11 @@ func TestThreadsAsGDB(t *testing.T) {
 		"Value returned is $3 = 14",
 		"exited]\n", "[Inferior 1 (process ", ") exited normally]",
 	)
-	if n := strings.Count(out, "[New LWP "); n != 1 || !regexp.MustCompile(`\[LWP \d+ exited\]`).MatchString(out) {
+	if n := strings.Count(out, "[New Thread 0x"); n != 1 || !regexp.MustCompile(`\[Thread 0x[0-9a-f]+ \(LWP \d+\) exited\]`).MatchString(out) {
 		t.Errorf("%d new threads told, want 1, and its exit:\n%s", n, out)
 	}
 	// the thread that hit the breakpoint is the current one, marked *, and is in work
-	rows := regexp.MustCompile(`(?m)^([* ]) (\d+) +Thread (\d+).*$`).FindAllStringSubmatch(out, -1)
+	rows := regexp.MustCompile(`(?m)^([* ]) (\d+) +Thread (0x[0-9a-f]+).*$`).FindAllStringSubmatch(out, -1)
 	if len(rows) != 2 {
 		t.Fatalf("info threads shows %d threads, want 2:\n%s", len(rows), out)
 	}
@@ -226,4 +226,29 @@ func TestBreakpointSpecsAsGDB(t *testing.T) {
 	said := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:Breakpoint \d+ at|Function |No |Num |\d+ |Hardware |inverted|Bad ).*)$`)
 	// (The first, set before the program runs, gdb places at its link-time address.)
 	agreeLines(t, "breakpoint specs", 24, captured(said, out, "")[1:], captured(said, oracle, "")[1:], out, oracle)
+}
+
+// threadLine picks gdb's lines about threads from a transcript: a thread started, ended or
+// switched to, the thread that hit a breakpoint, info threads' table, and the end.
+var threadLine = regexp.MustCompile(`(?m)^(?:\[(?:New|Switching|Thread 0x|Current|Inferior) .*|Thread \d+ .* hit .*|  Id +Target Id +Frame ?|[* ] \d+ +Thread .*)$`)
+
+// Threads are named as gdb names them with libthread_db: by their pthread_t and LWP as they
+// start, end and are switched to, "Thread 2 "name" hit" at a breakpoint once the program has
+// two, and info threads' Target Id column as wide as its widest entry.
+func TestThreadNamesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const commands = "break work\nrun\ninfo threads\nthread 1\nthread\ncontinue\n"
+	dir, out := nativeScriptOf(t, "threads", threadProg, commands, "-pthread")
+	oracle := gdbBatch(t, filepath.Join(dir, "threads"), commands)
+	ids := regexp.MustCompile(`0x[0-9a-f]+|LWP \d+|process \d+`)
+	pick := func(s string) []string {
+		var ls []string
+		for _, l := range threadLine.FindAllString(strings.ReplaceAll(s, dir+"/", ""), -1) {
+			ls = append(ls, ids.ReplaceAllStringFunc(spinningMain.ReplaceAllString(l, "main ("), func(id string) string {
+				return strings.TrimRight(id, "0123456789abcdefx") + "N"
+			}))
+		}
+		return ls
+	}
+	agreeLines(t, "thread lines", 9, pick(out), pick(oracle), out, oracle)
 }
