@@ -504,6 +504,9 @@ func (d *Debugger) infoProgram() {
 		d.printf("The program being debugged is %s.\n", state)
 		return
 	}
+	if th := d.thread(d.s.SelectedThread()); th.Handle != 0 && d.s.ProcessID() > 0 {
+		d.printf("\tUsing the running image of child %s.\n", threadName(th))
+	}
 	if d.indexedPCs() {
 		d.printf("Program stopped at pc %d.\n", st.Location.PC)
 	} else {
