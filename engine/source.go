@@ -70,3 +70,18 @@ func (s *Session) Source(file string) ([]string, error) {
 	c.files[file] = lines
 	return lines, nil
 }
+
+// SourceNamer is implemented by targets whose source files have a name besides their path:
+// the one the compiler was given (gdb's, in its frame and breakpoint lines).
+type SourceNamer interface {
+	SourceName(file string) string
+}
+
+// SourceName is file as the program's debug information names it ("t.c" for a program
+// built with "gcc -g t.c"), or file itself.
+func (s *Session) SourceName(file string) string {
+	if n, ok := s.t.(SourceNamer); ok {
+		return n.SourceName(file)
+	}
+	return file
+}

@@ -4,10 +4,12 @@ package gdbcmd
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/polydbg/polydbg/engine"
 )
@@ -94,7 +96,7 @@ func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
 	case len(sites) > 1:
 		r.addr = "<MULTIPLE>"
 	default:
-		r.addr, r.what = d.bpAddress(b.Location), bpWhat(b.Location)
+		r.addr, r.what = d.bpAddress(b.Location), d.bpWhat(b.Location)
 	}
 	if c := b.Spec.Condition; c != "" {
 		r.notes = append(r.notes, "\tstop only if "+c)
@@ -118,7 +120,7 @@ func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
 	rows := []bpRow{r}
 	if len(sites) > 1 {
 		for i, l := range sites {
-			rows = append(rows, bpRow{id: b.ID, num: fmt.Sprintf("%d.%d", b.ID, i+1), on: r.on, addr: d.bpAddress(l), what: bpWhat(l)})
+			rows = append(rows, bpRow{id: b.ID, num: fmt.Sprintf("%d.%d", b.ID, i+1), on: r.on, addr: d.bpAddress(l), what: d.bpWhat(l)})
 		}
 	}
 	return rows
@@ -133,19 +135,41 @@ func (d *Debugger) bpAddress(l engine.Location) string {
 	case d.indexedPCs():
 		return fmt.Sprintf("pc %d", l.PC)
 	}
-	return d.pcText(l.PC)
+	return d.pcText(d.fileAddress(l.PC))
+}
+
+// fileAddress is pc as gdb shows a breakpoint's address before the program runs: in the
+// executable file, before a position-independent program is loaded where it will run
+// (polydbg's is loaded already, held at its first instruction). Once it runs, or when it
+// was there before the debugger came (Attached), the address is pc itself.
+func (d *Debugger) fileAddress(pc uint64) uint64 {
+	if d.s.State() != engine.Initialized || d.cfg.Attached || d.indexedPCs() {
+		return pc
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	mods, _ := d.s.Modules(ctx)
+	for _, m := range mods {
+		if m.Symbols && m.Base != 0 && pc >= m.Base {
+			return pc - m.Base
+		}
+	}
+	return pc
 }
 
 // bpWhat is where a breakpoint is, as gdb says it: "in fact at t.c:12".
-func bpWhat(l engine.Location) string {
+func (d *Debugger) bpWhat(l engine.Location) string {
 	switch {
 	case l.File == "" && l.Func != "":
 		return "<" + l.Func + ">"
 	case l.Func == "":
-		return fmt.Sprintf("at %s:%d", l.File, l.Line)
+		return fmt.Sprintf("at %s:%d", d.fileName(l.File), l.Line)
 	}
-	return fmt.Sprintf("in %s at %s:%d", l.Func, l.File, l.Line)
+	return fmt.Sprintf("in %s at %s:%d", l.Func, d.fileName(l.File), l.Line)
 }
+
+// fileName is a source file as gdb names it: as the compiler was given it.
+func (d *Debugger) fileName(path string) string { return d.s.SourceName(path) }
 
 // hitNote is gdb's line under a breakpoint or watchpoint that has stopped the program.
 func hitNote(hits int) string {

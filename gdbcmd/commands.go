@@ -221,7 +221,7 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 		d.temporary[bp.ID] = true
 	}
 	l := bp.Location // said as gdb says it: "Breakpoint 1 at 0x1144: file t.c, line 12."
-	addr := fmt.Sprintf("%#x", l.PC)
+	addr := fmt.Sprintf("%#x", d.fileAddress(l.PC))
 	if d.indexedPCs() {
 		addr = fmt.Sprintf("pc %d", l.PC)
 	}
@@ -229,7 +229,7 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 	case len(sites) > 1: // inlined copies
 		d.printf("%s %d at %s: %s. (%d locations)\n", kind, bp.ID, addr, l.Func, len(sites))
 	case l.File != "":
-		d.printf("%s %d at %s: file %s, line %d.\n", kind, bp.ID, addr, l.File, l.Line)
+		d.printf("%s %d at %s: file %s, line %d.\n", kind, bp.ID, addr, d.fileName(l.File), l.Line)
 	default:
 		d.printf("%s %d at %s\n", kind, bp.ID, addr)
 	}

@@ -29,7 +29,7 @@ func (d *Debugger) frameLine(f engine.Frame, midLine bool) string {
 		}
 		return fmt.Sprintf("%s in %s (%s)", d.pcText(l.PC), cmp.Or(f.Func, "??"), args)
 	}
-	where := fmt.Sprintf("%s (%s) at %s:%d", f.Func, args, l.File, l.Line)
+	where := fmt.Sprintf("%s (%s) at %s:%d", f.Func, args, d.fileName(l.File), l.Line)
 	switch {
 	case !midLine || !l.HasPC:
 		return where

@@ -27,7 +27,7 @@ func (d *Debugger) infoFrame() {
 	d.printf("Stack level %d, frame at %#x:\n", d.frame, info.CFA)
 	where := cmp.Or(f.Func, "??")
 	if f.Location.File != "" {
-		where += fmt.Sprintf(" (%s:%d)", f.Location.File, f.Location.Line)
+		where += fmt.Sprintf(" (%s:%d)", d.fileName(f.Location.File), f.Location.Line)
 	}
 	d.printf(" %s = %#x in %s", info.PCName, info.PC, where)
 	if info.SavedPC != 0 {

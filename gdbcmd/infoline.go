@@ -46,9 +46,9 @@ func (d *Debugger) infoLine(arg string) {
 	case err != nil:
 		d.printf("%s\n", explain(err))
 	case lc.NoCode:
-		d.printf("Line %d of %q is at address %s but contains no code.\n", lc.Line, lc.File, d.codeAddress(lc.Start))
+		d.printf("Line %d of %q is at address %s but contains no code.\n", lc.Line, d.fileName(lc.File), d.codeAddress(lc.Start))
 	default:
-		d.printf("Line %d of %q starts at address %s and ends at %s.\n", lc.Line, lc.File, d.codeAddress(lc.Start), d.codeAddress(lc.End))
+		d.printf("Line %d of %q starts at address %s and ends at %s.\n", lc.Line, d.fileName(lc.File), d.codeAddress(lc.Start), d.codeAddress(lc.End))
 	}
 }
 

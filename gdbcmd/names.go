@@ -76,10 +76,11 @@ func (d *Debugger) infoFunctions(expr string) {
 			nodebug = append(nodebug, d.nodebugSymbol(f))
 			continue
 		}
-		if _, seen := byFile[decl.File]; !seen {
-			files = append(files, decl.File)
+		file := d.fileName(decl.File)
+		if _, seen := byFile[file]; !seen {
+			files = append(files, file)
 		}
-		byFile[decl.File] = append(byFile[decl.File], fmt.Sprintf("%d:\t%s", decl.Line, decl.Text))
+		byFile[file] = append(byFile[file], fmt.Sprintf("%d:\t%s", decl.Line, decl.Text))
 	}
 	slices.Sort(files)
 	for _, file := range files {

@@ -156,14 +156,15 @@ type File struct {
 	// discarded names the functions DWARF describes but the linker left out.
 	discarded map[string]bool
 	// dropped is the line span of each discarded line sequence.
-	dropped  []lineSpan
-	cus      map[dwarf.Offset]*cuInfo
-	inlines  []*Inline
-	sections map[string][]byte
-	versions map[dwarf.Offset]int // DWARF version by a unit's first entry
-	calls    callSiteIndex        // call sites by return address, read when first needed
-	symOnce  sync.Once
-	syms     []symRange // functions and objects by address (symbolize.go)
+	dropped     []lineSpan
+	cus         map[dwarf.Offset]*cuInfo
+	sourceNames sourceNames // SourceName's table, made at its first call
+	inlines     []*Inline
+	sections    map[string][]byte
+	versions    map[dwarf.Offset]int // DWARF version by a unit's first entry
+	calls       callSiteIndex        // call sites by return address, read when first needed
+	symOnce     sync.Once
+	syms        []symRange // functions and objects by address (symbolize.go)
 }
 
 // Open opens and reads an ELF file.

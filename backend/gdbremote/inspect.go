@@ -374,3 +374,6 @@ func (t *Target) FrameInfo(i int) (engine.FrameInfo, error) {
 	}
 	return info, nil
 }
+
+// SourceName implements engine.SourceNamer.
+func (t *Target) SourceName(file string) string { return t.sym.SourceName(file) }

@@ -202,17 +202,20 @@ func TestDebugBatchAsGDB(t *testing.T) {
 }
 
 // gdbLines are the lines of a batch run's output as the gdb oracle tests compare them:
-// paths under dir relative, process ids and a breakpoint's address before the program is
-// loaded (gdb's is the file's) as words, gdb's notes about the thread library left out.
+// paths under dir (when not "") relative, process ids as a word, gdb's notes about the
+// thread library left out.
 func gdbLines(out []byte, dir string) []string {
-	addr := regexp.MustCompile(` at 0x[0-9a-f]+: file `)
 	pid := regexp.MustCompile(`process [0-9]+`)
+	text := string(out)
+	if dir != "" {
+		text = strings.ReplaceAll(text, dir+"/", "")
+	}
 	var ls []string
-	for _, l := range strings.Split(strings.ReplaceAll(string(out), dir+"/", ""), "\n") {
+	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "[Thread debugging using libthread_db") || strings.HasPrefix(l, "Using host libthread_db") {
 			continue
 		}
-		ls = append(ls, pid.ReplaceAllString(addr.ReplaceAllString(l, " at ADDR: file "), "process PID"))
+		ls = append(ls, pid.ReplaceAllString(l, "process PID"))
 	}
 	return ls
 }
@@ -263,16 +266,49 @@ func TestProgramEndsAsGDB(t *testing.T) {
 		{"signal", []string{"-ex", "run", "-ex", "continue"}, []string{"99"}},
 		{"twice", []string{"-ex", "run", "-ex", "run"}, []string{"3"}},
 	} {
-		cmds := append(append([]string{"-batch"}, c.cmds...), after...)
-		ours, err := exec.Command(bin, append(append(append([]string{"debug"}, cmds...), exe), c.args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("polydbg: %v\n%s", err, ours)
-		}
-		gdbArgs := append([]string{"-nx", "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS"}, cmds...)
-		theirs, err := exec.Command("gdb", append(append(gdbArgs, "--args", exe), c.args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("gdb: %v\n%s", err, theirs)
-		}
+		ours, theirs := batchAndGDB(t, bin, exe, append(c.cmds, after...), c.args...)
 		compareLines(t, c.name, dir, ours, theirs)
 	}
+}
+
+// batchAndGDB runs the -ex commands with -batch on exe and its arguments in polydbg and in
+// gdb (the program's environment without gdb's LINES and COLUMNS) and returns both outputs.
+func batchAndGDB(t *testing.T, bin, exe string, exCmds []string, args ...string) (ours, theirs []byte) {
+	t.Helper()
+	cmds := append([]string{"-batch"}, exCmds...)
+	ours, err := exec.Command(bin, append(append(append([]string{"debug"}, cmds...), exe), args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("polydbg: %v\n%s", err, ours)
+	}
+	gdbArgs := append([]string{"-nx", "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS"}, cmds...)
+	theirs, err = exec.Command("gdb", append(append(gdbArgs, "--args", exe), args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, theirs)
+	}
+	return ours, theirs
+}
+
+// A program built from its own directory ("gcc -g prog.c") has its source named as the
+// compiler was given it, as gdb names it, in every line that shows it: breakpoints set and
+// listed (with the file's address before the program runs, as gdb), frames, info frame,
+// info line, info functions; a header beside it by its whole path, as gdb.
+func TestRelativeSourceNamesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb", "gcc", "gdbserver")
+	bin := polydbgBinary(t)
+	dir, _ := writeSource(t, "names.c", "#include <stdio.h>\n#include \"twice.h\"\nint square(int x) { return x * x; }\n"+
+		"int main(void) {\n\tint n = square(3);\n\tprintf(\"%d\\n\", twice(n));\n\treturn 0;\n}\n")
+	if err := os.WriteFile(filepath.Join(dir, "twice.h"), []byte("static int twice(int x) { return 2 * x; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("gcc", "-g", "-O0", "-o", "names", "names.c")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	ours, theirs := batchAndGDB(t, bin, filepath.Join(dir, "names"), []string{"-ex", "break square", "-ex", "break twice", "-ex", "info breakpoints",
+		"-ex", "run", "-ex", "bt", "-ex", "info frame", "-ex", "info line", "-ex", "info functions square", "-ex", "finish", "-ex", "continue"})
+	if !strings.Contains(string(ours), "Breakpoint 1, square (x=3) at names.c:3\n") {
+		t.Errorf("the stop does not name names.c as the compiler was given it:\n%s", ours)
+	}
+	compareLines(t, "source names", "", ours, theirs)
 }
