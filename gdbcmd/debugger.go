@@ -34,6 +34,10 @@ type Config struct {
 	ReadOnly bool
 	// Batch is gdb's -batch: the session ends after its commands (a few messages differ).
 	Batch bool
+	// Marks makes list mark the selected frame's line ('>') and the lines with a
+	// breakpoint ('*') in a column before the line numbers (a terminal's); without, list
+	// prints lines as gdb does ("12\tcode"), for scripts and tools that read gdb's.
+	Marks bool
 	// Confirm asks the user a yes-or-no question typed at a terminal (gdb's query: kill, run
 	// again, quit with the program alive) and returns the answer. Nil when the commands do
 	// not come from a terminal: as gdb, kill then says the question and answers yes itself,

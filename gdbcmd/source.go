@@ -60,9 +60,15 @@ func (d *Debugger) here() (engine.Location, bool) {
 }
 
 // printSource prints lines from..to of file with the marks: '>' the selected frame's line,
-// '*' a line with a breakpoint.
-func (d *Debugger) printSource(file string, from, to int) {
+// '*' a line with a breakpoint; as gdb's list without marks.
+func (d *Debugger) printSource(file string, from, to int, marks bool) {
 	src := d.source(file)
+	if !marks {
+		for i := from; i <= to && i <= len(src); i++ {
+			d.printf("%d\t%s\n", i, d.colour(file, src[i-1]))
+		}
+		return
+	}
 	cur := 0
 	if loc, ok := d.here(); ok && sameFile(loc.File, file) {
 		cur = loc.Line
@@ -174,7 +180,7 @@ func cmdList(d *Debugger, args string) bool {
 	if last > 0 {
 		end = min(len(src), last)
 	}
-	d.printSource(file, d.listAt, end)
+	d.printSource(file, d.listAt, end, d.cfg.Marks)
 	d.listFile, d.listFirst, d.listAt = file, d.listAt, end+1
 	return false
 }
@@ -217,7 +223,7 @@ func (d *Debugger) defaultFile() string {
 func (d *Debugger) showContext(loc engine.Location) {
 	d.rule("source")
 	if src := d.source(loc.File); len(src) > 0 && loc.Line > 0 {
-		d.printSource(loc.File, max(1, loc.Line-4), min(len(src), loc.Line+4))
+		d.printSource(loc.File, max(1, loc.Line-4), min(len(src), loc.Line+4), true)
 	} else if loc.HasPC {
 		d.printf("%#x in %s (no source)\n", loc.PC, loc.Func)
 	}

@@ -43,6 +43,7 @@ func Run(cfg Config) int {
 		d  *gdbcmd.Debugger
 		in lineedit.Reader // the terminal's, made first: gdb's questions read their answer from it
 	)
+	cfg.Debug.Marks = cfg.Debug.Marks || cfg.Terminal
 	if cfg.Terminal && !cfg.Debug.Batch {
 		in = lineedit.NewTerminal(lineedit.Options{HistoryFile: cfg.HistoryFile, HistorySize: cfg.HistorySize,
 			Complete: func(before string) (string, []string) { return d.Complete(before) }})

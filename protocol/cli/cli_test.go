@@ -31,17 +31,17 @@ print("total", total)
 // script runs the debugger on prog with the given commands piped in.
 func script(t *testing.T, commands string) string {
 	t.Helper()
-	return scriptColor(t, commands, false)
+	return scriptShown(t, commands, false, false)
 }
 
-// scriptColor is script with Config.Color set as asked.
-func scriptColor(t *testing.T, commands string, color bool) string {
+// scriptShown is script with Config.Color and Config.Marks (a terminal's) set as asked.
+func scriptShown(t *testing.T, commands string, color, marks bool) string {
 	t.Helper()
 	file, p := compileProg(t)
 	var out strings.Builder
 	code := cli.Run(cli.Config{
 		In: strings.NewReader(commands), Echo: true,
-		Debug: gdbcmd.Config{Out: &out, Color: color, NewSession: kiteSessions(p)},
+		Debug: gdbcmd.Config{Out: &out, Color: color, Marks: marks, NewSession: kiteSessions(p)},
 	})
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -90,7 +90,7 @@ func TestListColour(t *testing.T) {
 	if out := script(t, "b fib\nrun\nlist\n"); strings.Contains(out, "\x1b[") {
 		t.Errorf("escape codes without Color:\n%q", out)
 	}
-	out := scriptColor(t, "b fib\nrun\nlist\n", true)
+	out := scriptShown(t, "b fib\nrun\nlist\n", true, true)
 	expect(t, out, "\x1b[35mfn\x1b[0m fib(n) {", "\x1b[1;33m*>\x1b[0m   2\t    \x1b[35mif\x1b[0m n < \x1b[36m2\x1b[0m {")
 }
 

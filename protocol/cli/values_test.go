@@ -60,11 +60,11 @@ c
 	}
 }
 
-// list marks the current line ('>') and breakpoints ('*'); continue N passes the current
-// breakpoint N-1 more times; set context on shows source, stack and variables at each stop,
-// all without escape codes when the output is not a terminal.
+// list marks the current line ('>') and breakpoints ('*') at a terminal (Marks); continue
+// N passes the current breakpoint N-1 more times; set context on shows source, stack and
+// variables at each stop, all without escape codes when there is no colour.
 func TestListMarksContinueNAndContext(t *testing.T) {
-	out := script(t, `b 5
+	out := scriptShown(t, `b 5
 b fib
 run
 list
@@ -79,7 +79,7 @@ c
 show context
 info args
 info locals
-`)
+`, false, true)
 	expect(t, out,
 		"Breakpoint 2, fib (n=",
 		"(polydbg) list\n     1\tfn fib(n) {\n*>   2\t    if n < 2 {\n     3\t        return n\n     4\t    }\n*    5\t    return fib(n - 1) + fib(n - 2)\n",
