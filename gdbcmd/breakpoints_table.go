@@ -73,6 +73,11 @@ func (d *Debugger) breakpointTable(withBreakpoints bool) {
 		for _, n := range r.notes {
 			d.printf("%s\n", n)
 		}
+		if r.num == strconv.Itoa(r.id) {
+			for _, n := range d.commandNotes(r.id) {
+				d.printf("%s\n", n)
+			}
+		}
 	}
 }
 

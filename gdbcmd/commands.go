@@ -37,6 +37,7 @@ func init() {
 		{"enable", nil, "enable [N...]  enable breakpoints (all without arguments)", enableCmd(true)},
 		{"disable", []string{"disa"}, "disable [N...]  disable breakpoints: kept, but not stopped at (all without arguments)", enableCmd(false)},
 		{"ignore", nil, "ignore N COUNT  pass breakpoint N the next COUNT times it is reached", cmdIgnore},
+		{"commands", nil, "commands [N...]  lines up to \"end\" run each time breakpoint N stops the program (\"silent\" first: no stop report)", cmdCommands},
 		{"run", []string{"r"}, "run  start the program (again, if it ran before)", cmdRun},
 		{"start", nil, "start  start the program and stop at its first statement", cmdStart},
 		{"restart", nil, "restart  start the program again from the beginning", cmdRun},
@@ -108,6 +109,9 @@ func lookup(word string) (*cmdDef, error) {
 }
 
 func (d *Debugger) exec(line string) bool {
+	if d.readingCommands(line) {
+		return false
+	}
 	word, args, _ := strings.Cut(line, " ")
 	if i := strings.IndexByte(word, '/'); i > 0 { // x/8xb ADDR: the format belongs to the arguments
 		word, args = word[:i], word[i:]+" "+args

@@ -79,6 +79,8 @@ type Debugger struct {
 	pretty       bool                             // set print pretty on|off
 	listLines    int                              // set listsize N
 	stopThread   uint64                           // the thread of the last stop, or the one selected when the program was resumed
+	cmds         commandLists                     // breakpoints' command lists (bpcommands.go)
+	quiet        bool                             // running a command list: gdb's from_tty off (no "Continuing.")
 	temporary    map[int]bool                     // tbreak's breakpoints, for gdb's words at their hit
 	momentary    int                              // advance's breakpoint, while it runs: its hit is told as a plain stop
 	insnDisplays map[int]int                      // display/i: the display's number, how many instructions
@@ -117,6 +119,9 @@ func (d *Debugger) Close() {
 // says the line was typed (it then joins the history command's list). It reports whether
 // the command was quit.
 func (d *Debugger) Exec(line string, typed bool) (quit bool) {
+	if d.readingCommands(line) {
+		return false
+	}
 	if line == "" {
 		line = d.lastCmd // an empty line repeats the last command, as in gdb
 		if line == "" {
@@ -128,7 +133,7 @@ func (d *Debugger) Exec(line string, typed bool) (quit bool) {
 	d.lastCmd = line
 	d.hold()
 	defer d.release()
-	return d.exec(line)
+	return d.exec(line) || d.runStopCommands()
 }
 
 // SelectFrame selects frame n of the stopped program, as frame N does, without a word.
@@ -150,7 +155,7 @@ func (d *Debugger) printf(format string, args ...any) { fmt.Fprintf(d.out, forma
 // say prints what gdb tells a person at a terminal and not a script run with -batch
 // ("Continuing.", "Run till exit from ...").
 func (d *Debugger) say(format string, args ...any) {
-	if !d.cfg.Batch {
+	if !d.cfg.Batch && !d.quiet {
 		d.printf(format, args...)
 	}
 }
@@ -238,6 +243,10 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 				hit = fmt.Sprintf("Thread %d %q hit ", d.s.ThreadNum(st.ThreadID), th.Name)
 			}
 		}
+	}
+	if (st.Reason == engine.ReasonBreakpoint || st.Reason == engine.ReasonData) && d.stopCommands(st.BreakpointID) {
+		d.listFrom(loc.File, loc.Line) // silent: the stop is not told, its list says what it wants
+		return
 	}
 	switch st.Reason {
 	case engine.ReasonBreakpoint:

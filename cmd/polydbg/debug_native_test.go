@@ -312,3 +312,26 @@ func TestRelativeSourceNamesAsGDB(t *testing.T) {
 	}
 	compareLines(t, "source names", "", ours, theirs)
 }
+
+// Breakpoint command lists (commands N ... end) from a script, as gdb runs them: after the
+// stop's report, or instead of it with silent; a continue in the list runs the program on
+// and the next stop runs its own list; info breakpoints lists them under each breakpoint.
+func TestBreakpointCommandsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	bin := polydbgBinary(t)
+	dir, exe := buildNative(t, "cmds", "#include <stdio.h>\nint square(int x) { return x * x; }\n"+
+		"int main(void) {\n    int sum = 0;\n    for (int i = 0; i < 4; i++)\n        sum += square(i);\n"+
+		"    printf(\"sum %d\\n\", sum);\n    return 0;\n}\n")
+	script := filepath.Join(dir, "cmds.gdb")
+	const lines = "break square\ncommands\n  silent\n  printf \"x is %d\\n\", x\n  continue\nend\n" +
+		"break 7\ncommands 2\n# a comment\nprint sum\nend\ninfo breakpoints\nrun\ninfo breakpoints\n" +
+		"commands 2\nend\ninfo breakpoints\ncontinue\n"
+	if err := os.WriteFile(script, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs := batchAndGDB(t, bin, exe, []string{"-x", script})
+	if !strings.Contains(string(ours), "x is 3\n") || !strings.Contains(string(ours), "$1 = 14\n") {
+		t.Errorf("the lists did not run:\n%s", ours)
+	}
+	compareLines(t, "commands", dir, ours, theirs)
+}

@@ -77,7 +77,7 @@ func Run(cfg Config) int {
 	}
 	for {
 		d.Prompted()
-		raw, err := in.ReadLine(cfg.Prompt)
+		raw, err := in.ReadLine(d.Prompt(cfg.Prompt))
 		switch {
 		case errors.Is(err, lineedit.ErrLineTooLong):
 			d.Printf("Line too long (more than %d bytes); ignored.\n", gdbcmd.MaxLine)

@@ -1,0 +1,146 @@
+package gdbcmd
+
+// Breakpoint command lists, gdb's "commands N ... end": lines run each time breakpoint N
+// stops the program, after its stop is reported ("silent" first: not reported). A line that
+// runs the program on (continue, next...) ends the list, as in gdb; the stop it comes to
+// runs that breakpoint's list in turn. Lists are read line by line through Exec, from a
+// terminal (with gdb's ">" prompt), a pipe, -x FILE or source.
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+type commandLists struct {
+	byID    map[int][]string // a breakpoint's lines
+	reading []int            // the breakpoints a list being read is for (nil: none is)
+	lines   []string         // the lines read so far
+	pending []string         // the lines to run for the stop just reported
+}
+
+// cmdCommands is gdb's commands [N...]: the lines up to "end" become the list of the
+// breakpoints named (the last one made without a number); an empty list removes theirs.
+func cmdCommands(d *Debugger, args string) bool {
+	ids, err := breakpointNumbers(args)
+	if err != nil {
+		d.printf("%v\n", err)
+		return false
+	}
+	known := d.breakpointIDs()
+	if len(ids) == 0 {
+		if len(known) == 0 {
+			d.printf("No breakpoints specified.\n")
+			return false
+		}
+		ids = []int{slices.Max(known)}
+	}
+	for _, id := range ids {
+		if !slices.Contains(known, id) {
+			d.printf("No breakpoint number %d.\n", id)
+			return false
+		}
+	}
+	if d.cfg.Confirm != nil { // typed at a terminal: gdb says what it waits for
+		names := make([]string, len(ids))
+		for i, id := range ids {
+			names[i] = strconv.Itoa(id)
+		}
+		d.printf("Type commands for breakpoint(s) %s, one per line.\nEnd with a line saying just \"end\".\n", strings.Join(names, " "))
+	}
+	d.cmds.reading, d.cmds.lines = ids, nil
+	return false
+}
+
+// readingCommands takes line into the list being read, if one is: "end" ends it.
+func (d *Debugger) readingCommands(line string) bool {
+	if d.cmds.reading == nil {
+		return false
+	}
+	line = strings.TrimSpace(line)
+	switch {
+	case line == "end":
+		if d.cmds.byID == nil {
+			d.cmds.byID = map[int][]string{}
+		}
+		for _, id := range d.cmds.reading {
+			if len(d.cmds.lines) == 0 {
+				delete(d.cmds.byID, id)
+			} else {
+				d.cmds.byID[id] = slices.Clone(d.cmds.lines)
+			}
+		}
+		d.cmds.reading, d.cmds.lines = nil, nil
+	case line != "" && !strings.HasPrefix(line, "#"):
+		d.cmds.lines = append(d.cmds.lines, line)
+	}
+	return true
+}
+
+// Prompt is the prompt for the next line: gdb's ">" while a command list is being read,
+// else prompt.
+func (d *Debugger) Prompt(prompt string) string {
+	if d.cmds.reading != nil {
+		return ">"
+	}
+	return prompt
+}
+
+// breakpointIDs are the numbers of the breakpoints and watchpoints there are.
+func (d *Debugger) breakpointIDs() []int {
+	var ids []int
+	for _, b := range d.s.Breakpoints() {
+		ids = append(ids, b.ID)
+	}
+	for _, w := range d.s.DataBreakpoints() {
+		ids = append(ids, w.ID)
+	}
+	return ids
+}
+
+// stopCommands takes the list of the breakpoint that made a stop to run after its report,
+// and says whether the report is to be silent.
+func (d *Debugger) stopCommands(bp int) (silent bool) {
+	lines := d.cmds.byID[bp]
+	if len(lines) > 0 && lines[0] == "silent" {
+		silent, lines = true, lines[1:]
+	}
+	d.cmds.pending = lines
+	return silent
+}
+
+// resumers are the commands after which the rest of a breakpoint's list is not run.
+var resumers = map[string]bool{"run": true, "start": true, "restart": true, "continue": true, "step": true,
+	"next": true, "finish": true, "stepi": true, "nexti": true, "until": true, "advance": true, "jump": true, "kill": true}
+
+// runStopCommands runs the lists of the stops reported, as gdb: quietly (no "Continuing."),
+// up to a line that runs the program on, whose stop may bring the next list.
+func (d *Debugger) runStopCommands() (quit bool) {
+	for len(d.cmds.pending) > 0 {
+		lines := d.cmds.pending
+		d.cmds.pending = nil
+		d.quiet = true
+		for _, line := range lines {
+			if d.exec(line) {
+				d.quiet = false
+				return true
+			}
+			word, _, _ := strings.Cut(line, " ")
+			if c, err := lookup(word); err == nil && resumers[c.name] {
+				break
+			}
+		}
+		d.quiet = false
+	}
+	return false
+}
+
+// commandNotes are a breakpoint's list as info breakpoints shows it under its row.
+func (d *Debugger) commandNotes(id int) []string {
+	var notes []string
+	for _, l := range d.cmds.byID[id] {
+		notes = append(notes, fmt.Sprintf("        %s", l))
+	}
+	return notes
+}
