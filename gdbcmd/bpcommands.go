@@ -1,9 +1,10 @@
 package gdbcmd
 
-// Breakpoint command lists, gdb's "commands N ... end": lines run each time breakpoint N
-// stops the program, after its stop is reported ("silent" first: not reported). A line that
-// runs the program on (continue, next...) ends the list, as in gdb; the stop it comes to
-// runs that breakpoint's list in turn. Lists are read line by line through Exec, from a
+// Command lists read up to "end": a breakpoint's, gdb's "commands N ... end" (lines run each
+// time breakpoint N stops the program, after its stop is reported; "silent" first: not
+// reported; a line that runs the program on ends the list, and the stop it comes to runs
+// that breakpoint's list in turn), and a user command's, gdb's "define NAME ... end" (run
+// by its name, with $arg0... and $argc). Lists are read line by line through Exec, from a
 // terminal (with gdb's ">" prompt), a pipe, -x FILE or source.
 
 import (
@@ -14,11 +15,17 @@ import (
 )
 
 type commandLists struct {
-	byID    map[int][]string // a breakpoint's lines
-	reading []int            // the breakpoints a list being read is for (nil: none is)
-	lines   []string         // the lines read so far
-	pending []string         // the lines to run for the stop just reported
+	byID     map[int][]string    // a breakpoint's lines
+	user     map[string][]string // a user command's lines, by its name
+	reading  []int               // the breakpoints a list being read is for
+	defining string              // the user command a list being read is for
+	lines    []string            // the lines read so far
+	pending  []string            // the lines to run for the stop just reported
+	depth    int                 // user commands running inside one another
 }
+
+// isReading says a list is being read.
+func (c *commandLists) isReading() bool { return c.reading != nil || c.defining != "" }
 
 // cmdCommands is gdb's commands [N...]: the lines up to "end" become the list of the
 // breakpoints named (the last one made without a number); an empty list removes theirs.
@@ -55,11 +62,17 @@ func cmdCommands(d *Debugger, args string) bool {
 
 // readingCommands takes line into the list being read, if one is: "end" ends it.
 func (d *Debugger) readingCommands(line string) bool {
-	if d.cmds.reading == nil {
+	if !d.cmds.isReading() {
 		return false
 	}
 	line = strings.TrimSpace(line)
 	switch {
+	case line == "end" && d.cmds.defining != "":
+		if d.cmds.user == nil {
+			d.cmds.user = map[string][]string{}
+		}
+		d.cmds.user[d.cmds.defining] = slices.Clone(d.cmds.lines)
+		d.cmds.defining, d.cmds.lines = "", nil
 	case line == "end":
 		if d.cmds.byID == nil {
 			d.cmds.byID = map[int][]string{}
@@ -81,7 +94,7 @@ func (d *Debugger) readingCommands(line string) bool {
 // Prompt is the prompt for the next line: gdb's ">" while a command list is being read,
 // else prompt.
 func (d *Debugger) Prompt(prompt string) string {
-	if d.cmds.reading != nil {
+	if d.cmds.isReading() {
 		return ">"
 	}
 	return prompt
@@ -143,4 +156,60 @@ func (d *Debugger) commandNotes(id int) []string {
 		notes = append(notes, fmt.Sprintf("        %s", l))
 	}
 	return notes
+}
+
+// maxUserDepth bounds user commands running inside one another (one that runs itself).
+const maxUserDepth = 64
+
+// cmdDefine is gdb's define NAME: the lines up to "end" become command NAME.
+func cmdDefine(d *Debugger, args string) bool {
+	name := strings.TrimSpace(args)
+	switch {
+	case name == "":
+		d.printf("Argument required (name of command to define).\n")
+		return false
+	case strings.ContainsAny(name, " \t$"):
+		d.printf("Invalid command name %q.\n", name)
+		return false
+	}
+	if c, err := lookup(name); err == nil && c.name == name {
+		d.printf("%q is a built-in command: it cannot be redefined here.\n", name)
+		return false
+	}
+	if _, ok := d.cmds.user[name]; ok && !d.query(fmt.Sprintf("Redefine command %q? ", name)) {
+		d.printf("Command %q not redefined.\n", name)
+		return false
+	}
+	if d.cfg.Confirm != nil {
+		d.printf("Type commands for definition of %q.\nEnd with a line saying just \"end\".\n", name)
+	}
+	d.cmds.defining, d.cmds.lines = name, nil
+	return false
+}
+
+// runUser runs user command name with its arguments, if there is one: each line with
+// $argc and $arg0... replaced by them, as gdb's.
+func (d *Debugger) runUser(name, args string) (found, quit bool) {
+	lines, ok := d.cmds.user[name]
+	if !ok {
+		return false, false
+	}
+	if d.cmds.depth >= maxUserDepth {
+		d.printf("Max user call depth exceeded -- command aborted.\n")
+		return true, false
+	}
+	argv := strings.Fields(args)
+	pairs := []string{"$argc", strconv.Itoa(len(argv))}
+	for i := len(argv) - 1; i >= 0; i-- { // $arg10 before $arg1
+		pairs = append(pairs, fmt.Sprintf("$arg%d", i), argv[i])
+	}
+	subst := strings.NewReplacer(pairs...)
+	d.cmds.depth++
+	defer func() { d.cmds.depth-- }()
+	for _, l := range lines {
+		if d.exec(subst.Replace(l)) {
+			return true, true
+		}
+	}
+	return true, false
 }

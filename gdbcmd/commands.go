@@ -37,6 +37,7 @@ func init() {
 		{"enable", nil, "enable [N...]  enable breakpoints (all without arguments)", enableCmd(true)},
 		{"disable", []string{"disa"}, "disable [N...]  disable breakpoints: kept, but not stopped at (all without arguments)", enableCmd(false)},
 		{"ignore", nil, "ignore N COUNT  pass breakpoint N the next COUNT times it is reached", cmdIgnore},
+		{"define", nil, "define NAME  the lines up to \"end\" become command NAME ($arg0, $arg1... and $argc its arguments)", cmdDefine},
 		{"commands", nil, "commands [N...]  lines up to \"end\" run each time breakpoint N stops the program (\"silent\" first: no stop report)", cmdCommands},
 		{"run", []string{"r"}, "run  start the program (again, if it ran before)", cmdRun},
 		{"start", nil, "start  start the program and stop at its first statement", cmdStart},
@@ -117,6 +118,9 @@ func (d *Debugger) exec(line string) bool {
 		word, args = word[:i], word[i:]+" "+args
 	}
 	c, err := lookup(word)
+	if found, quit := d.runUser(word, args); found && (err != nil || c.name != word) {
+		return quit // a user command, unless a built-in has that very name
+	}
 	if err != nil {
 		d.printf("%v\n", err)
 		return false

@@ -335,3 +335,23 @@ func TestBreakpointCommandsAsGDB(t *testing.T) {
 	}
 	compareLines(t, "commands", dir, ours, theirs)
 }
+
+// User commands (define NAME ... end) from a script, as gdb runs them: their lines with
+// $arg0... and $argc replaced, one user command calling another.
+func TestUserCommandsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	bin := polydbgBinary(t)
+	dir, exe := buildNative(t, "define", "int square(int x) { return x * x; }\nint main(void) {\n    return square(3) - 9;\n}\n")
+	script := filepath.Join(dir, "define.gdb")
+	const lines = "define showsq\n  call square($arg0)\n  print $argc\n  echo done $arg0\\n\nend\n" +
+		"define both\n  showsq $arg0\n  showsq $arg1\nend\nbreak main\nrun\nshowsq 5\nboth 2 7\n" +
+		"define showsq\n  print $arg0 + 1\nend\nboth 1 2\n"
+	if err := os.WriteFile(script, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs := batchAndGDB(t, bin, exe, []string{"-x", script})
+	if !strings.Contains(string(ours), "$1 = 25\n$2 = 1\ndone 5\n") {
+		t.Errorf("showsq 5 did not run:\n%s", ours)
+	}
+	compareLines(t, "define", dir, ours, theirs)
+}
