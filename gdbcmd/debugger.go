@@ -79,7 +79,7 @@ type Debugger struct {
 	pretty       bool                             // set print pretty on|off
 	listLines    int                              // set listsize N
 	stopThread   uint64                           // the thread of the last stop, or the one selected when the program was resumed
-	cmds         commandLists                     // breakpoints' command lists (bpcommands.go)
+	cmds         commandLists                     // breakpoints' command lists (cmdlists.go)
 	quiet        bool                             // running a command list: gdb's from_tty off (no "Continuing.")
 	temporary    map[int]bool                     // tbreak's breakpoints, for gdb's words at their hit
 	momentary    int                              // advance's breakpoint, while it runs: its hit is told as a plain stop
