@@ -7,10 +7,27 @@ import (
 )
 
 // ValueHistory numbers the values a person printed, as gdb's $1, $2..., so that later
-// expressions can refer to them. It outlives a run (gdb keeps it across runs), so a front
-// end holds one beside its sessions. The zero value is an empty history.
+// expressions can refer to them, and keeps gdb's convenience variables ($i, set with
+// set $i = 0). It outlives a run (gdb keeps both across runs), so a front end holds one
+// beside its sessions. The zero value is an empty history.
 type ValueHistory struct {
 	values []Variable
+	conv   map[string]Variable
+}
+
+// SetConvenience sets convenience variable $name.
+func (h *ValueHistory) SetConvenience(name string, v Variable) {
+	if h.conv == nil {
+		h.conv = map[string]Variable{}
+	}
+	v.Name = "$" + name
+	h.conv[name] = v
+}
+
+// Convenience is convenience variable $name, if it was set.
+func (h *ValueHistory) Convenience(name string) (Variable, bool) {
+	v, ok := h.conv[name]
+	return v, ok
 }
 
 // Record adds a value and returns its number (1 for the first).
@@ -23,8 +40,9 @@ func (h *ValueHistory) Record(v Variable) int {
 func (h *ValueHistory) Values() []Variable { return h.values }
 
 // Substitute replaces the history references in expr by the values they name, in
-// parentheses: `$` (the last value), `$$` (the one before), `$$N` (N back) and `$N` (value
-// N). `$name` (a register or convenience variable) and text inside quotes are left alone.
+// parentheses: `$` (the last value), `$$` (the one before), `$$N` (N back), `$N` (value
+// N) and `$name` when it is a convenience variable. Any other `$name` (a register) and text
+// inside quotes are left alone.
 func (h *ValueHistory) Substitute(expr string) (string, error) {
 	if !strings.Contains(expr, "$") {
 		return expr, nil
@@ -52,9 +70,18 @@ func (h *ValueHistory) Substitute(expr string) (string, error) {
 		for k < len(expr) && expr[k] >= '0' && expr[k] <= '9' {
 			k++
 		}
-		if !back && k == j && k < len(expr) && isNameByte(expr[k]) { // $rax, $pc
-			b.WriteByte(c)
-			i++
+		if !back && k == j && k < len(expr) && isNameByte(expr[k]) { // $rax, $pc, $i
+			e := k
+			for e < len(expr) && isNameByte(expr[e]) {
+				e++
+			}
+			if v, ok := h.conv[expr[k:e]]; ok {
+				b.WriteString("(" + asExpression(v) + ")")
+				i = e
+				continue
+			}
+			b.WriteString(expr[i:e])
+			i = e
 			continue
 		}
 		n := -1

@@ -52,3 +52,26 @@ func TestHistoryLookup(t *testing.T) {
 		t.Errorf("Lookup($5): %v %v", ok, err)
 	}
 }
+
+// Convenience variables are written into expressions as their values; registers and names
+// never set are left alone, and so is text in quotes.
+func TestConvenienceVariables(t *testing.T) {
+	var h ValueHistory
+	h.SetConvenience("i", Variable{Value: "3", Type: "int"})
+	h.SetConvenience("p", Variable{Value: "0x601040 <vals>", Type: "int *"})
+	for in, want := range map[string]string{
+		"$i + 1":         "(3) + 1",
+		"$i*$i":          "(3)*(3)",
+		"$pc + $i":       "$pc + (3)",
+		"*$p":            "*((int *) 0x601040)",
+		`"$i" == $ii`:    `"$i" == $ii`,
+		"$unset_var + 0": "$unset_var + 0",
+	} {
+		if got, err := h.Substitute(in); err != nil || got != want {
+			t.Errorf("Substitute(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if v, ok := h.Convenience("i"); !ok || v.Name != "$i" || v.Value != "3" {
+		t.Errorf("Convenience(i) = %+v, %v", v, ok)
+	}
+}

@@ -19,13 +19,15 @@ type commandLists struct {
 	user     map[string][]string // a user command's lines, by its name
 	reading  []int               // the breakpoints a list being read is for
 	defining string              // the user command a list being read is for
+	block    string              // the if or while line a block being read (typed as a command) begins with
+	nested   int                 // the if and while blocks open inside the list being read
 	lines    []string            // the lines read so far
 	pending  []string            // the lines to run for the stop just reported
 	depth    int                 // user commands running inside one another
 }
 
 // isReading says a list is being read.
-func (c *commandLists) isReading() bool { return c.reading != nil || c.defining != "" }
+func (c *commandLists) isReading() bool { return c.reading != nil || c.defining != "" || c.block != "" }
 
 // cmdCommands is gdb's commands [N...]: the lines up to "end" become the list of the
 // breakpoints named (the last one made without a number); an empty list removes theirs.
@@ -60,13 +62,25 @@ func cmdCommands(d *Debugger, args string) bool {
 	return false
 }
 
-// readingCommands takes line into the list being read, if one is: "end" ends it.
-func (d *Debugger) readingCommands(line string) bool {
+// readingCommands takes line into the list being read, if one is: "end" ends it (an if
+// or while block's own end is read as a line of it). A block typed as a command runs when
+// its end is read; quit says it ended the session.
+func (d *Debugger) readingCommands(line string) (taken, quit bool) {
 	if !d.cmds.isReading() {
-		return false
+		return false, false
 	}
 	line = strings.TrimSpace(line)
 	switch {
+	case blockHead(line):
+		d.cmds.nested++
+		d.cmds.lines = append(d.cmds.lines, line)
+	case line == "end" && d.cmds.nested > 0:
+		d.cmds.nested--
+		d.cmds.lines = append(d.cmds.lines, line)
+	case line == "end" && d.cmds.block != "":
+		lines := append(append([]string{d.cmds.block}, d.cmds.lines...), "end")
+		d.cmds.block, d.cmds.lines = "", nil
+		return true, d.runLines(lines, nil, false) == flowQuit
 	case line == "end" && d.cmds.defining != "":
 		if d.cmds.user == nil {
 			d.cmds.user = map[string][]string{}
@@ -88,7 +102,7 @@ func (d *Debugger) readingCommands(line string) bool {
 	case line != "" && !strings.HasPrefix(line, "#"):
 		d.cmds.lines = append(d.cmds.lines, line)
 	}
-	return true
+	return true, false
 }
 
 // Prompt is the prompt for the next line: gdb's ">" while a command list is being read,
@@ -134,17 +148,11 @@ func (d *Debugger) runStopCommands() (quit bool) {
 		lines := d.cmds.pending
 		d.cmds.pending = nil
 		d.quiet = true
-		for _, line := range lines {
-			if d.exec(line) {
-				d.quiet = false
-				return true
-			}
-			word, _, _ := strings.Cut(line, " ")
-			if c, err := lookup(word); err == nil && resumers[c.name] {
-				break
-			}
-		}
+		f := d.runLines(lines, nil, true)
 		d.quiet = false
+		if f == flowQuit {
+			return true
+		}
 	}
 	return false
 }
@@ -206,10 +214,5 @@ func (d *Debugger) runUser(name, args string) (found, quit bool) {
 	subst := strings.NewReplacer(pairs...)
 	d.cmds.depth++
 	defer func() { d.cmds.depth-- }()
-	for _, l := range lines {
-		if d.exec(subst.Replace(l)) {
-			return true, true
-		}
-	}
-	return true, false
+	return true, d.runLines(lines, subst.Replace, false) == flowQuit
 }

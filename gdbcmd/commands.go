@@ -37,6 +37,8 @@ func init() {
 		{"enable", nil, "enable [N...]  enable breakpoints (all without arguments)", enableCmd(true)},
 		{"disable", []string{"disa"}, "disable [N...]  disable breakpoints: kept, but not stopped at (all without arguments)", enableCmd(false)},
 		{"ignore", nil, "ignore N COUNT  pass breakpoint N the next COUNT times it is reached", cmdIgnore},
+		{"if", nil, "if COND ... [else ...] end  run the lines when COND is not zero (else the others)", cmdBlock("if")},
+		{"while", nil, "while COND ... end  run the lines as long as COND is not zero (loop_break, loop_continue)", cmdBlock("while")},
 		{"define", nil, "define NAME  the lines up to \"end\" become command NAME ($arg0, $arg1... and $argc its arguments)", cmdDefine},
 		{"commands", nil, "commands [N...]  lines up to \"end\" run each time breakpoint N stops the program (\"silent\" first: no stop report)", cmdCommands},
 		{"run", []string{"r"}, "run  start the program (again, if it ran before)", cmdRun},
@@ -110,8 +112,8 @@ func lookup(word string) (*cmdDef, error) {
 }
 
 func (d *Debugger) exec(line string) bool {
-	if d.readingCommands(line) {
-		return false
+	if taken, quit := d.readingCommands(line); taken {
+		return quit
 	}
 	word, args, _ := strings.Cut(line, " ")
 	if i := strings.IndexByte(word, '/'); i > 0 { // x/8xb ADDR: the format belongs to the arguments

@@ -119,8 +119,8 @@ func (d *Debugger) Close() {
 // says the line was typed (it then joins the history command's list). It reports whether
 // the command was quit.
 func (d *Debugger) Exec(line string, typed bool) (quit bool) {
-	if d.readingCommands(line) {
-		return false
+	if taken, quit := d.readingCommands(line); taken {
+		return quit
 	}
 	if line == "" {
 		line = d.lastCmd // an empty line repeats the last command, as in gdb

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -183,31 +184,79 @@ func (d *Debugger) address(arg string) (uint64, error) {
 	return a, nil
 }
 
-// cmdSet handles `set $REG = VALUE` (and `set var` is explained as unsupported), and the
-// settings `set context on|off` and `set listsize N`.
+// cmdSet handles `set $REG = VALUE` and `set $NAME = EXPR` (a convenience variable, for
+// any name that is not a register's), and the settings `set context on|off`, `set listsize
+// N` and `set print pretty on|off`.
 func cmdSet(d *Debugger, args string) bool {
 	if word, val, _ := strings.Cut(args, " "); word != "" && !strings.HasPrefix(word, "$") {
 		return d.setting(word, strings.TrimSpace(val))
 	}
-	lhs, rhs, ok := strings.Cut(args, "=")
-	lhs, rhs = strings.TrimSpace(lhs), strings.TrimSpace(rhs)
-	if !ok || !strings.HasPrefix(lhs, "$") || rhs == "" {
-		d.printf("Usage: set $REGISTER = VALUE (variables are changed by the program, not the debugger).\n")
+	lhs, rhs, ok := cutAssign(args)
+	if !ok || !strings.HasPrefix(lhs, "$") {
+		d.printf("Usage: set $REGISTER = VALUE or set $NAME = EXPR (variables are changed with set var).\n")
+		return false
+	}
+	name := lhs[1:]
+	if !d.isRegister(name) {
+		if !validName(name) {
+			d.printf("Invalid convenience variable name %q.\n", lhs)
+			return false
+		}
+		v, err := d.eval(rhs, false)
+		if err != nil {
+			d.printf("%s\n", explain(err))
+			return false
+		}
+		d.values.SetConvenience(name, v)
 		return false
 	}
 	v, err := strconv.ParseInt(rhs, 0, 64)
 	if err != nil {
 		u, uerr := engine.ParseAddress(rhs)
-		if uerr != nil {
-			d.printf("Invalid number %q.\n", rhs)
-			return false
+		if uerr != nil { // an expression: $pc + 4, $rax * 2
+			x, xerr := d.eval(rhs, false)
+			n, isInt := engine.IntegerOf(x.Value)
+			if xerr != nil || !isInt {
+				d.printf("Invalid number %q.\n", rhs)
+				return false
+			}
+			u = uint64(n)
 		}
 		v = int64(u)
 	}
-	if err := d.s.WriteRegister(lhs[1:], uint64(v)); err != nil {
+	if err := d.s.WriteRegister(name, uint64(v)); err != nil {
 		d.printf("%s\n", explain(err))
 	}
 	return false
+}
+
+// isRegister says the target has a register of that name ($pc, $rax, $eax...).
+func (d *Debugger) isRegister(name string) bool {
+	if name == "pc" || name == "sp" || name == "fp" || name == "ps" { // gdb's aliases
+		return !d.indexedPCs()
+	}
+	if _, err := d.s.Evaluate(d.frame, "$"+name, engine.EvalMode{Pure: true}); err == nil {
+		return true
+	}
+	regs, err := d.s.Registers()
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(regs, func(r engine.Register) bool { return r.Name == name })
+}
+
+// validName says a convenience variable's name is a C identifier.
+func validName(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *Debugger) setting(name, val string) bool {

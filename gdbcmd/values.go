@@ -84,11 +84,20 @@ func (d *Debugger) eval(expr string, pure bool) (engine.Variable, error) {
 	if v, ok, err := d.values.Lookup(expr); ok { // $1 as recorded, also once the program has ended
 		return v, err
 	}
-	expr, err := d.values.Substitute(expr)
+	name, lone := strings.CutPrefix(strings.TrimSpace(expr), "$")
+	lone = lone && validName(name)
+	if v, ok := d.values.Convenience(name); lone && ok { // as set, also once the program has ended
+		return v, nil
+	}
+	sub, err := d.values.Substitute(expr)
 	if err != nil {
 		return engine.Variable{}, err
 	}
-	return d.s.Evaluate(d.frame, expr, engine.EvalMode{Pure: pure})
+	v, err := d.s.Evaluate(d.frame, sub, engine.EvalMode{Pure: pure})
+	if err != nil && lone && !d.isRegister(name) { // a convenience variable never set, as gdb
+		return engine.Variable{Name: expr, Value: "void", Type: "void"}, nil
+	}
+	return v, err
 }
 
 // cmdWhatis prints an expression's type; ptype also lists the fields of a struct or union.

@@ -318,18 +318,12 @@ func TestRelativeSourceNamesAsGDB(t *testing.T) {
 // and the next stop runs its own list; info breakpoints lists them under each breakpoint.
 func TestBreakpointCommandsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	bin := polydbgBinary(t)
-	dir, exe := buildNative(t, "cmds", "#include <stdio.h>\nint square(int x) { return x * x; }\n"+
-		"int main(void) {\n    int sum = 0;\n    for (int i = 0; i < 4; i++)\n        sum += square(i);\n"+
-		"    printf(\"sum %d\\n\", sum);\n    return 0;\n}\n")
-	script := filepath.Join(dir, "cmds.gdb")
 	const lines = "break square\ncommands\n  silent\n  printf \"x is %d\\n\", x\n  continue\nend\n" +
 		"break 7\ncommands 2\n# a comment\nprint sum\nend\ninfo breakpoints\nrun\ninfo breakpoints\n" +
 		"commands 2\nend\ninfo breakpoints\ncontinue\n"
-	if err := os.WriteFile(script, []byte(lines), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ours, theirs := batchAndGDB(t, bin, exe, []string{"-x", script})
+	dir, ours, theirs := scriptAndGDB(t, "cmds", "#include <stdio.h>\nint square(int x) { return x * x; }\n"+
+		"int main(void) {\n    int sum = 0;\n    for (int i = 0; i < 4; i++)\n        sum += square(i);\n"+
+		"    printf(\"sum %d\\n\", sum);\n    return 0;\n}\n", lines)
 	if !strings.Contains(string(ours), "x is 3\n") || !strings.Contains(string(ours), "$1 = 14\n") {
 		t.Errorf("the lists did not run:\n%s", ours)
 	}
@@ -340,18 +334,81 @@ func TestBreakpointCommandsAsGDB(t *testing.T) {
 // $arg0... and $argc replaced, one user command calling another.
 func TestUserCommandsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	bin := polydbgBinary(t)
-	dir, exe := buildNative(t, "define", "int square(int x) { return x * x; }\nint main(void) {\n    return square(3) - 9;\n}\n")
-	script := filepath.Join(dir, "define.gdb")
 	const lines = "define showsq\n  call square($arg0)\n  print $argc\n  echo done $arg0\\n\nend\n" +
 		"define both\n  showsq $arg0\n  showsq $arg1\nend\nbreak main\nrun\nshowsq 5\nboth 2 7\n" +
 		"define showsq\n  print $arg0 + 1\nend\nboth 1 2\n"
-	if err := os.WriteFile(script, []byte(lines), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ours, theirs := batchAndGDB(t, bin, exe, []string{"-x", script})
+	dir, ours, theirs := scriptAndGDB(t, "define", squareProg, lines)
 	if !strings.Contains(string(ours), "$1 = 25\n$2 = 1\ndone 5\n") {
 		t.Errorf("showsq 5 did not run:\n%s", ours)
 	}
 	compareLines(t, "define", dir, ours, theirs)
+}
+
+// gdb's scripting from a file, as gdb runs it: convenience variables (set $i = 0, void
+// when never set), while with loop_break and loop_continue, if and else, nested in one
+// another and in a user command, conditions over the program's variables and registers.
+func TestScriptFlowAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const lines = `break square
+run
+set $i = 0
+set $sum = 0
+while $i < 5
+  set $sum = $sum + $i * x
+  if $i == 3
+    echo three\n
+  else
+    printf "i=%d\n", $i
+  end
+  set $i = $i + 1
+end
+print $sum
+print $i
+print $nothing
+if x > 100
+  echo big\n
+else
+  echo small\n
+end
+define upto
+  set $k = 0
+  while 1
+    if $k >= $arg0
+      loop_break
+    end
+    set $k = $k + 1
+    if $k == 2
+      loop_continue
+    end
+    output $k
+    echo \n
+  end
+end
+upto 4
+print $rip == $pc
+set $rax = $rax + 1
+print $k
+`
+	dir, ours, theirs := scriptAndGDB(t, "flow", squareProg, lines)
+	if !strings.Contains(string(ours), "i=4\n$1 = 30\n$2 = 5\n$3 = void\nsmall\n1\n3\n4\n") {
+		t.Errorf("the script did not run as written:\n%s", ours)
+	}
+	compareLines(t, "flow", dir, ours, theirs)
+}
+
+// squareProg is a C program whose main calls square(3) once.
+const squareProg = "int square(int x) { return x * x; }\nint main(void) {\n    return square(3) - 9;\n}\n"
+
+// scriptAndGDB builds the C program src as NAME and runs the gdb script lines on it with
+// -batch -x in polydbg and in gdb: the build directory and both outputs.
+func scriptAndGDB(t *testing.T, name, src, lines string) (dir string, ours, theirs []byte) {
+	t.Helper()
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, name, src)
+	script := filepath.Join(dir, name+".gdb")
+	if err := os.WriteFile(script, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs = batchAndGDB(t, polydbgBinary(t), exe, []string{"-x", script})
+	return dir, ours, theirs
 }
