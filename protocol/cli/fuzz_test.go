@@ -24,6 +24,9 @@ func FuzzCommands(f *testing.F) {
 		"dprintf fib,\"%d %f\\n\", n, n\ndprintf 3,\"%g%X\",,\ndprintf ,\"x\"\ndprintf fib\ninfo breakpoints\nrun\nprintf \"%f\",\n",
 		"b fib\nrun\nthread apply all bt\nthread apply 1 2 p n\nthread apply\nthread apply x\nclear\nclear fib\nclear 99\nclear *0\nnexti\nni\n",
 		"handle SIGUSR1 nostop\nhandle\ninfo signals\nset print pretty on\nb fib\nrun\np n\ninfo locals\nset print p\nshow print\nsource\nsource /nonexistent\n",
+		"b fib\ncommands\nsilent\np n\nif n > 1\ncontinue\nend\nend\nrun\ninfo breakpoints\ncommands 9\ncommands x\nend\n",
+		"set $i = 0\nwhile $i < 3\nset $i = $i + 1\nif $i == 2\nloop_continue\nelse\necho $i\nend\nend\np $i\np $nothing\nset $ = 1\nset $1x = 2\n",
+		"define f\nf $arg0\nend\nf 1\ndefine g\nwhile 1\nloop_break\nend\necho $argc $arg0 $arg9\nend\ng a b\ndefine\ndefine print\nwhile 1\nend\n",
 	} {
 		f.Add(seed)
 	}
@@ -39,7 +42,8 @@ func FuzzCommands(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			cli.Run(cli.Config{In: strings.NewReader(script), Debug: gdbcmd.Config{Out: &out, NewSession: kiteSessions(p)}})
+			cli.Run(cli.Config{In: strings.NewReader(script), Interrupts: ctrlCEvery(time.Second),
+				Debug: gdbcmd.Config{Out: &out, NewSession: kiteSessions(p)}})
 		}()
 		select {
 		case <-done:
@@ -47,4 +51,24 @@ func FuzzCommands(f *testing.F) {
 			t.Fatalf("the debugger did not finish the script %q", script)
 		}
 	})
+}
+
+// ctrlCEvery presses Ctrl-C every period while the debugger runs, as a person would to end
+// a loop the script asked for ("while 1").
+func ctrlCEvery(period time.Duration) func(pause func()) (stop func()) {
+	return func(pause func()) func() {
+		t := time.NewTicker(period)
+		done := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-t.C:
+					pause()
+				case <-done:
+					return
+				}
+			}
+		}()
+		return func() { t.Stop(); close(done) }
+	}
 }
