@@ -23,7 +23,7 @@ type commandLists struct {
 	nested   int                 // the if and while blocks open inside the list being read
 	lines    []string            // the lines read so far
 	pending  []string            // the lines to run for the stop just reported
-	depth    int                 // user commands running inside one another
+	calls    int                 // user commands running inside one another
 }
 
 // isReading says a list is being read.
@@ -202,7 +202,7 @@ func (d *Debugger) runUser(name, args string) (found, quit bool) {
 	if !ok {
 		return false, false
 	}
-	if d.cmds.depth >= maxUserDepth {
+	if d.cmds.calls >= maxUserDepth {
 		d.printf("Max user call depth exceeded -- command aborted.\n")
 		return true, false
 	}
@@ -212,7 +212,7 @@ func (d *Debugger) runUser(name, args string) (found, quit bool) {
 		pairs = append(pairs, fmt.Sprintf("$arg%d", i), argv[i])
 	}
 	subst := strings.NewReplacer(pairs...)
-	d.cmds.depth++
-	defer func() { d.cmds.depth-- }()
+	d.cmds.calls++
+	defer func() { d.cmds.calls-- }()
 	return true, d.runLines(lines, subst.Replace, false) == flowQuit
 }

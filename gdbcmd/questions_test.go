@@ -50,25 +50,3 @@ func TestQuestionsBeforeTheProgramIsLost(t *testing.T) {
 		t.Errorf("kill without a terminal said %q, want %q", out.String(), want)
 	}
 }
-
-// A user command that runs itself stops at gdb's depth limit, saying so once; a guest
-// refuses define and commands.
-func TestUserCommandDepth(t *testing.T) {
-	d := stoppedDebugger(t)
-	var out strings.Builder
-	d.out = wire.NewSyncWriter(&out)
-	for _, l := range []string{"define again", "echo x", "again", "end", "again"} {
-		d.Exec(l, false)
-	}
-	echoed, _, _ := strings.Cut(out.String(), "Max")
-	if n := strings.Count(out.String(), "Max user call depth exceeded -- command aborted.\n"); n != 1 || echoed != strings.Repeat("x", maxUserDepth) {
-		t.Errorf("recursion said %d times, echoed %q", n, echoed)
-	}
-	var gout strings.Builder
-	g := Attach(d.s, Config{Out: &gout})
-	g.Exec("define foo", false)
-	g.Exec("commands 1", false)
-	if want := "define: not here"; !strings.Contains(gout.String(), want) || !strings.Contains(gout.String(), "commands: not here") {
-		t.Errorf("a guest said %q", gout.String())
-	}
-}
