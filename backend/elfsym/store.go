@@ -135,8 +135,9 @@ func (f *File) Member(p Place, key string, fr *Frame, mem Memory) (Place, error)
 }
 
 func index(key string) (int, error) {
-	s, ok := strings.CutPrefix(key, "[")
-	if s, ok = strings.CutSuffix(s, "]"); !ok {
+	s, open := strings.CutPrefix(key, "[")
+	s, closed := strings.CutSuffix(s, "]")
+	if !open || !closed {
 		return 0, fmt.Errorf("%q is not an index", key)
 	}
 	i, err := strconv.ParseInt(strings.TrimSpace(s), 0, 32)
