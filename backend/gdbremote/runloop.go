@@ -100,6 +100,7 @@ func (t *Target) reportStop(st engine.Stop) {
 	if t.stub != nil {
 		t.stub.DrainOutput()
 	}
+	t.leaveDyingThread(&st)
 	if !st.Location.HasPC {
 		if pc, err := t.pc(); err == nil {
 			st.Location = t.location(pc)

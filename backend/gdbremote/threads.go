@@ -174,3 +174,32 @@ func (t *Target) steppedThreadExited() error {
 	t.newStop(StopReply{Kind: StopSignal, Signal: int(syscall.SIGTRAP), Thread: ids[0], Core: -1})
 	return &trapStopError{&engine.Stop{Reason: engine.ReasonStep, Text: "the stepped thread exited"}}
 }
+
+// leaveDyingThread moves a stop made in a thread whose end was already told (a pause that
+// caught it in its last instructions, after glibc's death event) to the first live thread:
+// a stop is never shown in a thread the session was told has exited, and the threads
+// listed no longer have it.
+func (t *Target) leaveDyingThread(st *engine.Stop) {
+	t.mu.Lock()
+	cur := t.threadID
+	t.mu.Unlock()
+	dying := t.c.Dying()
+	if cur == "" || !slices.Contains(dying, cur) {
+		return
+	}
+	ids, err := t.c.Threads(t.ctx)
+	if err != nil {
+		return
+	}
+	for _, id := range ids {
+		if slices.Contains(dying, id) || t.c.SetThread(t.ctx, id) != nil {
+			continue
+		}
+		t.mu.Lock()
+		t.threadID = id
+		t.stopCache = &stopCache{regs: map[int][]byte{}, mem: map[uint64][]byte{}}
+		t.mu.Unlock()
+		st.ThreadID, st.Location = thread(id, "").ID, engine.Location{}
+		return
+	}
+}
