@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/wire"
 )
 
 // A guest debugger (Attach) inspects another front end's session in the frame it is told,
@@ -38,6 +39,7 @@ func TestAttachedGuest(t *testing.T) {
 		{0, "set var n = 4", "set: refused"},
 		{0, "set n = 4", "set: refused"},
 		{0, "call work(1)", "call: refused"},
+		{0, "return", "return: refused"},
 		{0, "set listsize 5", ""},
 		{0, "x/100000xg &n", "x: at most 65536 bytes at a time.\n"},
 	} {
@@ -54,6 +56,22 @@ func TestAttachedGuest(t *testing.T) {
 	g.Close() // a guest's Close leaves the session to its host
 	if host.s.State() != engine.Stopped {
 		t.Fatalf("after the guest's Close the session is %v", host.s.State())
+	}
+}
+
+// A Kite function cannot be made to return early (the VM has no frame popping): return
+// says so and the program stays where it was.
+func TestReturnRefusedByKite(t *testing.T) {
+	d := stoppedDebugger(t)
+	var out strings.Builder
+	d.cfg.Out = &out
+	d.out = wire.NewSyncWriter(&out)
+	d.Exec("return 3", false)
+	if got := out.String(); !strings.Contains(got, "return: this target cannot make a function return early.\n") {
+		t.Fatalf("return on Kite: %q", got)
+	}
+	if st := d.s.LastStop(); st == nil || st.Location.Func != "work" {
+		t.Fatalf("the stop moved: %+v", st)
 	}
 }
 

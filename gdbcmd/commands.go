@@ -48,6 +48,7 @@ func init() {
 		{"step", []string{"s"}, "step  run to the next statement, entering calls", stepCmd(engine.StepInto)},
 		{"next", []string{"n"}, "next  run to the next statement, stepping over calls", stepCmd(engine.StepOver)},
 		{"finish", []string{"fin"}, "finish  run until the selected frame's function returns, and print the value it returned as $N", cmdFinish},
+		{"return", nil, "return [EXPR]  make the selected frame's function return now, with EXPR as its value (the rest of it is not run)", cmdReturn},
 		{"stepi", []string{"si"}, "stepi  execute one instruction", stepCmd(engine.StepInstruction)},
 		{"nexti", []string{"ni"}, "nexti  execute one instruction, a call with all it runs", cmdNexti},
 		{"interrupt", nil, "interrupt  pause the running program", cmdInterrupt},

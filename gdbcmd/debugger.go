@@ -30,7 +30,7 @@ type Config struct {
 	// stub): continue starts it, as gdb's continue does after target remote.
 	Attached bool
 	// ReadOnly refuses the commands that change the program's memory or registers or run
-	// its code: set var, set $REG, call (a guest of a server not allowed to write).
+	// its code: set var, set $REG, call, return (a guest of a server not allowed to write).
 	ReadOnly bool
 	// Batch is gdb's -batch: the session ends after its commands (a few messages differ).
 	Batch bool

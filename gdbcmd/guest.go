@@ -59,7 +59,7 @@ func ResumeMode(line string) (engine.ResumeMode, bool) {
 // writes reports whether a command changes the program: call, and set with an assignment
 // (set var X = V, set X = V, set $REG = V) rather than a setting.
 func writes(name, args string) bool {
-	if name == "call" {
+	if name == "call" || name == "return" {
 		return true
 	}
 	_, _, assigns := cutAssign(strings.TrimPrefix(strings.TrimPrefix(args, "variable "), "var "))

@@ -26,6 +26,7 @@ func FuzzCommands(f *testing.F) {
 		"handle SIGUSR1 nostop\nhandle\ninfo signals\nset print pretty on\nb fib\nrun\np n\ninfo locals\nset print p\nshow print\nsource\nsource /nonexistent\n",
 		"b fib\ncommands\nsilent\np n\nif n > 1\ncontinue\nend\nend\nrun\ninfo breakpoints\ncommands 9\ncommands x\nend\n",
 		"set $i = 0\nwhile $i < 3\nset $i = $i + 1\nif $i == 2\nloop_continue\nelse\necho $i\nend\nend\np $i\np $nothing\nset $ = 1\nset $1x = 2\n",
+		"return\nb fib\nrun\nreturn 3\nup 99\nreturn n +\nreturn $1\nreturn (\nbt\n",
 		"define f\nf $arg0\nend\nf 1\ndefine g\nwhile 1\nloop_break\nend\necho $argc $arg0 $arg9\nend\ng a b\ndefine\ndefine print\nwhile 1\nend\n",
 	} {
 		f.Add(seed)

@@ -177,3 +177,34 @@ func stepiPCs(out string) []string {
 	}
 	return pcs
 }
+
+// return on a Cortex-M: out of three frames of a recursion at once, the caller's registers
+// (r4 - r11, sp, pc) recovered from the firmware's frame information, and the value left
+// in r0, where the caller that multiplies it takes it.
+func TestReturnQEMU(t *testing.T) {
+	realparts.Need(t, "qemu-system-arm")
+	elf := firmware.Build(t)
+	out := remoteScript(t, fmt.Sprintf(`break fw.c:%d
+run
+bt
+up 2
+return 100
+bt
+tbreak fw.c:%d
+continue
+print fact_result
+kill
+`, firmware.Line(t, "fact_base"), firmware.Line(t, "main_fact")+1), func(ctx context.Context) (*gdbremote.Target, error) {
+		return gdbremote.StartQEMUTarget(ctx, "lm3s6965evb", elf, gdbremote.Config{})
+	})
+	out = strings.ReplaceAll(out, firmware.Dir()+"/", "")
+	expect(t, out,
+		"(polydbg) bt", "#0  fact (n=1) at fw.c:", "#5  0x", " in main () at fw.c:",
+		"(polydbg) up 2", "#2  0x", " in fact (n=3) at fw.c:",
+		"(polydbg) return 100", "Make fact return now? (y or n) [answered Y; input not from terminal]\n#0  0x",
+		" in fact (n=4) at fw.c:", "(polydbg) bt", "#0  0x", " in fact (n=4) at fw.c:", "#1  0x", " in fact (n=5) at fw.c:",
+		"#2  0x", " in main () at fw.c:",
+		"(polydbg) continue", "main () at fw.c:",
+		"(polydbg) print fact_result", "$1 = 2000\n", // 5 * 4 * 100
+	)
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// returnProg has a recursion to return out of several frames at once, and functions that
+// return a double, a char and nothing.
+const returnProg = `#include <stdio.h>
+static int calls;
+int fact(int n) {
+	calls++;
+	if (n <= 1)
+		return 1;
+	return n * fact(n - 1);
+}
+double half(double v) { return v / 2; }
+char grade(int score) { return score > 50 ? 'P' : 'F'; }
+void tick(void) { calls += 100; }
+int main(void) {
+	int f = fact(4);
+	double h = half(5.0);
+	char g = grade(70);
+	tick();
+	printf("%d %g %c %d\n", f, h, g, calls);
+	return 0;
+}
+`
+
+// gdb's return: from a frame selected with up (the frames inside it go too), with a value
+// converted to the function's type (an int, a double computed from an argument, a char),
+// and from a void function; what the caller then does with the value, and what the
+// program prints at its end, against gdb.
+func TestReturnAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const lines = `break 6
+run
+up 2
+return 100
+bt
+frame
+next
+finish
+print calls
+break half
+continue
+return v * 3 + 0.25
+frame
+next
+print h
+break grade
+continue
+return 'X'
+next
+print g
+break tick
+continue
+return 5
+frame
+continue
+`
+	dir, ours, theirs := scriptAndGDB(t, "ret", returnProg, lines)
+	if !strings.Contains(string(ours), "Value returned is $1 = 400\n") || !strings.Contains(string(ours), "400 15.25 X 4\n") {
+		t.Errorf("the returned values were not the program's:\n%s", ours)
+	}
+	compareLines(t, "return", dir, ours, theirs)
+}
+
+// Typed (or piped) rather than read from a script, return asks first and shows the frame it
+// returned to, as gdb's does; a value that cannot be evaluated is refused before the
+// question, and without a program there is no frame to return from.
+func TestReturnAsksAndShowsTheFrame(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "retask", returnProg)
+	input := "return\nbreak half\nrun\nreturn nosuch + 1\nreturn 2\nnext\nprint h\nkill\n"
+	cmd := exec.Command(polydbgBinary(t), "debug", exe)
+	cmd.Stdin = strings.NewReader(input)
+	ours, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("polydbg: %v\n%s", err, ours)
+	}
+	cmd = exec.Command("gdb", "-nx", "-q", "-ex", "set width 0", exe)
+	cmd.Stdin = strings.NewReader(input)
+	theirs, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, theirs)
+	}
+	norm := func(out []byte) string {
+		return strings.NewReplacer("(polydbg) ", "", "(gdb) ", "", dir+"/", "").Replace(string(out))
+	}
+	o, g := norm(ours), norm(theirs)
+	agree := 0
+	for _, want := range []string{
+		"No selected frame.\n",
+		"No symbol \"nosuch\" in current context.\nMake half return now? (y or n) [answered Y; input not from terminal]\n" +
+			"#0  0x",
+		" in main () at " + "retask.c:14\n14\t\tdouble h = half(5.0);\n15\t\tchar g = grade(70);\n$1 = 2\n",
+	} {
+		if !strings.Contains(g, want) {
+			t.Fatalf("gdb did not say %q:\n%s", want, g)
+		}
+		if strings.Contains(o, want) {
+			agree++
+		} else {
+			t.Errorf("polydbg did not say %q, as gdb:\n%s", want, o)
+		}
+	}
+	t.Logf("%d of 3 passages agree with gdb", agree)
+}
