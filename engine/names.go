@@ -20,3 +20,16 @@ type FunctionDecl struct {
 type FunctionDeclarer interface {
 	FunctionDecl(name string) (FunctionDecl, bool)
 }
+
+// TypeDecl is a named type as its source declares it (gdb's info types).
+type TypeDecl struct {
+	Name string // what a search matches: "point" for struct point
+	Text string // "struct point;", "typedef struct point point_t;", "int" for a base type
+	File string
+	Line int // of the declaration; 0 for a base type
+}
+
+// TypeDeclarer is implemented by targets that can list their named types.
+type TypeDeclarer interface {
+	TypeDecls() []TypeDecl
+}

@@ -457,7 +457,7 @@ func cmdInfo(d *Debugger, args string) bool {
 	what, _, _ := strings.Cut(args, " ")
 	switch {
 	case what == "":
-		d.printf("info args|locals|globals|registers|breakpoints|display|frame|line|program|threads|signals|symbol|sharedlibrary|functions\n")
+		d.printf("info args|locals|globals|registers|breakpoints|display|frame|line|program|threads|signals|symbol|sharedlibrary|functions|types\n")
 	case strings.HasPrefix("locals", what):
 		d.showLocals(false)
 	case strings.HasPrefix("args", what):
@@ -466,6 +466,8 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.showScope("Globals")
 	case strings.HasPrefix("registers", what) && len(what) >= 2, what == "r":
 		d.infoRegisters(strings.Fields(args)[1:])
+	case len(what) >= 2 && strings.HasPrefix("types", what):
+		d.infoTypes(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case len(what) >= 2 && strings.HasPrefix("functions", what):
 		d.infoFunctions(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case what == "symbol":

@@ -56,7 +56,7 @@ func TestComplete(t *testing.T) {
 		{"  fi", "  ", []string{"finish "}},
 		{"info lo", "info ", []string{"locals "}},
 		{"info ", "info ", []string{"args ", "breakpoints ", "display ", "frame ", "functions ", "globals ", "line ", "locals ", "program ",
-			"registers ", "sharedlibrary ", "signals ", "source ", "symbol ", "threads ", "variables "}},
+			"registers ", "sharedlibrary ", "signals ", "source ", "symbol ", "threads ", "types ", "variables "}},
 		{"set con", "set ", []string{"context "}},
 		{"b wo", "b ", []string{"work"}},
 		{"b c.", "b ", []string{"c.kite:"}},

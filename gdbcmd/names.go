@@ -1,11 +1,12 @@
 package gdbcmd
 
-// Commands over the program's names: gdb's rbreak and info functions.
+// Commands over the program's names: gdb's rbreak, info functions and info types.
 
 import (
+	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -15,7 +16,7 @@ import (
 // (all of them for ""), sorted; ok is false (and the reason said) when there are none to
 // ask or the expression is bad.
 func (d *Debugger) functionsMatching(expr string) ([]string, bool) {
-	re, err := regexp.Compile(expr)
+	re, err := compileBRE(expr)
 	if err != nil {
 		d.printf("Invalid regexp: %v\n", err)
 		return nil, false
@@ -57,7 +58,7 @@ func (d *Debugger) infoFunctions(expr string) {
 	if expr == "" {
 		d.printf("All defined functions:\n")
 	} else {
-		d.printf("All functions matching regular expression %q:\n", expr)
+		d.printf("All functions matching regular expression \"%s\":\n", expr)
 	}
 	declarer, _ := d.s.Target().(engine.FunctionDeclarer)
 	byFile := map[string][]string{}
@@ -88,6 +89,49 @@ func (d *Debugger) infoFunctions(expr string) {
 	}
 	if len(nodebug) > 0 {
 		d.printf("\nNon-debugging symbols:\n%s\n", strings.Join(nodebug, "\n"))
+	}
+}
+
+// infoTypes is gdb's info types [REGEXP]: the program's named types whose names match, by
+// the file that declares them (a base type under its unit's), sorted by name, each with
+// its declaration's line.
+func (d *Debugger) infoTypes(expr string) {
+	re, err := compileBRE(expr)
+	if err != nil {
+		d.printf("Invalid regexp: %v\n", err)
+		return
+	}
+	declarer, ok := d.s.Target().(engine.TypeDeclarer)
+	if !ok {
+		d.printf("This target does not list its types.\n")
+		return
+	}
+	if expr == "" {
+		d.printf("All defined types:\n")
+	} else {
+		d.printf("All types matching regular expression \"%s\":\n", expr)
+	}
+	type entry struct{ file, name, line string }
+	var es []entry
+	for _, t := range declarer.TypeDecls() {
+		if !re.MatchString(t.Name) {
+			continue
+		}
+		line := "\t" + t.Text
+		if t.Line > 0 {
+			line = strconv.Itoa(t.Line) + ":" + line
+		}
+		es = append(es, entry{d.fileName(t.File), t.Name, line})
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		return cmp.Or(strings.Compare(a.file, b.file), strings.Compare(a.name, b.name), strings.Compare(a.line, b.line))
+	})
+	es = slices.Compact(es) // a header's type, declared again by every unit that includes it
+	for i, e := range es {
+		if i == 0 || e.file != es[i-1].file {
+			d.printf("\nFile %s:\n", e.file)
+		}
+		d.printf("%s\n", e.line)
 	}
 }
 

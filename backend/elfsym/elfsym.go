@@ -159,6 +159,7 @@ type File struct {
 	dropped     []lineSpan
 	cus         map[dwarf.Offset]*cuInfo
 	sourceNames sourceNames // SourceName's table, made at its first call
+	typeDecls   typeDecls   // TypeDecls' list, read at its first call
 	inlines     []*Inline
 	sections    map[string][]byte
 	versions    map[dwarf.Offset]int // DWARF version by a unit's first entry

@@ -31,3 +31,13 @@ func (t *Target) FunctionDecl(name string) (engine.FunctionDecl, bool) {
 	d, ok := t.sym.FuncDecl(name)
 	return engine.FunctionDecl(d), ok
 }
+
+// TypeDecls implements engine.TypeDeclarer from the program's DWARF.
+func (t *Target) TypeDecls() []engine.TypeDecl {
+	ds := t.sym.TypeDecls()
+	out := make([]engine.TypeDecl, len(ds))
+	for i, d := range ds {
+		out[i] = engine.TypeDecl(d)
+	}
+	return out
+}

@@ -50,10 +50,10 @@ func TestBacktraceFullAndListRanges(t *testing.T) {
 
 // info functions and rbreak, over the program's function names by regular expression.
 func TestInfoFunctionsAndRbreak(t *testing.T) {
-	out := script(t, "info functions\ninfo functions ^f\nrbreak ^fib$\ninfo breakpoints\nrbreak (\nrun\n")
+	out := script(t, "info functions\ninfo functions ^f\nrbreak ^fib$\ninfo breakpoints\nrbreak [\nrun\n")
 	expect(t, out, "(polydbg) info functions\nAll defined functions:\n\nFile prog.kite:\n", "\tfib\n", "\tmain\n",
 		"(polydbg) info functions ^f\nAll functions matching regular expression \"^f\":\n\nFile prog.kite:\n2:\tfib\n(polydbg) rbreak ^fib$\n",
-		"Breakpoint 1 at pc ", "(polydbg) info breakpoints\nNum     Type           Disp Enb Address            What\n1       breakpoint     keep y   pc ", "(polydbg) rbreak (\nInvalid regexp:", "Breakpoint 1, fib (n=0) at prog.kite:2")
+		"Breakpoint 1 at pc ", "(polydbg) info breakpoints\nNum     Type           Disp Enb Address            What\n1       breakpoint     keep y   pc ", "(polydbg) rbreak [\nInvalid regexp: Unmatched [ or [^", "Breakpoint 1, fib (n=0) at prog.kite:2")
 }
 
 // dprintf prints what gdb's dprintf prints at each hit of a native program's function, and

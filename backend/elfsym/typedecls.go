@@ -1,0 +1,130 @@
+package elfsym
+
+// The named types of the program, as gdb's info types lists them: the base types, structs,
+// unions, enums and typedefs each unit declares at its top level (not a function's own),
+// with the file and line of their declaration.
+
+import (
+	"debug/dwarf"
+	"path/filepath"
+	"sync"
+)
+
+// TypeDecl is one named type as its source declares it.
+type TypeDecl struct {
+	Name string // what a search matches: "point" for struct point, "unsigned int"
+	Text string // as gdb lists it: "struct point;", "typedef struct point point_t;", "int"
+	File string // the file of its declaration, absolute; a base type's is its unit's
+	Line int    // of its declaration; 0 for a base type
+}
+
+type typeDecls struct {
+	once  sync.Once
+	decls []TypeDecl
+}
+
+// TypeDecls are the program's named types, in the order of its units, read at the first
+// call.
+func (f *File) TypeDecls() []TypeDecl {
+	td := &f.typeDecls
+	td.once.Do(func() { td.decls = f.readTypeDecls() })
+	return td.decls
+}
+
+func (f *File) readTypeDecls() []TypeDecl {
+	if f.DWARF == nil {
+		return nil
+	}
+	var out []TypeDecl
+	r := f.DWARF.Reader()
+	for {
+		cu, err := r.Next()
+		if err != nil || cu == nil {
+			return out
+		}
+		if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit {
+			r.SkipChildren()
+			continue
+		}
+		var files []*dwarf.LineFile
+		if lr, err := f.DWARF.LineReader(cu); err == nil && lr != nil {
+			files = lr.Files()
+		}
+		unitFile := ""
+		if info := f.cus[cu.Offset]; info != nil && info.name != "" {
+			unitFile = info.name
+			if !filepath.IsAbs(unitFile) {
+				unitFile = filepath.Join(info.dir, unitFile)
+			}
+		}
+		if !cu.Children {
+			continue
+		}
+		for { // the unit's own children; a function's types are not listed
+			e, err := r.Next()
+			if err != nil || e == nil || e.Tag == 0 {
+				break
+			}
+			if d, ok := f.typeDecl(e, files, unitFile); ok {
+				out = append(out, d)
+			}
+			if e.Children {
+				r.SkipChildren()
+			}
+		}
+	}
+}
+
+// typeDecl is the declaration entry e makes, if it names a type.
+func (f *File) typeDecl(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string) (TypeDecl, bool) {
+	name, _ := e.Val(dwarf.AttrName).(string)
+	if name == "" {
+		return TypeDecl{}, false
+	}
+	if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); decl {
+		return TypeDecl{}, false // only declared here (struct s *p): defined elsewhere, or nowhere
+	}
+	d := TypeDecl{Name: name, File: unitFile}
+	switch e.Tag {
+	case dwarf.TagBaseType:
+		if short, ok := gdbIntNames[name]; ok {
+			d.Name = short
+		}
+		d.Text = d.Name
+		return d, true
+	case dwarf.TagStructType:
+		d.Text = "struct " + name + ";"
+	case dwarf.TagUnionType:
+		d.Text = "union " + name + ";"
+	case dwarf.TagEnumerationType:
+		d.Text = "enum " + name + ";"
+	case dwarf.TagClassType:
+		d.Text = "class " + name + ";"
+	case dwarf.TagTypedef:
+		t, err := f.DWARF.Type(e.Offset)
+		if err != nil {
+			return TypeDecl{}, false
+		}
+		target := "void"
+		for { // gdb names the type under every typedef: typedef unsigned int uint32_t
+			tt, ok := t.(*dwarf.TypedefType)
+			if !ok {
+				target = TypeName(t)
+				break
+			}
+			if t = tt.Type; t == nil {
+				break
+			}
+		}
+		d.Text = "typedef " + target + " " + name + ";"
+	default:
+		return TypeDecl{}, false
+	}
+	if line, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+		d.Line = int(line)
+	}
+	if i, ok := e.Val(dwarf.AttrDeclFile).(int64); ok && i >= 0 && int(i) < len(files) && files[i] != nil {
+		d.File = files[i].Name
+	}
+	return d, true
+}

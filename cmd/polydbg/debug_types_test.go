@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// typesSources is a program of two units and a header they share, with a type of every
+// kind info types lists: base types, structs, unions, enums, typedefs of each (anonymous
+// ones too, and a function pointer), types from the C library's headers, a struct only
+// declared (not listed, as gdb), a function's own type (not listed).
+var typesSources = map[string]string{
+	"types.h": "struct shape { int sides; };\ntypedef unsigned int uint;\n",
+	"a.c": `#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "types.h"
+struct point { int x, y; };
+typedef struct point point_t;
+typedef struct { int a; } anon_t;
+enum color { RED, GREEN };
+union num { int i; float f; };
+typedef int (*cmp_fn)(const void *, const void *);
+typedef enum { LOW, HIGH } level;
+struct node { struct node *next; long long v; };
+struct opaque;
+typedef struct opaque opaque_t;
+opaque_t *op;
+point_t origin;
+anon_t an;
+enum color col;
+union num un;
+cmp_fn cmp;
+level lv;
+struct node head;
+size_t sz;
+bool flag;
+struct shape sq;
+uint u;
+unsigned char uc;
+uint32_t w;
+int8_t small;
+extern int other(void);
+int main(void) { struct local { short s; } l = {1}; return l.s + other() + (int)sz; }
+`,
+	"b.c": "#include \"types.h\"\nstruct pair { double a, b; };\nstruct pair pr;\nstruct shape tri;\nint other(void) { return (int)pr.a + tri.sides; }\n",
+}
+
+// info types, all and by regular expression (gdb's: POSIX basic), against gdb: the files in gdb's order, each
+// type once (a header's, declared by both units, too), base types by gdb's names ("unsigned
+// long"), a typedef with the type under all its typedefs. Before run: once the program runs,
+// gdb also lists the types of the libraries that carry their own debug information (the
+// dynamic loader's, on some systems), which polydbg does not read.
+func TestInfoTypesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb", "gcc", "gdbserver")
+	dir := t.TempDir()
+	for name, text := range typesSources {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build := exec.Command("gcc", "-g", "-O0", "-o", "types", "a.c", "b.c")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	exe := filepath.Join(dir, "types")
+	for _, args := range [][]string{
+		{"-ex", "info types"},
+		{"-ex", "info types col", "-ex", "info types ^s", "-ex", "info types int", "-ex", "info types zzz", "-ex", "info types opaque"},
+		{"-ex", "info types point", "-ex", "info types ^(long|short|unsigned)", "-ex", `info types ^\(long\|short\)`,
+			"-ex", "info types [[:upper:]]", "-ex", "info types [", "-ex", "info functions ^\\(ma\\|ot\\)"},
+	} {
+		ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, args)
+		compareLines(t, args[len(args)-1], dir, ours, theirs)
+	}
+}
