@@ -33,3 +33,22 @@ type TypeDecl struct {
 type TypeDeclarer interface {
 	TypeDecls() []TypeDecl
 }
+
+// Connection is implemented by targets that say how they reach their program, in gdb's
+// words (info inferiors): "native" for a program run on this machine, "remote HOST:PORT"
+// for a GDB stub.
+type Connection interface {
+	Connection() string
+}
+
+// Executable is implemented by targets that run a program file: its path.
+type Executable interface {
+	ExecutablePath() string
+}
+
+// ProcFiles is implemented by targets whose program is a process of this machine: its
+// files under /proc (gdb's info proc), "cmdline", "status" and "maps" as read, the links
+// "cwd" and "exe" as the paths they name. Other names are refused.
+type ProcFiles interface {
+	ProcFile(name string) (string, error)
+}

@@ -12,7 +12,7 @@ import (
 
 // subcommands of the commands that take a fixed word first.
 var subcommands = map[string][]string{
-	"info": {"args", "breakpoints", "display", "frame", "functions", "globals", "line", "locals", "program", "registers",
+	"info": {"args", "breakpoints", "display", "frame", "functions", "globals", "inferiors", "line", "locals", "proc", "program", "registers",
 		"sharedlibrary", "signals", "source", "symbol", "threads", "types", "variables"},
 	"set":  {"context", "listsize"},
 	"show": {"context", "listsize", "values"},

@@ -55,7 +55,7 @@ func TestComplete(t *testing.T) {
 		{"brea", "", []string{"break "}},
 		{"  fi", "  ", []string{"finish "}},
 		{"info lo", "info ", []string{"locals "}},
-		{"info ", "info ", []string{"args ", "breakpoints ", "display ", "frame ", "functions ", "globals ", "line ", "locals ", "program ",
+		{"info ", "info ", []string{"args ", "breakpoints ", "display ", "frame ", "functions ", "globals ", "inferiors ", "line ", "locals ", "proc ", "program ",
 			"registers ", "sharedlibrary ", "signals ", "source ", "symbol ", "threads ", "types ", "variables "}},
 		{"set con", "set ", []string{"context "}},
 		{"b wo", "b ", []string{"work"}},

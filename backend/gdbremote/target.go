@@ -38,6 +38,8 @@ type Target struct {
 	sym   *elfsym.File
 	desc  *TargetDesc
 	stub  *Stub     // started by us, or nil
+	addr  string    // the stub's HOST:PORT
+	local bool      // the program runs on this machine, under a gdbserver started by us
 	sink  *lineSink // the stub's output as lines (with stub)
 	log   *slog.Logger
 	order binary.ByteOrder
@@ -203,7 +205,7 @@ func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, 
 	}
 	t := &Target{sym: sym, stub: stub, log: cfg.Logger, traps: map[uint64]*trap{}, refs: map[int]refEntry{},
 		handles: map[uint64]uint64{}, parked: map[string]uint64{}}
-	t.elfPath = elfPath
+	t.elfPath, t.addr, t.local = elfPath, addr, stub != nil && extended
 	if stub != nil {
 		t.sink, _ = stub.outW.(*lineSink) // drained before the exit is reported
 	}

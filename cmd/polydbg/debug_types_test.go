@@ -79,3 +79,17 @@ func TestInfoTypesAsGDB(t *testing.T) {
 		compareLines(t, args[len(args)-1], dir, ours, theirs)
 	}
 }
+
+// info inferiors and info proc against gdb, before the program runs, while it runs (with
+// arguments, one with a space) and after it ended: the table, the process's command line,
+// directory, executable and memory mappings as the system tells them.
+func TestInferiorsAndProcAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "proc", squareProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, []string{
+		"-ex", "info inferiors", "-ex", "info proc", "-ex", "break square", "-ex", "run",
+		"-ex", "info inferiors", "-ex", "info proc", "-ex", "info proc cmdline", "-ex", "info proc exe",
+		"-ex", "info proc cwd", "-ex", "info proc mappings", "-ex", "continue", "-ex", "info proc", "-ex", "info inferiors",
+	}, "one", "two words")
+	compareLines(t, "inferiors and proc", dir, ours, theirs)
+}

@@ -193,6 +193,8 @@ bt
 tbreak fw.c:%d
 continue
 print fact_result
+info inferiors
+info proc
 kill
 `, firmware.Line(t, "fact_base"), firmware.Line(t, "main_fact")+1), func(ctx context.Context) (*gdbremote.Target, error) {
 		return gdbremote.StartQEMUTarget(ctx, "lm3s6965evb", elf, gdbremote.Config{})
@@ -206,5 +208,8 @@ kill
 		"#2  0x", " in main () at fw.c:",
 		"(polydbg) continue", "main () at fw.c:",
 		"(polydbg) print fact_result", "$1 = 2000\n", // 5 * 4 * 100
+		"(polydbg) info inferiors", "  Num  Description       Connection ", // as wide as its widest entry, as gdb
+		"\n* 1    process 1         1 (remote 127.0.0.1:", ") /", "fw.elf \n",
+		"(polydbg) info proc\nNot supported on this target.\n",
 	)
 }

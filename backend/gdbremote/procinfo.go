@@ -1,0 +1,44 @@
+package gdbremote
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// Connection implements engine.Connection: "native" for a program run here under a
+// gdbserver of our own, "remote HOST:PORT" for any other stub (QEMU, a probe, a gdbserver
+// connected to).
+func (t *Target) Connection() string {
+	if t.local {
+		return "native"
+	}
+	return "remote " + t.addr
+}
+
+// ExecutablePath implements engine.Executable: the ELF file read for symbols.
+func (t *Target) ExecutablePath() string { return t.elfPath }
+
+// procNames are the files of /proc/PID that ProcFile reads; the links are read as links.
+var procNames = map[string]bool{"cmdline": true, "status": true, "maps": true, "cwd": true, "exe": true}
+
+// ProcFile implements engine.ProcFiles for a program run on this machine: the program's own
+// files under /proc, nothing else.
+func (t *Target) ProcFile(name string) (string, error) {
+	pid := t.ProcessID()
+	switch {
+	case !t.local:
+		return "", fmt.Errorf("the program does not run on this machine: %w", engine.ErrUnsupported)
+	case pid <= 0:
+		return "", engine.ErrNotStarted
+	case !procNames[name]:
+		return "", fmt.Errorf("no /proc file %q is read", name)
+	}
+	path := fmt.Sprintf("/proc/%d/%s", pid, name)
+	if name == "cwd" || name == "exe" {
+		return os.Readlink(path)
+	}
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
