@@ -85,7 +85,8 @@ type Frame struct {
 	Index    int
 	Func     string
 	Location Location
-	// Module is the shared library whose code the frame runs, "" for the program's own.
+	// Module is the file of the shared library whose code the frame runs
+	// ("/lib/x86_64-linux-gnu/libc.so.6"), "" for the program's own.
 	Module string
 }
 

@@ -277,7 +277,15 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 		d.reportWatch(st, hit)
 		d.printf("%s\n", where())
 	case engine.ReasonPause:
-		d.printf("\nPaused in %s\n", where())
+		if d.indexedPCs() { // a Kite program has no signals
+			d.printf("\nPaused in %s\n", where())
+			break
+		}
+		who := "Program" // as gdb: the interrupt is a SIGINT the program received, Ctrl-C's too
+		if hit != "" {
+			who = strings.TrimSuffix(hit, " hit ")
+		}
+		d.printf("\n%s received signal %s.\n%s\n", who, engine.SignalText("SIGINT"), where())
 	case engine.ReasonEntry:
 		d.printf("Stopped at entry, %s\n", where())
 	case engine.ReasonFrame:

@@ -5,6 +5,7 @@ package gdbcmd
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -15,7 +16,7 @@ import (
 // innermost after finish) starts with its address, "0x000055555555515e in fact (n=3) at
 // t.c:12"; on the Kite VM, whose pcs number instructions, it ends with its column instead
 // (":5:12"). Code without line information is "0x00007ffff7e5de6e in strlen () from
-// libc.so.6".
+// /lib/x86_64-linux-gnu/libc.so.6".
 func (d *Debugger) frameLine(f engine.Frame, midLine bool) string {
 	args := ""
 	if vars, err := d.s.FrameArgs(f.Index); err == nil {
@@ -23,8 +24,8 @@ func (d *Debugger) frameLine(f engine.Frame, midLine bool) string {
 	}
 	l := f.Location
 	if l.Line == 0 && l.HasPC {
-		if f.Module != "" { // "?? (libc.so.6)" is "?? () from libc.so.6" in gdb's words
-			name := strings.TrimSuffix(f.Func, " ("+f.Module+")")
+		if f.Module != "" { // "?? (libc.so.6)" is "?? () from /lib/.../libc.so.6" in gdb's words
+			name := strings.TrimSuffix(f.Func, " ("+filepath.Base(f.Module)+")")
 			return fmt.Sprintf("%s in %s (%s) from %s", d.pcText(l.PC), cmp.Or(name, "??"), args, f.Module)
 		}
 		return fmt.Sprintf("%s in %s (%s)", d.pcText(l.PC), cmp.Or(f.Func, "??"), args)

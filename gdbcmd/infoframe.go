@@ -3,6 +3,7 @@ package gdbcmd
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -25,11 +26,17 @@ func (d *Debugger) infoFrame() {
 	}
 	f := frames[d.frame]
 	d.printf("Stack level %d, frame at %#x:\n", d.frame, info.CFA)
-	where := cmp.Or(f.Func, "??")
+	where := " in " + cmp.Or(f.Func, "??")
+	if f.Module != "" { // a library's function by its symbol: "in raise", "" without one, as gdb
+		where = " in " + strings.TrimSuffix(f.Func, " ("+filepath.Base(f.Module)+")")
+		if where == " in ??" || where == " in " {
+			where = ""
+		}
+	}
 	if f.Location.File != "" {
 		where += fmt.Sprintf(" (%s:%d)", d.fileName(f.Location.File), f.Location.Line)
 	}
-	d.printf(" %s = %#x in %s", info.PCName, info.PC, where)
+	d.printf(" %s = %#x%s", info.PCName, info.PC, where)
 	if info.SavedPC != 0 {
 		d.printf("; saved %s = %#x", info.PCName, info.SavedPC)
 	}

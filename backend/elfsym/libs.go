@@ -67,7 +67,12 @@ func (f *File) AddLibrary(path string, bias uint64) error {
 			l.syms = append(l.syms, funcSym{addr: lf.clearThumb(s.Value) + bias, size: s.Size, name: s.Name})
 		}
 	}
-	sort.Slice(l.syms, func(i, j int) bool { return l.syms[i].addr < l.syms[j].addr })
+	// By address, and the names of one address in order: symbolAt takes the last, as gdb
+	// does (raise, not gsignal; nanosleep, not __nanosleep).
+	sort.Slice(l.syms, func(i, j int) bool {
+		a, b := l.syms[i], l.syms[j]
+		return a.addr < b.addr || a.addr == b.addr && a.name < b.name
+	})
 	f.libs.list = append(f.libs.list, l)
 	return nil
 }
@@ -93,17 +98,17 @@ func (f *File) libraryAt(pc uint64) *library {
 	return nil
 }
 
-// symbolAt names the function of a library that holds pc: the nearest symbol at or below
-// it, unless that one has a size and ends before pc ("" then).
-func (l *library) symbolAt(pc uint64) string {
+// symbolAt names the function of a library that holds pc, and where it starts: the
+// nearest symbol at or below it, unless that one has a size and ends before pc ("", 0).
+func (l *library) symbolAt(pc uint64) (string, uint64) {
 	i := sort.Search(len(l.syms), func(i int) bool { return l.syms[i].addr > pc }) - 1
 	if i < 0 {
-		return ""
+		return "", 0
 	}
 	if s := l.syms[i]; s.size == 0 || pc < s.addr+s.size {
-		return s.name
+		return s.name, s.addr
 	}
-	return ""
+	return "", 0
 }
 
 // name is the library as a backtrace names it: its file name.

@@ -19,13 +19,15 @@ type Frame struct {
 	// it is the exception handler (gdb shows "<signal handler called>" between them).
 	Interrupted bool
 	// Library is the shared library whose code the frame runs ("" for the program's own),
-	// and Symbol its function there, by the library's symbols.
-	Library, Symbol string
-	regs            map[int]uint64
-	lookup          uint64        // run-time pc to look up: PC, or PC-1 for a caller
-	inline          *Inline       // the inlined copy this frame is (nil for a function's own frame)
-	caller          *Frame        // the frame of the function that called this frame's function
-	more            func() *Frame // finds caller when the unwind stopped at this frame
+	// LibraryPath the file read for it, and Symbol its function there, by the library's
+	// symbols, starting at SymbolAddr.
+	Library, LibraryPath, Symbol string
+	SymbolAddr                   uint64
+	regs                         map[int]uint64
+	lookup                       uint64        // run-time pc to look up: PC, or PC-1 for a caller
+	inline                       *Inline       // the inlined copy this frame is (nil for a function's own frame)
+	caller                       *Frame        // the frame of the function that called this frame's function
+	more                         func() *Frame // finds caller when the unwind stopped at this frame
 }
 
 // LookupPC is where the frame's source position and variables are looked up: its pc, or
@@ -103,7 +105,8 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		fr := Frame{Index: i, PC: pc, regs: cur, Interrupted: interrupted, lookup: lookup}
 		code := f // the file whose frame information describes this frame
 		if lib := f.libraryAt(lookup); lib != nil {
-			code, fr.Library, fr.Symbol = lib.f, lib.name(), lib.symbolAt(lookup)
+			code, fr.Library, fr.LibraryPath = lib.f, lib.name(), lib.path
+			fr.Symbol, fr.SymbolAddr = lib.symbolAt(lookup)
 			fr.Loc = Location{Function: fr.Symbol}
 		} else {
 			fr.Func = f.FuncAt(lookup)

@@ -3,6 +3,7 @@ package gdbremote
 // Target: memory, registers, stack, scopes, variables and evaluation for a stopped target.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -107,7 +108,7 @@ func (t *Target) Stack() ([]engine.Frame, error) {
 		case f.Library != "":
 			name = "?? (" + f.Library + ")" // a library function without a symbol, as gdb's ??
 		}
-		out[i] = engine.Frame{Index: i, Func: name, Module: f.Library, Location: engine.Location{File: f.Loc.File, Line: f.Loc.Line,
+		out[i] = engine.Frame{Index: i, Func: name, Module: f.LibraryPath, Location: engine.Location{File: f.Loc.File, Line: f.Loc.Line,
 			Col: f.Loc.Column, Func: f.Loc.Function, PC: f.PC, HasPC: true}}
 	}
 	return out, nil
@@ -352,6 +353,9 @@ func (t *Target) FrameInfo(i int) (engine.FrameInfo, error) {
 	}
 	if a.FP >= 0 {
 		info.Base, _ = fr.Register(a.FP)
+		if fr.Library != "" && t.desc.Arch == "i386:x86-64" {
+			info.Base = t.libraryFrameBase(fr)
+		}
 	}
 	saved := t.sym.SavedRegisters(fr, cachedMem{t})
 	switch ra, ok := saved[a.RA]; {
@@ -373,6 +377,39 @@ func (t *Target) FrameInfo(i int) (engine.FrameInfo, error) {
 		}
 	}
 	return info, nil
+}
+
+// libraryFrameBase is where gdb says an x86-64 library function's arguments and locals
+// are, without debug information for it (gdb's amd64 prologue analysis): its frame
+// pointer once its prologue has set it ("push %rbp; mov %rsp,%rbp", after an endbr64),
+// else its stack pointer less the return address's 8 bytes, or the stack pointer itself
+// when the function begins by pushing %rbp without setting it.
+func (t *Target) libraryFrameBase(fr *elfsym.Frame) uint64 {
+	a := t.sym.Arch
+	sp, _ := fr.Register(a.SP)
+	if fr.SymbolAddr == 0 {
+		return sp - 8
+	}
+	start := fr.SymbolAddr
+	code, err := t.ReadMemory(start, 8)
+	if err != nil || len(code) < 8 {
+		return sp - 8
+	}
+	if bytes.HasPrefix(code, []byte{0xf3, 0x0f, 0x1e, 0xfa}) { // endbr64
+		start += 4
+		if code, err = t.ReadMemory(start, 4); err != nil || len(code) < 4 {
+			return sp - 8
+		}
+	}
+	if code[0] != 0x55 { // push %rbp
+		return sp - 8
+	}
+	if (bytes.HasPrefix(code[1:], []byte{0x48, 0x89, 0xe5}) || bytes.HasPrefix(code[1:], []byte{0x48, 0x8b, 0xec})) &&
+		fr.LookupPC() >= start+4 {
+		bp, _ := fr.Register(a.FP)
+		return bp
+	}
+	return sp
 }
 
 // SourceName implements engine.SourceNamer.

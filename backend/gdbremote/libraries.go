@@ -10,9 +10,18 @@ import (
 )
 
 // unwindThroughLibraries returns fs, or the stack unwound again once the libraries are
-// known when its last frame's pc is in code the symbols do not have.
+// known when a frame's pc is in code the symbols do not have: the last one (a thread
+// waiting in libc), or an inner one that the frame pointer walked past to the program's
+// own code (a signal raised in libc, whose raise() keeps no frame pointer).
 func (t *Target) unwindThroughLibraries(fs []elfsym.Frame) []elfsym.Frame {
-	if len(fs) == 0 || t.sym.HasCodeAt(fs[len(fs)-1].PC) || !t.addLibraries() {
+	unknown := false
+	for i := range fs {
+		if !t.sym.HasCodeAt(fs[i].PC) {
+			unknown = true
+			break
+		}
+	}
+	if !unknown || !t.addLibraries() {
 		return fs
 	}
 	if again, err := t.sym.Unwind(dwarfRegs{t}, cachedMem{t}, 256); err == nil {

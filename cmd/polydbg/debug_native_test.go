@@ -275,12 +275,19 @@ func TestProgramEndsAsGDB(t *testing.T) {
 // gdb (the program's environment without gdb's LINES and COLUMNS) and returns both outputs.
 func batchAndGDB(t *testing.T, bin, exe string, exCmds []string, args ...string) (ours, theirs []byte) {
 	t.Helper()
+	return batchAndGDBWith(t, bin, exe, nil, exCmds, args...)
+}
+
+// batchAndGDBWith is batchAndGDB with gdbOnly given to gdb first (its settings).
+func batchAndGDBWith(t *testing.T, bin, exe string, gdbOnly, exCmds []string, args ...string) (ours, theirs []byte) {
+	t.Helper()
 	cmds := append([]string{"-batch"}, exCmds...)
 	ours, err := exec.Command(bin, append(append(append([]string{"debug"}, cmds...), exe), args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("polydbg: %v\n%s", err, ours)
 	}
-	gdbArgs := append([]string{"-nx", "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS"}, cmds...)
+	gdbArgs := append(append([]string{"-nx"}, gdbOnly...), "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS")
+	gdbArgs = append(gdbArgs, cmds...)
 	theirs, err = exec.Command("gdb", append(append(gdbArgs, "--args", exe), args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gdb: %v\n%s", err, theirs)

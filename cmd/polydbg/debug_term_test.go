@@ -89,8 +89,8 @@ func TestDebugAtATerminal(t *testing.T) {
 
 	// Ctrl-C while the program runs pauses it; continue goes on; Ctrl-C pauses it again.
 	p.enter("delete", "(polydbg) delete")
-	p.continueAndPause()
-	p.continueAndPause()
+	p.continueAndPause("Paused in ")
+	p.continueAndPause("Paused in ")
 	p.typeText("half a comma")
 	p.do("Quit", "C-c") // Ctrl-C at the prompt drops the line, as in gdb
 	s := p.enter("print total", "$6 = ")
@@ -248,14 +248,14 @@ func TestDebugNativeCtrlC(t *testing.T) {
 	p.do("Quit", "C-c")
 	p.enter("print $n", "$2 = 1")
 	p.enter("delete", "(polydbg) delete")
-	p.continueAndPause()
+	p.continueAndPause("Program received signal SIGINT, Interrupt.")
 	p.enter("print counter > 0", "$3 = 1")
-	p.continueAndPause()
+	p.continueAndPause("Program received signal SIGINT, Interrupt.")
 	p.enter("print counter > 0", "$4 = 1")
 	// kill asks first: n keeps the program, which goes on as it was.
 	p.enter("kill", "Kill the program being debugged? (y or n)")
 	p.do("Not confirmed.", "n", "Enter")
-	p.continueAndPause()
+	p.continueAndPause("Program received signal SIGINT, Interrupt.")
 	p.enter("print counter > 0", "$5 = 1")
 	s := p.do("Quit anyway? (y or n)", "C-d")
 	if !strings.Contains(s, "A debugging session is active.\n\n        Inferior 1 [process ") {

@@ -105,11 +105,13 @@ func (p *pane) enter(command, want string) string {
 }
 
 // continueAndPause continues the program and, once polydbg says "Continuing." (so the
-// terminal is out of line-editing mode and Ctrl-C is a signal again), pauses it with Ctrl-C.
-func (p *pane) continueAndPause() {
+// terminal is out of line-editing mode and Ctrl-C is a signal again), pauses it with Ctrl-C
+// and waits for the stop's report, paused says: a Kite program's "Paused in ", a native
+// one's "received signal SIGINT, Interrupt." (gdb's).
+func (p *pane) continueAndPause(paused string) {
 	p.t.Helper()
 	p.enter("continue", "Continuing.")
-	p.do("Paused in ", "C-c")
+	p.do(paused, "C-c")
 }
 
 // quitKilling quits with Ctrl-D while the program is alive: polydbg asks, as gdb, and y
