@@ -307,10 +307,13 @@ func (s *Session) Terminate() error {
 	return s.t.Terminate()
 }
 
-// Close terminates the debuggee if needed, releases the target and ends every
-// subscription (events not yet read are dropped), so nothing of the session lingers.
+// Close terminates the debuggee if needed (an attached one is detached from instead, and
+// goes on: AttachedTarget), releases the target and ends every subscription (events not
+// yet read are dropped), so nothing of the session lingers.
 func (s *Session) Close() error {
-	_ = s.Terminate()
+	if !s.letGo() { // an attached program goes on; one the session started is ended
+		_ = s.Terminate()
+	}
 	err := s.t.Close()
 	s.mu.Lock()
 	all := s.all

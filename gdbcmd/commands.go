@@ -53,6 +53,7 @@ func init() {
 		{"nexti", []string{"ni"}, "nexti  execute one instruction, a call with all it runs", cmdNexti},
 		{"interrupt", nil, "interrupt  pause the running program", cmdInterrupt},
 		{"kill", []string{"k"}, "kill  terminate the program", cmdKill},
+		{"detach", nil, "detach  let the program go on without the debugger (its breakpoints taken out)", cmdDetach},
 		{"print", []string{"p", "inspect"}, "print[/FMT] [EXPR]  evaluate in the current frame; the value becomes $N (FMT: x d u o t c)", cmdPrint},
 		{"ptype", nil, "ptype EXPR  the type of an expression, with the fields of a struct", cmdPtype},
 		{"whatis", nil, "whatis EXPR  the type of an expression", cmdWhatis},
@@ -184,9 +185,9 @@ func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
 		}
 		if n, ok := atoi(loc); ok { // a line of the current file, or of main's before the program stops
 			spec.Kind, spec.Line = engine.LineBreakpoint, n
-			if st := d.s.LastStop(); st != nil {
+			if st := d.s.LastStop(); st != nil && st.Location.File != "" {
 				spec.File = st.Location.File
-			} else {
+			} else { // (a stop in a library without lines too, as gdb)
 				spec.File = d.defaultFile()
 			}
 			return spec, nil

@@ -29,6 +29,10 @@ type Config struct {
 	// Attached says the program is there already, halted (firmware in QEMU or behind a GDB
 	// stub): continue starts it, as gdb's continue does after target remote.
 	Attached bool
+	// Attach says the program is a running process that NewSession attaches to (gdb -p
+	// PID): the session starts at once with the process stopped where it was found, quit
+	// and the end of the session detach from it, and run cannot start it again.
+	Attach bool
 	// ReadOnly refuses the commands that change the program's memory or registers or run
 	// its code: set var, set $REG, call, return (a guest of a server not allowed to write).
 	ReadOnly bool
@@ -40,8 +44,8 @@ type Config struct {
 	Marks bool
 	// Confirm asks the user a yes-or-no question typed at a terminal (gdb's query: kill, run
 	// again, quit with the program alive) and returns the answer. Nil when the commands do
-	// not come from a terminal: as gdb, kill then says the question and answers yes itself,
-	// and run and quit do not ask.
+	// not come from a terminal: as gdb, kill, return and quit then say the question and
+	// answer yes themselves, and run does not ask.
 	Confirm func(question string) bool
 }
 
@@ -105,6 +109,9 @@ func New(cfg Config) (*Debugger, error) {
 	if err := d.newSession(); err != nil {
 		return nil, err
 	}
+	if cfg.Attach {
+		d.attach()
+	}
 	return d, nil
 }
 
@@ -135,6 +142,9 @@ func (d *Debugger) Exec(line string, typed bool) (quit bool) {
 	defer d.release()
 	return d.exec(line) || d.runStopCommands()
 }
+
+// Live reports whether the program has started and not ended.
+func (d *Debugger) Live() bool { return d.live() }
 
 // SelectFrame selects frame n of the stopped program, as frame N does, without a word.
 func (d *Debugger) SelectFrame(n int) { d.frame = max(0, n) }

@@ -3,7 +3,6 @@ package gdbcmd
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -22,12 +21,7 @@ func (d *Debugger) infoInferiors() {
 			conn = "1 (" + c.Connection() + ")"
 		}
 	}
-	if e, ok := d.s.Target().(engine.Executable); ok {
-		exe = e.ExecutablePath()
-		if abs, err := filepath.Abs(exe); err == nil {
-			exe = abs
-		}
-	}
+	exe = d.executable()
 	width := max(20, len(conn))
 	d.printf("  %-4s %-17s %-*s %-17s \n", "Num", "Description", width, "Connection", "Executable")
 	d.printf("* %-4s %-17s %-*s %-17s \n", "1", desc, width, conn, exe)

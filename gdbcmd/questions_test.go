@@ -10,7 +10,8 @@ import (
 
 // At a terminal (Config.Confirm set), kill, run with the program alive and quit with the
 // program alive ask first, in gdb's words, and a no leaves the program as it was; without
-// one, kill says its question and answers it, and run and quit do not ask.
+// one, kill and quit say their question and answer it, as gdb's, and run does not ask;
+// under -batch quit does not ask.
 func TestQuestionsBeforeTheProgramIsLost(t *testing.T) {
 	d := stoppedDebugger(t)
 	var out strings.Builder
@@ -42,9 +43,16 @@ func TestQuestionsBeforeTheProgramIsLost(t *testing.T) {
 
 	d.cfg.Confirm = nil // commands from a pipe or a script
 	out.Reset()
-	if d.exec("quit") != true || out.String() != "" {
-		t.Errorf("quit without a terminal: said %q", out.String())
+	if want := "A debugging session is active.\n\n\tThe program will be killed.\n\nQuit anyway? (y or n) [answered Y; input not from terminal]\n"; d.exec("quit") != true || out.String() != want {
+		t.Errorf("quit without a terminal: said %q, want %q", out.String(), want)
 	}
+	d.cfg.Batch = true
+	out.Reset()
+	if d.exec("quit") != true || out.String() != "" {
+		t.Errorf("quit under -batch: said %q", out.String())
+	}
+	d.cfg.Batch = false
+	out.Reset()
 	d.exec("kill")
 	if want := "Kill the program being debugged? (y or n) [answered Y; input not from terminal]\n[program terminated]\n"; out.String() != want {
 		t.Errorf("kill without a terminal said %q, want %q", out.String(), want)

@@ -28,7 +28,7 @@ func cmdReturn(d *Debugger, args string) bool {
 			value = f[0] // the value as a literal ("97 'a'" is 97)
 		}
 	}
-	fromUser := !d.quiet && !d.cfg.Batch && d.sourceDepth == 0
+	fromUser := d.fromUser()
 	if fromUser {
 		question := "Make selected stack frame return now? "
 		if fn := frames[d.frame].Func; fn != "" {

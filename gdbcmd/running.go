@@ -26,6 +26,10 @@ func cmdStart(d *Debugger, _ string) bool {
 }
 
 func (d *Debugger) run(stopOnEntry bool) {
+	if d.cfg.Attach {
+		d.printf("The program was attached to, not started by polydbg: it cannot be run again (detach, then run it yourself).\n")
+		return
+	}
 	if d.live() && d.cfg.Confirm != nil {
 		d.printf("The program being debugged has been started already.\n")
 		if !d.cfg.Confirm("Start it from the beginning? (y or n) ") {
@@ -102,7 +106,7 @@ func cmdNexti(d *Debugger, _ string) bool {
 // which joins the value history.
 func cmdFinish(d *Debugger, _ string) bool {
 	if frames, err := d.s.Stack(); err == nil {
-		if d.frame > 0 && d.frame >= len(frames)-1 { // (from the top level itself, the target decides)
+		if d.frame >= len(frames)-1 && (d.frame > 0 || !d.indexedPCs()) { // (from Kite's top level itself, the VM decides)
 			d.printf("\"finish\" not meaningful in the outermost frame.\n")
 			return false
 		}
@@ -222,20 +226,28 @@ func (d *Debugger) live() bool {
 	return st != engine.Initialized && !st.Ended()
 }
 
-// cmdQuit ends the session; at a terminal, with the program alive, only once the user
-// agrees that it will be killed (gdb's words).
+// cmdQuit ends the session; with the program alive, only once the user agrees that it
+// will be killed, or detached from if it was attached to (gdb's words; without a terminal
+// the question is answered yes, as gdb's, and under -batch not asked).
 func cmdQuit(d *Debugger, _ string) bool {
-	if !d.live() || d.cfg.Confirm == nil {
+	if !d.live() || d.cfg.Batch {
 		return true
 	}
 	what := "The program"
 	if inf := d.inferior(); inf != "" {
 		what = "Inferior 1 [" + inf + "]"
 	}
-	d.printf("A debugging session is active.\n\n\t%s will be killed.\n\n", what)
-	if !d.cfg.Confirm("Quit anyway? (y or n) ") {
+	fate := "killed"
+	if d.s.Attached() {
+		fate = "detached"
+	}
+	d.printf("A debugging session is active.\n\n\t%s will be %s.\n\n", what, fate)
+	if !d.query("Quit anyway? ") {
 		d.printf("Not confirmed.\n")
 		return false
+	}
+	if d.s.Attached() {
+		d.detach(true)
 	}
 	return true
 }

@@ -40,6 +40,7 @@ const (
 	Process   Kind = "process"   // Program is a Linux executable, run under plain supervision (output, exit, terminate; no breakpoints)
 	QEMU      Kind = "qemu"      // ELF is firmware for qemu-system-arm's Machine
 	Remote    Kind = "remote"    // Address is a running GDB stub (QEMU, OpenOCD, probe-rs, gdbserver, a lantern session) debugging ELF
+	Attach    Kind = "attach"    // PID is a running Linux process, attached to under gdbserver (ELF: its executable when empty)
 )
 
 // Spec describes one debuggee. The zero value of every option works.
@@ -51,6 +52,7 @@ type Spec struct {
 	ELF     string   // the firmware or program with its symbols (QEMU, Remote; Native defaults to Program)
 	Machine string   // a qemu-system-arm machine: lm3s6965evb, mps2-an385... (QEMU)
 	Address string   // HOST:PORT of a GDB stub (Remote)
+	PID     int      // the process to attach to (Attach)
 	SVD     string   // the device's SVD file: peripherals by name (QEMU, Remote)
 
 	// Dir and Env are a native program's working directory and complete environment
@@ -137,8 +139,11 @@ func (s Spec) Resolved() Spec {
 }
 
 // Name is what the debuggee is called in lists of sessions: its program's file name, or
-// its ELF's.
+// its ELF's, or the process attached to.
 func (s Spec) Name() string {
+	if s.Program == "" && s.ELF == "" && s.PID > 0 {
+		return fmt.Sprintf("process %d", s.PID)
+	}
 	if s.Program == "" {
 		return filepath.Base(s.ELF)
 	}
@@ -170,10 +175,10 @@ func Start(ctx context.Context, spec Spec) (*Debuggee, error) {
 		t, err = d.cartridge()
 	case Process:
 		t = process.NewTarget(process.Spec{Path: spec.Program, Argv0: spec.Argv0, Args: spec.Args, Stdin: spec.Stdin}, spec.TermGrace)
-	case Native, QEMU, Remote:
+	case Native, QEMU, Remote, Attach:
 		t, err = d.remote(ctx)
 	default:
-		return nil, fmt.Errorf("launch: unknown kind %q (want kite, cartridge, native, qemu or remote)", spec.Kind)
+		return nil, fmt.Errorf("launch: unknown kind %q (want kite, cartridge, native, attach, qemu or remote)", spec.Kind)
 	}
 	if err != nil {
 		return nil, err
@@ -261,6 +266,8 @@ func (d *Debuggee) remote(ctx context.Context) (engine.Target, error) {
 			return nil, err
 		}
 		return gdbremote.LaunchNativeIn(ctx, s.Program, s.Args, s.Dir, s.Env, s.Remote)
+	case Attach:
+		return gdbremote.AttachNative(ctx, s.PID, s.ELF, s.Remote)
 	case QEMU:
 		if s.Machine == "" || s.ELF == "" {
 			return nil, errors.New("launch: QEMU needs a machine and an ELF file")

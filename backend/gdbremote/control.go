@@ -165,6 +165,14 @@ const closeTimeout = 10 * time.Second
 
 // Close implements engine.Target.
 func (t *Target) Close() error {
+	t.mu.Lock()
+	letGo := t.attached && !t.ended && !t.running
+	t.mu.Unlock()
+	if letGo { // its breakpoints out and the process on its way, not killed with gdbserver
+		if err := t.Detach(); err != nil {
+			t.log.Warn("gdbremote: detaching on close", "err", err)
+		}
+	}
 	t.stop()
 	t.c.Close()
 	if t.stub != nil {
@@ -188,6 +196,9 @@ func (t *Target) Close() error {
 // Restart restarts the program (gdbserver: vRun in extended mode; QEMU: system_reset) and
 // runs to its entry point; the target is then stopped there.
 func (t *Target) Restart() error {
+	if t.attached {
+		return errors.New("the program was attached to, not started by polydbg: it cannot be started again")
+	}
 	if err := t.needStopped(); err != nil {
 		t.Pause()
 		deadline := time.Now().Add(5 * time.Second)
@@ -239,7 +250,7 @@ func (t *Target) runToStart() error {
 	if err != nil {
 		return err
 	}
-	if pc != entry {
+	if pc != entry && !t.attached { // an attached program is debugged where it was found
 		if err := t.runTo(entry); err != nil {
 			return err
 		}

@@ -93,6 +93,8 @@ type StubOptions struct {
 	// gdbserver passes on to the program it starts (empty, nil: polydbg's own).
 	Dir string
 	Env []string
+
+	attach bool // gdbserver attaches to a running process, which outlives it (StartGdbserverAttach)
 }
 
 // startStub starts a stub with process.StartHelper and returns once it is ready.
@@ -115,7 +117,7 @@ func startStub(ctx context.Context, hs process.HelperSpec, opts StubOptions) (*S
 		return nil, fmt.Errorf("gdbremote: %w", err)
 	}
 	s.Proc, s.announced = h.Process, h.Announced()
-	if pid := process.GdbserverInferior(h.Announced()); pid > 1 && hs.Ready != nil {
+	if pid := process.GdbserverInferior(h.Announced()); pid > 1 && hs.Ready != nil && !opts.attach {
 		s.inferior, s.unguardIn = pid, process.Guard(pid)
 	}
 	return s, nil
@@ -140,6 +142,29 @@ func StartGdbserver(ctx context.Context, prog string, args []string, opts StubOp
 		return nil, err
 	}
 	s.Addr = "127.0.0.1:" + strconv.Itoa(process.GdbserverPort(s.announced)) // what made it ready: the output may still be on its way
+	return s, nil
+}
+
+// StartGdbserverAttach starts gdbserver attached to the running process pid (gdb's attach),
+// on a free loopback port, and returns when it listens. The process is not polydbg's: it is
+// neither killed with the stub nor when polydbg dies, and a detach lets it go on.
+func StartGdbserverAttach(ctx context.Context, pid int, opts StubOptions) (*Stub, error) {
+	path := opts.Path
+	if path == "" {
+		path = "gdbserver"
+	}
+	argv := append([]string{}, opts.Extra...)
+	argv = append(argv, "--attach", "127.0.0.1:0", strconv.Itoa(pid))
+	opts.attach = true
+	s, err := startStub(ctx, process.HelperSpec{
+		Spec:  process.Spec{Path: path, Argv0: path, Args: argv},
+		Name:  "gdbserver",
+		Ready: process.GdbserverListening,
+	}, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.Addr = "127.0.0.1:" + strconv.Itoa(process.GdbserverPort(s.announced))
 	return s, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -37,13 +38,16 @@ type Target struct {
 	c     *Client
 	sym   *elfsym.File
 	desc  *TargetDesc
-	stub  *Stub     // started by us, or nil
-	addr  string    // the stub's HOST:PORT
-	local bool      // the program runs on this machine, under a gdbserver started by us
-	sink  *lineSink // the stub's output as lines (with stub)
-	log   *slog.Logger
-	order binary.ByteOrder
-	bpLen int // Z0 kind: 1 on x86, 2 for Thumb
+	stub  *Stub  // started by us, or nil
+	addr  string // the stub's HOST:PORT
+	local bool   // the program runs on this machine, under a gdbserver started by us
+	// attached says the program was running before polydbg came (AttachNative): it is
+	// debugged where it is, not run to its entry point, and Close lets it go on.
+	attached bool
+	sink     *lineSink // the stub's output as lines (with stub)
+	log      *slog.Logger
+	order    binary.ByteOrder
+	bpLen    int // Z0 kind: 1 on x86, 2 for Thumb
 
 	h    engine.Handler
 	ctx  context.Context
@@ -105,6 +109,34 @@ func LaunchNativeIn(ctx context.Context, prog string, args []string, dir string,
 		return StartGdbserver(ctx, prog, args, opts)
 	})
 }
+
+// AttachNative attaches to the running process pid through a gdbserver of its own on
+// loopback (gdb's attach), with the symbols of elfPath ("" for the process's executable).
+// The process stays stopped where it was found until it is resumed; closing the target
+// detaches from it, leaving it running.
+func AttachNative(ctx context.Context, pid int, elfPath string, cfg Config) (*Target, error) {
+	if pid <= 0 {
+		return nil, fmt.Errorf("gdbremote: no process %d to attach to", pid)
+	}
+	if elfPath == "" {
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		if err != nil {
+			return nil, fmt.Errorf("gdbremote: process %d: %w", pid, err)
+		}
+		elfPath = exe
+	}
+	t, err := launch(ctx, elfPath, cfg, true, func(opts StubOptions) (*Stub, error) {
+		return StartGdbserverAttach(ctx, pid, opts)
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.attached = true
+	return t, nil
+}
+
+// Attached implements engine.AttachedTarget.
+func (t *Target) Attached() bool { return t.attached }
 
 // StartQEMUTarget starts qemu-system-arm for machine with the ELF file, halted at reset,
 // and connects to its stub. Semihosting output reaches the handler as "stdout".

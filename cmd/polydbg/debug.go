@@ -26,6 +26,7 @@ const debugUsage = `usage:
   polydbg debug FILE.kite                      a Kite program
   polydbg debug [--native] PROG [args...]      a native program, under gdbserver on loopback
                                                (an ELF executable needs no --native)
+  polydbg debug -p PID [--elf FILE]            a running process, attached to under gdbserver (gdb -p)
   polydbg debug --gdb HOST:PORT --elf FILE     any GDB remote stub (gdbserver, OpenOCD, a probe...)
   polydbg debug --qemu MACHINE FILE.elf        firmware in qemu-system-arm, halted at reset
 At a terminal: line editing, Tab completion, Ctrl-R history search, Ctrl-C pauses the
@@ -39,7 +40,10 @@ func debugCmd(args []string) int {
 	echo := fs.Bool("echo", false, "echo each command (for piped scripts)")
 	native := fs.Bool("native", false, "debug a native program under gdbserver")
 	gdbAddr := fs.String("gdb", "", "connect to a GDB remote stub at `HOST:PORT`")
-	elf := fs.String("elf", "", "the ELF `file` of the program behind --gdb")
+	elf := fs.String("elf", "", "the ELF `file` of the program behind --gdb (or -p: its executable by default)")
+	var pid int
+	fs.IntVar(&pid, "p", 0, "attach to the running process `PID` (gdb -p); quit detaches from it")
+	fs.IntVar(&pid, "pid", 0, "the same as -p")
 	machine := fs.String("qemu", "", "start qemu-system-arm for `MACHINE` (lm3s6965evb, mps2-an385...)")
 	noHistory := fs.Bool("no-history", false, "keep no command history across runs")
 	context := fs.Bool("context", false, "show source, stack, variables and registers after each stop (set context on)")
@@ -61,7 +65,7 @@ func debugCmd(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	spec, err := debugSpec(fs.Args(), *native, *gdbAddr, *elf, *machine)
+	spec, err := debugSpec(fs.Args(), *native, *gdbAddr, *elf, *machine, pid)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "polydbg debug:", err)
 		if err == errUsage {
@@ -79,7 +83,7 @@ func debugCmd(args []string) int {
 	newSession := registered(spec, "debug")
 	cfg := cli.Config{In: os.Stdin, Echo: *echo, Interrupts: withInterrupt, Commands: commands,
 		Debug: gdbcmd.Config{Out: os.Stdout, NewSession: newSession, Context: *context,
-			Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote, Batch: *batch}}
+			Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote, Attach: spec.Kind == launch.Attach, Batch: *batch}}
 	switch {
 	case *batch: // no input is read: the commands and their answers only, as gdb -batch
 	case !isTerminal(os.Stdin) && spec.Kind == launch.Kite:
@@ -109,7 +113,13 @@ var errUsage = fmt.Errorf("missing or conflicting arguments")
 
 // debugSpec is the debuggee the flags name. A Kite program is compiled once here, so that a
 // mistake in it is said before the prompt.
-func debugSpec(args []string, native bool, gdbAddr, elf, machine string) (launch.Spec, error) {
+func debugSpec(args []string, native bool, gdbAddr, elf, machine string, pid int) (launch.Spec, error) {
+	if pid != 0 {
+		if native || gdbAddr != "" || machine != "" || len(args) > 0 || pid < 0 {
+			return launch.Spec{}, errUsage
+		}
+		return launch.Spec{Kind: launch.Attach, PID: pid, ELF: elf, Program: elf}, nil
+	}
 	if (native || gdbAddr == "" && machine == "") && len(args) >= 1 {
 		if err := launch.CheckRunsHere(args[0]); err != nil {
 			return launch.Spec{}, fmt.Errorf("%w (polydbg debug --qemu MACHINE %s, or --gdb HOST:PORT --elf %s)", err, args[0], args[0])
@@ -142,6 +152,8 @@ func waitingFor(spec launch.Spec) string {
 		return "gdbserver to start " + spec.Program + " and answer on loopback"
 	case launch.Remote:
 		return "the GDB stub at " + spec.Address + " to answer"
+	case launch.Attach:
+		return fmt.Sprintf("gdbserver to attach to process %d", spec.PID)
 	case launch.QEMU:
 		return "qemu-system-arm (" + spec.Machine + ") to start its GDB stub"
 	}

@@ -91,8 +91,11 @@ func Run(cfg Config) int {
 				return 0
 			}
 			continue
-		case err != nil:
-			d.Printf("\n")
+		case err != nil: // the end of piped input: as gdb, quit (which asks, and answers itself, when the program is alive)
+			if !d.Live() {
+				d.Printf("\n")
+			}
+			d.Exec("quit", false)
 			return 0
 		}
 		line := strings.TrimSpace(raw)

@@ -134,8 +134,9 @@ func TestPrintPrettyAsGDB(t *testing.T) {
 		if i < 0 {
 			return nil
 		}
+		s, _, _ = strings.Cut(s[i:], "A debugging session is active.") // the end of input's question (gdb's -batch does not ask)
 		var ls []string
-		for _, l := range strings.Split(strings.TrimSpace(s[i:]), "\n") {
+		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
 			if l != "(polydbg)" && !strings.HasPrefix(l, "(polydbg) ") {
 				ls = append(ls, l)
 			}

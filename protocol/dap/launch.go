@@ -35,7 +35,10 @@ type launchArgs struct {
 	// Address is HOST:PORT of a GDB stub to attach to (a lantern session's gdbserver port
 	// too).
 	Address string `json:"address,omitempty"`
-	Token   string `json:"token,omitempty"`
+	// ProcessID is a running process of this machine to attach to (VS Code's "processId",
+	// as its C/C++ adapters name it).
+	ProcessID int    `json:"processId,omitempty"`
+	Token     string `json:"token,omitempty"`
 	// ThreadEvents false leaves a native program's threads to be seen at stops: live thread
 	// events cost two brief stops per thread start and end.
 	ThreadEvents *bool `json:"threadEvents,omitempty"`
@@ -52,10 +55,21 @@ func (a launchArgs) spec(attach bool) (launch.Spec, error) {
 	s := launch.Spec{Kind: launch.Kind(a.Kind), Program: a.Program, Args: a.Args, ELF: a.ELF,
 		Machine: a.Machine, Address: a.Address, SVD: a.SVD, QEMUSerial: a.Serial, Seed: a.Seed}
 	s.Remote.NoThreadEvents = a.ThreadEvents != nil && !*a.ThreadEvents
-	if attach {
-		if a.Address == "" {
-			return s, errors.New("attach needs \"address\": HOST:PORT of a GDB stub")
+	switch {
+	case attach && a.ProcessID != 0 && a.Address != "":
+		return s, errors.New("attach takes \"processId\" or \"address\", not both")
+	case attach && a.ProcessID < 0:
+		return s, fmt.Errorf("no process %d", a.ProcessID)
+	case attach && a.ProcessID > 0:
+		s.Kind, s.PID = launch.Attach, a.ProcessID
+		if s.ELF == "" {
+			s.ELF = s.Program // the process's executable when both are empty
 		}
+		s = s.Resolved()
+		return s, a.placeNative(&s)
+	case attach && a.Address == "":
+		return s, errors.New("attach needs \"processId\" (a running process) or \"address\" (HOST:PORT of a GDB stub)")
+	case attach:
 		s.Kind = launch.Remote
 	}
 	if s.Program == "" && s.ELF == "" {

@@ -18,7 +18,7 @@ import (
 // canModules says whether d lists modules: programs under gdbserver, launched or attached.
 func canModules(d *launch.Debuggee) bool {
 	_, ok := d.Target().(engine.ModuleLister)
-	return ok && (d.Spec.Kind == launch.Native || d.Spec.Kind == launch.Remote)
+	return ok && (d.Spec.Kind == launch.Native || d.Spec.Kind == launch.Remote || d.Spec.Kind == launch.Attach)
 }
 
 func dapModule(m engine.Module) godap.Module {

@@ -75,6 +75,7 @@ type StartIn struct {
 	ELF         string         `json:"elf,omitempty" jsonschema:"firmware or program with symbols (qemu, remote)"`
 	Machine     string         `json:"machine,omitempty" jsonschema:"qemu-system-arm machine, e.g. lm3s6965evb (qemu)"`
 	Address     string         `json:"address,omitempty" jsonschema:"HOST:PORT of a GDB stub (remote)"`
+	PID         int            `json:"pid,omitempty" jsonschema:"a running process of this machine to attach to (attach; its executable's symbols are read)"`
 	SVD         string         `json:"svd,omitempty" jsonschema:"the device's SVD file (qemu, remote)"`
 	StopOnEntry bool           `json:"stopOnEntry,omitempty" jsonschema:"stop before the first statement"`
 	Breakpoints []BreakpointIn `json:"breakpoints,omitempty" jsonschema:"breakpoints set before the program runs"`
@@ -117,7 +118,7 @@ type Done struct {
 
 // harmful says whether a kind of target runs real code outside polydbg's sandboxed VMs.
 func harmful(k launch.Kind) bool {
-	return k == launch.Native || k == launch.QEMU || k == launch.Remote
+	return k == launch.Native || k == launch.QEMU || k == launch.Remote || k == launch.Attach
 }
 
 func (s *Server) addRunTools() {
@@ -126,10 +127,20 @@ func (s *Server) addRunTools() {
 		"(under gdbserver; needs --allow-exec), firmware in QEMU or a GDB stub (needs --allow-exec). Sets the "+
 		"breakpoints given, runs to the first stop (or the end) and answers with the session id and the stop context.",
 		run, s.start)
-	addTool(s, "attach", "Attach to a running GDB stub (QEMU, OpenOCD, probe-rs, gdbserver) at address with the "+
-		"program's ELF (needs --allow-exec); answers with the stop context.", run,
+	addTool(s, "attach", "Attach to a running process of this machine by pid (stopOnEntry stops it where it is; "+
+		"closing the session detaches and lets it run on), or to a running GDB stub (QEMU, OpenOCD, probe-rs, "+
+		"gdbserver) at address with the program's ELF. Needs --allow-exec; answers with the stop context.", run,
 		func(ctx context.Context, req *sdk.CallToolRequest, c *client, in StartIn) (StopContext, error) {
-			in.Kind = string(launch.Remote)
+			switch {
+			case in.PID != 0 && in.Address != "":
+				return StopContext{}, fmt.Errorf("attach: give pid or address, not both")
+			case in.PID < 0:
+				return StopContext{}, fmt.Errorf("attach: no process %d", in.PID)
+			case in.PID > 0:
+				in.Kind = string(launch.Attach)
+			default:
+				in.Kind = string(launch.Remote)
+			}
 			return s.start(ctx, req, c, in)
 		})
 	exec := func(name, desc string, mode engine.ResumeMode) {
@@ -203,7 +214,8 @@ func (s *Server) addRunTools() {
 			h, ok := g.waitHalt(wctx, seq)
 			return s.stopContext(g, h, ok, in.Budget), nil
 		})
-	addTool(s, "close_session", "End a session and forget it: its process is killed and its id is no longer valid.",
+	addTool(s, "close_session", "End a session and forget it: its process is killed (one attached to by pid is detached "+
+		"from and runs on) and its id is no longer valid.",
 		hints{destructive: true, idempotent: true},
 		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in SessionIn) (Done, error) {
 			g := c.remove(in.Session)
@@ -280,7 +292,7 @@ func (s *Server) resume(ctx context.Context, c *client, in ExecIn, mode engine.R
 
 func (s *Server) start(ctx context.Context, req *sdk.CallToolRequest, c *client, in StartIn) (StopContext, error) {
 	spec := launch.Spec{Kind: launch.Kind(in.Kind), Program: in.Program, Args: in.Args, ELF: in.ELF,
-		Machine: in.Machine, Address: in.Address, SVD: in.SVD, Profile: in.Profile, Seed: in.Seed}.Resolved()
+		Machine: in.Machine, Address: in.Address, SVD: in.SVD, Profile: in.Profile, Seed: in.Seed, PID: in.PID}.Resolved()
 	if spec.Kind == "" {
 		return StopContext{}, fmt.Errorf("start: give a program (or kind and elf)")
 	}
