@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polydbg/polydbg/launch/supervise"
+	"github.com/polydbg/polydbg/internal/ptracescope"
 )
 
 // Running is a program of the test's own, started as a user's program runs before a
@@ -96,7 +96,7 @@ const LoopLine = 9
 func NeedAttach(t testing.TB) {
 	t.Helper()
 	Need(t, "gdbserver", "gcc")
-	if !supervise.PtraceAttachAllowed() {
+	if !ptracescope.AttachAllowed() {
 		t.Skip("this kernel's Yama ptrace_scope does not let a debugger attach to another process here")
 	}
 }

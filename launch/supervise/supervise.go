@@ -10,11 +10,11 @@ package supervise
 import (
 	"errors"
 	"fmt"
+	"github.com/polydbg/polydbg/internal/ptracescope"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -155,19 +155,6 @@ func (s *Supervisor) GdbserverInstalled() bool {
 // MemfdSupported reports whether this kernel can hold programs in memfds (Linux 3.17+).
 func MemfdSupported() bool { return memfd.Supported() }
 
-// PtraceAttachAllowed reports whether gdbserver --attach can attach to a sibling process:
-// Yama's ptrace_scope 0 allows it for the same user, 1 and 2 only with CAP_SYS_PTRACE
-// (approximated by root), 3 never.
-func PtraceAttachAllowed() bool {
-	b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope")
-	if err != nil {
-		return true // no Yama: classic same-user rules
-	}
-	switch strings.TrimSpace(string(b)) {
-	case "0":
-		return true
-	case "1", "2":
-		return os.Geteuid() == 0
-	}
-	return false
-}
+// PtraceAttachAllowed reports whether gdbserver --attach can attach to a sibling process
+// (ptracescope.AttachAllowed).
+func PtraceAttachAllowed() bool { return ptracescope.AttachAllowed() }
