@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/polydbg/polydbg/backend/gdbremote/rsp"
 	"io"
 	"log/slog"
 	"net"
@@ -88,7 +89,7 @@ type Client struct {
 	noAck    atomic.Bool
 	running  atomic.Bool
 	pkts     chan []byte
-	acks     chan frameKind
+	acks     chan rsp.Kind
 	done     chan struct{} // closed when the reader ends
 	rerr     error         // why the reader ended; read after done is closed
 	closeOne sync.Once
@@ -151,7 +152,7 @@ func NewClient(ctx context.Context, conn net.Conn, opts Options) (*Client, error
 		opts:       opts,
 		log:        opts.Logger,
 		pkts:       make(chan []byte, 64),
-		acks:       make(chan frameKind, 16),
+		acks:       make(chan rsp.Kind, 16),
 		done:       make(chan struct{}),
 		features:   map[string]string{},
 		packetSize: 400,
@@ -200,7 +201,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	}
 	if ps, ok := c.features["PacketSize"]; ok {
 		if n, err := strconv.ParseUint(ps, 16, 32); err == nil && n >= 64 {
-			c.packetSize = int(min(n, maxRawPacket))
+			c.packetSize = int(min(n, rsp.MaxRawPacket))
 		}
 	}
 	if !c.opts.DisableNoAck && c.features["QStartNoAckMode"] == "+" {
@@ -237,7 +238,7 @@ func (c *Client) readLoop() {
 	r := bufio.NewReaderSize(c.conn, 64<<10)
 	badRun := 0
 	for {
-		f, err := readFrame(r)
+		f, err := rsp.ReadFrame(r)
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				err = fmt.Errorf("%w: stub disconnected", ErrClosed)
@@ -247,34 +248,34 @@ func (c *Client) readLoop() {
 			c.rerr = err
 			return
 		}
-		switch f.kind {
-		case frameAck, frameNak:
+		switch f.Kind {
+		case rsp.Ack, rsp.Nak:
 			if c.noAck.Load() {
 				continue
 			}
 			select {
-			case c.acks <- f.kind:
+			case c.acks <- f.Kind:
 			default: // nobody waits for it: a stray ack
 			}
-		case frameBadChksum:
+		case rsp.BadChecksum:
 			badRun++
 			if c.noAck.Load() || badRun > 3 {
-				c.rerr = fmt.Errorf("%w: bad checksum on %q", ErrGarbage, trunc(f.payload))
+				c.rerr = fmt.Errorf("%w: bad rsp.Checksum on %q", ErrGarbage, trunc(f.Payload))
 				c.conn.Close()
 				return
 			}
 			c.writeRaw([]byte{'-'})
-		case frameNotify:
+		case rsp.Notify:
 			// Non-stop notifications are not requested; ignore them.
-			c.log.Debug("gdbremote: notification ignored", "payload", trunc(f.payload))
-		case framePacket:
+			c.log.Debug("gdbremote: notification ignored", "payload", trunc(f.Payload))
+		case rsp.Packet:
 			badRun = 0
 			if !c.noAck.Load() {
 				c.writeRaw([]byte{'+'})
 			}
 			c.stats.recv.Add(1)
-			c.stats.brecv.Add(int64(len(f.payload)))
-			c.pkts <- f.payload
+			c.stats.brecv.Add(int64(len(f.Payload)))
+			c.pkts <- f.Payload
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/polydbg/polydbg/backend/gdbremote/rsp"
 	"net"
 	"strings"
 	"sync"
@@ -46,7 +47,7 @@ func (w *stubWriter) raw(s string) {
 	w.conn.Write([]byte(s))
 }
 
-func (w *stubWriter) packet(payload string) { w.raw(string(appendFrame(nil, []byte(payload)))) }
+func (w *stubWriter) packet(payload string) { w.raw(string(rsp.AppendFrame(nil, []byte(payload)))) }
 
 func newFakeStub(t *testing.T, acks bool, handle func(cmd string, w *stubWriter) bool) *fakeStub {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -70,17 +71,17 @@ func (s *fakeStub) serve() {
 	r := bufio.NewReader(conn)
 	noAck := false // every stub acks until no-ack mode is agreed
 	for {
-		f, err := readFrame(r)
+		f, err := rsp.ReadFrame(r)
 		if err != nil {
 			return
 		}
-		if f.kind != framePacket {
+		if f.Kind != rsp.Packet {
 			continue
 		}
 		if !noAck {
 			w.raw("+")
 		}
-		cmd := string(f.payload)
+		cmd := string(f.Payload)
 		s.mu.Lock()
 		s.got = append(s.got, cmd)
 		s.mu.Unlock()
@@ -126,7 +127,7 @@ func TestClientAckModeRLEAndEscapes(t *testing.T) {
 			w.packet("0* 1*!1")
 		case strings.HasPrefix(cmd, "X"):
 			hdr, data, _ := strings.Cut(cmd, ":")
-			b, err := unescapeBinary([]byte(data))
+			b, err := rsp.UnescapeBinary([]byte(data))
 			if err != nil {
 				w.packet("E01")
 				return true
@@ -181,14 +182,14 @@ func TestClientRLE(t *testing.T) {
 		{"xyz", "xyz"},
 		{"0*}", "0" + strings.Repeat("0", 0x7d-29)},
 	} {
-		got, err := expandRLE([]byte(tc.in))
+		got, err := rsp.ExpandRLE([]byte(tc.in))
 		if err != nil || string(got) != tc.want {
-			t.Errorf("expandRLE(%q) = %q, %v", tc.in, got, err)
+			t.Errorf("rsp.ExpandRLE(%q) = %q, %v", tc.in, got, err)
 		}
 	}
 	for _, bad := range []string{"*a", "a*", "a*\x01"} {
-		if _, err := expandRLE([]byte(bad)); !errors.Is(err, ErrGarbage) {
-			t.Errorf("expandRLE(%q): %v", bad, err)
+		if _, err := rsp.ExpandRLE([]byte(bad)); !errors.Is(err, ErrGarbage) {
+			t.Errorf("rsp.ExpandRLE(%q): %v", bad, err)
 		}
 	}
 }
@@ -208,28 +209,28 @@ func TestClientRetransmitOnNak(t *testing.T) {
 		defer conn.Close()
 		r := bufio.NewReader(conn)
 		for {
-			f, err := readFrame(r)
+			f, err := rsp.ReadFrame(r)
 			if err != nil {
 				return
 			}
-			if f.kind != framePacket {
+			if f.Kind != rsp.Packet {
 				continue
 			}
-			if string(f.payload) == "qC" && naks == 0 {
+			if string(f.Payload) == "qC" && naks == 0 {
 				naks++
 				conn.Write([]byte("-")) // ask for it again
 				continue
 			}
 			conn.Write([]byte("+"))
-			switch cmd := string(f.payload); {
+			switch cmd := string(f.Payload); {
 			case strings.HasPrefix(cmd, "qSupported"):
-				conn.Write(appendFrame(nil, []byte("PacketSize=400")))
+				conn.Write(rsp.AppendFrame(nil, []byte("PacketSize=400")))
 			case cmd == "qC":
-				// first a reply with a bad checksum: the client naks it, we resend
+				// first a reply with a bad rsp.Checksum: the client naks it, we resend
 				conn.Write([]byte("$QC1#00"))
-				conn.Write(appendFrame(nil, []byte("QC1")))
+				conn.Write(rsp.AppendFrame(nil, []byte("QC1")))
 			default:
-				conn.Write(appendFrame(nil, nil))
+				conn.Write(rsp.AppendFrame(nil, nil))
 			}
 		}
 	}()
@@ -248,8 +249,8 @@ func TestClientDisconnectAndGarbage(t *testing.T) {
 	}{
 		{"disconnect", func(w *stubWriter) { w.conn.Close() }, ErrClosed},
 		{"garbage", func(w *stubWriter) { w.raw(strings.Repeat("garbage!", 200)) }, ErrGarbage},
-		{"bad checksum in no-ack mode", func(w *stubWriter) { w.raw("$OK#00") }, ErrGarbage},
-		{"huge packet", func(w *stubWriter) { w.raw("$" + strings.Repeat("a", maxRawPacket+10)) }, ErrGarbage},
+		{"bad rsp.Checksum in no-ack mode", func(w *stubWriter) { w.raw("$OK#00") }, ErrGarbage},
+		{"huge packet", func(w *stubWriter) { w.raw("$" + strings.Repeat("a", rsp.MaxRawPacket+10)) }, ErrGarbage},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

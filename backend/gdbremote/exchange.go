@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"github.com/polydbg/polydbg/backend/gdbremote/rsp"
 	"strconv"
 	"strings"
 )
@@ -22,7 +23,7 @@ func (c *Client) send(ctx context.Context, payload []byte) error {
 	if err := c.Err(); err != nil {
 		return err
 	}
-	buf := appendFrame(make([]byte, 0, len(payload)+4), payload)
+	buf := rsp.AppendFrame(make([]byte, 0, len(payload)+4), payload)
 	c.stats.sent.Add(1)
 	c.stats.bsent.Add(int64(len(payload)))
 	for try := 0; ; try++ {
@@ -35,7 +36,7 @@ func (c *Client) send(ctx context.Context, payload []byte) error {
 		}
 		select {
 		case k := <-c.acks:
-			if k == frameAck {
+			if k == rsp.Ack {
 				return nil
 			}
 			if try >= 3 {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/polydbg/polydbg/backend/gdbremote/rsp"
 	"reflect"
 	"testing"
 )
@@ -20,19 +21,19 @@ func FuzzReadFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := bufio.NewReader(bytes.NewReader(data))
 		for range len(data) + 1 {
-			fr, err := readFrame(r)
+			fr, err := rsp.ReadFrame(r)
 			if err != nil {
 				return
 			}
-			if len(fr.payload) > maxDecodedPacket {
-				t.Fatalf("payload of %d bytes", len(fr.payload))
+			if len(fr.Payload) > rsp.MaxDecodedPacket {
+				t.Fatalf("payload of %d bytes", len(fr.Payload))
 			}
-			if fr.kind == framePacket {
+			if fr.Kind == rsp.Packet {
 				// the reply parsers must not panic either
-				ParseStopReply(string(fr.payload))
-				unescapeBinary(fr.payload)
-				decodeHexRegs(string(fr.payload))
-				isOutput(fr.payload)
+				ParseStopReply(string(fr.Payload))
+				rsp.UnescapeBinary(fr.Payload)
+				decodeHexRegs(string(fr.Payload))
+				isOutput(fr.Payload)
 			}
 		}
 	})

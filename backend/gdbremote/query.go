@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/polydbg/polydbg/backend/gdbremote/rsp"
 	"strings"
 )
 
@@ -61,7 +62,7 @@ func (c *Client) ReadXfer(ctx context.Context, object, annex string) ([]byte, er
 		if err := replyError(cmd, string(r)); err != nil {
 			return nil, err
 		}
-		data, err := unescapeBinary(r[1:])
+		data, err := rsp.UnescapeBinary(r[1:])
 		if err != nil {
 			return nil, err
 		}

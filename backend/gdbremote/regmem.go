@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/polydbg/polydbg/backend/gdbremote/rsp"
 	"strconv"
 )
 
@@ -170,7 +171,7 @@ func (c *Client) WriteMemory(ctx context.Context, addr uint64, data []byte) erro
 			// worst case every byte escaped: keep the escaped body within the packet
 			k := min(len(data)-off, max((c.packetSize-len(hdr)-12)/2, 8))
 			pkt := []byte(hdr + strconv.FormatUint(uint64(k), 16) + ":")
-			pkt = escapeBinary(pkt, data[off:off+k])
+			pkt = rsp.EscapeBinary(pkt, data[off:off+k])
 			r, err := c.exchange(ctx, pkt, false)
 			if err != nil {
 				return err
