@@ -105,6 +105,25 @@ func (s *Session) Registers() ([]Register, error) {
 	return r.ReadRegisters()
 }
 
+// FrameRegisterReader is implemented by targets that recover the registers an outer frame
+// had (its pc, its stack pointer, what its callees saved), as gdb shows them there.
+type FrameRegisterReader interface {
+	FrameRegisters(frame int) ([]Register, error)
+}
+
+// FrameRegisters returns the registers as frame has them (0 the innermost: Registers):
+// for an outer frame, those the target recovers, the innermost frame's for the others.
+func (s *Session) FrameRegisters(frame int) ([]Register, error) {
+	r, ok := s.t.(FrameRegisterReader)
+	if frame == 0 || !ok {
+		return s.Registers()
+	}
+	if err := s.checkStopped("read registers"); err != nil {
+		return nil, err
+	}
+	return r.FrameRegisters(frame)
+}
+
 // WriteRegister sets a register of a stopped target by name.
 func (s *Session) WriteRegister(name string, value uint64) error {
 	r, ok := s.t.(RegisterAccess)

@@ -16,16 +16,8 @@ const attachTimeout = 30 * time.Second
 // stopped where it was found, and shown there as gdb shows it after attach (with
 // "Attaching to process N" first, unless under -batch).
 func (d *Debugger) attach() {
-	ctx, cancel := context.WithTimeout(context.Background(), attachTimeout)
-	defer cancel()
-	seq := d.s.Seq()
-	if err := d.s.Start(true); err != nil {
-		d.printf("%s\n", explain(err))
-		return
-	}
-	h, err := d.s.WaitStop(ctx, seq)
-	if err != nil || h.State != engine.Stopped {
-		d.printf("The process was not stopped: %s\n", explain(cmpErr(err, fmt.Errorf("it is %v", h.State))))
+	h, ok := d.startStopped(true, "The process was not stopped")
+	if !ok {
 		return
 	}
 	if pid := d.s.ProcessID(); pid > 0 && !d.cfg.Batch {
@@ -61,12 +53,26 @@ func (d *Debugger) executable() string {
 	return e.ExecutablePath()
 }
 
-// cmpErr is err, or other when err is nil.
-func cmpErr(err, other error) error {
-	if err != nil {
-		return err
+// startStopped starts a session whose program is there already (attached to, or a core
+// dump's) and waits for the stop it starts in; false, with notStopped and the reason said,
+// when it does not stop.
+func (d *Debugger) startStopped(stopOnEntry bool, notStopped string) (engine.Halt, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), attachTimeout)
+	defer cancel()
+	seq := d.s.Seq()
+	if err := d.s.Start(stopOnEntry); err != nil {
+		d.printf("%s\n", explain(err))
+		return engine.Halt{}, false
 	}
-	return other
+	h, err := d.s.WaitStop(ctx, seq)
+	if err == nil && (h.State != engine.Stopped || h.Stop == nil) {
+		err = fmt.Errorf("it is %v", h.State)
+	}
+	if err != nil {
+		d.printf("%s: %s\n", notStopped, explain(err))
+		return h, false
+	}
+	return h, true
 }
 
 // cmdDetach is gdb's detach: the program's breakpoints are taken out and it goes on

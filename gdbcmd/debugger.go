@@ -109,8 +109,11 @@ func New(cfg Config) (*Debugger, error) {
 	if err := d.newSession(); err != nil {
 		return nil, err
 	}
-	if cfg.Attach {
+	switch {
+	case cfg.Attach:
 		d.attach()
+	case d.s.PostMortem():
+		d.openCore()
 	}
 	return d, nil
 }

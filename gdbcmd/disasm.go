@@ -129,8 +129,11 @@ func (d *Debugger) infoSharedLibrary() {
 		return
 	}
 	// As gdb lists them: the dynamic linker first (it is known from the start), then in the
-	// dynamic linker's order.
+	// dynamic linker's order; a core dump's all in that order (read at once).
 	slices.SortStableFunc(libs, func(a, b engine.Module) int {
+		if d.s.PostMortem() {
+			return 0
+		}
 		switch {
 		case a.Interpreter == b.Interpreter:
 			return 0

@@ -30,11 +30,28 @@ func (d *Debugger) refused(name, args string) bool {
 		d.printf("%s: not here; the program is run from the debugger this console belongs to.\n", name)
 	case d.cfg.ReadOnly && writes(name, args):
 		d.printf("%s: refused; this debugger may not change the program's memory or registers, or run its code.\n", name)
+	case runsProgram[name] && d.s.PostMortem(): // a core dump's program, in gdb's words
+		switch name {
+		case "kill", "detach":
+			if name == "kill" {
+				d.query("Kill the program being debugged? ")
+			}
+			d.printf("You can't do that without a process to debug.\n")
+		case "run", "start", "restart":
+			d.printf("%s: polydbg reads the core dump only; run the program itself with polydbg debug PROG.\n", name)
+		default:
+			d.printf("The program is not being run.\n")
+		}
 	default:
 		return false
 	}
 	return true
 }
+
+// runsProgram are the commands that need a live program: refused on a core dump's.
+var runsProgram = map[string]bool{"run": true, "start": true, "restart": true, "continue": true, "step": true,
+	"next": true, "finish": true, "stepi": true, "nexti": true, "until": true, "advance": true, "jump": true,
+	"interrupt": true, "kill": true, "detach": true, "return": true, "call": true}
 
 // hostOnly are the commands a guest debugger (Attach) refuses: they run, replace or end
 // the program, whose runs its host front end reports, or they read the machine's files.

@@ -16,7 +16,7 @@ import (
 // microcontrollers): info registers, x (examine memory), set $REG = VALUE.
 
 func (d *Debugger) infoRegisters(names []string) {
-	regs, err := d.s.Registers()
+	regs, err := d.s.FrameRegisters(d.frame) // an outer frame's as the unwinder recovered them, as gdb's
 	if err != nil {
 		d.printf("%s\n", explain(err))
 		return

@@ -8,6 +8,7 @@ package launch
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polydbg/polydbg/backend/core"
 	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/backend/mcu"
@@ -41,6 +43,7 @@ const (
 	QEMU      Kind = "qemu"      // ELF is firmware for qemu-system-arm's Machine
 	Remote    Kind = "remote"    // Address is a running GDB stub (QEMU, OpenOCD, probe-rs, gdbserver, a lantern session) debugging ELF
 	Attach    Kind = "attach"    // PID is a running Linux process, attached to under gdbserver (ELF: its executable when empty)
+	Core      Kind = "core"      // Core is a core dump of Program (x86-64 Linux), inspected after its end
 )
 
 // Spec describes one debuggee. The zero value of every option works.
@@ -53,6 +56,7 @@ type Spec struct {
 	Machine string   // a qemu-system-arm machine: lm3s6965evb, mps2-an385... (QEMU)
 	Address string   // HOST:PORT of a GDB stub (Remote)
 	PID     int      // the process to attach to (Attach)
+	Core    string   // the core dump (Core); Program is its executable (the dump's first mapped file when empty)
 	SVD     string   // the device's SVD file: peripherals by name (QEMU, Remote)
 
 	// Dir and Env are a native program's working directory and complete environment
@@ -104,6 +108,24 @@ func Detect(path string) Kind {
 	return Kite
 }
 
+// IsCore reports whether path is an ELF core dump.
+func IsCore(path string) bool {
+	f, err := openRegular(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	hdr := make([]byte, 18)
+	if _, err := io.ReadFull(f, hdr); err != nil || !bytes.Equal(hdr[:4], []byte("\x7fELF")) {
+		return false
+	}
+	typ := uint16(hdr[16]) | uint16(hdr[17])<<8 // e_type (little-endian)
+	if hdr[5] == 2 {                            // ELFDATA2MSB
+		typ = uint16(hdr[16])<<8 | uint16(hdr[17])
+	}
+	return elf.Type(typ) == elf.ET_CORE
+}
+
 // ProgramPath is the absolute path of a program to run: a name without a slash is looked
 // up on PATH, as a shell does (a name not found there stays relative to the directory).
 func ProgramPath(name string) string {
@@ -122,7 +144,7 @@ func ProgramPath(name string) string {
 // Remote debuggee's ELF its Program when not given, and its kind detected from the program
 // when not given (what DAP's and MCP's launch arguments leave out).
 func (s Spec) Resolved() Spec {
-	for _, p := range []*string{&s.Program, &s.ELF, &s.SVD} {
+	for _, p := range []*string{&s.Program, &s.ELF, &s.SVD, &s.Core} {
 		if *p != "" {
 			if a, err := filepath.Abs(*p); err == nil {
 				*p = a
@@ -162,7 +184,7 @@ func Start(ctx context.Context, spec Spec) (*Debuggee, error) {
 		}
 		spec.Kind = Detect(spec.Program)
 	}
-	if spec.Kind == Native || spec.Kind == Process {
+	if spec.Kind == Native || spec.Kind == Process || spec.Kind == Core && spec.Program != "" {
 		spec.Program = ProgramPath(spec.Program)
 	}
 	d := &Debuggee{Spec: spec}
@@ -177,8 +199,10 @@ func Start(ctx context.Context, spec Spec) (*Debuggee, error) {
 		t = process.NewTarget(process.Spec{Path: spec.Program, Argv0: spec.Argv0, Args: spec.Args, Stdin: spec.Stdin}, spec.TermGrace)
 	case Native, QEMU, Remote, Attach:
 		t, err = d.remote(ctx)
+	case Core:
+		t, err = d.core(ctx)
 	default:
-		return nil, fmt.Errorf("launch: unknown kind %q (want kite, cartridge, native, attach, qemu or remote)", spec.Kind)
+		return nil, fmt.Errorf("launch: unknown kind %q (want kite, cartridge, native, attach, core, qemu or remote)", spec.Kind)
 	}
 	if err != nil {
 		return nil, err
@@ -278,6 +302,37 @@ func (d *Debuggee) remote(ctx context.Context) (engine.Target, error) {
 		return nil, errors.New("launch: a remote stub needs an address (HOST:PORT) and an ELF file")
 	}
 	return gdbremote.Connect(ctx, s.Address, s.ELF, s.Remote)
+}
+
+// core opens a core dump and debugs it through a stub that serves it (backend/core).
+func (d *Debuggee) core(ctx context.Context) (engine.Target, error) {
+	if d.Spec.Core == "" {
+		return nil, errors.New("launch: no core dump given")
+	}
+	cf, err := core.Open(d.Spec.Core)
+	if err != nil {
+		return nil, err
+	}
+	if d.Spec.Program == "" && len(cf.Mappings) > 0 {
+		d.Spec.Program = cf.Mappings[0].Path // the program's own file is mapped first
+	}
+	if d.Spec.Program == "" {
+		cf.Close()
+		return nil, errors.New("launch: the core dump does not name its program: give the executable")
+	}
+	stub, err := core.Serve(cf, d.Spec.Program)
+	if err != nil {
+		cf.Close()
+		return nil, err
+	}
+	release := func() { stub.Close(); cf.Close() }
+	t, err := gdbremote.ConnectCore(ctx, stub.Addr, d.Spec.Program, d.Spec.Remote,
+		gdbremote.CoreInfo{Args: cf.Args, Signal: cf.Signal(), Close: release})
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return t, nil
 }
 
 // ProcessStatus is how a supervised Process ended (its exit code, or the signal that

@@ -21,6 +21,10 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	t.mu.Lock()
 	t.h = h
 	t.mu.Unlock()
+	if t.core != nil {
+		t.startCore()
+		return nil
+	}
 	go t.watchHangup()
 	if err := t.runToStart(); err != nil {
 		return err
@@ -75,6 +79,9 @@ func (t *Target) runTo(addr uint64) error {
 
 // Resume implements engine.Target.
 func (t *Target) Resume(mode engine.ResumeMode) error {
+	if t.core != nil {
+		return ErrPostMortem
+	}
 	t.stopMu.Lock() // not in the middle of work on the stopped target
 	defer t.stopMu.Unlock()
 	t.mu.Lock()
@@ -178,6 +185,9 @@ func (t *Target) Close() error {
 	if t.stub != nil {
 		t.stub.Stop()
 	}
+	if t.core != nil && t.core.Close != nil {
+		t.core.Close()
+	}
 	t.mu.Lock()
 	done := t.runDone
 	t.mu.Unlock()
@@ -198,6 +208,9 @@ func (t *Target) Close() error {
 func (t *Target) Restart() error {
 	if t.attached {
 		return errors.New("the program was attached to, not started by polydbg: it cannot be started again")
+	}
+	if t.core != nil {
+		return ErrPostMortem
 	}
 	if err := t.needStopped(); err != nil {
 		t.Pause()

@@ -8,9 +8,12 @@ import (
 )
 
 // Connection implements engine.Connection: "native" for a program run here under a
-// gdbserver of our own, "remote HOST:PORT" for any other stub (QEMU, a probe, a gdbserver
-// connected to).
+// gdbserver of our own, "core" for a core dump, "remote HOST:PORT" for any other stub
+// (QEMU, a probe, a gdbserver connected to).
 func (t *Target) Connection() string {
+	if t.core != nil {
+		return "core"
+	}
 	if t.local {
 		return "native"
 	}

@@ -44,6 +44,7 @@ type Target struct {
 	// attached says the program was running before polydbg came (AttachNative): it is
 	// debugged where it is, not run to its entry point, and Close lets it go on.
 	attached bool
+	core     *CoreInfo // a core dump's program (corefile.go), nil for a live one
 	sink     *lineSink // the stub's output as lines (with stub)
 	log      *slog.Logger
 	order    binary.ByteOrder

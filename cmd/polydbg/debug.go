@@ -27,6 +27,7 @@ const debugUsage = `usage:
   polydbg debug [--native] PROG [args...]      a native program, under gdbserver on loopback
                                                (an ELF executable needs no --native)
   polydbg debug -p PID [--elf FILE]            a running process, attached to under gdbserver (gdb -p)
+  polydbg debug PROG CORE | --core CORE [PROG]  a core dump of PROG (x86-64 Linux), after its end (gdb PROG CORE)
   polydbg debug --gdb HOST:PORT --elf FILE     any GDB remote stub (gdbserver, OpenOCD, a probe...)
   polydbg debug --qemu MACHINE FILE.elf        firmware in qemu-system-arm, halted at reset
 At a terminal: line editing, Tab completion, Ctrl-R history search, Ctrl-C pauses the
@@ -41,6 +42,8 @@ func debugCmd(args []string) int {
 	native := fs.Bool("native", false, "debug a native program under gdbserver")
 	gdbAddr := fs.String("gdb", "", "connect to a GDB remote stub at `HOST:PORT`")
 	elf := fs.String("elf", "", "the ELF `file` of the program behind --gdb (or -p: its executable by default)")
+	coreFile := fs.String("core", "", "debug the core dump `FILE` (its program: the argument, or the file the dump names)")
+	fs.StringVar(coreFile, "c", "", "the same as --core")
 	var pid int
 	fs.IntVar(&pid, "p", 0, "attach to the running process `PID` (gdb -p); quit detaches from it")
 	fs.IntVar(&pid, "pid", 0, "the same as -p")
@@ -65,7 +68,7 @@ func debugCmd(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	spec, err := debugSpec(fs.Args(), *native, *gdbAddr, *elf, *machine, pid)
+	spec, err := debugSpec(fs.Args(), *native, *gdbAddr, *elf, *machine, pid, *coreFile)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "polydbg debug:", err)
 		if err == errUsage {
@@ -113,7 +116,20 @@ var errUsage = fmt.Errorf("missing or conflicting arguments")
 
 // debugSpec is the debuggee the flags name. A Kite program is compiled once here, so that a
 // mistake in it is said before the prompt.
-func debugSpec(args []string, native bool, gdbAddr, elf, machine string, pid int) (launch.Spec, error) {
+func debugSpec(args []string, native bool, gdbAddr, elf, machine string, pid int, coreFile string) (launch.Spec, error) {
+	if coreFile == "" && len(args) == 2 && !native && gdbAddr == "" && machine == "" && pid == 0 && launch.IsCore(args[1]) {
+		coreFile, args = args[1], args[:1] // gdb PROG CORE
+	}
+	if coreFile != "" {
+		if native || gdbAddr != "" || machine != "" || pid != 0 || len(args) > 1 {
+			return launch.Spec{}, errUsage
+		}
+		spec := launch.Spec{Kind: launch.Core, Core: coreFile}
+		if len(args) == 1 {
+			spec.Program = args[0]
+		}
+		return spec, nil
+	}
 	if pid != 0 {
 		if native || gdbAddr != "" || machine != "" || len(args) > 0 || pid < 0 {
 			return launch.Spec{}, errUsage
@@ -154,6 +170,8 @@ func waitingFor(spec launch.Spec) string {
 		return "the GDB stub at " + spec.Address + " to answer"
 	case launch.Attach:
 		return fmt.Sprintf("gdbserver to attach to process %d", spec.PID)
+	case launch.Core:
+		return "the core dump " + spec.Core + " to be read"
 	case launch.QEMU:
 		return "qemu-system-arm (" + spec.Machine + ") to start its GDB stub"
 	}
