@@ -154,7 +154,10 @@ func (s Spec) Resolved() Spec {
 	if (s.Kind == QEMU || s.Kind == Remote) && s.ELF == "" {
 		s.ELF = s.Program
 	}
-	if s.Kind == "" && s.Program != "" && s.Source == nil {
+	switch {
+	case s.Kind == "" && s.Core != "":
+		s.Kind = Core
+	case s.Kind == "" && s.Program != "" && s.Source == nil:
 		s.Kind = Detect(s.Program)
 	}
 	return s

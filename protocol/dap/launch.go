@@ -37,8 +37,11 @@ type launchArgs struct {
 	Address string `json:"address,omitempty"`
 	// ProcessID is a running process of this machine to attach to (VS Code's "processId",
 	// as its C/C++ adapters name it).
-	ProcessID int    `json:"processId,omitempty"`
-	Token     string `json:"token,omitempty"`
+	ProcessID int `json:"processId,omitempty"`
+	// CoreDumpPath is a core dump of program to inspect after its end (launch; the name
+	// VS Code's C/C++ adapter gives it).
+	CoreDumpPath string `json:"coreDumpPath,omitempty"`
+	Token        string `json:"token,omitempty"`
 	// ThreadEvents false leaves a native program's threads to be seen at stops: live thread
 	// events cost two brief stops per thread start and end.
 	ThreadEvents *bool `json:"threadEvents,omitempty"`
@@ -71,6 +74,12 @@ func (a launchArgs) spec(attach bool) (launch.Spec, error) {
 		return s, errors.New("attach needs \"processId\" (a running process) or \"address\" (HOST:PORT of a GDB stub)")
 	case attach:
 		s.Kind = launch.Remote
+	case a.CoreDumpPath != "":
+		if s.Kind != "" && s.Kind != launch.Core && s.Kind != launch.Native {
+			return s, fmt.Errorf("coreDumpPath is for native programs (this is %s)", s.Kind)
+		}
+		s.Kind, s.Core = launch.Core, a.CoreDumpPath
+		return s.Resolved(), a.placeNative(&s)
 	}
 	if s.Program == "" && s.ELF == "" {
 		return s, errors.New("nothing to debug: give \"program\" (or \"elf\")")

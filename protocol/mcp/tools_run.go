@@ -70,12 +70,13 @@ type BreakpointIn struct {
 // StartIn describes a debuggee to start.
 type StartIn struct {
 	Program     string         `json:"program,omitempty" jsonschema:"the Kite file, cartridge or executable"`
-	Kind        string         `json:"kind,omitempty" jsonschema:"kite, cartridge, native, qemu or remote; empty: detected from the program"`
+	Kind        string         `json:"kind,omitempty" jsonschema:"kite, cartridge, native, core, qemu or remote; empty: detected from the program (core when core is given)"`
 	Args        []string       `json:"args,omitempty" jsonschema:"the program's arguments (native)"`
 	ELF         string         `json:"elf,omitempty" jsonschema:"firmware or program with symbols (qemu, remote)"`
 	Machine     string         `json:"machine,omitempty" jsonschema:"qemu-system-arm machine, e.g. lm3s6965evb (qemu)"`
 	Address     string         `json:"address,omitempty" jsonschema:"HOST:PORT of a GDB stub (remote)"`
 	PID         int            `json:"pid,omitempty" jsonschema:"a running process of this machine to attach to (attach; its executable's symbols are read)"`
+	Core        string         `json:"core,omitempty" jsonschema:"a core dump of program to inspect after its end (kind core; program defaults to the file the dump names)"`
 	SVD         string         `json:"svd,omitempty" jsonschema:"the device's SVD file (qemu, remote)"`
 	StopOnEntry bool           `json:"stopOnEntry,omitempty" jsonschema:"stop before the first statement"`
 	Breakpoints []BreakpointIn `json:"breakpoints,omitempty" jsonschema:"breakpoints set before the program runs"`
@@ -118,7 +119,8 @@ type Done struct {
 
 // harmful says whether a kind of target runs real code outside polydbg's sandboxed VMs.
 func harmful(k launch.Kind) bool {
-	return k == launch.Native || k == launch.QEMU || k == launch.Remote || k == launch.Attach
+	return k == launch.Native || k == launch.QEMU || k == launch.Remote || k == launch.Attach ||
+		k == launch.Core // a dump names the files its memory is read from
 }
 
 func (s *Server) addRunTools() {
@@ -292,7 +294,7 @@ func (s *Server) resume(ctx context.Context, c *client, in ExecIn, mode engine.R
 
 func (s *Server) start(ctx context.Context, req *sdk.CallToolRequest, c *client, in StartIn) (StopContext, error) {
 	spec := launch.Spec{Kind: launch.Kind(in.Kind), Program: in.Program, Args: in.Args, ELF: in.ELF,
-		Machine: in.Machine, Address: in.Address, SVD: in.SVD, Profile: in.Profile, Seed: in.Seed, PID: in.PID}.Resolved()
+		Machine: in.Machine, Address: in.Address, SVD: in.SVD, Profile: in.Profile, Seed: in.Seed, PID: in.PID, Core: in.Core}.Resolved()
 	if spec.Kind == "" {
 		return StopContext{}, fmt.Errorf("start: give a program (or kind and elf)")
 	}
