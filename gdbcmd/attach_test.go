@@ -40,6 +40,10 @@ func TestAttachedGuest(t *testing.T) {
 		{0, "set n = 4", "set: refused"},
 		{0, "call work(1)", "call: refused"},
 		{0, "return", "return: refused"},
+		{0, "p n = 4", "print: refused"},
+		{0, "print/x n += 1", "print: refused"},
+		{0, "p n++", "print: refused"},
+		{0, "p n == 4", "$3 = false\n"},
 		{0, "info proc 1", "polydbg reads the /proc files of the program it debugs only.\n"},
 		{0, "info proc", "No current process: you must name one.\n"}, // a Kite program is no process
 		{0, "info inferiors", "  Num  Description       Connection           Executable        \n* 1    <null> "},

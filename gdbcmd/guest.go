@@ -79,6 +79,11 @@ func writes(name, args string) bool {
 	if name == "call" || name == "return" {
 		return true
 	}
+	if name == "print" {
+		_, expr, err := splitFormat(args)
+		_, effect := parseSideEffect(expr)
+		return err == nil && effect
+	}
 	_, _, assigns := cutAssign(strings.TrimPrefix(strings.TrimPrefix(args, "variable "), "var "))
 	return name == "set" && (assigns || strings.HasPrefix(args, "$"))
 }

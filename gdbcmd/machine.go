@@ -196,19 +196,24 @@ func cmdSet(d *Debugger, args string) bool {
 		d.printf("Usage: set $REGISTER = VALUE or set $NAME = EXPR (variables are changed with set var).\n")
 		return false
 	}
-	name := lhs[1:]
+	if err := d.setDollar(lhs[1:], rhs); err != nil {
+		d.printf("%s\n", explain(err))
+	}
+	return false
+}
+
+// setDollar sets register name, or else the convenience variable name, to the value of rhs.
+func (d *Debugger) setDollar(name, rhs string) error {
 	if !d.isRegister(name) {
 		if !validName(name) {
-			d.printf("Invalid convenience variable name %q.\n", lhs)
-			return false
+			return fmt.Errorf("Invalid convenience variable name \"$%s\".", name)
 		}
 		v, err := d.eval(rhs, false)
 		if err != nil {
-			d.printf("%s\n", explain(err))
-			return false
+			return err
 		}
 		d.values.SetConvenience(name, v)
-		return false
+		return nil
 	}
 	v, err := strconv.ParseInt(rhs, 0, 64)
 	if err != nil {
@@ -217,17 +222,13 @@ func cmdSet(d *Debugger, args string) bool {
 			x, xerr := d.eval(rhs, false)
 			n, isInt := engine.IntegerOf(x.Value)
 			if xerr != nil || !isInt {
-				d.printf("Invalid number %q.\n", rhs)
-				return false
+				return fmt.Errorf("Invalid number %q.", rhs)
 			}
 			u = uint64(n)
 		}
 		v = int64(u)
 	}
-	if err := d.s.WriteRegister(name, uint64(v)); err != nil {
-		d.printf("%s\n", explain(err))
-	}
-	return false
+	return d.s.WriteRegister(name, uint64(v))
 }
 
 // isRegister says the target has a register of that name ($pc, $rax, $eax...).

@@ -24,10 +24,14 @@ func splitFormat(args string) (format byte, rest string, err error) {
 	return spec[0], strings.TrimSpace(rest), nil
 }
 
-func cmdPrint(d *Debugger, args string) bool { d.evaluate(args, true); return false }
-func cmdCall(d *Debugger, args string) bool  { d.evaluate(args, false); return false }
+// cmdPrint is gdb's print: a function call in the expression runs (unless the debugger may
+// not run the program's code), and so do assignments, increments and decrements.
+func cmdPrint(d *Debugger, args string) bool { d.evaluate(args, d.cfg.ReadOnly, false); return false }
+func cmdCall(d *Debugger, args string) bool  { d.evaluate(args, false, true); return false }
 
-func (d *Debugger) evaluate(args string, pure bool) {
+// evaluate prints the value of the expression of args (pure: without running the program's
+// code); as gdb's call, isCall prints nothing for a function that returns nothing.
+func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	format, expr, err := splitFormat(args)
 	if err != nil {
 		d.printf("%v\n", err)
@@ -40,12 +44,30 @@ func (d *Debugger) evaluate(args string, pure bool) {
 		}
 		expr = "$"
 	}
+	var old engine.Variable
+	se, effect := parseSideEffect(expr)
+	if effect {
+		if se.old {
+			var err error
+			if old, err = d.eval(se.lvalue, true); err != nil {
+				d.printf("%s\n", explain(err))
+				return
+			}
+		}
+		if !d.apply(se) {
+			return
+		}
+		expr = se.lvalue
+	}
 	v, err := d.eval(expr, pure)
 	if err != nil {
 		d.printf("%s\n", explain(err))
 		return
 	}
-	if !pure && v.Type == "void" { // call of a function that returns nothing: gdb prints nothing
+	if se.old {
+		v = old
+	}
+	if isCall && v.Type == "void" { // call of a function that returns nothing: gdb prints nothing
 		return
 	}
 	d.printf("$%d = %s%s\n", d.values.Record(v), pointerPrefix(v, format), d.layout(d.s.FormatValue(v, format)))

@@ -111,3 +111,33 @@ func TestReturnAsksAndShowsTheFrame(t *testing.T) {
 	}
 	t.Logf("%d of 3 passages agree with gdb", agree)
 }
+
+// print does what its expression does, as gdb's: a function call runs, an assignment (plain,
+// compound, to a convenience variable) changes the variable and is worth its new value,
+// x++ and x-- are worth the old one, ++x the new one; the program then sees the changes.
+func TestPrintSideEffectsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const lines = `break tick
+run
+p fact(5)
+p fact(3) + fact(2)
+p calls = 99
+p calls++
+p calls
+p ++calls
+p calls--
+p calls += 10
+p calls *= 2
+p/x calls = 255
+p $j = 4
+p $j++
+p $j
+p calls == 255
+continue
+`
+	dir, ours, theirs := scriptAndGDB(t, "sidefx", returnProg, lines)
+	if !strings.Contains(string(ours), "$1 = 120\n") || !strings.Contains(string(ours), "24 2.5 P 355\n") {
+		t.Errorf("the calls or the assignments did not happen:\n%s", ours)
+	}
+	compareLines(t, "print's side effects", dir, ours, theirs)
+}

@@ -27,6 +27,7 @@ func FuzzCommands(f *testing.F) {
 		"b fib\ncommands\nsilent\np n\nif n > 1\ncontinue\nend\nend\nrun\ninfo breakpoints\ncommands 9\ncommands x\nend\n",
 		"set $i = 0\nwhile $i < 3\nset $i = $i + 1\nif $i == 2\nloop_continue\nelse\necho $i\nend\nend\np $i\np $nothing\nset $ = 1\nset $1x = 2\n",
 		"return\nb fib\nrun\nreturn 3\nup 99\nreturn n +\nreturn $1\nreturn (\nbt\n",
+		"b fib\nrun\np n = 2\np n++\np ++n\np n += (\np $x = n--\np fib(3)\np = 1\np ++\np n+++n\np/x n *= 2\n",
 		"define f\nf $arg0\nend\nf 1\ndefine g\nwhile 1\nloop_break\nend\necho $argc $arg0 $arg9\nend\ng a b\ndefine\ndefine print\nwhile 1\nend\n",
 	} {
 		f.Add(seed)
