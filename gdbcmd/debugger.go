@@ -81,6 +81,7 @@ type Debugger struct {
 	values       engine.ValueHistory              // gdb's $1, $2...
 	context      bool                             // set context on|off
 	pretty       bool                             // set print pretty on|off
+	limits       engine.PrintLimits               // set print elements|repeats N
 	listLines    int                              // set listsize N
 	stopThread   uint64                           // the thread of the last stop, or the one selected when the program was resumed
 	cmds         commandLists                     // breakpoints' command lists (cmdlists.go)
@@ -95,6 +96,9 @@ type Debugger struct {
 	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
 }
 
+// gdbPrintLimits are gdb's defaults of print elements and print repeats.
+var gdbPrintLimits = engine.PrintLimits{Elements: 200, Repeats: 10}
+
 // stopFrame tells one frame from another between stops, as gdb's frame ids do for a step:
 // its function and how deep it is.
 type stopFrame struct {
@@ -105,7 +109,7 @@ type stopFrame struct {
 // New starts a debugger that owns its sessions: it makes the first with cfg.NewSession,
 // runs the program and prints its output.
 func New(cfg Config) (*Debugger, error) {
-	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), context: cfg.Context}
+	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), context: cfg.Context, limits: gdbPrintLimits}
 	if err := d.newSession(); err != nil {
 		return nil, err
 	}
@@ -210,6 +214,7 @@ func (d *Debugger) newSession() error {
 		d.s.Close()
 	}
 	d.s, d.frame, d.stopThread, d.lastFrame = s, 0, 0, stopFrame{}
+	s.SetPrintLimits(d.limits) // set print elements and repeats hold across runs
 	d.current.Store(s)
 	d.output = startOutput(d.out, d.cfg.Out, s)
 	return nil

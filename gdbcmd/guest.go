@@ -17,7 +17,7 @@ import (
 // values, and the ones that run, replace or end the program, or read files, are refused.
 func Attach(s *engine.Session, cfg Config) *Debugger {
 	cfg.NewSession = nil
-	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), s: s, guest: true, context: cfg.Context}
+	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), s: s, guest: true, context: cfg.Context, limits: gdbPrintLimits}
 	d.current.Store(s)
 	return d
 }

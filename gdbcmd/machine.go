@@ -272,16 +272,43 @@ func (d *Debugger) setting(name, val string) bool {
 		}
 		d.listLines = n
 	case name == "print" || name == "p":
-		opt, on, _ := strings.Cut(val, " ")
-		if !strings.HasPrefix("pretty", opt) || opt == "" {
-			d.printf("Undefined set print command: %q. (set print pretty on|off)\n", opt)
-			return false
+		opt, arg, _ := strings.Cut(val, " ")
+		arg = strings.TrimSpace(arg)
+		switch {
+		case opt != "" && strings.HasPrefix("pretty", opt):
+			d.setOnOff(&d.pretty, arg)
+		case len(opt) >= 2 && strings.HasPrefix("elements", opt):
+			d.setLimit(&d.limits.Elements, arg)
+		case len(opt) >= 2 && strings.HasPrefix("repeats", opt):
+			d.setLimit(&d.limits.Repeats, arg)
+		default:
+			d.printf("Undefined set print command: %q. (set print pretty on|off, elements N, repeats N)\n", opt)
 		}
-		d.setOnOff(&d.pretty, strings.TrimSpace(on))
 	default:
 		d.printf("Usage: set $REGISTER = VALUE, set context on|off, set listsize N or set print pretty on|off (variables are changed by the program, not the debugger).\n")
 	}
 	return false
+}
+
+// setLimit sets a print limit from gdb's words for it: a number, 0 or unlimited for none;
+// the session's target follows it at once (and later sessions' when they are made).
+func (d *Debugger) setLimit(limit *int, val string) {
+	switch n, err := strconv.Atoi(val); {
+	case val == "":
+		d.printf("Argument required (integer to set it to, or \"unlimited\").\n")
+		return
+	case val == "unlimited":
+		*limit = 0
+	case err != nil:
+		d.printf("No symbol %q in current context.\n", val)
+		return
+	case n < 0:
+		d.printf("integer %d out of range\n", n)
+		return
+	default:
+		*limit = n
+	}
+	d.s.SetPrintLimits(d.limits)
 }
 
 // setOnOff sets a setting from gdb's words for it: on (or nothing, or 1), off (or 0).

@@ -194,11 +194,27 @@ func cmdShow(d *Debugger, args string) bool {
 	case what != "" && strings.HasPrefix("listsize", what):
 		d.printf("Number of source lines to list is %d.\n", d.listSize())
 	case what == "print" || what == "p":
-		d.printf("Pretty formatting of structures is %s.\n", onOff(d.pretty))
+		opt, _, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(args, what)), " ")
+		switch {
+		case len(opt) >= 2 && strings.HasPrefix("elements", opt):
+			d.printf("Limit on string chars or array elements to print is %s.\n", limitText(d.limits.Elements))
+		case len(opt) >= 2 && strings.HasPrefix("repeats", opt):
+			d.printf("Threshold for repeated print elements is %s.\n", limitText(d.limits.Repeats))
+		default:
+			d.printf("Pretty formatting of structures is %s.\n", onOff(d.pretty))
+		}
 	default:
 		d.printf("show values|context|listsize|print pretty\n")
 	}
 	return false
+}
+
+// limitText is a print limit in gdb's words.
+func limitText(n int) string {
+	if n == 0 {
+		return "unlimited"
+	}
+	return strconv.Itoa(n)
 }
 
 func onOff(b bool) string {

@@ -160,6 +160,7 @@ type File struct {
 	cus         map[dwarf.Offset]*cuInfo
 	sourceNames sourceNames // SourceName's table, made at its first call
 	typeDecls   typeDecls   // TypeDecls' list, read at its first call
+	limits      printLimits // how values are shortened (SetPrintLimits)
 	inlines     []*Inline
 	sections    map[string][]byte
 	versions    map[dwarf.Offset]int // DWARF version by a unit's first entry

@@ -200,8 +200,13 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 		}
 		switch target.(type) {
 		case *dwarf.CharType, *dwarf.UcharType:
-			if s, err := f.readCString(mem, u, 200); err == nil {
-				v.Text += " " + cQuote([]byte(s))
+			max := unlimited(f.PrintLimits().Elements)
+			if s, err := f.readCString(mem, u, min(max, 1<<20)+1); err == nil { // one more: is there more?
+				more := len(s) > max
+				if more {
+					s = s[:max]
+				}
+				v.Text += " " + f.charsText([]byte(s), more)
 			}
 		case *dwarf.VoidType, *dwarf.FuncType, nil:
 		default:
@@ -240,20 +245,24 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 			break
 		}
 		cnt := n / es
-		var parts []string
-		for i := 0; i < cnt && i < maxArrayChildren; i++ {
+		elem := func(i int) Value {
 			c := f.FormatValue(tt.Type, b[i*es:(i+1)*es], addr+uint64(i*es), inMem, mem, depth+1)
 			c.Name = fmt.Sprintf("[%d]", i)
-			v.Children = append(v.Children, c)
-			parts = append(parts, c.Text)
+			return c
 		}
-		if cnt > maxArrayChildren {
-			parts = append(parts, "...")
+		for i := 0; i < cnt && i < maxArrayChildren; i++ {
+			v.Children = append(v.Children, elem(i))
 		}
-		v.Text = "{" + strings.Join(parts, ", ") + "}"
 		if isChar(tt.Type) {
-			v.Text = charArray(b)
+			v.Text = f.charArray(b)
+			break
 		}
+		v.Text = f.arrayText(cnt, func(i int) string {
+			if i < len(v.Children) {
+				return v.Children[i].Text
+			}
+			return elem(i).Text
+		}, func(i, j int) bool { return string(b[i*es:(i+1)*es]) == string(b[j*es:(j+1)*es]) })
 	default:
 		v.Kind = "raw"
 		v.Text = fmt.Sprintf("%x", b)
@@ -280,42 +289,13 @@ func (f *File) bitfield(fld *dwarf.StructField, b []byte, c Value) Value {
 	return c
 }
 
-// repeatThreshold is gdb's default `set print repeats`: longer runs of one character are
-// printed as '<c>' <repeats N times>.
-const repeatThreshold = 10
-
-// charArray formats a char array as gdb does by default: all of it (NULs included, bar
-// one at the end), long runs of one character as repeats.
-func charArray(b []byte) string {
+// charArray formats a char array as gdb does: all of it up to the elements limit (NULs
+// included, bar one at the end), long runs of one character as repeats.
+func (f *File) charArray(b []byte) string {
 	if n := len(b); n > 0 && b[n-1] == 0 {
 		b = b[:n-1]
 	}
-	if len(b) == 0 {
-		return `""`
-	}
-	var parts []string
-	var quoted []byte
-	flush := func() {
-		if quoted != nil {
-			parts = append(parts, `"`+escapeChars(quoted)+`"`)
-			quoted = nil
-		}
-	}
-	for i := 0; i < len(b); {
-		j := i
-		for j < len(b) && b[j] == b[i] {
-			j++
-		}
-		if j-i > repeatThreshold {
-			flush()
-			parts = append(parts, fmt.Sprintf("%s <repeats %d times>", charLit(b[i]), j-i))
-		} else {
-			quoted = append(quoted, b[i:j]...)
-		}
-		i = j
-	}
-	flush()
-	return strings.Join(parts, ", ")
+	return f.charsText(b, false)
 }
 
 // cQuote quotes a C string as gdb prints it: up to the first NUL (all of it if there is

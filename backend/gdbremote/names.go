@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"path/filepath"
 
 	"github.com/polydbg/polydbg/engine"
@@ -40,4 +41,9 @@ func (t *Target) TypeDecls() []engine.TypeDecl {
 		out[i] = engine.TypeDecl(d)
 	}
 	return out
+}
+
+// SetPrintLimits implements engine.PrintLimiter.
+func (t *Target) SetPrintLimits(l engine.PrintLimits) {
+	t.sym.SetPrintLimits(elfsym.PrintLimits(l))
 }

@@ -93,3 +93,53 @@ func TestInferiorsAndProcAsGDB(t *testing.T) {
 	}, "one", "two words")
 	compareLines(t, "inferiors and proc", dir, ours, theirs)
 }
+
+// printLimitsProg has arrays and strings longer than gdb's limits, and runs of one value.
+const printLimitsProg = `#include <string.h>
+int big[300];
+char text[400];
+char *ptr = text;
+const char *hello = "hello, world";
+int zeros[10];
+int rep[12] = {1,1,1,1,1,1,1,1,1,1,1,2};
+int main(void) {
+	for (int i = 0; i < 300; i++) big[i] = i;
+	memset(text, 'a', 350);
+	return big[5] + text[0];
+}
+`
+
+// Values are shortened as gdb shortens them: 200 elements or characters, then "...";
+// runs of more than 10 equal elements as "<repeats N times>"; set print elements and set
+// print repeats change both, show print says them, and an array cast to a pointer is its
+// address (C's decay).
+func TestPrintLimitsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	const lines = `break 11
+run
+p big
+p text
+p zeros
+p rep
+p ptr
+p (char *)text
+set print elements 4
+p big
+p text
+p rep
+p hello
+set print elements 0
+p rep
+set print repeats 3
+p rep
+p zeros
+p hello
+show print elements
+show print repeats
+set print repeats unlimited
+p rep
+show print repeats
+`
+	dir, ours, theirs := scriptAndGDB(t, "limits", printLimitsProg, lines)
+	compareLines(t, "print limits", dir, ours, theirs)
+}

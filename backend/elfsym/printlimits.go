@@ -1,0 +1,113 @@
+package elfsym
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+)
+
+// PrintLimits are gdb's `set print elements` and `set print repeats`: how many elements of
+// an array (characters of a string) a value's text shows before "...", and how long a run
+// of one element must be to show as "<repeats N times>". 0 is unlimited.
+type PrintLimits struct {
+	Elements, Repeats int
+}
+
+// DefaultPrintLimits are gdb's defaults.
+var DefaultPrintLimits = PrintLimits{Elements: 200, Repeats: 10}
+
+// printLimits is a File's PrintLimits (nil: the defaults).
+type printLimits struct{ p atomic.Pointer[PrintLimits] }
+
+// SetPrintLimits sets how values are shortened from now on.
+func (f *File) SetPrintLimits(l PrintLimits) { f.limits.p.Store(&l) }
+
+// PrintLimits are the limits in force.
+func (f *File) PrintLimits() PrintLimits {
+	if l := f.limits.p.Load(); l != nil {
+		return *l
+	}
+	return DefaultPrintLimits
+}
+
+// unlimited turns 0 into a count nothing reaches.
+func unlimited(n int) int {
+	if n <= 0 {
+		return int(^uint(0) >> 1)
+	}
+	return n
+}
+
+// arrayText is the text of an array's elements as gdb prints them: a run of equal elements
+// longer than the repeats limit as "E <repeats N times>" (it counts as that many elements
+// toward the limit), "..." after the last element shown when the limit cuts the array.
+// elem formats element i; same says whether elements i and j are equal.
+func (f *File) arrayText(cnt int, elem func(i int) string, same func(i, j int) bool) string {
+	l := f.PrintLimits()
+	max, repeats := unlimited(l.Elements), unlimited(l.Repeats)
+	var b strings.Builder
+	b.WriteByte('{')
+	shown, i := 0, 0
+	for ; i < cnt && shown < max; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		run := 1
+		for i+run < cnt && same(i, i+run) {
+			run++
+		}
+		b.WriteString(elem(i))
+		if run > repeats {
+			fmt.Fprintf(&b, " <repeats %d times>", run)
+			i += run - 1
+			shown += repeats
+		} else {
+			shown++
+		}
+	}
+	if i < cnt {
+		b.WriteString("...")
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// charsText is the text of characters as gdb prints a char array or a string: quoted runs,
+// runs of one character longer than the repeats limit as 'c' <repeats N times>, and "..."
+// once the elements limit of characters has been shown with more to come (cut, as gdb
+// cuts, after the run that reaches it).
+func (f *File) charsText(b []byte, more bool) string {
+	l := f.PrintLimits()
+	max, repeats := unlimited(l.Elements), unlimited(l.Repeats)
+	var parts []string
+	var quoted []byte
+	flush := func() {
+		if quoted != nil {
+			parts = append(parts, `"`+escapeChars(quoted)+`"`)
+			quoted = nil
+		}
+	}
+	i := 0
+	for i < len(b) && i < max {
+		j := i
+		for j < len(b) && b[j] == b[i] {
+			j++
+		}
+		if j-i > repeats {
+			flush()
+			parts = append(parts, fmt.Sprintf("%s <repeats %d times>", charLit(b[i]), j-i))
+		} else {
+			quoted = append(quoted, b[i:j]...)
+		}
+		i = j
+	}
+	flush()
+	text := strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		text = `""`
+	}
+	if i < len(b) || more {
+		text += "..."
+	}
+	return text
+}

@@ -1,0 +1,23 @@
+package engine
+
+// PrintLimits are gdb's print elements and print repeats: how many elements of an array
+// (characters of a string) a value's text shows, and from how long a run of one element
+// it shows as "<repeats N times>"; 0 is unlimited.
+type PrintLimits struct {
+	Elements, Repeats int
+}
+
+// PrintLimiter is implemented by targets whose values' texts follow PrintLimits.
+type PrintLimiter interface {
+	SetPrintLimits(PrintLimits)
+}
+
+// SetPrintLimits sets how the target shortens values from now on; false when it does not
+// take limits.
+func (s *Session) SetPrintLimits(l PrintLimits) bool {
+	p, ok := s.t.(PrintLimiter)
+	if ok {
+		p.SetPrintLimits(l)
+	}
+	return ok
+}
