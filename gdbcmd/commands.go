@@ -494,7 +494,7 @@ func cmdInfo(d *Debugger, args string) bool {
 			d.printf("%d:   y  %s\n", w.ID, d.displaySpec(w))
 		}
 	case strings.HasPrefix("frame", what):
-		d.infoFrame()
+		d.infoFrame(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case len(what) >= 3 && strings.HasPrefix("source", what):
 		d.infoSource()
 	case strings.HasPrefix("threads", what) && len(what) >= 2:

@@ -150,15 +150,58 @@ func (d *Debugger) frameLocals(i int) {
 }
 
 func cmdFrame(d *Debugger, args string) bool {
-	n := d.frame
-	if args != "" {
-		var ok bool
-		if n, ok = atoi(args); !ok {
-			d.printf("Invalid frame number %q.\n", args)
-			return false
-		}
+	n, ok := d.frameArg(args)
+	if !ok {
+		return false
 	}
 	return d.selectFrame(n)
+}
+
+// frameArg is the frame a frame command's argument names, as gdb's frame and info frame
+// take one: none (the selected frame), N or level N, function NAME (its innermost frame);
+// false, with the reason said, when it names none.
+func (d *Debugger) frameArg(args string) (int, bool) {
+	word, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
+	rest = strings.TrimSpace(rest)
+	switch {
+	case word == "":
+		return d.frame, true
+	case word == "level" && rest == "":
+		d.printf("Argument required (expression to compute).\n")
+		return 0, false
+	case word == "level":
+		word = rest
+	case word == "function" && rest == "":
+		d.printf("Missing function name argument\n")
+		return 0, false
+	case word == "function":
+		frames, err := d.s.Stack()
+		if err != nil {
+			d.printf("%s\n", explain(err))
+			return 0, false
+		}
+		for i, f := range frames {
+			if f.Func == rest {
+				return i, true
+			}
+		}
+		if _, err := d.s.Target().ResolveFunction(rest); err != nil {
+			d.printf("Function %q not defined.\n", rest)
+		} else {
+			d.printf("No frame for function %q.\n", rest)
+		}
+		return 0, false
+	}
+	n, ok := atoi(word)
+	if !ok {
+		d.printf("No symbol %q in current context.\n", word)
+		return 0, false
+	}
+	if frames, err := d.s.Stack(); err == nil && (n < 0 || n >= len(frames)) {
+		d.printf("No frame at level %s.\n", word)
+		return 0, false
+	}
+	return n, true
 }
 
 // cmdUp is gdb's up [N]: N frames outwards, as far as there are.

@@ -13,19 +13,33 @@ import (
 // returns to, its caller's and callee's), its language, where its arguments and locals
 // are, and where it saved its caller's registers. On a target without machine frames (the
 // Kite VM) it is the frame's line.
-func (d *Debugger) infoFrame() {
-	info, err := d.s.FrameInfo(d.frame)
+func (d *Debugger) infoFrame(args string) {
+	n, ok := d.frameArg(args)
+	if !ok {
+		return
+	}
+	d.describeFrame(n, args == "")
+}
+
+// describeFrame is info frame of frame n; selected says it is the selected one (gdb's
+// "Stack level N" header, "Stack frame at" for another).
+func (d *Debugger) describeFrame(n int, selected bool) {
+	info, err := d.s.FrameInfo(n)
 	if err != nil {
-		d.selectFrame(d.frame)
+		d.selectFrame(n)
 		return
 	}
 	frames, err := d.s.Stack()
-	if err != nil || d.frame >= len(frames) {
+	if err != nil || n >= len(frames) {
 		d.printf("%s\n", explain(err))
 		return
 	}
-	f := frames[d.frame]
-	d.printf("Stack level %d, frame at %#x:\n", d.frame, info.CFA)
+	f := frames[n]
+	if selected {
+		d.printf("Stack level %d, frame at %#x:\n", n, info.CFA)
+	} else {
+		d.printf("Stack frame at %#x:\n", info.CFA)
+	}
 	where := " in " + cmp.Or(f.Func, "??")
 	if f.Module != "" { // a library's function by its symbol: "in raise", "" without one, as gdb
 		where = " in " + strings.TrimSuffix(f.Func, " ("+filepath.Base(f.Module)+")")
@@ -42,11 +56,11 @@ func (d *Debugger) infoFrame() {
 	}
 	d.printf("\n")
 	var near []string
-	if caller, err := d.s.FrameInfo(d.frame + 1); err == nil {
+	if caller, err := d.s.FrameInfo(n + 1); err == nil {
 		near = append(near, fmt.Sprintf(" called by frame at %#x", caller.CFA))
 	}
-	if d.frame > 0 {
-		if callee, err := d.s.FrameInfo(d.frame - 1); err == nil {
+	if n > 0 {
+		if callee, err := d.s.FrameInfo(n - 1); err == nil {
 			near = append(near, fmt.Sprintf(" caller of frame at %#x", callee.CFA))
 		}
 	}
@@ -58,7 +72,7 @@ func (d *Debugger) infoFrame() {
 	}
 	if info.Base != 0 {
 		args := ""
-		if vars, err := d.s.FrameArgs(d.frame); err == nil {
+		if vars, err := d.s.FrameArgs(n); err == nil {
 			args = engine.FormatArgs(vars)
 		}
 		d.printf(" Arglist at %#x, args: %s\n", info.Base, args)

@@ -141,3 +141,19 @@ continue
 	}
 	compareLines(t, "print's side effects", dir, ours, theirs)
 }
+
+// frame and info frame take gdb's ways of naming a frame: N, level N, function NAME (its
+// innermost frame); info frame of another frame than the selected one says "Stack frame
+// at", and leaves the selection as it is; bad names answer in gdb's words.
+func TestFrameSelectionAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break 6", "run", "frame function main", "frame function nosuch", "frame function tick",
+		"frame level 0", "frame level 9", "frame function", "frame level", "info frame level 9", "info frame level 2",
+		"frame", "info frame function main", "frame 1", "frame x", "info frame level 0", "info frame"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "frames", returnProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "frame selection", dir, ours, theirs)
+}
