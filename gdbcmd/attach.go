@@ -61,7 +61,7 @@ func (d *Debugger) startStopped(stopOnEntry bool, notStopped string) (engine.Hal
 	defer cancel()
 	seq := d.s.Seq()
 	if err := d.s.Start(stopOnEntry); err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return engine.Halt{}, false
 	}
 	h, err := d.s.WaitStop(ctx, seq)
@@ -69,7 +69,7 @@ func (d *Debugger) startStopped(stopOnEntry bool, notStopped string) (engine.Hal
 		err = fmt.Errorf("it is %v", h.State)
 	}
 	if err != nil {
-		d.printf("%s: %s\n", notStopped, explain(err))
+		d.fail("%s: %s\n", notStopped, explain(err))
 		return h, false
 	}
 	return h, true
@@ -80,7 +80,7 @@ func (d *Debugger) startStopped(stopOnEntry bool, notStopped string) (engine.Hal
 // polydbg; one polydbg started lives as long as polydbg.
 func cmdDetach(d *Debugger, _ string) bool {
 	if !d.live() {
-		d.printf("The program is not being run.\n")
+		d.fail("The program is not being run.\n")
 		return false
 	}
 	d.detach(d.fromUser())
@@ -96,7 +96,7 @@ func (d *Debugger) detach(loud bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), attachTimeout)
 	defer cancel()
 	if err := d.s.Detach(ctx); err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return
 	}
 	if inf != "" {

@@ -14,20 +14,20 @@ func cmdClear(d *Debugger, args string) bool {
 	if args == "" {
 		here, ok := d.here()
 		if !ok {
-			d.printf("No source file specified.\n")
+			d.fail("No source file specified.\n")
 			return false
 		}
 		spec.File, spec.Line = here.File, here.Line
 	} else {
 		var err error
 		if spec, err = d.parseLocation(args); err != nil {
-			d.printf("%v\n", err)
+			d.fail("%v\n", err)
 			return false
 		}
 	}
 	bps, err := d.s.BreakpointsAtPlace(spec)
 	if err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return false
 	}
 	var deleted []string
@@ -38,7 +38,7 @@ func cmdClear(d *Debugger, args string) bool {
 	}
 	switch len(deleted) {
 	case 0:
-		d.printf("No breakpoint at %s.\n", strings.TrimSpace(args))
+		d.fail("No breakpoint at %s.\n", strings.TrimSpace(args))
 	case 1:
 		d.printf("Deleted breakpoint %s \n", deleted[0]) // gdb's words, its space included
 	default:

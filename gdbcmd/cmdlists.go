@@ -34,20 +34,20 @@ func (c *commandLists) isReading() bool { return c.reading != nil || c.defining 
 func cmdCommands(d *Debugger, args string) bool {
 	ids, err := breakpointNumbers(args)
 	if err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return false
 	}
 	known := d.breakpointIDs()
 	if len(ids) == 0 {
 		if len(known) == 0 {
-			d.printf("No breakpoints specified.\n")
+			d.fail("No breakpoints specified.\n")
 			return false
 		}
 		ids = []int{slices.Max(known)}
 	}
 	for _, id := range ids {
 		if !slices.Contains(known, id) {
-			d.printf("No breakpoint number %d.\n", id)
+			d.fail("No breakpoint number %d.\n", id)
 			return false
 		}
 	}
@@ -174,18 +174,18 @@ func cmdDefine(d *Debugger, args string) bool {
 	name := strings.TrimSpace(args)
 	switch {
 	case name == "":
-		d.printf("Argument required (name of command to define).\n")
+		d.fail("Argument required (name of command to define).\n")
 		return false
 	case strings.ContainsAny(name, " \t$"):
-		d.printf("Invalid command name %q.\n", name)
+		d.fail("Invalid command name %q.\n", name)
 		return false
 	}
 	if c, err := lookup(name); err == nil && c.name == name {
-		d.printf("%q is a built-in command: it cannot be redefined here.\n", name)
+		d.fail("%q is a built-in command: it cannot be redefined here.\n", name)
 		return false
 	}
 	if _, ok := d.cmds.user[name]; ok && !d.query(fmt.Sprintf("Redefine command %q? ", name)) {
-		d.printf("Command %q not redefined.\n", name)
+		d.fail("Command %q not redefined.\n", name)
 		return false
 	}
 	if d.cfg.Confirm != nil {
@@ -203,7 +203,7 @@ func (d *Debugger) runUser(name, args string) (found, quit bool) {
 		return false, false
 	}
 	if d.cmds.calls >= maxUserDepth {
-		d.printf("Max user call depth exceeded -- command aborted.\n")
+		d.fail("Max user call depth exceeded -- command aborted.\n")
 		return true, false
 	}
 	argv := strings.Fields(args)

@@ -126,7 +126,7 @@ func (d *Debugger) exec(line string) bool {
 		return quit // a user command, unless a built-in has that very name
 	}
 	if err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return false
 	}
 	if noRepeat[c.name] {
@@ -209,13 +209,13 @@ func cmdTbreak(d *Debugger, args string) bool {
 func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpec)) {
 	if d.s.State().Ended() { // for the next run, as gdb keeps it: that run's session, made now
 		if err := d.newSession(); err != nil {
-			d.printf("No breakpoint set: %v\n", err)
+			d.fail("No breakpoint set: %v\n", err)
 			return
 		}
 	}
 	spec, err := d.parseLocation(args)
 	if err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return
 	}
 	if adjust != nil {
@@ -223,7 +223,7 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 	}
 	bp, err := d.s.SetBreakpoint(spec)
 	if err != nil {
-		d.printf("No breakpoint set: %v\n", err)
+		d.fail("No breakpoint set: %v\n", err)
 		return
 	}
 	if spec.Temporary {
@@ -276,7 +276,7 @@ func cmdDelete(d *Debugger, args string) bool {
 	}
 	ids, err := breakpointNumbers(args)
 	if err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return false
 	}
 	for _, n := range ids {
@@ -284,7 +284,7 @@ func cmdDelete(d *Debugger, args string) bool {
 			continue
 		}
 		if err := d.s.RemoveBreakpoint(n); err != nil {
-			d.printf("No breakpoint number %d.\n", n)
+			d.fail("No breakpoint number %d.\n", n)
 		}
 	}
 	return false
@@ -294,11 +294,11 @@ func cmdCondition(d *Debugger, args string) bool {
 	num, cond, _ := strings.Cut(args, " ")
 	n, ok := atoi(num)
 	if !ok {
-		d.printf("Argument required (breakpoint number).\n")
+		d.fail("Argument required (breakpoint number).\n")
 		return false
 	}
 	if err := d.s.SetCondition(n, strings.TrimSpace(cond)); err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return false
 	}
 	if cond == "" {
@@ -312,7 +312,7 @@ func enableCmd(on bool) cmdFunc {
 	return func(d *Debugger, args string) bool {
 		ids, err := breakpointNumbers(args)
 		if err != nil {
-			d.printf("%v\n", err)
+			d.fail("%v\n", err)
 			return false
 		}
 		if len(ids) == 0 {
@@ -322,7 +322,7 @@ func enableCmd(on bool) cmdFunc {
 		}
 		for _, n := range ids {
 			if err := d.s.EnableBreakpoint(n, on); err != nil {
-				d.printf("%v\n", err)
+				d.fail("%v\n", err)
 			}
 		}
 		return false
@@ -361,17 +361,17 @@ func breakpointNumbers(args string) ([]int, error) {
 func cmdIgnore(d *Debugger, args string) bool {
 	f := strings.Fields(args)
 	if len(f) != 2 {
-		d.printf("Argument required (a breakpoint number and a count).\n")
+		d.fail("Argument required (a breakpoint number and a count).\n")
 		return false
 	}
 	n, ok1 := atoi(f[0])
 	count, ok2 := atoi(f[1])
 	if !ok1 || !ok2 || count < 0 {
-		d.printf("Bad arguments: ignore N COUNT.\n")
+		d.fail("Bad arguments: ignore N COUNT.\n")
 		return false
 	}
 	if err := d.s.IgnoreBreakpoint(n, count); err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return false
 	}
 	switch count { // to a person at a terminal: gdb -batch says none of it
@@ -390,7 +390,7 @@ func cmdIgnore(d *Debugger, args string) bool {
 func cmdInterrupt(d *Debugger, _ string) bool {
 	if d.s.State() != engine.Running {
 		if st := d.s.State(); st == engine.Initialized || st.Ended() {
-			d.printf("The program is not being run.\n")
+			d.fail("The program is not being run.\n")
 		}
 		return false
 	}
@@ -400,11 +400,11 @@ func cmdInterrupt(d *Debugger, _ string) bool {
 
 func cmdKill(d *Debugger, _ string) bool {
 	if st := d.s.State(); st == engine.Initialized || st.Ended() {
-		d.printf("The program is not being run.\n")
+		d.fail("The program is not being run.\n")
 		return false
 	}
 	if !d.query("Kill the program being debugged? ") {
-		d.printf("Not confirmed.\n")
+		d.fail("Not confirmed.\n")
 		return false
 	}
 	d.runAndReport(d.s.Terminate)
@@ -430,7 +430,7 @@ func cmdDisplay(d *Debugger, args string) bool {
 		expr, err = d.values.Substitute(expr)
 	}
 	if err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return false
 	}
 	d.showNewDisplay(d.s.AddWatchFormat(expr, format).ID)
@@ -447,7 +447,7 @@ func (d *Debugger) showNewDisplay(id int) {
 
 func cmdUndisplay(d *Debugger, args string) bool {
 	if n, ok := atoi(args); !ok || d.s.RemoveWatch(n) != nil {
-		d.printf("No display number %s.\n", args)
+		d.fail("No display number %s.\n", args)
 	} else {
 		delete(d.insnDisplays, n)
 	}
@@ -506,7 +506,7 @@ func cmdInfo(d *Debugger, args string) bool {
 	case strings.HasPrefix("program", what):
 		d.infoProgram()
 	default:
-		d.printf("Undefined info command: %q.\n", what)
+		d.fail("Undefined info command: %q.\n", what)
 	}
 	return false
 }
@@ -549,14 +549,14 @@ func (d *Debugger) infoProgram() {
 func (d *Debugger) scopeVariables(name string) (vars []engine.Variable, ok bool) {
 	scopes, err := d.s.Scopes(d.frame)
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return nil, false
 	}
 	for _, sc := range scopes {
 		if sc.Name == name {
 			vars, err := d.s.Variables(sc.Ref)
 			if err != nil {
-				d.printf("%s\n", explain(err))
+				d.fail("%s\n", explain(err))
 				return nil, false
 			}
 			return vars, true

@@ -49,6 +49,29 @@ type Config struct {
 	Confirm func(question string) bool
 }
 
+// sourceLine is where a file read by source (or -x) is.
+type sourceLine struct {
+	file string
+	line int
+}
+
+// fail says an error as gdb's error() does, and marks the command failed: a file read by
+// source, a command list, a user command or a block it is part of stops there, as gdb's
+// do. In a file, gdb's "FILE:LINE: Error in sourced command file:" comes first (for each
+// file, when one sourced another).
+func (d *Debugger) fail(format string, args ...any) {
+	for _, at := range d.sourcing { // a file sourced by another: each, the outermost first
+		if !d.failed {
+			d.printf("%s:%d: Error in sourced command file:\n", at.file, at.line)
+		}
+	}
+	d.failed = true
+	d.printf(format, args...)
+}
+
+// Failed reports whether the last command run said an error (gdb -batch's exit status).
+func (d *Debugger) Failed() bool { return d.failed }
+
 // query asks question as gdb's query does (kill), answering yes itself without a terminal.
 func (d *Debugger) query(question string) bool {
 	if d.cfg.Confirm == nil {
@@ -93,6 +116,8 @@ type Debugger struct {
 	midLine      bool                             // that stop is in the middle of a line (after finish)
 	pcDigits     int                              // hex digits of the target's pc, once known
 	sourceDepth  int                              // files being read by source, one inside another
+	sourcing     []sourceLine                     // the line each of them is at
+	failed       bool                             // the command being run said an error (fail)
 	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
 }
 
@@ -145,6 +170,7 @@ func (d *Debugger) Exec(line string, typed bool) (quit bool) {
 		d.history = append(d.history, line)
 	}
 	d.lastCmd = line
+	d.failed = false
 	d.hold()
 	defer d.release()
 	return d.exec(line) || d.runStopCommands()

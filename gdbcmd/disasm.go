@@ -20,7 +20,7 @@ func (d *Debugger) debuggee() *launch.Debuggee { return launch.Sessions.Debuggee
 func cmdDisassemble(d *Debugger, args string) bool {
 	dbg := d.debuggee()
 	if dbg == nil {
-		d.printf("This target cannot be disassembled here.\n")
+		d.fail("This target cannot be disassembled here.\n")
 		return false
 	}
 	var pc, cur uint64
@@ -31,28 +31,28 @@ func cmdDisassemble(d *Debugger, args string) bool {
 	switch arg := strings.TrimSpace(args); {
 	case arg == "":
 		if !has {
-			d.printf("No frame selected.\n")
+			d.fail("No frame selected.\n")
 			return false
 		}
 		pc = cur
 	case strings.HasPrefix(arg, "*"):
 		a, err := engine.ParseAddress(strings.TrimSpace(arg[1:]))
 		if err != nil {
-			d.printf("%v\n", err)
+			d.fail("%v\n", err)
 			return false
 		}
 		pc = a
 	default:
 		loc, err := d.s.Target().ResolveFunction(arg)
 		if err != nil {
-			d.printf("No symbol \"%s\" in current context.\n", arg)
+			d.fail("No symbol \"%s\" in current context.\n", arg)
 			return false
 		}
 		pc = loc.PC
 	}
 	name, ins, err := dbg.DisassembleFunction(context.Background(), pc)
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false
 	}
 	indexed := false
@@ -79,7 +79,7 @@ func cmdDisassemble(d *Debugger, args string) bool {
 // section ("vals + 8 in section .data").
 func (d *Debugger) infoSymbol(expr string) {
 	if expr == "" {
-		d.printf("Argument required (address).\n")
+		d.fail("Argument required (address).\n")
 		return
 	}
 	v, err := d.eval(expr, true)
@@ -91,17 +91,17 @@ func (d *Debugger) infoSymbol(expr string) {
 		}
 	}
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return
 	}
 	if !isAddr {
-		d.printf("%s is not an address.\n", expr)
+		d.fail("%s is not an address.\n", expr)
 		return
 	}
 	name, section, ok, err := d.s.SymbolAt(uint64(addr))
 	switch {
 	case err != nil:
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 	case !ok:
 		d.printf("No symbol matches %s.\n", expr)
 	default:
@@ -115,7 +115,7 @@ func (d *Debugger) infoSymbol(expr string) {
 func (d *Debugger) infoSharedLibrary() {
 	mods, err := d.s.Modules(context.Background())
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return
 	}
 	var libs []engine.Module

@@ -34,7 +34,7 @@ func blockHead(line string) bool {
 func cmdBlock(word string) func(*Debugger, string) bool {
 	return func(d *Debugger, args string) bool {
 		if strings.TrimSpace(args) == "" {
-			d.printf("%s command requires an argument (an expression)\n", word)
+			d.fail("%s command requires an argument (an expression)\n", word)
 			return false
 		}
 		d.cmds.block, d.cmds.lines, d.cmds.nested = word+" "+strings.TrimSpace(args), nil, 0
@@ -89,6 +89,9 @@ func (d *Debugger) runLines(lines []string, subst func(string) string, stopOnRes
 			if d.exec(line) {
 				return flowQuit
 			}
+			if d.failed { // as gdb: an error ends the list, the user command, the loop
+				return flowAbort
+			}
 			if c, err := lookup(word); stopOnResume && err == nil && resumers[c.name] {
 				return flowResumed
 			}
@@ -131,7 +134,7 @@ func (d *Debugger) runBlock(word, cond string, body, other []string, subst func(
 func (d *Debugger) holds(cond string) (holds, ok bool) {
 	v, err := d.eval(cond, true)
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false, false
 	}
 	switch s := strings.TrimSpace(v.Value); {
@@ -145,6 +148,6 @@ func (d *Debugger) holds(cond string) (holds, ok bool) {
 			return f != 0, true
 		}
 	}
-	d.printf("Cannot use %q as a condition: %s is not a number.\n", cond, v.Value)
+	d.fail("Cannot use %q as a condition: %s is not a number.\n", cond, v.Value)
 	return false, false
 }

@@ -93,13 +93,13 @@ func cmdBacktrace(d *Debugger, args string) bool {
 		case ok && n != 0:
 			limit = n
 		default:
-			d.printf("No symbol %q in current context.\n", f)
+			d.fail("No symbol %q in current context.\n", f)
 			return false
 		}
 	}
 	frames, err := d.s.Stack()
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false
 	}
 	shown, more := frames, false
@@ -167,17 +167,17 @@ func (d *Debugger) frameArg(args string) (int, bool) {
 	case word == "":
 		return d.frame, true
 	case word == "level" && rest == "":
-		d.printf("Argument required (expression to compute).\n")
+		d.fail("Argument required (expression to compute).\n")
 		return 0, false
 	case word == "level":
 		word = rest
 	case word == "function" && rest == "":
-		d.printf("Missing function name argument\n")
+		d.fail("Missing function name argument\n")
 		return 0, false
 	case word == "function":
 		frames, err := d.s.Stack()
 		if err != nil {
-			d.printf("%s\n", explain(err))
+			d.fail("%s\n", explain(err))
 			return 0, false
 		}
 		for i, f := range frames {
@@ -186,19 +186,19 @@ func (d *Debugger) frameArg(args string) (int, bool) {
 			}
 		}
 		if _, err := d.s.Target().ResolveFunction(rest); err != nil {
-			d.printf("Function %q not defined.\n", rest)
+			d.fail("Function %q not defined.\n", rest)
 		} else {
-			d.printf("No frame for function %q.\n", rest)
+			d.fail("No frame for function %q.\n", rest)
 		}
 		return 0, false
 	}
 	n, ok := atoi(word)
 	if !ok {
-		d.printf("No symbol %q in current context.\n", word)
+		d.fail("No symbol %q in current context.\n", word)
 		return 0, false
 	}
 	if frames, err := d.s.Stack(); err == nil && (n < 0 || n >= len(frames)) {
-		d.printf("No frame at level %s.\n", word)
+		d.fail("No frame at level %s.\n", word)
 		return 0, false
 	}
 	return n, true
@@ -212,7 +212,7 @@ func cmdUp(d *Debugger, args string) bool {
 	}
 	if frames, err := d.s.Stack(); err == nil {
 		if d.frame+1 >= len(frames) {
-			d.printf("Initial frame selected; you cannot go up.\n")
+			d.fail("Initial frame selected; you cannot go up.\n")
 			return false
 		}
 		return d.selectFrame(min(d.frame+n, len(frames)-1))
@@ -227,7 +227,7 @@ func cmdDown(d *Debugger, args string) bool {
 		return false
 	}
 	if d.frame == 0 && d.s.State() == engine.Stopped {
-		d.printf("Bottom (innermost) frame selected; you cannot go down.\n")
+		d.fail("Bottom (innermost) frame selected; you cannot go down.\n")
 		return false
 	}
 	return d.selectFrame(max(d.frame-n, 0))
@@ -240,7 +240,7 @@ func frameCount(d *Debugger, args string) (int, bool) {
 	}
 	n, ok := atoi(args)
 	if !ok || n < 0 {
-		d.printf("Invalid number %q.\n", args)
+		d.fail("Invalid number %q.\n", args)
 		return 0, false
 	}
 	return n, true
@@ -249,11 +249,11 @@ func frameCount(d *Debugger, args string) (int, bool) {
 func (d *Debugger) selectFrame(n int) bool {
 	frames, err := d.s.Stack()
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false
 	}
 	if n < 0 || n >= len(frames) {
-		d.printf("No frame at level %d.\n", n)
+		d.fail("No frame at level %d.\n", n)
 		return false
 	}
 	d.frame = n

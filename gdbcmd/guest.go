@@ -27,20 +27,20 @@ func Attach(s *engine.Session, cfg Config) *Debugger {
 func (d *Debugger) refused(name, args string) bool {
 	switch {
 	case d.guest && hostOnly[name]:
-		d.printf("%s: not here; the program is run from the debugger this console belongs to.\n", name)
+		d.fail("%s: not here; the program is run from the debugger this console belongs to.\n", name)
 	case d.cfg.ReadOnly && writes(name, args):
-		d.printf("%s: refused; this debugger may not change the program's memory or registers, or run its code.\n", name)
+		d.fail("%s: refused; this debugger may not change the program's memory or registers, or run its code.\n", name)
 	case runsProgram[name] && d.s.PostMortem(): // a core dump's program, in gdb's words
 		switch name {
 		case "kill", "detach":
 			if name == "kill" {
 				d.query("Kill the program being debugged? ")
 			}
-			d.printf("You can't do that without a process to debug.\n")
+			d.fail("You can't do that without a process to debug.\n")
 		case "run", "start", "restart":
-			d.printf("%s: polydbg reads the core dump only; run the program itself with polydbg debug PROG.\n", name)
+			d.fail("%s: polydbg reads the core dump only; run the program itself with polydbg debug PROG.\n", name)
 		default:
-			d.printf("The program is not being run.\n")
+			d.fail("The program is not being run.\n")
 		}
 	default:
 		return false

@@ -31,7 +31,7 @@ func (d *Debugger) describeFrame(n int, selected bool) {
 	}
 	frames, err := d.s.Stack()
 	if err != nil || n >= len(frames) {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return
 	}
 	f := frames[n]
@@ -94,7 +94,7 @@ func (d *Debugger) describeFrame(n int, selected bool) {
 func (d *Debugger) infoSource() {
 	loc, ok := d.here()
 	if !ok || loc.File == "" {
-		d.printf("No current source file.\n")
+		d.fail("No current source file.\n")
 		return
 	}
 	info, _ := d.s.FrameInfo(d.frame) // none on the Kite VM: its file alone

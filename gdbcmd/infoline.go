@@ -16,7 +16,7 @@ func (d *Debugger) infoLine(arg string) {
 	case arg == "":
 		here, ok := d.here()
 		if !ok {
-			d.printf("No line number information available.\n")
+			d.fail("No line number information available.\n")
 			return
 		}
 		lc, err = d.s.LineCode(here.File, here.Line)
@@ -28,14 +28,14 @@ func (d *Debugger) infoLine(arg string) {
 	default:
 		spec, perr := d.parseLocation(arg)
 		if perr != nil {
-			d.printf("%v\n", perr)
+			d.fail("%v\n", perr)
 			return
 		}
 		file, line := spec.File, spec.Line
 		if spec.Kind == engine.FunctionBreakpoint {
 			fn, ferr := d.s.Target().ResolveFunction(spec.Function)
 			if ferr != nil {
-				d.printf("Function %q not defined.\n", spec.Function)
+				d.fail("Function %q not defined.\n", spec.Function)
 				return
 			}
 			file, line = fn.File, fn.Line
@@ -44,7 +44,7 @@ func (d *Debugger) infoLine(arg string) {
 	}
 	switch {
 	case err != nil:
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 	case lc.NoCode:
 		d.printf("Line %d of %q is at address %s but contains no code.\n", lc.Line, d.fileName(lc.File), d.codeAddress(lc.Start))
 	default:

@@ -45,7 +45,7 @@ func (d *Debugger) infoProc(args string) {
 	}
 	files, ok := procWhat[what]
 	if !ok {
-		d.printf("info proc %s: not supported by polydbg (cmdline, cwd, exe, mappings and status are).\n", what)
+		d.fail("info proc %s: not supported by polydbg (cmdline, cwd, exe, mappings and status are).\n", what)
 		return
 	}
 	pid := 0
@@ -54,13 +54,13 @@ func (d *Debugger) infoProc(args string) {
 	}
 	switch {
 	case len(fields) > 1:
-		d.printf("Too many parameters: %s\n", strings.Join(fields, " "))
+		d.fail("Too many parameters: %s\n", strings.Join(fields, " "))
 		return
 	case len(fields) == 1 && (pid <= 0 || fields[0] != strconv.Itoa(pid)):
-		d.printf("polydbg reads the /proc files of the program it debugs only.\n")
+		d.fail("polydbg reads the /proc files of the program it debugs only.\n")
 		return
 	case pid <= 0:
-		d.printf("No current process: you must name one.\n")
+		d.fail("No current process: you must name one.\n")
 		return
 	}
 	pf, ok := d.s.Target().(engine.ProcFiles)
@@ -70,7 +70,7 @@ func (d *Debugger) infoProc(args string) {
 			texts[i], errs[i] = pf.ProcFile(name)
 		}
 		if !ok || errors.Is(errs[i], engine.ErrUnsupported) { // firmware, a program on another machine
-			d.printf("Not supported on this target.\n")
+			d.fail("Not supported on this target.\n")
 			return
 		}
 	}

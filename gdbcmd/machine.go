@@ -18,7 +18,7 @@ import (
 func (d *Debugger) infoRegisters(names []string) {
 	regs, err := d.s.FrameRegisters(d.frame) // an outer frame's as the unwinder recovered them, as gdb's
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return
 	}
 	if len(names) == 0 { // gdb's general group
@@ -31,7 +31,7 @@ func (d *Debugger) infoRegisters(names []string) {
 		name = strings.TrimPrefix(name, "$")
 		r, ok := findRegister(regs, name)
 		if !ok {
-			d.printf("Invalid register `%s'\n", name)
+			d.fail("Invalid register `%s'\n", name)
 			return
 		}
 		d.printf("%-15s%-19s %s\n", name, fmt.Sprintf("%#x", r.Value), d.registerNatural(r))
@@ -104,7 +104,7 @@ func cmdExamine(d *Debugger, args string) bool {
 		if digits != "" {
 			n, err := strconv.Atoi(digits)
 			if err != nil || n <= 0 {
-				d.printf("Invalid number %q.\n", digits)
+				d.fail("Invalid number %q.\n", digits)
 				return false
 			}
 			count = n
@@ -128,12 +128,12 @@ func cmdExamine(d *Debugger, args string) bool {
 		}
 	}
 	if count*unit > maxExamine {
-		d.printf("x: at most %d bytes at a time.\n", maxExamine)
+		d.fail("x: at most %d bytes at a time.\n", maxExamine)
 		return false
 	}
 	addr, err := d.address(strings.TrimSpace(args))
 	if err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return false
 	}
 	switch format {
@@ -146,7 +146,7 @@ func cmdExamine(d *Debugger, args string) bool {
 	}
 	data, err := d.s.ReadMemory(addr, count*unit)
 	if errors.Is(err, engine.ErrNotStarted) || errors.Is(err, engine.ErrRunning) || errors.Is(err, engine.ErrEnded) || errors.Is(err, engine.ErrUnsupported) {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false
 	}
 	if err != nil || len(data) == 0 {
@@ -193,11 +193,11 @@ func cmdSet(d *Debugger, args string) bool {
 	}
 	lhs, rhs, ok := cutAssign(args)
 	if !ok || !strings.HasPrefix(lhs, "$") {
-		d.printf("Usage: set $REGISTER = VALUE or set $NAME = EXPR (variables are changed with set var).\n")
+		d.fail("Usage: set $REGISTER = VALUE or set $NAME = EXPR (variables are changed with set var).\n")
 		return false
 	}
 	if err := d.setDollar(lhs[1:], rhs); err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 	}
 	return false
 }
@@ -267,7 +267,7 @@ func (d *Debugger) setting(name, val string) bool {
 	case strings.HasPrefix("listsize", name):
 		n, ok := atoi(val)
 		if !ok || n < 1 {
-			d.printf("Usage: set listsize N (N > 0).\n")
+			d.fail("Usage: set listsize N (N > 0).\n")
 			return false
 		}
 		d.listLines = n
@@ -282,10 +282,10 @@ func (d *Debugger) setting(name, val string) bool {
 		case len(opt) >= 2 && strings.HasPrefix("repeats", opt):
 			d.setLimit(&d.limits.Repeats, arg)
 		default:
-			d.printf("Undefined set print command: %q. (set print pretty on|off, elements N, repeats N)\n", opt)
+			d.fail("Undefined set print command: %q. (set print pretty on|off, elements N, repeats N)\n", opt)
 		}
 	default:
-		d.printf("Usage: set $REGISTER = VALUE, set context on|off, set listsize N or set print pretty on|off (variables are changed by the program, not the debugger).\n")
+		d.fail("Usage: set $REGISTER = VALUE, set context on|off, set listsize N or set print pretty on|off (variables are changed by the program, not the debugger).\n")
 	}
 	return false
 }
@@ -295,15 +295,15 @@ func (d *Debugger) setting(name, val string) bool {
 func (d *Debugger) setLimit(limit *int, val string) {
 	switch n, err := strconv.Atoi(val); {
 	case val == "":
-		d.printf("Argument required (integer to set it to, or \"unlimited\").\n")
+		d.fail("Argument required (integer to set it to, or \"unlimited\").\n")
 		return
 	case val == "unlimited":
 		*limit = 0
 	case err != nil:
-		d.printf("No symbol %q in current context.\n", val)
+		d.fail("No symbol %q in current context.\n", val)
 		return
 	case n < 0:
-		d.printf("integer %d out of range\n", n)
+		d.fail("integer %d out of range\n", n)
 		return
 	default:
 		*limit = n
@@ -319,7 +319,7 @@ func (d *Debugger) setOnOff(setting *bool, val string) {
 	case "off", "0":
 		*setting = false
 	default:
-		d.printf("\"on\" or \"off\" expected.\n")
+		d.fail("\"on\" or \"off\" expected.\n")
 	}
 }
 
@@ -369,12 +369,12 @@ func (d *Debugger) examineStrings(addr uint64, count int) {
 func (d *Debugger) examineInstructions(addr uint64, count int) {
 	dbg := d.debuggee()
 	if dbg == nil {
-		d.printf("This target cannot be disassembled here.\n")
+		d.fail("This target cannot be disassembled here.\n")
 		return
 	}
 	ins, err := dbg.Disassemble(context.Background(), addr, count)
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return
 	}
 	if len(ins) == 0 { // no code there, as gdb says it

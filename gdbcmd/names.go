@@ -18,12 +18,12 @@ import (
 func (d *Debugger) functionsMatching(expr string) ([]string, bool) {
 	re, err := compileBRE(expr)
 	if err != nil {
-		d.printf("Invalid regexp: %v\n", err)
+		d.fail("Invalid regexp: %v\n", err)
 		return nil, false
 	}
 	n, ok := d.s.Target().(engine.Names)
 	if !ok {
-		d.printf("This target does not list its functions.\n")
+		d.fail("This target does not list its functions.\n")
 		return nil, false
 	}
 	var out []string
@@ -98,12 +98,12 @@ func (d *Debugger) infoFunctions(expr string) {
 func (d *Debugger) infoTypes(expr string) {
 	re, err := compileBRE(expr)
 	if err != nil {
-		d.printf("Invalid regexp: %v\n", err)
+		d.fail("Invalid regexp: %v\n", err)
 		return
 	}
 	declarer, ok := d.s.Target().(engine.TypeDeclarer)
 	if !ok {
-		d.printf("This target does not list its types.\n")
+		d.fail("This target does not list its types.\n")
 		return
 	}
 	if expr == "" {

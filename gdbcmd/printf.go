@@ -24,12 +24,12 @@ func cmdOutput(d *Debugger, args string) bool {
 		err = fmt.Errorf("Argument required (expression to compute).")
 	}
 	if err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return false
 	}
 	v, err := d.eval(expr, true)
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false
 	}
 	d.printf("%s", d.s.FormatValue(v, format))
@@ -41,7 +41,7 @@ func cmdOutput(d *Debugger, args string) bool {
 func cmdPrintf(d *Debugger, args string) bool {
 	text, err := engine.Sprintf(args, d.valueText)
 	if err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return false
 	}
 	d.printf("%s", text)
@@ -63,9 +63,9 @@ func cmdDprintf(d *Debugger, args string) bool {
 	loc, call, ok := strings.Cut(args, ",")
 	switch {
 	case strings.TrimSpace(loc) == "":
-		d.printf("Format string required\n")
+		d.fail("Format string required\n")
 	case !ok || strings.TrimSpace(call) == "":
-		d.printf("Format string required\n")
+		d.fail("Format string required\n")
 	default:
 		d.setBreak(loc, "Dprintf", func(spec *engine.BreakpointSpec) { spec.LogFormat = strings.TrimSpace(call) })
 	}

@@ -14,14 +14,14 @@ import (
 func cmdReturn(d *Debugger, args string) bool {
 	frames, err := d.s.Stack()
 	if err != nil || d.frame >= len(frames) || !d.live() {
-		d.printf("No selected frame.\n")
+		d.fail("No selected frame.\n")
 		return false
 	}
 	value := ""
 	if args != "" { // evaluated first, as print does ($N, convenience variables), then asked
 		v, err := d.eval(args, true)
 		if err != nil {
-			d.printf("%s\n", explain(err))
+			d.fail("%s\n", explain(err))
 			return false
 		}
 		if f := strings.Fields(v.Value); len(f) > 0 {
@@ -35,15 +35,15 @@ func cmdReturn(d *Debugger, args string) bool {
 			question = "Make " + fn + " return now? "
 		}
 		if !d.query(question) {
-			d.printf("Not confirmed\n")
+			d.fail("Not confirmed\n")
 			return false
 		}
 	}
 	if err := d.s.Return(d.frame, value); err != nil {
 		if errors.Is(err, engine.ErrUnsupported) {
-			d.printf("return: this target cannot make a function return early.\n")
+			d.fail("return: this target cannot make a function return early.\n")
 		} else {
-			d.printf("%s\n", explain(err))
+			d.fail("%s\n", explain(err))
 		}
 		return false
 	}

@@ -27,7 +27,7 @@ func cmdStart(d *Debugger, _ string) bool {
 
 func (d *Debugger) run(stopOnEntry bool) {
 	if d.cfg.Attach {
-		d.printf("The program was attached to, not started by polydbg: it cannot be run again (detach, then run it yourself).\n")
+		d.fail("The program was attached to, not started by polydbg: it cannot be run again (detach, then run it yourself).\n")
 		return
 	}
 	if d.live() && d.cfg.Confirm != nil {
@@ -39,7 +39,7 @@ func (d *Debugger) run(stopOnEntry bool) {
 	}
 	if d.s.State() != engine.Initialized {
 		if err := d.newSession(); err != nil {
-			d.printf("%v\n", err)
+			d.fail("%v\n", err)
 			return
 		}
 	}
@@ -58,7 +58,7 @@ func cmdContinue(d *Debugger, args string) bool {
 	if args != "" {
 		n, ok := atoi(args)
 		if !ok || n < 1 {
-			d.printf("Invalid count %q.\n", args)
+			d.fail("Invalid count %q.\n", args)
 			return false
 		}
 		if st := d.s.LastStop(); d.s.State() == engine.Stopped && st != nil && st.Reason == engine.ReasonBreakpoint {
@@ -107,7 +107,7 @@ func cmdNexti(d *Debugger, _ string) bool {
 func cmdFinish(d *Debugger, _ string) bool {
 	if frames, err := d.s.Stack(); err == nil {
 		if d.frame >= len(frames)-1 && (d.frame > 0 || !d.indexedPCs()) { // (from Kite's top level itself, the VM decides)
-			d.printf("\"finish\" not meaningful in the outermost frame.\n")
+			d.fail("\"finish\" not meaningful in the outermost frame.\n")
 			return false
 		}
 		if d.frame < len(frames)-1 {
@@ -135,7 +135,7 @@ func cmdUntil(d *Debugger, args string) bool {
 		return cmdAdvance(d, args)
 	}
 	if st := d.s.State(); st != engine.Stopped {
-		d.printf("The program is not being run.\n")
+		d.fail("The program is not being run.\n")
 		return false
 	}
 	if h, ok := d.await(d.s.StepPast); ok {
@@ -149,7 +149,7 @@ func cmdUntil(d *Debugger, args string) bool {
 // its breakpoint is told as a plain stop.
 func cmdAdvance(d *Debugger, args string) bool {
 	if strings.TrimSpace(args) == "" {
-		d.printf("Argument required (a location: FILE:LINE, LINE or FUNCTION).\n")
+		d.fail("Argument required (a location: FILE:LINE, LINE or FUNCTION).\n")
 		return false
 	}
 	spec, ok := d.locationWhileStopped(args)
@@ -180,12 +180,12 @@ func cmdJump(d *Debugger, args string) bool {
 		return false
 	}
 	if spec.Kind != engine.LineBreakpoint {
-		d.printf("jump takes a line: LINE or FILE:LINE.\n")
+		d.fail("jump takes a line: LINE or FILE:LINE.\n")
 		return false
 	}
 	targets, err := d.s.GotoTargets(spec.File, spec.Line)
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false
 	}
 	if len(targets) == 0 {
@@ -193,7 +193,7 @@ func cmdJump(d *Debugger, args string) bool {
 		return false
 	}
 	if err := d.s.Goto(targets[0]); err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false
 	}
 	if ix, ok := d.s.Target().(engine.IndexedPCs); ok && ix.PCsAreIndexes() {
@@ -209,12 +209,12 @@ func cmdJump(d *Debugger, args string) bool {
 // stopped; false, with the reason said, when it cannot be used.
 func (d *Debugger) locationWhileStopped(args string) (engine.BreakpointSpec, bool) {
 	if d.s.State() != engine.Stopped {
-		d.printf("The program is not being run.\n")
+		d.fail("The program is not being run.\n")
 		return engine.BreakpointSpec{}, false
 	}
 	spec, err := d.parseLocation(args)
 	if err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return spec, false
 	}
 	return spec, true
@@ -243,7 +243,7 @@ func cmdQuit(d *Debugger, _ string) bool {
 	}
 	d.printf("A debugging session is active.\n\n\t%s will be %s.\n\n", what, fate)
 	if !d.query("Quit anyway? ") {
-		d.printf("Not confirmed.\n")
+		d.fail("Not confirmed.\n")
 		return false
 	}
 	if d.s.Attached() {

@@ -20,7 +20,7 @@ func cmdSetVar(d *Debugger, args string) bool {
 	lhs, rhs, ok := cutAssign(rest)
 	if !ok || (!explicit && strings.HasPrefix(lhs, "$")) {
 		if explicit {
-			d.printf("Usage: set var VARIABLE = VALUE\n")
+			d.fail("Usage: set var VARIABLE = VALUE\n")
 			return false
 		}
 		return cmdSet(d, args)
@@ -30,7 +30,7 @@ func cmdSetVar(d *Debugger, args string) bool {
 		_, err = d.s.SetVariable(d.frame, 0, lhs, rhs)
 	}
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 	}
 	return false
 }

@@ -58,7 +58,7 @@ func (d *Debugger) apply(se sideEffect) bool {
 		}
 	}
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false
 	}
 	return true

@@ -14,13 +14,13 @@ import (
 func cmdHandle(d *Debugger, args string) bool {
 	words := strings.Fields(args)
 	if len(words) == 0 {
-		d.printf("Argument required (signal to handle and what to do with it).\n")
+		d.fail("Argument required (signal to handle and what to do with it).\n")
 		return false
 	}
 	name := words[0]
 	h, err := d.s.SignalHandling(name)
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false
 	}
 	for _, w := range words[1:] {
@@ -38,13 +38,13 @@ func cmdHandle(d *Debugger, args string) bool {
 		case "nopass", "ignore":
 			h.Pass = false
 		default:
-			d.printf("Unrecognized or ambiguous flag word: %q.\n", w)
+			d.fail("Unrecognized or ambiguous flag word: %q.\n", w)
 			return false
 		}
 	}
 	if len(words) > 1 {
 		if err := d.s.HandleSignal(name, h); err != nil {
-			d.printf("%s\n", explain(err))
+			d.fail("%s\n", explain(err))
 			return false
 		}
 		if d.signals == nil {
@@ -61,7 +61,7 @@ func (d *Debugger) infoSignals(args string) {
 	names := strings.Fields(args)
 	if len(names) == 0 {
 		if names = d.s.SignalNames(); len(names) == 0 {
-			d.printf("%s\n", explain(engine.ErrUnsupported))
+			d.fail("%s\n", explain(engine.ErrUnsupported))
 			return
 		}
 	}
@@ -77,7 +77,7 @@ func (d *Debugger) signalTable(names []string) bool {
 	for _, name := range names {
 		h, err := d.s.SignalHandling(name)
 		if err != nil {
-			d.printf("%s\n", explain(err))
+			d.fail("%s\n", explain(err))
 			return false
 		}
 		sig := strings.ToUpper(name)

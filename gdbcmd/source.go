@@ -124,7 +124,7 @@ func cmdList(d *Debugger, args string) bool {
 		case okB && strings.TrimSpace(first) == "": // list ,6 : the lines ending at 6
 			d.listAt, last = max(1, b-size+1), b
 		default:
-			d.printf("Bad line range %q.\n", args)
+			d.fail("Bad line range %q.\n", args)
 			return false
 		}
 		args = ""
@@ -133,14 +133,14 @@ func cmdList(d *Debugger, args string) bool {
 	case args == "":
 	case args == "-": // the lines before the last listed
 		if d.listFirst <= 1 {
-			d.printf("Already at the start of %s.\n", file)
+			d.fail("Already at the start of %s.\n", file)
 			return false
 		}
 		d.listAt, last = max(1, d.listFirst-size), d.listFirst-1
 	case hasFile: // FILE:LINE, FILE:FUNCTION
 		full := d.sourcePath(where)
 		if full == "" {
-			d.printf("No source file named %s.\n", where)
+			d.fail("No source file named %s.\n", where)
 			return false
 		}
 		if n, ok := atoi(what); ok {
@@ -148,7 +148,7 @@ func cmdList(d *Debugger, args string) bool {
 		} else if loc, err := d.s.Target().ResolveFunction(what); err == nil && engine.SourceFileIs(loc.File, where) {
 			file, d.listAt = loc.File, max(1, loc.Line-size/2)
 		} else {
-			d.printf("Function %q not defined in %q.\n", what, where)
+			d.fail("Function %q not defined in %q.\n", what, where)
 			return false
 		}
 	default:
@@ -157,7 +157,7 @@ func cmdList(d *Debugger, args string) bool {
 		} else if loc, err := d.s.Target().ResolveFunction(args); err == nil {
 			file, d.listAt = loc.File, max(1, loc.Line-size/2)
 		} else {
-			d.printf("Function %q not defined.\n", args)
+			d.fail("Function %q not defined.\n", args)
 			return false
 		}
 	}
@@ -166,7 +166,7 @@ func cmdList(d *Debugger, args string) bool {
 	}
 	src := d.source(file)
 	if len(src) == 0 {
-		d.printf("No source file.\n")
+		d.fail("No source file.\n")
 		return false
 	}
 	if d.listAt == 0 {

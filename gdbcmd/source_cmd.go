@@ -13,24 +13,30 @@ const maxSourceDepth = 8
 // # comments skipped; quit in the file ends the session.
 func cmdSource(d *Debugger, args string) bool {
 	if args == "" {
-		d.printf("source command requires file name of file to source.\n")
+		d.fail("source command requires file name of file to source.\n")
 		return false
 	}
 	if d.sourceDepth >= maxSourceDepth {
-		d.printf("%s: files sourced %d deep; not read.\n", args, maxSourceDepth)
+		d.fail("%s: files sourced %d deep; not read.\n", args, maxSourceDepth)
 		return false
 	}
 	f, err := os.Open(args)
 	if err != nil {
-		d.printf("%s: No such file or directory.\n", args)
+		d.fail("%s: No such file or directory.\n", args)
 		return false
 	}
 	defer f.Close()
 	d.sourceDepth++
-	defer func() { d.sourceDepth--; d.lastCmd = "" }() // Enter after source does not repeat its last line
+	d.sourcing = append(d.sourcing, sourceLine{file: args})
+	defer func() { // Enter after source does not repeat its last line
+		d.sourceDepth--
+		d.sourcing = d.sourcing[:len(d.sourcing)-1]
+		d.lastCmd = ""
+	}()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 4096), MaxLine)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
+		d.sourcing[len(d.sourcing)-1].line = n
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -41,9 +47,12 @@ func cmdSource(d *Debugger, args string) bool {
 		if quit {
 			return true
 		}
+		if d.failed { // as gdb: an error ends the file (and the files that source it)
+			return false
+		}
 	}
 	if err := sc.Err(); err != nil {
-		d.printf("%s: %v\n", args, err)
+		d.fail("%s: %v\n", args, err)
 	}
 	return false
 }

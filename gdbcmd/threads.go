@@ -23,7 +23,7 @@ func (d *Debugger) threads() ([]engine.Thread, error) {
 func cmdInfoThreads(d *Debugger) {
 	ts, err := d.threads()
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return
 	}
 	current := d.s.SelectedThread()
@@ -42,7 +42,7 @@ func cmdInfoThreads(d *Debugger) {
 	}
 	if current != 0 { // reading the other threads' frames selected them in turn
 		if err := d.s.SelectThread(current); err != nil {
-			d.printf("%s\n", explain(err))
+			d.fail("%s\n", explain(err))
 		}
 	}
 }
@@ -118,22 +118,22 @@ func cmdThread(d *Debugger, args string) bool {
 	}
 	n, ok := atoi(args)
 	if !ok || n < 1 {
-		d.printf("Invalid thread ID: %s\n", args)
+		d.fail("Invalid thread ID: %s\n", args)
 		return false
 	}
 	ts, err := d.threads()
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false
 	}
 	i := slices.IndexFunc(ts, func(t engine.Thread) bool { return t.Num == n })
 	if i < 0 {
-		d.printf("Invalid thread ID: %d\n", n)
+		d.fail("Invalid thread ID: %d\n", n)
 		return false
 	}
 	t := ts[i]
 	if err := d.s.SelectThread(t.ID); err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return false
 	}
 	d.printf("[Switching to thread %d (%s)]\n", n, threadName(t))
@@ -146,7 +146,7 @@ func cmdThread(d *Debugger, args string) bool {
 func (d *Debugger) threadApply(args string) {
 	ts, err := d.threads()
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return
 	}
 	var chosen []engine.Thread
@@ -165,7 +165,7 @@ func (d *Debugger) threadApply(args string) {
 			}
 			i := slices.IndexFunc(ts, func(t engine.Thread) bool { return t.Num == num })
 			if i < 0 {
-				d.printf("Invalid thread ID: %d\n", num)
+				d.fail("Invalid thread ID: %d\n", num)
 				return
 			}
 			chosen = append(chosen, ts[i])
@@ -174,17 +174,17 @@ func (d *Debugger) threadApply(args string) {
 	cmd := strings.Join(words[n:], " ")
 	switch {
 	case n == 0:
-		d.printf("Please specify a thread ID list\n")
+		d.fail("Please specify a thread ID list\n")
 		return
 	case cmd == "":
-		d.printf("Please specify a command following the thread ID list\n")
+		d.fail("Please specify a command following the thread ID list\n")
 		return
 	}
 	thread, frame := d.s.SelectedThread(), d.frame
 	for _, t := range chosen {
 		d.printf("\nThread %d (%s):\n", t.Num, targetID(t))
 		if err := d.s.SelectThread(t.ID); err != nil {
-			d.printf("%s\n", explain(err))
+			d.fail("%s\n", explain(err))
 			continue
 		}
 		d.frame = 0

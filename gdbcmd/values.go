@@ -34,12 +34,12 @@ func cmdCall(d *Debugger, args string) bool  { d.evaluate(args, false, true); re
 func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	format, expr, err := splitFormat(args)
 	if err != nil {
-		d.printf("%v\n", err)
+		d.fail("%v\n", err)
 		return
 	}
 	if expr == "" {
 		if len(d.values.Values()) == 0 { // gdb: a bare print shows the last value again
-			d.printf("Argument required (expression to evaluate).\n")
+			d.fail("Argument required (expression to evaluate).\n")
 			return
 		}
 		expr = "$"
@@ -50,7 +50,7 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 		if se.old {
 			var err error
 			if old, err = d.eval(se.lvalue, true); err != nil {
-				d.printf("%s\n", explain(err))
+				d.fail("%s\n", explain(err))
 				return
 			}
 		}
@@ -61,7 +61,7 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	}
 	v, err := d.eval(expr, pure)
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return
 	}
 	if se.old {
@@ -128,7 +128,7 @@ func cmdPtype(d *Debugger, args string) bool  { d.showType(args, true); return f
 
 func (d *Debugger) showType(expr string, expand bool) {
 	if expr == "" {
-		d.printf("Argument required (an expression).\n")
+		d.fail("Argument required (an expression).\n")
 		return
 	}
 	v, err := d.eval(expr, true)
@@ -146,9 +146,9 @@ func (d *Debugger) showType(expr string, expand bool) {
 		case terr == nil:
 			d.printf("type = %s\n", text)
 		case taggedType(expr) && !errors.Is(terr, engine.ErrUnsupported):
-			d.printf("%s\n", explain(terr)) // "No struct type named nosuch."
+			d.fail("%s\n", explain(terr)) // "No struct type named nosuch."
 		default:
-			d.printf("%s\n", explain(err))
+			d.fail("%s\n", explain(err))
 		}
 		return
 	}

@@ -85,7 +85,7 @@ func (d *Debugger) resume(cmd func() error) (engine.Halt, bool) {
 	}
 	seq := d.s.Seq()
 	if err := cmd(); err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return engine.Halt{}, false
 	}
 	if d.pendingPause.Swap(false) { // Ctrl-C came while the command was starting the program
@@ -123,7 +123,7 @@ func (d *Debugger) await(run func(context.Context) (engine.Halt, error)) (engine
 	d.release()
 	h, err := run(context.Background())
 	if err != nil {
-		d.printf("%s\n", explain(err))
+		d.fail("%s\n", explain(err))
 		return h, false
 	}
 	d.output.flush(h.Seq)

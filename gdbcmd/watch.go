@@ -34,12 +34,12 @@ func watchCmd(access engine.DataAccess) cmdFunc {
 	return func(d *Debugger, args string) bool {
 		expr := strings.TrimSpace(args)
 		if expr == "" {
-			d.printf("Argument required (expression to compute).\n")
+			d.fail("Argument required (expression to compute).\n")
 			return false
 		}
 		w, err := d.s.Watch(d.frame, expr, access)
 		if err != nil {
-			d.printf("Cannot watch %s: %v\n", expr, err)
+			d.fail("Cannot watch %s: %v\n", expr, err)
 			return false
 		}
 		d.printf("%s %d: %s\n", watchKind(w), w.ID, w.Name)

@@ -419,3 +419,41 @@ func scriptAndGDB(t *testing.T, name, src, lines string) (dir string, ours, thei
 	ours, theirs = batchAndGDB(t, polydbgBinary(t), exe, []string{"-x", script})
 	return dir, ours, theirs
 }
+
+// An error ends what it happens in, as gdb's: a file read by -x or source (after gdb's
+// "FILE:LINE: Error in sourced command file:"), and the file that sourced it; a user
+// command; a loop. -ex commands go on after one, and -batch ends with 1 when the last
+// command failed. Each against gdb, exit status included.
+func TestScriptErrorsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "errs", squareProg)
+	scripts := map[string]string{ // each ends at its error
+		"inner.gdb":  "echo inner runs\\n\n# a comment\nprint nosuch\necho not reached\\n\n",
+		"define.gdb": "break square\nrun\ndefine twice\n  print x * 2\n  print nothing\n  echo not reached\\n\nend\ntwice\necho not reached\\n\n",
+		"while.gdb":  "break square\nrun\nset $i = 0\nwhile $i < 3\n  set $i = $i + 1\n  print $i\n  print nosuch\nend\necho not reached\\n\n",
+		"outer.gdb":  "break square\nrun\necho outer runs\\n\nsource " + filepath.Join(dir, "inner.gdb") + "\necho not reached\\n\n",
+	}
+	for name, text := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"-x", filepath.Join(dir, "define.gdb")},
+		{"-x", filepath.Join(dir, "while.gdb")},
+		{"-x", filepath.Join(dir, "outer.gdb")},
+		{"-ex", "break square", "-ex", "run", "-ex", "print nosuch", "-ex", "echo goes on\\n", "-ex", "print x + 1"},
+		{"-ex", "break square", "-ex", "run", "-ex", "print x", "-ex", "print nosuch"},
+	} {
+		cmds := append([]string{"-batch"}, args...)
+		ours, ourErr := exec.Command(polydbgBinary(t), append(append([]string{"debug"}, cmds...), exe)...).CombinedOutput()
+		theirs, theirErr := exec.Command("gdb", append(append([]string{"-nx", "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS"}, cmds...), exe)...).CombinedOutput()
+		if (ourErr == nil) != (theirErr == nil) {
+			t.Errorf("%v: polydbg ended with %v, gdb with %v", args, ourErr, theirErr)
+		}
+		if strings.Contains(string(ours), "not reached") {
+			t.Errorf("%v: a line after an error ran:\n%s", args, ours)
+		}
+		compareLines(t, strings.Join(args, " "), dir, ours, theirs)
+	}
+}

@@ -68,7 +68,10 @@ func Run(cfg Config) int {
 			return 0
 		}
 	}
-	if cfg.Debug.Batch {
+	if cfg.Debug.Batch { // as gdb -batch: 1 when the last command failed
+		if d.Failed() {
+			return 1
+		}
 		return 0
 	}
 	if in == nil {
