@@ -72,7 +72,7 @@ func (s *Session) ReadMemory(addr uint64, n int) ([]byte, error) {
 	if n <= 0 || n > MaxMemoryRead {
 		return nil, fmt.Errorf("read memory: length %d out of range (1..%d)", n, MaxMemoryRead)
 	}
-	if err := s.checkStopped("read memory"); err != nil {
+	if err := s.checkInspectable("read memory"); err != nil {
 		return nil, err
 	}
 	return m.ReadMemory(addr, n)

@@ -376,7 +376,7 @@ func (s *Session) Variables(ref int) ([]Variable, error) {
 
 // Evaluate evaluates expr in frame.
 func (s *Session) Evaluate(frame int, expr string, mode EvalMode) (Variable, error) {
-	if err := s.checkStopped("evaluate"); err != nil {
+	if err := s.checkInspectable("evaluate"); err != nil {
 		return Variable{}, err
 	}
 	return s.t.Evaluate(frame, expr, mode)

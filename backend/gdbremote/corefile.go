@@ -56,3 +56,14 @@ func (t *Target) startCore() {
 	}
 	t.reportStop(engine.Stop{Reason: engine.ReasonException, Signal: sig, Text: "signal " + engine.SignalText(sig)})
 }
+
+// InspectsBeforeStart implements engine.StaticInspector: before the program runs, its
+// variables are read from its file (readCached), as gdb reads them.
+func (t *Target) InspectsBeforeStart() bool { return t.core == nil }
+
+// started says Start has run (the program is running or was).
+func (t *Target) started() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.h != nil
+}

@@ -123,6 +123,11 @@ func (m cachedMem) ReadMemory(addr uint64, n int) ([]byte, error) {
 }
 
 func (t *Target) readCached(addr uint64, n int) ([]byte, error) {
+	if !t.started() { // before run, as gdb: what the program's file says
+		if b, ok := t.sym.ReadFileMemory(addr, n); ok {
+			return b, nil
+		}
+	}
 	if n > 4*cacheLine {
 		return t.c.ReadMemory(t.ctx, addr, n)
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
@@ -142,4 +143,23 @@ show print repeats
 `
 	dir, ours, theirs := scriptAndGDB(t, "limits", printLimitsProg, lines)
 	compareLines(t, "print limits", dir, ours, theirs)
+}
+
+// Before run, expressions are evaluated over the program's file, as gdb's: constants,
+// sizes, convenience variables, globals with their initial values, memory from the file;
+// an unknown name in gdb's words. (Not compared: the addresses of a PIE, which gdb shows
+// as the file's before run and polydbg as they will be loaded.)
+func TestPrintBeforeRunAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	prog := "struct point { int x, y; };\nstatic int counter = 5;\ndouble ratio = 1.5;\nchar name[] = \"kite\";\n" +
+		"int main(void) { struct point p = {1, 2}; return p.x + counter; }\n"
+	dir, exe := buildNative(t, "static", prog)
+	var cmds []string
+	for _, c := range []string{"p 1 + 1", "p sizeof(struct point)", "p counter", "p ratio * 2", "p name", "p $x = 3",
+		"p $x * counter", "x/4xb &counter", "output counter", "p nosuch", "p counter"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	symbolAddr := regexp.MustCompile(`0x[0-9a-f]+( <)`)
+	compareLines(t, "print before run", dir, symbolAddr.ReplaceAll(ours, []byte("ADDR$1")), symbolAddr.ReplaceAll(theirs, []byte("ADDR$1")))
 }
