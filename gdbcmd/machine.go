@@ -164,7 +164,24 @@ func cmdExamine(d *Debugger, args string) bool {
 		d.printf("\t%s", u)
 	}
 	d.printf("\n")
+	d.noteExamined(addr+uint64(len(data)-unit), data[len(data)-unit:])
 	return false
+}
+
+// noteExamined sets gdb's $_ to the address of the last unit x showed (a pointer to an
+// integer of its size) and $__ to its contents.
+func (d *Debugger) noteExamined(addr uint64, unit []byte) {
+	ctype := map[int]string{1: "int8_t", 2: "int16_t", 4: "int32_t", 8: "int64_t"}[len(unit)]
+	if ctype == "" {
+		return
+	}
+	var u uint64
+	for i := len(unit) - 1; i >= 0; i-- { // little-endian, as the targets that x reads here
+		u = u<<8 | uint64(unit[i])
+	}
+	shift := 64 - 8*uint(len(unit))
+	d.values.SetConvenience("_", engine.Variable{Name: "$_", Value: d.labelled(addr), Type: ctype + " *"})
+	d.values.SetConvenience("__", engine.Variable{Name: "$__", Value: strconv.FormatInt(int64(u<<shift)>>shift, 10), Type: ctype})
 }
 
 // address reads an address argument: a number, $REGISTER, a value from the history or an

@@ -114,6 +114,14 @@ func cmdList(d *Debugger, args string) bool {
 	size := d.listSize()
 	last := 0 // the last line of a range FIRST,LAST
 	if first, rest, isRange := strings.Cut(args, ","); isRange {
+		if where, n, hasFile := strings.Cut(first, ":"); hasFile { // list FILE:3,6
+			full := d.sourcePath(strings.TrimSpace(where))
+			if full == "" {
+				d.fail("No source file named %s.\n", strings.TrimSpace(where))
+				return false
+			}
+			file, first = full, n
+		}
 		a, okA := atoi(strings.TrimSpace(first))
 		b, okB := atoi(strings.TrimSpace(rest))
 		switch {

@@ -67,6 +67,11 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	if se.old {
 		v = old
 	}
+	if format != 0 && v.Type == "i386_eflags" { // [ IF ] is 0x202 under a format, as gdb's
+		if n, err := d.eval("(unsigned int)("+expr+")", true); err == nil {
+			v.Value = n.Value
+		}
+	}
 	if isCall && v.Type == "void" { // call of a function that returns nothing: gdb prints nothing
 		return
 	}

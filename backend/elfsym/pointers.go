@@ -212,9 +212,20 @@ func (f *File) ParseType(name string) (dwarf.Type, error) {
 	return t, nil
 }
 
+// fixedWidth are <stdint.h>'s signed types by size in bits (the unsigned ones are "u"
+// before them).
+var fixedWidth = map[string]int64{"int8_t": 8, "int16_t": 16, "int32_t": 32, "int64_t": 64}
+
 // builtinType is a C base type the program's DWARF may not describe (it describes only the
 // ones it uses), sized for the target's data model (LP64, or ILP32 with 4-byte pointers).
 func (f *File) builtinType(name string) (dwarf.Type, bool) {
+	if bits, ok := fixedWidth[strings.TrimPrefix(name, "u")]; ok { // gdb knows int32_t, uint8_t... itself
+		ct := dwarf.CommonType{ByteSize: bits / 8, Name: name}
+		if strings.HasPrefix(name, "u") {
+			return &dwarf.UintType{BasicType: dwarf.BasicType{CommonType: ct}}, true
+		}
+		return &dwarf.IntType{BasicType: dwarf.BasicType{CommonType: ct}}, true
+	}
 	long := int64(8)
 	if f.Arch.PtrSize == 4 {
 		long = 4
@@ -285,7 +296,8 @@ func (f *File) IsTypeName(name string) bool {
 	}
 	t, err := f.LookupType(name)
 	if err != nil {
-		return false
+		_, fixed := fixedWidth[strings.TrimPrefix(name, "u")]
+		return fixed
 	}
 	_, typedef := t.(*dwarf.TypedefType)
 	return typedef

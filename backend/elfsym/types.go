@@ -54,6 +54,8 @@ func TypeName(t dwarf.Type) string {
 		if n, ok := gdbIntNames[t.Common().Name]; ok {
 			return n
 		}
+	case *dwarf.FuncType: // int (int), as C and gdb write it (not Go's func(int) int)
+		return funcTypeName(tt)
 	}
 	return t.String()
 }

@@ -471,6 +471,13 @@ func (e *evaluator) register(expr string) (elfsym.Value, error) {
 	if ptr := map[string]string{"pc": "code_ptr", "sp": "data_ptr", "fp": "data_ptr"}[kind]; ptr != "" {
 		out.Text, out.Type = e.t.registerText(ptr, arch.PtrSize, v)
 		out.Kind = "pointer"
+	} else if r, ok := e.t.desc.Reg(name); ok { // typed as the description types it, as gdb
+		switch r.Type {
+		case "i386_eflags": // [ IF ZF ], a number to arithmetic and /x
+			out.Text, out.Type = eflagsText(v), r.Type
+		case "int64", "int32", "int16", "int8":
+			out.Type = r.Type + "_t"
+		}
 	}
 	return out, nil
 }
@@ -492,14 +499,14 @@ var x86SubRegisters = func() map[string]subRegister {
 		{"rdx", "edx", "dx", "dl", "dh"}, {"rsi", "esi", "si", "sil", ""}, {"rdi", "edi", "di", "dil", ""},
 		{"rbp", "ebp", "bp", "bpl", ""}, {"rsp", "esp", "sp", "spl", ""},
 	} {
-		m[r.d], m[r.w], m[r.l] = subRegister{r.full, 0, 4, "int"}, subRegister{r.full, 0, 2, "int16_t"}, subRegister{r.full, 0, 1, "int8_t"}
+		m[r.d], m[r.w], m[r.l] = subRegister{r.full, 0, 4, "int32_t"}, subRegister{r.full, 0, 2, "int16_t"}, subRegister{r.full, 0, 1, "int8_t"}
 		if r.h != "" {
 			m[r.h] = subRegister{r.full, 8, 1, "int8_t"}
 		}
 	}
 	for i := 8; i <= 15; i++ {
 		full := "r" + strconv.Itoa(i)
-		m[full+"d"], m[full+"w"], m[full+"l"] = subRegister{full, 0, 4, "int"}, subRegister{full, 0, 2, "int16_t"}, subRegister{full, 0, 1, "int8_t"}
+		m[full+"d"], m[full+"w"], m[full+"l"] = subRegister{full, 0, 4, "int32_t"}, subRegister{full, 0, 2, "int16_t"}, subRegister{full, 0, 1, "int8_t"}
 	}
 	return m
 }()

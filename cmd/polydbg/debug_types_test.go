@@ -163,3 +163,20 @@ func TestPrintBeforeRunAsGDB(t *testing.T) {
 	symbolAddr := regexp.MustCompile(`0x[0-9a-f]+( <)`)
 	compareLines(t, "print before run", dir, symbolAddr.ReplaceAll(ours, []byte("ADDR$1")), symbolAddr.ReplaceAll(theirs, []byte("ADDR$1")))
 }
+
+// Smaller words, each as gdb's: a function's type (int (int), not Go's func(int) int),
+// $eflags by its flags and as a number under a format or in arithmetic, registers' types,
+// list FILE:FIRST,LAST, and x leaving $_ (the last unit's address) and $__ (its contents).
+func TestSmallAnswersAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "small", squareProg)
+	var cmds []string
+	for _, c := range []string{"list small.c:2,3", "list small.c:3,", "break square", "run", "ptype square", "whatis main",
+		"p $eflags", "p/x $eflags", "p $eflags & 0x200", "whatis $eflags", "whatis $rax", "whatis $eax", "whatis $ax",
+		"p $_", "x/2dw $sp", "p $_ == $sp + 4", "p $__ == *(int *)($sp + 4)", "whatis $__", "x/xg $sp", "whatis $_"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	stack := regexp.MustCompile(`0x7ff[0-9a-f]+`) // the stack: where it is differs between the two runs
+	compareLines(t, "small answers", dir, stack.ReplaceAll(ours, []byte("STACK")), stack.ReplaceAll(theirs, []byte("STACK")))
+}
