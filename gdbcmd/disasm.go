@@ -28,6 +28,24 @@ func cmdDisassemble(d *Debugger, args string) bool {
 	if fs, err := d.s.Stack(); err == nil && d.frame < len(fs) {
 		cur, has = fs[d.frame].Location.PC, fs[d.frame].Location.HasPC
 	}
+	raw, withSource, byLine := false, false, false
+	for strings.HasPrefix(args, "/") { // gdb's modifiers: /r raw bytes, /s (or /m) with the source
+		mods, rest, _ := strings.Cut(args[1:], " ")
+		for _, m := range mods {
+			switch m {
+			case 'r', 'b':
+				raw = true
+			case 's':
+				withSource = true
+			case 'm': // the older source-centric form: each line, its code, a blank line
+				withSource, byLine = true, true
+			default:
+				d.fail("Invalid disassembly modifier.\n")
+				return false
+			}
+		}
+		args = strings.TrimSpace(rest)
+	}
 	switch arg := strings.TrimSpace(args); {
 	case arg == "":
 		if !has {
@@ -60,19 +78,112 @@ func cmdDisassemble(d *Debugger, args string) bool {
 		indexed = true
 	}
 	d.printf("Dump of assembler code for function %s:\n", name)
-	for _, in := range ins {
+	show := func(in launch.Instruction) {
 		mark := "   "
 		if has && in.PC == cur {
 			mark = "=> "
 		}
+		text := in.Text
+		if raw && !indexed && in.Size > 0 {
+			text = d.rawBytes(in.PC, in.PC+uint64(in.Size)) + "\t" + text
+		}
 		if indexed {
-			d.printf("%s%d <+%d>:\t%s\n", mark, in.PC, in.PC-ins[0].PC, in.Text)
+			d.printf("%s%d <+%d>:\t%s\n", mark, in.PC, in.PC-ins[0].PC, text)
 		} else {
-			d.printf("%s0x%016x <+%d>:\t%s\n", mark, in.PC, in.PC-ins[0].PC, in.Text)
+			d.printf("%s0x%016x <+%d>:\t%s\n", mark, in.PC, in.PC-ins[0].PC, text)
+		}
+	}
+	switch {
+	case byLine && !indexed:
+		d.byLine(ins, show)
+	default:
+		src := sourceGroups{d: d}
+		for _, in := range ins {
+			if withSource && !indexed {
+				src.before(in.PC)
+			}
+			show(in)
 		}
 	}
 	d.printf("End of assembler dump.\n")
 	return false
+}
+
+// rawBytes are the bytes of the instruction from pc to end as gdb's disassemble /r shows
+// them: in hex, a space between, padded as for x86's seven bytes a line.
+func (d *Debugger) rawBytes(pc, end uint64) string {
+	n := int(min(end-pc, 15))
+	b, err := d.s.ReadMemory(pc, max(n, 1))
+	if err != nil {
+		return ""
+	}
+	parts := make([]string, len(b))
+	for i, c := range b {
+		parts[i] = fmt.Sprintf("%02x", c)
+	}
+	return fmt.Sprintf("%-19s", strings.Join(parts, " "))
+}
+
+// byLine is disassemble /m, gdb's older source-centric form: the function's lines in
+// order, each followed by all of its instructions and, when it has some, a blank line.
+func (d *Debugger) byLine(ins []launch.Instruction, show func(launch.Instruction)) {
+	byLine := map[int][]launch.Instruction{}
+	file, first, last := "", 0, 0
+	for _, in := range ins {
+		l, err := d.s.ResolvePC(in.PC)
+		if err != nil || l.Line == 0 || file != "" && l.File != file {
+			continue // (code of another file: an inlined header's)
+		}
+		file = l.File
+		byLine[l.Line] = append(byLine[l.Line], in)
+		if first == 0 || l.Line < first {
+			first = l.Line
+		}
+		last = max(last, l.Line)
+	}
+	for n := first; n > 0 && n <= last; n++ {
+		d.showLine(file, n)
+		for _, in := range byLine[n] {
+			show(in)
+		}
+		if len(byLine[n]) > 0 {
+			d.printf("\n")
+		}
+	}
+}
+
+// sourceGroups prints, for disassemble /s, the source lines before each run of
+// instructions of one line, as gdb does: the file first, then each line once the code
+// reaches it (with the lines between since the last one shown), a blank line between runs.
+type sourceGroups struct {
+	d          *Debugger
+	file       string
+	line, last int
+	started    bool
+}
+
+func (g *sourceGroups) before(pc uint64) {
+	l, err := g.d.s.ResolvePC(pc)
+	if err != nil || l.Line == 0 || l.File == g.file && l.Line == g.line {
+		return
+	}
+	if !g.started || l.File != g.file {
+		if g.started {
+			g.d.printf("\n")
+		}
+		g.d.printf("%s:\n", g.d.fileName(l.File))
+		g.started, g.file, g.last = true, l.File, l.Line-1
+	} else {
+		g.d.printf("\n")
+	}
+	from := l.Line
+	if l.Line > g.last {
+		from = g.last + 1
+	}
+	for n := from; n <= l.Line; n++ {
+		g.d.showLine(l.File, n)
+	}
+	g.line, g.last = l.Line, max(g.last, l.Line)
 }
 
 // infoSymbol is gdb's info symbol ADDR: the function or object an address is in, and its

@@ -21,6 +21,7 @@ import (
 type Instruction struct {
 	PC   uint64
 	Text string // mnemonic and operands
+	Size int    // bytes (machine code of a function, DisassembleFunction); 0 when not known
 }
 
 // Disassemble returns up to count instructions from pc: the Kite VM's bytecode for Kite

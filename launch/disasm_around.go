@@ -99,10 +99,15 @@ func (d *Debuggee) DisassembleFunction(ctx context.Context, pc uint64) (string, 
 		}
 		ins, err := d.Disassemble(ctx, fn.Low+sym.Bias, int(fn.High-fn.Low))
 		var in []Instruction
-		for _, i := range ins {
-			if i.PC < fn.High+sym.Bias {
-				in = append(in, i)
+		for k, i := range ins {
+			if i.PC >= fn.High+sym.Bias {
+				break
 			}
+			i.Size = int(fn.High + sym.Bias - i.PC) // the last one: up to the function's end
+			if k+1 < len(ins) && ins[k+1].PC < fn.High+sym.Bias {
+				i.Size = int(ins[k+1].PC - i.PC)
+			}
+			in = append(in, i)
 		}
 		return fn.Name, in, err
 	}

@@ -457,3 +457,18 @@ func TestScriptErrorsAsGDB(t *testing.T) {
 		compareLines(t, strings.Join(args, " "), dir, ours, theirs)
 	}
 }
+
+// disassemble's modifiers, as gdb's: /r with each instruction's bytes, /s with the source
+// lines before their code (a loop's body after its condition, as the code runs), /m with
+// each line's code gathered under it; a modifier it does not know in gdb's words.
+func TestDisassembleModifiersAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "dis", "int sum(int n) {\n\tint s = 0;\n\t// a comment line\n\n\tfor (int i = 0; i < n; i++)\n\t\ts += i;\n\treturn s;\n}\nint main(void) { return sum(4) - 6; }\n")
+	var cmds []string
+	for _, c := range []string{"break sum", "run", "disassemble /r", "disassemble /s", "disassemble /m", "disassemble /rs main",
+		"disassemble /q", "disassemble /m main"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "disassemble modifiers", dir, ours, theirs)
+}
