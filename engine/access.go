@@ -224,3 +224,10 @@ func (s *Session) LineCodeAt(pc uint64) (LineCode, error) {
 	}
 	return lt.LineCodeAt(pc)
 }
+
+// OffsetDescriber is implemented by targets that lay out a struct's or union's members
+// with their offsets, sizes and holes (gdb's ptype/o), of a type name or of an expression's
+// type in a frame.
+type OffsetDescriber interface {
+	DescribeOffsets(frame int, expr string) (string, error)
+}

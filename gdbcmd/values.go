@@ -129,7 +129,27 @@ func (d *Debugger) eval(expr string, pure bool) (engine.Variable, error) {
 
 // cmdWhatis prints an expression's type; ptype also lists the fields of a struct or union.
 func cmdWhatis(d *Debugger, args string) bool { d.showType(args, false); return false }
-func cmdPtype(d *Debugger, args string) bool  { d.showType(args, true); return false }
+func cmdPtype(d *Debugger, args string) bool {
+	if rest, ok := strings.CutPrefix(args, "/"); ok { // ptype/o: a struct's offsets, sizes and holes
+		flags, expr, _ := strings.Cut(rest, " ")
+		if bad := strings.Trim(flags, "rmtoxdMT"); bad != "" { // gdb's flags; o is the one that changes the answer here
+			d.fail("unrecognized flag '%c'\n", bad[0])
+			return false
+		}
+		if o, ok := d.s.Target().(engine.OffsetDescriber); ok && strings.Contains(flags, "o") {
+			text, err := o.DescribeOffsets(d.frame, strings.TrimSpace(expr))
+			if err != nil {
+				d.fail("%s\n", explain(err))
+				return false
+			}
+			d.printf("%s\n", text)
+			return false
+		}
+		args = expr
+	}
+	d.showType(args, true)
+	return false
+}
 
 func (d *Debugger) showType(expr string, expand bool) {
 	if expr == "" {

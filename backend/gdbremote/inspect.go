@@ -414,3 +414,29 @@ func (t *Target) libraryFrameBase(fr *elfsym.Frame) uint64 {
 
 // SourceName implements engine.SourceNamer.
 func (t *Target) SourceName(file string) string { return t.sym.SourceName(file) }
+
+// DescribeOffsets implements engine.OffsetDescriber: the layout of the struct or union a
+// type name names, or of expr's type in the frame.
+func (t *Target) DescribeOffsets(frame int, expr string) (string, error) {
+	typ, err := t.sym.ParseType(expr)
+	if err != nil {
+		if err := t.needStopped(); err != nil {
+			return "", err
+		}
+		fr, ferr := t.frame(frame)
+		if ferr != nil {
+			return "", ferr
+		}
+		ev := &evaluator{t: t, fr: fr, pure: true}
+		v, verr := ev.value(strings.TrimSpace(expr))
+		if verr != nil || v.DWARFType() == nil {
+			return "", err
+		}
+		typ = v.DWARFType()
+	}
+	text, ok := elfsym.DescribeOffsets(typ)
+	if !ok {
+		return "type = " + elfsym.DescribeType(typ, true), nil
+	}
+	return text, nil
+}

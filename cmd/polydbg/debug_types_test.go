@@ -180,3 +180,33 @@ func TestSmallAnswersAsGDB(t *testing.T) {
 	stack := regexp.MustCompile(`0x7ff[0-9a-f]+`) // the stack: where it is differs between the two runs
 	compareLines(t, "small answers", dir, stack.ReplaceAll(ours, []byte("STACK")), stack.ReplaceAll(theirs, []byte("STACK")))
 }
+
+// ptype/o lays a struct out as gdb's does: offsets and sizes, bit fields by their bit,
+// holes and padding, structs and unions inside expanded with their total sizes; of a type
+// name and of an expression.
+func TestPtypeOffsetsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "layout", `struct inner { char c; double d; };
+struct flags { unsigned a : 3; unsigned b : 5; int rest; };
+union u { int i; char bytes[6]; };
+struct outer {
+	char tag;
+	struct inner in;
+	short s;
+	struct flags f;
+	union u un;
+	int arr[3];
+	char *p;
+	char last;
+};
+struct outer o;
+int main(void) { return o.tag; }
+`)
+	var cmds []string
+	for _, c := range []string{"ptype/o struct outer", "ptype/o struct flags", "ptype /o union u", "ptype/o int",
+		"break main", "run", "ptype/o o.in", "ptype/o o", "ptype/t o"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "ptype/o", dir, ours, theirs)
+}

@@ -1,0 +1,95 @@
+package elfsym
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"strings"
+)
+
+// DescribeOffsets is a struct's or union's layout as gdb's ptype/o shows it: each member
+// with its offset and size (a bit field with its bit), the holes and the padding the
+// compiler left, members that are structs or unions expanded in place with their own
+// total size. false for a type that is neither (ptype/o shows it as ptype does).
+func DescribeOffsets(t dwarf.Type) (string, bool) {
+	_, u := qualified(t)
+	st, ok := u.(*dwarf.StructType)
+	if !ok || st.Incomplete {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString("/* offset      |    size */  type = " + st.Kind + structName(st) + " {\n")
+	writeLayout(&b, st, 0, 1)
+	fmt.Fprintf(&b, "\n%s/* total size (bytes): %4d */\n", strings.Repeat(" ", offsetColumn+4), st.ByteSize)
+	b.WriteString(strings.Repeat(" ", offsetColumn+2) + "}")
+	return b.String(), true
+}
+
+// offsetColumn is the width of ptype/o's comment column ("/* offset      |    size */").
+const offsetColumn = 27
+
+func structName(st *dwarf.StructType) string {
+	if st.StructName == "" {
+		return ""
+	}
+	return " " + st.StructName
+}
+
+// writeLayout writes the members of st, which starts at byte base of the outermost type,
+// depth levels in.
+func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int) {
+	indent := strings.Repeat("    ", depth)
+	union := st.Kind == "union"
+	endBits := base * 8 // where the last member ended
+	for _, f := range st.Field {
+		size := f.Type.Size()
+		startBits := (base+f.ByteOffset)*8 + f.BitOffset
+		if f.BitSize > 0 && f.DataBitOffset > 0 {
+			startBits = base*8 + f.DataBitOffset
+		}
+		if !union {
+			writeHole(b, startBits-endBits, "hole")
+		}
+		switch {
+		case union:
+			fmt.Fprintf(b, "/*%22d */", size)
+		case f.BitSize > 0:
+			fmt.Fprintf(b, "/*%7d:%2d   |%8d */", startBits/8, startBits%8, size)
+		default:
+			fmt.Fprintf(b, "/*%7d      |%8d */", startBits/8, size)
+		}
+		if inner, ok := resolve(f.Type).(*dwarf.StructType); ok && !inner.Incomplete {
+			fmt.Fprintf(b, "%s%s%s {\n", indent, inner.Kind, structName(inner))
+			writeLayout(b, inner, startBits/8, depth+1)
+			fmt.Fprintf(b, "\n%s/* total size (bytes): %4d */\n", strings.Repeat(" ", offsetColumn+4*(depth+1)), inner.ByteSize)
+			fmt.Fprintf(b, "%s} %s;\n", strings.Repeat(" ", offsetColumn+4*depth), f.Name)
+		} else {
+			decl := Declare(TypeName(f.Type), f.Name)
+			if f.BitSize > 0 {
+				decl += fmt.Sprintf(" : %d", f.BitSize)
+			}
+			fmt.Fprintf(b, "%s%s;\n", indent, decl)
+		}
+		if f.BitSize > 0 {
+			endBits = max(endBits, startBits+f.BitSize)
+		} else if size > 0 {
+			endBits = max(endBits, startBits+size*8)
+		}
+	}
+	if !union {
+		writeHole(b, (base+st.ByteSize)*8-endBits, "padding")
+	}
+}
+
+// writeHole writes gdb's note of bits left unused: in bytes, or in bits when not a whole
+// number of bytes.
+func writeHole(b *strings.Builder, bits int64, what string) {
+	if bits <= 0 {
+		return
+	}
+	if bits%8 != 0 {
+		fmt.Fprintf(b, "/* XXX %2d-bit %-10s */\n", bits%8, what)
+	}
+	if bits/8 > 0 {
+		fmt.Fprintf(b, "/* XXX %2d-byte %-9s */\n", bits/8, what)
+	}
+}
