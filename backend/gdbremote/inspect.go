@@ -4,6 +4,7 @@ package gdbremote
 
 import (
 	"bytes"
+	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -287,24 +288,33 @@ func (t *Target) DescribeType(name string, expand bool) (string, error) {
 // DescribeExprType implements engine.ExprTypeDescriber: the DWARF type of the value expr
 // reads in the frame (pure: nothing of the program runs).
 func (t *Target) DescribeExprType(frame int, expr string, expand bool) (string, error) {
-	if err := t.needStopped(); err != nil {
+	typ, err := t.exprType(frame, expr)
+	if err != nil {
 		return "", err
+	}
+	return elfsym.DescribeType(typ, expand), nil
+}
+
+// exprType is the DWARF type of the value expr reads in the frame (pure).
+func (t *Target) exprType(frame int, expr string) (dwarf.Type, error) {
+	if err := t.needStopped(); err != nil {
+		return nil, err
 	}
 	fr, err := t.frame(frame)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	ev := &evaluator{t: t, fr: fr, pure: true}
 	v, err := ev.value(strings.TrimSpace(expr))
 	if err != nil {
 		if v, err = ev.arith(strings.TrimSpace(expr)); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	if v.DWARFType() == nil {
-		return "", fmt.Errorf("%s has no type of the program: %w", expr, engine.ErrUnsupported)
+		return nil, fmt.Errorf("%s has no type of the program: %w", expr, engine.ErrUnsupported)
 	}
-	return elfsym.DescribeType(v.DWARFType(), expand), nil
+	return v.DWARFType(), nil
 }
 
 // SymbolAt implements engine.Symbolizer from the program's symbol table.
@@ -420,19 +430,10 @@ func (t *Target) SourceName(file string) string { return t.sym.SourceName(file) 
 func (t *Target) DescribeOffsets(frame int, expr string) (string, error) {
 	typ, err := t.sym.ParseType(expr)
 	if err != nil {
-		if err := t.needStopped(); err != nil {
+		var verr error
+		if typ, verr = t.exprType(frame, expr); verr != nil {
 			return "", err
 		}
-		fr, ferr := t.frame(frame)
-		if ferr != nil {
-			return "", ferr
-		}
-		ev := &evaluator{t: t, fr: fr, pure: true}
-		v, verr := ev.value(strings.TrimSpace(expr))
-		if verr != nil || v.DWARFType() == nil {
-			return "", err
-		}
-		typ = v.DWARFType()
 	}
 	text, ok := elfsym.DescribeOffsets(typ)
 	if !ok {
