@@ -231,3 +231,19 @@ func (s *Session) LineCodeAt(pc uint64) (LineCode, error) {
 type OffsetDescriber interface {
 	DescribeOffsets(frame int, expr string) (string, error)
 }
+
+// ScopeSymbol is a variable as gdb's info scope lists it: where it lives, in gdb's words,
+// and its size in bytes.
+type ScopeSymbol struct {
+	Name, Where string
+	Size        int
+}
+
+// SymbolDescriber is implemented by targets that say where a symbol lives (gdb's info
+// address, info scope): Where is the text after `Symbol "x" is `, without the final ".".
+type SymbolDescriber interface {
+	DescribeSymbol(frame int, name string) (where string, err error)
+	// DescribeScope lists the variables visible at the run-time pc: the innermost block's
+	// first, out to the function's parameters and locals.
+	DescribeScope(pc uint64) ([]ScopeSymbol, error)
+}

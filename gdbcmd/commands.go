@@ -458,7 +458,7 @@ func cmdInfo(d *Debugger, args string) bool {
 	what, _, _ := strings.Cut(args, " ")
 	switch {
 	case what == "":
-		d.printf("info args|locals|globals|registers|breakpoints|display|frame|line|program|threads|signals|symbol|sharedlibrary|functions|types|inferiors|proc\n")
+		d.printf("info args|locals|globals|registers|breakpoints|display|frame|line|program|threads|signals|symbol|sharedlibrary|functions|types|inferiors|proc|address|scope\n")
 	case strings.HasPrefix("locals", what):
 		d.showLocals(false)
 	case strings.HasPrefix("args", what):
@@ -467,6 +467,10 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.showScope("Globals")
 	case strings.HasPrefix("registers", what) && len(what) >= 2, what == "r":
 		d.infoRegisters(strings.Fields(args)[1:])
+	case len(what) >= 2 && strings.HasPrefix("address", what):
+		d.infoAddress(strings.TrimSpace(strings.TrimPrefix(args, what)))
+	case len(what) >= 2 && strings.HasPrefix("scope", what):
+		d.infoScope(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case len(what) >= 3 && strings.HasPrefix("inferiors", what):
 		d.infoInferiors()
 	case what == "proc":

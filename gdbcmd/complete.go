@@ -12,8 +12,8 @@ import (
 
 // subcommands of the commands that take a fixed word first.
 var subcommands = map[string][]string{
-	"info": {"args", "breakpoints", "display", "frame", "functions", "globals", "inferiors", "line", "locals", "proc", "program", "registers",
-		"sharedlibrary", "signals", "source", "symbol", "threads", "types", "variables"},
+	"info": {"address", "args", "breakpoints", "display", "frame", "functions", "globals", "inferiors", "line", "locals", "proc", "program", "registers",
+		"scope", "sharedlibrary", "signals", "source", "symbol", "threads", "types", "variables"},
 	"set":  {"context", "listsize"},
 	"show": {"context", "listsize", "values"},
 }

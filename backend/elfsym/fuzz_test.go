@@ -92,3 +92,14 @@ func FuzzLocList(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDescribeExpr: no location expression makes the describer panic or loop.
+func FuzzDescribeExpr(f *testing.F) {
+	for _, s := range [][]byte{{0x91, 0x5c}, {0x55}, {0x30, 0x9f}, {0xa3, 0x01, 0x55, 0x9f}, {0xa3, 0xff, 0xff, 0x7f}, {0x03, 1, 2}, {0x92, 0x80}, {0xff, 0x91}} {
+		f.Add(s)
+	}
+	file := &File{Arch: &Arch{PtrSize: 8, ByteOrder: binary.LittleEndian, RegNames: []string{"rax"}}}
+	f.Fuzz(func(t *testing.T, expr []byte) {
+		_ = file.describeExpr(expr)
+	})
+}

@@ -85,19 +85,48 @@ func (f *File) locExpr(v *Var, pc uint64) ([]byte, error) {
 	if v.locList < 0 {
 		return v.loc, nil
 	}
-	if v.cu == nil {
-		return nil, fmt.Errorf("%w: location list without a unit", ErrUnsupportedExpr)
+	var found, deflt []byte
+	err := f.walkLocList(v, func(e locEntry) bool {
+		switch {
+		case e.isDefault:
+			deflt = e.expr
+		case !e.isBase && f.inRange(e.lo, e.hi, pc):
+			found = e.expr
+			return false
+		}
+		return true
+	})
+	if found != nil {
+		return found, nil
 	}
-	if v.cu.version >= 5 {
-		return f.loclist5(v.cu, v.locList, v.locIndexed, pc)
-	}
-	return f.loclist4(v.cu, uint64(v.locList), pc)
+	return deflt, err
 }
 
-func (f *File) loclist4(cu *cuInfo, off, pc uint64) ([]byte, error) {
+// locEntry is one entry of a location list: a base address for the entries after it
+// (isBase, base as the list gives it), the default location (isDefault), or a range of
+// the program's code (file addresses lo to hi) where expr says where the variable is.
+type locEntry struct {
+	isBase, isDefault bool
+	base, lo, hi      uint64
+	expr              []byte
+}
+
+// walkLocList calls fn for each entry of v's location list, in order, until fn returns
+// false or the list ends (DWARF 4's .debug_loc or DWARF 5's .debug_loclists).
+func (f *File) walkLocList(v *Var, fn func(locEntry) bool) error {
+	if v.cu == nil {
+		return fmt.Errorf("%w: location list without a unit", ErrUnsupportedExpr)
+	}
+	if v.cu.version >= 5 {
+		return f.walkLoclist5(v.cu, v.locList, v.locIndexed, fn)
+	}
+	return f.walkLoclist4(v.cu, uint64(v.locList), fn)
+}
+
+func (f *File) walkLoclist4(cu *cuInfo, off uint64, fn func(locEntry) bool) error {
 	sec := f.section(".debug_loc")
 	if off >= uint64(len(sec)) {
-		return nil, fmt.Errorf("%w: location list offset %#x out of .debug_loc", ErrUnsupportedExpr, off)
+		return fmt.Errorf("%w: location list offset %#x out of .debug_loc", ErrUnsupportedExpr, off)
 	}
 	n := f.Arch.PtrSize
 	maxAddr := uint64(1)<<(8*n) - 1
@@ -110,37 +139,39 @@ func (f *File) loclist4(cu *cuInfo, off, pc uint64) ([]byte, error) {
 		lo, hi := r.addr(n), r.addr(n)
 		switch {
 		case lo == 0 && hi == 0:
-			return nil, nil
+			return nil
 		case lo == maxAddr:
 			base = hi
+			if !fn(locEntry{isBase: true, base: base}) {
+				return nil
+			}
 			continue
 		}
 		expr := r.bytes(int(r.u16()))
-		if f.inRange(base+lo, base+hi, pc) {
-			return expr, nil
+		if r.err == nil && !fn(locEntry{lo: base + lo, hi: base + hi, expr: expr}) {
+			return nil
 		}
 	}
-	return nil, fmt.Errorf("%w: truncated location list", ErrUnsupportedExpr)
+	return fmt.Errorf("%w: truncated location list", ErrUnsupportedExpr)
 }
 
-func (f *File) loclist5(cu *cuInfo, off int64, indexed bool, pc uint64) ([]byte, error) {
+func (f *File) walkLoclist5(cu *cuInfo, off int64, indexed bool, fn func(locEntry) bool) error {
 	sec := f.section(".debug_loclists")
 	if indexed {
 		// DW_FORM_loclistx: an index into the offset table at DW_AT_loclists_base.
 		p := cu.loclistsBase + uint64(off)*4
 		if p+4 > uint64(len(sec)) {
-			return nil, fmt.Errorf("%w: location list index %d out of range", ErrUnsupportedExpr, off)
+			return fmt.Errorf("%w: location list index %d out of range", ErrUnsupportedExpr, off)
 		}
 		r := &cfiReader{b: sec, pos: int(p), order: f.Arch.ByteOrder}
 		off = int64(cu.loclistsBase + r.u32())
 	}
 	if off < 0 || off >= int64(len(sec)) {
-		return nil, fmt.Errorf("%w: location list offset %#x out of .debug_loclists", ErrUnsupportedExpr, off)
+		return fmt.Errorf("%w: location list offset %#x out of .debug_loclists", ErrUnsupportedExpr, off)
 	}
 	n := f.Arch.PtrSize
 	r := &cfiReader{b: sec, pos: int(off), order: f.Arch.ByteOrder}
 	base := cu.base
-	var deflt []byte
 	addrx := func() uint64 {
 		a, err := f.debugAddr(cu, r.uleb())
 		if err != nil {
@@ -152,12 +183,16 @@ func (f *File) loclist5(cu *cuInfo, off int64, indexed bool, pc uint64) ([]byte,
 		var lo, hi uint64
 		switch kind := r.u8(); kind {
 		case 0: // end_of_list
-			return deflt, nil
-		case 1: // base_addressx
-			base = addrx()
-			continue
-		case 6: // base_address
-			base = r.addr(n)
+			return nil
+		case 1, 6: // base_addressx, base_address
+			if kind == 1 {
+				base = addrx()
+			} else {
+				base = r.addr(n)
+			}
+			if !fn(locEntry{isBase: true, base: base}) {
+				return nil
+			}
 			continue
 		case 2: // startx_endx
 			lo = addrx()
@@ -169,7 +204,9 @@ func (f *File) loclist5(cu *cuInfo, off int64, indexed bool, pc uint64) ([]byte,
 			lo = base + r.uleb()
 			hi = base + r.uleb()
 		case 5: // default_location
-			deflt = r.bytes(int(r.uleb()))
+			if e := r.bytes(int(r.uleb())); r.err == nil && !fn(locEntry{isDefault: true, expr: e}) {
+				return nil
+			}
 			continue
 		case 7: // start_end
 			lo, hi = r.addr(n), r.addr(n)
@@ -177,14 +214,14 @@ func (f *File) loclist5(cu *cuInfo, off int64, indexed bool, pc uint64) ([]byte,
 			lo = r.addr(n)
 			hi = lo + r.uleb()
 		default:
-			return nil, fmt.Errorf("%w: location list entry kind %#x", ErrUnsupportedExpr, kind)
+			return fmt.Errorf("%w: location list entry kind %#x", ErrUnsupportedExpr, kind)
 		}
 		expr := r.bytes(int(r.uleb()))
-		if f.inRange(lo, hi, pc) {
-			return expr, nil
+		if r.err == nil && !fn(locEntry{lo: lo, hi: hi, expr: expr}) {
+			return nil
 		}
 	}
-	return nil, fmt.Errorf("%w: truncated location list: %v", ErrUnsupportedExpr, r.err)
+	return fmt.Errorf("%w: truncated location list: %v", ErrUnsupportedExpr, r.err)
 }
 
 func (f *File) inRange(lo, hi, pc uint64) bool {

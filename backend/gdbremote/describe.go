@@ -1,0 +1,65 @@
+package gdbremote
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/engine"
+)
+
+// DescribeSymbol implements engine.SymbolDescriber: a variable of the frame's scope (its
+// innermost block's first), else a global, a function, or a symbol of the program without
+// debug information.
+func (t *Target) DescribeSymbol(frame int, name string) (string, error) {
+	if t.started() {
+		if fr, err := t.frame(frame); err == nil {
+			params, locals, _ := t.sym.FrameVarsOf(fr)
+			vars := append(slices.Clone(params), locals...)
+			for i := len(vars) - 1; i >= 0; i-- { // the innermost block's come last
+				if vars[i].Name == name {
+					return t.sym.DescribeLocation(vars[i]), nil
+				}
+			}
+		}
+	}
+	if v, ok := t.sym.Global(name); ok {
+		return t.sym.DescribeLocation(v), nil
+	}
+	if fn, ok := t.sym.FuncByName(name); ok {
+		return fmt.Sprintf("a function at address %#x", t.clearThumb(fn.Low)+t.sym.Bias), nil
+	}
+	if addr, _, ok := t.sym.Symbol(name); ok {
+		return fmt.Sprintf("at %#x in a file compiled without debugging", addr), nil
+	}
+	return "", fmt.Errorf("No symbol %q in current context.", name)
+}
+
+// DescribeScope implements engine.SymbolDescriber.
+func (t *Target) DescribeScope(pc uint64) ([]engine.ScopeSymbol, error) {
+	params, locals, err := t.sym.FrameVars(pc)
+	if err != nil {
+		return nil, err
+	}
+	var out []engine.ScopeSymbol
+	add := func(v *elfsym.Var) {
+		out = append(out, engine.ScopeSymbol{Name: v.Name, Where: t.sym.DescribeLocation(v), Size: max(v.Size(), 0)})
+	}
+	// The innermost block first, as gdb walks blocks outwards; a block's own in their order.
+	byDepth := slices.Clone(locals)
+	slices.SortStableFunc(byDepth, func(a, b *elfsym.Var) int { return b.Depth - a.Depth })
+	for _, v := range byDepth {
+		if v.Depth > 0 {
+			add(v)
+		}
+	}
+	for _, v := range params {
+		add(v)
+	}
+	for _, v := range byDepth {
+		if v.Depth == 0 {
+			add(v)
+		}
+	}
+	return out, nil
+}
