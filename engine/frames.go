@@ -35,9 +35,36 @@ func (s *Session) FrameArgs(frame int) ([]Variable, error) {
 			}
 			args = append(args, v)
 		}
-		return args, nil
+		return withEntryValues(s.t, frame, args), nil
 	}
 	return nil, nil
+}
+
+// EntryValuer is implemented by targets that know the values a frame's parameters had on
+// entry to its function (optimized code, through the caller's call site): by name.
+type EntryValuer interface {
+	ArgEntryValues(frame int) map[string]string
+}
+
+// withEntryValues shows the parameters' entry values as gdb's frame lines do: a=a@entry=0
+// when the value is still the one it came in with, a@entry=0 when it is optimized out.
+func withEntryValues(t Target, frame int, args []Variable) []Variable {
+	ev, ok := t.(EntryValuer)
+	if !ok || len(args) == 0 {
+		return args
+	}
+	entry := ev.ArgEntryValues(frame)
+	for i, a := range args {
+		e, known := entry[a.Name]
+		switch {
+		case !known:
+		case a.Value == e:
+			args[i].Value = a.Name + "@entry=" + e
+		case a.Value == "<optimized out>":
+			args[i].Name, args[i].Value = a.Name+"@entry", e
+		}
+	}
+	return args
 }
 
 // FormatArgs writes frame arguments as gdb does between a frame's parentheses:

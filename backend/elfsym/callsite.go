@@ -10,6 +10,7 @@ package elfsym
 
 import (
 	"debug/dwarf"
+	"encoding/binary"
 	"fmt"
 	"sync"
 )
@@ -217,4 +218,33 @@ func linkCallers(fs []Frame) {
 			fs[i].caller = &fs[p+1]
 		}
 	}
+}
+
+// ParamEntryValue is the value parameter v of fr's function had when the function was
+// entered (gdb's v@entry), when its location at the entry is a register and the caller's
+// call site says what was passed in it; false otherwise (-O0 code keeps parameters in
+// memory: gdb shows no entry value there either).
+func (f *File) ParamEntryValue(fr *Frame, v *Var, mem Memory) (Value, bool) {
+	if fr == nil || fr.Func == nil || !v.IsParam || v.Type == nil {
+		return Value{}, false
+	}
+	expr, err := f.locExpr(v, fr.Func.Low)
+	if _, isReg := regOf(expr); err != nil || !isReg {
+		return Value{}, false
+	}
+	u, err := f.entryValue(fr, mem, expr, 0)
+	size := int(v.Type.Size())
+	if err != nil || size <= 0 || size > 8 {
+		return Value{}, false
+	}
+	b := make([]byte, 8)
+	f.Arch.ByteOrder.PutUint64(b, u)
+	if f.Arch.ByteOrder == binary.BigEndian {
+		b = b[8-size:]
+	} else {
+		b = b[:size]
+	}
+	val := f.FormatValue(v.Type, b, 0, false, mem, 0)
+	val.Name = v.Name
+	return val, true
 }

@@ -63,3 +63,19 @@ func (t *Target) DescribeScope(pc uint64) ([]engine.ScopeSymbol, error) {
 	}
 	return out, nil
 }
+
+// ArgEntryValues implements engine.EntryValuer.
+func (t *Target) ArgEntryValues(frame int) map[string]string {
+	fr, err := t.frame(frame)
+	if err != nil {
+		return nil
+	}
+	params, _, _ := t.sym.FrameVarsOf(fr)
+	out := map[string]string{}
+	for _, p := range params {
+		if v, ok := t.sym.ParamEntryValue(fr, p, cachedMem{t}); ok {
+			out[p.Name] = v.Text
+		}
+	}
+	return out
+}

@@ -363,8 +363,12 @@ func (t *Target) FrameInfo(i int) (engine.FrameInfo, error) {
 	}
 	if a.FP >= 0 {
 		info.Base, _ = fr.Register(a.FP)
-		if fr.Library != "" && t.desc.Arch == "i386:x86-64" {
-			info.Base = t.libraryFrameBase(fr)
+		if t.desc.Arch == "i386:x86-64" {
+			start := fr.SymbolAddr // a library's function, by its symbol
+			if fr.Func != nil {
+				start = t.clearThumb(fr.Func.Low) + t.sym.Bias
+			}
+			info.Base = t.amd64FrameBase(fr, start)
 		}
 	}
 	saved := t.sym.SavedRegisters(fr, cachedMem{t})
@@ -389,18 +393,17 @@ func (t *Target) FrameInfo(i int) (engine.FrameInfo, error) {
 	return info, nil
 }
 
-// libraryFrameBase is where gdb says an x86-64 library function's arguments and locals
-// are, without debug information for it (gdb's amd64 prologue analysis): its frame
-// pointer once its prologue has set it ("push %rbp; mov %rsp,%rbp", after an endbr64),
-// else its stack pointer less the return address's 8 bytes, or the stack pointer itself
-// when the function begins by pushing %rbp without setting it.
-func (t *Target) libraryFrameBase(fr *elfsym.Frame) uint64 {
+// amd64FrameBase is where gdb's info frame says an x86-64 function's arguments and locals
+// are (gdb's amd64 prologue analysis of the function starting at start, 0 when unknown):
+// its frame pointer once its prologue has set it ("push %rbp; mov %rsp,%rbp", after an
+// endbr64), else its stack pointer less the return address's 8 bytes, or the stack
+// pointer itself when the function begins by pushing %rbp without setting it.
+func (t *Target) amd64FrameBase(fr *elfsym.Frame, start uint64) uint64 {
 	a := t.sym.Arch
 	sp, _ := fr.Register(a.SP)
-	if fr.SymbolAddr == 0 {
+	if start == 0 {
 		return sp - 8
 	}
-	start := fr.SymbolAddr
 	code, err := t.ReadMemory(start, 8)
 	if err != nil || len(code) < 8 {
 		return sp - 8

@@ -214,7 +214,9 @@ int main(void) { return o.tag; }
 // info address and info scope say where variables live as gdb says it: a function's
 // address, static storage, a DWARF expression disassembled (a local at -O0, relative to
 // the frame base), and at -O2 location lists with their ranges (registers, constants,
-// entry values). Each against gdb, after run.
+// entry values). At -O2 frames show their parameters' entry values (a=a@entry=0, from the
+// caller's call site) and info frame gdb's frame base of a function without a frame
+// pointer. Each against gdb, after run.
 func TestInfoAddressAndScopeAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb", "gcc")
 	dir := t.TempDir()
@@ -242,11 +244,11 @@ int main(int argc, char **argv) {
 		}
 		var cmds []string
 		for _, c := range []string{"break f", "run", "info address a", "info address b", "info address calls", "info address ratio",
-			"info address f", "info address nosuch", "info scope f", "info scope main", "info scope where.c:8", "up", "info address s"} {
+			"info address f", "info address nosuch", "info scope f", "info scope main", "info scope where.c:8", "bt", "info frame",
+			"up", "info address s", "info frame"} {
 			cmds = append(cmds, "-ex", c)
 		}
-		ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, nil, cmds)
-		entry := regexp.MustCompile(`(?m)^Breakpoint 1, f \(.*\n`) // gdb's has entry values (a=a@entry=0), which polydbg does not show
-		compareLines(t, "info address and scope "+opt, dir, entry.ReplaceAll(ours, nil), entry.ReplaceAll(theirs, nil))
+		ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+		compareLines(t, "info address, scope and frame "+opt, dir, ours, theirs)
 	}
 }
