@@ -247,3 +247,9 @@ type SymbolDescriber interface {
 	// first, out to the function's parameters and locals.
 	DescribeScope(pc uint64) ([]ScopeSymbol, error)
 }
+
+// CoreDumper is implemented by targets that can write the stopped program as a core dump
+// (gdb's gcore), for a debugger to read later.
+type CoreDumper interface {
+	DumpCore(path string) error
+}

@@ -53,6 +53,7 @@ func init() {
 		{"nexti", []string{"ni"}, "nexti  execute one instruction, a call with all it runs", cmdNexti},
 		{"interrupt", nil, "interrupt  pause the running program", cmdInterrupt},
 		{"kill", []string{"k"}, "kill  terminate the program", cmdKill},
+		{"gcore", []string{"generate-core-file"}, "gcore [FILE]  write the stopped program as a core dump (core.PID), for polydbg PROG CORE or gdb", cmdGcore},
 		{"detach", nil, "detach  let the program go on without the debugger (its breakpoints taken out)", cmdDetach},
 		{"print", []string{"p", "inspect"}, "print[/FMT] [EXPR]  evaluate in the current frame; the value becomes $N (FMT: x d u o t c)", cmdPrint},
 		{"ptype", nil, "ptype EXPR  the type of an expression, with the fields of a struct", cmdPtype},

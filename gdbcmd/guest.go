@@ -57,7 +57,7 @@ var runsProgram = map[string]bool{"run": true, "start": true, "restart": true, "
 // the program, whose runs its host front end reports, or they read the machine's files.
 var hostOnly = map[string]bool{"run": true, "start": true, "restart": true, "continue": true, "step": true,
 	"next": true, "finish": true, "stepi": true, "nexti": true, "until": true, "advance": true, "jump": true,
-	"interrupt": true, "kill": true, "detach": true, "source": true, "quit": true, "commands": true, "define": true, "if": true, "while": true}
+	"interrupt": true, "kill": true, "detach": true, "gcore": true, "source": true, "quit": true, "commands": true, "define": true, "if": true, "while": true}
 
 // ResumeMode is the engine's way of running the program for a gdb command that a host front
 // end runs itself, by its own resume and events (DAP's -exec next): continue, next, step,

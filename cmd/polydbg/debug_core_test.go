@@ -106,3 +106,28 @@ func kernelCore(t *testing.T, dir, exe string) string {
 	t.Logf("no kernel core dump in %s (core_pattern sends it elsewhere): the gcore one only", dir)
 	return ""
 }
+
+// gcore writes the stopped program as a core dump, as gdb's does: gdb reads it (its
+// threads, stack and values) as polydbg does, line for line.
+func TestGcoreAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb", "gcc", "gdbserver")
+	dir, exe := buildNative(t, "crash", crashProg)
+	core := filepath.Join(dir, "polydbg.core")
+	out, err := exec.Command(polydbgBinary(t), "debug", "-batch", "-ex", "break crash", "-ex", "run", "-ex", "gcore "+core, exe).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Saved corefile "+core+"\n") {
+		t.Fatalf("gcore: %v\n%s", err, out)
+	}
+	cmds := []string{"-ex", "info threads", "-ex", "bt", "-ex", "p *p", "-ex", "p total", "-ex", "up", "-ex", "info locals",
+		"-ex", "info registers rip rsp", "-ex", "thread 2", "-ex", "bt", "-ex", "info sharedlibrary"}
+	ours, err := exec.Command(polydbgBinary(t), append(append([]string{"debug", "-batch"}, cmds...), exe, core)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("polydbg: %v\n%s", err, ours)
+	}
+	theirs, err := exec.Command("gdb", append(append([]string{"-nx", "-batch", "-iex", "set debug-file-directory /nonexistent"}, cmds...), exe, core)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, theirs)
+	}
+	// gdb says "(*)" of libraries whose debug information it was told not to read.
+	noDebug := strings.NewReplacer("Yes (*)", "Yes    ", "(*): Shared library is missing debugging information.\n", "")
+	compareLines(t, "gcore read by gdb", dir, []byte(noDebug.Replace(string(ours))), []byte(noDebug.Replace(string(theirs))))
+}
