@@ -85,6 +85,9 @@ func (d *Debugger) pcWidth() int {
 // cmdBacktrace is gdb's backtrace [full] [N|-N]: the frames (the innermost N, or the
 // outermost N), with each frame's locals after it when full.
 func cmdBacktrace(d *Debugger, args string) bool {
+	if d.notStarted("No stack.") {
+		return false
+	}
 	full, limit := false, 0
 	for _, f := range strings.Fields(args) {
 		switch n, ok := atoi(f); {

@@ -24,6 +24,9 @@ func (d *Debugger) infoFrame(args string) {
 // describeFrame is info frame of frame n; selected says it is the selected one (gdb's
 // "Stack level N" header, "Stack frame at" for another).
 func (d *Debugger) describeFrame(n int, selected bool) {
+	if d.notStarted("No stack.") {
+		return
+	}
 	info, err := d.s.FrameInfo(n)
 	if err != nil {
 		d.selectFrame(n)

@@ -16,6 +16,9 @@ import (
 // microcontrollers): info registers, x (examine memory), set $REG = VALUE.
 
 func (d *Debugger) infoRegisters(names []string) {
+	if d.notStarted("The program has no registers now.") {
+		return
+	}
 	regs, err := d.s.FrameRegisters(d.frame) // an outer frame's as the unwinder recovered them, as gdb's
 	if err != nil {
 		d.fail("%s\n", explain(err))

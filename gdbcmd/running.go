@@ -54,6 +54,9 @@ func cmdContinue(d *Debugger, args string) bool {
 		d.run(false)
 		return false
 	}
+	if d.notStarted("The program is not being run.") {
+		return false
+	}
 	ignore, bp := 0, 0
 	if args != "" {
 		n, ok := atoi(args)
@@ -87,6 +90,9 @@ func cmdContinue(d *Debugger, args string) bool {
 
 func stepCmd(mode engine.ResumeMode) cmdFunc {
 	return func(d *Debugger, _ string) bool {
+		if d.notStarted("The program is not being run.") {
+			return false
+		}
 		d.runAndReport(func() error { return d.s.Step(mode) })
 		return false
 	}
@@ -94,6 +100,9 @@ func stepCmd(mode engine.ResumeMode) cmdFunc {
 
 // cmdNexti is gdb's nexti: stepi, a call instruction run with the function it calls.
 func cmdNexti(d *Debugger, _ string) bool {
+	if d.notStarted("The program is not being run.") {
+		return false
+	}
 	if h, ok := d.await(d.s.NextInstruction); ok {
 		d.report(h)
 	}
@@ -105,6 +114,9 @@ func cmdNexti(d *Debugger, _ string) bool {
 // stops the program), says which frame it runs out of, and prints the returned value,
 // which joins the value history.
 func cmdFinish(d *Debugger, _ string) bool {
+	if d.notStarted("The program is not being run.") {
+		return false
+	}
 	if frames, err := d.s.Stack(); err == nil {
 		if d.frame >= len(frames)-1 && (d.frame > 0 || !d.indexedPCs()) { // (from Kite's top level itself, the VM decides)
 			d.fail("\"finish\" not meaningful in the outermost frame.\n")
@@ -148,6 +160,9 @@ func cmdUntil(d *Debugger, args string) bool {
 // through a breakpoint of its own, or until the current function returns first; the hit of
 // its breakpoint is told as a plain stop.
 func cmdAdvance(d *Debugger, args string) bool {
+	if d.notStarted("The program is not being run.") {
+		return false
+	}
 	if strings.TrimSpace(args) == "" {
 		d.fail("Argument required (a location: FILE:LINE, LINE or FUNCTION).\n")
 		return false
@@ -218,6 +233,16 @@ func (d *Debugger) locationWhileStopped(args string) (engine.BreakpointSpec, boo
 		return spec, false
 	}
 	return spec, true
+}
+
+// notStarted says msg, gdb's words for what a command needs a running program for ("No
+// stack."), and reports true, when the program has not started or has ended.
+func (d *Debugger) notStarted(msg string) bool {
+	if d.live() {
+		return false
+	}
+	d.fail("%s\n", msg)
+	return true
 }
 
 // live says that the program has started and not ended.

@@ -55,6 +55,9 @@ func cutAssign(s string) (lhs, rhs string, ok bool) {
 
 // showLocals lists the frame's parameters (args) or its other locals, by engine.Variable.Arg.
 func (d *Debugger) showLocals(args bool) {
+	if d.notStarted("No frame selected.") {
+		return
+	}
 	vars, ok := d.scopeVariables("Locals")
 	if !ok {
 		return

@@ -21,6 +21,9 @@ func (d *Debugger) threads() ([]engine.Thread, error) {
 }
 
 func cmdInfoThreads(d *Debugger) {
+	if d.notStarted("No threads.") {
+		return
+	}
 	ts, err := d.threads()
 	if err != nil {
 		d.fail("%s\n", explain(err))

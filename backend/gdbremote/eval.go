@@ -412,6 +412,9 @@ func (t *Target) agentResolver(pc uint64) AgentResolver {
 // As in gdb, $pc (and a register the target describes as code_ptr, $rip) is a code
 // pointer, $sp and $fp (and a data_ptr, $rsp) data pointers, the others longs.
 func (e *evaluator) register(expr string) (elfsym.Value, error) {
+	if !e.t.started() { // before run there is the file only, as gdb says
+		return elfsym.Value{}, errors.New("No registers.")
+	}
 	name, arch := expr[1:], e.t.sym.Arch
 	kind := ""
 	switch name {

@@ -252,3 +252,19 @@ int main(int argc, char **argv) {
 		compareLines(t, "info address, scope and frame "+opt, dir, ours, theirs)
 	}
 }
+
+// Before run, what needs a running program says so in gdb's words, each its own: "No
+// stack.", "No threads.", "The program has no registers now.", "No frame selected.", "The
+// program is not being run.", "No registers." for a register in an expression.
+func TestBeforeRunWordsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "early", squareProg)
+	var cmds []string
+	for _, c := range []string{"info sharedlibrary", "info threads", "bt", "info registers rip", "info frame", "info program",
+		"info locals", "finish", "next", "step", "stepi", "continue", "kill", "detach", "info display", "info breakpoints",
+		"p $pc", "info args", "tbreak square"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "before run", dir, ours, theirs)
+}

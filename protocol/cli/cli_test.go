@@ -140,9 +140,9 @@ print n
 history
 `)
 	expect(t, out,
-		`The program is not being run. Use "run" or "start".`,
+		"(polydbg) continue\nThe program is not being run.\n", // gdb's words
 		`Undefined command: "frobnicate". Try "help".`,
-		`The program is not being run. Use "run" or "start".`,
+		"(polydbg) s\nThe program is not being run.\n",
 		"Argument required (a location",
 		`No breakpoint set: no function "nosuchfn"`,
 		"No breakpoint set: no code at or after line 100",

@@ -89,7 +89,7 @@ func TestContinueStartsAnAttachedProgram(t *testing.T) {
 	cli.Run(cli.Config{In: strings.NewReader("b fib\ncontinue\nc\n"), Echo: true,
 		Debug: gdbcmd.Config{Out: &out, NewSession: kiteSessions(p), Attached: true}})
 	expect(t, out.String(), "(polydbg) continue\nContinuing.\n", "Breakpoint 1, fib (n=0) at", "(polydbg) c\nContinuing.\n", "Breakpoint 1, fib (n=1) at")
-	expect(t, script(t, "b fib\ncontinue\n"), `The program is not being run. Use "run" or "start".`)
+	expect(t, script(t, "b fib\ncontinue\n"), "(polydbg) continue\nThe program is not being run.\n")
 }
 
 // advance and until LOCATION run to a place, as gdb says it (where, no breakpoint number),
