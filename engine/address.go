@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -67,21 +68,38 @@ func leadingNumber(text string) (uint64, bool) {
 }
 
 // FormatUnits shows memory as units of unit bytes (1, 2, 4 or 8, little-endian) in gdb's
-// x formats: x hex padded to the unit's width, d signed, u unsigned, c a character.
+// x formats: x and z hex padded to the unit's width, d signed, u unsigned, o octal, t
+// binary, c a character with its number, f a float (4 bytes) or double (8).
 func FormatUnits(data []byte, unit int, format byte) []string {
 	out := make([]string, 0, len(data)/unit)
 	for i := 0; i+unit <= len(data); i += unit {
 		var full [8]byte
 		copy(full[:], data[i:i+unit])
 		v := binary.LittleEndian.Uint64(full[:])
+		shift := 64 - 8*uint(unit)
 		switch format {
 		case 'd':
-			shift := 64 - 8*uint(unit)
 			out = append(out, strconv.FormatInt(int64(v<<shift)>>shift, 10))
 		case 'u':
 			out = append(out, strconv.FormatUint(v, 10))
+		case 'o':
+			out = append(out, "0"+strconv.FormatUint(v, 8))
+			if v == 0 {
+				out[len(out)-1] = "0"
+			}
+		case 't':
+			out = append(out, fmt.Sprintf("%0*b", 8*unit, v))
 		case 'c':
-			out = append(out, strconv.QuoteRune(rune(byte(v))))
+			out = append(out, fmt.Sprintf("%d %s", int8(v), gdbChar(byte(v))))
+		case 'f':
+			switch unit {
+			case 4:
+				out = append(out, strconv.FormatFloat(float64(math.Float32frombits(uint32(v))), 'g', 9, 32))
+			case 8:
+				out = append(out, strconv.FormatFloat(math.Float64frombits(v), 'g', 17, 64))
+			default:
+				out = append(out, strconv.FormatInt(int64(v<<shift)>>shift, 10))
+			}
 		default:
 			out = append(out, fmt.Sprintf("0x%0*x", 2*unit, v))
 		}

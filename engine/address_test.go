@@ -28,7 +28,7 @@ func TestFormatUnits(t *testing.T) {
 		{2, 'u', "65279 65 513 1027"},
 		{4, 'x', "0x0041feff 0x04030201"},
 		{8, 'x', "0x040302010041feff"},
-		{1, 'c', `'ÿ' 'þ' 'A' '\x00' '\x01' '\x02' '\x03' '\x04'`},
+		{1, 'c', `-1 '\377' -2 '\376' 65 'A' 0 '\000' 1 '\001' 2 '\002' 3 '\003' 4 '\004'`},
 		{4, 'd', "4325119 67305985"},
 	} {
 		if got := strings.Join(FormatUnits(data, tt.unit, tt.format), " "); got != tt.want {

@@ -18,7 +18,18 @@ import (
 // as gdb does; a Kite value's integers are 64 bits wide and formatted where they appear in
 // its text.
 func (s *Session) FormatValue(v Variable, format byte) string {
-	if format == 0 {
+	switch format {
+	case 0, 's': // s: as it is, for what is not a string too
+		return v.Value
+	case 'a': // an address, with the symbol it is in
+		if n, ok := firstInteger(v.Value); ok {
+			if sym, ok := s.t.(Symbolizer); ok {
+				if name, _, found := sym.SymbolAt(n); found {
+					return fmt.Sprintf("%#x <%s>", n, name)
+				}
+			}
+			return fmt.Sprintf("%#x", n)
+		}
 		return v.Value
 	}
 	if !s.cTypes() {
@@ -50,7 +61,7 @@ func (s *Session) enumNumber(v Variable) Variable {
 }
 
 // ValidFormat reports whether f is one of FormatValue's formats.
-func ValidFormat(f byte) bool { return f != 0 && strings.IndexByte("xduotc", f) >= 0 }
+func ValidFormat(f byte) bool { return f != 0 && strings.IndexByte("xduotczfas", f) >= 0 }
 
 // cTypes reports whether the target's values have C types: anything but a VM that numbers
 // its instructions (the Kite VM, whose integers are all 64 bits).
@@ -114,6 +125,21 @@ func formatLeaf(v Variable, format byte) string {
 		}
 	}
 	switch format {
+	case 'f': // a float as it is; an integer's bits as a float of its width, as gdb's
+		if _, isFloat := floatBits(v); isFloat {
+			return v.Value
+		}
+		n, ok := parseInteger(v.Value)
+		if !ok {
+			return v.Value
+		}
+		switch cTypeBits(v.Type) {
+		case 32:
+			return strconv.FormatFloat(float64(math.Float32frombits(uint32(n))), 'g', 9, 32)
+		case 64:
+			return strconv.FormatFloat(math.Float64frombits(uint64(n)), 'g', 17, 64)
+		}
+		return strconv.FormatInt(n, 10)
 	case 'c':
 		n, ok := parseInteger(v.Value)
 		if !ok {
@@ -193,6 +219,17 @@ func QuotedEnd(s string, i int) int {
 	return min(j+1, len(s))
 }
 
+// firstInteger is the first integer of a value's text ("{int (void)} 0x401136 <main>" is
+// 0x401136).
+func firstInteger(text string) (uint64, bool) {
+	for _, f := range strings.Fields(text) {
+		if n, ok := parseInteger(strings.TrimSuffix(f, ",")); ok {
+			return uint64(n), true
+		}
+	}
+	return 0, false
+}
+
 // parseInteger reads a signed or unsigned integer literal (decimal, 0x, 0o, 0b).
 func parseInteger(lit string) (int64, bool) {
 	n, err := strconv.ParseInt(lit, 0, 64)
@@ -216,6 +253,8 @@ func formatInt(lit string, format byte, bits int) string {
 	switch format {
 	case 'x':
 		return "0x" + strconv.FormatUint(u, 16)
+	case 'z': // hex, zero-padded to the type's width
+		return fmt.Sprintf("0x%0*x", (bits+3)/4, u)
 	case 'o':
 		return "0" + strconv.FormatUint(u, 8)
 	case 't':

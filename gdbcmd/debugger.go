@@ -105,6 +105,7 @@ type Debugger struct {
 	context      bool                             // set context on|off
 	pretty       bool                             // set print pretty on|off
 	limits       engine.PrintLimits               // set print elements|repeats N
+	examined     examineState                     // x's last format, unit and the address after it
 	listLines    int                              // set listsize N
 	stopThread   uint64                           // the thread of the last stop, or the one selected when the program was resumed
 	cmds         commandLists                     // breakpoints' command lists (cmdlists.go)
@@ -119,6 +120,15 @@ type Debugger struct {
 	sourcing     []sourceLine                     // the line each of them is at
 	failed       bool                             // the command being run said an error (fail)
 	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
+}
+
+// examineState is what x remembers between runs of it, as gdb's.
+type examineState struct {
+	format byte
+	unit   int
+	count  int
+	next   uint64 // the address after the last unit shown
+	valid  bool
 }
 
 // gdbPrintLimits are gdb's defaults of print elements and print repeats.

@@ -96,14 +96,23 @@ func (d *Debugger) registerNatural(r engine.Register) string {
 // or instructions times the unit).
 const maxExamine = 64 << 10
 
-// cmdExamine is gdb's x/NFU ADDR: N units of size U (b, h, w, g) shown in format F
-// (x hex, d signed, u unsigned, c char).
+// cmdExamine is gdb's x/NFU ADDR: N units of size U (b, h, w, g) shown in format F (x
+// and z hex, d signed, u unsigned, o octal, t binary, a address, c char, f float, s string,
+// i instruction). As gdb, a format or size left out is the last one used, and x without
+// ADDR goes on after the last unit shown.
 func cmdExamine(d *Debugger, args string) bool {
-	count, format, unit := 1, byte('x'), 4
+	count, format, unit := 1, d.examined.format, d.examined.unit
+	if format == 0 {
+		format, unit = 'x', 4
+	}
+	if !strings.HasPrefix(args, "/") && strings.TrimSpace(args) == "" && d.examined.count > 0 {
+		count = d.examined.count // a bare x goes on as the last one did
+	}
+	sized := false
 	if strings.HasPrefix(args, "/") {
 		spec, rest, _ := strings.Cut(args[1:], " ")
 		args = rest
-		digits := strings.TrimRight(spec, "xducbhwgsi")
+		digits := strings.TrimRight(spec, "xzduotacfsibhwg")
 		if digits != "" {
 			n, err := strconv.Atoi(digits)
 			if err != nil || n <= 0 {
@@ -114,31 +123,40 @@ func cmdExamine(d *Debugger, args string) bool {
 		}
 		for _, c := range []byte(spec[len(digits):]) {
 			switch c {
-			case 'x', 'd', 'u', 'c', 's', 'i':
+			case 'x', 'z', 'd', 'u', 'o', 't', 'a', 'c', 'f', 's', 'i':
 				format = c
-			case 'b':
-				unit = 1
-			case 'h':
-				unit = 2
-			case 'w':
-				unit = 4
-			case 'g':
-				unit = 8
+			case 'b', 'h', 'w', 'g':
+				unit, sized = map[byte]int{'b': 1, 'h': 2, 'w': 4, 'g': 8}[c], true
 			}
 		}
-		if format == 'c' && !strings.ContainsAny(spec, "hwg") {
-			unit = 1
-		}
+	}
+	switch {
+	case format == 'a':
+		unit = max(d.pcWidth()/2, 4) // a pointer's size: 8 bytes on x86-64, 4 on a Cortex-M
+	case format == 'c' && !sized:
+		unit = 1
+	case format == 'f' && unit != 4 && unit != 8:
+		unit = 8
 	}
 	if count*unit > maxExamine {
 		d.fail("x: at most %d bytes at a time.\n", maxExamine)
 		return false
 	}
-	addr, err := d.address(strings.TrimSpace(args))
-	if err != nil {
-		d.fail("%v\n", err)
-		return false
+	var addr uint64
+	if strings.TrimSpace(args) == "" {
+		if !d.examined.valid {
+			d.fail("Argument required (starting display address).\n")
+			return false
+		}
+		addr = d.examined.next
+	} else {
+		var err error
+		if addr, err = d.address(strings.TrimSpace(args)); err != nil {
+			d.fail("%v\n", err)
+			return false
+		}
 	}
+	d.examined.format, d.examined.unit, d.examined.count = format, unit, count
 	switch format {
 	case 's':
 		d.examineStrings(addr, count)
@@ -157,7 +175,18 @@ func cmdExamine(d *Debugger, args string) bool {
 		return false
 	}
 	perLine := max(1, 16/unit)
-	for i, u := range engine.FormatUnits(data, unit, format) {
+	if format == 'c' {
+		perLine = 8
+	}
+	units := engine.FormatUnits(data, unit, format)
+	if format == 'a' { // addresses, with the symbols they are in
+		units = engine.FormatUnits(data, unit, 'u')
+		for i, u := range units {
+			n, _ := strconv.ParseUint(u, 10, 64)
+			units[i] = d.labelled(n)
+		}
+	}
+	for i, u := range units {
 		if i%perLine == 0 {
 			if i > 0 {
 				d.printf("\n")
@@ -168,6 +197,7 @@ func cmdExamine(d *Debugger, args string) bool {
 	}
 	d.printf("\n")
 	d.noteExamined(addr+uint64(len(data)-unit), data[len(data)-unit:])
+	d.examined.next, d.examined.valid = addr+uint64(len(data)), true
 	return false
 }
 

@@ -19,10 +19,16 @@ func splitFormat(args string) (format byte, rest string, err error) {
 	}
 	spec, rest, _ := strings.Cut(args[1:], " ")
 	if len(spec) != 1 || !engine.ValidFormat(spec[0]) {
-		return 0, "", fmt.Errorf("Undefined output format %q (x, d, u, o, t or c).", spec)
+		return 0, strings.TrimSpace(rest), &badFormat{spec}
 	}
 	return spec[0], strings.TrimSpace(rest), nil
 }
+
+// badFormat is a print format gdb does not have; as gdb, it is told where the value would
+// have been printed.
+type badFormat struct{ spec string }
+
+func (b *badFormat) Error() string { return fmt.Sprintf("Undefined output format %q.", b.spec) }
 
 // cmdPrint is gdb's print: a function call in the expression runs (unless the debugger may
 // not run the program's code), and so do assignments, increments and decrements.
@@ -33,7 +39,8 @@ func cmdCall(d *Debugger, args string) bool  { d.evaluate(args, false, true); re
 // code); as gdb's call, isCall prints nothing for a function that returns nothing.
 func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	format, expr, err := splitFormat(args)
-	if err != nil {
+	var bad *badFormat
+	if err != nil && (!errors.As(err, &bad) || expr == "") {
 		d.fail("%v\n", err)
 		return
 	}
@@ -71,6 +78,15 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 		if n, err := d.eval("(unsigned int)("+expr+")", true); err == nil {
 			v.Value = n.Value
 		}
+	}
+	if bad != nil || format == 'a' && strings.HasPrefix(v.Value, "{") { // as gdb: the value is numbered, then refused
+		d.printf("$%d = ", d.values.Record(v))
+		if bad == nil {
+			d.fail("Value can't be converted to integer.\n")
+		} else {
+			d.fail("%v\n", bad)
+		}
+		return
 	}
 	if isCall && v.Type == "void" { // call of a function that returns nothing: gdb prints nothing
 		return

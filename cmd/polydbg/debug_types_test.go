@@ -268,3 +268,24 @@ func TestBeforeRunWordsAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "before run", dir, ours, theirs)
 }
+
+// x's and print's formats as gdb's: x/a (addresses with their symbols), o, t, z, c (the
+// number and the character), f (float or double by the unit), the last format, size and
+// count kept, x without an address going on after the last unit; print/z, /a, /s, /f (an
+// integer's bits as a float of its width), and an unknown format refused after the value is
+// numbered, as gdb does.
+func TestExamineAndPrintFormatsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "formats", "static int counter = 5;\ndouble ratio = 1.5;\nint square(int x) { return x * x + counter; }\n"+
+		"int main(void) { return square(3) - 14 + (int)ratio; }\n")
+	var cmds []string
+	for _, c := range []string{"break square", "run", "x/2o &counter", "x/2t &counter", "x/fg &ratio", "x/2zw &counter",
+		"x/3ub &counter", "x/2c &counter", "x/2hx &counter", "x", "x/2xw", "x/s &counter", "x/2dw &counter", "x/f &ratio",
+		"x/3c &counter", "x/2a $sp", "output/x counter", "p/a main", "p/s counter", "p/z counter", "p/f ratio", "p/f counter",
+		"p/u -1", "p/a $pc", "p/z x", "p/q 1", "p/x ratio", "p/a &counter", "p/z (char)5"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	stack := regexp.MustCompile(`0x7ff[0-9a-f]+`) // the stack: where it is differs between the two runs
+	compareLines(t, "x and print formats", dir, stack.ReplaceAll(ours, []byte("STACK")), stack.ReplaceAll(theirs, []byte("STACK")))
+}

@@ -93,7 +93,7 @@ func TestMachineCommands(t *testing.T) {
 		"(polydbg) x/8xb $rsp", "0x7", ":\t0x", "\t0x",
 		"(polydbg) x/2dw $rsp", ":\t",
 		"(polydbg) info registers rax", "rax            0x1234              4660\n",
-		"(polydbg) x/4xg", "Argument required",
+		"(polydbg) x/4xg", ":\t0x", // no address: on after the last one shown, as gdb
 		"(polydbg) set rax", "Usage: set $REGISTER = VALUE",
 		"(polydbg) p $rsp", "$1 = ",
 		"(polydbg) x/dw &counter", ":\t1\n", // an expression's address: counter is 1 at the first call

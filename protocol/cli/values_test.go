@@ -28,7 +28,7 @@ p/t 5
 p/o 8
 p/c 65
 p/x -1
-p/z 1
+p/z 5
 p
 whatis total
 ptype n
@@ -46,11 +46,11 @@ c
 		"History has not yet reached $9.",
 		"$6 = 0xff\n", "$7 = 101\n", "$8 = 010\n", "$9 = 65 'A'\n",
 		"$10 = 0xffffffffffffffff\n", // a Kite int has 64 bits
-		`Undefined output format "z"`,
-		"(polydbg) p\n$11 = -1\n",
+		"$11 = 0x0000000000000005\n", // z: hex as wide as the value, as gdb
+		"(polydbg) p\n$12 = 5\n",
 		"(polydbg) whatis total\ntype = int\n",
 		"(polydbg) ptype n\ntype = int\n",
-		"(polydbg) show values\n$2 = 1\n$3 = 10\n",
+		"(polydbg) show values\n$3 = 10\n",
 		"(polydbg) display/x n + 255\n1: /x n + 255 = 0xff\n",
 		`Undefined output format "q"`,
 		"Breakpoint 1, fib (n=1) at", "1: /x n + 255 = 0x100\n",
