@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -262,6 +263,21 @@ func (s *Session) EnableBreakpoint(id int, on bool) error {
 // IgnoreBreakpoint makes the breakpoint with this id go on for its next count hits (gdb's
 // ignore): its hit condition becomes "> hits + count"; 0 stops at the next hit again.
 func (s *Session) IgnoreBreakpoint(id, count int) error {
+	return s.changeState(id, func(nb *bpState) error {
+		nb.bp.Spec.HitCondition = ""
+		nb.hit = nil
+		if count > 0 {
+			nb.bp.Spec.HitCondition = fmt.Sprintf("> %d", nb.bp.Hits+count)
+			var err error
+			nb.hit, err = parseHitCondition(nb.bp.Spec.HitCondition)
+			return err
+		}
+		return nil
+	})
+}
+
+// changeState puts a copy of the breakpoint with this id, changed by change, in its place.
+func (s *Session) changeState(id int, change func(nb *bpState) error) error {
 	s.mu.Lock()
 	b, ok := s.bps[id]
 	s.mu.Unlock()
@@ -269,17 +285,54 @@ func (s *Session) IgnoreBreakpoint(id, count int) error {
 		return fmt.Errorf("No breakpoint number %d.", id)
 	}
 	nb := *b
-	nb.bp.Spec.HitCondition = ""
-	nb.hit = nil
-	if count > 0 {
-		nb.bp.Spec.HitCondition = fmt.Sprintf("> %d", b.bp.Hits+count)
-		var err error
-		if nb.hit, err = parseHitCondition(nb.bp.Spec.HitCondition); err != nil {
-			return err
-		}
+	if err := change(&nb); err != nil {
+		return err
 	}
 	if !s.replaceState(b, &nb) {
 		return fmt.Errorf("No breakpoint number %d.", id)
 	}
 	return nil
 }
+
+// EnableFor enables the breakpoint with this id for its next count stops, after which it
+// disables itself (gdb's enable once, count 1, and enable count).
+func (s *Session) EnableFor(id, count int) error {
+	if count < 1 {
+		return fmt.Errorf("Bad count %d (a positive number is needed).", count)
+	}
+	return s.respecAndEnable(id, func(spec *BreakpointSpec) { spec.Counted, spec.StopsLeft = true, count })
+}
+
+// EnableTemporary enables the breakpoint with this id and deletes it after its next stop
+// (gdb's enable delete: a tbreak made of it).
+func (s *Session) EnableTemporary(id int) error {
+	return s.respecAndEnable(id, func(spec *BreakpointSpec) { spec.Temporary = true })
+}
+
+// respecAndEnable changes the spec of the breakpoint with this id, then enables it.
+func (s *Session) respecAndEnable(id int, change func(*BreakpointSpec)) error {
+	if err := s.changeState(id, func(nb *bpState) error { change(&nb.bp.Spec); return nil }); err != nil {
+		return err
+	}
+	return s.EnableBreakpoint(id, true)
+}
+
+// countStop counts a stop against a breakpoint enabled for a number of stops, and disables
+// it at the last one.
+func (s *Session) countStop(id int) {
+	last := false
+	_ = s.changeState(id, func(nb *bpState) error {
+		if !nb.bp.Spec.Counted || nb.bp.Spec.StopsLeft <= 0 {
+			return errNoChange
+		}
+		nb.bp.Spec.StopsLeft--
+		last = nb.bp.Spec.StopsLeft == 0
+		return nil
+	})
+	if last {
+		_ = s.EnableBreakpoint(id, false)
+	}
+}
+
+// errNoChange leaves a breakpoint as it is (changeState).
+var errNoChange = errors.New("no change")

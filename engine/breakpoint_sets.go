@@ -99,3 +99,18 @@ func (s *Session) RestoreBreakpoints(bps []Breakpoint) []Breakpoint {
 	}
 	return out
 }
+
+// LastBreakpointID is the highest number given to a breakpoint or watchpoint so far.
+func (s *Session) LastBreakpointID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nextID
+}
+
+// NumberBreakpointsAfter makes the next breakpoint's number greater than last, so that a
+// session that follows another never gives a number again (gdb's numbering of a run).
+func (s *Session) NumberBreakpointsAfter(last int) {
+	s.mu.Lock()
+	s.nextID = max(s.nextID, last)
+	s.mu.Unlock()
+}

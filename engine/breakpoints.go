@@ -32,6 +32,10 @@ type BreakpointSpec struct {
 	LogFormat string
 	Temporary bool // delete after its first stop (tbreak)
 	Disabled  bool // kept, but not reached: no stop, no hit, no log (gdb's disable)
+	// Counted makes it disable itself once StopsLeft more stops are made (gdb's enable once
+	// and enable count, whose disposition "dis" stays after that).
+	Counted   bool
+	StopsLeft int
 }
 
 // Breakpoint is a breakpoint as set: its unique id and where it really bound.

@@ -460,15 +460,26 @@ func (h handler) Stopped(stop Stop) {
 	}
 	s.emit(Event{Kind: EventStopped, Stop: &stop})
 	s.halted(Stopped, &stop, 0)
-	var temp *bpState
+	var temporary, counted []int // what the stop deletes or counts down
 	if stop.Reason == ReasonBreakpoint {
-		if b := s.bps[stop.BreakpointID]; b != nil && b.bp.Spec.Temporary {
-			temp = b
+		for i := -1; i < len(stop.AlsoBreakpoints); i++ {
+			id := stop.BreakpointID
+			if i >= 0 {
+				id = stop.AlsoBreakpoints[i]
+			}
+			if b := s.bps[id]; b != nil && b.bp.Spec.Temporary {
+				temporary = append(temporary, id)
+			} else if b != nil && b.bp.Spec.Counted {
+				counted = append(counted, id)
+			}
 		}
 	}
 	s.mu.Unlock()
-	if temp != nil {
-		_ = s.RemoveBreakpoint(temp.bp.ID)
+	for _, id := range temporary {
+		_ = s.RemoveBreakpoint(id)
+	}
+	for _, id := range counted {
+		s.countStop(id)
 	}
 }
 
@@ -498,41 +509,56 @@ func (h handler) Trap(loc Location) *Stop {
 		s.mu.Unlock()
 		return nil
 	}
-	s.mu.Unlock() // lists are copy-on-write and bpState is immutable but for Hits: no copy
+	s.mu.Unlock()  // lists are copy-on-write and bpState is immutable but for Hits: no copy
+	var stop *Stop // the first breakpoint that stops; those after it are counted as hit too
 	for _, b := range list {
 		if b.bp.Spec.Disabled {
 			continue
 		}
-		if b.condErr != "" {
+		here := h.reached(b, loc)
+		switch {
+		case here == nil:
+		case stop == nil:
+			stop = here
+		default:
+			stop.AlsoBreakpoints = append(stop.AlsoBreakpoints, b.bp.ID)
+		}
+	}
+	return stop
+}
+
+// reached counts a reach of the breakpoint b at loc: the stop it makes, nil when its
+// condition is false, its hit condition not met yet, or it logs instead.
+func (h handler) reached(b *bpState, loc Location) *Stop {
+	s := h.s
+	if b.condErr != "" {
+		s.countHit(b)
+		return &Stop{Reason: ReasonBreakpoint, Location: loc, BreakpointID: b.bp.ID,
+			Text: fmt.Sprintf("breakpoint %d: %s", b.bp.ID, b.condErr)}
+	}
+	if b.cond != nil {
+		truth, err := b.cond.Eval()
+		if err != nil {
 			s.countHit(b)
 			return &Stop{Reason: ReasonBreakpoint, Location: loc, BreakpointID: b.bp.ID,
-				Text: fmt.Sprintf("breakpoint %d: %s", b.bp.ID, b.condErr)}
+				Text: fmt.Sprintf("breakpoint %d: condition %q failed: %v", b.bp.ID, b.bp.Spec.Condition, err)}
 		}
-		if b.cond != nil {
-			truth, err := b.cond.Eval()
-			if err != nil {
-				s.countHit(b)
-				return &Stop{Reason: ReasonBreakpoint, Location: loc, BreakpointID: b.bp.ID,
-					Text: fmt.Sprintf("breakpoint %d: condition %q failed: %v", b.bp.ID, b.bp.Spec.Condition, err)}
-			}
-			if !truth {
-				continue
-			}
+		if !truth {
+			return nil
 		}
-		if !b.hit.met(s.countHit(b)) {
-			continue
-		}
-		if b.log != nil {
-			msg := s.interpolate(b.log)
-			if b.bp.Spec.LogFormat == "" { // a dprintf's format says where its lines end
-				msg += "\n"
-			}
-			h.Output("console", msg)
-			continue
-		}
-		return &Stop{Reason: ReasonBreakpoint, Location: loc, BreakpointID: b.bp.ID}
 	}
-	return nil
+	if !b.hit.met(s.countHit(b)) {
+		return nil
+	}
+	if b.log != nil {
+		msg := s.interpolate(b.log)
+		if b.bp.Spec.LogFormat == "" { // a dprintf's format says where its lines end
+			msg += "\n"
+		}
+		h.Output("console", msg)
+		return nil
+	}
+	return &Stop{Reason: ReasonBreakpoint, Location: loc, BreakpointID: b.bp.ID}
 }
 
 func (s *Session) countHit(b *bpState) int {

@@ -552,3 +552,59 @@ func TestSignalEnd(t *testing.T) {
 	}
 	t.Fatal("no exited event")
 }
+
+// enable once and enable count disable a breakpoint after that many stops, which stays in
+// the table with its hits; enable delete deletes it after its next stop.
+func TestEnableForStopsThenDelete(t *testing.T) {
+	s, f := fakeSession(t, 4, 10)
+	a, err := s.SetBreakpoint(BreakpointSpec{Kind: LineBreakpoint, File: f.file, Line: 2, Disabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EnableFor(a.ID, 0); err == nil {
+		t.Error("enable for 0 stops accepted")
+	}
+	if err := s.EnableFor(a.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.SetBreakpoint(BreakpointSpec{Kind: LineBreakpoint, File: f.file, Line: 3, Condition: "i == 5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := s.Seq()
+	if err := s.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{a.ID, a.ID, b.ID} { // the third stop at a is not made
+		if i > 0 {
+			seq = s.Seq()
+			if err := s.Continue(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if h := wait(t, s, seq); h.State != Stopped || h.Stop.BreakpointID != want {
+			t.Fatalf("stop %d: halt %+v, want breakpoint %d", i+1, h, want)
+		}
+	}
+	if bps := s.Breakpoints(); !bps[0].Spec.Disabled || bps[0].Hits != 2 || !bps[0].Spec.Counted || bps[0].Spec.StopsLeft != 0 {
+		t.Fatalf("after two stops: %+v", bps[0])
+	}
+	s2, f2 := fakeSession(t, 4, 10)
+	c, _ := s2.SetBreakpoint(BreakpointSpec{Kind: LineBreakpoint, File: f2.file, Line: 2, Disabled: true})
+	if err := s2.EnableTemporary(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	seq = s2.Seq()
+	if err := s2.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	if h := wait(t, s2, seq); h.State != Stopped || h.Stop.BreakpointID != c.ID {
+		t.Fatalf("halt %+v, want breakpoint %d", h, c.ID)
+	}
+	if bps := s2.Breakpoints(); len(bps) != 0 {
+		t.Fatalf("enable delete's breakpoint is still there: %+v", bps)
+	}
+	if err := s2.EnableTemporary(99); err == nil {
+		t.Error("enable delete of no breakpoint accepted")
+	}
+}

@@ -66,8 +66,11 @@ type Location struct {
 type Stop struct {
 	Reason       StopReason
 	Location     Location
-	BreakpointID int    // for ReasonBreakpoint
-	Text         string // the exception message, or a condition's evaluation error
+	BreakpointID int // for ReasonBreakpoint
+	// AlsoBreakpoints are the other breakpoints at the place that stop there too (each
+	// one's hit counted; a temporary one deleted, a counted one counted down), as gdb's.
+	AlsoBreakpoints []int
+	Text            string // the exception message, or a condition's evaluation error
 	// FrameIndex is, for console targets, the frame being run when the stop happened
 	// (taken then, so a client that reads the event later sees the right frame).
 	FrameIndex int64

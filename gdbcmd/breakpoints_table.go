@@ -29,36 +29,33 @@ type bpRow struct {
 //	1       breakpoint     keep y   0x0000555555555144 in fact at t.c:12
 //		stop only if n==2
 //		breakpoint already hit 1 time
-func (d *Debugger) infoBreakpoints() { d.breakpointTable(true) }
+func (d *Debugger) infoBreakpoints(numbers string) { d.breakpointTable(true, numbers) }
 
 // breakpointTable is info breakpoints' table, or info watchpoints' (the watchpoints alone:
-// withBreakpoints false). The Type column is as wide as its longest entry, as gdb's.
-func (d *Debugger) breakpointTable(withBreakpoints bool) {
-	var rows []bpRow
-	for _, b := range d.s.Breakpoints() {
-		if withBreakpoints {
-			rows = append(rows, d.breakpointRows(b)...)
-		}
-	}
-	for _, w := range d.s.DataBreakpoints() {
-		kind := watchTypes[w.Access]
-		if w.Size == 0 && w.Access == engine.DataWrite {
-			kind = "watchpoint" // a software one (Kite)
-		}
-		r := bpRow{id: w.ID, num: strconv.Itoa(w.ID), kind: kind, disp: "keep", on: "y", what: w.Name}
-		if !w.Verified {
-			r.notes = append(r.notes, "\tnot armed: "+w.Message)
-		}
-		if w.Hits > 0 {
-			r.notes = append(r.notes, hitNote(w.Hits))
-		}
-		rows = append(rows, r)
-	}
-	if len(rows) == 0 && withBreakpoints {
-		d.printf("No breakpoints or watchpoints.\n")
+// withBreakpoints false), of the numbers listed (all without). The Type column is as wide
+// as its longest entry, as gdb's.
+func (d *Debugger) breakpointTable(withBreakpoints bool, numbers string) {
+	only, err := breakpointNumbers(numbers)
+	if err != nil {
+		d.fail("%v\n", err)
 		return
 	}
-	if len(rows) == 0 {
+	rows := d.tableRows(withBreakpoints)
+	if len(only) > 0 {
+		rows = slices.DeleteFunc(rows, func(r bpRow) bool { return !slices.Contains(only, r.id) })
+	}
+	switch {
+	case len(rows) > 0:
+	case len(only) > 0 && withBreakpoints:
+		d.printf("No breakpoint or watchpoint matching '%s'.\n", strings.TrimSpace(numbers))
+		return
+	case len(only) > 0:
+		d.printf("No watchpoint matching '%s'.\n", strings.TrimSpace(numbers))
+		return
+	case withBreakpoints:
+		d.printf("No breakpoints or watchpoints.\n")
+		return
+	default:
 		d.printf("No watchpoints.\n")
 		return
 	}
@@ -81,6 +78,31 @@ func (d *Debugger) breakpointTable(withBreakpoints bool) {
 	}
 }
 
+// tableRows is the rows of info breakpoints (withBreakpoints) or info watchpoints.
+func (d *Debugger) tableRows(withBreakpoints bool) []bpRow {
+	var rows []bpRow
+	for _, b := range d.s.Breakpoints() {
+		if withBreakpoints {
+			rows = append(rows, d.breakpointRows(b)...)
+		}
+	}
+	for _, w := range d.s.DataBreakpoints() {
+		kind := watchTypes[w.Access]
+		if w.Size == 0 && w.Access == engine.DataWrite {
+			kind = "watchpoint" // a software one (Kite)
+		}
+		r := bpRow{id: w.ID, num: strconv.Itoa(w.ID), kind: kind, disp: "keep", on: "y", what: w.Name}
+		if !w.Verified {
+			r.notes = append(r.notes, "\tnot armed: "+w.Message)
+		}
+		if w.Hits > 0 {
+			r.notes = append(r.notes, hitNote(w.Hits))
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
 // breakpointRows is a breakpoint's row and its notes, then a row for each of its
 // locations when it has several (the inlined copies of a function), as gdb's 1.1, 1.2.
 func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
@@ -88,8 +110,11 @@ func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
 	if b.Spec.LogFormat != "" {
 		r.kind = "dprintf"
 	}
-	if d.temporary[b.ID] {
+	switch {
+	case d.temporary[b.ID] || b.Spec.Temporary:
 		r.disp = "del"
+	case b.Spec.Counted: // enable once, enable count
+		r.disp = "dis"
 	}
 	if b.Spec.Disabled {
 		r.on = "n"
@@ -102,6 +127,9 @@ func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
 		r.addr = "<MULTIPLE>"
 	default:
 		r.addr, r.what = d.bpAddress(b.Location), d.bpWhat(b.Location)
+		if d.bareBreaks[b.ID] && b.Location.File != "" {
+			r.what = fmt.Sprintf("%s:%d", d.fileName(b.Location.File), b.Location.Line)
+		}
 	}
 	if c := b.Spec.Condition; c != "" {
 		r.notes = append(r.notes, "\tstop only if "+c)
@@ -148,8 +176,8 @@ func (d *Debugger) bpAddress(l engine.Location) string {
 // (polydbg's is loaded already, held at its first instruction). Once it runs, or when it
 // was there before the debugger came (Attached), the address is pc itself.
 func (d *Debugger) fileAddress(pc uint64) uint64 {
-	if d.s.State() != engine.Initialized || d.cfg.Attached || d.indexedPCs() {
-		return pc
+	if d.s.State() != engine.Initialized || d.ranOnce || d.cfg.Attached || d.indexedPCs() {
+		return pc // gdb too says the loaded address once the program has been run
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -34,15 +35,15 @@ func init() {
 		{"advance", nil, "advance LOCATION  run until LOCATION (FILE:LINE, LINE or FUNCTION) is reached", cmdAdvance},
 		{"until", []string{"u"}, "until [LOCATION]  next, but not back into a loop: run until a line past this one (with LOCATION: advance)", cmdUntil},
 		{"condition", nil, "condition N [COND]  set or remove breakpoint N's condition", cmdCondition},
-		{"enable", nil, "enable [N...]  enable breakpoints (all without arguments)", enableCmd(true)},
+		{"enable", nil, "enable [once|count N|delete] [N...]  enable breakpoints (all without arguments); once: for one stop, count N: for N stops, delete: deleted after its next stop", enableCmd(true)},
 		{"disable", []string{"disa"}, "disable [N...]  disable breakpoints: kept, but not stopped at (all without arguments)", enableCmd(false)},
 		{"ignore", nil, "ignore N COUNT  pass breakpoint N the next COUNT times it is reached", cmdIgnore},
 		{"if", nil, "if COND ... [else ...] end  run the lines when COND is not zero (else the others)", cmdBlock("if")},
 		{"while", nil, "while COND ... end  run the lines as long as COND is not zero (loop_break, loop_continue)", cmdBlock("while")},
 		{"define", nil, "define NAME  the lines up to \"end\" become command NAME ($arg0, $arg1... and $argc its arguments)", cmdDefine},
 		{"commands", nil, "commands [N...]  lines up to \"end\" run each time breakpoint N stops the program (\"silent\" first: no stop report)", cmdCommands},
-		{"run", []string{"r"}, "run  start the program (again, if it ran before)", cmdRun},
-		{"start", nil, "start  start the program and stop at its first statement", cmdStart},
+		{"run", []string{"r"}, "run [ARGS]  start the program (again, if it ran before), with ARGS as its arguments from now on", cmdRun},
+		{"start", nil, "start [ARGS]  start the program and stop at its first statement (main's)", cmdStart},
 		{"restart", nil, "restart  start the program again from the beginning", cmdRun},
 		{"continue", []string{"c", "cont"}, "continue [N]  run until a breakpoint or the end (N: ignore this breakpoint N-1 more times)", cmdContinue},
 		{"step", []string{"s"}, "step  run to the next statement, entering calls", stepCmd(engine.StepInto)},
@@ -68,8 +69,8 @@ func init() {
 		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program|threads", cmdInfo},
 		{"disassemble", []string{"disas"}, "disassemble [FUNCTION|*ADDR]  the instructions of a function (the selected frame's without argument)", cmdDisassemble},
 		{"x", nil, "x/NFU ADDR  examine memory: N units (b, h, w, g) in format x, d, u or c at ADDR, $REG or &VAR", cmdExamine},
-		{"set", nil, "set var X = VALUE | set $REG = VALUE | set context on|off | set listsize N", cmdSetVar},
-		{"show", nil, "show values|context|listsize  the value history, or a setting", cmdShow},
+		{"set", nil, "set var X = VALUE | set $REG = VALUE | set args ARGS | set context on|off | set listsize N", cmdSetVar},
+		{"show", nil, "show values|args|context|listsize  the value history, or a setting", cmdShow},
 		{"backtrace", []string{"bt", "where"}, "backtrace  show the call stack", cmdBacktrace},
 		{"thread", []string{"t"}, "thread [N]  select thread N (show the current one without N); info threads lists them", cmdThread},
 		{"frame", []string{"f"}, "frame [N]  select frame N (show the current one without N)", cmdFrame},
@@ -215,6 +216,15 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 		}
 	}
 	spec, err := d.parseLocation(args)
+	bare := err != nil && strings.TrimSpace(strings.SplitN(args, " if ", 2)[0]) == ""
+	if bare { // gdb's break without a location: the selected frame's pc
+		here, stopped := d.here()
+		if !stopped || !here.HasPC {
+			d.fail("No default breakpoint address now.\n")
+			return
+		}
+		spec.Kind, spec.PC, err = engine.InstructionBreakpoint, here.PC, nil
+	}
 	if err != nil {
 		d.fail("%v\n", err)
 		return
@@ -233,10 +243,19 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 		}
 		d.temporary[bp.ID] = true
 	}
+	if bare {
+		if d.bareBreaks == nil {
+			d.bareBreaks = map[int]bool{}
+		}
+		d.bareBreaks[bp.ID] = true
+	}
 	l := bp.Location // said as gdb says it: "Breakpoint 1 at 0x1144: file t.c, line 12."
 	addr := fmt.Sprintf("%#x", d.fileAddress(l.PC))
 	if d.indexedPCs() {
 		addr = fmt.Sprintf("pc %d", l.PC)
+	}
+	if d.fromUser() {
+		d.noteOthersAt(bp, addr)
 	}
 	switch sites, _ := d.s.BreakpointSites(bp.ID); {
 	case len(sites) > 1: // inlined copies
@@ -246,8 +265,29 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 	default:
 		d.printf("%s %d at %s\n", kind, bp.ID, addr)
 	}
-	if spec.Kind == engine.LineBreakpoint && bp.Location.Line != spec.Line {
-		d.printf("(line %d has no code; moved to line %d)\n", spec.Line, bp.Location.Line)
+}
+
+// noteOthersAt says which breakpoints were already at the place bp was set at, as gdb
+// does to a person: "Note: breakpoints 1 (disabled) and 2 also set at pc 0x1144."
+func (d *Debugger) noteOthersAt(bp engine.Breakpoint, addr string) {
+	addr = strings.TrimPrefix(addr, "pc ") // a Kite program's "pc 12"
+	var others []string
+	for _, b := range d.s.Breakpoints() {
+		if b.ID == bp.ID || !b.Verified || !b.Location.HasPC || b.Location.PC != bp.Location.PC {
+			continue
+		}
+		o := strconv.Itoa(b.ID)
+		if b.Spec.Disabled {
+			o += " (disabled)"
+		}
+		others = append(others, o)
+	}
+	switch len(others) {
+	case 0:
+	case 1:
+		d.printf("Note: breakpoint %s also set at pc %s.\n", others[0], addr)
+	default:
+		d.printf("Note: breakpoints %s and %s also set at pc %s.\n", strings.Join(others[:len(others)-1], ", "), others[len(others)-1], addr)
 	}
 }
 
@@ -269,6 +309,10 @@ func (d *Debugger) describe(l engine.Location) string {
 
 func cmdDelete(d *Debugger, args string) bool {
 	if args == "" {
+		some := len(d.s.Breakpoints())+len(d.s.DataBreakpoints()) > 0
+		if some && d.fromUser() && !d.query("Delete all breakpoints? ") { // gdb asks a person only
+			return false
+		}
 		d.s.ClearBreakpoints()
 		if len(d.s.DataBreakpoints()) > 0 {
 			_, _ = d.s.SetDataBreakpoints(nil)
@@ -302,32 +346,80 @@ func cmdCondition(d *Debugger, args string) bool {
 		d.fail("%v\n", err)
 		return false
 	}
-	if cond == "" {
+	if cond == "" && d.fromUser() {
 		d.printf("Breakpoint %d now unconditional.\n", n)
 	}
 	return false
 }
 
-// enableCmd is gdb's enable and disable: of the breakpoints numbered, or all of them.
+// enableCmd is gdb's enable and disable: of the breakpoints numbered, or all of them;
+// enable once, enable count N and enable delete besides.
 func enableCmd(on bool) cmdFunc {
 	return func(d *Debugger, args string) bool {
+		args = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(args), "breakpoints"))
+		var how func(id int) error // enable once, count, delete; nil for a plain enable
+		if on {
+			if how = d.enableHow(&args); how == nil && d.failed {
+				return false
+			}
+		}
 		ids, err := breakpointNumbers(args)
 		if err != nil {
 			d.fail("%v\n", err)
 			return false
 		}
 		if len(ids) == 0 {
+			if how != nil {
+				d.fail("Argument required (one or more breakpoint numbers).\n")
+				return false
+			}
 			for _, b := range d.s.Breakpoints() {
 				ids = append(ids, b.ID)
 			}
 		}
 		for _, n := range ids {
-			if err := d.s.EnableBreakpoint(n, on); err != nil {
+			err := d.s.EnableBreakpoint(n, on)
+			if how != nil {
+				err = how(n)
+			}
+			if err != nil {
 				d.fail("%v\n", err)
 			}
 		}
 		return false
 	}
+}
+
+// enableHow reads the word after enable, once, count N or delete, off args: what enabling
+// a breakpoint then does. nil for a plain enable, or after a bad count (d.failed).
+func (d *Debugger) enableHow(args *string) func(id int) error {
+	word, rest, _ := strings.Cut(*args, " ")
+	switch word {
+	case "once":
+		*args = rest
+		return func(id int) error { return d.s.EnableFor(id, 1) }
+	case "delete":
+		*args = rest
+		return func(id int) error {
+			if d.temporary == nil {
+				d.temporary = map[int]bool{}
+			}
+			d.temporary[id] = true
+			return d.s.EnableTemporary(id)
+		}
+	case "count":
+		num, rest, _ := strings.Cut(strings.TrimSpace(rest), " ")
+		n, ok := atoi(num)
+		if !ok {
+			d.fail("Argument required (hit count).\n")
+			return nil
+		}
+		*args = rest
+		return func(id int) error {
+			return d.s.EnableFor(id, max(n, 1)) // gdb's 0 stops once too
+		}
+	}
+	return nil
 }
 
 // maxRange bounds the numbers one range of breakpoints names ("delete 1-1000").
@@ -485,9 +577,9 @@ func cmdInfo(d *Debugger, args string) bool {
 	case len(what) >= 2 && strings.HasPrefix("sharedlibrary", what):
 		d.infoSharedLibrary()
 	case strings.HasPrefix("breakpoints", what):
-		d.infoBreakpoints()
+		d.infoBreakpoints(strings.TrimPrefix(args, what))
 	case len(what) >= 2 && strings.HasPrefix("watchpoints", what):
-		d.breakpointTable(false)
+		d.breakpointTable(false, strings.TrimPrefix(args, what))
 	case strings.HasPrefix("display", what):
 		ws := d.s.Watches()
 		if len(ws) == 0 {

@@ -47,6 +47,13 @@ type Config struct {
 	// not come from a terminal: as gdb, kill, return and quit then say the question and
 	// answer yes themselves, and run does not ask.
 	Confirm func(question string) bool
+	// Program is the absolute path of the program run, for gdb's "Starting program: PATH
+	// ARGS" before a run ("" says none: a Kite program, firmware).
+	Program string
+	// Args are the program's arguments at start; NewSessionArgs, when set, makes a fresh
+	// session of the program with other ones (run ARGS, set args). Without it they are fixed.
+	Args           []string
+	NewSessionArgs func(args []string) (*engine.Session, error)
 }
 
 // sourceLine is where a file read by source (or -x) is.
@@ -111,6 +118,7 @@ type Debugger struct {
 	cmds         commandLists                     // breakpoints' command lists (cmdlists.go)
 	quiet        bool                             // running a command list: gdb's from_tty off (no "Continuing.")
 	temporary    map[int]bool                     // tbreak's breakpoints, for gdb's words at their hit
+	bareBreaks   map[int]bool                     // set by break without a location: listed without their function, as gdb's
 	momentary    int                              // advance's breakpoint, while it runs: its hit is told as a plain stop
 	insnDisplays map[int]int                      // display/i: the display's number, how many instructions
 	lastFrame    stopFrame                        // the frame of the last stop reported
@@ -120,6 +128,8 @@ type Debugger struct {
 	sourcing     []sourceLine                     // the line each of them is at
 	failed       bool                             // the command being run said an error (fail)
 	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
+	args         programArgs                      // what the next run gives the program (args.go)
+	ranOnce      bool                             // the program has been run: addresses are the loaded ones from then on
 }
 
 // examineState is what x remembers between runs of it, as gdb's.
@@ -233,7 +243,7 @@ func (d *Debugger) release() {
 // newSession replaces the session by a fresh one with the old one's breakpoints (same
 // numbers, as gdb keeps them across runs).
 func (d *Debugger) newSession() error {
-	s, err := d.cfg.NewSession()
+	s, err := d.makeSession()
 	if err != nil {
 		return err
 	}
@@ -243,6 +253,7 @@ func (d *Debugger) newSession() error {
 				d.printf("warning: breakpoint %d: %s\n", bp.ID, bp.Message)
 			}
 		}
+		s.NumberBreakpointsAfter(d.s.LastBreakpointID())
 		s.RestoreWatches(d.s.Watches()) // the displays, under the same numbers
 		for name, h := range d.signals {
 			_ = s.HandleSignal(name, h)
@@ -312,6 +323,9 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 		if d.temporary[st.BreakpointID] {
 			kind = "Temporary breakpoint"
 			delete(d.temporary, st.BreakpointID)
+		}
+		for _, id := range st.AlsoBreakpoints { // deleted with it
+			delete(d.temporary, id)
 		}
 		d.printf("\n%s%s %d, %s\n", hit, kind, st.BreakpointID, where())
 		if st.Text != "" {

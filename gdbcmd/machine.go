@@ -312,6 +312,10 @@ func validName(name string) bool {
 
 func (d *Debugger) setting(name, val string) bool {
 	switch {
+	case name == "args":
+		if err := d.setArgs(val); err != nil {
+			d.fail("%v\n", err)
+		}
 	case strings.HasPrefix("context", name):
 		d.setOnOff(&d.context, val)
 	case strings.HasPrefix("listsize", name):

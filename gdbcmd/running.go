@@ -10,12 +10,33 @@ import (
 	"github.com/polydbg/polydbg/engine"
 )
 
-func cmdRun(d *Debugger, _ string) bool { d.run(false); return false }
+func cmdRun(d *Debugger, args string) bool {
+	if d.takeArgs(args) {
+		d.run(false)
+	}
+	return false
+}
+
+// takeArgs makes args, when given, the program's arguments (run ARGS, start ARGS); false
+// when they are refused.
+func (d *Debugger) takeArgs(args string) bool {
+	if strings.TrimSpace(args) == "" {
+		return true
+	}
+	if err := d.setArgs(strings.TrimSpace(args)); err != nil {
+		d.fail("%v\n", err)
+		return false
+	}
+	return true
+}
 
 // cmdStart is gdb's start: on a program with a main function (C), a temporary breakpoint
 // there and run, so that it stops in main, not at the loader's entry; on Kite, the stop
 // before the first statement.
-func cmdStart(d *Debugger, _ string) bool {
+func cmdStart(d *Debugger, args string) bool {
+	if !d.takeArgs(args) {
+		return false
+	}
 	if _, err := d.s.Target().ResolveFunction("main"); err == nil && !d.indexedPCs() {
 		d.setBreak("main", "Temporary breakpoint", func(spec *engine.BreakpointSpec) { spec.Temporary = true })
 		d.run(false)
@@ -37,12 +58,14 @@ func (d *Debugger) run(stopOnEntry bool) {
 			return
 		}
 	}
-	if d.s.State() != engine.Initialized {
+	if d.s.State() != engine.Initialized || d.args.change {
 		if err := d.newSession(); err != nil {
 			d.fail("%v\n", err)
 			return
 		}
 	}
+	d.startingProgram()
+	d.ranOnce = true
 	d.runAndReport(func() error { return d.s.Start(stopOnEntry) })
 }
 

@@ -225,6 +225,8 @@ func (d *Debugger) showType(expr string, expand bool) {
 func cmdShow(d *Debugger, args string) bool {
 	what, _, _ := strings.Cut(args, " ")
 	switch {
+	case what == "args":
+		d.showArgs()
 	case what != "" && strings.HasPrefix("values", what):
 		vals := d.values.Values()
 		for i := max(0, len(vals)-10); i < len(vals); i++ {
@@ -245,7 +247,7 @@ func cmdShow(d *Debugger, args string) bool {
 			d.printf("Pretty formatting of structures is %s.\n", onOff(d.pretty))
 		}
 	default:
-		d.printf("show values|context|listsize|print pretty\n")
+		d.printf("show args|values|context|listsize|print pretty|print elements|print repeats\n")
 	}
 	return false
 }

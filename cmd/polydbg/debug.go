@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/internal/lineedit"
 	"github.com/polydbg/polydbg/kite"
@@ -83,10 +84,15 @@ func debugCmd(args []string) int {
 		return 1
 	}
 	defer stopWeb()
-	newSession := registered(spec, "debug")
+	withArgs := registeredWithArgs(spec, "debug")
+	newSession := func() (*engine.Session, error) { return withArgs(spec.Args) }
 	cfg := cli.Config{In: os.Stdin, Echo: *echo, Interrupts: withInterrupt, Commands: commands,
 		Debug: gdbcmd.Config{Out: os.Stdout, NewSession: newSession, Context: *context,
 			Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote, Attach: spec.Kind == launch.Attach, Batch: *batch}}
+	if spec.Kind == launch.Native { // run ARGS and set args change its arguments
+		cfg.Debug.Program, cfg.Debug.Args = launch.ProgramPath(spec.Program), spec.Args
+		cfg.Debug.NewSessionArgs = withArgs
+	}
 	switch {
 	case *batch: // no input is read: the commands and their answers only, as gdb -batch
 	case !isTerminal(os.Stdin) && spec.Kind == launch.Kite:

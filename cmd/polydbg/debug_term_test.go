@@ -88,7 +88,8 @@ func TestDebugAtATerminal(t *testing.T) {
 	p.enter("p $2 + $", "$5 = 2") // $2 is 2, $ (= $4) is 0 // the value history in an expression
 
 	// Ctrl-C while the program runs pauses it; continue goes on; Ctrl-C pauses it again.
-	p.enter("delete", "(polydbg) delete")
+	p.enter("delete", "Delete all breakpoints? (y or n) ") // gdb's question, at a terminal
+	p.enter("y", "(y or n) y")
 	p.continueAndPause("Paused in ")
 	p.continueAndPause("Paused in ")
 	p.typeText("half a comma")
@@ -247,7 +248,8 @@ func TestDebugNativeCtrlC(t *testing.T) {
 	p.keys("Enter")
 	p.do("Quit", "C-c")
 	p.enter("print $n", "$2 = 1")
-	p.enter("delete", "(polydbg) delete")
+	p.enter("delete", "Delete all breakpoints? (y or n) ")
+	p.enter("y", "(y or n) y")
 	p.continueAndPause("Program received signal SIGINT, Interrupt.")
 	p.enter("print counter > 0", "$3 = 1")
 	p.continueAndPause("Program received signal SIGINT, Interrupt.")

@@ -143,7 +143,7 @@ history
 		"(polydbg) continue\nThe program is not being run.\n", // gdb's words
 		`Undefined command: "frobnicate". Try "help".`,
 		"(polydbg) s\nThe program is not being run.\n",
-		"Argument required (a location",
+		"(polydbg) b\nNo default breakpoint address now.\n", // gdb's, before the program runs
 		`No breakpoint set: no function "nosuchfn"`,
 		"No breakpoint set: no code at or after line 100",
 		"No display number 3.",
@@ -185,4 +185,29 @@ func TestDisplaysAcrossRuns(t *testing.T) {
 	if strings.Contains(out[strings.Index(out, "undisplay 1"):], "1: n =") {
 		t.Errorf("display 1 shown after undisplay:\n%s", out)
 	}
+}
+
+// On a Kite program too: break without a location is at the selected frame's pc, gdb's
+// note names the breakpoint already there, and enable once disables after one stop.
+func TestBareBreakAndEnableOnce(t *testing.T) {
+	out := script(t, `break fib
+run
+break
+up
+break
+enable once 1
+info breakpoints 1
+continue
+continue
+info breakpoints
+`)
+	expect(t, out,
+		"(polydbg) break\nNote: breakpoint 1 also set at pc 23.\nBreakpoint 2 at pc 23: file prog.kite, line 2.\n",
+		"(polydbg) break\nBreakpoint 3 at pc 13: file prog.kite, line 10.\n", // the caller's pc, after the call
+		"1       breakpoint     dis  y   pc 23              in fib at prog.kite:2\n",
+		"\nBreakpoint 3, main () at prog.kite:10:14\n", // fib(0) returned
+		"\nBreakpoint 1, fib (n=1) at prog.kite:2\n",
+		"1       breakpoint     dis  n   pc 23              in fib at prog.kite:2\n\tbreakpoint already hit 2 times\n"+
+			"2       breakpoint     keep y   pc 23              prog.kite:2\n\tbreakpoint already hit 1 time\n", // both at the stop
+	)
 }

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// downProg counts down in a recursion and calls a void function twice, for breakpoints
+// that stop more than once.
+const downProg = `#include <stdio.h>
+static int total;
+int down(int n) {
+	total += n;
+	if (n == 0)
+		return 0;
+	return 1 + down(n - 1);
+}
+void tick(void) { total *= 2; }
+int main(void) {
+	int f = down(4);
+
+	tick();
+	tick();
+	printf("%d %d\n", f, total);
+	return 0;
+}
+`
+
+// gdb's breakpoint dispositions and table, from a script: a line with no code taken
+// without a word, enable once (disposition "dis", disabled after its stop), enable count,
+// enable delete (a tbreak made of it), break without a location (the selected frame's
+// pc, listed without its function), info breakpoints N, and a condition removed
+// without a word, each against gdb.
+func TestBreakpointDispositionsAsGDB(t *testing.T) {
+	dir, ours, theirs := scriptAndGDB(t, "disp", downProg, `break 12
+break down
+break tick
+info breakpoints 2
+run
+condition 2 n == 2
+condition 2
+enable once 3
+info breakpoints
+continue
+info breakpoints 3
+enable count 2 2
+continue
+continue
+info breakpoints
+break
+info breakpoints
+enable delete 3
+info breakpoints
+tbreak 15
+info breakpoints 2-5
+disable
+info breakpoints
+enable breakpoints
+delete 2-3
+info breakpoints 1 4 5
+continue
+continue
+info breakpoints
+info breakpoints 9
+info watchpoints 1
+`)
+	compareLines(t, "breakpoint dispositions", dir, ours, theirs)
+}
+
+// Typed (or piped), gdb says which breakpoints are already where a new one is set
+// ("Note: breakpoints 1 (disabled) and 2 also set at pc 0x1144."), and that a condition
+// was removed; two breakpoints at one place are both counted as hit, and a bad use of
+// enable's words is refused, each as gdb's.
+func TestBreakpointNotesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "notes", downProg)
+	input := "break\nbreak down\nbreak down\ndisable 1\nbreak 4\nrun\ncondition 1\nbreak\nenable once\n" +
+		"enable count\nenable count 0 1\ninfo breakpoints\nenable delete 2 3\ninfo breakpoints 2-3\n" +
+		"continue\ninfo breakpoints\nkill\n"
+	o, g := pipedAndGDB(t, input, exe)
+	compareLines(t, "breakpoint notes", dir, o, g)
+}
+
+// pipedAndGDB runs the lines of input piped into polydbg debug and into gdb on exe with
+// args: both outputs with the prompts, gdb's first line and the last line's end taken out.
+func pipedAndGDB(t *testing.T, input, exe string, args ...string) (ours, theirs []byte) {
+	t.Helper()
+	cmd := exec.Command(polydbgBinary(t), append([]string{"debug", exe}, args...)...)
+	cmd.Stdin = strings.NewReader(input)
+	ours, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("polydbg: %v\n%s", err, ours)
+	}
+	cmd = exec.Command("gdb", append([]string{"-nx", "-q", "-iex", "set debug-file-directory /nonexistent", "-ex", "set width 0",
+		"-ex", "unset environment LINES", "-ex", "unset environment COLUMNS", "--args", exe}, args...)...)
+	cmd.Stdin = strings.NewReader(input)
+	theirs, err = cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, theirs)
+	}
+	unprompt := func(out string) []byte { // polydbg ends the last prompt's line, gdb does not
+		return []byte(strings.TrimRight(strings.NewReplacer("(polydbg) ", "", "(gdb) ", "").Replace(out), "\n"))
+	}
+	_, theirs0, _ := strings.Cut(string(theirs), "\n") // Reading symbols from ...
+	return unprompt(string(ours)), unprompt(theirs0)
+}
+
+// argsProg prints its arguments, one a line, and ends with their number.
+const argsProg = `#include <stdio.h>
+int main(int argc, char **argv) {
+	for (int i = 1; i < argc; i++)
+		printf("[%s]\n", argv[i]);
+	return argc;
+}
+`
+
+// The program's arguments as gdb's: given at start (--args), changed by run ARGS (with a
+// shell's quotes, nothing expanded) and set args, kept for the next run, emptied by set
+// args alone, said by show args and by "Starting program:" before each run; start ARGS;
+// a breakpoint's address after a run is the loaded one. Each against gdb.
+func TestProgramArgumentsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "args", argsProg)
+	input := "show args\nrun\nrun x \"y z\" '$HOME' a\\ b\nshow args\nrun\nset args one\nshow args\nbreak 3\n" +
+		"run\nprint argc\nprint argv[1]\ninfo breakpoints\ndelete\nkill\nstart two three\nprint argc\nkill\n" +
+		"set args\nshow args\nrun\n"
+	o, g := pipedAndGDB(t, input, exe, "init", "with space")
+	compareLines(t, "program arguments", dir, o, g)
+}
