@@ -116,6 +116,9 @@ type EvalMode struct {
 	// Pure evaluation may not assign, call user functions or impure builtins, and has a
 	// step budget: watches, conditions, hit conditions and logpoints use it.
 	Pure bool
+	// TypeOnly asks for the value's type (whatis, ptype): a call of one of the program's
+	// functions gives a value of the type it returns, without running it, as gdb's.
+	TypeOnly bool
 }
 
 // Target is a debuggee. Its methods are called by the Session, never concurrently for

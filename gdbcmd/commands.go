@@ -64,6 +64,8 @@ func init() {
 		{"printf", nil, "printf \"FORMAT\", ARGS...  print values with C's conversions (%d %x %s %f %c %p...)", cmdPrintf},
 		{"dprintf", nil, "dprintf LOCATION,\"FORMAT\",ARGS...  at LOCATION, print as printf does and go on", cmdDprintf},
 		{"echo", nil, "echo TEXT  print TEXT (C escapes: \\n for a newline)", cmdEcho},
+		{"shell", []string{"!"}, "shell COMMAND  run COMMAND with the shell (also !COMMAND); its exit code is $_shell_exitcode", cmdShell},
+		{"pwd", nil, "pwd  the working directory, where the program starts", cmdPwd},
 		{"display", nil, "display[/FMT] [EXPR]  print EXPR at every stop (list them without EXPR)", cmdDisplay},
 		{"undisplay", nil, "undisplay N  stop displaying expression N", cmdUndisplay},
 		{"info", []string{"i"}, "info args|locals|globals|registers|breakpoints|display|frame|program|threads", cmdInfo},
@@ -120,6 +122,9 @@ func (d *Debugger) exec(line string) bool {
 		return quit
 	}
 	word, args, _ := strings.Cut(line, " ")
+	if rest, ok := strings.CutPrefix(line, "!"); ok { // !ls: gdb's shell
+		word, args = "shell", rest
+	}
 	if i := strings.IndexByte(word, '/'); i > 0 { // x/8xb ADDR: the format belongs to the arguments
 		word, args = word[:i], word[i:]+" "+args
 	}

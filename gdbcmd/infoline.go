@@ -33,7 +33,7 @@ func (d *Debugger) infoLine(arg string) {
 		}
 		file, line := spec.File, spec.Line
 		if spec.Kind == engine.FunctionBreakpoint {
-			fn, ferr := d.s.Target().ResolveFunction(spec.Function)
+			fn, ferr := d.functionStart(spec.Function)
 			if ferr != nil {
 				d.fail("Function %q not defined.\n", spec.Function)
 				return
@@ -47,9 +47,21 @@ func (d *Debugger) infoLine(arg string) {
 		d.fail("%s\n", explain(err))
 	case lc.NoCode:
 		d.printf("Line %d of %q is at address %s but contains no code.\n", lc.Line, d.fileName(lc.File), d.codeAddress(lc.Start))
+		d.noteLineAddress(lc.Start)
 	default:
 		d.printf("Line %d of %q starts at address %s and ends at %s.\n", lc.Line, d.fileName(lc.File), d.codeAddress(lc.Start), d.codeAddress(lc.End))
+		d.noteLineAddress(lc.Start)
 	}
+}
+
+// noteLineAddress makes the address info line told where x goes on from (x/i is enough to
+// see the line's code) and the value of $_, as gdb does.
+func (d *Debugger) noteLineAddress(pc uint64) {
+	if d.indexedPCs() {
+		return
+	}
+	d.examined.next, d.examined.valid = pc, true
+	d.values.SetConvenience("_", engine.Variable{Name: "$_", Value: d.labelled(pc), Type: "void *"})
 }
 
 // codeAddress is an instruction's address with its symbol ("0x1139 <fact>"), or its number

@@ -426,10 +426,14 @@ func (d *Debugger) examineInstructions(addr uint64, count int) {
 		d.fail("This target cannot be disassembled here.\n")
 		return
 	}
-	ins, err := dbg.Disassemble(context.Background(), addr, count)
+	ins, err := dbg.Disassemble(context.Background(), addr, count+1) // one more: where x goes on
 	if err != nil {
 		d.fail("%s\n", explain(err))
 		return
+	}
+	next := uint64(0)
+	if len(ins) > count {
+		next, ins = ins[count].PC, ins[:count]
 	}
 	if len(ins) == 0 { // no code there, as gdb says it
 		d.printf("   %s:\tCannot access memory at address %#x\n", d.labelled(addr), addr)
@@ -447,4 +451,11 @@ func (d *Debugger) examineInstructions(addr uint64, count int) {
 		}
 		d.printf("%s%s:\t%s\n", mark, d.labelled(in.PC), in.Text)
 	}
+	last := ins[len(ins)-1] // x goes on after it; $_ is its address, as gdb's (a byte's)
+	if next == 0 {
+		next = last.PC + uint64(max(last.Size, 1))
+	}
+	d.examined.next, d.examined.valid = next, true
+	d.values.SetConvenience("_", engine.Variable{Name: "$_", Value: d.labelled(last.PC), Type: "int8_t *"})
+	d.values.SetConvenience("__", engine.Variable{Name: "$__", Value: "void", Type: "void"}) // gdb's is not read
 }

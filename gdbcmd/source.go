@@ -114,22 +114,35 @@ func cmdList(d *Debugger, args string) bool {
 	size := d.listSize()
 	last := 0 // the last line of a range FIRST,LAST
 	if first, rest, isRange := strings.Cut(args, ","); isRange {
-		if where, n, hasFile := strings.Cut(first, ":"); hasFile { // list FILE:3,6
-			full := d.sourcePath(strings.TrimSpace(where))
-			if full == "" {
-				d.fail("No source file named %s.\n", strings.TrimSpace(where))
+		first, rest = strings.TrimSpace(first), strings.TrimSpace(rest)
+		a := 0
+		if first != "" { // list 3,6  list down,+2  list t.c:main,20
+			f, n, err := d.listLine(first, file)
+			if err != nil {
+				d.fail("%v\n", err)
 				return false
 			}
-			file, first = full, n
+			file, a = f, n
 		}
-		a, okA := atoi(strings.TrimSpace(first))
-		b, okB := atoi(strings.TrimSpace(rest))
+		b := 0
+		if n, ok := atoi(strings.TrimPrefix(rest, "+")); ok && strings.HasPrefix(rest, "+") && first != "" {
+			b = a + n // FIRST,+N: N lines after FIRST
+		} else if rest != "" {
+			f, n, err := d.listLine(rest, file)
+			if err != nil {
+				d.fail("%v\n", err)
+				return false
+			}
+			file, b = f, n
+		}
 		switch {
-		case okA && okB && b >= a: // list 3,6
-			d.listAt, last = max(1, a), b
-		case okA && strings.TrimSpace(rest) == "": // list 3, : from line 3
-			d.listAt = max(1, a)
-		case okB && strings.TrimSpace(first) == "": // list ,6 : the lines ending at 6
+		case a > 0 && b >= a: // list 3,6
+			d.listAt, last = a, b
+		case a > 0 && b > 0: // list 6,3: nothing, as gdb
+			return false
+		case a > 0 && rest == "": // list 3, : from line 3
+			d.listAt = a
+		case b > 0 && first == "": // list ,6 : the lines ending at 6
 			d.listAt, last = max(1, b-size+1), b
 		default:
 			d.fail("Bad line range %q.\n", args)
@@ -137,7 +150,7 @@ func cmdList(d *Debugger, args string) bool {
 		}
 		args = ""
 	}
-	switch where, what, hasFile := strings.Cut(args, ":"); {
+	switch {
 	case args == "":
 	case args == "-": // the lines before the last listed
 		if d.listFirst <= 1 {
@@ -145,29 +158,13 @@ func cmdList(d *Debugger, args string) bool {
 			return false
 		}
 		d.listAt, last = max(1, d.listFirst-size), d.listFirst-1
-	case hasFile: // FILE:LINE, FILE:FUNCTION
-		full := d.sourcePath(where)
-		if full == "" {
-			d.fail("No source file named %s.\n", where)
+	default: // lines around one: LINE, FILE:LINE, FUNCTION, FILE:FUNCTION
+		f, n, err := d.listLine(args, file)
+		if err != nil {
+			d.fail("%v\n", err)
 			return false
 		}
-		if n, ok := atoi(what); ok {
-			file, d.listAt = full, max(1, n-size/2)
-		} else if loc, err := d.s.Target().ResolveFunction(what); err == nil && engine.SourceFileIs(loc.File, where) {
-			file, d.listAt = loc.File, max(1, loc.Line-size/2)
-		} else {
-			d.fail("Function %q not defined in %q.\n", what, where)
-			return false
-		}
-	default:
-		if n, ok := atoi(args); ok {
-			d.listAt = max(1, n-size/2)
-		} else if loc, err := d.s.Target().ResolveFunction(args); err == nil {
-			file, d.listAt = loc.File, max(1, loc.Line-size/2)
-		} else {
-			d.fail("Function %q not defined.\n", args)
-			return false
-		}
+		file, d.listAt = f, max(1, n-size/2)
 	}
 	if file == "" {
 		file = d.defaultFile()
@@ -191,6 +188,48 @@ func cmdList(d *Debugger, args string) bool {
 	d.printSource(file, d.listAt, end, d.cfg.Marks)
 	d.listFile, d.listFirst, d.listAt = file, d.listAt, end+1
 	return false
+}
+
+// listLine is the line one argument of list names, in file unless it says another: LINE,
+// FILE:LINE, FUNCTION (the line it starts at) or FILE:FUNCTION.
+func (d *Debugger) listLine(arg, file string) (string, int, error) {
+	where, what, hasFile := strings.Cut(arg, ":")
+	if !hasFile {
+		if n, ok := atoi(arg); ok {
+			return file, max(1, n), nil
+		}
+		loc, err := d.functionStart(arg)
+		if err != nil {
+			return "", 0, fmt.Errorf("Function %q not defined.", arg)
+		}
+		return loc.File, loc.Line, nil
+	}
+	full := d.sourcePath(where)
+	if full == "" {
+		return "", 0, fmt.Errorf("No source file named %s.", where)
+	}
+	if n, ok := atoi(what); ok {
+		return full, max(1, n), nil
+	}
+	if loc, err := d.functionStart(what); err == nil && engine.SourceFileIs(loc.File, where) {
+		return loc.File, loc.Line, nil
+	}
+	return "", 0, fmt.Errorf("Function %q not defined in %q.", what, where)
+}
+
+// functionStart is where function name begins as gdb's list and info line take it: the
+// line of its first instruction (its declaration's), not the one after its prologue.
+func (d *Debugger) functionStart(name string) (engine.Location, error) {
+	loc, err := d.s.Target().ResolveFunction(name)
+	if err != nil || d.indexedPCs() {
+		return loc, err
+	}
+	if pc, err := d.s.Address(d.frame, name); err == nil {
+		if lc, err := d.s.LineCodeAt(pc); err == nil && lc.Line > 0 && sameFile(lc.File, loc.File) {
+			loc.Line, loc.PC = lc.Line, pc
+		}
+	}
+	return loc, nil
 }
 
 // sourcePath is the full path of the program's source file a user names ("loop.c"), "" for

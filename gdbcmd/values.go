@@ -113,6 +113,11 @@ func pointerPrefix(v engine.Variable, format byte) string {
 // $_exitsignal the number of the signal that ended it (each void otherwise), and a
 // history value alone is the value recorded.
 func (d *Debugger) eval(expr string, pure bool) (engine.Variable, error) {
+	return d.evalWith(expr, engine.EvalMode{Pure: pure})
+}
+
+// evalWith is eval in the mode given.
+func (d *Debugger) evalWith(expr string, mode engine.EvalMode) (engine.Variable, error) {
 	if e := strings.TrimSpace(expr); e == "$_exitcode" || e == "$_exitsignal" {
 		h := d.s.LastHalt()
 		switch {
@@ -136,7 +141,7 @@ func (d *Debugger) eval(expr string, pure bool) (engine.Variable, error) {
 	if err != nil {
 		return engine.Variable{}, err
 	}
-	v, err := d.s.Evaluate(d.frame, sub, engine.EvalMode{Pure: pure})
+	v, err := d.s.Evaluate(d.frame, sub, mode)
 	if err != nil && lone && !d.isRegister(name) { // a convenience variable never set, as gdb
 		return engine.Variable{Name: expr, Value: "void", Type: "void"}, nil
 	}
@@ -172,8 +177,8 @@ func (d *Debugger) showType(expr string, expand bool) {
 		d.fail("Argument required (an expression).\n")
 		return
 	}
-	v, err := d.eval(expr, true)
-	if err == nil && expand { // the value's own type, as the program has it
+	v, err := d.evalWith(expr, engine.EvalMode{Pure: true, TypeOnly: true}) // a call is not run, as gdb's
+	if err == nil && expand {                                               // the value's own type, as the program has it
 		if sub, serr := d.values.Substitute(expr); serr == nil {
 			if text, terr := d.s.DescribeExprType(d.frame, sub, true); terr == nil {
 				d.printf("type = %s\n", text)

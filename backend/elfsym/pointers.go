@@ -322,6 +322,10 @@ func (f *File) Decay(v Value, mem Memory) (Value, error) {
 // DWARFType is the program's type v was read with, nil for a register's word or a number.
 func (v Value) DWARFType() dwarf.Type { return v.typ }
 
+// TypeOnly is a value of type t that was not read: what an expression's type is asked of
+// (gdb's whatis and ptype of a call, which do not run it).
+func TypeOnly(t dwarf.Type, name string) Value { return Value{Name: name, Type: TypeName(t), typ: t} }
+
 // Typed reports whether v was read with a type of the program (a register's word was not):
 // only such a pointer moves by the size of what it points to.
 func (v Value) Typed() bool { return v.typ != nil }

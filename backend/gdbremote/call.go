@@ -135,6 +135,14 @@ func (p *arithParser) call(fn arithOperand) (arithOperand, error) {
 		return arithOperand{kind: "int"}, nil
 	}
 	name := fn.obj.Name
+	if p.e.typeOnly { // whatis, ptype: a value of the type it returns, without running it
+		ft, _ := fn.obj.FuncType()
+		if r, err := p.callResult(ft, 0, name+"(...)"); err == nil {
+			return r, nil
+		}
+		v := elfsym.TypeOnly(ft.ReturnType, name+"(...)") // a struct, array or float
+		return arithOperand{obj: &v}, nil
+	}
 	if p.e.pure {
 		return fn, fmt.Errorf("%s(...) would run the program's code, which this evaluation may not do: use call", name)
 	}

@@ -17,6 +17,8 @@ type evaluator struct {
 	t    *Target
 	fr   *elfsym.Frame
 	pure bool // may not run the program's code (a call of one of its functions)
+	// typeOnly asks the type of the value only: a call is its function's return type, not run.
+	typeOnly bool
 }
 
 // value evaluates name, name.f, name[i], name->f, *name, &name..., $reg or a number.

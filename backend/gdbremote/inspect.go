@@ -247,7 +247,7 @@ func (t *Target) Evaluate(frame int, expr string, mode engine.EvalMode) (engine.
 	if err != nil {
 		return engine.Variable{}, err
 	}
-	ev := &evaluator{t: t, fr: fr, pure: mode.Pure}
+	ev := &evaluator{t: t, fr: fr, pure: mode.Pure, typeOnly: mode.TypeOnly}
 	v, err := ev.value(strings.TrimSpace(expr))
 	if err == nil {
 		path, _ := parsePath(expr)
@@ -292,6 +292,9 @@ func (t *Target) DescribeExprType(frame int, expr string, expand bool) (string, 
 	if err != nil {
 		return "", err
 	}
+	if !expand { // whatis: the type's name as the program says it, a typedef's too
+		return elfsym.TypeName(typ), nil
+	}
 	return elfsym.DescribeType(typ, expand), nil
 }
 
@@ -304,12 +307,15 @@ func (t *Target) exprType(frame int, expr string) (dwarf.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &evaluator{t: t, fr: fr, pure: true}
+	ev := &evaluator{t: t, fr: fr, pure: true, typeOnly: true}
 	v, err := ev.value(strings.TrimSpace(expr))
 	if err != nil {
 		if v, err = ev.arith(strings.TrimSpace(expr)); err != nil {
 			return nil, err
 		}
+	}
+	if v.DWARFType() == nil && v.Kind == "void" { // a call of a function that returns nothing
+		return &dwarf.VoidType{}, nil
 	}
 	if v.DWARFType() == nil {
 		return nil, fmt.Errorf("%s has no type of the program: %w", expr, engine.ErrUnsupported)

@@ -130,3 +130,12 @@ func TestProgramArgumentsAsGDB(t *testing.T) {
 	o, g := pipedAndGDB(t, input, exe, "init", "with space")
 	compareLines(t, "program arguments", dir, o, g)
 }
+
+// shell and !, their exit code in $_shell_exitcode, and pwd, as gdb's.
+func TestShellAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "shell", downProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, []string{"-ex", "shell echo one; exit 3", "-ex", "print $_shell_exitcode",
+		"-ex", "!echo two", "-ex", "print $_shell_exitcode", "-ex", "pwd", "-ex", "shell exit 0"})
+	compareLines(t, "shell", dir, ours, theirs)
+}

@@ -289,3 +289,35 @@ func TestExamineAndPrintFormatsAsGDB(t *testing.T) {
 	stack := regexp.MustCompile(`0x7ff[0-9a-f]+`) // the stack: where it is differs between the two runs
 	compareLines(t, "x and print formats", dir, stack.ReplaceAll(ours, []byte("STACK")), stack.ReplaceAll(theirs, []byte("STACK")))
 }
+
+// callsProg has functions that return a struct, a typedef, a pointer, nothing and a double.
+const callsProg = `struct pt { int x, y; };
+typedef unsigned long ulong_t;
+struct pt mk(int x) { struct pt p = {x, x}; return p; }
+ulong_t big(void) { return 1; }
+char *name(int i) { return i ? "a" : "b"; }
+void nothing(void) {}
+double half(double v) { return v / 2; }
+int main(void) {
+	struct pt p = mk(1);
+	char *s = name(1);
+	return p.x + (int)big() + s[0] + (int)half(2);
+}
+`
+
+// whatis and ptype of a call say the type the function returns without running it, as
+// gdb's (a struct laid out by ptype, a typedef named by whatis, void, arithmetic on the
+// result); output prints a pointer with its type, as print does; after info line, x/i
+// goes on from the line's code. Each against gdb.
+func TestTypesOfCallsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	cmds := []string{"-ex", "break 10", "-ex", "run"}
+	for _, e := range []string{"mk(1)", "big()", "name(1)", "nothing()", "half(3)", "big() + 1", "nosuch(1)"} {
+		cmds = append(cmds, "-ex", "whatis "+e, "-ex", "ptype "+e)
+	}
+	cmds = append(cmds, "-ex", "output p", "-ex", "output &p", "-ex", "output/x p.x", "-ex", "output main",
+		"-ex", "info line half", "-ex", "x/2i", "-ex", "print $_", "-ex", "print $__", "-ex", "x/i", "-ex", "x/2xb")
+	dir, exe := buildNative(t, "calls", callsProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "types of calls", dir, ours, theirs)
+}

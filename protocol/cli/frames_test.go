@@ -151,12 +151,14 @@ func TestPrintPrettyAsGDB(t *testing.T) {
 var infoLineAnswer = regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(Line .*"loop\.c".*)$`)
 
 // info line says where a line's code starts and ends as gdb does, by gdb's line table (the
-// loop's rows merged), for the current line, a function, a line, an address, a line
-// without code and one past the end.
+// loop's rows merged), for the current line, a function (the line it starts at, not the
+// one after its prologue), a line, an address, a line without code and one past the end;
+// $_ is then that address (and x/i goes on from there: TestTypesOfCallsAsGDB).
 func TestInfoLineAsGDB(t *testing.T) {
 	dir, out, oracle := loopAndGDB(t, "break square\nrun\ninfo line\ninfo line square\ninfo line 8\ninfo line loop.c:6\n"+
-		"info line *$pc\ninfo line 2\ninfo line 300\nup\ninfo line\ninfo line *$pc\n")
-	agreeLines(t, "info line", 9, captured(infoLineAnswer, out, dir), captured(infoLineAnswer, oracle, dir), out, oracle)
+		"info line *$pc\ninfo line 2\ninfo line 300\nup\ninfo line\ninfo line *$pc\ninfo line main\np $_\n")
+	agreeLines(t, "info line", 10, captured(infoLineAnswer, out, dir), captured(infoLineAnswer, oracle, dir), out, oracle)
+	agreeLines(t, "$_ after info line", 1, captured(printed, out, dir), captured(printed, oracle, dir), out, oracle)
 }
 
 // On Kite, info line says a line's first statement by instruction numbers.
@@ -231,11 +233,12 @@ func TestInfoSourceAsGDB(t *testing.T) {
 }
 
 // list, list -, FIRST,LAST, ,LAST, FILE:LINE, FILE:FUNCTION and FUNCTION show the lines gdb
-// shows (polydbg marks the current line and breakpoints in a column of its own: the line
-// numbers are compared).
+// shows, a range's ends any of those or +N after the first (polydbg marks the current line
+// and breakpoints in a column of its own: the line numbers are compared).
 func TestListAsGDB(t *testing.T) {
 	const commands = "list square\nlist\nlist -\nlist 3,5\nlist loop.c:8\nlist loop.c:square\nlist ,4\nlist -\n" +
-		"list nosuch.c:3\nbreak square\nrun\nlist\nframe 1\nlist\nlist -\n"
+		"list nosuch.c:3\nbreak square\nrun\nlist\nframe 1\nlist\nlist -\nlist main,+2\nlist square,main\nlist 6,3\n" +
+		"list nosuch,3\nlist loop.c:main,+1\nlist 9,\n"
 	_, out, oracle := loopAndGDB(t, commands)
 	numbered := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(\d+\t.*|No source file.*|Already at.*)$`) // as gdb's: no marks
 	agreeLines(t, "list", 60, captured(numbered, out, ""), captured(numbered, oracle, ""), out, oracle)
