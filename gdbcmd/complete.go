@@ -14,8 +14,8 @@ import (
 var subcommands = map[string][]string{
 	"info": {"address", "args", "breakpoints", "display", "frame", "functions", "globals", "inferiors", "line", "locals", "proc", "program", "registers",
 		"scope", "sharedlibrary", "signals", "source", "symbol", "threads", "types", "variables"},
-	"set":  {"args", "context", "listsize", "print"},
-	"show": {"args", "context", "listsize", "print", "values"},
+	"set":  {"args", "context", "environment", "listsize", "print"},
+	"show": {"args", "context", "environment", "listsize", "print", "values"},
 }
 
 // Complete returns the unchanged start of line and the candidates for the word at its end.

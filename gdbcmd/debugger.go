@@ -50,10 +50,11 @@ type Config struct {
 	// Program is the absolute path of the program run, for gdb's "Starting program: PATH
 	// ARGS" before a run ("" says none: a Kite program, firmware).
 	Program string
-	// Args are the program's arguments at start; NewSessionArgs, when set, makes a fresh
-	// session of the program with other ones (run ARGS, set args). Without it they are fixed.
-	Args           []string
-	NewSessionArgs func(args []string) (*engine.Session, error)
+	// Args are the program's arguments at start; NewSessionFor, when set, makes a fresh
+	// session of the program started another way (run ARGS, set args, set environment).
+	// Without it the arguments and environment are fixed.
+	Args          []string
+	NewSessionFor func(run Run) (*engine.Session, error)
 }
 
 // sourceLine is where a file read by source (or -x) is.
@@ -128,7 +129,7 @@ type Debugger struct {
 	sourcing     []sourceLine                     // the line each of them is at
 	failed       bool                             // the command being run said an error (fail)
 	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
-	args         programArgs                      // what the next run gives the program (args.go)
+	startup      runSettings                      // how the next run starts the program (run.go)
 	ranOnce      bool                             // the program has been run: addresses are the loaded ones from then on
 }
 

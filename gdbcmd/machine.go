@@ -316,6 +316,8 @@ func (d *Debugger) setting(name, val string) bool {
 		if err := d.setArgs(val); err != nil {
 			d.fail("%v\n", err)
 		}
+	case name == "environment" || name == "env":
+		d.setEnvironment(val)
 	case strings.HasPrefix("context", name):
 		d.setOnOff(&d.context, val)
 	case strings.HasPrefix("listsize", name):

@@ -58,7 +58,7 @@ func (d *Debugger) run(stopOnEntry bool) {
 			return
 		}
 	}
-	if d.s.State() != engine.Initialized || d.args.change {
+	if d.s.State() != engine.Initialized || d.startup.change {
 		if err := d.newSession(); err != nil {
 			d.fail("%v\n", err)
 			return

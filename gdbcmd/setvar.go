@@ -14,6 +14,9 @@ import (
 func cmdSetVar(d *Debugger, args string) bool {
 	rest := args
 	explicit := false
+	if w, _, _ := strings.Cut(args, " "); w == "args" || w == "environment" || w == "env" {
+		return cmdSet(d, args) // settings whose value may hold an "=": set env X=1
+	}
 	if w, tail, _ := strings.Cut(args, " "); w == "var" || w == "variable" {
 		rest, explicit = strings.TrimSpace(tail), true
 	}

@@ -232,6 +232,8 @@ func cmdShow(d *Debugger, args string) bool {
 	switch {
 	case what == "args":
 		d.showArgs()
+	case len(what) >= 3 && strings.HasPrefix("environment", what):
+		d.showEnvironment(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case what != "" && strings.HasPrefix("values", what):
 		vals := d.values.Values()
 		for i := max(0, len(vals)-10); i < len(vals); i++ {
@@ -252,7 +254,7 @@ func cmdShow(d *Debugger, args string) bool {
 			d.printf("Pretty formatting of structures is %s.\n", onOff(d.pretty))
 		}
 	default:
-		d.printf("show args|values|context|listsize|print pretty|print elements|print repeats\n")
+		d.printf("show args|environment|values|context|listsize|print pretty|print elements|print repeats\n")
 	}
 	return false
 }

@@ -75,13 +75,20 @@ info watchpoints 1
 // was removed; two breakpoints at one place are both counted as hit, and a bad use of
 // enable's words is refused, each as gdb's.
 func TestBreakpointNotesAsGDB(t *testing.T) {
+	pipedAsGDB(t, "breakpoint notes", "notes", downProg, "break\nbreak down\nbreak down\ndisable 1\nbreak 4\nrun\ncondition 1\nbreak\nenable once\n"+
+		"enable count\nenable count 0 1\ninfo breakpoints\nenable delete 2 3\ninfo breakpoints 2-3\n"+
+		"continue\ninfo breakpoints\nkill\n")
+}
+
+// pipedAsGDB builds the C program src as name, pipes the lines of input into polydbg
+// debug and into gdb on it with args, and compares their answers line by line (what says
+// what they are).
+func pipedAsGDB(t *testing.T, what, name, src, input string, args ...string) {
+	t.Helper()
 	realparts.Need(t, "gdb")
-	dir, exe := buildNative(t, "notes", downProg)
-	input := "break\nbreak down\nbreak down\ndisable 1\nbreak 4\nrun\ncondition 1\nbreak\nenable once\n" +
-		"enable count\nenable count 0 1\ninfo breakpoints\nenable delete 2 3\ninfo breakpoints 2-3\n" +
-		"continue\ninfo breakpoints\nkill\n"
-	o, g := pipedAndGDB(t, input, exe)
-	compareLines(t, "breakpoint notes", dir, o, g)
+	dir, exe := buildNative(t, name, src)
+	ours, theirs := pipedAndGDB(t, input, exe, args...)
+	compareLines(t, what, dir, ours, theirs)
 }
 
 // pipedAndGDB runs the lines of input piped into polydbg debug and into gdb on exe with
@@ -106,36 +113,4 @@ func pipedAndGDB(t *testing.T, input, exe string, args ...string) (ours, theirs 
 	}
 	_, theirs0, _ := strings.Cut(string(theirs), "\n") // Reading symbols from ...
 	return unprompt(string(ours)), unprompt(theirs0)
-}
-
-// argsProg prints its arguments, one a line, and ends with their number.
-const argsProg = `#include <stdio.h>
-int main(int argc, char **argv) {
-	for (int i = 1; i < argc; i++)
-		printf("[%s]\n", argv[i]);
-	return argc;
-}
-`
-
-// The program's arguments as gdb's: given at start (--args), changed by run ARGS (with a
-// shell's quotes, nothing expanded) and set args, kept for the next run, emptied by set
-// args alone, said by show args and by "Starting program:" before each run; start ARGS;
-// a breakpoint's address after a run is the loaded one. Each against gdb.
-func TestProgramArgumentsAsGDB(t *testing.T) {
-	realparts.Need(t, "gdb")
-	dir, exe := buildNative(t, "args", argsProg)
-	input := "show args\nrun\nrun x \"y z\" '$HOME' a\\ b\nshow args\nrun\nset args one\nshow args\nbreak 3\n" +
-		"run\nprint argc\nprint argv[1]\ninfo breakpoints\ndelete\nkill\nstart two three\nprint argc\nkill\n" +
-		"set args\nshow args\nrun\n"
-	o, g := pipedAndGDB(t, input, exe, "init", "with space")
-	compareLines(t, "program arguments", dir, o, g)
-}
-
-// shell and !, their exit code in $_shell_exitcode, and pwd, as gdb's.
-func TestShellAsGDB(t *testing.T) {
-	realparts.Need(t, "gdb")
-	dir, exe := buildNative(t, "shell", downProg)
-	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, []string{"-ex", "shell echo one; exit 3", "-ex", "print $_shell_exitcode",
-		"-ex", "!echo two", "-ex", "print $_shell_exitcode", "-ex", "pwd", "-ex", "shell exit 0"})
-	compareLines(t, "shell", dir, ours, theirs)
 }

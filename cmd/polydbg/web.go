@@ -57,16 +57,17 @@ func startWebWith(addr string, stderr io.Writer, opts web.Options) (stop func(),
 // listed in launch.Sessions under one entry that later runs replace.
 func registered(spec launch.Spec, owner string) func() (*engine.Session, error) {
 	withArgs := registeredWithArgs(spec, owner)
-	return func() (*engine.Session, error) { return withArgs(spec.Args) }
+	return func() (*engine.Session, error) { return withArgs(spec.Args, spec.Env) }
 }
 
 // registeredWithArgs is registered's maker of sessions for a program run with the
-// arguments given to each (gdb's run ARGS).
-func registeredWithArgs(spec launch.Spec, owner string) func(args []string) (*engine.Session, error) {
+// arguments and environment given to each (gdb's run ARGS, set environment; nil env: the
+// debugger's own).
+func registeredWithArgs(spec launch.Spec, owner string) func(args, env []string) (*engine.Session, error) {
 	var entry *launch.Entry
-	return func(args []string) (*engine.Session, error) {
+	return func(args, env []string) (*engine.Session, error) {
 		spec := spec
-		spec.Args = args
+		spec.Args, spec.Env = args, env
 		done := notifySlow(os.Stderr, waitingFor(spec))
 		d, err := launch.Start(context.Background(), spec)
 		done(err == nil)

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// How the next run starts the program (arguments, environment) and the shell, as gdb's.
+
+// argsProg prints its arguments, one a line, and ends with their number.
+const argsProg = `#include <stdio.h>
+int main(int argc, char **argv) {
+	for (int i = 1; i < argc; i++)
+		printf("[%s]\n", argv[i]);
+	return argc;
+}
+`
+
+// The program's arguments as gdb's: given at start (--args), changed by run ARGS (with a
+// shell's quotes, nothing expanded) and set args, kept for the next run, emptied by set
+// args alone, said by show args and by "Starting program:" before each run; start ARGS;
+// a breakpoint's address after a run is the loaded one. Each against gdb.
+func TestProgramArgumentsAsGDB(t *testing.T) {
+	pipedAsGDB(t, "program arguments", "args", argsProg, "show args\nrun\nrun x \"y z\" '$HOME' a\\ b\nshow args\nrun\nset args one\nshow args\nbreak 3\n"+
+		"run\nprint argc\nprint argv[1]\ninfo breakpoints\ndelete\nkill\nstart two three\nprint argc\nkill\n"+
+		"set args\nshow args\nrun\n", "init", "with space")
+}
+
+// shell and !, their exit code in $_shell_exitcode, and pwd, as gdb's.
+func TestShellAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "shell", downProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, []string{"-ex", "shell echo one; exit 3", "-ex", "print $_shell_exitcode",
+		"-ex", "!echo two", "-ex", "print $_shell_exitcode", "-ex", "pwd", "-ex", "shell exit 0"})
+	compareLines(t, "shell", dir, ours, theirs)
+}
+
+// envProg prints two variables of its environment, and whether it has HOME.
+const envProg = `#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+	const char *a = getenv("PDB_A"), *b = getenv("PDB_B");
+	printf("A=%s B=%s HOME=%s\n", a ? a : "(none)", b ? b : "(none)", getenv("HOME") ? "set" : "unset");
+	return 0;
+}
+`
+
+// The program's environment as gdb's: set environment (NAME VALUE, NAME=VALUE, a name
+// alone for an empty value), unset environment of one variable and of all (after gdb's
+// question), show environment NAME, each run started with it; against gdb.
+func TestProgramEnvironmentAsGDB(t *testing.T) {
+	pipedAsGDB(t, "program environment", "env", envProg, "show environment PDB_A\nset environment PDB_A hello world\nset env PDB_B=two\nset environment PDB_C\n"+
+		"show environment PDB_A\nshow env PDB_B\nshow environment PDB_C\nrun\nunset environment PDB_A\n"+
+		"show environment PDB_A\nrun\nunset environment\nshow environment\nrun\nset environment\nunset foo\n")
+}
