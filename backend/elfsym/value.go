@@ -4,10 +4,10 @@ package elfsym
 
 import (
 	"debug/dwarf"
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -171,11 +171,13 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 		v.Text = strconv.FormatUint(u, 10)
 	case *dwarf.FloatType:
 		v.Kind = "float"
-		switch n {
-		case 4: // as gdb: %.9g and %.17g, the digits that always read back the same value
-			v.Text = strconv.FormatFloat(float64(math.Float32frombits(uint32(u))), 'g', 9, 32)
-		case 8:
-			v.Text = strconv.FormatFloat(math.Float64frombits(u), 'g', 17, 64)
+		switch { // as gdb: %.9g and %.17g, the digits that always read back the same value (floattext.go)
+		case n == 4:
+			v.Text = FloatText(Single, 0, u)
+		case n == 8:
+			v.Text = FloatText(Double, 0, u)
+		case (n == 10 || n == 16) && (f.Arch.Machine == elf.EM_X86_64 || f.Arch.Machine == elf.EM_386): // long double: x87's
+			v.Text = FloatText(Extended, uint64(f.Arch.ByteOrder.Uint16(b[8:10])), f.Arch.ByteOrder.Uint64(b[:8]))
 		default:
 			v.Kind, v.Text = "raw", fmt.Sprintf("%x", b)
 		}

@@ -91,9 +91,9 @@ func (v arithOperand) value(name string) elfsym.Value {
 			typ = "double"
 		}
 		if v.ct.bits == 32 { // as gdb prints a float: the digits that read back the same value
-			return elfsym.Value{Name: name, Type: typ, Kind: "float", Text: strconv.FormatFloat(v.f, 'g', 9, 32)}
+			return elfsym.Value{Name: name, Type: typ, Kind: "float", Text: elfsym.FloatText(elfsym.Single, 0, uint64(math.Float32bits(float32(v.f))))}
 		}
-		return elfsym.Value{Name: name, Type: typ, Kind: "float", Text: strconv.FormatFloat(v.f, 'g', 17, 64)}
+		return elfsym.Value{Name: name, Type: typ, Kind: "float", Text: elfsym.FloatText(elfsym.Double, 0, math.Float64bits(v.f))}
 	case "uint":
 		if typ == "" {
 			typ = "unsigned long"
@@ -422,7 +422,13 @@ func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 			return arithOperand{kind: "uint", u: o.Addr, isPtr: true, ct: cType{"unsigned long", longBits, false, false}}, nil
 		}
 	case "float":
-		f, err := strconv.ParseFloat(o.Text, 64)
+		f, err := elfsym.ParseFloatText(o.Text)
+		switch len(o.Bytes) { // exactly, a NaN's bits too
+		case 4:
+			f, err = float64(math.Float32frombits(uint32(Uint(o.Bytes, p.e.t.order)))), nil
+		case 8:
+			f, err = math.Float64frombits(Uint(o.Bytes, p.e.t.order)), nil
+		}
 		if err == nil {
 			ct := tDouble
 			if len(o.Bytes) == 4 {

@@ -321,3 +321,27 @@ func TestTypesOfCallsAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "types of calls", dir, ours, theirs)
 }
+
+// floatsProg holds a NaN, infinities, a float NaN and long doubles (x87's 80 bits).
+const floatsProg = `double zero = 0.0;
+int main(void) {
+	double n = zero / zero, i = 1 / zero, m = -1 / zero;
+	float fn = (float)n, f = 1.5f;
+	long double ld = 3.14159265358979323846264338327950288L, l2 = 0.1L;
+	return (int)(n + i + m + fn + f + ld + l2);
+}
+`
+
+// Floating-point values as gdb prints them: a NaN with its mantissa (-nan(0x8000000000000)),
+// inf, a long double with x87's 21 digits, and arithmetic on them (a NaN's bits kept).
+func TestFloatsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break 6", "run", "info locals", "p ld", "p l2", "p -n", "p fn", "p i + 1", "p m * 2",
+		"p n == n", "p f / 3", "p 1.0/3", "p -fn", "p fn + 1"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "floats", floatsProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "floats", dir, ours, theirs)
+}
