@@ -15,6 +15,16 @@ type Register struct {
 	// its symbol ("0x401136 <main+4>"), a data pointer in hex, x86's eflags by their flags
 	// ("[ PF IF ]"), an integer signed at its width; "" when the target does not say.
 	Natural string
+	// Bytes is, for a register wider than Value (a vector, x87's 80-bit float), its whole
+	// value in the target's byte order.
+	Bytes []byte
+	// Float says it is a floating-point register (x87's st0, a VFP d0): info registers
+	// shows its value, then its raw bits (Hex).
+	Float bool
+	// Hex is the register's value in hex where Value cannot say it: a vector's elements
+	// as gdb's info registers shows them ("{v4_float = {0x0, 0x3fc00000, ...}, ...}"),
+	// a float's raw bits ("0x3fff8000000000000000"). Natural is then print's form.
+	Hex string
 }
 
 // MemoryAccess is implemented by targets whose memory a debugger may read and write

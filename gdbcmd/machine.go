@@ -26,7 +26,7 @@ func (d *Debugger) infoRegisters(names []string) {
 	}
 	if len(names) == 0 { // gdb's general group
 		for _, r := range infoGeneralRegisters(regs) {
-			d.printf("%-15s%-19s %s\n", r.Name, fmt.Sprintf("%#x", r.Value), d.registerNatural(r))
+			d.registerLine(r.Name, r)
 		}
 		return
 	}
@@ -37,6 +37,19 @@ func (d *Debugger) infoRegisters(names []string) {
 			d.fail("Invalid register `%s'\n", name)
 			return
 		}
+		d.registerLine(name, r)
+	}
+}
+
+// registerLine is a register's line of info registers, as gdb's: its value in hex and
+// naturally; a vector's elements in hex; x87's float with its raw bits.
+func (d *Debugger) registerLine(name string, r engine.Register) {
+	switch {
+	case r.Float && r.Hex != "":
+		d.printf("%-15s%-19s (raw %s)\n", name, r.Natural, r.Hex)
+	case r.Hex != "":
+		d.printf("%-15s%s\n", name, r.Hex)
+	default:
 		d.printf("%-15s%-19s %s\n", name, fmt.Sprintf("%#x", r.Value), d.registerNatural(r))
 	}
 }

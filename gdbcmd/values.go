@@ -74,7 +74,7 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	if se.old {
 		v = old
 	}
-	if format != 0 && v.Type == "i386_eflags" { // [ IF ] is 0x202 under a format, as gdb's
+	if format != 0 && strings.HasPrefix(v.Value, "[ ") { // flags: [ IF ] is 0x202 under a format, as gdb's
 		if n, err := d.eval("(unsigned int)("+expr+")", true); err == nil {
 			v.Value = n.Value
 		}

@@ -10,7 +10,10 @@ func (t *Target) ReadRegisters() ([]engine.Register, error) {
 	}
 	out := make([]engine.Register, len(regs))
 	for i, r := range regs {
-		out[i] = engine.Register{Name: r.Name, Num: r.Num, Size: r.Size, Value: r.Value, Natural: r.Natural}
+		out[i] = engine.Register{Name: r.Name, Num: r.Num, Size: r.Size, Value: r.Value, Natural: r.Natural, Hex: r.Hex, Float: r.Float}
+		if r.Size > 8 {
+			out[i].Bytes = r.Bytes
+		}
 	}
 	return out, nil
 }

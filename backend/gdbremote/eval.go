@@ -434,6 +434,11 @@ func (e *evaluator) register(expr string) (elfsym.Value, error) {
 	if r, ok := e.t.desc.Reg(name); ok && kind == "" { // $rip, $rsp: typed as the target describes them
 		kind = map[string]string{"code_ptr": "pc", "data_ptr": "sp"}[r.Type]
 	}
+	if r, ok := e.t.desc.Reg(name); ok && e.fr.Index == 0 && kind == "" {
+		if v, ok, err := e.describedRegister(expr, r); ok || err != nil { // a vector, flags, x87's float
+			return v, err
+		}
+	}
 	var v uint64
 	found := false
 	if n, ok := arch.RegNum(name); ok {
@@ -485,6 +490,32 @@ func (e *evaluator) register(expr string) (elfsym.Value, error) {
 		}
 	}
 	return out, nil
+}
+
+// describedRegister is register r of a type the target description declares, or of a
+// float type: its value as gdb prints it, typed as gdb types it (union vec128,
+// i386_mxcsr, builtin_type_i387_ext); false for another register.
+func (e *evaluator) describedRegister(expr string, r Reg) (elfsym.Value, bool, error) {
+	rt := e.t.desc.Types[r.Type]
+	_, float := floatFormats[r.Type]
+	if rt == nil && !float {
+		return elfsym.Value{}, false, nil
+	}
+	b, err := e.t.reg(r.Num)
+	if err != nil {
+		return elfsym.Value{}, true, err
+	}
+	text, _ := e.t.desc.DescribedText(r.Type, b, e.t.order, false)
+	out := elfsym.Value{Name: expr, Type: r.Type, Kind: "struct", Bytes: b, Text: text}
+	switch {
+	case float:
+		out.Kind, out.Type = "raw", "builtin_type_"+r.Type
+	case rt.Kind == "union" || rt.Kind == "struct":
+		out.Type = rt.Kind + " " + r.Type
+	case rt.Kind == "flags" || rt.Kind == "enum": // a number to arithmetic and /x, as eflags
+		out.Kind = "int"
+	}
+	return out, true, nil
 }
 
 // subRegister is a part of an x86-64 register gdb names on its own: its low 32, 16 or 8

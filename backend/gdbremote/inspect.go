@@ -40,7 +40,9 @@ type Register struct {
 	Size    int
 	Value   uint64 // the low 64 bits
 	Bytes   []byte
-	Natural string // as gdb prints it, by the description's type (regtext.go)
+	Natural string // as gdb prints it, by the description's type (regtext.go, regtypes.go)
+	Hex     string // a vector's, as gdb's info registers shows it: each element in hex
+	Float   bool   // of a floating-point type of the description
 }
 
 // Registers returns the general registers of the current thread (those in the 'g' packet).
@@ -62,7 +64,18 @@ func (t *Target) Registers() ([]Register, error) {
 		}
 		v := Uint(b, t.order)
 		natural, _ := t.registerText(r.Type, r.Bitsize/8, v)
-		out = append(out, Register{Name: r.Name, Num: r.Num, Size: r.Bitsize / 8, Value: v, Bytes: b, Natural: natural})
+		hex := ""
+		if text, ok := t.desc.DescribedText(r.Type, b, t.order, false); ok && natural == "" { // a vector, flags, a float
+			natural = text
+			if k := t.desc.Types[r.Type]; k != nil && (k.Kind == "vector" || k.Kind == "union" || k.Kind == "struct") {
+				hex, _ = t.desc.DescribedText(r.Type, b, t.order, true)
+			}
+		}
+		_, float := floatFormats[r.Type]
+		if float {
+			hex = "0x" + strings.Repeat("0", max(0, 2*len(b)+2-len(numberHex(b, t.order)))) + numberHex(b, t.order)[2:]
+		}
+		out = append(out, Register{Name: r.Name, Num: r.Num, Size: r.Bitsize / 8, Value: v, Bytes: b, Natural: natural, Hex: hex, Float: float})
 	}
 	return out, nil
 }

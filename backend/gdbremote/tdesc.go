@@ -26,8 +26,26 @@ type Reg struct {
 type TargetDesc struct {
 	Arch   string // <architecture>, e.g. "i386:x86-64", "arm"
 	Regs   []Reg  // ordered by Num
+	Types  map[string]*RegType
 	byName map[string]int
 	byNum  map[int]int
+}
+
+// RegType is a type a target description declares for its registers: a vector of an
+// element type, a union or struct of fields, flags (named bits) or an enum (regtypes.go).
+type RegType struct {
+	Kind   string // "vector", "union", "struct", "flags", "enum"
+	Elem   string // a vector's element type
+	Count  int    // a vector's elements
+	Size   int    // bytes, when declared (flags, struct, enum)
+	Fields []RegField
+}
+
+// RegField is a field of a union, struct or flags type, or an enum's value.
+type RegField struct {
+	Name, Type string
+	Start, End int // a bit field's first and last bits; -1 for a whole field
+	Value      int // an enum's
 }
 
 // Reg finds a register by name.
@@ -130,7 +148,7 @@ func (c *Client) SetTargetDesc(d *TargetDesc) { c.desc = d }
 // ParseTargetDesc parses target.xml, fetching it and every included document with fetch.
 // Register numbers follow the GDB rules: a reg without regnum gets the previous one plus 1.
 func ParseTargetDesc(fetch func(annex string) ([]byte, error)) (*TargetDesc, error) {
-	d := &TargetDesc{byName: map[string]int{}, byNum: map[int]int{}}
+	d := &TargetDesc{Types: map[string]*RegType{}, byName: map[string]int{}, byNum: map[int]int{}}
 	next := 0
 	seen := map[string]bool{}
 	var load func(annex string, depth int) error
@@ -148,6 +166,7 @@ func ParseTargetDesc(fetch func(annex string) ([]byte, error)) (*TargetDesc, err
 		dec.Entity = xml.HTMLEntity
 		// Walk tokens so that document order of features and includes is kept.
 		var feature string
+		var composite *RegType // the union, struct, flags or enum whose fields come
 		for {
 			tok, err := dec.Token()
 			if err != nil {
@@ -156,11 +175,36 @@ func ParseTargetDesc(fetch func(annex string) ([]byte, error)) (*TargetDesc, err
 				}
 				return fmt.Errorf("%w: target description %s: %v", ErrGarbage, annex, err)
 			}
+			if ee, ok := tok.(xml.EndElement); ok && composite != nil && ee.Name.Local == composite.Kind {
+				composite = nil
+				continue
+			}
 			se, ok := tok.(xml.StartElement)
 			if !ok {
 				continue
 			}
 			switch se.Name.Local {
+			case "vector":
+				count, _ := strconv.Atoi(attr(se, "count"))
+				count = min(max(count, 0), maxTypeSize)
+				d.Types[attr(se, "id")] = &RegType{Kind: "vector", Elem: attr(se, "type"), Count: count}
+			case "union", "struct", "flags", "enum":
+				size, _ := strconv.Atoi(attr(se, "size"))
+				composite = &RegType{Kind: se.Name.Local, Size: size}
+				d.Types[attr(se, "id")] = composite
+			case "field", "evalue":
+				if composite == nil || len(composite.Fields) >= maxTypeFields {
+					continue
+				}
+				f := RegField{Name: attr(se, "name"), Type: attr(se, "type"), Start: -1, End: -1}
+				if start, err := strconv.Atoi(attr(se, "start")); err == nil {
+					f.Start, f.End = start, start
+					if end, err := strconv.Atoi(attr(se, "end")); err == nil {
+						f.End = end
+					}
+				}
+				f.Value, _ = strconv.Atoi(attr(se, "value"))
+				composite.Fields = append(composite.Fields, f)
 			case "architecture":
 				var s string
 				if err := dec.DecodeElement(&s, &se); err == nil {
@@ -215,6 +259,9 @@ func ParseTargetDesc(fetch func(annex string) ([]byte, error)) (*TargetDesc, err
 	}
 	return d, nil
 }
+
+// maxTypeFields bounds the fields of one declared type (a stub's description is input).
+const maxTypeFields = 256
 
 func attr(se xml.StartElement, name string) string {
 	for _, a := range se.Attr {

@@ -345,3 +345,33 @@ func TestFloatsAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "floats", dir, ours, theirs)
 }
+
+// vectorProg leaves doubles in the SSE registers and a long double in x87's.
+const vectorProg = `#include <stdio.h>
+int main(void) {
+	volatile double d = 1.5;
+	volatile float f = 2.25f;
+	long double ld = 3.0L;
+	double r = d * 2 + f;
+	ld = ld * r;
+	printf("%g %Lg\n", r, ld);
+	return 0;
+}
+`
+
+// Registers of the types the target description declares, as gdb shows them: x86's
+// vec128 union of vectors (each element in hex by info registers, naturally by print),
+// x87's 80-bit floats with their raw bits, mxcsr's flags (a number under /x and to
+// arithmetic), and the types whatis names.
+func TestVectorRegistersAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break 8", "run", "info registers xmm0", "info registers xmm1", "info registers st0",
+		"info registers st7", "info registers mxcsr", "p $xmm0", "p $xmm1", "p $st7", "p $mxcsr", "p/x $mxcsr",
+		"p $mxcsr & 0x80", "whatis $xmm0", "whatis $st0", "whatis $mxcsr", "output $xmm1", "echo \\n", "info registers fctrl"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "vector", vectorProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "vector registers", dir, ours, theirs)
+}

@@ -1,0 +1,184 @@
+package gdbremote
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/backend/elfsym"
+)
+
+// Registers of the types a target description declares, as gdb prints them: a vector
+// ({0, 1.5, -nan(0x7f0000), 2}), a union of vectors (x86's vec128: {v8_bfloat16 = {...},
+// v4_float = {...}, ..., uint128 = ...}), flags ([ IM DM ZM ]), x87's 80-bit floats.
+
+// builtinSizes are the bytes of the description's predefined types.
+var builtinSizes = map[string]int{"bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4,
+	"uint32": 4, "int64": 8, "uint64": 8, "int128": 16, "uint128": 16, "int": 4, "ieee_half": 2, "bfloat16": 2,
+	"ieee_single": 4, "ieee_double": 8, "i387_ext": 10, "code_ptr": 8, "data_ptr": 8}
+
+// floatFormats are the description's floating-point types.
+var floatFormats = map[string]elfsym.FloatFormat{"ieee_half": elfsym.Half, "bfloat16": elfsym.BFloat16,
+	"ieee_single": elfsym.Single, "ieee_double": elfsym.Double, "i387_ext": elfsym.Extended}
+
+// maxTypeDepth bounds how deep declared types may nest, and maxTypeSize how big a value
+// of one may be (a description is input; the widest register known is 512 bits).
+const (
+	maxTypeDepth = 8
+	maxTypeSize  = 1 << 10
+)
+
+// typeSize is the bytes of a value of type typ; 0 when it is not known.
+func (d *TargetDesc) typeSize(typ string, depth int) int {
+	if n, ok := builtinSizes[typ]; ok {
+		return n
+	}
+	rt := d.Types[typ]
+	if rt == nil || depth > maxTypeDepth {
+		return 0
+	}
+	switch rt.Kind {
+	case "vector":
+		n := rt.Count * d.typeSize(rt.Elem, depth+1)
+		if n > maxTypeSize {
+			return 0
+		}
+		return n
+	case "union":
+		n := 0
+		for _, f := range rt.Fields {
+			n = max(n, d.typeSize(f.Type, depth+1))
+		}
+		return n
+	}
+	return rt.Size
+}
+
+// DescribedText is b, a value of the description's type typ in byte order, as gdb prints
+// it: naturally (print), or with each number in hex (info registers' form of a vector);
+// false when typ is none the description declares or a float type.
+func (d *TargetDesc) DescribedText(typ string, b []byte, order binary.ByteOrder, hex bool) (string, bool) {
+	if _, float := floatFormats[typ]; !float && d.Types[typ] == nil {
+		return "", false
+	}
+	return d.valueText(typ, b, order, hex, 0), true
+}
+
+func (d *TargetDesc) valueText(typ string, b []byte, order binary.ByteOrder, hex bool, depth int) string {
+	if f, ok := floatFormats[typ]; ok {
+		if hex {
+			return numberHex(b, order)
+		}
+		lo, hi := wideBits(b, order)
+		return elfsym.FloatText(f, hi, lo)
+	}
+	rt := d.Types[typ]
+	if rt == nil || depth > maxTypeDepth {
+		return intText(typ, b, order, hex)
+	}
+	switch rt.Kind {
+	case "vector":
+		size := d.typeSize(rt.Elem, depth+1)
+		if size == 0 {
+			return intText(typ, b, order, hex)
+		}
+		parts := make([]string, 0, rt.Count)
+		for i := 0; i < rt.Count && (i+1)*size <= len(b); i++ {
+			parts = append(parts, d.valueText(rt.Elem, b[i*size:(i+1)*size], order, hex, depth+1))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case "union", "struct":
+		var parts []string
+		off := 0
+		for _, f := range rt.Fields {
+			size := d.typeSize(f.Type, depth+1)
+			at := off
+			if rt.Kind == "struct" {
+				off += size
+			}
+			if size == 0 || at+size > len(b) {
+				continue
+			}
+			parts = append(parts, f.Name+" = "+d.valueText(f.Type, b[at:at+size], order, hex, depth+1))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case "flags":
+		return flagsText(rt, Uint(b, order))
+	case "enum":
+		v := Uint(b, order)
+		for _, f := range rt.Fields {
+			if uint64(f.Value) == v {
+				return f.Name
+			}
+		}
+		return strconv.FormatUint(v, 10)
+	}
+	return intText(typ, b, order, hex)
+}
+
+// flagsText is a flags value as gdb prints it: "[ IM DM ZM ]", the named bits set, and a
+// field of several bits as NAME=VALUE.
+func flagsText(rt *RegType, v uint64) string {
+	set := []string{"["}
+	for _, f := range rt.Fields {
+		if f.Name == "" || f.Start < 0 || f.Start > 63 || f.End < f.Start {
+			continue
+		}
+		width := min(f.End-f.Start+1, 64)
+		x := v >> uint(f.Start) & (1<<uint(width) - 1)
+		switch {
+		case width == 1 && f.Type != "uint32" && f.Type != "int":
+			if x != 0 {
+				set = append(set, f.Name)
+			}
+		default:
+			set = append(set, fmt.Sprintf("%s=%d", f.Name, x))
+		}
+	}
+	return strings.Join(append(set, "]"), " ")
+}
+
+// intText is an integer of the description's type typ: signed for intN, unsigned for
+// uintN, bool, or in hex.
+func intText(typ string, b []byte, order binary.ByteOrder, hex bool) string {
+	if hex {
+		return numberHex(b, order)
+	}
+	if len(b) > 8 {
+		lo, hi := wideBits(b, order)
+		n := new(big.Int).Lsh(new(big.Int).SetUint64(hi), 64)
+		n.Or(n, new(big.Int).SetUint64(lo))
+		if strings.HasPrefix(typ, "int") && hi>>63 == 1 {
+			n.Sub(n, new(big.Int).Lsh(big.NewInt(1), 128))
+		}
+		return n.String()
+	}
+	u := Uint(b, order)
+	if strings.HasPrefix(typ, "int") && len(b) > 0 {
+		shift := 64 - 8*uint(len(b))
+		return strconv.FormatInt(int64(u<<shift)>>shift, 10)
+	}
+	return strconv.FormatUint(u, 10)
+}
+
+// numberHex is the number b holds in hex, as gdb's /x: "0x0", "0xff00ff00".
+func numberHex(b []byte, order binary.ByteOrder) string {
+	lo, hi := wideBits(b, order)
+	if hi != 0 {
+		return fmt.Sprintf("%#x%016x", hi, lo)
+	}
+	return fmt.Sprintf("%#x", lo)
+}
+
+// wideBits is a number of up to 16 bytes: its low and high 64 bits.
+func wideBits(b []byte, order binary.ByteOrder) (lo, hi uint64) {
+	if len(b) <= 8 {
+		return Uint(b, order), 0
+	}
+	if order == binary.BigEndian {
+		return Uint(b[len(b)-8:], order), Uint(b[:len(b)-8], order)
+	}
+	return Uint(b[:8], order), Uint(b[8:min(len(b), 16)], order)
+}
