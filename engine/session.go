@@ -21,8 +21,9 @@ type Session struct {
 	bps       map[int]*bpState
 	byKey     map[locKey][]*bpState
 	nextID    int
-	watchHits map[int]int // hits of the target's watchpoints, by id (DataBreakpoints)
-	ensureMu  sync.Mutex  // one EnsureInstructionBreakpoint at a time: two never set one address twice
+	catches   []Catchpoint // catch syscall (catchpoints.go)
+	watchHits map[int]int  // hits of the target's watchpoints, by id (DataBreakpoints)
+	ensureMu  sync.Mutex   // one EnsureInstructionBreakpoint at a time: two never set one address twice
 	exitCode  int
 	lastStop  *Stop
 	seq       uint64        // of the last event
@@ -452,6 +453,9 @@ func (h handler) Stopped(stop Stop) {
 	}
 	s.state = Stopped
 	s.lastStop = &stop
+	if stop.Reason == ReasonSyscall {
+		s.caughtBy(&stop)
+	}
 	if stop.Reason == ReasonData && stop.BreakpointID != 0 { // a watchpoint's hit, counted as a breakpoint's
 		if s.watchHits == nil {
 			s.watchHits = map[int]int{}

@@ -81,6 +81,11 @@ type Stop struct {
 	ThreadID uint64
 	// Signal names the signal that stopped a native program ("SIGSEGV"), with ReasonException.
 	Signal string
+	// Syscall, SyscallName and SyscallReturned say, with ReasonSyscall, which system call
+	// the program entered or returned from (write, 1); BreakpointID is its catchpoint.
+	Syscall         int
+	SyscallName     string
+	SyscallReturned bool
 }
 
 // Frame is one frame of the call stack; index 0 is the innermost.

@@ -61,12 +61,19 @@ func (d *Debugger) breakpointTable(withBreakpoints bool, numbers string) {
 	}
 	slices.SortStableFunc(rows, func(a, b bpRow) int { return cmp.Compare(a.id, b.id) })
 	width, kinds := max(len("Address"), d.pcWidth()+2), len("breakpoint    ")
+	if !slices.ContainsFunc(rows, func(r bpRow) bool { return r.kind != "catchpoint" }) {
+		width = 10 // gdb's, when nothing listed has an address
+	}
 	for _, r := range rows {
 		kinds = max(kinds, len(r.kind))
 	}
 	d.printf("%-7s %-*s %-4s %-3s %-*s %s\n", "Num", kinds, "Type", "Disp", "Enb", width, "Address", "What")
 	for _, r := range rows {
-		d.printf("%s\n", strings.TrimRight(fmt.Sprintf("%-7s %-*s %-4s %-3s %-*s %s", r.num, kinds, r.kind, r.disp, r.on, width, r.addr, r.what), " "))
+		line := fmt.Sprintf("%-7s %-*s %-4s %-3s %-*s %s", r.num, kinds, r.kind, r.disp, r.on, width, r.addr, r.what)
+		if r.kind != "catchpoint" { // gdb ends a catchpoint's with a space
+			line = strings.TrimRight(line, " ")
+		}
+		d.printf("%s\n", line)
 		for _, n := range r.notes {
 			d.printf("%s\n", n)
 		}
@@ -85,6 +92,9 @@ func (d *Debugger) tableRows(withBreakpoints bool) []bpRow {
 		if withBreakpoints {
 			rows = append(rows, d.breakpointRows(b)...)
 		}
+	}
+	if withBreakpoints {
+		rows = append(rows, d.catchpointRows()...)
 	}
 	for _, w := range d.s.DataBreakpoints() {
 		kind := watchTypes[w.Access]

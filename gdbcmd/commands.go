@@ -63,6 +63,7 @@ func init() {
 		{"output", nil, "output[/FMT] EXPR  print the value of EXPR alone (no $N, no newline)", cmdOutput},
 		{"printf", nil, "printf \"FORMAT\", ARGS...  print values with C's conversions (%d %x %s %f %c %p...)", cmdPrintf},
 		{"dprintf", nil, "dprintf LOCATION,\"FORMAT\",ARGS...  at LOCATION, print as printf does and go on", cmdDprintf},
+		{"catch", nil, "catch syscall [NAME|NUMBER]...  stop at the entry and the return of these system calls (every one without any)", cmdCatch},
 		{"echo", nil, "echo TEXT  print TEXT (C escapes: \\n for a newline)", cmdEcho},
 		{"shell", []string{"!"}, "shell COMMAND  run COMMAND with the shell (also !COMMAND); its exit code is $_shell_exitcode", cmdShell},
 		{"pwd", nil, "pwd  the working directory, where the program starts", cmdPwd},
@@ -315,11 +316,14 @@ func (d *Debugger) describe(l engine.Location) string {
 
 func cmdDelete(d *Debugger, args string) bool {
 	if args == "" {
-		some := len(d.s.Breakpoints())+len(d.s.DataBreakpoints()) > 0
+		some := len(d.s.Breakpoints())+len(d.s.DataBreakpoints())+len(d.s.Catchpoints()) > 0
 		if some && d.fromUser() && !d.query("Delete all breakpoints? ") { // gdb asks a person only
 			return false
 		}
 		d.s.ClearBreakpoints()
+		for _, c := range d.s.Catchpoints() {
+			_ = d.s.RemoveCatchpoint(c.ID)
+		}
 		if len(d.s.DataBreakpoints()) > 0 {
 			_, _ = d.s.SetDataBreakpoints(nil)
 		}
@@ -331,7 +335,7 @@ func cmdDelete(d *Debugger, args string) bool {
 		return false
 	}
 	for _, n := range ids {
-		if d.s.Unwatch(n) {
+		if d.s.Unwatch(n) || d.s.RemoveCatchpoint(n) == nil {
 			continue
 		}
 		if err := d.s.RemoveBreakpoint(n); err != nil {
@@ -382,8 +386,14 @@ func enableCmd(on bool) cmdFunc {
 			for _, b := range d.s.Breakpoints() {
 				ids = append(ids, b.ID)
 			}
+			for _, c := range d.s.Catchpoints() {
+				ids = append(ids, c.ID)
+			}
 		}
 		for _, n := range ids {
+			if how == nil && d.s.EnableCatchpoint(n, on) == nil {
+				continue
+			}
 			err := d.s.EnableBreakpoint(n, on)
 			if how != nil {
 				err = how(n)

@@ -255,6 +255,9 @@ func (d *Debugger) newSession() error {
 			}
 		}
 		s.NumberBreakpointsAfter(d.s.LastBreakpointID())
+		if err := s.RestoreCatchpoints(d.s.Catchpoints()); err != nil {
+			d.printf("warning: catchpoints: %v\n", err)
+		}
 		s.RestoreWatches(d.s.Watches()) // the displays, under the same numbers
 		for name, h := range d.signals {
 			_ = s.HandleSignal(name, h)
@@ -345,6 +348,8 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 	case engine.ReasonData:
 		d.reportWatch(st, hit)
 		d.printf("%s\n", where())
+	case engine.ReasonSyscall:
+		d.reportSyscall(st, hit, where())
 	case engine.ReasonPause:
 		if d.indexedPCs() { // a Kite program has no signals
 			d.printf("\nPaused in %s\n", where())

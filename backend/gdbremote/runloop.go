@@ -128,6 +128,13 @@ var errPaused = errors.New("paused")
 // ("r") may be interrupted; a single step ("s") is short and is not, so that an interrupt
 // never cuts it short.
 func (t *Target) resumeWait(action string, start, end uint64) (StopReply, error) {
+	return t.resumeWaitCatching(action, start, end, false)
+}
+
+// resumeWaitCatching is resumeWait that, when catching, stops at the system calls caught
+// (catch syscall): the continue of the run loop does; steps, a step's own continues and
+// calls of the program's functions do not.
+func (t *Target) resumeWaitCatching(action string, start, end uint64, catching bool) (StopReply, error) {
 	interruptible := action != "s"
 	for {
 		t.mu.Lock()
@@ -140,6 +147,9 @@ func (t *Target) resumeWait(action string, start, end uint64) (StopReply, error)
 		}
 		if pausing {
 			return StopReply{}, errPaused
+		}
+		if err := t.syncSyscallCatch(catching); err != nil {
+			return StopReply{}, err
 		}
 		var err error
 		if action == "r" {
@@ -276,7 +286,7 @@ func (t *Target) doContinue() (*engine.Stop, error) {
 				}
 			}
 		}
-		sr, err := t.resumeWait("c", 0, 0)
+		sr, err := t.resumeWaitCatching("c", 0, 0, true)
 		if err != nil {
 			return nil, err
 		}
@@ -337,6 +347,9 @@ func (t *Target) classify(sr StopReply) *engine.Stop {
 	pc, err := t.pc()
 	if err != nil {
 		return &engine.Stop{Reason: engine.ReasonException, Text: err.Error()}
+	}
+	if st := t.syscallStop(sr); st != nil {
+		return st
 	}
 	if st := t.watchStop(sr); st != nil {
 		return st

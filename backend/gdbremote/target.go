@@ -50,6 +50,12 @@ type Target struct {
 	order    binary.ByteOrder
 	bpLen    int // Z0 kind: 1 on x86, 2 for Thumb
 
+	// catchCalls and catchAll are the system calls to stop at (syscalls.go), catchSent
+	// the QCatchSyscalls the stub was last sent ("" for none); under mu.
+	catchCalls []int
+	catchAll   bool
+	catchSent  string
+
 	h    engine.Handler
 	ctx  context.Context
 	stop context.CancelFunc

@@ -114,3 +114,33 @@ func pipedAndGDB(t *testing.T, input, exe string, args ...string) (ours, theirs 
 	_, theirs0, _ := strings.Cut(string(theirs), "\n") // Reading symbols from ...
 	return unprompt(string(ours)), unprompt(theirs0)
 }
+
+// syscallProg makes system calls from main.
+const syscallProg = `#include <unistd.h>
+int main(void) {
+	write(1, "one\n", 4);
+	getpid();
+	write(1, "two\n", 4);
+	return 0;
+}
+`
+
+// catch syscall as gdb's: by name and by number, several at once, any; an unknown name;
+// the stops at a call's entry and return, in the library that makes it; the table with
+// its hits; delete, disable and enable; a catchpoint kept for the next run (a program's own calls: the dynamic
+// loader's before the program's entry are not caught, see Limits). Against gdb.
+func TestCatchSyscallAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"catch syscall write", "catch syscall 39 close", "catch syscall nosuch", "info breakpoints",
+		"delete 2", "break main", "run", "catch syscall getpid", "info breakpoints", "continue", "continue", "continue",
+		"continue", "info breakpoints", "delete 1", "continue", "continue", "catch syscall", "info breakpoints 5",
+		"delete 5", "run", "disable 4", "info breakpoints", "continue", "enable", "run", "continue", "continue",
+		"info breakpoints 4", "kill"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "catch", syscallProg)
+	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
+	compareLines(t, "catch syscall", dir, ours, theirs)
+}

@@ -99,6 +99,15 @@ func (c *conn) stoppedBody(st *engine.Stop) godap.StoppedEventBody {
 		b.Description, b.Text = "Paused on data breakpoint", st.Text
 	case engine.ReasonException:
 		b.Description = "Paused on exception"
+	case engine.ReasonSyscall: // a catch syscall set in the debug console
+		call := st.SyscallName
+		if call == "" {
+			call = strconv.Itoa(st.Syscall)
+		}
+		b.Description, b.Text = "Paused on the call to "+call, call
+		if st.SyscallReturned {
+			b.Description = "Paused on the return from " + call
+		}
 	}
 	return b
 }

@@ -91,3 +91,30 @@ func TestExecCommandsAsGDB(t *testing.T) {
 		t.Errorf("exit code %v, want 0", e["exitCode"])
 	}
 }
+
+// A catchpoint set in the debug console (-exec catch syscall) stops the program at the
+// call and at its return, told as stops of reason "syscall".
+func TestExecCatchSyscall(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	src, exe := realparts.BuildC(t, "calls", "#include <unistd.h>\nint main(void) {\n\tgetpid();\n\treturn 0;\n}\n")
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": exe})
+	c.event("initialized")
+	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{map[string]any{"line": 3}}})
+	c.do("configurationDone", nil)
+	tid := c.event("stopped")["threadId"]
+	if r := c.do("evaluate", map[string]any{"expression": "-exec catch syscall getpid", "context": "repl"}); r["result"] != "Catchpoint 2 (syscall 'getpid' [39])" {
+		t.Fatalf("-exec catch syscall getpid: %q", r["result"])
+	}
+	for _, want := range []string{"Paused on the call to getpid", "Paused on the return from getpid"} {
+		c.do("continue", map[string]any{"threadId": tid})
+		if st := c.event("stopped"); st["reason"] != "syscall" || st["description"] != want || st["text"] != "getpid" {
+			t.Errorf("stop: %v, want %q", st, want)
+		}
+	}
+	c.do("continue", map[string]any{"threadId": tid})
+	if e := c.event("exited"); e["exitCode"] != float64(0) {
+		t.Errorf("exit code %v, want 0", e["exitCode"])
+	}
+}

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// catchFake is fakeTarget that catches system calls: it keeps what it was told to catch.
+type catchFake struct {
+	*fakeTarget
+	calls []int
+	all   bool
+}
+
+func (c *catchFake) SyscallNumber(name string) (int, error) {
+	n, ok := map[string]int{"read": 0, "write": 1, "getpid": 39, "39": 39}[name]
+	if !ok {
+		return 0, fmt.Errorf("Unknown syscall name '%s'.", name)
+	}
+	return n, nil
+}
+
+func (c *catchFake) SyscallName(n int) string {
+	return map[int]string{0: "read", 1: "write", 39: "getpid"}[n]
+}
+
+func (c *catchFake) CatchSyscalls(calls []int, all bool) error {
+	c.calls, c.all = calls, all
+	return nil
+}
+
+// Catchpoints are numbered with the breakpoints, tell the target the union of their calls,
+// name the catchpoint of a system call stop and count its hits, and survive a new session.
+func TestCatchpoints(t *testing.T) {
+	if _, err := NewSession(newFake(2, 1)).CatchSyscalls(nil); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("catch on a target without system calls: %v", err)
+	}
+	f := &catchFake{fakeTarget: newFake(4, 1)}
+	s := NewSession(f)
+	bp, _ := s.SetBreakpoint(BreakpointSpec{Kind: LineBreakpoint, File: f.file, Line: 2})
+	w, err := s.CatchSyscalls([]string{"write", "39"})
+	if err != nil || w.ID != bp.ID+1 || !slices.Equal(w.Names, []string{"write", "getpid"}) {
+		t.Fatalf("catch write 39: %+v, %v", w, err)
+	}
+	r, _ := s.CatchSyscalls([]string{"read", "write"})
+	if !slices.Equal(f.calls, []int{0, 1, 39}) || f.all {
+		t.Errorf("the target catches %v (all %v)", f.calls, f.all)
+	}
+	if _, err := s.CatchSyscalls([]string{"nosuch"}); err == nil || len(s.Catchpoints()) != 2 {
+		t.Errorf("an unknown call: %v, %d catchpoints", err, len(s.Catchpoints()))
+	}
+	stop := Stop{Reason: ReasonSyscall, Syscall: 1}
+	s.mu.Lock()
+	s.caughtBy(&stop)
+	s.mu.Unlock()
+	if stop.BreakpointID != w.ID || s.Catchpoints()[0].Hits != 1 {
+		t.Errorf("write's stop is catchpoint %d, hits %+v", stop.BreakpointID, s.Catchpoints())
+	}
+	if err := s.RemoveCatchpoint(w.ID); err != nil || !slices.Equal(f.calls, []int{0, 1}) {
+		t.Errorf("after delete: %v, the target catches %v", err, f.calls)
+	}
+	if err := s.RemoveCatchpoint(w.ID); err == nil {
+		t.Error("a catchpoint deleted twice")
+	}
+	f2 := &catchFake{fakeTarget: newFake(4, 1)}
+	s2 := NewSession(f2)
+	if err := s2.RestoreCatchpoints(s.Catchpoints()); err != nil || !slices.Equal(f2.calls, []int{0, 1}) {
+		t.Fatalf("restored: %v, the target catches %v", err, f2.calls)
+	}
+	if next, _ := s2.CatchSyscalls(nil); next.ID != r.ID+1 || !f2.all {
+		t.Errorf("a catchpoint after the restored ones is %d (all %v)", next.ID, f2.all)
+	}
+}

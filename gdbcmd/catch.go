@@ -1,0 +1,91 @@
+package gdbcmd
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// cmdCatch is gdb's catch syscall [NAME|NUMBER]...: a catchpoint that stops the program
+// at the entry and the return of those system calls (of every one without any).
+func cmdCatch(d *Debugger, args string) bool {
+	what, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
+	if what != "syscall" {
+		d.fail("Undefined catch command: \"%s\".  Try \"help catch\". (polydbg catches system calls: catch syscall [NAME|NUMBER]...)\n", what)
+		return false
+	}
+	if d.s.State().Ended() { // for the next run, as gdb keeps it
+		if err := d.newSession(); err != nil {
+			d.fail("%v\n", err)
+			return false
+		}
+	}
+	c, err := d.s.CatchSyscalls(strings.Fields(rest))
+	if err != nil {
+		d.fail("%s\n", explain(err))
+		return false
+	}
+	if c.All {
+		d.printf("Catchpoint %d (any syscall)\n", c.ID)
+		return false
+	}
+	calls := make([]string, len(c.Calls))
+	for i, n := range c.Calls {
+		calls[i] = fmt.Sprintf("'%s' [%d]", callName(c.Names[i], n), n)
+	}
+	plural := "syscall"
+	if len(calls) > 1 {
+		plural = "syscalls"
+	}
+	d.printf("Catchpoint %d (%s %s)\n", c.ID, plural, strings.Join(calls, " "))
+	return false
+}
+
+// callName is a system call's name, or its number when the target cannot name it.
+func callName(name string, n int) string {
+	if name == "" {
+		return strconv.Itoa(n)
+	}
+	return name
+}
+
+// catchpointRows are info breakpoints' rows of the catchpoints.
+func (d *Debugger) catchpointRows() []bpRow {
+	var rows []bpRow
+	for _, c := range d.s.Catchpoints() {
+		what := `syscall "<any syscall>" `
+		if !c.All {
+			names := make([]string, len(c.Calls))
+			for i, n := range c.Calls {
+				names[i] = callName(c.Names[i], n)
+			}
+			what = fmt.Sprintf(`syscall "%s" `, strings.Join(names, ", "))
+			if len(names) > 1 {
+				what = fmt.Sprintf(`syscalls "%s" `, strings.Join(names, ", "))
+			}
+		}
+		r := bpRow{id: c.ID, num: strconv.Itoa(c.ID), kind: "catchpoint", disp: "keep", on: "y", what: what}
+		if c.Disabled {
+			r.on = "n"
+		}
+		if c.Hits == 1 {
+			r.notes = append(r.notes, "\tcatchpoint already hit 1 time")
+		} else if c.Hits > 1 {
+			r.notes = append(r.notes, fmt.Sprintf("\tcatchpoint already hit %d times", c.Hits))
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// reportSyscall tells a stop at a caught system call as gdb does: "Catchpoint 1 (call to
+// syscall write), " before where the program is.
+func (d *Debugger) reportSyscall(st *engine.Stop, hit, where string) {
+	call := "call to"
+	if st.SyscallReturned {
+		call = "returned from"
+	}
+	d.printf("\n%sCatchpoint %d (%s syscall %s), %s\n", hit, st.BreakpointID, call, callName(st.SyscallName, st.Syscall), where)
+}
