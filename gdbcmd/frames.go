@@ -153,6 +153,10 @@ func (d *Debugger) frameLocals(i int) {
 }
 
 func cmdFrame(d *Debugger, args string) bool {
+	if rest, ok := strings.CutPrefix(strings.TrimSpace(args), "apply"); ok && (rest == "" || rest[0] == ' ') {
+		d.frameApply(rest)
+		return false
+	}
 	n, ok := d.frameArg(args)
 	if !ok {
 		return false

@@ -143,58 +143,43 @@ func cmdThread(d *Debugger, args string) bool {
 	return d.selectFrame(0)
 }
 
-// threadApply is gdb's thread apply all|N... COMMAND: the command run in each thread named
-// (all of them from the highest number down, as gdb orders them), each under a
-// "Thread N (...):" header; the selected thread and frame are the same afterwards.
+// threadApply is gdb's thread apply all|N... [FLAGS] COMMAND: the command run in each
+// thread named (all of them from the highest number down, as gdb orders them), each under a
+// "Thread N (...):" header (apply.go); the selected thread and frame are the same afterwards.
 func (d *Debugger) threadApply(args string) {
 	ts, err := d.threads()
 	if err != nil {
 		d.fail("%s\n", explain(err))
 		return
 	}
-	var chosen []engine.Thread
-	words := strings.Fields(args)
-	n := 0
-	if len(words) > 0 && words[0] == "all" {
-		n = 1
-		for i := len(ts) - 1; i >= 0; i-- {
-			chosen = append(chosen, ts[i])
-		}
-	} else {
-		for ; n < len(words); n++ {
-			num, ok := atoi(words[n])
-			if !ok {
-				break
-			}
-			i := slices.IndexFunc(ts, func(t engine.Thread) bool { return t.Num == num })
-			if i < 0 {
-				d.fail("Invalid thread ID: %d\n", num)
-				return
-			}
-			chosen = append(chosen, ts[i])
-		}
-	}
-	cmd := strings.Join(words[n:], " ")
-	switch {
-	case n == 0:
-		d.fail("Please specify a thread ID list\n")
+	chosen, rest, ok := d.threadsApplied(ts, args)
+	if !ok {
 		return
-	case cmd == "":
+	}
+	flags, cmd := cutApplyFlags(rest)
+	if cmd == "" && strings.HasPrefix(strings.TrimSpace(args), "all") {
+		d.fail("Please specify a command at the end of 'thread apply all'\n")
+		return
+	}
+	if cmd == "" {
 		d.fail("Please specify a command following the thread ID list\n")
 		return
 	}
 	thread, frame := d.s.SelectedThread(), d.frame
+	defer func() {
+		if thread != 0 {
+			_ = d.s.SelectThread(thread)
+		}
+		d.frame = frame
+	}()
 	for _, t := range chosen {
-		d.printf("\nThread %d (%s):\n", t.Num, targetID(t))
 		if err := d.s.SelectThread(t.ID); err != nil {
 			d.fail("%s\n", explain(err))
 			continue
 		}
 		d.frame = 0
-		d.exec(cmd)
+		if !d.applyOne(flags, fmt.Sprintf("\nThread %d (%s):\n", t.Num, targetID(t)), cmd) {
+			return
+		}
 	}
-	if thread != 0 {
-		_ = d.s.SelectThread(thread)
-	}
-	d.frame = frame
 }

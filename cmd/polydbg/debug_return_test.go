@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -156,4 +157,24 @@ func TestFrameSelectionAsGDB(t *testing.T) {
 	dir, exe := buildNative(t, "frames", returnProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "frame selection", dir, ours, theirs)
+}
+
+// frame apply and thread apply as gdb's: all, N innermost, -N outermost, level ranges; the
+// flags -q (no headers), -c (an error said, the next frame goes on), -s (a failing frame
+// left out); an error ending the apply; faas, taas, tfaas; the selected frame kept; bad
+// arguments in gdb's words.
+func TestApplyAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break fact if n == 2", "run", "frame apply all p n", "frame apply 2 p $pc", "frame apply all -q p 1",
+		"frame apply level 1-2 info locals", "faas p n", "frame apply all -s p nosuch", "frame apply all p nosuch",
+		"echo after\\n", "frame apply -1 p 2", "frame apply all -c p n", "up", "frame apply 1 p n", "frame", "thread apply all -q p n",
+		"taas p n", "tfaas p n", "thread apply 1 -- p 3", "frame apply", "frame apply all", "frame apply level x p 1",
+		"thread apply 9 p 1", "frame apply 2", "thread apply all", "thread apply", "thread apply 1 p 4"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "apply", returnProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	lwp := regexp.MustCompile(`LWP \d+`)
+	compareLines(t, "frame and thread apply", dir, lwp.ReplaceAll(ours, []byte("LWP N")), lwp.ReplaceAll(theirs, []byte("LWP N")))
 }
