@@ -38,6 +38,16 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 	if _, err := strconv.ParseInt(expr, 0, 64); err == nil { // typed as C types a literal: -1 is an int
 		return e.arith(expr)
 	}
+	if rest, ok := isSiginfo(expr); ok {
+		v, err := e.siginfo()
+		if errors.Is(err, errNoSiginfo) {
+			return elfsym.Value{Name: expr, Type: "void", Kind: "void", Text: "void"}, nil // gdb's
+		}
+		if err != nil {
+			return v, err
+		}
+		return e.walk(v, rest, expr)
+	}
 	if expr[0] == '$' {
 		return e.register(expr)
 	}
@@ -64,6 +74,21 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 	if err != nil {
 		return val, err
 	}
+	if val, err = e.walk(val, rest, expr); err != nil {
+		return val, err
+	}
+	if deref {
+		if val, err = child(val, "*"); err != nil {
+			return val, err
+		}
+		val.Name = expr
+	}
+	return val, nil
+}
+
+// walk reads the members and elements rest names (.f, ->f, [i]) of val, expr's value.
+func (e *evaluator) walk(val elfsym.Value, rest, expr string) (elfsym.Value, error) {
+	var err error
 	for rest != "" {
 		var key string
 		switch {
@@ -89,11 +114,6 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 			return val, fmt.Errorf("cannot evaluate %q", expr)
 		}
 		if val, err = child(val, key); err != nil {
-			return val, err
-		}
-	}
-	if deref {
-		if val, err = child(val, "*"); err != nil {
 			return val, err
 		}
 	}

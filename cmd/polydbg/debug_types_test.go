@@ -375,3 +375,24 @@ func TestVectorRegistersAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "vector registers", dir, ours, theirs)
 }
+
+// segvProg faults at address 0x10.
+const segvProg = `int *p = (int *)0x10;
+int main(void) { return *p; }
+`
+
+// $_siginfo as gdb's: void before the program runs, the siginfo_t of the signal that
+// stopped it (a breakpoint's SIGTRAP, then a SIGSEGV with the address it faulted at),
+// its members and elements, in arithmetic and under a format.
+func TestSiginfoAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"p $_siginfo", "break main", "run", "p $_siginfo.si_signo", "p $_siginfo.si_code", "continue",
+		"p $_siginfo", "p $_siginfo._sifields._sigfault.si_addr", "p $_siginfo._sifields._sigfault", "whatis $_siginfo",
+		"p $_siginfo._sifields._pad[0]", "p/x $_siginfo.si_code", "p $_siginfo.si_signo == 11"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "segv", segvProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "$_siginfo", dir, ours, theirs)
+}
