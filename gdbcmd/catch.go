@@ -27,6 +27,7 @@ func cmdCatch(d *Debugger, args string) bool {
 		d.fail("%s\n", explain(err))
 		return false
 	}
+	d.noteBreakpointNumber(c.ID)
 	if c.All {
 		d.printf("Catchpoint %d (any syscall)\n", c.ID)
 		return false

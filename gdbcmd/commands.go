@@ -67,6 +67,7 @@ func init() {
 		{"faas", nil, "faas COMMAND  run COMMAND in every frame, leaving out those where it fails (frame apply all -s)", cmdFaas},
 		{"taas", nil, "taas COMMAND  run COMMAND in every thread, leaving out those where it fails (thread apply all -s)", cmdTaas},
 		{"tfaas", nil, "tfaas COMMAND  run COMMAND in every frame of every thread, leaving out those where it fails", cmdTfaas},
+		{"save", nil, "save breakpoints FILE  write the breakpoints as the commands that set them again (source FILE)", cmdSave},
 		{"echo", nil, "echo TEXT  print TEXT (C escapes: \\n for a newline)", cmdEcho},
 		{"shell", []string{"!"}, "shell COMMAND  run COMMAND with the shell (also !COMMAND); its exit code is $_shell_exitcode", cmdShell},
 		{"pwd", nil, "pwd  the working directory, where the program starts", cmdPwd},
@@ -147,7 +148,22 @@ func (d *Debugger) exec(line string) bool {
 	if d.refused(c.name, strings.TrimSpace(args)) {
 		return false
 	}
+	if numbered[c.name] && strings.Contains(args, "$bpnum") { // the last breakpoint set, as gdb's
+		if v, ok := d.values.Convenience("bpnum"); ok {
+			args = strings.ReplaceAll(args, "$bpnum", v.Value)
+		}
+	}
 	return c.fn(d, strings.TrimSpace(args))
+}
+
+// numbered are the commands that take breakpoint numbers, where $bpnum stands for the
+// last breakpoint set (save breakpoints writes it).
+var numbered = map[string]bool{"condition": true, "ignore": true, "enable": true, "disable": true, "delete": true,
+	"commands": true, "info": true}
+
+// noteBreakpointNumber makes n gdb's $bpnum: the number of the last breakpoint set.
+func (d *Debugger) noteBreakpointNumber(n int) {
+	d.values.SetConvenience("bpnum", engine.Variable{Name: "$bpnum", Value: strconv.Itoa(n), Type: "int"})
 }
 
 // noRepeat are the commands an empty line does not run again, as gdb's dont_repeat: an
@@ -252,6 +268,13 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 			d.temporary = map[int]bool{}
 		}
 		d.temporary[bp.ID] = true
+	}
+	d.noteBreakpointNumber(bp.ID)
+	if !bare { // as typed, for save breakpoints
+		if d.locationText == nil {
+			d.locationText = map[int]string{}
+		}
+		d.locationText[bp.ID] = strings.TrimSpace(strings.SplitN(args, " if ", 2)[0])
 	}
 	if bare {
 		if d.bareBreaks == nil {

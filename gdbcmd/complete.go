@@ -14,8 +14,10 @@ import (
 var subcommands = map[string][]string{
 	"info": {"address", "args", "breakpoints", "display", "frame", "functions", "globals", "inferiors", "line", "locals", "proc", "program", "registers",
 		"scope", "sharedlibrary", "signals", "source", "symbol", "threads", "types", "variables"},
-	"set":  {"args", "context", "environment", "listsize", "print"},
-	"show": {"args", "context", "environment", "listsize", "print", "values"},
+	"set": {"args", "confirm", "context", "disassembly-flavor", "environment", "height", "listsize", "pagination", "print",
+		"verbose", "width"},
+	"show": {"args", "confirm", "context", "disassembly-flavor", "environment", "height", "listsize", "pagination", "print",
+		"values", "verbose", "width"},
 }
 
 // Complete returns the unchanged start of line and the candidates for the word at its end.

@@ -57,7 +57,7 @@ func TestComplete(t *testing.T) {
 		{"info lo", "info ", []string{"locals "}},
 		{"info ", "info ", []string{"address ", "args ", "breakpoints ", "display ", "frame ", "functions ", "globals ", "inferiors ", "line ", "locals ", "proc ", "program ",
 			"registers ", "scope ", "sharedlibrary ", "signals ", "source ", "symbol ", "threads ", "types ", "variables "}},
-		{"set con", "set ", []string{"context "}},
+		{"set con", "set ", []string{"confirm ", "context "}},
 		{"b wo", "b ", []string{"work"}},
 		{"b c.", "b ", []string{"c.kite:"}},
 		{"b c.kite:", "b ", nil},

@@ -82,6 +82,9 @@ func (d *Debugger) Failed() bool { return d.failed }
 
 // query asks question as gdb's query does (kill), answering yes itself without a terminal.
 func (d *Debugger) query(question string) bool {
+	if d.settings.noConfirm { // set confirm off: yes, unasked
+		return true
+	}
 	if d.cfg.Confirm == nil {
 		d.printf("%s(y or n) [answered Y; input not from terminal]\n", question)
 		return true
@@ -120,6 +123,7 @@ type Debugger struct {
 	quiet        bool                             // running a command list: gdb's from_tty off (no "Continuing.")
 	temporary    map[int]bool                     // tbreak's breakpoints, for gdb's words at their hit
 	bareBreaks   map[int]bool                     // set by break without a location: listed without their function, as gdb's
+	locationText map[int]string                   // where a breakpoint was asked to be, as typed (save breakpoints)
 	momentary    int                              // advance's breakpoint, while it runs: its hit is told as a plain stop
 	insnDisplays map[int]int                      // display/i: the display's number, how many instructions
 	lastFrame    stopFrame                        // the frame of the last stop reported
@@ -131,6 +135,7 @@ type Debugger struct {
 	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
 	startup      runSettings                      // how the next run starts the program (run.go)
 	ranOnce      bool                             // the program has been run: addresses are the loaded ones from then on
+	settings     settings                         // confirm, pagination, height, width, verbose, disassembly-flavor (settings.go)
 }
 
 // examineState is what x remembers between runs of it, as gdb's.

@@ -68,7 +68,7 @@ func cmdDisassemble(d *Debugger, args string) bool {
 		}
 		pc = loc.PC
 	}
-	name, ins, err := dbg.DisassembleFunction(context.Background(), pc)
+	name, ins, err := dbg.DisassembleFunction(d.disasmContext(), pc)
 	if err != nil {
 		d.fail("%s\n", explain(err))
 		return false

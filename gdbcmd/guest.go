@@ -58,7 +58,7 @@ var runsProgram = map[string]bool{"run": true, "start": true, "restart": true, "
 // run its commands.
 var hostOnly = map[string]bool{"run": true, "start": true, "restart": true, "continue": true, "step": true,
 	"next": true, "finish": true, "stepi": true, "nexti": true, "until": true, "advance": true, "jump": true,
-	"interrupt": true, "kill": true, "detach": true, "gcore": true, "source": true, "shell": true, "pwd": true, "quit": true, "commands": true, "define": true, "if": true, "while": true}
+	"interrupt": true, "kill": true, "detach": true, "gcore": true, "source": true, "shell": true, "pwd": true, "save": true, "quit": true, "commands": true, "define": true, "if": true, "while": true}
 
 // ResumeMode is the engine's way of running the program for a gdb command that a host front
 // end runs itself, by its own resume and events (DAP's -exec next): continue, next, step,

@@ -1,7 +1,6 @@
 package gdbcmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -331,6 +330,7 @@ func (d *Debugger) setting(name, val string) bool {
 		}
 	case name == "environment" || name == "env":
 		d.setEnvironment(val)
+	case d.setQuiet(name, val): // the settings a script sets without asking anything of them
 	case strings.HasPrefix("context", name):
 		d.setOnOff(&d.context, val)
 	case strings.HasPrefix("listsize", name):
@@ -362,25 +362,33 @@ func (d *Debugger) setting(name, val string) bool {
 // setLimit sets a print limit from gdb's words for it: a number, 0 or unlimited for none;
 // the session's target follows it at once (and later sessions' when they are made).
 func (d *Debugger) setLimit(limit *int, val string) {
-	switch n, err := strconv.Atoi(val); {
-	case val == "":
-		d.fail("Argument required (integer to set it to, or \"unlimited\").\n")
+	n, ok := d.readLimit(val)
+	if !ok {
 		return
-	case val == "unlimited":
-		*limit = 0
-	case err != nil:
-		d.fail("No symbol %q in current context.\n", val)
-		return
-	case n < 0:
-		d.fail("integer %d out of range\n", n)
-		return
-	default:
-		*limit = n
 	}
+	*limit = n
 	d.s.SetPrintLimits(d.limits)
 }
 
 // setOnOff sets a setting from gdb's words for it: on (or nothing, or 1), off (or 0).
+// readLimit reads gdb's words for a limit: a number, 0 or unlimited for none (0); false,
+// the error said, for others.
+func (d *Debugger) readLimit(val string) (int, bool) {
+	switch n, err := strconv.Atoi(val); {
+	case val == "":
+		d.fail("Argument required (integer to set it to, or \"unlimited\").\n")
+	case val == "unlimited":
+		return 0, true
+	case err != nil:
+		d.fail("No symbol %q in current context.\n", val)
+	case n < 0:
+		d.fail("integer %d out of range\n", n)
+	default:
+		return n, true
+	}
+	return 0, false
+}
+
 func (d *Debugger) setOnOff(setting *bool, val string) {
 	switch val {
 	case "on", "1", "":
@@ -441,7 +449,7 @@ func (d *Debugger) examineInstructions(addr uint64, count int) {
 		d.fail("This target cannot be disassembled here.\n")
 		return
 	}
-	ins, err := dbg.Disassemble(context.Background(), addr, count+1) // one more: where x goes on
+	ins, err := dbg.Disassemble(d.disasmContext(), addr, count+1) // one more: where x goes on
 	if err != nil {
 		d.fail("%s\n", explain(err))
 		return

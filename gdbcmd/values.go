@@ -230,6 +230,7 @@ func (d *Debugger) showType(expr string, expand bool) {
 func cmdShow(d *Debugger, args string) bool {
 	what, _, _ := strings.Cut(args, " ")
 	switch {
+	case d.showQuiet(what):
 	case what == "args":
 		d.showArgs()
 	case len(what) >= 3 && strings.HasPrefix("environment", what):

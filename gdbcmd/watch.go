@@ -43,6 +43,7 @@ func watchCmd(access engine.DataAccess) cmdFunc {
 			return false
 		}
 		d.printf("%s %d: %s\n", watchKind(w), w.ID, w.Name)
+		d.noteBreakpointNumber(w.ID)
 		return false
 	}
 }

@@ -24,6 +24,14 @@ type Instruction struct {
 	Size int    // bytes (machine code of a function, DisassembleFunction); 0 when not known
 }
 
+// IntelSyntax makes the disassembly of x86 code under ctx Intel's syntax (gdb's set
+// disassembly-flavor intel) instead of AT&T's.
+func IntelSyntax(ctx context.Context) context.Context {
+	return context.WithValue(ctx, intelSyntaxKey{}, true)
+}
+
+type intelSyntaxKey struct{}
+
 // Disassemble returns up to count instructions from pc: the Kite VM's bytecode for Kite
 // programs, the ELF's machine code (through objdump, arm-none-eabi-objdump for firmware)
 // for native and firmware targets. The code comes from the program file, as loaded.
@@ -47,8 +55,12 @@ func (d *Debuggee) Disassemble(ctx context.Context, pc uint64, count int) ([]Ins
 	bias := d.loadBias(elf)
 	// Instructions are at most 4 bytes on Thumb and 15 on x86: read enough, keep count.
 	span := uint64(count) * 16
-	cmd := exec.CommandContext(ctx, tool, "-d", "--no-show-raw-insn", "-z",
-		fmt.Sprintf("--start-address=%#x", pc-bias), fmt.Sprintf("--stop-address=%#x", pc-bias+span), elf)
+	args := []string{"-d", "--no-show-raw-insn", "-z"}
+	if intel, _ := ctx.Value(intelSyntaxKey{}).(bool); intel && d.Spec.Kind == Native {
+		args = append(args, "-M", "intel")
+	}
+	args = append(args, fmt.Sprintf("--start-address=%#x", pc-bias), fmt.Sprintf("--stop-address=%#x", pc-bias+span), elf)
+	cmd := exec.CommandContext(ctx, tool, args...)
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("disassemble: %s: %w", tool, err)

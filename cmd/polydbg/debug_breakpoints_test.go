@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -143,4 +146,43 @@ func TestCatchSyscallAsGDB(t *testing.T) {
 	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "catch syscall", dir, ours, theirs)
+}
+
+// save breakpoints as gdb's: each breakpoint, tbreak, dprintf and watchpoint as the command
+// that sets it again, with its condition, ignore count, command list and disabled state
+// ($bpnum, the last breakpoint set); the file sourced again gives the same table; with
+// nothing to save, gdb's warning.
+func TestSaveBreakpointsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "save", downProg)
+	saved := func(n int) string { return filepath.Join(dir, fmt.Sprintf("saved%d.gdb", n)) }
+	script := filepath.Join(dir, "save.gdb")
+	text := fmt.Sprintf(`break down if n == 2
+tbreak save.c:7
+break tick
+disable 3
+commands 1
+silent
+print n
+end
+ignore 1 2
+dprintf save.c:13,"tick %%d\n", total
+save breakpoints %[1]s
+shell cat %[1]s
+run
+watch total
+rwatch total
+save breakpoints %[2]s
+shell cat %[2]s
+delete
+save breakpoints %[3]s
+source %[2]s
+info breakpoints
+print $bpnum
+`, saved(1), saved(2), saved(3))
+	if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, []string{"-x", script})
+	compareLines(t, "save breakpoints", dir, ours, theirs)
 }

@@ -54,3 +54,21 @@ func TestProgramEnvironmentAsGDB(t *testing.T) {
 		"show environment PDB_A\nshow env PDB_B\nshow environment PDB_C\nrun\nunset environment PDB_A\n"+
 		"show environment PDB_A\nrun\nunset environment\nshow environment\nrun\nset environment\nunset foo\n")
 }
+
+// The settings scripts set as a matter of course, as gdb's: confirm (off: kill asks
+// nothing), pagination, height, width, verbose, and disassembly-flavor (intel: x/i and
+// disassemble in Intel's syntax); their show answers and the errors of bad values.
+func TestSettingsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"show confirm", "set confirm off", "show confirm", "show pagination", "set pagination off",
+		"show pagination", "show height", "set height 30", "show height", "set height unlimited", "show width", "set width 0",
+		"show width", "show verbose", "show disassembly-flavor", "set disassembly-flavor intel", "show disassembly-flavor",
+		"set disassembly-flavor x", "set confirm maybe", "set height x", "break down", "run", "x/2i $pc", "disassemble",
+		"set disassembly-flavor att", "x/i $pc", "kill"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "settings", downProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "settings", dir, ours, theirs)
+}

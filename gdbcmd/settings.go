@@ -1,0 +1,106 @@
+package gdbcmd
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/polydbg/polydbg/launch"
+)
+
+// gdb's settings that scripts and .gdbinit files set as a matter of course: confirm,
+// pagination, height, width, verbose, disassembly-flavor. confirm off answers gdb's
+// questions yes without asking them, disassembly-flavor intel is objdump's Intel syntax;
+// polydbg never pages, so pagination, height and width are kept to be shown, and verbose
+// changes nothing it says.
+
+// settings are the values set.
+type settings struct {
+	noConfirm, noPagination, verbose, intel bool
+	height, width                           int // 0: unlimited
+}
+
+// setQuiet sets one of those settings; false when name is none of them.
+func (d *Debugger) setQuiet(name, val string) bool {
+	var on bool
+	switch name {
+	case "confirm", "pagination", "verbose":
+		d.setOnOff(&on, val)
+		if d.failed {
+			return true
+		}
+		switch name {
+		case "confirm":
+			d.settings.noConfirm = !on
+		case "pagination":
+			d.settings.noPagination = !on
+		default:
+			d.settings.verbose = on
+		}
+	case "height", "width":
+		n, ok := d.readLimit(val)
+		if !ok {
+			return true
+		}
+		if name == "height" {
+			d.settings.height = n
+		} else {
+			d.settings.width = n
+		}
+	case "disassembly-flavor":
+		switch val {
+		case "intel", "att":
+			d.settings.intel = val == "intel"
+		case "":
+			d.fail("Requires an argument. Valid arguments are att, intel.\n")
+		default:
+			d.fail("Undefined item: %q.\n", val)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// showQuiet says one of those settings in gdb's words; false when name is none of them.
+func (d *Debugger) showQuiet(name string) bool {
+	onOff := func(off bool) string { return onOff(!off) }
+	limit := func(n int) string {
+		if n == 0 {
+			return "unlimited"
+		}
+		return strconv.Itoa(n)
+	}
+	switch name {
+	case "confirm":
+		d.printf("Whether to confirm potentially dangerous operations is %s.\n", onOff(d.settings.noConfirm))
+	case "pagination":
+		d.printf("State of pagination is %s.\n", onOff(d.settings.noPagination))
+	case "verbose":
+		if d.settings.verbose {
+			d.printf("Verbose printing of informational messages is on.\n")
+		} else {
+			d.printf("Verbosity is off.\n")
+		}
+	case "height":
+		d.printf("Number of lines gdb thinks are in a page is %s.\n", limit(d.settings.height))
+	case "width":
+		d.printf("Number of characters gdb thinks are in a line is %s.\n", limit(d.settings.width))
+	case "disassembly-flavor":
+		flavor := "att"
+		if d.settings.intel {
+			flavor = "intel"
+		}
+		d.printf("The disassembly flavor is \"%s\".\n", flavor)
+	default:
+		return false
+	}
+	return true
+}
+
+// disasmContext is the context a disassembly runs in: Intel's syntax when set.
+func (d *Debugger) disasmContext() context.Context {
+	if d.settings.intel {
+		return launch.IntelSyntax(context.Background())
+	}
+	return context.Background()
+}
