@@ -115,9 +115,18 @@ func (s *Session) DataBreakpoints() []Watchpoint {
 // expr is no place, the access is not offered, the target refused it); the others are then
 // left as they were.
 func (s *Session) Watch(frame int, expr string, access DataAccess) (Watchpoint, error) {
+	return s.WatchNamed(frame, expr, "", access)
+}
+
+// WatchNamed is Watch with the name the watchpoint is told by ("" for expr's own): gdb's
+// watch -location EXPR is told as "-location EXPR".
+func (s *Session) WatchNamed(frame int, expr, name string, access DataAccess) (Watchpoint, error) {
 	w, can, err := s.DataBreakpointInfo(frame, expr)
 	if err != nil {
 		return Watchpoint{}, err
+	}
+	if name != "" {
+		w.Name = name
 	}
 	if !slices.Contains(can, access) {
 		return Watchpoint{}, fmt.Errorf("no %s watchpoints for it on this target", access)

@@ -37,7 +37,14 @@ func watchCmd(access engine.DataAccess) cmdFunc {
 			d.fail("Argument required (expression to compute).\n")
 			return false
 		}
-		w, err := d.s.Watch(d.frame, expr, access)
+		name := ""
+		for _, flag := range []string{"-location ", "-l "} { // the place, not the expression
+			if rest, ok := strings.CutPrefix(expr, flag); ok {
+				expr = strings.TrimSpace(rest)
+				name = "-location " + expr
+			}
+		}
+		w, err := d.s.WatchNamed(d.frame, expr, name, access)
 		if err != nil {
 			d.fail("Cannot watch %s: %v\n", expr, err)
 			return false

@@ -186,3 +186,17 @@ print $bpnum
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, []string{"-x", script})
 	compareLines(t, "save breakpoints", dir, ours, theirs)
 }
+
+// watch -l (-location) as gdb's: the place an expression names watched, told as
+// "-location EXPR", a local's place watched after its frame has gone.
+func TestWatchLocationAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break down", "run", "watch -l total", "watch -location n", "info watchpoints", "continue",
+		"continue", "rwatch -l total", "info watchpoints"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "watchl", downProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "watch -location", dir, ours, theirs)
+}
