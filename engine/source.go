@@ -4,7 +4,9 @@ package engine
 // reader, one rule (a regular file, capped, never blocking on a FIFO), cached per session.
 
 import (
+	"cmp"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -17,10 +19,59 @@ type SourceHolder interface {
 	SourceText(file string) ([]byte, bool)
 }
 
-// sourceCache keeps the lines of each file read, for the session's lifetime.
+// sourceCache keeps the lines of each file read, for the session's lifetime (until the
+// search path changes), and where each was found.
 type sourceCache struct {
 	mu    sync.Mutex
 	files map[string][]string
+	found map[string]string
+	path  SourcePath
+}
+
+// SourcePath is where Source looks for a file that is not where the program says it is
+// (gdb's set substitute-path and directory): the rewrites first, then each directory.
+type SourcePath struct {
+	Rules [][2]string // FROM, TO: a path that begins with the directory FROM is read under TO
+	Dirs  []string    // searched in order for the file by its name
+}
+
+// SetSourcePath makes p where source files are looked for from now on.
+func (s *Session) SetSourcePath(p SourcePath) {
+	c := &s.sources
+	c.mu.Lock()
+	c.path, c.files, c.found = p, nil, nil
+	c.mu.Unlock()
+}
+
+// SourceFile is where Source reads file from: file itself, or where the search path found
+// it; "" when it is nowhere.
+func (s *Session) SourceFile(file string) string {
+	if _, err := s.Source(file); err != nil {
+		return ""
+	}
+	c := &s.sources
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.found[file]; ok {
+		return f
+	}
+	return file
+}
+
+// candidates are the places file is looked for: rewritten by each rule that applies,
+// itself, then by its name in each directory.
+func (p SourcePath) candidates(file string) []string {
+	var out []string
+	for _, r := range p.Rules {
+		if rest, ok := strings.CutPrefix(file, r[0]); ok && r[0] != "" && (rest == "" || rest[0] == '/' || strings.HasSuffix(r[0], "/")) {
+			out = append(out, r[1]+rest)
+		}
+	}
+	out = append(out, file)
+	for _, d := range p.Dirs {
+		out = append(out, filepath.Join(d, filepath.Base(file)))
+	}
+	return out
 }
 
 // SourceLine is line (from 1) of file, as Source reads it; false when there is none.
@@ -57,11 +108,25 @@ func (s *Session) Source(file string) ([]string, error) {
 		text, held = h.SourceText(file)
 	}
 	if !held {
-		b, err := fileload.ReadFile(file)
-		if err != nil {
-			return nil, err
+		var firstErr error
+		for _, at := range c.path.candidates(file) {
+			b, err := fileload.ReadFile(at)
+			if err != nil {
+				firstErr = cmp.Or(firstErr, err)
+				continue
+			}
+			text, firstErr = b, nil
+			if at != file {
+				if c.found == nil {
+					c.found = map[string]string{}
+				}
+				c.found[file] = at
+			}
+			break
 		}
-		text = b
+		if firstErr != nil {
+			return nil, firstErr
+		}
 	}
 	lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(string(text), "\r\n", "\n"), "\n"), "\n")
 	if c.files == nil {

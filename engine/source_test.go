@@ -175,3 +175,32 @@ func TestSourceLineAndResolvePC(t *testing.T) {
 		t.Errorf("ResolvePC(2) = %+v %v", loc, err)
 	}
 }
+
+// A file that is not where the program says is found by a rewrite of its directory or by
+// its name in a directory of the search path, and SourceFile says where.
+func TestSourcePath(t *testing.T) {
+	dir := t.TempDir()
+	moved := filepath.Join(dir, "moved")
+	if err := os.MkdirAll(moved, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(moved, "a.c"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(newFake(2, 1))
+	gone := filepath.Join(dir, "build", "a.c")
+	if _, err := s.Source(gone); err == nil || s.SourceFile(gone) != "" {
+		t.Fatal("a missing file was read")
+	}
+	for _, p := range []SourcePath{{Dirs: []string{"/nonexistent", moved}}, {Rules: [][2]string{{filepath.Join(dir, "build"), moved}}}} {
+		s.SetSourcePath(p)
+		lines, err := s.Source(gone)
+		if err != nil || len(lines) != 2 || lines[1] != "two" || s.SourceFile(gone) != filepath.Join(moved, "a.c") {
+			t.Errorf("%+v: %q, %v, found at %q", p, lines, err, s.SourceFile(gone))
+		}
+	}
+	s.SetSourcePath(SourcePath{Rules: [][2]string{{filepath.Join(dir, "bu"), moved}}}) // not a directory of the path
+	if _, err := s.Source(gone); err == nil {
+		t.Error("a rule rewrote a path in the middle of a directory's name")
+	}
+}

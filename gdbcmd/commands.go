@@ -68,6 +68,7 @@ func init() {
 		{"taas", nil, "taas COMMAND  run COMMAND in every thread, leaving out those where it fails (thread apply all -s)", cmdTaas},
 		{"tfaas", nil, "tfaas COMMAND  run COMMAND in every frame of every thread, leaving out those where it fails", cmdTfaas},
 		{"save", nil, "save breakpoints FILE  write the breakpoints as the commands that set them again (source FILE)", cmdSave},
+		{"directory", []string{"dir"}, "directory [DIR...]  look for source files in these directories first (empty the list without any)", cmdDirectory},
 		{"echo", nil, "echo TEXT  print TEXT (C escapes: \\n for a newline)", cmdEcho},
 		{"shell", []string{"!"}, "shell COMMAND  run COMMAND with the shell (also !COMMAND); its exit code is $_shell_exitcode", cmdShell},
 		{"pwd", nil, "pwd  the working directory, where the program starts", cmdPwd},

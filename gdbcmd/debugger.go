@@ -136,6 +136,8 @@ type Debugger struct {
 	startup      runSettings                      // how the next run starts the program (run.go)
 	ranOnce      bool                             // the program has been run: addresses are the loaded ones from then on
 	settings     settings                         // confirm, pagination, height, width, verbose, disassembly-flavor (settings.go)
+	srcPath      engine.SourcePath                // directory and set substitute-path (srcpath.go)
+	missing      map[string]bool                  // source files said to be missing once
 }
 
 // examineState is what x remembers between runs of it, as gdb's.
@@ -271,6 +273,7 @@ func (d *Debugger) newSession() error {
 	}
 	d.s, d.frame, d.stopThread, d.lastFrame = s, 0, 0, stopFrame{}
 	s.SetPrintLimits(d.limits) // set print elements and repeats hold across runs
+	s.SetSourcePath(d.srcPath)
 	d.current.Store(s)
 	d.output = startOutput(d.out, d.cfg.Out, s)
 	return nil

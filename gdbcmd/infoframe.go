@@ -106,7 +106,7 @@ func (d *Debugger) infoSource() {
 	if u.CompDir != "" {
 		d.printf("Compilation directory is %s\n", u.CompDir)
 	}
-	d.printf("Located in %s\n", loc.File)
+	d.printf("Located in %s\n", cmp.Or(d.s.SourceFile(loc.File), loc.File)) // where it was found
 	if lines, err := d.s.Source(loc.File); err == nil {
 		d.printf("Contains %d lines.\n", len(lines))
 	}

@@ -248,6 +248,10 @@ func shellWords(text string) ([]string, error) {
 // cmdUnset is gdb's unset environment [NAME].
 func cmdUnset(d *Debugger, args string) bool {
 	what, name, _ := strings.Cut(args, " ")
+	if what == "substitute-path" {
+		d.unsetSubstitutePath(strings.TrimSpace(name))
+		return false
+	}
 	if len(what) < 3 || !strings.HasPrefix("environment", what) {
 		d.fail("Undefined unset command: \"%s\".  Try \"help unset\".\n", what)
 		return false

@@ -14,7 +14,7 @@ import (
 func cmdSetVar(d *Debugger, args string) bool {
 	rest := args
 	explicit := false
-	if w, _, _ := strings.Cut(args, " "); w == "args" || w == "environment" || w == "env" {
+	if w, _, _ := strings.Cut(args, " "); w == "args" || w == "environment" || w == "env" || w == "substitute-path" {
 		return cmdSet(d, args) // settings whose value may hold an "=": set env X=1
 	}
 	if w, tail, _ := strings.Cut(args, " "); w == "var" || w == "variable" {

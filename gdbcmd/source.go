@@ -39,6 +39,8 @@ func (d *Debugger) listSize() int {
 func (d *Debugger) showLine(file string, line int) {
 	if text, ok := d.s.SourceLine(file, line); ok {
 		d.printf("%d\t%s\n", line, d.colour(file, text))
+	} else if file != "" && line > 0 && !d.indexedPCs() && d.s.SourceFile(file) == "" {
+		d.noSource(file, line) // as gdb: the program's source is not where it says
 	}
 }
 
@@ -170,6 +172,10 @@ func cmdList(d *Debugger, args string) bool {
 		file = d.defaultFile()
 	}
 	src := d.source(file)
+	if len(src) == 0 && file != "" && !d.indexedPCs() && d.s.SourceFile(file) == "" {
+		d.noSource(file, max(1, d.listAt)) // gdb's words for a file that is not there
+		return false
+	}
 	if len(src) == 0 {
 		d.fail("No source file.\n")
 		return false

@@ -233,6 +233,10 @@ func cmdShow(d *Debugger, args string) bool {
 	case d.showQuiet(what):
 	case what == "args":
 		d.showArgs()
+	case what == "directories":
+		d.showDirectories()
+	case what == "substitute-path":
+		d.showSubstitutePath()
 	case len(what) >= 3 && strings.HasPrefix("environment", what):
 		d.showEnvironment(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case what != "" && strings.HasPrefix("values", what):
