@@ -63,8 +63,8 @@ func (s *Session) SourceFile(file string) string {
 func (p SourcePath) candidates(file string) []string {
 	var out []string
 	for _, r := range p.Rules {
-		if rest, ok := strings.CutPrefix(file, r[0]); ok && r[0] != "" && (rest == "" || rest[0] == '/' || strings.HasSuffix(r[0], "/")) {
-			out = append(out, r[1]+rest)
+		if at, ok := RewritePath(file, r[0], r[1]); ok {
+			out = append(out, at)
 		}
 	}
 	out = append(out, file)
@@ -149,4 +149,15 @@ func (s *Session) SourceName(file string) string {
 		return n.SourceName(file)
 	}
 	return file
+}
+
+// RewritePath is path with its directory from, or a directory under it, given as to
+// instead ("/build/src/a.c" from "/build" to "/home/me" is "/home/me/src/a.c"); false when
+// path is not under from.
+func RewritePath(path, from, to string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, from)
+	if !ok || from == "" || rest != "" && rest[0] != '/' && !strings.HasSuffix(from, "/") {
+		return path, false
+	}
+	return to + rest, true
 }

@@ -23,10 +23,10 @@ func canDisassemble(d *launch.Debuggee) bool {
 // source line it belongs to.
 func (c *conn) disassembleAny(ctx context.Context, d *launch.Debuggee, a godap.DisassembleArguments) (any, error) {
 	if d.Console != nil {
-		return disassemble(d, a)
+		return c.disassemble(d, a)
 	}
 	if d.CanDisassembleMachineCode() {
-		return disassembleMachine(ctx, d, a)
+		return c.disassembleMachine(ctx, d, a)
 	}
 	if !canDisassemble(d) {
 		return nil, errors.New("disassemble: only Kite programs and cartridges can be disassembled")
@@ -56,7 +56,7 @@ func (c *conn) disassembleAny(ctx context.Context, d *launch.Debuggee, a godap.D
 			if loc, err := d.ResolvePC(in.PC); err == nil {
 				di.Symbol, di.Line, di.Column = loc.Func, loc.Line, loc.Col
 				if loc.File != "" {
-					di.Location = source(loc.File)
+					di.Location = c.source(loc.File)
 				}
 			}
 			out = append(out, di)
@@ -74,7 +74,7 @@ type disassembleBody struct {
 }
 
 // disassembleMachine serves disassemble on a native program or firmware.
-func disassembleMachine(ctx context.Context, d *launch.Debuggee, a godap.DisassembleArguments) (any, error) {
+func (c *conn) disassembleMachine(ctx context.Context, d *launch.Debuggee, a godap.DisassembleArguments) (any, error) {
 	pc, err := parseRef(a.MemoryReference, a.Offset)
 	if err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func disassembleMachine(ctx context.Context, d *launch.Debuggee, a godap.Disasse
 		if loc, err := d.ResolvePC(in.PC); err == nil {
 			di.Symbol = loc.Func
 			if loc.File != "" && (loc.Line != lastLine || loc.File != lastFile) { // the first of its line
-				di.Location, di.Line, di.Column = source(loc.File), loc.Line, loc.Col
+				di.Location, di.Line, di.Column = c.source(loc.File), loc.Line, loc.Col
 				lastLine, lastFile = loc.Line, loc.File
 			}
 		}

@@ -162,7 +162,7 @@ func (c *conn) breakpoint(bp engine.Breakpoint) godap.Breakpoint {
 	out := godap.Breakpoint{Id: bp.ID, Verified: bp.Verified, Message: bp.Message}
 	if bp.Verified {
 		if bp.Location.File != "" {
-			out.Source = source(bp.Location.File)
+			out.Source = c.source(bp.Location.File)
 			out.Line, out.Column = bp.Location.Line, bp.Location.Col
 		}
 		if bp.Location.HasPC {

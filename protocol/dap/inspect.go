@@ -42,7 +42,7 @@ func (c *conn) stackTrace(d *launch.Debuggee, a godap.StackTraceArguments) (any,
 	for _, f := range frames {
 		sf := godap.StackFrame{Id: slot<<frameShift | (f.Index + 1), Name: f.Func, Line: f.Location.Line, Column: max(f.Location.Col, 1)}
 		if f.Location.File != "" {
-			sf.Source = source(f.Location.File)
+			sf.Source = c.source(f.Location.File)
 		}
 		if f.Location.HasPC {
 			sf.InstructionPointerReference = pcRef(f.Location.PC)
@@ -178,7 +178,7 @@ func completionType(name, head string) godap.CompletionItemType {
 }
 
 // disassemble lists a cartridge's bytecode around an instruction reference.
-func disassemble(d *launch.Debuggee, a godap.DisassembleArguments) (any, error) {
+func (c *conn) disassemble(d *launch.Debuggee, a godap.DisassembleArguments) (any, error) {
 	if d.Console == nil {
 		return nil, errors.New("disassemble: only cartridges can be disassembled yet")
 	}
@@ -198,7 +198,7 @@ func disassemble(d *launch.Debuggee, a godap.DisassembleArguments) (any, error) 
 			text += " " + in.Operand
 		}
 		out = append(out, disassembledInstruction{DisassembledInstruction: godap.DisassembledInstruction{
-			Address: pcRef(uint64(in.PC)), Instruction: text, Symbol: in.Func, Line: in.Line, Location: source(d.Spec.Program)}})
+			Address: pcRef(uint64(in.PC)), Instruction: text, Symbol: in.Func, Line: in.Line, Location: c.source(d.Spec.Program)}})
 	}
 	for len(out) < a.InstructionCount {
 		out = append(out, invalidInstruction(pcRef(uint64(start+len(out)))))

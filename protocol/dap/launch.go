@@ -45,6 +45,9 @@ type launchArgs struct {
 	// ThreadEvents false leaves a native program's threads to be seen at stops: live thread
 	// events cost two brief stops per thread start and end.
 	ThreadEvents *bool `json:"threadEvents,omitempty"`
+	// SourceFileMap maps the directories the program was built in to where those files are
+	// on this machine (VS Code's C/C++ adapter's "sourceFileMap").
+	SourceFileMap map[string]string `json:"sourceFileMap,omitempty"`
 
 	attach bool // the session attached: disconnect detaches
 }
@@ -123,7 +126,7 @@ func (c *conn) start(ctx context.Context, req *rawRequest, attach bool) (any, er
 		return nil, err
 	}
 	a.attach = attach
-	c.args = a
+	c.args, c.srcMap = a, newSourceMap(a.SourceFileMap)
 	c.adopt(d)
 	c.entry = launch.Sessions.Add(d, spec.Name(), c.opts.Owner)
 	return nil, nil
@@ -132,6 +135,9 @@ func (c *conn) start(ctx context.Context, req *rawRequest, attach bool) (any, er
 // adopt makes d the connection's debuggee and subscribes to it.
 func (c *conn) adopt(d *launch.Debuggee) {
 	c.d = d
+	if len(c.srcMap) > 0 {
+		d.SetSourcePath(c.srcMap.rules())
+	}
 	c.sub = d.SubscribeWith(engine.SubscribeOptions{MaxQueued: MaxQueued})
 	select { // the pump waits on the new subscription
 	case c.subCh <- struct{}{}:

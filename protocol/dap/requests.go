@@ -161,7 +161,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 	case *godap.LoadedSourcesRequest:
 		var srcs []godap.Source
 		if d.Spec.Program != "" && (d.Spec.Kind == launch.Kite || d.Spec.Kind == launch.Cartridge) {
-			srcs = append(srcs, *source(d.Spec.Program))
+			srcs = append(srcs, *c.source(d.Spec.Program))
 		}
 		return godap.LoadedSourcesResponseBody{Sources: srcs}, nil
 	case *godap.CompletionsRequest:
@@ -232,7 +232,8 @@ func (c *conn) setBreakpoints(d *launch.Debuggee, a godap.SetBreakpointsArgument
 			specs = append(specs, engine.BreakpointSpec{Line: l})
 		}
 	}
-	return c.breakpointsBody(d, len(specs), func() []engine.Breakpoint { return d.SetBreakpoints(a.Source.Path, specs) })
+	path := c.srcMap.built(a.Source.Path) // the client's file, as the program knows it
+	return c.breakpointsBody(d, len(specs), func() []engine.Breakpoint { return d.SetBreakpoints(path, specs) })
 }
 
 // breakpointsBody runs a breakpoint change and answers with its breakpoints; the engine's
@@ -255,7 +256,10 @@ func (c *conn) breakpointsBody(d *launch.Debuggee, n int, set func() []engine.Br
 	return godap.SetBreakpointsResponseBody{Breakpoints: out}
 }
 
-func source(file string) *godap.Source {
+// source is a file of the program as the client is told of it: where it is on this
+// machine when the launch's sourceFileMap says (srcmap.go).
+func (c *conn) source(file string) *godap.Source {
+	file = c.srcMap.local(file)
 	return &godap.Source{Name: filepath.Base(file), Path: file}
 }
 

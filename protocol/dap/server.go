@@ -46,9 +46,10 @@ type Options struct {
 
 // conn is one client connection and the debuggee it launched.
 type conn struct {
-	opts  Options
-	codec *godap.Codec
-	log   *slog.Logger
+	opts   Options
+	codec  *godap.Codec
+	log    *slog.Logger
+	srcMap sourceMap // the launch's sourceFileMap
 
 	// wmu guards the outgoing stream: messages are framed into out and written together by
 	// flush (one write for a burst: a response and the stop that follows it). w never waits
