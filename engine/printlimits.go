@@ -2,9 +2,11 @@ package engine
 
 // PrintLimits are gdb's print elements and print repeats: how many elements of an array
 // (characters of a string) a value's text shows, and from how long a run of one element
-// it shows as "<repeats N times>"; 0 is unlimited.
+// it shows as "<repeats N times>"; 0 is unlimited. ArrayIndexes (print array-indexes)
+// shows each element's index, NullStop (print null-stop) a char array up to its first NUL.
 type PrintLimits struct {
-	Elements, Repeats int
+	Elements, Repeats      int
+	ArrayIndexes, NullStop bool
 }
 
 // PrintLimiter is implemented by targets whose values' texts follow PrintLimits.

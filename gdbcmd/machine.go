@@ -352,8 +352,16 @@ func (d *Debugger) setting(name, val string) bool {
 			d.setLimit(&d.limits.Elements, arg)
 		case len(opt) >= 2 && strings.HasPrefix("repeats", opt):
 			d.setLimit(&d.limits.Repeats, arg)
+		case opt == "array-indexes" || opt == "null-stop":
+			on := &d.limits.ArrayIndexes
+			if opt == "null-stop" {
+				on = &d.limits.NullStop
+			}
+			if d.setOnOff(on, arg); !d.failed {
+				d.s.SetPrintLimits(d.limits)
+			}
 		default:
-			d.fail("Undefined set print command: %q. (set print pretty on|off, elements N, repeats N)\n", opt)
+			d.fail("Undefined set print command: %q. (set print pretty on|off, elements N, repeats N, array-indexes on|off, null-stop on|off)\n", opt)
 		}
 	default:
 		d.fail("Usage: set $REGISTER = VALUE, set context on|off, set listsize N or set print pretty on|off (variables are changed by the program, not the debugger).\n")

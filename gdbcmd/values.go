@@ -255,6 +255,10 @@ func cmdShow(d *Debugger, args string) bool {
 			d.printf("Limit on string chars or array elements to print is %s.\n", limitText(d.limits.Elements))
 		case len(opt) >= 2 && strings.HasPrefix("repeats", opt):
 			d.printf("Threshold for repeated print elements is %s.\n", limitText(d.limits.Repeats))
+		case opt == "array-indexes":
+			d.printf("Printing of array indexes is %s.\n", onOff(d.limits.ArrayIndexes))
+		case opt == "null-stop":
+			d.printf("Printing of char arrays to stop at first null char is %s.\n", onOff(d.limits.NullStop))
 		default:
 			d.printf("Pretty formatting of structures is %s.\n", onOff(d.pretty))
 		}

@@ -8,9 +8,12 @@ import (
 
 // PrintLimits are gdb's `set print elements` and `set print repeats`: how many elements of
 // an array (characters of a string) a value's text shows before "...", and how long a run
-// of one element must be to show as "<repeats N times>". 0 is unlimited.
+// of one element must be to show as "<repeats N times>". 0 is unlimited. ArrayIndexes is
+// `set print array-indexes` ({[0] = 1, [1] = 2}), NullStop `set print null-stop` (a char
+// array shown up to its first NUL).
 type PrintLimits struct {
-	Elements, Repeats int
+	Elements, Repeats      int
+	ArrayIndexes, NullStop bool
 }
 
 // DefaultPrintLimits are gdb's defaults.
@@ -55,6 +58,9 @@ func (f *File) arrayText(cnt int, elem func(i int) string, same func(i, j int) b
 		run := 1
 		for i+run < cnt && same(i, i+run) {
 			run++
+		}
+		if l.ArrayIndexes {
+			fmt.Fprintf(&b, "[%d] = ", i)
 		}
 		b.WriteString(elem(i))
 		if run > repeats {

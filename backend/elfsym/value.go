@@ -3,6 +3,7 @@ package elfsym
 // Reading a variable's value and formatting it like gdb.
 
 import (
+	"bytes"
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
@@ -296,6 +297,9 @@ func (f *File) bitfield(fld *dwarf.StructField, b []byte, c Value) Value {
 func (f *File) charArray(b []byte) string {
 	if n := len(b); n > 0 && b[n-1] == 0 {
 		b = b[:n-1]
+	}
+	if i := bytes.IndexByte(b, 0); i >= 0 && f.PrintLimits().NullStop {
+		b = b[:i]
 	}
 	return f.charsText(b, false)
 }

@@ -396,3 +396,31 @@ func TestSiginfoAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "$_siginfo", dir, ours, theirs)
 }
+
+// arraysProg has arrays of ints, of chars with NULs after their text, in a struct and of
+// arrays.
+const arraysProg = `struct s { int v[3]; char name[8]; };
+int zeros[20];
+int vals[4] = {1, 2, 3, 4};
+char buf[10] = "hi";
+struct s st = {{7, 8, 9}, "ab"};
+int grid[2][2] = {{1, 2}, {3, 4}};
+int main(void) { return vals[0] + buf[0] + st.v[0] + zeros[0] + grid[0][0]; }
+`
+
+// set print array-indexes and set print null-stop as gdb's: each element after its index
+// (repeats, nested arrays, under /x and in output too), a char array up to its first NUL;
+// their show answers and a bad value.
+func TestPrintArrayOptionsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"show print array-indexes", "show print null-stop", "p vals", "p buf", "set print array-indexes on",
+		"show print array-indexes", "p vals", "p zeros", "p st", "p grid", "p buf", "set print null-stop on", "show print null-stop",
+		"p buf", "p st", "set print array-indexes off", "p st", "p/x vals", "set print array-indexes on", "p/x vals", "p/x grid",
+		"output vals", "echo \\n", "set print array-indexes maybe", "break main", "run", "p st"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "arrays", arraysProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "print array options", dir, ours, theirs)
+}
