@@ -69,6 +69,7 @@ func init() {
 		{"tfaas", nil, "tfaas COMMAND  run COMMAND in every frame of every thread, leaving out those where it fails", cmdTfaas},
 		{"save", nil, "save breakpoints FILE  write the breakpoints as the commands that set them again (source FILE)", cmdSave},
 		{"directory", []string{"dir"}, "directory [DIR...]  look for source files in these directories first (empty the list without any)", cmdDirectory},
+		{"skip", nil, "skip [function NAME|file FILE|-fu NAME|-fi FILE|-gfi GLOB|-rfu REGEX]  let step pass over a function or a file's functions; skip delete|enable|disable [N...]", cmdSkip},
 		{"echo", nil, "echo TEXT  print TEXT (C escapes: \\n for a newline)", cmdEcho},
 		{"shell", []string{"!"}, "shell COMMAND  run COMMAND with the shell (also !COMMAND); its exit code is $_shell_exitcode", cmdShell},
 		{"pwd", nil, "pwd  the working directory, where the program starts", cmdPwd},
@@ -609,6 +610,8 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.infoScope(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case len(what) >= 3 && strings.HasPrefix("inferiors", what):
 		d.infoInferiors()
+	case what == "skip":
+		d.infoSkip(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case what == "proc":
 		d.infoProc(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case len(what) >= 2 && strings.HasPrefix("types", what):

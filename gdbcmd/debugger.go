@@ -138,6 +138,8 @@ type Debugger struct {
 	settings     settings                         // confirm, pagination, height, width, verbose, disassembly-flavor (settings.go)
 	srcPath      engine.SourcePath                // directory and set substitute-path (srcpath.go)
 	missing      map[string]bool                  // source files said to be missing once
+	skips        []skipEntry                      // functions and files step passes over (skip.go)
+	skipsMade    int                              // the skips made, deleted ones too: the next one's number
 }
 
 // examineState is what x remembers between runs of it, as gdb's.
@@ -274,6 +276,7 @@ func (d *Debugger) newSession() error {
 	d.s, d.frame, d.stopThread, d.lastFrame = s, 0, 0, stopFrame{}
 	s.SetPrintLimits(d.limits) // set print elements and repeats hold across runs
 	s.SetSourcePath(d.srcPath)
+	d.applySkips()
 	d.current.Store(s)
 	d.output = startOutput(d.out, d.cfg.Out, s)
 	return nil

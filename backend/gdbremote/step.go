@@ -72,7 +72,7 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 		// A call: the pc is at a function's first instruction (or in code without lines).
 		isCall := fn != nil && npc == fn.Low+t.sym.Bias && npc != pc
 		loc, hasLine := t.sym.PCToLine(npc)
-		if (isCall && over) || !hasLine || fn == nil {
+		if (isCall && (over || t.skips(fn.Name, loc.File))) || !hasLine || fn == nil {
 			if err := t.finishCall(); errors.Is(err, errNoCaller) {
 				// Code without line information and no caller to return to (the
 				// dynamic loader's entry, a library without unwind information):
@@ -313,4 +313,19 @@ func (t *Target) doStepOut() (*engine.Stop, error) {
 		return st, nil
 	}
 	return &engine.Stop{Reason: engine.ReasonStep, ReturnValue: t.returnValue(fn)}, nil
+}
+
+// SetStepFilter implements engine.StepFilterer: the functions a step into passes over.
+func (t *Target) SetStepFilter(f engine.StepFilter) {
+	t.mu.Lock()
+	t.stepFilter = f
+	t.mu.Unlock()
+}
+
+// skips says whether a step into passes over function fn of file (SetStepFilter).
+func (t *Target) skips(fn, file string) bool {
+	t.mu.Lock()
+	f := t.stepFilter
+	t.mu.Unlock()
+	return f != nil && f(fn, file)
 }

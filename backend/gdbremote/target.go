@@ -55,6 +55,7 @@ type Target struct {
 	catchCalls []int
 	catchAll   bool
 	catchSent  string
+	stepFilter engine.StepFilter // the functions a step into passes over (gdb's skip), under mu
 
 	h    engine.Handler
 	ctx  context.Context

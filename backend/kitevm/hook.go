@@ -84,6 +84,12 @@ func (t *Target) stepDone(stmt bool) bool {
 	case engine.StepInstruction:
 		return true
 	case engine.StepInto:
+		if f := t.stepFilter.Load(); stmt && f != nil && t.vm.NumFrames() > t.stepDepth {
+			// inside a call the step entered: passed over when the callee is skipped
+			if callee, ok := t.vm.Frame(t.vm.NumFrames() - t.stepDepth - 1); ok && (*f)(callee.Func.Name, callee.File) {
+				return false
+			}
+		}
 		return stmt
 	case engine.StepOver:
 		return stmt && t.vm.NumFrames() <= t.stepDepth
@@ -244,4 +250,13 @@ func (t *Target) disarmReturn() {
 		t.retArmed = false
 		t.syncTrap(t.retPC)
 	}
+}
+
+// SetStepFilter implements engine.StepFilterer: the functions a step into passes over.
+func (t *Target) SetStepFilter(f engine.StepFilter) {
+	if f == nil {
+		t.stepFilter.Store(nil)
+		return
+	}
+	t.stepFilter.Store(&f)
 }

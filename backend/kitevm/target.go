@@ -51,6 +51,8 @@ type Target struct {
 	opts Options
 	h    engine.Handler
 
+	stepFilter atomic.Pointer[engine.StepFilter] // the functions a step into passes over (gdb's skip)
+
 	mu       sync.Mutex
 	started  bool
 	stopped  bool      // waiting in suspend for commands

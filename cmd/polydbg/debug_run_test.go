@@ -6,7 +6,8 @@ import (
 	"github.com/polydbg/polydbg/internal/realparts"
 )
 
-// How the next run starts the program (arguments, environment) and the shell, as gdb's.
+// How the next run starts the program (arguments, environment), the shell, the everyday
+// settings and what step passes over (skip), as gdb's.
 
 // argsProg prints its arguments, one a line, and ends with their number.
 const argsProg = `#include <stdio.h>
@@ -71,4 +72,38 @@ func TestSettingsAsGDB(t *testing.T) {
 	dir, exe := buildNative(t, "settings", downProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "settings", dir, ours, theirs)
+}
+
+// skipProg calls functions from main and from each other.
+const skipProg = `#include <stdio.h>
+int helper(int x) { return x + 1; }
+int twice(int x) { return 2 * x; }
+int both(int x) {
+	int y = twice(x);
+	int z = helper(y);
+	return z;
+}
+int main(void) {
+	int a = helper(1);
+	int b = both(a);
+	printf("%d %d\n", a, b);
+	return 0;
+}
+`
+
+// skip as gdb's: a function by name, a file, a glob of files, a regular expression of
+// functions, a function of a file; step passing over what is skipped and entering the
+// rest; info skip; skip delete, enable and disable; numbers never given twice.
+func TestSkipAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"info skip", "skip function helper", "skip -gfi *.h", "skip -rfu ^tw", "skip file skip.c",
+		"info skip", "skip delete 4", "skip disable 3", "info skip", "skip enable", "break main", "run", "step", "step", "step",
+		"step", "info skip 1", "skip disable", "run", "step", "skip delete", "info skip", "skip", "skip nosuch", "skip delete 9",
+		"skip -fi skip.c -fu twice", "info skip", "kill"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "skip", skipProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "skip", dir, ours, theirs)
 }

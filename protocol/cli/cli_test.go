@@ -211,3 +211,22 @@ info breakpoints
 			"2       breakpoint     keep y   pc 23              prog.kite:2\n\tbreakpoint already hit 1 time\n", // both at the stop
 	)
 }
+
+// skip on a Kite program: step passes over a skipped function (and what it calls), as
+// next would, and enters it again once the skip is disabled.
+func TestSkipOnKite(t *testing.T) {
+	out := script(t, `break 10
+run
+skip fib
+info skip
+step
+skip disable 1
+step
+step
+`)
+	expect(t, out,
+		"(polydbg) skip fib\nFunction fib will be skipped when stepping.\n",
+		"1     y      n <none>                n fib\n",
+		"(polydbg) step\n9\tfor i in range(0, 5) {\n", // fib(0) and what it calls passed over
+		"(polydbg) step\nfib (n=1) at prog.kite:2\n")  // entered once the skip is disabled
+}

@@ -1,0 +1,20 @@
+package engine
+
+// StepFilter says which functions a step into passes over as if stepped over (gdb's
+// skip): by the function's name and its source file. Nil passes over none.
+type StepFilter func(function, file string) bool
+
+// StepFilterer is implemented by targets whose step into can pass over functions.
+type StepFilterer interface {
+	SetStepFilter(StepFilter)
+}
+
+// SetStepFilter makes f the functions step into passes over from now on; false when the
+// target cannot.
+func (s *Session) SetStepFilter(f StepFilter) bool {
+	sf, ok := s.t.(StepFilterer)
+	if ok {
+		sf.SetStepFilter(f)
+	}
+	return ok
+}
