@@ -9,8 +9,8 @@ import (
 // asked for (gdb's catch syscall), on targets that can catch them (a GDB stub's
 // QCatchSyscalls: gdbserver).
 
-// ReasonSyscall is the stop at a caught system call: Stop.Syscall names the call,
-// Stop.SyscallReturned says whether it is its return, Stop.BreakpointID the catchpoint.
+// ReasonSyscall is the stop at a caught system call: Stop.Syscall says which and whether
+// it is its return, Stop.BreakpointID the catchpoint.
 const ReasonSyscall StopReason = "syscall"
 
 // Catchpoint is one catch syscall: the calls it stops at (every one when All). ID is the
@@ -137,7 +137,7 @@ func (s *Session) armCatchpoints() error {
 // counts its hit (under s.mu).
 func (s *Session) caughtBy(stop *Stop) {
 	for i := range s.catches {
-		if c := &s.catches[i]; !c.Disabled && (c.All || slices.Contains(c.Calls, stop.Syscall)) {
+		if c := &s.catches[i]; !c.Disabled && stop.Syscall != nil && (c.All || slices.Contains(c.Calls, stop.Syscall.Num)) {
 			c.Hits++
 			stop.BreakpointID = c.ID
 			return

@@ -51,7 +51,7 @@ func TestCatchpoints(t *testing.T) {
 	if _, err := s.CatchSyscalls([]string{"nosuch"}); err == nil || len(s.Catchpoints()) != 2 {
 		t.Errorf("an unknown call: %v, %d catchpoints", err, len(s.Catchpoints()))
 	}
-	stop := Stop{Reason: ReasonSyscall, Syscall: 1}
+	stop := Stop{Reason: ReasonSyscall, Syscall: &SyscallStop{Num: 1}}
 	s.mu.Lock()
 	s.caughtBy(&stop)
 	s.mu.Unlock()

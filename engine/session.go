@@ -22,6 +22,7 @@ type Session struct {
 	byKey     map[locKey][]*bpState
 	nextID    int
 	catches   []Catchpoint // catch syscall (catchpoints.go)
+	trapAlso  []int        // the other breakpoints the last Trap's place stopped at too (as gdb counts them)
 	watchHits map[int]int  // hits of the target's watchpoints, by id (DataBreakpoints)
 	ensureMu  sync.Mutex   // one EnsureInstructionBreakpoint at a time: two never set one address twice
 	exitCode  int
@@ -466,10 +467,12 @@ func (h handler) Stopped(stop Stop) {
 	s.halted(Stopped, &stop, 0)
 	var temporary, counted []int // what the stop deletes or counts down
 	if stop.Reason == ReasonBreakpoint {
-		for i := -1; i < len(stop.AlsoBreakpoints); i++ {
+		also := s.trapAlso
+		s.trapAlso = nil
+		for i := -1; i < len(also); i++ {
 			id := stop.BreakpointID
 			if i >= 0 {
-				id = stop.AlsoBreakpoints[i]
+				id = also[i]
 			}
 			if b := s.bps[id]; b != nil && b.bp.Spec.Temporary {
 				temporary = append(temporary, id)
@@ -513,8 +516,10 @@ func (h handler) Trap(loc Location) *Stop {
 		s.mu.Unlock()
 		return nil
 	}
+	s.trapAlso = nil
 	s.mu.Unlock()  // lists are copy-on-write and bpState is immutable but for Hits: no copy
 	var stop *Stop // the first breakpoint that stops; those after it are counted as hit too
+	var also []int
 	for _, b := range list {
 		if b.bp.Spec.Disabled {
 			continue
@@ -525,8 +530,13 @@ func (h handler) Trap(loc Location) *Stop {
 		case stop == nil:
 			stop = here
 		default:
-			stop.AlsoBreakpoints = append(stop.AlsoBreakpoints, b.bp.ID)
+			also = append(also, b.bp.ID)
 		}
+	}
+	if also != nil { // for the stop's report: a temporary one among them deleted, a counted one counted down
+		s.mu.Lock()
+		s.trapAlso = also
+		s.mu.Unlock()
 	}
 	return stop
 }

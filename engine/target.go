@@ -66,11 +66,8 @@ type Location struct {
 type Stop struct {
 	Reason       StopReason
 	Location     Location
-	BreakpointID int // for ReasonBreakpoint
-	// AlsoBreakpoints are the other breakpoints at the place that stop there too (each
-	// one's hit counted; a temporary one deleted, a counted one counted down), as gdb's.
-	AlsoBreakpoints []int
-	Text            string // the exception message, or a condition's evaluation error
+	BreakpointID int    // for ReasonBreakpoint
+	Text         string // the exception message, or a condition's evaluation error
 	// FrameIndex is, for console targets, the frame being run when the stop happened
 	// (taken then, so a client that reads the event later sees the right frame).
 	FrameIndex int64
@@ -81,11 +78,16 @@ type Stop struct {
 	ThreadID uint64
 	// Signal names the signal that stopped a native program ("SIGSEGV"), with ReasonException.
 	Signal string
-	// Syscall, SyscallName and SyscallReturned say, with ReasonSyscall, which system call
-	// the program entered or returned from (write, 1); BreakpointID is its catchpoint.
-	Syscall         int
-	SyscallName     string
-	SyscallReturned bool
+	// Syscall says, with ReasonSyscall, which system call the program entered or returned
+	// from; BreakpointID is its catchpoint.
+	Syscall *SyscallStop
+}
+
+// SyscallStop is the system call of a ReasonSyscall stop.
+type SyscallStop struct {
+	Num      int
+	Name     string // "write"; "" when the target cannot name it
+	Returned bool   // its return, not its entry
 }
 
 // Frame is one frame of the call stack; index 0 is the innermost.

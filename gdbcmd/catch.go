@@ -85,8 +85,11 @@ func (d *Debugger) catchpointRows() []bpRow {
 // syscall write), " before where the program is.
 func (d *Debugger) reportSyscall(st *engine.Stop, hit, where string) {
 	call := "call to"
-	if st.SyscallReturned {
+	if st.Syscall == nil {
+		st.Syscall = &engine.SyscallStop{}
+	}
+	if st.Syscall.Returned {
 		call = "returned from"
 	}
-	d.printf("\n%sCatchpoint %d (%s syscall %s), %s\n", hit, st.BreakpointID, call, callName(st.SyscallName, st.Syscall), where)
+	d.printf("\n%sCatchpoint %d (%s syscall %s), %s\n", hit, st.BreakpointID, call, callName(st.Syscall.Name, st.Syscall.Num), where)
 }

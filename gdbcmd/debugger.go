@@ -339,9 +339,6 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 			kind = "Temporary breakpoint"
 			delete(d.temporary, st.BreakpointID)
 		}
-		for _, id := range st.AlsoBreakpoints { // deleted with it
-			delete(d.temporary, id)
-		}
 		d.printf("\n%s%s %d, %s\n", hit, kind, st.BreakpointID, where())
 		if st.Text != "" {
 			d.printf("%s\n", st.Text)

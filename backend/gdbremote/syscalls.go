@@ -112,6 +112,6 @@ func (t *Target) syscallStop(sr StopReply) *engine.Stop {
 	if sr.Reason != "syscall_entry" && sr.Reason != "syscall_return" {
 		return nil
 	}
-	return &engine.Stop{Reason: engine.ReasonSyscall, Syscall: sr.Syscall, SyscallName: t.SyscallName(sr.Syscall),
-		SyscallReturned: sr.Reason == "syscall_return"}
+	return &engine.Stop{Reason: engine.ReasonSyscall, Syscall: &engine.SyscallStop{Num: sr.Syscall, Name: t.SyscallName(sr.Syscall),
+		Returned: sr.Reason == "syscall_return"}}
 }

@@ -100,12 +100,16 @@ func (c *conn) stoppedBody(st *engine.Stop) godap.StoppedEventBody {
 	case engine.ReasonException:
 		b.Description = "Paused on exception"
 	case engine.ReasonSyscall: // a catch syscall set in the debug console
-		call := st.SyscallName
+		sc := st.Syscall
+		if sc == nil {
+			sc = &engine.SyscallStop{}
+		}
+		call := sc.Name
 		if call == "" {
-			call = strconv.Itoa(st.Syscall)
+			call = strconv.Itoa(sc.Num)
 		}
 		b.Description, b.Text = "Paused on the call to "+call, call
-		if st.SyscallReturned {
+		if sc.Returned {
 			b.Description = "Paused on the return from " + call
 		}
 	}
