@@ -1,6 +1,8 @@
 package elfsym
 
 import (
+	"debug/dwarf"
+	"encoding/binary"
 	"math"
 	"testing"
 )
@@ -36,5 +38,30 @@ func TestFloatText(t *testing.T) {
 	}
 	if _, err := ParseFloatText("nan(x"); err == nil {
 		t.Error(`ParseFloatText("nan(x") accepted`)
+	}
+}
+
+// A target's register parts have types no C program declares: 2-byte floats (a half, a
+// bfloat16) and 128-bit integers, formatted as gdb formats them.
+func TestNarrowFloatsAndWideInts(t *testing.T) {
+	f := &File{Arch: &Arch{PtrSize: 8, ByteOrder: binary.LittleEndian}}
+	base := func(name string, size int64) dwarf.BasicType {
+		return dwarf.BasicType{CommonType: dwarf.CommonType{ByteSize: size, Name: name}}
+	}
+	wide := make([]byte, 16)
+	wide[15] = 0x80 // the sign bit: -2^127 signed, 2^127 unsigned
+	for _, c := range []struct {
+		t    dwarf.Type
+		b    []byte
+		want string
+	}{
+		{&dwarf.FloatType{BasicType: base("builtin_type_ieee_half", 2)}, []byte{0x00, 0x3c}, "1"},
+		{&dwarf.FloatType{BasicType: base("builtin_type_bfloat16", 2)}, []byte{0x00, 0xff}, "-1.701e+38"},
+		{&dwarf.UintType{BasicType: base("uint128_t", 16)}, wide, "170141183460469231731687303715884105728"},
+		{&dwarf.IntType{BasicType: base("int128_t", 16)}, wide, "-170141183460469231731687303715884105728"},
+	} {
+		if v := f.FormatValue(c.t, c.b, 0, false, nil, 0); v.Text != c.want {
+			t.Errorf("%s % x = %q, want %q", c.t.Common().Name, c.b, v.Text, c.want)
+		}
 	}
 }

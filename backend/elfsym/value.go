@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -167,12 +168,22 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 	case *dwarf.IntType:
 		v.Kind = "int"
 		v.Text = strconv.FormatInt(sext(), 10)
+		if n == 16 {
+			v.Text = f.wideInt(b, true)
+		}
 	case *dwarf.UintType:
 		v.Kind = "uint"
 		v.Text = strconv.FormatUint(u, 10)
+		if n == 16 {
+			v.Text = f.wideInt(b, false)
+		}
 	case *dwarf.FloatType:
 		v.Kind = "float"
 		switch { // as gdb: %.9g and %.17g, the digits that always read back the same value (floattext.go)
+		case n == 2 && strings.Contains(tt.Name, "bfloat16"): // a target's vector element (x86's vec128)
+			v.Text = FloatText(BFloat16, 0, u)
+		case n == 2: // _Float16, a half
+			v.Text = FloatText(Half, 0, u)
 		case n == 4:
 			v.Text = FloatText(Single, 0, u)
 		case n == 8:
@@ -290,6 +301,23 @@ func (f *File) bitfield(fld *dwarf.StructField, b []byte, c Value) Value {
 		c.Text = strconv.FormatInt(int64(u)-1<<uint(fld.BitSize), 10)
 	}
 	return c
+}
+
+// wideInt is a 128-bit integer in decimal (a target's uint128 register part, __int128).
+func (f *File) wideInt(b []byte, signed bool) string {
+	be := make([]byte, len(b)) // big.Int reads the most significant byte first
+	for i := range b {
+		if f.Arch.ByteOrder == binary.BigEndian {
+			be[i] = b[i]
+		} else {
+			be[len(b)-1-i] = b[i]
+		}
+	}
+	n := new(big.Int).SetBytes(be)
+	if signed && len(be) > 0 && be[0]&0x80 != 0 {
+		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return n.String()
 }
 
 // charArray formats a char array as gdb does: all of it up to the elements limit (NULs

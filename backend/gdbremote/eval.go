@@ -49,6 +49,13 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 		return e.walk(v, rest, expr)
 	}
 	if expr[0] == '$' {
+		if i := strings.IndexAny(expr, ".["); i > 0 { // $xmm0.v4_float[1]: a register's member
+			v, err := e.register(expr[:i])
+			if err != nil {
+				return v, err
+			}
+			return e.walk(v, expr[i:], expr)
+		}
 		return e.register(expr)
 	}
 	if strings.Contains(expr, "(") { // (*p).f, (s).a[1]: through the places of setvar.go
@@ -145,6 +152,13 @@ func child(v elfsym.Value, key string) (elfsym.Value, error) {
 			return v, errors.New("Cannot access memory at address 0x0") // gdb's words
 		}
 		return v, fmt.Errorf("%s is not a pointer that can be followed", v.Name)
+	}
+	switch {
+	case strings.HasPrefix(key, "["):
+	case v.Kind == "struct": // gdb's words
+		return v, fmt.Errorf("There is no member named %s.", key)
+	default:
+		return v, errors.New("Attempt to extract a component of a value that is not a structure.")
 	}
 	return v, fmt.Errorf("%s has no %s", v.Name, key)
 }
@@ -527,6 +541,9 @@ func (e *evaluator) describedRegister(expr string, r Reg) (elfsym.Value, bool, e
 	}
 	text, _ := e.t.desc.DescribedText(r.Type, b, e.t.order, false)
 	out := elfsym.Value{Name: expr, Type: r.Type, Kind: "struct", Bytes: b, Text: text}
+	if dt := e.t.desc.dwarfType(r.Type, 0); dt != nil && int(dt.Size()) <= len(b) { // its members, to be read
+		out.Children = e.t.sym.FormatValue(dt, b[:dt.Size()], 0, false, cachedMem{e.t}, 0).Children
+	}
 	switch {
 	case float:
 		out.Kind, out.Type = "raw", "builtin_type_"+r.Type

@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
 	"math/big"
@@ -181,4 +182,55 @@ func wideBits(b []byte, order binary.ByteOrder) (lo, hi uint64) {
 		return Uint(b[len(b)-8:], order), Uint(b[:len(b)-8], order)
 	}
 	return Uint(b[:8], order), Uint(b[8:min(len(b), 16)], order)
+}
+
+// dwarfType is the description's type typ as a DWARF type, so that the members and
+// elements of a register are read as a program's (print $xmm0.v4_float[1]); nil for a type
+// that has none (flags, an enum, an unknown one).
+func (d *TargetDesc) dwarfType(typ string, depth int) dwarf.Type {
+	if depth > maxTypeDepth {
+		return nil
+	}
+	if size, ok := builtinSizes[typ]; ok {
+		c := dwarf.CommonType{ByteSize: int64(size), Name: typ + "_t"} // gdb's names: int32_t, builtin_type_ieee_single
+		switch {
+		case floatFormats[typ] != (elfsym.FloatFormat{}):
+			c.Name = "builtin_type_" + typ
+			return &dwarf.FloatType{BasicType: dwarf.BasicType{CommonType: c}}
+		case strings.HasPrefix(typ, "uint") || typ == "bool":
+			return &dwarf.UintType{BasicType: dwarf.BasicType{CommonType: c}}
+		case strings.HasPrefix(typ, "int"):
+			return &dwarf.IntType{BasicType: dwarf.BasicType{CommonType: c}}
+		}
+		return nil
+	}
+	rt := d.Types[typ]
+	if rt == nil {
+		return nil
+	}
+	switch rt.Kind {
+	case "vector":
+		elem := d.dwarfType(rt.Elem, depth+1)
+		if elem == nil {
+			return nil
+		}
+		size := int64(d.typeSize(typ, depth))
+		arr := &dwarf.ArrayType{CommonType: dwarf.CommonType{ByteSize: size}, Type: elem, Count: int64(rt.Count)}
+		return &dwarf.TypedefType{CommonType: dwarf.CommonType{ByteSize: size, Name: typ}, Type: arr} // named as gdb names it: v4f
+	case "union", "struct":
+		s := &dwarf.StructType{CommonType: dwarf.CommonType{ByteSize: int64(d.typeSize(typ, depth))}, StructName: typ, Kind: rt.Kind}
+		off := int64(0)
+		for _, f := range rt.Fields {
+			ft := d.dwarfType(f.Type, depth+1)
+			if ft == nil || f.Start >= 0 {
+				continue
+			}
+			s.Field = append(s.Field, &dwarf.StructField{Name: f.Name, Type: ft, ByteOffset: off})
+			if rt.Kind == "struct" {
+				off += ft.Size()
+			}
+		}
+		return s
+	}
+	return nil
 }

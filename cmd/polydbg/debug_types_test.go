@@ -362,13 +362,18 @@ int main(void) {
 // Registers of the types the target description declares, as gdb shows them: x86's
 // vec128 union of vectors (each element in hex by info registers, naturally by print),
 // x87's 80-bit floats with their raw bits, mxcsr's flags (a number under /x and to
-// arithmetic), and the types whatis names.
+// arithmetic), the types whatis names, and the members and elements of a vector register
+// (print $xmm1.v4_float[1]) with their types.
 func TestVectorRegistersAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	var cmds []string
 	for _, c := range []string{"break 8", "run", "info registers xmm0", "info registers xmm1", "info registers st0",
 		"info registers st7", "info registers mxcsr", "p $xmm0", "p $xmm1", "p $st7", "p $mxcsr", "p/x $mxcsr",
-		"p $mxcsr & 0x80", "whatis $xmm0", "whatis $st0", "whatis $mxcsr", "output $xmm1", "echo \\n", "info registers fctrl"} {
+		"p $mxcsr & 0x80", "whatis $xmm0", "whatis $st0", "whatis $mxcsr", "output $xmm1", "echo \\n", "info registers fctrl",
+		"p $xmm1.v4_float", "p $xmm1.v4_float[1]", "p $xmm1.v2_double[0]", "p $xmm1.v8_half[3]", "p $xmm1.v8_bfloat16",
+		"p $xmm1.v16_int8", "p $xmm1.uint128", "p $xmm0.uint128", "p $xmm1.v2_int64[0] + 1", "p/x $xmm1.v4_int32",
+		"p $xmm1.v4_float[1] * 2", "p $xmm1.nosuch", "p $rip.x", "whatis $xmm1.v4_float", "whatis $xmm1.v4_float[0]",
+		"whatis $xmm1.v4_int32[0]", "whatis $xmm1.uint128", "whatis $xmm1.v8_bfloat16[0]"} {
 		cmds = append(cmds, "-ex", c)
 	}
 	dir, exe := buildNative(t, "vector", vectorProg)
