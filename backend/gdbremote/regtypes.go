@@ -86,8 +86,17 @@ func (d *TargetDesc) valueText(typ string, b []byte, order binary.ByteOrder, hex
 			return intText(typ, b, order, hex)
 		}
 		parts := make([]string, 0, rt.Count)
-		for i := 0; i < rt.Count && (i+1)*size <= len(b); i++ {
-			parts = append(parts, d.valueText(rt.Elem, b[i*size:(i+1)*size], order, hex, depth+1))
+		for i := 0; i < rt.Count && (i+1)*size <= len(b); {
+			run := 1 // a run of more than gdb's 10 equal elements: "0 <repeats 12 times>"
+			for i+run < rt.Count && (i+run+1)*size <= len(b) && string(b[i*size:(i+1)*size]) == string(b[(i+run)*size:(i+run+1)*size]) {
+				run++
+			}
+			text := d.valueText(rt.Elem, b[i*size:(i+1)*size], order, hex, depth+1)
+			if run > elfsym.DefaultPrintLimits.Repeats {
+				parts, i = append(parts, fmt.Sprintf("%s <repeats %d times>", text, run)), i+run
+				continue
+			}
+			parts, i = append(parts, text), i+1
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case "union", "struct":

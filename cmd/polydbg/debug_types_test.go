@@ -346,7 +346,7 @@ func TestFloatsAsGDB(t *testing.T) {
 	compareLines(t, "floats", dir, ours, theirs)
 }
 
-// vectorProg leaves doubles in the SSE registers and a long double in x87's.
+// vectorProg leaves doubles in the SSE registers, zeros in xmm7 and a long double in x87's.
 const vectorProg = `#include <stdio.h>
 int main(void) {
 	volatile double d = 1.5;
@@ -354,20 +354,22 @@ int main(void) {
 	long double ld = 3.0L;
 	double r = d * 2 + f;
 	ld = ld * r;
+	__asm__ volatile("pxor %%xmm7, %%xmm7" ::: "xmm7");
 	printf("%g %Lg\n", r, ld);
 	return 0;
 }
 `
 
 // Registers of the types the target description declares, as gdb shows them: x86's
-// vec128 union of vectors (each element in hex by info registers, naturally by print),
+// vec128 union of vectors (each element in hex by info registers, naturally by print, a
+// run of equal elements as <repeats N times>),
 // x87's 80-bit floats with their raw bits, mxcsr's flags (a number under /x and to
 // arithmetic), the types whatis names, and the members and elements of a vector register
 // (print $xmm1.v4_float[1]) with their types.
 func TestVectorRegistersAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	var cmds []string
-	for _, c := range []string{"break 8", "run", "info registers xmm0", "info registers xmm1", "info registers st0",
+	for _, c := range []string{"break 9", "run", "info registers xmm0", "info registers xmm1", "info registers xmm7", "p $xmm7", "info registers st0",
 		"info registers st7", "info registers mxcsr", "p $xmm0", "p $xmm1", "p $st7", "p $mxcsr", "p/x $mxcsr",
 		"p $mxcsr & 0x80", "whatis $xmm0", "whatis $st0", "whatis $mxcsr", "output $xmm1", "echo \\n", "info registers fctrl",
 		"p $xmm1.v4_float", "p $xmm1.v4_float[1]", "p $xmm1.v2_double[0]", "p $xmm1.v8_half[3]", "p $xmm1.v8_bfloat16",
