@@ -40,6 +40,7 @@ func TestAttachedGuest(t *testing.T) {
 		{0, "!touch /tmp/polydbg-guest-ran", "shell: not here"},
 		{0, "pwd", "pwd: not here"},
 		{0, "save breakpoints /tmp/polydbg-guest-saved", "save: not here"},
+		{0, "set logging enabled on", "set logging: not here"},
 		{0, "show environment HOME", "show environment: not here"},
 		{0, "set environment X 1", "The program's environment cannot be changed here"},
 		{0, "set args x", "The program's arguments cannot be changed here"},

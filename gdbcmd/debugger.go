@@ -140,6 +140,7 @@ type Debugger struct {
 	missing      map[string]bool                  // source files said to be missing once
 	skips        []skipEntry                      // functions and files step passes over (skip.go)
 	skipsMade    int                              // the skips made, deleted ones too: the next one's number
+	logging      logging                          // set logging (logging.go)
 }
 
 // examineState is what x remembers between runs of it, as gdb's.

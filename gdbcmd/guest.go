@@ -28,6 +28,8 @@ func (d *Debugger) refused(name, args string) bool {
 	switch {
 	case d.guest && hostOnly[name]:
 		d.fail("%s: not here; the program is run from the debugger this console belongs to.\n", name)
+	case d.guest && name == "set" && strings.HasPrefix(args, "logging"): // it writes the machine's files
+		d.fail("set logging: not here; the debugger this console belongs to writes no files for it.\n")
 	case d.cfg.ReadOnly && writes(name, args):
 		d.fail("%s: refused; this debugger may not change the program's memory or registers, or run its code.\n", name)
 	case runsProgram[name] && d.s.PostMortem(): // a core dump's program, in gdb's words

@@ -333,6 +333,8 @@ func (d *Debugger) setting(name, val string) bool {
 	case d.setQuiet(name, val): // the settings a script sets without asking anything of them
 	case name == "substitute-path":
 		d.setSubstitutePath(val)
+	case name == "logging":
+		d.setLogging(val)
 	case strings.HasPrefix("context", name):
 		d.setOnOff(&d.context, val)
 	case strings.HasPrefix("listsize", name):

@@ -235,6 +235,8 @@ func cmdShow(d *Debugger, args string) bool {
 		d.showArgs()
 	case what == "directories":
 		d.showDirectories()
+	case what == "logging":
+		d.showLogging()
 	case what == "substitute-path":
 		d.showSubstitutePath()
 	case len(what) >= 3 && strings.HasPrefix("environment", what):

@@ -107,3 +107,19 @@ func TestSkipAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "skip", dir, ours, theirs)
 }
+
+// set logging as gdb's: the answers copied to a file, appended to or (overwrite) written
+// anew, also on the screen unless redirect; gdb's warnings for a setting changed while
+// logging and for the deprecated set logging on; show logging.
+func TestLoggingAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "logging", downProg)
+	var cmds []string
+	for _, c := range []string{"show logging", "set logging file " + dir + "/log.txt", "set logging enabled on", "p 1", "show logging",
+		"set logging overwrite on", "set logging redirect on", "p 2", "set logging enabled off", "p 3", "set logging on", "p 4",
+		"set logging off", "set logging bogus", "shell cat " + dir + "/log.txt", "shell rm " + dir + "/log.txt"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "logging", dir, ours, theirs)
+}

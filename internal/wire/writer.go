@@ -20,3 +20,12 @@ func (s *SyncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.W.Write(p)
 }
+
+// Swap makes w the writer from the next write on, and returns the one before.
+func (s *SyncWriter) Swap(w io.Writer) io.Writer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.W
+	s.W = w
+	return old
+}
