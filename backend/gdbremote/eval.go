@@ -473,6 +473,13 @@ func (e *evaluator) register(expr string) (elfsym.Value, error) {
 			return v, err
 		}
 	}
+	if p, ok := e.t.desc.Pseudo(name); ok && e.fr.Index == 0 { // $ymm0, $zmm0
+		b, err := e.t.pseudoBytes(p)
+		if err != nil {
+			return elfsym.Value{}, err
+		}
+		return e.typedRegister(expr, p.Type, b), nil
+	}
 	var v uint64
 	found := false
 	if n, ok := arch.RegNum(name); ok {
@@ -539,20 +546,26 @@ func (e *evaluator) describedRegister(expr string, r Reg) (elfsym.Value, bool, e
 	if err != nil {
 		return elfsym.Value{}, true, err
 	}
-	text, _ := e.t.desc.DescribedText(r.Type, b, e.t.order, false)
-	out := elfsym.Value{Name: expr, Type: r.Type, Kind: "struct", Bytes: b, Text: text}
-	if dt := e.t.desc.dwarfType(r.Type, 0); dt != nil && int(dt.Size()) <= len(b) { // its members, to be read
+	return e.typedRegister(expr, r.Type, b), true, nil
+}
+
+// typedRegister is a register's value b of the description's type typ (or a float type),
+// as gdb prints and types it, with its members to be read.
+func (e *evaluator) typedRegister(expr, typ string, b []byte) elfsym.Value {
+	text, _ := e.t.desc.DescribedText(typ, b, e.t.order, false)
+	out := elfsym.Value{Name: expr, Type: typ, Kind: "struct", Bytes: b, Text: text}
+	if dt := e.t.desc.dwarfType(typ, 0); dt != nil && int(dt.Size()) <= len(b) { // its members, to be read
 		out.Children = e.t.sym.FormatValue(dt, b[:dt.Size()], 0, false, cachedMem{e.t}, 0).Children
 	}
-	switch {
-	case float:
-		out.Kind, out.Type = "raw", "builtin_type_"+r.Type
+	switch rt := e.t.desc.Types[typ]; {
+	case rt == nil:
+		out.Kind, out.Type = "raw", "builtin_type_"+typ
 	case rt.Kind == "union" || rt.Kind == "struct":
-		out.Type = rt.Kind + " " + r.Type
+		out.Type = rt.Kind + " " + typ
 	case rt.Kind == "flags" || rt.Kind == "enum": // a number to arithmetic and /x, as eflags
 		out.Kind = "int"
 	}
-	return out, true, nil
+	return out
 }
 
 // subRegister is a part of an x86-64 register gdb names on its own: its low 32, 16 or 8

@@ -77,7 +77,32 @@ func (t *Target) Registers() ([]Register, error) {
 		}
 		out = append(out, Register{Name: r.Name, Num: r.Num, Size: r.Bitsize / 8, Value: v, Bytes: b, Natural: natural, Hex: hex, Float: float})
 	}
+	for _, p := range t.desc.pseudos { // ymm, zmm: after the registers they are made of
+		b, err := t.pseudoBytes(p)
+		if err != nil {
+			continue
+		}
+		natural, _ := t.desc.DescribedText(p.Type, b, t.order, false)
+		hex, _ := t.desc.DescribedText(p.Type, b, t.order, true)
+		out = append(out, Register{Name: p.Name, Num: -1, Size: len(b), Value: Uint(b[:8], t.order), Bytes: b, Natural: natural, Hex: hex})
+	}
 	return out, nil
+}
+
+// pseudoBytes is the value of a pseudo register: its parts' bytes, the low ones first.
+func (t *Target) pseudoBytes(p Pseudo) ([]byte, error) {
+	var b []byte
+	for _, n := range p.Parts {
+		part, err := t.reg(n)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, part...)
+	}
+	if len(b) < 8 {
+		return nil, fmt.Errorf("gdbremote: pseudo register %s is short", p.Name)
+	}
+	return b, nil
 }
 
 // WriteRegister sets a register by name.

@@ -16,12 +16,13 @@ import (
 // v4_float = {...}, ..., uint128 = ...}), flags ([ IM DM ZM ]), x87's 80-bit floats.
 
 // builtinSizes are the bytes of the description's predefined types.
-var builtinSizes = map[string]int{"bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4,
+var builtinSizes = map[string]int{"float": 4, "double": 8, "half": 2, "bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4,
 	"uint32": 4, "int64": 8, "uint64": 8, "int128": 16, "uint128": 16, "int": 4, "ieee_half": 2, "bfloat16": 2,
 	"ieee_single": 4, "ieee_double": 8, "i387_ext": 10, "code_ptr": 8, "data_ptr": 8}
 
 // floatFormats are the description's floating-point types.
-var floatFormats = map[string]elfsym.FloatFormat{"ieee_half": elfsym.Half, "bfloat16": elfsym.BFloat16,
+var floatFormats = map[string]elfsym.FloatFormat{"ieee_half": elfsym.Half, "half": elfsym.Half, "float": elfsym.Single,
+	"double": elfsym.Double, "bfloat16": elfsym.BFloat16,
 	"ieee_single": elfsym.Single, "ieee_double": elfsym.Double, "i387_ext": elfsym.Extended}
 
 // maxTypeDepth bounds how deep declared types may nest, and maxTypeSize how big a value
@@ -205,6 +206,9 @@ func (d *TargetDesc) dwarfType(typ string, depth int) dwarf.Type {
 		switch {
 		case floatFormats[typ] != (elfsym.FloatFormat{}):
 			c.Name = "builtin_type_" + typ
+			if typ == "float" || typ == "double" || typ == "half" { // a C type keeps its name
+				c.Name = typ
+			}
 			return &dwarf.FloatType{BasicType: dwarf.BasicType{CommonType: c}}
 		case strings.HasPrefix(typ, "uint") || typ == "bool":
 			return &dwarf.UintType{BasicType: dwarf.BasicType{CommonType: c}}
@@ -242,4 +246,67 @@ func (d *TargetDesc) dwarfType(typ string, depth int) dwarf.Type {
 		return s
 	}
 	return nil
+}
+
+// Pseudo is a register gdb makes of others: x86's ymmN of xmmN and ymmNh, zmmN of those
+// and zmmNh (AVX, AVX-512), read by putting their bytes together.
+type Pseudo struct {
+	Name, Type string
+	Parts      []int // the registers' numbers, the low bytes first
+}
+
+// x86Pseudos adds to an x86 description gdb's ymm and zmm registers and their types.
+func (d *TargetDesc) x86Pseudos() {
+	if d.Arch != "i386:x86-64" && d.Arch != "i386" {
+		return
+	}
+	vec := func(elem string, count int) string { // named as gdb's whatis names it
+		id := fmt.Sprintf("%s __attribute__ ((vector_size(%d)))", elem, count)
+		if d.Types[id] == nil {
+			t := map[string]string{"float": "float", "double": "double", "half": "half", "bfloat16": "bfloat16"}[elem]
+			if t == "" {
+				t = strings.TrimSuffix(elem, "_t")
+			}
+			d.Types[id] = &RegType{Kind: "vector", Elem: t, Count: count}
+		}
+		return id
+	}
+	union := func(name string, bytes int) {
+		if d.Types[name] != nil {
+			return
+		}
+		u := &RegType{Kind: "union"}
+		for _, f := range []struct {
+			field, elem string
+			size        int
+		}{{"bfloat16", "bfloat16", 2}, {"half", "half", 2}, {"float", "float", 4}, {"double", "double", 8},
+			{"int8", "int8_t", 1}, {"int16", "int16_t", 2}, {"int32", "int32_t", 4}, {"int64", "int64_t", 8}, {"int128", "int128_t", 16}} {
+			n := bytes / f.size
+			u.Fields = append(u.Fields, RegField{Name: fmt.Sprintf("v%d_%s", n, f.field), Type: vec(f.elem, n), Start: -1, End: -1})
+		}
+		d.Types[name] = u
+	}
+	for i := 0; i < 32; i++ {
+		xmm, okX := d.Reg(fmt.Sprintf("xmm%d", i))
+		ymmh, okY := d.Reg(fmt.Sprintf("ymm%dh", i))
+		if !okX || !okY {
+			continue
+		}
+		union("builtin_type_vec256i", 32)
+		d.pseudos = append(d.pseudos, Pseudo{Name: fmt.Sprintf("ymm%d", i), Type: "builtin_type_vec256i", Parts: []int{xmm.Num, ymmh.Num}})
+		if zmmh, ok := d.Reg(fmt.Sprintf("zmm%dh", i)); ok {
+			union("builtin_type_vec512i", 64)
+			d.pseudos = append(d.pseudos, Pseudo{Name: fmt.Sprintf("zmm%d", i), Type: "builtin_type_vec512i", Parts: []int{xmm.Num, ymmh.Num, zmmh.Num}})
+		}
+	}
+}
+
+// Pseudo finds a pseudo register by name.
+func (d *TargetDesc) Pseudo(name string) (Pseudo, bool) {
+	for _, p := range d.pseudos {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Pseudo{}, false
 }

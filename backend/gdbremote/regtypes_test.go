@@ -77,3 +77,32 @@ func FuzzTargetDescTypes(f *testing.F) {
 		}
 	})
 }
+
+// An x86 description with AVX and AVX-512 halves gets gdb's ymm and zmm registers, made of
+// xmm, ymmh and zmmh, typed as gdb types them.
+func TestX86PseudoRegisters(t *testing.T) {
+	doc := `<target><architecture>i386:x86-64</architecture>
+<reg name="xmm0" bitsize="128" type="vec128"/><reg name="ymm0h" bitsize="128" type="uint128"/>
+<reg name="zmm0h" bitsize="256" type="v2ui128"/><reg name="xmm1" bitsize="128" type="vec128"/></target>`
+	d, err := ParseTargetDesc(func(string) ([]byte, error) { return []byte(doc), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ymm, ok := d.Pseudo("ymm0")
+	zmm, okZ := d.Pseudo("zmm0")
+	if !ok || !okZ || ymm.Type != "builtin_type_vec256i" || len(zmm.Parts) != 3 || zmm.Type != "builtin_type_vec512i" {
+		t.Fatalf("ymm0 %+v, zmm0 %+v", ymm, zmm)
+	}
+	if _, ok := d.Pseudo("ymm1"); ok {
+		t.Error("ymm1 made without ymm1h")
+	}
+	b := make([]byte, 32)
+	b[16] = 1 // the first byte of the high half
+	text, _ := d.DescribedText(ymm.Type, b, binary.LittleEndian, true)
+	if !strings.Contains(text, "v32_int8 = {0x0 <repeats 16 times>, 0x1, 0x0 <repeats 15 times>}") || !strings.HasPrefix(text, "{v16_bfloat16 = {") {
+		t.Errorf("ymm0 in hex: %s", text)
+	}
+	if dt := d.dwarfType(ymm.Type, 0); dt == nil || dt.Size() != 32 {
+		t.Errorf("ymm0's type %v", dt)
+	}
+}

@@ -24,11 +24,13 @@ type Reg struct {
 
 // TargetDesc is a target description read from qXfer:features:read.
 type TargetDesc struct {
-	Arch   string // <architecture>, e.g. "i386:x86-64", "arm"
-	Regs   []Reg  // ordered by Num
-	Types  map[string]*RegType
-	byName map[string]int
-	byNum  map[int]int
+	Arch  string // <architecture>, e.g. "i386:x86-64", "arm"
+	Regs  []Reg  // ordered by Num
+	Types map[string]*RegType
+	// pseudos are the registers gdb makes of others (regtypes.go).
+	pseudos []Pseudo
+	byName  map[string]int
+	byNum   map[int]int
 }
 
 // RegType is a type a target description declares for its registers: a vector of an
@@ -257,6 +259,7 @@ func ParseTargetDesc(fetch func(annex string) ([]byte, error)) (*TargetDesc, err
 		d.byName[r.Name] = i
 		d.byNum[r.Num] = i
 	}
+	d.x86Pseudos()
 	return d, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
@@ -364,8 +365,9 @@ int main(void) {
 // vec128 union of vectors (each element in hex by info registers, naturally by print, a
 // run of equal elements as <repeats N times>),
 // x87's 80-bit floats with their raw bits, mxcsr's flags (a number under /x and to
-// arithmetic), the types whatis names, and the members and elements of a vector register
-// (print $xmm1.v4_float[1]) with their types.
+// arithmetic), the types whatis names, the members and elements of a vector register
+// (print $xmm1.v4_float[1]) with their types, and gdb's ymm and zmm made of xmm, ymmh
+// and zmmh where the machine has AVX and AVX-512.
 func TestVectorRegistersAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	var cmds []string
@@ -377,6 +379,18 @@ func TestVectorRegistersAsGDB(t *testing.T) {
 		"p $xmm1.v4_float[1] * 2", "p $xmm1.nosuch", "p $rip.x", "whatis $xmm1.v4_float", "whatis $xmm1.v4_float[0]",
 		"whatis $xmm1.v4_int32[0]", "whatis $xmm1.uint128", "whatis $xmm1.v8_bfloat16[0]"} {
 		cmds = append(cmds, "-ex", c)
+	}
+	cpu, _ := os.ReadFile("/proc/cpuinfo") // gdb's ymm and zmm where the machine has AVX and AVX-512
+	if flags := " " + strings.Join(strings.Fields(string(cpu)), " ") + " "; strings.Contains(flags, " avx ") {
+		for _, c := range []string{"whatis $ymm1", "p $ymm1", "info registers ymm1", "p $ymm1.v8_float", "whatis $ymm1.v8_float",
+			"whatis $ymm1.v8_float[0]", "p $ymm1.v4_double[0] + 1", "whatis $ymm1.v2_int128", "p $ymm1.v2_int128"} {
+			cmds = append(cmds, "-ex", c)
+		}
+		if strings.Contains(flags, " avx512f ") {
+			for _, c := range []string{"whatis $zmm1", "p $zmm1.v16_float", "info registers zmm7", "p $ymm20", "whatis $zmm20.v8_double"} {
+				cmds = append(cmds, "-ex", c)
+			}
+		}
 	}
 	dir, exe := buildNative(t, "vector", vectorProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
