@@ -602,6 +602,8 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.showLocals(true)
 	case strings.HasPrefix("globals", what), strings.HasPrefix("variables", what):
 		d.showScope("Globals")
+	case what == "all-registers":
+		d.infoRegisters([]string{"all"})
 	case strings.HasPrefix("registers", what) && len(what) >= 2, what == "r":
 		d.infoRegisters(strings.Fields(args)[1:])
 	case len(what) >= 2 && strings.HasPrefix("address", what):

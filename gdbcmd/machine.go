@@ -31,6 +31,12 @@ func (d *Debugger) infoRegisters(names []string) {
 	}
 	for _, name := range names {
 		name = strings.TrimPrefix(name, "$")
+		if group, ok := registerGroup(regs, name); ok && isRegisterGroup(name) {
+			for _, r := range group {
+				d.registerLine(r.Name, r)
+			}
+			continue
+		}
 		r, ok := findRegister(regs, name)
 		if !ok {
 			d.fail("Invalid register `%s'\n", name)

@@ -377,7 +377,8 @@ func TestVectorRegistersAsGDB(t *testing.T) {
 		"p $xmm1.v4_float", "p $xmm1.v4_float[1]", "p $xmm1.v2_double[0]", "p $xmm1.v8_half[3]", "p $xmm1.v8_bfloat16",
 		"p $xmm1.v16_int8", "p $xmm1.uint128", "p $xmm0.uint128", "p $xmm1.v2_int64[0] + 1", "p/x $xmm1.v4_int32",
 		"p $xmm1.v4_float[1] * 2", "p $xmm1.nosuch", "p $rip.x", "whatis $xmm1.v4_float", "whatis $xmm1.v4_float[0]",
-		"whatis $xmm1.v4_int32[0]", "whatis $xmm1.uint128", "whatis $xmm1.v8_bfloat16[0]"} {
+		"whatis $xmm1.v4_int32[0]", "whatis $xmm1.uint128", "whatis $xmm1.v8_bfloat16[0]", "info registers float",
+		"info registers vector", "info registers system", "info all-registers"} {
 		cmds = append(cmds, "-ex", c)
 	}
 	cpu, _ := os.ReadFile("/proc/cpuinfo") // gdb's ymm and zmm where the machine has AVX and AVX-512
