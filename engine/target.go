@@ -4,7 +4,10 @@
 // interfaces below, protocols call Session and read its events.
 package engine
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // State is a session's lifecycle state.
 type State int
@@ -250,3 +253,8 @@ var (
 	ErrNoFrame    = errors.New("no such frame")
 	ErrNoVariable = errors.New("no such variable reference")
 )
+
+// NoFunctionError says a program has no function of that name (ResolveFunction).
+type NoFunctionError struct{ Name string }
+
+func (e NoFunctionError) Error() string { return fmt.Sprintf("no function %q", e.Name) }

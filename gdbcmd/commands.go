@@ -1,6 +1,7 @@
 package gdbcmd
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -261,6 +262,15 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 		adjust(&spec)
 	}
 	bp, err := d.s.SetBreakpoint(spec)
+	if nf := (engine.NoFunctionError{}); errors.As(err, &nf) && spec.Kind == engine.FunctionBreakpoint {
+		// gdb's words, not an error that ends a script; polydbg makes no breakpoint pending,
+		// so the question (a native program's) has gdb's default answer.
+		d.printf("Function \"%s\" not defined.\n", nf.Name)
+		if d.cfg.Confirm == nil && !d.indexedPCs() {
+			d.printf("Make breakpoint pending on future shared library load? (y or [n]) [answered N; input not from terminal]\n")
+		}
+		return
+	}
 	if err != nil {
 		d.fail("No breakpoint set: %v\n", err)
 		return

@@ -113,3 +113,18 @@ func (l *library) symbolAt(pc uint64) (string, uint64) {
 
 // name is the library as a backtrace names it: its file name.
 func (l *library) name() string { return filepath.Base(l.path) }
+
+// LibraryFunction is the run-time address of a function a loaded library (AddLibrary)
+// defines by that name, and the library's path; false when none does.
+func (f *File) LibraryFunction(name string) (addr uint64, path string, ok bool) {
+	f.libs.mu.Lock()
+	defer f.libs.mu.Unlock()
+	for _, l := range f.libs.list {
+		for _, s := range l.syms {
+			if s.name == name {
+				return s.addr, l.path, true
+			}
+		}
+	}
+	return 0, "", false
+}

@@ -3,9 +3,11 @@ package gdbremote
 // Target: resolving locations, and traps (breakpoints) set while stopped or running.
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
 )
 
@@ -28,6 +30,15 @@ func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
 // the first inlined copy's. A trap there also covers every other copy (sites.go).
 func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 	pcs, err := t.sym.FuncBreakpoints(name)
+	if err != nil && t.started() && t.core == nil { // a loaded library's function (break write, break abort)
+		t.addLibraries()
+		if pc, _, ok := t.sym.LibraryFunction(name); ok {
+			return engine.Location{Func: name, PC: pc, HasPC: true}, nil
+		}
+	}
+	if err != nil && !errors.Is(err, elfsym.ErrNoCode) {
+		return engine.Location{}, engine.NoFunctionError{Name: name}
+	}
 	if err != nil {
 		return engine.Location{}, err
 	}

@@ -406,7 +406,7 @@ func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
 func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 	fs := t.prog.FuncByName(name)
 	if len(fs) == 0 || name == "" {
-		return engine.Location{}, fmt.Errorf("no function %q", name)
+		return engine.Location{}, engine.NoFunctionError{Name: name}
 	}
 	pc := fs[0].FirstStmt(t.prog)
 	return t.location(pc, name), nil

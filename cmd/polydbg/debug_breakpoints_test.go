@@ -200,3 +200,19 @@ func TestWatchLocationAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "watch -location", dir, ours, theirs)
 }
+
+// A breakpoint on a shared library's function (break write) once the program has loaded
+// it, hit and shown as gdb shows a frame without debug information; a function nowhere in
+// gdb's words, the question of a pending breakpoint answered as gdb answers it in a script.
+func TestLibraryFunctionBreakpointAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break nosuch", "break main", "run", "break write", "break nosuch", "info breakpoints",
+		"continue", "bt", "finish", "continue", "info breakpoints"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "libbreak", syscallProg)
+	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
+	compareLines(t, "library function breakpoint", dir, ours, theirs)
+}

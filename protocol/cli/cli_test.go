@@ -144,7 +144,7 @@ history
 		`Undefined command: "frobnicate". Try "help".`,
 		"(polydbg) s\nThe program is not being run.\n",
 		"(polydbg) b\nNo default breakpoint address now.\n", // gdb's, before the program runs
-		`No breakpoint set: no function "nosuchfn"`,
+		`Function "nosuchfn" not defined.`,                  // gdb's words
 		"No breakpoint set: no code at or after line 100",
 		"No display number 3.",
 		"total 7",
