@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"sync"
 	"testing"
@@ -241,8 +240,7 @@ func BenchmarkDAPNextRoundTrip(b *testing.B) {
 			b.Fatal(err)
 		}
 		exe := filepath.Join(dir, "loop")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		build := exec.Command(goTool, "build", "-gcflags=all=-N -l", "-o", exe, src)
+		build := exec.Command(goTool(), "build", "-gcflags=all=-N -l", "-o", exe, src)
 		build.Env = append(os.Environ(), "GO111MODULE=off")
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)

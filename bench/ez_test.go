@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -48,8 +47,7 @@ func (bb *builtBinary) get(b *testing.B, dir, pkg, name string) string {
 			return
 		}
 		bb.path = filepath.Join(tmp, name)
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if out, err := exec.Command(goTool, "build", "-C", dir, "-o", bb.path, pkg).CombinedOutput(); err != nil {
+		if out, err := exec.Command(goTool(), "build", "-C", dir, "-o", bb.path, pkg).CombinedOutput(); err != nil {
 			bb.err = fmt.Errorf("%v\n%s", err, out)
 		}
 	})
@@ -217,4 +215,13 @@ func BenchmarkEZStepRoundTrip(b *testing.B) {
 		b.StopTimer()
 		reportLatencies(b, lat, total)
 	})
+}
+
+// goTool is the go command that runs these benchmarks: the one go test put first on PATH,
+// else the one under $GOROOT.
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 }

@@ -178,7 +178,6 @@ func TestConditionsHitCountsAndLogpoints(t *testing.T) {
 	if err := s.Start(false); err != nil {
 		t.Fatal(err)
 	}
-	var seen []string
 	for _, want := range []string{"3", "6", "9"} {
 		h := wait(t, s, seq)
 		if h.State != Stopped || h.Stop.BreakpointID != bps[0].ID {
@@ -188,7 +187,6 @@ func TestConditionsHitCountsAndLogpoints(t *testing.T) {
 		if err != nil || v.Value != want {
 			t.Fatalf("i = %v (%v), want %s", v.Value, err, want)
 		}
-		seen = append(seen, v.Value)
 		seq = s.Seq() // before the resume: the next halt may come at once
 		if err := s.Continue(); err != nil {
 			t.Fatal(err)

@@ -332,15 +332,6 @@ func (f *File) charArray(b []byte) string {
 	return f.charsText(b, false)
 }
 
-// cQuote quotes a C string as gdb prints it: up to the first NUL (all of it if there is
-// none), octal escapes for what is not printable.
-func cQuote(b []byte) string {
-	if i := strings.IndexByte(string(b), 0); i >= 0 {
-		b = b[:i]
-	}
-	return `"` + escapeChars(b) + `"`
-}
-
 // escapeChars escapes bytes for a C string literal as gdb prints them.
 func escapeChars(b []byte) string { return cstring.Escape(b) }
 

@@ -241,13 +241,14 @@ func (c *Client) nptlEvent(ex func(string) (string, error), created bool, thread
 // otherThread moves stop sr to the first thread known alive (Hg), without the dying
 // thread's expedited registers.
 func (c *Client) otherThread(ex func(string) (string, error), sr *StopReply) error {
-	for _, id := range slices.Sorted(maps.Keys(c.thr.known)) {
-		if err := c.expectOKWith(ex, "Hg"+id); err != nil {
-			return err
-		}
-		sr.Thread, sr.Regs = id, nil
+	alive := slices.Sorted(maps.Keys(c.thr.known))
+	if len(alive) == 0 {
 		return nil
 	}
+	if err := c.expectOKWith(ex, "Hg"+alive[0]); err != nil {
+		return err
+	}
+	sr.Thread, sr.Regs = alive[0], nil
 	return nil
 }
 

@@ -32,7 +32,7 @@ func TestDataBreakpointInsideSteppedCall(t *testing.T) {
 	if st = x.resume(engine.StepOut); st.Reason != engine.ReasonStep || st.Location.Func != "main" {
 		t.Fatalf("step out of bump: %+v", st)
 	}
-	st = x.resume(engine.StepInto) // into the second bump
+	x.resume(engine.StepInto) // into the second bump
 	if st = x.resume(engine.StepOut); st.Reason != engine.ReasonData || !strings.Contains(st.Text, "5 -> 10") {
 		t.Fatalf("step out of the second bump, over its write: %+v", st)
 	}

@@ -52,16 +52,10 @@ func startWebWith(addr string, stderr io.Writer, opts web.Options) (stop func(),
 	return func() { r.Close() }, nil
 }
 
-// registered returns how the terminal debugger makes a fresh session of spec (again at
-// each run): started through launch, saying what it waits for when that is slow, and
-// listed in launch.Sessions under one entry that later runs replace.
-func registered(spec launch.Spec, owner string) func() (*engine.Session, error) {
-	withArgs := registeredWithArgs(spec, owner)
-	return func() (*engine.Session, error) { return withArgs(spec.Args, spec.Env) }
-}
-
-// registeredWithArgs is registered's maker of sessions for a program run with the
-// arguments and environment given to each (gdb's run ARGS, set environment; nil env: the
+// registeredWithArgs returns how the terminal debugger makes a fresh session of spec (again
+// at each run): started through launch, saying what it waits for when that is slow, and
+// listed in launch.Sessions under one entry that later runs replace; the program runs with
+// the arguments and environment given to each (gdb's run ARGS, set environment; nil env: the
 // debugger's own).
 func registeredWithArgs(spec launch.Spec, owner string) func(args, env []string) (*engine.Session, error) {
 	var entry *launch.Entry

@@ -97,7 +97,7 @@ func Extract(r io.Reader, dir string, lim Limits) (int64, error) {
 			if err := root.MkdirAll(name, 0o700); err != nil {
 				return written, fmt.Errorf("creating %s: %w", name, err)
 			}
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg: // the reader reports the old TypeRegA as TypeReg
 			if hdr.Size < 0 || (lim.MaxBytes > 0 && written+hdr.Size > lim.MaxBytes) {
 				return written, fmt.Errorf("%w: unpacked size exceeds %d bytes", ErrUnsafe, lim.MaxBytes)
 			}

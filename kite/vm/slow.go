@@ -31,7 +31,7 @@ func (vm *VM) slow(ins uint32) (next uint32, o outcome, res Value, err error) {
 		if vm.hook != nil && vm.evalDepth == 0 {
 			fr.pc = tpc
 			err = vm.trap(tpc)
-			stack, sp = vm.stack, vm.sp
+			sp = vm.sp
 			fr = &vm.frames[len(vm.frames)-1]
 			if vm.jumped { // the debugger moved the frame (Jump): go on there
 				vm.jumped = false
@@ -88,7 +88,7 @@ func (vm *VM) slow(ins uint32) (next uint32, o outcome, res Value, err error) {
 		if vm.cycles >= vm.checkAt || vm.interrupt.Load() {
 			fr.pc = pc
 			err = vm.safePoint()
-			stack, sp = vm.stack, vm.sp
+			sp = vm.sp
 			fr = &vm.frames[len(vm.frames)-1]
 			if err != nil {
 				goto fail
