@@ -55,23 +55,9 @@ func (s *Session) addBreakpoint(spec BreakpointSpec, id int, keepBadCondition bo
 	if err != nil {
 		return Breakpoint{}, err
 	}
-	for i := range b.log {
-		if p := b.log[i]; p.expr && !(p.verb != 0 && quotedArgument(p.text)) { // a dprintf's string literal is its own value
-			if b.log[i].cond, err = s.t.CompileCondition(loc, b.log[i].text); err != nil {
-				return Breakpoint{}, fmt.Errorf("log message ${%s}: %w", b.log[i].text, err)
-			}
-		}
+	if err := s.compileAt(b, loc, keepBadCondition); err != nil {
+		return Breakpoint{}, err
 	}
-	if spec.Condition != "" {
-		if b.cond, err = s.t.CompileCondition(loc, spec.Condition); err != nil {
-			err = fmt.Errorf("condition %q: %w", spec.Condition, err)
-			if !keepBadCondition {
-				return Breakpoint{}, err
-			}
-			b.condErr, b.bp.Message = err.Error(), err.Error()
-		}
-	}
-	b.bp.Location, b.bp.Verified, b.key = loc, true, locationKey(loc)
 
 	s.mu.Lock()
 	first := !spec.Disabled
@@ -99,6 +85,32 @@ func (s *Session) addBreakpoint(spec BreakpointSpec, id int, keepBadCondition bo
 	s.mu.Unlock()
 	s.syncConditions(b.key, loc)
 	return bp, nil
+}
+
+// compileAt binds b to loc: its condition and the expressions of its log message are
+// compiled there. With keepBadCondition a condition that does not compile is kept as
+// b's error (see addBreakpoint).
+func (s *Session) compileAt(b *bpState, loc Location, keepBadCondition bool) error {
+	var err error
+	for i := range b.log {
+		if p := b.log[i]; p.expr && !(p.verb != 0 && quotedArgument(p.text)) { // a dprintf's string literal is its own value
+			if b.log[i].cond, err = s.t.CompileCondition(loc, b.log[i].text); err != nil {
+				return fmt.Errorf("log message ${%s}: %w", b.log[i].text, err)
+			}
+		}
+	}
+	b.cond, b.condErr, b.bp.Message = nil, "", ""
+	if spec := b.bp.Spec; spec.Condition != "" {
+		if b.cond, err = s.t.CompileCondition(loc, spec.Condition); err != nil {
+			err = fmt.Errorf("condition %q: %w", spec.Condition, err)
+			if !keepBadCondition {
+				return err
+			}
+			b.condErr, b.bp.Message = err.Error(), err.Error()
+		}
+	}
+	b.bp.Location, b.bp.Verified, b.key = loc, true, locationKey(loc)
+	return nil
 }
 
 // syncConditions hands the conditions at a location to a target that evaluates them
@@ -141,6 +153,18 @@ func (s *Session) RemoveBreakpoint(id int) error {
 	delete(s.bps, id)
 	gone := b.bp
 	s.emit(Event{Kind: EventBreakpointRemoved, Breakpoint: &gone})
+	last := s.unlistLocked(b)
+	s.mu.Unlock()
+	if last {
+		return s.t.SetTrap(b.bp.Location, false)
+	}
+	s.syncConditions(b.key, b.bp.Location)
+	return nil
+}
+
+// unlistLocked takes b out of the list of its location; it reports whether b was the last
+// enabled breakpoint there, whose trap goes with it. s.mu is held.
+func (s *Session) unlistLocked(b *bpState) (last bool) {
 	list := s.byKey[b.key]
 	for i, x := range list {
 		if x == b {
@@ -153,16 +177,11 @@ func (s *Session) RemoveBreakpoint(id int) error {
 	} else {
 		s.byKey[b.key] = list
 	}
-	last := !b.bp.Spec.Disabled // the trap goes with the last enabled breakpoint there
+	last = !b.bp.Spec.Disabled
 	for _, x := range list {
 		last = last && x.bp.Spec.Disabled
 	}
-	s.mu.Unlock()
-	if last {
-		return s.t.SetTrap(b.bp.Location, false)
-	}
-	s.syncConditions(b.key, b.bp.Location)
-	return nil
+	return last
 }
 
 // ClearBreakpoints deletes every breakpoint.

@@ -17,6 +17,10 @@ type fakeTarget struct {
 	lines, loops    int
 	printAt, failAt int
 	signal          string // ends the program by this signal (ReportExit) instead of exit 0
+	// libLine is where function "lib" is once Start has loaded its library; before, it
+	// binds to a stand-in at line 1 (0: there is no "lib").
+	libLine int
+	loaded  atomic.Bool
 
 	h     Handler
 	cmds  chan ResumeMode
@@ -42,6 +46,10 @@ func (f *fakeTarget) loc(line int) Location {
 
 func (f *fakeTarget) Start(h Handler, stopOnEntry bool) error {
 	f.h = h
+	if ll, ok := h.(LibraryLoads); ok && f.libLine > 0 {
+		f.loaded.Store(true)
+		ll.LibrariesLoaded()
+	}
 	go f.run(stopOnEntry)
 	return nil
 }
@@ -114,8 +122,17 @@ func (f *fakeTarget) ResolveLine(file string, line int) (Location, error) {
 }
 
 func (f *fakeTarget) ResolveFunction(name string) (Location, error) {
-	if name == "main" {
+	switch {
+	case name == "main":
 		return f.loc(1), nil
+	case name == "lib" && f.libLine > 0 && f.loaded.Load():
+		l := f.loc(f.libLine)
+		l.Func = "lib"
+		return l, nil
+	case name == "lib" && f.libLine > 0:
+		l := f.loc(1)
+		l.Func, l.StandIn = "lib@plt", true
+		return l, nil
 	}
 	return Location{}, fmt.Errorf("no function %s", name)
 }

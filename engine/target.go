@@ -63,6 +63,9 @@ type Location struct {
 	Func  string `json:"func,omitempty"`
 	PC    uint64 `json:"pc,omitempty"`
 	HasPC bool   `json:"-"`
+	// StandIn says the place stands for a library function until its library is loaded
+	// (a native program's PLT entry, puts@plt, before it runs); see LibraryLoads.
+	StandIn bool `json:"-"`
 }
 
 // Stop describes one stop of the debuggee.

@@ -167,6 +167,8 @@ type File struct {
 	calls       callSiteIndex        // call sites by return address, read when first needed
 	symOnce     sync.Once
 	syms        []symRange // functions and objects by address (symbolize.go)
+	pltOnce     sync.Once
+	plt         []pltEntry // the PLT's entries (plt.go)
 }
 
 // Open opens and reads an ELF file.

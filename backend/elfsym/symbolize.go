@@ -14,14 +14,11 @@ type symRange struct {
 	name       string
 }
 
-// symbols returns the functions and objects of the symbol table sorted by address, read
-// once.
+// symbols returns the functions and objects of the symbol table and the PLT's entries
+// (puts@plt) sorted by address, read once.
 func (f *File) symbols() []symRange {
 	f.symOnce.Do(func() {
-		syms, err := f.ELF.Symbols()
-		if err != nil {
-			return
-		}
+		syms, _ := f.ELF.Symbols() // none in a stripped program: its PLT is still named
 		for _, s := range syms {
 			switch elf.ST_TYPE(s.Info) {
 			case elf.STT_FUNC, elf.STT_OBJECT:
@@ -32,6 +29,9 @@ func (f *File) symbols() []symRange {
 				continue
 			}
 			f.syms = append(f.syms, symRange{f.clearThumb(s.Value), s.Size, s.Name})
+		}
+		for _, e := range f.pltEntries() {
+			f.syms = append(f.syms, symRange{e.addr, e.size, e.name + "@plt"})
 		}
 		sort.Slice(f.syms, func(i, j int) bool { return f.syms[i].addr < f.syms[j].addr })
 	})

@@ -36,6 +36,13 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 			return engine.Location{Func: name, PC: pc, HasPC: true}, nil
 		}
 	}
+	if err != nil && !t.started() && !errors.Is(err, elfsym.ErrNoCode) {
+		// before the program runs, a library function binds to its PLT entry until the
+		// library is loaded (LibrariesLoaded), as gdb binds it
+		if pc, ok := t.sym.PLTEntry(name); ok {
+			return engine.Location{Func: name + "@plt", PC: pc, HasPC: true, StandIn: true}, nil
+		}
+	}
 	if err != nil && !errors.Is(err, elfsym.ErrNoCode) {
 		return engine.Location{}, engine.NoFunctionError{Name: name}
 	}

@@ -216,3 +216,36 @@ func TestLibraryFunctionBreakpointAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "library function breakpoint", dir, ours, theirs)
 }
+
+// pltProg calls library functions through its PLT, exit also taken by address (its entry
+// in .plt.got).
+const pltProg = `#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(void) {
+	void (*ex)(int) = exit;
+	puts("one");
+	write(1, "two\n", 4);
+	fflush(stdout);
+	if (getpid() == 0) ex(1);
+	exit(0);
+}
+`
+
+// Breakpoints on library functions set before the program runs, as gdb sets them: on the
+// program's PLT entries (Breakpoint 1 at 0x1030, <puts@plt>), moved to the library's
+// functions once the program has loaded them, hit there (also when libc calls write
+// itself), and again on the next run.
+func TestLibraryFunctionBeforeRunAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break puts", "tbreak write", "break exit", "info breakpoints", "run", "bt",
+		"info breakpoints", "continue", "bt", "continue", "continue", "info breakpoints", "run", "info breakpoints",
+		"continue", "kill"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "pltbreak", pltProg)
+	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
+	compareLines(t, "library function before run", dir, ours, theirs)
+}

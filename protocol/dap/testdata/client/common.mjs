@@ -11,8 +11,13 @@ export function record(client, type) {
   const queue = [], waiters = [];
   client.on(type, (e) => { const w = waiters.shift(); if (w) w(e); else queue.push(e); });
   return (timeout = 20000) => queue.length ? Promise.resolve(queue.shift()) : new Promise((resolve, reject) => {
-    waiters.push(resolve);
-    setTimeout(() => reject(new Error(`no ${type} event after ${timeout} ms`)), timeout);
+    // the timer goes with the wait: one left behind would hold the suite's end for its time
+    const w = (e) => { clearTimeout(timer); resolve(e); };
+    const timer = setTimeout(() => {
+      waiters.splice(waiters.indexOf(w), 1); // a later event is queued, not given to a wait given up
+      reject(new Error(`no ${type} event after ${timeout} ms`));
+    }, timeout);
+    waiters.push(w);
   });
 }
 

@@ -7,9 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
+import { POLYDBG, record } from './common.mjs';
 
-const POLYDBG = process.env.POLYDBG;
-assert.ok(POLYDBG, 'set POLYDBG to the polydbg binary');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'polydbg-dap-'));
 const write = (name, src) => { const p = path.join(dir, name); fs.writeFileSync(p, src); return p; };
 
@@ -34,17 +33,6 @@ print("before")
 let y = xs[5]
 print("after")
 `);
-
-// record keeps every event of a type from the start, so none is lost to a late listener
-// (DebugClient's waitForEvent only sees events after it is called).
-function record(client, type) {
-  const queue = [], waiters = [];
-  client.on(type, (e) => { const w = waiters.shift(); if (w) w(e); else queue.push(e); });
-  return (timeout = 20000) => queue.length ? Promise.resolve(queue.shift()) : new Promise((resolve, reject) => {
-    waiters.push(resolve);
-    setTimeout(() => reject(new Error(`no ${type} event after ${timeout} ms`)), timeout);
-  });
-}
 
 let dc, stopped, exitedEv, terminatedEv, output;
 async function newClient() {

@@ -187,4 +187,25 @@ describe('native under gdbserver, more', () => {
     await Promise.all([s.dc.continueRequest({ threadId: 1 }), s.stoppedAt('breakpoint', CLOSED)]);
     assert.ok(events.slice(before).some((e) => e.reason === 'removed' && e.module.name === 'libm.so.6'), JSON.stringify(events.slice(before)));
   });
+  test('a function breakpoint on a library function before the run: on the PLT entry, then on the function once loaded', async () => {
+    s = new Session();
+    const changed = [];
+    s.dc.on('breakpoint', (e) => changed.push(e.body));
+    let set;
+    await s.start({ kind: 'native', program: EXE }, async () => {
+      set = (await s.dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'getcwd' }, { name: 'nosuch' }] })).body.breakpoints;
+    });
+    assert.equal(set[0].verified, true, JSON.stringify(set));
+    assert.equal(set[1].verified, false, JSON.stringify(set));
+    const ev = await s.stoppedAt('function breakpoint');
+    assert.deepEqual(ev.body.hitBreakpointIds, [set[0].id]);
+    const frames = (await s.dc.stackTraceRequest({ threadId: 1 })).body.stackFrames;
+    assert.equal(frames[0].name, 'getcwd', JSON.stringify(frames));
+    assert.equal(frames[1].name, 'main', JSON.stringify(frames));
+    const moved = changed.find((b) => b.reason === 'changed' && b.breakpoint.id === set[0].id);
+    assert.ok(moved, `a breakpoint event moved it: ${JSON.stringify(changed)}`);
+    assert.notEqual(moved.breakpoint.instructionReference, set[0].instructionReference, JSON.stringify([moved, set[0]]));
+    await s.dc.continueRequest({ threadId: 1 });
+    assert.equal((await s.exited()).body.exitCode, 0);
+  });
 });
