@@ -304,7 +304,7 @@ func (d *Debugger) isRegister(name string) bool {
 	if name == "pc" || name == "sp" || name == "fp" || name == "ps" { // gdb's aliases
 		return !d.indexedPCs()
 	}
-	if _, err := d.s.Evaluate(d.frame, "$"+name, engine.EvalMode{Pure: true}); err == nil {
+	if v, err := d.s.Evaluate(d.frame, "$"+name, engine.EvalMode{Pure: true}); err == nil && v.Type != "void" { // void: a variable never set
 		return true
 	}
 	regs, err := d.s.Registers()

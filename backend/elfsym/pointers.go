@@ -172,6 +172,18 @@ func (f *File) Convert(t dwarf.Type, i int64, x float64, isFloat bool, mem Memor
 	return out, nil
 }
 
+// StringLiteral is a C string literal's value: an array of char holding b and its NUL, not
+// in the program's memory (sizeof "abc" is 4; it prints as gdb prints it).
+func (f *File) StringLiteral(b []byte) Value {
+	ch, err := f.ParseType("char")
+	if err != nil { // a program without char in its debug information
+		ch = &dwarf.CharType{BasicType: dwarf.BasicType{CommonType: dwarf.CommonType{ByteSize: 1, Name: "char"}}}
+	}
+	n := int64(len(b) + 1)
+	t := &dwarf.ArrayType{CommonType: dwarf.CommonType{ByteSize: n}, Type: ch, Count: n}
+	return f.FormatValue(t, append(append([]byte(nil), b...), 0), 0, false, nil, 0)
+}
+
 // ParseType reads a C type name as a cast or sizeof writes it: a base type ("unsigned
 // long"), "struct s", a typedef, each followed by any number of "*".
 func (f *File) ParseType(name string) (dwarf.Type, error) {

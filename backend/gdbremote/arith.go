@@ -294,11 +294,21 @@ func (p *arithParser) primary() (arithOperand, error) {
 			return arithOperand{}, errNoProgram
 		}
 		b := []byte(cstring.Unescape(t[1 : len(t)-1]))
-		s := elfsym.Value{Name: t, Type: fmt.Sprintf("char [%d]", len(b)+1), Kind: "array", Text: cstring.Quote(b)}
+		for strings.HasPrefix(p.peek(), `"`) { // "ab" "cd" is "abcd", as in C
+			n := p.peek()
+			p.pos++
+			b, t = append(b, cstring.Unescape(n[1:len(n)-1])...), t+" "+n
+		}
+		s := p.e.t.sym.StringLiteral(b)
+		s.Name = t
 		return arithOperand{obj: &s}, nil
 	case t[0] >= '0' && t[0] <= '9' || t[0] == '.':
 		return parseNumber(t)
 	case t[0] == '$' || isIdent(t):
+		if _, ok := convenienceFuncs[t]; ok && p.peek() == "(" {
+			p.pos++
+			return p.convenience(t)
+		}
 		if p.skip {
 			return arithOperand{kind: "int"}, nil
 		}
@@ -436,6 +446,9 @@ func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 			}
 			return arithOperand{kind: "float", f: f, ct: ct}, nil
 		}
+	}
+	if o.Kind == "void" {
+		return v, errors.New("Argument to arithmetic operation not a number or boolean.") // gdb's
 	}
 	return v, fmt.Errorf("%s (%s) is not a number", o.Name, o.Type)
 }

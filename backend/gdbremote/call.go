@@ -114,23 +114,32 @@ func (p *arithParser) callResult(ft *dwarf.FuncType, ret uint64, name string) (a
 	return arithOperand{obj: &c}, err
 }
 
-// call is fn(args...) after a function's value: the arguments read up to the ")", then the
-// function run in the program (not in a pure evaluation, which may not run its code).
-func (p *arithParser) call(fn arithOperand) (arithOperand, error) {
+// arguments reads a call's arguments after its "(", up to and past the ")".
+func (p *arithParser) arguments() ([]arithOperand, error) {
 	var args []arithOperand
 	for p.peek() != ")" {
 		a, err := p.conditional()
 		if err != nil {
-			return fn, err
+			return nil, err
 		}
 		args = append(args, a)
 		if p.peek() == "," {
 			p.pos++
 		} else if p.peek() != ")" {
-			return fn, errors.New("missing ) after the arguments")
+			return nil, errors.New("missing ) after the arguments")
 		}
 	}
 	p.pos++ // ")"
+	return args, nil
+}
+
+// call is fn(args...) after a function's value: the arguments read up to the ")", then the
+// function run in the program (not in a pure evaluation, which may not run its code).
+func (p *arithParser) call(fn arithOperand) (arithOperand, error) {
+	args, err := p.arguments()
+	if err != nil {
+		return fn, err
+	}
 	if p.skip {
 		return arithOperand{kind: "int"}, nil
 	}

@@ -56,6 +56,9 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 			}
 			return e.walk(v, expr[i:], expr)
 		}
+		if name, rest := ident(expr[1:]); name == "" || rest != "" { // $_streq(a, b), $x + 1: C
+			return elfsym.Value{}, fmt.Errorf("cannot evaluate %q", expr)
+		}
 		return e.register(expr)
 	}
 	if strings.Contains(expr, "(") { // (*p).f, (s).a[1]: through the places of setvar.go
@@ -444,14 +447,33 @@ func (t *Target) agentResolver(pc uint64) AgentResolver {
 	}
 }
 
+// isRegister reports whether $name names a register of the target: by its description,
+// its DWARF numbering, gdb's $pc, $sp and $fp, a part of one ($eax) or a pseudo register.
+func (e *evaluator) isRegister(name string) bool {
+	if _, ok := e.t.desc.Reg(name); ok {
+		return true
+	}
+	if _, ok := e.t.sym.Arch.RegNum(name); ok {
+		return true
+	}
+	if _, ok := e.t.desc.Pseudo(name); ok {
+		return true
+	}
+	_, sub := x86SubRegisters[name]
+	return sub || name == "pc" || name == "sp" || name == "fp"
+}
+
 // register reads $NAME in the frame: a register by its name, or gdb's $pc, $sp and $fp.
 // As in gdb, $pc (and a register the target describes as code_ptr, $rip) is a code
 // pointer, $sp and $fp (and a data_ptr, $rsp) data pointers, the others longs.
 func (e *evaluator) register(expr string) (elfsym.Value, error) {
-	if !e.t.started() { // before run there is the file only, as gdb says
+	name, arch := expr[1:], e.t.sym.Arch
+	if !e.t.started() && e.isRegister(name) { // before run there is the file only, as gdb says
 		return elfsym.Value{}, errors.New("No registers.")
 	}
-	name, arch := expr[1:], e.t.sym.Arch
+	if !e.isRegister(name) { // a convenience variable never set: void, as gdb's ($_isvoid($x) is 1)
+		return elfsym.Value{Name: expr, Type: "void", Kind: "void", Text: "void"}, nil
+	}
 	kind := ""
 	switch name {
 	case "pc":

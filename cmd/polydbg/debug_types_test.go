@@ -446,3 +446,39 @@ func TestPrintArrayOptionsAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "print array options", dir, ours, theirs)
 }
+
+// stringsProg holds strings three ways: an array, a pointer to a literal, a buffer filled
+// at run time.
+const stringsProg = `#include <string.h>
+char greeting[16] = "hello";
+const char *who = "world";
+int count(const char *s) { return (int)strlen(s); }
+int main(void) {
+	char buf[8];
+	strcpy(buf, "hel");
+	int n = count(who) + count(buf);
+	return n - 8;
+}
+`
+
+// gdb's string literals (sizeof "abc", "ab" "cd") and its convenience functions on strings
+// and memory ($_streq, $_strlen, $_memeq, $_regex, $_isvoid) on arrays, pointers and
+// literals, in print and in a breakpoint's condition, and a convenience variable never
+// set (void). Against gdb. (A string function given a number says gdb's error without its
+// Python lines.)
+func TestConvenienceFunctionsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{`print sizeof("abc")`, `print "ab" "cd"`, `whatis "ab" "c"`, `print $_streq("a", "a")`,
+		`print $_isvoid($unset)`, `break count if $_streq(s, "hel")`, "run", `print $_strlen(s)`, `print $_streq(s, buf)`,
+		"up", `print $_streq(buf, "hel")`, `print $_strlen(greeting)`, `print $_strlen(who)`, `print $_memeq(greeting, "help", 3)`,
+		`print $_memeq(greeting, "help", 4)`, `print $_memeq(who, "wor", 3)`, `print $_regex(who, "w.r")`, `print $_regex(who, "or")`,
+		`print $_regex(greeting, "h[a-z]+o$")`, `whatis $_strlen(who)`, `print $_streq(who, "world") && $_strlen(buf) == 3`,
+		`print $_isvoid(n)`, `print $_isvoid($nothing)`, `print $nothing + 1`, `print sizeof(greeting) + sizeof "x"`,
+		"info breakpoints"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "strfns", stringsProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "convenience functions", dir, ours, theirs)
+}
