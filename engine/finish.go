@@ -56,13 +56,17 @@ func (s *Session) NextInstruction(ctx context.Context) (Halt, error) {
 
 // Advance runs to the location spec names (gdb's advance, and until LOCATION) through a
 // temporary breakpoint of its own, removed again whatever stops the program first; like
-// gdb's, it also stops where the current function returns first (a step out, which a
-// breakpoint on the way ends). From the outermost frame it continues. It returns the halt
-// and the id its breakpoint had, so that a front end can tell its hit from another's.
-func (s *Session) Advance(ctx context.Context, spec BreakpointSpec) (Halt, int, error) {
+// gdb's, it also stops where the frame numbered frame (0 the innermost; gdb's selected
+// frame) returns first: one step out per frame up to it, any of which the breakpoint or
+// something else ends. From the outermost frame it continues. It returns the halt and the
+// id the temporary breakpoint had.
+func (s *Session) Advance(ctx context.Context, spec BreakpointSpec, frame int) (Halt, int, error) {
 	frames, err := s.Stack()
 	if err != nil {
 		return Halt{}, 0, err
+	}
+	if frame < 0 || frame >= len(frames) {
+		return Halt{}, 0, fmt.Errorf("advance: no frame %d", frame)
 	}
 	spec.Temporary = true
 	bp, err := s.SetBreakpoint(spec)
@@ -74,14 +78,14 @@ func (s *Session) Advance(ctx context.Context, spec BreakpointSpec) (Halt, int, 
 			_ = s.RemoveBreakpoint(bp.ID) // something else stopped the program first
 		}
 	}()
-	seq := s.Seq()
-	mode := StepOut
-	if len(frames) <= 1 {
-		mode = Continue
+	if frame == len(frames)-1 { // the outermost: nothing to return to
+		seq := s.Seq()
+		if err := s.Resume(Continue); err != nil {
+			return Halt{}, bp.ID, err
+		}
+		h, err := s.WaitStop(ctx, seq)
+		return h, bp.ID, err
 	}
-	if err := s.Resume(mode); err != nil {
-		return Halt{}, bp.ID, err
-	}
-	h, err := s.WaitStop(ctx, seq)
+	h, err := s.Finish(ctx, frame)
 	return h, bp.ID, err
 }

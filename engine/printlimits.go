@@ -17,6 +17,9 @@ type PrintLimiter interface {
 // SetPrintLimits sets how the target shortens values from now on; false when it does not
 // take limits.
 func (s *Session) SetPrintLimits(l PrintLimits) bool {
+	s.mu.Lock()
+	s.limits = l // for FormatValue's arrays
+	s.mu.Unlock()
 	p, ok := s.t.(PrintLimiter)
 	if ok {
 		p.SetPrintLimits(l)

@@ -41,6 +41,8 @@ type Session struct {
 
 	noExceptionStops bool // exception stops are not wanted: the program goes on
 
+	limits PrintLimits // the last SetPrintLimits: FormatValue shows array indexes by it
+
 	threadNums map[uint64]int // gdb's thread numbers, by thread id
 }
 
@@ -368,9 +370,10 @@ func (s *Session) Scopes(frame int) ([]Scope, error) {
 	return s.t.Scopes(frame)
 }
 
-// Variables returns the children of a scope or variable reference.
+// Variables returns the children of a scope or variable reference (also of a value a
+// StaticInspector evaluated before the start).
 func (s *Session) Variables(ref int) ([]Variable, error) {
-	if err := s.checkStopped("get variables"); err != nil {
+	if err := s.checkInspectable("get variables"); err != nil {
 		return nil, err
 	}
 	return s.t.Variables(ref)

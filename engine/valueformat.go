@@ -87,16 +87,22 @@ func (s *Session) formatMembers(v Variable, format byte, depth int) string {
 		return formatText(v, format, true)
 	}
 	array := strings.HasSuffix(v.Type, "]")
+	s.mu.Lock()
+	indexes := s.limits.ArrayIndexes
+	s.mu.Unlock()
 	parts := make([]string, 0, len(kids)+1)
-	for _, k := range kids {
+	for i, k := range kids {
 		var text string
 		if cAggregate(k) {
 			text = s.formatMembers(k, format, depth+1)
 		} else {
 			text = formatLeaf(s.enumNumber(k), format)
 		}
-		if !array {
+		switch {
+		case !array:
 			text = k.Name + " = " + text
+		case indexes: // set print array-indexes on: the index in the format too, as gdb's [0x1] = 0x2
+			text = "[" + formatLeaf(Variable{Value: strconv.Itoa(i), Type: "long"}, format) + "] = " + text
 		}
 		parts = append(parts, text)
 	}

@@ -148,9 +148,12 @@ func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
 		r.notes = append(r.notes, hitNote(b.Hits))
 	}
 	if hc := strings.TrimSpace(b.Spec.HitCondition); hc != "" {
-		if n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(hc, ">"))); err == nil && strings.HasPrefix(hc, ">") && n > b.Hits {
+		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(hc, ">")))
+		switch {
+		case err == nil && strings.HasPrefix(hc, ">") && n > b.Hits:
 			r.notes = append(r.notes, fmt.Sprintf("\tignore next %d hits", n-b.Hits)) // gdb's ignore, as the engine keeps it
-		} else {
+		case err == nil && strings.HasPrefix(hc, ">"): // an ignore count used up: gdb says nothing more
+		default:
 			r.notes = append(r.notes, "\tstop only when the hit count is "+hc)
 		}
 	}

@@ -61,6 +61,7 @@ func init() {
 		{"ptype", nil, "ptype EXPR  the type of an expression, with the fields of a struct", cmdPtype},
 		{"whatis", nil, "whatis EXPR  the type of an expression", cmdWhatis},
 		{"call", nil, "call EXPR  evaluate an expression that may call functions", cmdCall},
+		{"with", []string{"w"}, "with SETTING [VALUE] -- COMMAND  run COMMAND with a print, listsize, context or quiet setting changed for it", cmdWith},
 		{"output", nil, "output[/FMT] EXPR  print the value of EXPR alone (no $N, no newline)", cmdOutput},
 		{"printf", nil, "printf \"FORMAT\", ARGS...  print values with C's conversions (%d %x %s %f %c %p...)", cmdPrintf},
 		{"dprintf", nil, "dprintf LOCATION,\"FORMAT\",ARGS...  at LOCATION, print as printf does and go on", cmdDprintf},

@@ -180,7 +180,7 @@ func cmdUntil(d *Debugger, args string) bool {
 }
 
 // cmdAdvance is gdb's advance (and until with a location): engine Advance runs to LOCATION
-// through a breakpoint of its own, or until the current function returns first; the hit of
+// through a breakpoint of its own, or until the selected frame returns first; the hit of
 // its breakpoint is told as a plain stop.
 func cmdAdvance(d *Debugger, args string) bool {
 	if d.notStarted("The program is not being run.") {
@@ -196,7 +196,7 @@ func cmdAdvance(d *Debugger, args string) bool {
 	}
 	var id int
 	h, ok := d.await(func(ctx context.Context) (engine.Halt, error) {
-		h, bpID, err := d.s.Advance(ctx, spec)
+		h, bpID, err := d.s.Advance(ctx, spec, d.frame)
 		id = bpID
 		return h, err
 	})

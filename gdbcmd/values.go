@@ -32,8 +32,25 @@ func (b *badFormat) Error() string { return fmt.Sprintf("Undefined output format
 
 // cmdPrint is gdb's print: a function call in the expression runs (unless the debugger may
 // not run the program's code), and so do assignments, increments and decrements.
-func cmdPrint(d *Debugger, args string) bool { d.evaluate(args, d.cfg.ReadOnly, false); return false }
-func cmdCall(d *Debugger, args string) bool  { d.evaluate(args, false, true); return false }
+func cmdPrint(d *Debugger, args string) bool {
+	format := ""
+	if strings.HasPrefix(args, "/") { // print/x -pretty -- v: the format first
+		format, args, _ = strings.Cut(args, " ")
+		format += " "
+	}
+	sets, expr, err := parsePrintOptions(args)
+	if err != nil {
+		d.fail("%v\n", err)
+		return false
+	}
+	if sets == nil {
+		d.evaluate(format+args, d.cfg.ReadOnly, false)
+		return false
+	}
+	return d.withSet(sets, func() bool { d.evaluate(format+expr, d.cfg.ReadOnly, false); return false })
+}
+
+func cmdCall(d *Debugger, args string) bool { d.evaluate(args, false, true); return false }
 
 // evaluate prints the value of the expression of args (pure: without running the program's
 // code); as gdb's call, isCall prints nothing for a function that returns nothing.

@@ -179,7 +179,7 @@ func conformance(t *testing.T, spec launch.Spec, src string) {
 	// Advance to the base case from fact(3): it is not reached again before fact(3)
 	// returns, so the stop is in fact(4), where gdb's advance stops, and the advance's
 	// breakpoint is gone.
-	h, _, err = d.Advance(ctx, engine.BreakpointSpec{File: src, Line: base})
+	h, _, err = d.Advance(ctx, engine.BreakpointSpec{File: src, Line: base}, 0)
 	if err != nil || h.Stop == nil || h.Stop.Location.Line != rec || eval("n") != "4" || len(stack()) != depth-3 {
 		t.Fatalf("advance: %+v %v, n=%s, %d frames (want %d)", h, err, eval("n"), len(stack()), depth-3)
 	}

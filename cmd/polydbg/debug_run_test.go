@@ -123,3 +123,40 @@ func TestLoggingAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "logging", dir, ours, theirs)
 }
+
+// structProg has a global struct to print in every layout, and a function called in a loop.
+const structProg = `#include <stdio.h>
+struct S { char c; int i; double d; short s; };
+struct S gs = {'a', 2, 3.5, 4};
+char word[] = "aaaaaab";
+int counter;
+int add(int a, int b) { int r = a + b; counter += r; return r; }
+int main(void) {
+	int total = 0;
+	for (int i = 0; i < 3; i++) total = add(total, i);
+	printf("%d\n", total);
+	return 0;
+}
+`
+
+// gdb's with (a setting for one command, put back after it, nested; its errors) and
+// print's options before "--" (-pretty, -elements, -repeats, abbreviated, with a format
+// after them, an unknown one); p/x of a struct before the program runs; until and advance
+// from a frame selected with up (they stop where that frame returns, not frame 0); an
+// ignore count used up, no longer listed. Against gdb.
+func TestWithAndPrintOptionsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"with", "with print pretty", "with nosuch -- p 1", "with print pretty on -- p gs", "show print pretty",
+		`with print elements 2 -- p word`, `print -elements 3 -- word`, "print -pretty -elements 3 -- gs", "print -p -- gs",
+		"print -nosuch -- 1", "print -- -5", "print -repeats 3 -- word", "print -pretty off -- gs",
+		"with print pretty on -- with print elements 1 -- p gs", "show print elements", "with listsize 2 -- list 1",
+		"print -pretty -- /x gs", "p/x gs", "with print pretty on -- print nosuch", "show print pretty",
+		"break add", "run", "up", "until 9", "up", "advance 10", "ignore 1 1", "info breakpoints", "continue",
+		"info breakpoints"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "with", structProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "with and print options", dir, ours, theirs)
+}

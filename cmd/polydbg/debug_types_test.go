@@ -439,7 +439,7 @@ func TestPrintArrayOptionsAsGDB(t *testing.T) {
 	for _, c := range []string{"show print array-indexes", "show print null-stop", "p vals", "p buf", "set print array-indexes on",
 		"show print array-indexes", "p vals", "p zeros", "p st", "p grid", "p buf", "set print null-stop on", "show print null-stop",
 		"p buf", "p st", "set print array-indexes off", "p st", "p/x vals", "set print array-indexes on", "p/x vals", "p/x grid",
-		"output vals", "echo \\n", "set print array-indexes maybe", "break main", "run", "p st"} {
+		"output vals", "echo \\n", "set print array-indexes maybe", "break main", "run", "p/x grid", "p st"} {
 		cmds = append(cmds, "-ex", c)
 	}
 	dir, exe := buildNative(t, "arrays", arraysProg)
