@@ -34,6 +34,36 @@ type TypeDeclarer interface {
 	TypeDecls() []TypeDecl
 }
 
+// VariableDecl is a global or static variable as its source declares it (gdb's info
+// variables).
+type VariableDecl struct {
+	Name   string
+	Text   string // "int counter;", "static int calls;"
+	File   string
+	Line   int
+	Static bool // file scope only
+}
+
+// VariableDeclarer is implemented by targets that can list their global and static
+// variables.
+type VariableDeclarer interface {
+	VariableDecls() []VariableDecl
+}
+
+// Symbol is a name of the program's (or a loaded library's) symbol table that no debug
+// information describes: gdb's non-debugging symbols.
+type Symbol struct {
+	Name string
+	Addr uint64
+	Data bool // data, not code
+}
+
+// SymbolTables is implemented by targets that read their program's symbol tables: its
+// non-debugging symbols by address, then each loaded library's.
+type SymbolTables interface {
+	NondebugSymbols() []Symbol
+}
+
 // Connection is implemented by targets that say how they reach their program, in gdb's
 // words (info inferiors): "native" for a program run on this machine, "remote HOST:PORT"
 // for a GDB stub.

@@ -611,8 +611,10 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.showLocals(false)
 	case strings.HasPrefix("args", what):
 		d.showLocals(true)
-	case strings.HasPrefix("globals", what), strings.HasPrefix("variables", what):
+	case strings.HasPrefix("globals", what):
 		d.showScope("Globals")
+	case strings.HasPrefix("variables", what):
+		d.infoVariables(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case what == "all-registers":
 		d.infoRegisters([]string{"all"})
 	case strings.HasPrefix("registers", what) && len(what) >= 2, what == "r":

@@ -4,7 +4,9 @@ package gdbcmd
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,18 +50,99 @@ func cmdRbreak(d *Debugger, args string) bool {
 	return false
 }
 
-// infoFunctions is gdb's info functions [REGEX]: the functions with a name that matches,
-// by source file, with the line each starts at.
-func (d *Debugger) infoFunctions(expr string) {
-	fns, ok := d.functionsMatching(expr)
+// symbolQuery is what info functions and info variables were asked: gdb's -q (no header),
+// -n (no non-debugging symbols), then the regular expression.
+type symbolQuery struct {
+	quiet, nondebugOff bool
+	expr               string
+}
+
+// parseSymbolQuery reads gdb's options before the expression; -t (a type's expression) is
+// refused, saying so. An unknown option is part of the expression, as gdb reads it.
+func parseSymbolQuery(args string) (symbolQuery, error) {
+	var q symbolQuery
+	rest := strings.TrimSpace(args)
+	for {
+		word, tail, _ := strings.Cut(rest, " ")
+		switch word {
+		case "-q":
+			q.quiet = true
+		case "-n":
+			q.nondebugOff = true
+		case "-t":
+			return q, errors.New("polydbg does not take -t (a type's regular expression) in info functions and info variables")
+		case "--":
+			q.expr = strings.TrimSpace(tail)
+			return q, nil
+		default:
+			q.expr = rest
+			return q, nil
+		}
+		rest = strings.TrimSpace(tail)
+	}
+}
+
+// symbolQuery reads the arguments of info functions and info variables, and compiles the
+// expression; false when it has said what is wrong.
+func (d *Debugger) symbolQuery(args string) (symbolQuery, *regexp.Regexp, bool) {
+	q, err := parseSymbolQuery(args)
+	if err != nil {
+		d.fail("%v\n", err)
+		return q, nil, false
+	}
+	re, err := compileBRE(q.expr)
+	if err != nil {
+		d.fail("Invalid regexp: %v\n", err)
+		return q, nil, false
+	}
+	return q, re, true
+}
+
+// symbolsHeader is the line info functions and info variables start with (none with -q).
+func (d *Debugger) symbolsHeader(q symbolQuery, what string) {
+	switch {
+	case q.quiet:
+	case q.expr == "":
+		d.printf("All defined %s:\n", what)
+	default:
+		d.printf("All %s matching regular expression \"%s\":\n", what, q.expr)
+	}
+}
+
+// nondebugSymbols prints gdb's "Non-debugging symbols:" of the program and its loaded
+// libraries: code or data, whose names match re, at the addresses gdb shows.
+func (d *Debugger) nondebugSymbols(q symbolQuery, re *regexp.Regexp, data bool, fallback []string) {
+	lines := fallback
+	if st, ok := d.s.Target().(engine.SymbolTables); ok {
+		lines = nil
+		for _, s := range st.NondebugSymbols() {
+			if s.Data == data && re.MatchString(s.Name) {
+				lines = append(lines, fmt.Sprintf("0x%016x  %s", d.fileAddress(s.Addr), s.Name))
+			}
+		}
+	}
+	switch {
+	case len(lines) == 0 || q.nondebugOff:
+	case q.quiet: // gdb's -q leaves out this header too
+		d.printf("%s\n", strings.Join(lines, "\n"))
+	default:
+		d.printf("\nNon-debugging symbols:\n%s\n", strings.Join(lines, "\n"))
+	}
+}
+
+// infoFunctions is gdb's info functions [-q] [-n] [REGEX]: the functions with a name that
+// matches, by source file, with the line each starts at; then those without debug
+// information.
+func (d *Debugger) infoFunctions(args string) {
+	q, re, ok := d.symbolQuery(args)
 	if !ok {
 		return
 	}
-	if expr == "" {
-		d.printf("All defined functions:\n")
-	} else {
-		d.printf("All functions matching regular expression \"%s\":\n", expr)
+	fns, ok := d.functionsMatching(q.expr)
+	if !ok {
+		return
 	}
+	d.symbolsHeader(q, "functions")
 	declarer, _ := d.s.Target().(engine.FunctionDeclarer)
 	byFile := map[string][]string{}
 	var files, nodebug []string
@@ -87,9 +170,47 @@ func (d *Debugger) infoFunctions(expr string) {
 	for _, file := range files {
 		d.printf("\nFile %s:\n%s\n", file, strings.Join(byFile[file], "\n"))
 	}
-	if len(nodebug) > 0 {
-		d.printf("\nNon-debugging symbols:\n%s\n", strings.Join(nodebug, "\n"))
+	d.nondebugSymbols(q, re, false, nodebug)
+}
+
+// infoVariables is gdb's info variables [-q] [-n] [REGEX]: the global and static variables
+// with a name that matches, by source file (in each, the globals by name, then the
+// statics); then the data symbols without debug information.
+func (d *Debugger) infoVariables(args string) {
+	q, re, ok := d.symbolQuery(args)
+	if !ok {
+		return
 	}
+	declarer, isDeclarer := d.s.Target().(engine.VariableDeclarer)
+	if !isDeclarer {
+		d.showScope("Globals") // a target without declarations: its globals' values
+		return
+	}
+	d.symbolsHeader(q, "variables")
+	var vs []engine.VariableDecl
+	for _, v := range declarer.VariableDecls() {
+		if re.MatchString(v.Name) {
+			v.File = d.fileName(v.File)
+			vs = append(vs, v)
+		}
+	}
+	slices.SortFunc(vs, func(a, b engine.VariableDecl) int {
+		static := func(v engine.VariableDecl) int {
+			if v.Static {
+				return 1
+			}
+			return 0
+		}
+		return cmp.Or(strings.Compare(a.File, b.File), static(a)-static(b), strings.Compare(a.Name, b.Name))
+	})
+	vs = slices.CompactFunc(vs, func(a, b engine.VariableDecl) bool { return a.File == b.File && a.Name == b.Name && a.Text == b.Text })
+	for i, v := range vs {
+		if i == 0 || v.File != vs[i-1].File {
+			d.printf("\nFile %s:\n", v.File)
+		}
+		d.printf("%d:\t%s\n", v.Line, v.Text)
+	}
+	d.nondebugSymbols(q, re, true, nil)
 }
 
 // infoTypes is gdb's info types [REGEXP]: the program's named types whose names match, by

@@ -64,3 +64,20 @@ func FuzzPrintOptions(f *testing.F) {
 		}
 	})
 }
+
+// info functions' and info variables' options: whatever follows, the expression is what
+// the options leave of it, and -q and -n are taken only before it.
+func FuzzSymbolQuery(f *testing.F) {
+	for _, s := range []string{"-q -n ^ma", "-- -q", "-t int x", "x -q", "", "-n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		q, err := parseSymbolQuery(args)
+		if err != nil {
+			return
+		}
+		if !strings.HasSuffix(strings.TrimSpace(args), q.expr) {
+			t.Fatalf("%q: expression %q is not what is left", args, q.expr)
+		}
+	})
+}

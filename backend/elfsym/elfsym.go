@@ -160,6 +160,8 @@ type File struct {
 	cus         map[dwarf.Offset]*cuInfo
 	sourceNames sourceNames // SourceName's table, made at its first call
 	typeDecls   typeDecls   // TypeDecls' list, read at its first call
+	varDecls    varDecls    // VarDecls' list, read at its first call
+	minSyms     minSyms     // MinSyms' own list, read at its first call
 	limits      printLimits // how values are shortened (SetPrintLimits)
 	inlines     []*Inline
 	sections    map[string][]byte

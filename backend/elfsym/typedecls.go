@@ -32,15 +32,26 @@ func (f *File) TypeDecls() []TypeDecl {
 }
 
 func (f *File) readTypeDecls() []TypeDecl {
-	if f.DWARF == nil {
-		return nil
-	}
 	var out []TypeDecl
+	f.eachUnitEntry(func(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string) {
+		if d, ok := f.typeDecl(e, files, unitFile); ok {
+			out = append(out, d)
+		}
+	})
+	return out
+}
+
+// eachUnitEntry calls visit with each entry at the top level of each unit (not a
+// function's own), the unit's line table files and its source file (absolute).
+func (f *File) eachUnitEntry(visit func(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string)) {
+	if f.DWARF == nil {
+		return
+	}
 	r := f.DWARF.Reader()
 	for {
 		cu, err := r.Next()
 		if err != nil || cu == nil {
-			return out
+			return
 		}
 		if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit {
 			r.SkipChildren()
@@ -60,18 +71,26 @@ func (f *File) readTypeDecls() []TypeDecl {
 		if !cu.Children {
 			continue
 		}
-		for { // the unit's own children; a function's types are not listed
+		for {
 			e, err := r.Next()
 			if err != nil || e == nil || e.Tag == 0 {
 				break
 			}
-			if d, ok := f.typeDecl(e, files, unitFile); ok {
-				out = append(out, d)
-			}
+			visit(e, files, unitFile)
 			if e.Children {
 				r.SkipChildren()
 			}
 		}
+	}
+}
+
+// declPlace sets the file and line of e's declaration where e says them.
+func declPlace(e *dwarf.Entry, files []*dwarf.LineFile, file *string, line *int) {
+	if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+		*line = int(l)
+	}
+	if i, ok := e.Val(dwarf.AttrDeclFile).(int64); ok && i >= 0 && int(i) < len(files) && files[i] != nil {
+		*file = files[i].Name
 	}
 }
 
@@ -120,11 +139,6 @@ func (f *File) typeDecl(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string
 	default:
 		return TypeDecl{}, false
 	}
-	if line, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
-		d.Line = int(line)
-	}
-	if i, ok := e.Val(dwarf.AttrDeclFile).(int64); ok && i >= 0 && int(i) < len(files) && files[i] != nil {
-		d.File = files[i].Name
-	}
+	declPlace(e, files, &d.File, &d.Line)
 	return d, true
 }

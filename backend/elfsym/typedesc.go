@@ -142,8 +142,12 @@ func qualified(t dwarf.Type) (quals string, u dwarf.Type) {
 
 // Declare is the C declaration of name with the type spelled typ: "int *p", "char buf[8]".
 func Declare(typ, name string) string {
-	if i := strings.Index(typ, " ["); i >= 0 {
-		return typ[:i] + " " + name + typ[i+1:]
+	if i := strings.Index(typ, "["); i > 0 { // an array: "char buf[8]", "const char *names[2]"
+		base := strings.TrimSuffix(typ[:i], " ")
+		if strings.HasSuffix(base, "*") {
+			return base + name + typ[i:]
+		}
+		return base + " " + name + typ[i:]
 	}
 	if strings.HasSuffix(typ, "*") {
 		return typ + name

@@ -43,6 +43,30 @@ func (t *Target) TypeDecls() []engine.TypeDecl {
 	return out
 }
 
+// VariableDecls implements engine.VariableDeclarer from the program's DWARF.
+func (t *Target) VariableDecls() []engine.VariableDecl {
+	ds := t.sym.VarDecls()
+	out := make([]engine.VariableDecl, len(ds))
+	for i, d := range ds {
+		out[i] = engine.VariableDecl(d)
+	}
+	return out
+}
+
+// NondebugSymbols implements engine.SymbolTables: the program's, then (once it runs) its
+// libraries'.
+func (t *Target) NondebugSymbols() []engine.Symbol {
+	if t.started() && t.core == nil {
+		t.addLibraries()
+	}
+	ms := t.sym.MinSyms()
+	out := make([]engine.Symbol, len(ms))
+	for i, m := range ms {
+		out[i] = engine.Symbol(m)
+	}
+	return out
+}
+
 // SetPrintLimits implements engine.PrintLimiter.
 func (t *Target) SetPrintLimits(l engine.PrintLimits) {
 	t.sym.SetPrintLimits(elfsym.PrintLimits(l))

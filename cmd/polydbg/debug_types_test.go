@@ -482,3 +482,36 @@ func TestConvenienceFunctionsAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "convenience functions", dir, ours, theirs)
 }
+
+// varsProg has globals, a file static, an array of pointers, a typedef'd global, an extern
+// declaration and a function's static (which gdb lists among the non-debugging symbols).
+const varsProg = `static int file_static = 1;
+int global_arr[3];
+const char *names[] = {"a", "b"};
+extern int ext_decl;
+struct P { int x; } pt;
+typedef int myint;
+myint typed_g;
+int f(void) { static int calls; return ++calls + file_static; }
+int main(void) { return f() + global_arr[0] + pt.x + typed_g; }
+`
+
+// info variables and info functions as gdb's: the declarations by file (globals, then
+// statics), then the non-debugging symbols of the program (its startup code, linker
+// symbols, PLT entries) at file addresses before the run, and with the loaded libraries'
+// (libc's, read from its dynamic symbols and PLT) at loaded ones after; -q and -n. Against
+// gdb.
+func TestInfoVariablesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"info variables", "info variables -n", "info variables ^[a-z]", "info variables -q x",
+		"info variables zzz", "info variables -q zzz", "info functions -q ^mai", "info variables -n -q", "info functions -n ^m",
+		"info functions", "info functions ^_", "info variables _", "break f", "run", "info variables ^c", "info functions ^f",
+		"info functions ^mem", "info variables ^std", "info functions -q ^sig", "info variables file"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "vars", varsProg)
+	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
+	compareLines(t, "info variables", dir, ours, theirs)
+}

@@ -1,0 +1,121 @@
+package elfsym
+
+// Names of the symbol tables that no debug information describes, as gdb lists them under
+// "Non-debugging symbols:" in info functions and info variables: the program's startup
+// code and linker symbols (_start, _init, __bss_start), its PLT entries (puts@plt), and
+// once the program runs every loaded library's functions and data.
+
+import (
+	"debug/elf"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// MinSym is a non-debugging symbol at its run-time address: a function (code) or data.
+type MinSym struct {
+	Name string
+	Addr uint64
+	Data bool
+}
+
+type minSyms struct {
+	once sync.Once
+	list []MinSym // link-time addresses, sorted
+}
+
+// MinSyms are f's non-debugging symbols, by address (the names of one address in order),
+// followed by those of each library added (AddLibrary), the dynamic linker's first.
+func (f *File) MinSyms() []MinSym {
+	out := f.ownMinSyms()
+	f.libs.mu.Lock()
+	libs := append([]*library(nil), f.libs.list...)
+	f.libs.mu.Unlock()
+	interp := f.Interpreter()
+	sort.SliceStable(libs, func(i, j int) bool { return libs[i].path == interp && libs[j].path != interp })
+	for _, l := range libs {
+		out = append(out, l.f.ownMinSyms()...)
+	}
+	return out
+}
+
+// ownMinSyms are f's own non-debugging symbols at run time.
+func (f *File) ownMinSyms() []MinSym {
+	ms := &f.minSyms
+	ms.once.Do(func() { ms.list = f.readMinSyms() })
+	out := make([]MinSym, len(ms.list))
+	for i, s := range ms.list {
+		s.Addr += f.Bias
+		out[i] = s
+	}
+	return out
+}
+
+func (f *File) readMinSyms() []MinSym {
+	syms, err := f.ELF.Symbols()
+	if err != nil || len(syms) == 0 {
+		syms, _ = f.ELF.DynamicSymbols() // a stripped library keeps its exported ones
+	}
+	described := map[string]bool{}
+	for _, fn := range f.Funcs() {
+		if fn.entry != 0 { // not one known only from the symbol table
+			described[fn.Name] = true
+		}
+	}
+	vars := f.readVarDecls().names
+	var out []MinSym
+	seen := map[MinSym]bool{}
+	for _, s := range syms {
+		if s.Name == "" || s.Section == elf.SHN_UNDEF {
+			continue
+		}
+		name := s.Name
+		if elf.ST_BIND(s.Info) == elf.STB_LOCAL { // a function's static, calls.0: gdb's calls
+			if i := strings.LastIndexByte(name, '.'); i > 0 && allDigits(name[i+1:]) {
+				name = name[:i]
+			}
+		}
+		var m MinSym
+		switch elf.ST_TYPE(s.Info) {
+		case elf.STT_FUNC, elf.STT_GNU_IFUNC:
+			if described[name] {
+				continue
+			}
+			m = MinSym{Name: name, Addr: f.clearThumb(s.Value)}
+		case elf.STT_OBJECT, elf.STT_NOTYPE, elf.STT_TLS:
+			code := f.executableSection(s.Section)
+			if !code && vars[name] || code && described[name] {
+				continue
+			}
+			m = MinSym{Name: name, Addr: s.Value, Data: !code}
+		default:
+			continue
+		}
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	for _, e := range f.pltEntries() {
+		out = append(out, MinSym{Name: e.name + "@plt", Addr: e.addr})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		return a.Addr < b.Addr || a.Addr == b.Addr && a.Name < b.Name
+	})
+	return out
+}
+
+// executableSection reports whether section i holds code.
+func (f *File) executableSection(i elf.SectionIndex) bool {
+	return int(i) < len(f.ELF.Sections) && i != elf.SHN_ABS && f.ELF.Sections[i].Flags&elf.SHF_EXECINSTR != 0
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
