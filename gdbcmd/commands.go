@@ -88,6 +88,8 @@ func init() {
 		{"frame", []string{"f"}, "frame [N]  select frame N (show the current one without N)", cmdFrame},
 		{"up", nil, "up  select the caller's frame", cmdUp},
 		{"down", nil, "down  select the callee's frame", cmdDown},
+		{"forward-search", []string{"search", "fo"}, "forward-search REGEX  the next source line that matches (after the last listed)", cmdForwardSearch},
+		{"reverse-search", []string{"rev"}, "reverse-search REGEX  the previous source line that matches", cmdReverseSearch},
 		{"list", []string{"l"}, "list [LINE|FUNCTION]  show source lines ('>' the current line, '*' a breakpoint)", cmdList},
 		{"handle", nil, "handle SIGNAL [stop|nostop] [print|noprint] [pass|nopass]  what a signal does", cmdHandle},
 		{"source", nil, "source FILE  run the commands in FILE, one a line (# begins a comment)", cmdSource},

@@ -112,6 +112,8 @@ type Debugger struct {
 	listAt       int                              // next line for a bare "list"
 	listFirst    int                              // the first line the last list showed (for list -)
 	listFile     string                           // the file the last list showed, or the stop's
+	lastListed   int                              // where search goes on from (gdb's last_line_listed)
+	lastSearch   string                           // search's last regular expression
 	values       engine.ValueHistory              // gdb's $1, $2...
 	context      bool                             // set context on|off
 	pretty       bool                             // set print pretty on|off

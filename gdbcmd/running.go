@@ -66,6 +66,7 @@ func (d *Debugger) run(stopOnEntry bool) {
 	}
 	d.startingProgram()
 	d.ranOnce = true
+	d.lastListed = 0 // gdb forgets the lines listed when the program's libraries load
 	d.runAndReport(func() error { return d.s.Start(stopOnEntry) })
 }
 

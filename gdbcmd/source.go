@@ -193,6 +193,7 @@ func cmdList(d *Debugger, args string) bool {
 	}
 	d.printSource(file, d.listAt, end, d.cfg.Marks)
 	d.listFile, d.listFirst, d.listAt = file, d.listAt, end+1
+	d.lastListed = d.listFirst // where a search goes on from, as gdb's (its first line, not its last)
 	return false
 }
 
@@ -258,6 +259,7 @@ func (d *Debugger) sourcePath(name string) string {
 // after a stop or a frame selection.
 func (d *Debugger) listFrom(file string, line int) {
 	d.listFile, d.listFirst, d.listAt = file, 0, max(1, line-d.listSize()/2)
+	d.lastListed = 0 // a search then starts at the file's first line, as gdb's
 }
 
 // defaultFile is the program's main file: the file of its first statement, or of main.

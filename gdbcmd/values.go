@@ -154,7 +154,10 @@ func (d *Debugger) evalWith(expr string, mode engine.EvalMode) (engine.Variable,
 	if v, ok := d.values.Convenience(name); lone && ok { // as set, also once the program has ended
 		return v, nil
 	}
-	sub, err := d.values.Substitute(expr)
+	sub, err := d.expandDebuggerFuncs(expr)
+	if err == nil {
+		sub, err = d.values.Substitute(sub)
+	}
 	if err != nil {
 		return engine.Variable{}, err
 	}

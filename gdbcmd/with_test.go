@@ -81,3 +81,16 @@ func FuzzSymbolQuery(f *testing.F) {
 		}
 	})
 }
+
+// The ")" that closes a debugger function's call, whatever the text: one that is there,
+// after where the search began, outside quotes.
+func FuzzClosingParen(f *testing.F) {
+	for _, s := range []string{`"print elements")`, `a(b), ")")`, `'(' )`, `"\")" )`, `((`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if i, ok := closingParen(s, 0); ok && (i < 0 || i >= len(s) || s[i] != ')') {
+			t.Fatalf("%q: %d", s, i)
+		}
+	})
+}

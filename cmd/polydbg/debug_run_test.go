@@ -160,3 +160,26 @@ func TestWithAndPrintOptionsAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "with and print options", dir, ours, theirs)
 }
+
+// gdb's search, forward-search and reverse-search (from the first line list showed, from
+// the line found, from the file's start again once the program runs; an empty expression
+// is the last one) and its functions of the debugger's state, $_gdb_setting,
+// $_gdb_setting_str and $_as_string, with their errors. Against gdb.
+func TestSearchAndDebuggerFunctionsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"list 1,3", "search total", "search total", "search zzz", "reverse-search add", "list",
+		"forward-search int", "rev S", "fo return", "search ^int", "search",
+		`p $_gdb_setting("print elements")`, `p $_gdb_setting_str("print elements")`, `p $_gdb_setting("print pretty")`,
+		`p $_gdb_setting_str("print pretty")`, `p $_gdb_setting("height")`, `p $_gdb_setting_str("height")`,
+		`p $_gdb_setting("confirm")`, `p $_gdb_setting("disassembly-flavor")`, `p $_gdb_setting("listsize")`,
+		"set print elements unlimited", `p $_gdb_setting("print elements")`, `p $_gdb_setting_str("p elem")`,
+		`p $_gdb_setting("nosuch")`, `p $_gdb_setting(1)`, `whatis $_gdb_setting("print pretty")`,
+		`p $_as_string(gs.c)`, `p $_as_string(gs)`, `p $_strlen($_as_string(gs.i * 100))`,
+		"break add", "run", "search return", "up", "search return", "reverse-search S", "kill"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "search", structProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "search and debugger functions", dir, ours, theirs)
+}
