@@ -3,7 +3,9 @@ package gdbcmd
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -90,7 +92,8 @@ func cmdDisassemble(d *Debugger, args string) bool {
 		if indexed {
 			d.printf("%s%d <+%d>:\t%s\n", mark, in.PC, in.PC-ins[0].PC, text)
 		} else {
-			d.printf("%s0x%016x <+%d>:\t%s\n", mark, in.PC, in.PC-ins[0].PC, text)
+			pc, text := d.fileAddresses(in.PC, text)
+			d.printf("%s0x%016x <+%d>:\t%s\n", mark, pc, in.PC-ins[0].PC, text)
 		}
 	}
 	switch {
@@ -268,4 +271,26 @@ func (d *Debugger) infoSharedLibrary() {
 	if missing {
 		d.printf("(*): Shared library is missing debugging information.\n")
 	}
+}
+
+// loadedAddress is a hex address in an instruction's text: a branch's target, or what a
+// rip-relative operand points to.
+var loadedAddress = regexp.MustCompile(`0x[0-9a-f]+`)
+
+// fileAddresses are pc and the addresses in text as gdb shows them before a
+// position-independent program runs: in its file (fileAddress), where polydbg has it
+// loaded already. Numbers below the load address (displacements, immediates) stay.
+func (d *Debugger) fileAddresses(pc uint64, text string) (uint64, string) {
+	file := d.fileAddress(pc)
+	delta := pc - file
+	if delta == 0 {
+		return pc, text
+	}
+	return file, loadedAddress.ReplaceAllStringFunc(text, func(h string) string {
+		n, err := strconv.ParseUint(h[2:], 16, 64)
+		if err != nil || n < delta {
+			return h
+		}
+		return fmt.Sprintf("%#x", n-delta)
+	})
 }

@@ -456,6 +456,9 @@ func (d *Debugger) examineStrings(addr uint64, count int) {
 			d.printf("...")
 		}
 		d.printf("\n")
+		// gdb's $_ is the last string's address, as an int8_t *; its $__ is not read (void)
+		d.values.SetConvenience("_", engine.Variable{Name: "$_", Value: d.labelled(addr), Type: "int8_t *"})
+		d.values.SetConvenience("__", engine.Variable{Name: "$__", Value: "void", Type: "void"})
 		addr += uint64(len(text)) + 1
 	}
 }

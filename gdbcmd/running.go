@@ -113,24 +113,50 @@ func cmdContinue(d *Debugger, args string) bool {
 }
 
 func stepCmd(mode engine.ResumeMode) cmdFunc {
-	return func(d *Debugger, _ string) bool {
+	return func(d *Debugger, args string) bool {
 		if d.notStarted("The program is not being run.") {
 			return false
 		}
-		d.runAndReport(func() error { return d.s.Step(mode) })
+		d.repeatStep(args, func() (engine.Halt, bool) {
+			return d.resume(func() error { return d.s.Step(mode) })
+		})
 		return false
 	}
 }
 
-// cmdNexti is gdb's nexti: stepi, a call instruction run with the function it calls.
-func cmdNexti(d *Debugger, _ string) bool {
+// cmdNexti is gdb's nexti [N]: stepi, a call instruction run with the function it calls.
+func cmdNexti(d *Debugger, args string) bool {
 	if d.notStarted("The program is not being run.") {
 		return false
 	}
-	if h, ok := d.await(d.s.NextInstruction); ok {
-		d.report(h)
-	}
+	d.repeatStep(args, func() (engine.Halt, bool) { return d.await(d.s.NextInstruction) })
 	return false
+}
+
+// repeatStep makes the step one does N times (gdb's step N, next N, stepi N, nexti N; N an
+// expression, 1 without), telling only where the last one stopped, or where something
+// other than a step (a breakpoint, a signal, the end) stopped the program on the way.
+func (d *Debugger) repeatStep(args string, one func() (engine.Halt, bool)) {
+	n := 1
+	if args != "" {
+		v, err := d.eval(args, true)
+		count, isInt := engine.IntegerOf(v.Value)
+		if err != nil || !isInt {
+			d.fail("Invalid number %q.\n", args)
+			return
+		}
+		n = int(count)
+	}
+	for i := 1; i <= n; i++ {
+		h, ok := one()
+		if !ok {
+			return
+		}
+		if i == n || h.State != engine.Stopped || h.Stop == nil || h.Stop.Reason != engine.ReasonStep {
+			d.report(h)
+			return
+		}
+	}
 }
 
 // cmdFinish is gdb's finish: it runs until the selected frame returns (engine Finish: from

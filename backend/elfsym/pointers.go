@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -42,6 +43,9 @@ func (v Value) pointee() (dwarf.Type, int, error) {
 	}
 	if _, void := pt.Type.(*dwarf.VoidType); void || pt.Type == nil {
 		return nil, 0, errors.New("attempt to take contents of a non-pointer value") // void *, as gdb
+	}
+	if _, fn := pt.Type.(*dwarf.FuncType); fn { // gdb moves a function pointer byte by byte
+		return pt.Type, 1, nil
 	}
 	n, err := TypeSize(pt.Type)
 	return pt.Type, n, err
@@ -172,6 +176,35 @@ func (f *File) Convert(t dwarf.Type, i int64, x float64, isFloat bool, mem Memor
 	return out, nil
 }
 
+// arrayType is the array of elem's type with the dimensions dims ("[2][4]": two arrays of
+// four).
+func (f *File) arrayType(elem, dims string) (dwarf.Type, error) {
+	var counts []int64
+	for rest := dims; rest != ""; {
+		j := strings.IndexByte(rest, ']')
+		if rest[0] != '[' || j < 0 {
+			return nil, fmt.Errorf("bad array type %s%s", elem, dims)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(rest[1:j]), 10, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("bad array type %s%s", elem, dims)
+		}
+		counts, rest = append(counts, n), strings.TrimSpace(rest[j+1:])
+	}
+	t, err := f.ParseType(strings.TrimSpace(elem))
+	if err != nil {
+		return nil, err
+	}
+	for i := len(counts) - 1; i >= 0; i-- {
+		size := t.Size()
+		if size < 0 {
+			return nil, fmt.Errorf("array of incomplete type %s", TypeName(t))
+		}
+		t = &dwarf.ArrayType{CommonType: dwarf.CommonType{ByteSize: size * counts[i]}, Type: t, StrideBitSize: 0, Count: counts[i]}
+	}
+	return t, nil
+}
+
 // StringLiteral is a C string literal's value: an array of char holding b and its NUL, not
 // in the program's memory (sizeof "abc" is 4; it prints as gdb prints it).
 func (f *File) StringLiteral(b []byte) Value {
@@ -187,6 +220,9 @@ func (f *File) StringLiteral(b []byte) Value {
 // ParseType reads a C type name as a cast or sizeof writes it: a base type ("unsigned
 // long"), "struct s", a typedef, each followed by any number of "*".
 func (f *File) ParseType(name string) (dwarf.Type, error) {
+	if i := strings.IndexByte(name, '['); i > 0 && strings.HasSuffix(name, "]") { // int[3], char *[2][4]
+		return f.arrayType(name[:i], name[i:])
+	}
 	base := strings.TrimRight(name, "* ")
 	stars := strings.Count(name[len(base):], "*")
 	var words, quals []string

@@ -25,7 +25,7 @@ func (f *File) symbols() []symRange {
 			default:
 				continue
 			}
-			if s.Value == 0 || s.Size == 0 || s.Name == "" {
+			if s.Value == 0 || s.Name == "" || s.Section == elf.SHN_UNDEF {
 				continue
 			}
 			f.syms = append(f.syms, symRange{f.clearThumb(s.Value), s.Size, s.Name})
@@ -34,6 +34,18 @@ func (f *File) symbols() []symRange {
 			f.syms = append(f.syms, symRange{e.addr, e.size, e.name + "@plt"})
 		}
 		sort.Slice(f.syms, func(i, j int) bool { return f.syms[i].addr < f.syms[j].addr })
+		// One without a size (frame_dummy, written in assembly or by the linker) reaches to
+		// the next symbol, as gdb names what follows it.
+		for i := range f.syms {
+			if f.syms[i].size == 0 {
+				for j := i + 1; j < len(f.syms); j++ {
+					if f.syms[j].addr > f.syms[i].addr {
+						f.syms[i].size = f.syms[j].addr - f.syms[i].addr
+						break
+					}
+				}
+			}
+		}
 	})
 	return f.syms
 }

@@ -427,6 +427,10 @@ func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 			ct = tInt
 		}
 		return arithOperand{kind: "int", i: int64(u<<shift) >> shift, ct: ct}, nil
+	case "func": // gdb's arithmetic on a function is on its address, byte by byte (main+20)
+		if o.InMemory {
+			return arithOperand{kind: "uint", u: o.Addr, isPtr: true, ct: cType{"unsigned long", longBits, false, false}}, nil
+		}
 	case "array": // as C's arrays decay: its address, as a (char *) cast reads it
 		if o.InMemory {
 			return arithOperand{kind: "uint", u: o.Addr, isPtr: true, ct: cType{"unsigned long", longBits, false, false}}, nil

@@ -32,6 +32,12 @@ func (p *arithParser) typeName() (string, bool) {
 			return strings.Join(words, " "), true
 		case t == "*" || isIdent(t):
 			words = append(words, t)
+		case t == "[" && i+2 < len(p.toks) && p.toks[i+2] == "]" && len(words) > 0: // int[10]
+			if _, err := strconv.Atoi(p.toks[i+1]); err != nil {
+				return "", false
+			}
+			words[len(words)-1] += "[" + p.toks[i+1] + "]"
+			i += 2
 		default:
 			return "", false
 		}
@@ -191,7 +197,7 @@ func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
 // v@n. ok is false for the other operations.
 func (p *arithParser) pointerOp(op string, l, r arithOperand) (arithOperand, bool, error) {
 	ptr := func(v arithOperand) bool {
-		return v.obj != nil && v.obj.Typed() && (v.obj.Kind == "pointer" || v.obj.Kind == "array")
+		return v.obj != nil && v.obj.Typed() && (v.obj.Kind == "pointer" || v.obj.Kind == "array" || v.obj.Kind == "func")
 	}
 	if op != "@" && !ptr(l) && !ptr(r) {
 		return l, false, nil
@@ -200,14 +206,23 @@ func (p *arithParser) pointerOp(op string, l, r arithOperand) (arithOperand, boo
 		return l, true, errNoProgram
 	}
 	sym, mem := p.program(), cachedMem{p.e.t}
-	for _, v := range []*arithOperand{&l, &r} { // an array is a pointer to its first element
-		if op != "@" && v.obj != nil && v.obj.Kind == "array" {
-			d, err := sym.Decay(*v.obj, mem)
-			if err != nil {
-				return *v, true, err
-			}
-			v.obj = &d
+	for _, v := range []*arithOperand{&l, &r} { // an array is a pointer to its first element, a function to itself
+		var d elfsym.Value
+		var err error
+		switch {
+		case op == "@" || v.obj == nil:
+			continue
+		case v.obj.Kind == "array":
+			d, err = sym.Decay(*v.obj, mem)
+		case v.obj.Kind == "func":
+			d, err = sym.AddressOf(*v.obj, mem)
+		default:
+			continue
 		}
+		if err != nil {
+			return *v, true, err
+		}
+		v.obj = &d
 	}
 	count := func(v arithOperand) (int64, error) {
 		n, err := p.number(v)

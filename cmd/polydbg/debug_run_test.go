@@ -183,3 +183,22 @@ func TestSearchAndDebuggerFunctionsAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "search and debugger functions", dir, ours, theirs)
 }
+
+// Commands with a count, gdb's: next N, stepi N, nexti N (only the last stop told; a
+// breakpoint on the way ends them); disassemble before the run at the file's addresses;
+// array type names (sizeof(int[10]), ptype struct S[2]); arithmetic on a function's address
+// (x/2i main+20, a symbol without a size naming what follows it); x/s setting $_ to the
+// last string and $__ to void. Against gdb.
+func TestCountsAndAddressesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"disassemble /r add", "disassemble /s main", "p sizeof(int[10])", "ptype int[3]",
+		"whatis int[2][3]", "p sizeof(char *[4])", "ptype struct S[2]", "p sizeof (struct S[2])",
+		"break main", "run", "next", "break add", "next 2", "info breakpoints", "stepi 3", "nexti 2", "x/2i main+20",
+		"p main+20", "p add - 1", "p &main + 1", "x/s word", "p $_", "p $__", "whatis $_", "delete", "finish", "next 3", "kill"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "counts", structProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "counts and addresses", dir, ours, theirs)
+}
