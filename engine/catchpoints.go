@@ -7,14 +7,16 @@ import (
 
 // Catchpoints: the program stops when it enters or returns from one of the system calls
 // asked for (gdb's catch syscall), on targets that can catch them (a GDB stub's
-// QCatchSyscalls: gdbserver).
+// QCatchSyscalls: gdbserver); and the stops of the signals asked for are numbered by
+// their catchpoint (gdb's catch signal).
 
 // ReasonSyscall is the stop at a caught system call: Stop.Syscall says which and whether
 // it is its return, Stop.BreakpointID the catchpoint.
 const ReasonSyscall StopReason = "syscall"
 
-// Catchpoint is one catch syscall: the calls it stops at (every one when All). ID is the
-// session's, unique among all breakpoints.
+// Catchpoint is one catch syscall: the calls it stops at (every one when All); or, with
+// Signals set, one catch signal: the signal stops it numbers. ID is the session's, unique
+// among all breakpoints.
 type Catchpoint struct {
 	ID       int
 	Calls    []int
@@ -22,6 +24,73 @@ type Catchpoint struct {
 	All      bool
 	Disabled bool // kept, but not stopped at (gdb's disable)
 	Hits     int  // the stops it made (filled by the session)
+	// OnSignals makes it a signal catchpoint: the signals it numbers are Signals
+	// ("SIGUSR1"), or with AnySignal every one; neither is gdb's standard signals (all but
+	// SIGTRAP and SIGINT, which the debugger uses).
+	OnSignals bool
+	Signals   []string
+	AnySignal bool
+	// OnFork makes it a fork catchpoint (gdb's catch fork); Child is the process the last
+	// fork it caught made.
+	OnFork bool
+	Child  int
+}
+
+// CatchesSignals reports whether c is a signal catchpoint.
+func (c Catchpoint) CatchesSignals() bool { return c.OnSignals }
+
+// catchesSyscalls reports whether c is a system call catchpoint.
+func (c Catchpoint) catchesSyscalls() bool { return !c.OnSignals && !c.OnFork }
+
+// ReasonFork is the stop at a fork a catchpoint caught: Stop.Fork says which child it made,
+// Stop.BreakpointID the catchpoint.
+const ReasonFork StopReason = "fork"
+
+// ForkStop is the fork of a ReasonFork stop.
+type ForkStop struct {
+	Child int // the new process, let go already (gdb's detach-on-fork)
+}
+
+// ForkCatcher is implemented by targets that can stop where the program forks.
+type ForkCatcher interface {
+	// CatchForks makes the next continues stop (ReasonFork) after each fork, or not.
+	CatchForks(on bool) error
+}
+
+// CatchForks adds a catchpoint on the program's forks (gdb's catch fork) and returns it.
+func (s *Session) CatchForks() (Catchpoint, error) {
+	if _, ok := s.t.(ForkCatcher); !ok {
+		return Catchpoint{}, fmt.Errorf("catch fork: %w", ErrUnsupported)
+	}
+	c := Catchpoint{OnFork: true}
+	s.mu.Lock()
+	s.nextID++
+	c.ID = s.nextID
+	s.catches = append(s.catches, c)
+	s.mu.Unlock()
+	return c, s.armCatchpoints()
+}
+
+// CatchSignals adds a catchpoint on the signal stops of the signals named (gdb's catch
+// signal: without names the standard ones, with all every one) and returns it. A signal
+// the program is not stopped by (handle nostop) is not caught.
+func (s *Session) CatchSignals(names []string, all bool) (Catchpoint, error) {
+	sh, ok := s.t.(SignalHandler)
+	if !ok {
+		return Catchpoint{}, fmt.Errorf("catch signal: %w", ErrUnsupported)
+	}
+	for _, name := range names {
+		if _, err := sh.SignalHandling(name); err != nil {
+			return Catchpoint{}, err
+		}
+	}
+	c := Catchpoint{OnSignals: true, Signals: names, AnySignal: all}
+	s.mu.Lock()
+	s.nextID++
+	c.ID = s.nextID
+	s.catches = append(s.catches, c)
+	s.mu.Unlock()
+	return c, nil
 }
 
 // SyscallCatcher is implemented by targets that stop at system calls.
@@ -116,19 +185,25 @@ func (s *Session) EnableCatchpoint(id int, on bool) error {
 
 // armCatchpoints tells the target every call the catchpoints stop at.
 func (s *Session) armCatchpoints() error {
+	s.mu.Lock()
+	var calls []int
+	all, forks := false, false
+	for _, c := range s.catches {
+		if !c.Disabled && c.catchesSyscalls() {
+			calls, all = append(calls, c.Calls...), all || c.All
+		}
+		forks = forks || !c.Disabled && c.OnFork
+	}
+	s.mu.Unlock()
+	if fc, ok := s.t.(ForkCatcher); ok {
+		if err := fc.CatchForks(forks); err != nil {
+			return err
+		}
+	}
 	sc, ok := s.t.(SyscallCatcher)
 	if !ok {
 		return nil
 	}
-	s.mu.Lock()
-	var calls []int
-	all := false
-	for _, c := range s.catches {
-		if !c.Disabled {
-			calls, all = append(calls, c.Calls...), all || c.All
-		}
-	}
-	s.mu.Unlock()
 	slices.Sort(calls)
 	return sc.CatchSyscalls(slices.Compact(calls), all)
 }
@@ -137,8 +212,38 @@ func (s *Session) armCatchpoints() error {
 // counts its hit (under s.mu).
 func (s *Session) caughtBy(stop *Stop) {
 	for i := range s.catches {
-		if c := &s.catches[i]; !c.Disabled && stop.Syscall != nil && (c.All || slices.Contains(c.Calls, stop.Syscall.Num)) {
+		if c := &s.catches[i]; !c.Disabled && c.catchesSyscalls() && stop.Syscall != nil && (c.All || slices.Contains(c.Calls, stop.Syscall.Num)) {
 			c.Hits++
+			stop.BreakpointID = c.ID
+			return
+		}
+	}
+}
+
+// signalCaughtBy numbers a signal stop by the first signal catchpoint that catches its
+// signal and counts its hit (under s.mu).
+func (s *Session) signalCaughtBy(stop *Stop) {
+	for i := range s.catches {
+		c := &s.catches[i]
+		if c.Disabled || !c.CatchesSignals() {
+			continue
+		}
+		standard := len(c.Signals) == 0 && !c.AnySignal && stop.Signal != "SIGTRAP" && stop.Signal != "SIGINT"
+		if c.AnySignal || standard || slices.Contains(c.Signals, stop.Signal) {
+			c.Hits++
+			stop.BreakpointID = c.ID
+			return
+		}
+	}
+}
+
+// forkCaughtBy numbers a fork stop by the first fork catchpoint, counts its hit and keeps
+// the child it made (under s.mu).
+func (s *Session) forkCaughtBy(stop *Stop) {
+	for i := range s.catches {
+		if c := &s.catches[i]; !c.Disabled && c.OnFork && stop.Fork != nil {
+			c.Hits++
+			c.Child = stop.Fork.Child
 			stop.BreakpointID = c.ID
 			return
 		}

@@ -12,6 +12,7 @@ type catchFake struct {
 	*fakeTarget
 	calls []int
 	all   bool
+	forks bool
 }
 
 func (c *catchFake) SyscallNumber(name string) (int, error) {
@@ -71,5 +72,57 @@ func TestCatchpoints(t *testing.T) {
 	}
 	if next, _ := s2.CatchSyscalls(nil); next.ID != r.ID+1 || !f2.all {
 		t.Errorf("a catchpoint after the restored ones is %d (all %v)", next.ID, f2.all)
+	}
+}
+
+func (c *catchFake) CatchForks(on bool) error { c.forks = on; return nil }
+
+func (c *catchFake) HandleSignal(string, SignalHandling) error { return nil }
+func (c *catchFake) SignalNames() []string                     { return []string{"SIGUSR1", "SIGUSR2", "SIGTRAP"} }
+func (c *catchFake) SignalHandling(name string) (SignalHandling, error) {
+	if !slices.Contains(c.SignalNames(), name) {
+		return SignalHandling{}, fmt.Errorf("unknown signal %s", name)
+	}
+	return SignalHandling{Stop: true, Print: true, Pass: true}, nil
+}
+
+// Signal and fork catchpoints: a signal stop is numbered by the first catchpoint that
+// catches its signal (the standard ones are all but SIGTRAP and SIGINT), a fork stop by a
+// fork catchpoint, which keeps the child; the target stops at forks while one is enabled,
+// and neither kind is told to the target as system calls.
+func TestSignalAndForkCatchpoints(t *testing.T) {
+	f := &catchFake{fakeTarget: newFake(4, 1)}
+	s := NewSession(f)
+	if _, err := s.CatchSignals([]string{"SIGNOSUCH"}, false); err == nil {
+		t.Error("an unknown signal caught")
+	}
+	usr2, _ := s.CatchSignals([]string{"SIGUSR2"}, false)
+	std, _ := s.CatchSignals(nil, false)
+	fork, err := s.CatchForks()
+	if err != nil || !f.forks || f.calls != nil || f.all {
+		t.Fatalf("catch fork: %v; the target catches forks %v, calls %v (all %v)", err, f.forks, f.calls, f.all)
+	}
+	for _, c := range []struct {
+		sig  string
+		want int
+	}{{"SIGUSR2", usr2.ID}, {"SIGUSR1", std.ID}, {"SIGTRAP", 0}} {
+		stop := Stop{Reason: ReasonException, Signal: c.sig}
+		s.mu.Lock()
+		s.signalCaughtBy(&stop)
+		s.mu.Unlock()
+		if stop.BreakpointID != c.want {
+			t.Errorf("%s: catchpoint %d, want %d", c.sig, stop.BreakpointID, c.want)
+		}
+	}
+	stop := Stop{Reason: ReasonFork, Fork: &ForkStop{Child: 42}}
+	s.mu.Lock()
+	s.forkCaughtBy(&stop)
+	s.mu.Unlock()
+	cs := s.Catchpoints()
+	if stop.BreakpointID != fork.ID || cs[2].Child != 42 || cs[2].Hits != 1 || cs[0].Hits != 1 || cs[1].Hits != 1 {
+		t.Errorf("fork stop: catchpoint %d; %+v", stop.BreakpointID, cs)
+	}
+	if err := s.EnableCatchpoint(fork.ID, false); err != nil || f.forks {
+		t.Errorf("disabled: %v, the target catches forks %v", err, f.forks)
 	}
 }

@@ -460,6 +460,12 @@ func (h handler) Stopped(stop Stop) {
 	if stop.Reason == ReasonSyscall {
 		s.caughtBy(&stop)
 	}
+	if stop.Reason == ReasonFork {
+		s.forkCaughtBy(&stop)
+	}
+	if stop.Reason == ReasonException && stop.Signal != "" && stop.BreakpointID == 0 {
+		s.signalCaughtBy(&stop)
+	}
 	if stop.Reason == ReasonData && stop.BreakpointID != 0 { // a watchpoint's hit, counted as a breakpoint's
 		if s.watchHits == nil {
 			s.watchHits = map[int]int{}

@@ -87,6 +87,9 @@ type Stop struct {
 	// Syscall says, with ReasonSyscall, which system call the program entered or returned
 	// from; BreakpointID is its catchpoint.
 	Syscall *SyscallStop
+	// Fork says, with ReasonFork, which process the fork made; BreakpointID is its
+	// catchpoint.
+	Fork *ForkStop
 }
 
 // SyscallStop is the system call of a ReasonSyscall stop.

@@ -9,11 +9,12 @@ import (
 )
 
 // cmdCatch is gdb's catch syscall [NAME|NUMBER]...: a catchpoint that stops the program
-// at the entry and the return of those system calls (of every one without any).
+// at the entry and the return of those system calls (of every one without any); catch
+// signal [SIGNAL...|all], which numbers those signals' stops; catch fork.
 func cmdCatch(d *Debugger, args string) bool {
 	what, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
-	if what != "syscall" {
-		d.fail("Undefined catch command: \"%s\".  Try \"help catch\". (polydbg catches system calls: catch syscall [NAME|NUMBER]...)\n", what)
+	if what != "syscall" && what != "signal" && what != "fork" {
+		d.fail("Undefined catch command: \"%s\".  Try \"help catch\". (polydbg catches system calls, signals and forks: catch syscall [NAME|NUMBER]..., catch signal [SIGNAL...|all], catch fork)\n", what)
 		return false
 	}
 	if d.s.State().Ended() { // for the next run, as gdb keeps it
@@ -21,6 +22,20 @@ func cmdCatch(d *Debugger, args string) bool {
 			d.fail("%v\n", err)
 			return false
 		}
+	}
+	switch what {
+	case "signal":
+		d.catchSignals(strings.Fields(rest))
+		return false
+	case "fork":
+		c, err := d.s.CatchForks()
+		if err != nil {
+			d.fail("%s\n", explain(err))
+			return false
+		}
+		d.noteBreakpointNumber(c.ID)
+		d.printf("Catchpoint %d (fork)\n", c.ID)
+		return false
 	}
 	c, err := d.s.CatchSyscalls(strings.Fields(rest))
 	if err != nil {
@@ -52,12 +67,60 @@ func callName(name string, n int) string {
 	return name
 }
 
+// catchSignals is gdb's catch signal [SIGNAL...|all].
+func (d *Debugger) catchSignals(names []string) {
+	all := len(names) == 1 && names[0] == "all"
+	if all {
+		names = nil
+	}
+	for _, n := range names {
+		if _, err := d.s.SignalHandling(n); err != nil || !strings.HasPrefix(n, "SIG") {
+			d.fail("Unknown signal name '%s'.\n", n)
+			return
+		}
+	}
+	c, err := d.s.CatchSignals(names, all)
+	if err != nil {
+		d.fail("%s\n", explain(err))
+		return
+	}
+	d.noteBreakpointNumber(c.ID)
+	d.printf("Catchpoint %d (%s)\n", c.ID, signalsCaught(c, false))
+}
+
+// signalsCaught says what a signal catchpoint catches, as gdb: "signal SIGUSR1", "signals
+// SIGUSR1 SIGUSR2", "standard signals", "any signal"; quoted as info breakpoints has it.
+func signalsCaught(c engine.Catchpoint, quoted bool) string {
+	q := func(s string) string {
+		if quoted {
+			return `"` + s + `" `
+		}
+		return s
+	}
+	switch {
+	case c.AnySignal:
+		return map[bool]string{false: "any signal", true: `signal "<any signal>" `}[quoted]
+	case len(c.Signals) == 0:
+		return map[bool]string{false: "standard signals", true: `signal "<standard signals>" `}[quoted]
+	case len(c.Signals) == 1:
+		return "signal " + q(c.Signals[0])
+	}
+	return "signals " + q(strings.Join(c.Signals, " "))
+}
+
 // catchpointRows are info breakpoints' rows of the catchpoints.
 func (d *Debugger) catchpointRows() []bpRow {
 	var rows []bpRow
 	for _, c := range d.s.Catchpoints() {
 		what := `syscall "<any syscall>" `
-		if !c.All {
+		if c.CatchesSignals() {
+			what = signalsCaught(c, true)
+		} else if c.OnFork {
+			what = "fork"
+			if c.Child != 0 {
+				what = fmt.Sprintf("fork, process %d ", c.Child)
+			}
+		} else if !c.All {
 			names := make([]string, len(c.Calls))
 			for i, n := range c.Calls {
 				names[i] = callName(c.Names[i], n)

@@ -347,6 +347,10 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 			d.printf("%s\n", st.Text)
 		}
 	case engine.ReasonException:
+		if st.Signal != "" && st.BreakpointID != 0 { // caught: catch signal
+			d.printf("\n%sCatchpoint %d (signal %s), %s\n", hit, st.BreakpointID, st.Signal, where())
+			break
+		}
 		if st.Signal != "" { // a native program's signal, in gdb's words
 			who := "Program"
 			if hit != "" {
@@ -361,6 +365,12 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 		d.printf("%s\n", where())
 	case engine.ReasonSyscall:
 		d.reportSyscall(st, hit, where())
+	case engine.ReasonFork:
+		child := 0
+		if st.Fork != nil {
+			child = st.Fork.Child
+		}
+		d.printf("\n%sCatchpoint %d (forked process %d), %s\n", hit, st.BreakpointID, child, where())
 	case engine.ReasonPause:
 		if d.indexedPCs() { // a Kite program has no signals
 			d.printf("\nPaused in %s\n", where())

@@ -83,6 +83,15 @@ func (d *Debugger) savedBreakpoints() string {
 		for i, n := range c.Calls {
 			text += " " + callName(c.Names[i], n)
 		}
+		if c.OnFork {
+			text = "catch fork"
+		}
+		if c.CatchesSignals() {
+			text = strings.TrimSpace("catch signal " + strings.Join(c.Signals, " "))
+			if c.AnySignal {
+				text = "catch signal all"
+			}
+		}
 		if c.Disabled {
 			text += "\ndisable $bpnum"
 		}

@@ -52,7 +52,9 @@ func cmdHandle(d *Debugger, args string) bool {
 		}
 		d.signals[name] = h
 	}
-	d.signalTable([]string{name})
+	if !d.cfg.Batch && !d.quiet { // gdb's handle shows the row when typed, not in a script
+		d.signalTable([]string{name})
+	}
 	return false
 }
 

@@ -146,6 +146,9 @@ func (d *Debugger) evalWith(expr string, mode engine.EvalMode) (engine.Variable,
 		}
 		return engine.Variable{Name: expr, Value: "void", Type: "void"}, nil
 	}
+	if v, ok := d.stateVariable(strings.TrimSpace(expr)); ok {
+		return v, nil
+	}
 	if v, ok, err := d.values.Lookup(expr); ok { // $1 as recorded, also once the program has ended
 		return v, err
 	}
@@ -317,4 +320,27 @@ func (d *Debugger) layout(text string) string {
 		return engine.PrettyValue(text)
 	}
 	return text
+}
+
+// stateVariable is one of gdb's convenience variables of the debugger's state: $_thread
+// (the selected thread's number, 0 without a live program), $_inferior (1), and
+// $_gdb_major, $_gdb_minor: the gdb whose behaviour polydbg's terminal follows (13.1), for
+// scripts that test it.
+func (d *Debugger) stateVariable(name string) (engine.Variable, bool) {
+	n := 0
+	switch name {
+	case "$_thread":
+		if d.live() {
+			n = d.s.ThreadNum(d.s.SelectedThread())
+		}
+	case "$_inferior":
+		n = 1
+	case "$_gdb_major":
+		n = 13
+	case "$_gdb_minor":
+		n = 1
+	default:
+		return engine.Variable{}, false
+	}
+	return engine.Variable{Name: name, Value: strconv.Itoa(n), Type: "int"}, true
 }

@@ -86,13 +86,15 @@ type Client struct {
 	wmu sync.Mutex // guards writes to conn
 	cmu sync.Mutex // serializes exchanges
 
-	noAck    atomic.Bool
-	running  atomic.Bool
-	pkts     chan []byte
-	acks     chan rsp.Kind
-	done     chan struct{} // closed when the reader ends
-	rerr     error         // why the reader ended; read after done is closed
-	closeOne sync.Once
+	noAck   atomic.Bool
+	running atomic.Bool
+	// forkCatch: a fork stop is returned by Wait, not resumed after (CatchForks).
+	forkCatch atomic.Bool
+	pkts      chan []byte
+	acks      chan rsp.Kind
+	done      chan struct{} // closed when the reader ends
+	rerr      error         // why the reader ended; read after done is closed
+	closeOne  sync.Once
 
 	stats struct {
 		sent, recv, bsent, brecv, intr atomic.Int64

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -27,6 +28,7 @@ type processes struct {
 	mu     sync.Mutex
 	main   string         // the program's process id (hex), from the first "pPID.TID" seen
 	points map[point]bool // the breakpoints and watchpoints inserted (Z), to clear in a child
+	note   string         // a caught fork's "[Detaching after fork ...]", said at the next resume
 }
 
 // point is one inserted breakpoint or watchpoint, as its Z packet named it.
@@ -128,6 +130,10 @@ func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
 	if err := c.expectOKWith(ex, "D;"+pid); err != nil {
 		return false, fmt.Errorf("gdbremote: detaching the forked child %s: %w", pid, err)
 	}
+	note := ""
+	if n, err := strconv.ParseUint(pid, 16, 32); err == nil { // said as gdb says it
+		note = fmt.Sprintf("[Detaching after fork from child process %d]\n", n)
+	}
 	back := sr.Thread
 	switch {
 	case back == "":
@@ -141,5 +147,42 @@ func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
 	if len(errs) > 0 {
 		c.log.Warn("gdbremote: a breakpoint stayed in a forked child", "pid", pid, "err", errors.Join(errs...))
 	}
+	if c.forkCatch.Load() { // caught (catch fork): the stop is the caller's, the note said as it goes on, as gdb
+		c.procs.mu.Lock()
+		c.procs.note = note
+		c.procs.mu.Unlock()
+		return false, nil
+	}
+	c.say(note)
 	return true, c.send(ctx, c.lastResume)
+}
+
+// CatchForks makes Wait return the fork stops of the program (the child let go already)
+// instead of resuming after them, while on (catch fork, during a continue).
+func (c *Client) CatchForks(on bool) { c.forkCatch.Store(on) }
+
+// say hands text to the console output, as the stub's own.
+func (c *Client) say(text string) {
+	if text != "" && c.opts.Output != nil {
+		c.opts.Output(text)
+	}
+}
+
+// sayPendingNote says what a caught fork left to say, as the program resumes.
+func (c *Client) sayPendingNote() {
+	c.procs.mu.Lock()
+	note := c.procs.note
+	c.procs.note = ""
+	c.procs.mu.Unlock()
+	c.say(note)
+}
+
+// ForkChild is the process id of the child a fork stop reply names; false for another stop.
+func ForkChild(sr StopReply) (int, bool) {
+	if sr.Reason != "fork" || !strings.HasPrefix(sr.Child, "p") {
+		return 0, false
+	}
+	pid, _, _ := strings.Cut(sr.Child[1:], ".")
+	n, err := strconv.ParseUint(pid, 16, 32)
+	return int(n), err == nil
 }

@@ -46,6 +46,7 @@ func (c *Client) StepRange(ctx context.Context, thread string, start, end uint64
 }
 
 func (c *Client) resume(ctx context.Context, action, thread string, start, end uint64) error {
+	c.sayPendingNote()
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
 	if c.running.Load() {

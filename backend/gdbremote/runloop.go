@@ -148,6 +148,9 @@ func (t *Target) resumeWaitCatching(action string, start, end uint64, catching b
 		if pausing {
 			return StopReply{}, errPaused
 		}
+		t.mu.Lock()
+		t.c.CatchForks(catching && t.catchForks)
+		t.mu.Unlock()
 		if err := t.syncSyscallCatch(catching); err != nil {
 			return StopReply{}, err
 		}
@@ -349,6 +352,9 @@ func (t *Target) classify(sr StopReply) *engine.Stop {
 		return &engine.Stop{Reason: engine.ReasonException, Text: err.Error()}
 	}
 	if st := t.syscallStop(sr); st != nil {
+		return st
+	}
+	if st := forkStop(sr); st != nil {
 		return st
 	}
 	if st := t.watchStop(sr); st != nil {

@@ -107,6 +107,27 @@ func (t *Target) syncSyscallCatch(continuing bool) error {
 	return nil
 }
 
+// CatchForks implements engine.ForkCatcher: from the next continue, stop after each fork
+// (the child let go, as without), on stubs that report forks.
+func (t *Target) CatchForks(on bool) error {
+	if v, _ := t.c.Feature("fork-events"); on && v != "+" {
+		return fmt.Errorf("The stub cannot catch forks (no fork-events).")
+	}
+	t.mu.Lock()
+	t.catchForks = on
+	t.mu.Unlock()
+	return nil
+}
+
+// forkStop is the stop of a caught fork, nil for another stop reply.
+func forkStop(sr StopReply) *engine.Stop {
+	child, ok := ForkChild(sr)
+	if !ok {
+		return nil
+	}
+	return &engine.Stop{Reason: engine.ReasonFork, Fork: &engine.ForkStop{Child: child}}
+}
+
 // syscallStop is the stop of a caught system call, nil for another stop reply.
 func (t *Target) syscallStop(sr StopReply) *engine.Stop {
 	if sr.Reason != "syscall_entry" && sr.Reason != "syscall_return" {

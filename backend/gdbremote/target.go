@@ -52,6 +52,7 @@ type Target struct {
 
 	// catchCalls and catchAll are the system calls to stop at (syscalls.go), catchSent
 	// the QCatchSyscalls the stub was last sent ("" for none); under mu.
+	catchForks bool // stop after forks during a continue (CatchForks)
 	catchCalls []int
 	catchAll   bool
 	catchSent  string

@@ -249,3 +249,42 @@ func TestLibraryFunctionBeforeRunAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "library function before run", dir, ours, theirs)
 }
+
+// sigForkProg raises a signal it handles, then forks a child that exits at once.
+const sigForkProg = `#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/wait.h>
+volatile int got;
+void h(int s) { got = s; }
+int main(void) {
+	signal(SIGUSR1, h);
+	raise(SIGUSR1);
+	printf("got %d\n", got);
+	pid_t p = fork();
+	if (p == 0) { _exit(3); }
+	int st; waitpid(p, &st, 0);
+	printf("child %d\n", WEXITSTATUS(st));
+	return 0;
+}
+`
+
+// catch signal and catch fork as gdb's: the catchpoints' words and rows (standard, any,
+// several signals; an unknown one), the stops they make ("Catchpoint 3 (signal SIGUSR1),",
+// "Catchpoint 1 (forked process N),"), the child let go as gdb says it, the hits and the
+// child in info breakpoints, save breakpoints; handle in a script says nothing; $_thread,
+// $_inferior. Against gdb.
+func TestCatchSignalAndForkAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"catch signal", "catch signal all", "catch signal SIGUSR1 SIGUSR2", "catch signal NOSUCH",
+		"catch fork", "catch signal SIGUSR1", "info breakpoints", "delete 1 2 3", "handle SIGUSR2 nostop", "p $_thread",
+		"run", "bt 1", "p $_thread", "p $_inferior", "continue", "info breakpoints", "continue", "info breakpoints",
+		"save breakpoints " + filepath.Join(t.TempDir(), "bps"), "run", "disable 4", "continue", "info breakpoints 4"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "catchsig", sigForkProg)
+	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
+	compareLines(t, "catch signal and fork", dir, ours, theirs)
+}
