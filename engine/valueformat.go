@@ -151,6 +151,9 @@ func formatLeaf(v Variable, format byte) string {
 		if !ok {
 			return v.Value
 		}
+		if t := strings.TrimSpace(v.Type); strings.HasPrefix(t, "unsigned") || t == "_Bool" || t == "bool" { // as wide as a char, keeping its type's sign
+			return fmt.Sprintf("%d %s", uint8(n), gdbChar(byte(n)))
+		}
 		return fmt.Sprintf("%d %s", int8(n), gdbChar(byte(n)))
 	case 'o':
 		if out := formatText(v, format, true); out != "00" {

@@ -115,7 +115,11 @@ func describeFields(st *dwarf.StructType, indent string) string {
 			b.WriteString(describeFields(inner, indent+"    ") + " " + f.Name + ";\n")
 			continue
 		}
-		b.WriteString(Declare(TypeName(f.Type), f.Name) + ";\n")
+		decl := Declare(TypeName(f.Type), f.Name)
+		if f.BitSize > 0 { // a bit field: its width, as gdb's "unsigned int a : 3;"
+			decl += fmt.Sprintf(" : %d", f.BitSize)
+		}
+		b.WriteString(decl + ";\n")
 	}
 	b.WriteString(indent + "}")
 	return b.String()

@@ -229,6 +229,11 @@ func (p *arithParser) unary() (arithOperand, error) {
 			}
 			v, err = p.child(v, field)
 		case "(":
+			if v.obj != nil && v.obj.Kind == "pointer" && !p.skip { // through a function pointer: fp(2), ops[1](2, 3)
+				if fn, derr := p.deref(v); derr == nil && fn.obj != nil && fn.obj.Kind == "func" {
+					v = fn
+				}
+			}
 			if v.obj == nil || v.obj.Kind != "func" {
 				return v, nil
 			}

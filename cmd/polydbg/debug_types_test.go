@@ -515,3 +515,62 @@ func TestInfoVariablesAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "info variables", dir, ours, theirs)
 }
+
+// valuesProg has a value of each kind C has: arrays of ints, doubles and chars, an enum, a
+// union, bit fields, a linked struct, function pointers (one a typedef's, an array of
+// them), strings, a long, an unsigned char.
+const valuesProg = `#include <stdio.h>
+#include <string.h>
+enum color { RED, GREEN = 5, BLUE };
+union u { int i; float f; char c[4]; };
+struct bits { unsigned a:3; int b:5; unsigned c:1; };
+struct node { int v; struct node *next; };
+typedef int (*binop)(int, int);
+int add(int a, int b) { return a + b; }
+int mul(int a, int b) { return a * b; }
+int arr[5] = {1, 2, 3, 4, 5};
+double darr[3] = {1.5, -2.25, 3e10};
+char name[8] = "hey";
+enum color col = GREEN;
+union u un = { .i = 0x41424344 };
+struct bits bf = { 5, -3, 1 };
+struct node n2 = { 2, 0 }, n1 = { 1, &n2 };
+binop ops[2] = { add, mul };
+const char *strs[] = { "one", "two", 0 };
+int main(void) {
+    binop fp = mul;
+    int *p = arr + 1;
+    long big = -1;
+    unsigned char uc = 200;
+    int r = fp(3, 4) + ops[0](1, 2) + *p;
+    printf("%d %s\n", r, name);
+    return 0;
+}
+`
+
+// print of each kind of value as gdb's: arrays and slices of them (@), formats on arrays,
+// unions and bit fields, enums and their arithmetic, structs through pointers, function
+// pointers printed, dereferenced and called through (fp(5, 6), ops[1](2, 3), (*fp)(3, 3)),
+// ptype of a union, of bit fields (a : 3) and of a function pointer typedef, registers of
+// flags, C's operators and literals. Against gdb.
+func TestValuesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break 25", "run", "p arr", "p arr[1]@3", "p/x arr", "p *p@2",
+		"p darr", "p name", "p col", "p col == GREEN", "p/d col", "p (enum color)6",
+		"p un", "p/x un", "p bf", "p/x bf", "p n1", "p *n1.next",
+		"p n1.next->v", "p ops", "p fp", "p *fp", "p fp(5, 6)", "p ops[1](2, 3)",
+		"p strs", "p *strs@2", "p big", "p/x big", "p uc", "p/c uc",
+		"p/x -1", "p sizeof(union u)", "ptype union u", "ptype struct bits", "ptype binop", "whatis ops",
+		"ptype fp", "p $eflags", "p/x $eflags", "p $rip", "info registers eflags", "p arr == &arr[0]",
+		"p &arr[2] - &arr[0]", "p *&n1", "p n1.next->next", "p name[0]", "p &name", "p *name@2",
+		"set var arr[0] = 10", "p arr[0] * 2", "p -arr[0]", "p !arr[0]", "p ~arr[0]", "p arr[0] > 5 ? 1 : 2",
+		"p darr[0] * 2", "p darr[1] / 0", "p 10 / 3.0", "p 10 % 3", "p 1.0f", "p 'A'",
+		"p 'A' + 1", "p \"x\" \"y\"", "p/t 255", "p/o 0", "p fp(5, 6)", "p ops[1](2, 3)",
+		"p ops[0](1,1) + fp(2,2)", "p (*fp)(3, 3)", "call ops[1](4, 4)"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "values", valuesProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "values", dir, ours, theirs)
+}
