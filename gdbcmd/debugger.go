@@ -135,6 +135,7 @@ type Debugger struct {
 	sourcing     []sourceLine                     // the line each of them is at
 	failed       bool                             // the command being run said an error (fail)
 	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
+	threadNames  map[uint64]string                // thread name's names, by thread id
 	startup      runSettings                      // how the next run starts the program (run.go)
 	ranOnce      bool                             // the program has been run: addresses are the loaded ones from then on
 	settings     settings                         // confirm, pagination, height, width, verbose, disassembly-flavor (settings.go)

@@ -32,7 +32,7 @@ func cmdInfoThreads(d *Debugger) {
 	current := d.s.SelectedThread()
 	width := len("Target Id") // gdb's column is as wide as its widest entry
 	for _, t := range ts {
-		width = max(width, len(targetID(t)))
+		width = max(width, len(d.targetID(t)))
 	}
 	d.printf("  Id   %-*s Frame \n", width, "Target Id")
 	for _, t := range ts {
@@ -41,7 +41,7 @@ func cmdInfoThreads(d *Debugger) {
 		if t.ID == current {
 			mark = "*"
 		}
-		d.printf("%s %-4d %-*s %s\n", mark, t.Num, width, targetID(t), where)
+		d.printf("%s %-4d %-*s %s\n", mark, t.Num, width, d.targetID(t), where)
 	}
 	if current != 0 { // reading the other threads' frames selected them in turn
 		if err := d.s.SelectThread(current); err != nil {
@@ -50,13 +50,73 @@ func cmdInfoThreads(d *Debugger) {
 	}
 }
 
-// targetID is gdb's "Target Id" column: the thread's name for the system, and the name the
-// program gave it.
-func targetID(t engine.Thread) string {
-	if t.Name != "" && t.Name != fmt.Sprint(t.ID) && !strings.HasPrefix(t.Name, "thread ") {
-		return fmt.Sprintf("%s %q", threadName(t), t.Name)
+// targetID is gdb's "Target Id" column: the thread's name for the system, and its name:
+// the one thread name gave it, else the one the program gave it.
+func (d *Debugger) targetID(t engine.Thread) string {
+	if name := d.threadNames[t.ID]; name != "" {
+		return fmt.Sprintf("%s %q", threadName(t), name)
+	}
+	if name := systemName(t); name != "" {
+		return fmt.Sprintf("%s %q", threadName(t), name)
 	}
 	return threadName(t)
+}
+
+// systemName is the name the program gave thread t (its comm), "" when it has none of its
+// own.
+func systemName(t engine.Thread) string {
+	if t.Name != "" && t.Name != fmt.Sprint(t.ID) && !strings.HasPrefix(t.Name, "thread ") {
+		return t.Name
+	}
+	return ""
+}
+
+// threadNameCmd is gdb's thread name [NAME]: the selected thread's name in polydbg's lists
+// (without NAME, the program's again).
+func (d *Debugger) threadNameCmd(name string) {
+	if !d.live() {
+		d.fail("No thread selected\n")
+		return
+	}
+	if d.threadNames == nil {
+		d.threadNames = map[uint64]string{}
+	}
+	if name == "" {
+		delete(d.threadNames, d.s.SelectedThread())
+		return
+	}
+	d.threadNames[d.s.SelectedThread()] = name
+}
+
+// threadFind is gdb's thread find REGEX: each thread whose name, name for the program or
+// target id matches.
+func (d *Debugger) threadFind(expr string) {
+	if expr == "" {
+		d.fail("Command requires an argument.\n")
+		return
+	}
+	re, err := compileBRE(expr)
+	if err != nil {
+		d.fail("Invalid regexp: %v\n", err)
+		return
+	}
+	ts, err := d.threads()
+	if err != nil {
+		d.fail("%s\n", explain(err))
+		return
+	}
+	match := false
+	for _, t := range ts {
+		for _, c := range []struct{ what, text string }{{"name", d.threadNames[t.ID]}, {"target name", systemName(t)}, {"target id", threadName(t)}} {
+			if c.text != "" && re.MatchString(c.text) {
+				d.printf("Thread %d has %s '%s'\n", t.Num, c.what, c.text)
+				match = true
+			}
+		}
+	}
+	if !match {
+		d.printf("No threads match '%s'\n", expr)
+	}
 }
 
 // threadName is what gdb calls a thread in its messages: "Thread 0x7ffff7d86640 (LWP
@@ -107,6 +167,14 @@ func cmdThread(d *Debugger, args string) bool {
 	args = strings.TrimSpace(args)
 	if rest, ok := strings.CutPrefix(args, "apply"); ok && (rest == "" || rest[0] == ' ') {
 		d.threadApply(strings.TrimSpace(rest))
+		return false
+	}
+	if rest, ok := strings.CutPrefix(args, "name"); ok && (rest == "" || rest[0] == ' ') {
+		d.threadNameCmd(strings.TrimSpace(rest))
+		return false
+	}
+	if rest, ok := strings.CutPrefix(args, "find"); ok && (rest == "" || rest[0] == ' ') {
+		d.threadFind(strings.TrimSpace(rest))
 		return false
 	}
 	if args == "" {
@@ -178,7 +246,7 @@ func (d *Debugger) threadApply(args string) {
 			continue
 		}
 		d.frame = 0
-		if !d.applyOne(flags, fmt.Sprintf("\nThread %d (%s):\n", t.Num, targetID(t)), cmd) {
+		if !d.applyOne(flags, fmt.Sprintf("\nThread %d (%s):\n", t.Num, d.targetID(t)), cmd) {
 			return
 		}
 	}

@@ -178,3 +178,35 @@ func TestApplyAsGDB(t *testing.T) {
 	lwp := regexp.MustCompile(`LWP \d+`)
 	compareLines(t, "frame and thread apply", dir, lwp.ReplaceAll(ours, []byte("LWP N")), lwp.ReplaceAll(theirs, []byte("LWP N")))
 }
+
+// oneWorkerProg starts one thread and waits for it.
+const oneWorkerProg = `#include <pthread.h>
+int shared;
+void *worker(void *arg) {
+	shared += *(int *)arg;
+	return 0;
+}
+int main(void) {
+	pthread_t th;
+	int id = 7;
+	pthread_create(&th, 0, worker, &id);
+	pthread_join(th, 0);
+	return shared - 7;
+}
+`
+
+// thread name and thread find as gdb's: a name given to the selected thread, found by
+// name, by the program's name for it and by its target id; cleared again; $_thread.
+func TestThreadNameAndFindAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"thread name early", "break 4", "run", "p $_thread", "thread name w", "thread find w",
+		"thread find LWP", "thread find zzz", "thread", "thread name", "thread find w", "thread name a b", "thread find ^a",
+		"thread find ^th", "thread find", "thread find 0x7ff"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "threadname", oneWorkerProg) // pthread is in libc
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	lwp := regexp.MustCompile(`LWP \d+`)
+	compareLines(t, "thread name and find", dir, lwp.ReplaceAll(ours, []byte("LWP N")), lwp.ReplaceAll(theirs, []byte("LWP N")))
+}
