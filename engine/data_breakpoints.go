@@ -34,6 +34,9 @@ type Watchpoint struct {
 	Verified bool
 	Message  string
 	Hits     int // the stops it made (filled by the session)
+	// Condition, when set, is evaluated in the stopped program at each hit: the program
+	// stops only where it is true (or cannot be evaluated), as gdb's watch EXPR if COND.
+	Condition string
 }
 
 // Watchpointer is implemented by targets with watchpoints.

@@ -455,6 +455,19 @@ func (h handler) Stopped(stop Stop) {
 		go func() { _ = s.t.Resume(Continue) }() // the target waits for it; not from its own goroutine
 		return
 	}
+	if cond := s.watchCondition(stop); cond != "" {
+		s.mu.Unlock()
+		go h.decideWatchStop(stop, cond) // evaluated once the target waits for its resume
+		return
+	}
+	h.publishStop(stop)
+}
+
+// publishStop makes stop the session's: its state, its catchpoint or watchpoint counted,
+// its event, a temporary breakpoint deleted or a counted one counted down. s.mu is held and
+// released.
+func (h handler) publishStop(stop Stop) {
+	s := h.s
 	s.state = Stopped
 	s.lastStop = &stop
 	if stop.Reason == ReasonSyscall {

@@ -105,6 +105,9 @@ func (d *Debugger) tableRows(withBreakpoints bool) []bpRow {
 		if !w.Verified {
 			r.notes = append(r.notes, "\tnot armed: "+w.Message)
 		}
+		if w.Condition != "" {
+			r.notes = append(r.notes, "\tstop only if "+w.Condition)
+		}
 		if w.Hits > 0 {
 			r.notes = append(r.notes, hitNote(w.Hits))
 		}

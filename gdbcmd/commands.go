@@ -356,6 +356,10 @@ func (d *Debugger) describe(l engine.Location) string {
 }
 
 func cmdDelete(d *Debugger, args string) bool {
+	if rest, ok := strings.CutPrefix(args, "display"); ok && (rest == "" || rest[0] == ' ') {
+		d.deleteDisplays(rest)
+		return false
+	}
 	if args == "" {
 		some := len(d.s.Breakpoints())+len(d.s.DataBreakpoints())+len(d.s.Catchpoints()) > 0
 		if some && d.fromUser() && !d.query("Delete all breakpoints? ") { // gdb asks a person only
@@ -393,12 +397,16 @@ func cmdCondition(d *Debugger, args string) bool {
 		d.fail("Argument required (breakpoint number).\n")
 		return false
 	}
-	if err := d.s.SetCondition(n, strings.TrimSpace(cond)); err != nil {
+	found, err := d.s.SetWatchCondition(n, cond) // a watchpoint's
+	if !found {
+		err = d.s.SetCondition(n, strings.TrimSpace(cond))
+	}
+	if err != nil {
 		d.fail("%v\n", err)
 		return false
 	}
-	if cond == "" && d.fromUser() {
-		d.printf("Breakpoint %d now unconditional.\n", n)
+	if strings.TrimSpace(cond) == "" && d.fromUser() {
+		d.printf("%s %d now unconditional.\n", map[bool]string{false: "Breakpoint", true: "Watchpoint"}[found], n)
 	}
 	return false
 }
@@ -407,6 +415,10 @@ func cmdCondition(d *Debugger, args string) bool {
 // enable once, enable count N and enable delete besides.
 func enableCmd(on bool) cmdFunc {
 	return func(d *Debugger, args string) bool {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(args), "display"); ok && (rest == "" || rest[0] == ' ') {
+			d.enableDisplays(on, rest)
+			return false
+		}
 		args = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(args), "breakpoints"))
 		var how func(id int) error // enable once, count, delete; nil for a plain enable
 		if on {
@@ -595,14 +607,7 @@ func (d *Debugger) showNewDisplay(id int) {
 	}
 }
 
-func cmdUndisplay(d *Debugger, args string) bool {
-	if n, ok := atoi(args); !ok || d.s.RemoveWatch(n) != nil {
-		d.fail("No display number %s.\n", args)
-	} else {
-		delete(d.insnDisplays, n)
-	}
-	return false
-}
+func cmdUndisplay(d *Debugger, args string) bool { d.deleteDisplays(args); return false }
 
 func cmdInfo(d *Debugger, args string) bool {
 	what, _, _ := strings.Cut(args, " ")
@@ -651,7 +656,7 @@ func cmdInfo(d *Debugger, args string) bool {
 		}
 		d.printf("Auto-display expressions now in effect:\nNum Enb Expression\n")
 		for _, w := range ws {
-			d.printf("%d:   y  %s\n", w.ID, d.displaySpec(w))
+			d.printf("%d:   %s  %s\n", w.ID, map[bool]string{false: "y", true: "n"}[d.displayOff[w.ID]], d.displaySpec(w))
 		}
 	case strings.HasPrefix("frame", what):
 		d.infoFrame(strings.TrimSpace(strings.TrimPrefix(args, what)))

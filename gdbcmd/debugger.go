@@ -136,6 +136,7 @@ type Debugger struct {
 	failed       bool                             // the command being run said an error (fail)
 	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
 	threadNames  map[uint64]string                // thread name's names, by thread id
+	displayOff   map[int]bool                     // the displays disable display turned off
 	startup      runSettings                      // how the next run starts the program (run.go)
 	ranOnce      bool                             // the program has been run: addresses are the loaded ones from then on
 	settings     settings                         // confirm, pagination, height, width, verbose, disassembly-flavor (settings.go)
@@ -413,7 +414,7 @@ func (d *Debugger) showDisplays(only int) {
 		spec := d.displaySpec(w.Watch)
 		n, insns := d.insnDisplays[w.ID]
 		switch {
-		case only != 0 && w.ID != only:
+		case only != 0 && w.ID != only, only == 0 && d.displayOff[w.ID]:
 		case insns && w.Err == "": // display/i: x/i at the expression's address
 			d.printf("%d: x/%s\n", w.ID, strings.TrimPrefix(spec, "/"))
 			if addr, ok := engine.IntegerOf(w.Value.Value); ok {

@@ -1,6 +1,7 @@
 package gdbcmd
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -32,7 +33,8 @@ func watchKind(w engine.Watchpoint) string {
 // selected frame, numbered with the breakpoints.
 func watchCmd(access engine.DataAccess) cmdFunc {
 	return func(d *Debugger, args string) bool {
-		expr := strings.TrimSpace(args)
+		expr, cond, _ := strings.Cut(strings.TrimSpace(args), " if ") // watch EXPR if COND
+		expr = strings.TrimSpace(expr)
 		if expr == "" {
 			d.fail("Argument required (expression to compute).\n")
 			return false
@@ -46,8 +48,13 @@ func watchCmd(access engine.DataAccess) cmdFunc {
 		}
 		w, err := d.s.WatchNamed(d.frame, expr, name, access)
 		if err != nil {
-			d.fail("Cannot watch %s: %v\n", expr, err)
+			d.fail("%s\n", watchError(expr, err))
 			return false
+		}
+		if cond = strings.TrimSpace(cond); cond != "" {
+			if _, err := d.s.SetWatchCondition(w.ID, cond); err != nil {
+				d.fail("%v\n", err)
+			}
 		}
 		d.printf("%s %d: %s\n", watchKind(w), w.ID, w.Name)
 		d.noteBreakpointNumber(w.ID)
@@ -93,4 +100,12 @@ func (d *Debugger) reportWatch(st *engine.Stop, hit string) {
 		return
 	}
 	d.printf("%s\n", st.Text)
+}
+
+// watchError says why expr cannot be watched: gdb's own words for a name it does not know.
+func watchError(expr string, err error) string {
+	if msg := explain(err); strings.HasPrefix(msg, "No symbol ") {
+		return msg
+	}
+	return fmt.Sprintf("Cannot watch %s: %v", expr, err)
 }

@@ -288,3 +288,20 @@ func TestCatchSignalAndForkAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "catch signal and fork", dir, ours, theirs)
 }
+
+// Watchpoints with a condition (watch EXPR if COND: the program goes on past the changes
+// where it is false, no hit counted), condition N on a watchpoint, and gdb's words for a
+// name it does not know; disable, enable and delete display, as gdb's.
+func TestWatchConditionsAndDisplaysAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break add", "run", "watch counter if counter > 2", "awatch nosuch", "info watchpoints",
+		"display counter", "display a", "disable display 1", "info display", "continue", "continue", "info watchpoints",
+		"condition 2", "info watchpoints", "condition 2 counter == 3", "enable display", "continue", "delete display 2",
+		"info display", "disable display 9", "undisplay 7", "delete display", "info display"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "watchcond", structProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "watch conditions and displays", dir, ours, theirs)
+}

@@ -85,8 +85,9 @@ func parseDataID(id string) (engine.Watchpoint, error) {
 	return engine.Watchpoint{}, fmt.Errorf("bad dataId %q (ask dataBreakpointInfo)", id)
 }
 
-// setDataBreakpoints replaces the data breakpoints. Conditions and hit conditions are not
-// supported on them: such a breakpoint is not set, and says so.
+// setDataBreakpoints replaces the data breakpoints. A condition is evaluated at each change
+// (the program goes on where it is false); hit conditions are not supported on them: such a
+// breakpoint is not set, and says so.
 func (c *conn) setDataBreakpoints(d *launch.Debuggee, a godap.SetDataBreakpointsArguments) (any, error) {
 	out := make([]godap.Breakpoint, len(a.Breakpoints))
 	var ws []engine.Watchpoint
@@ -97,10 +98,11 @@ func (c *conn) setDataBreakpoints(d *launch.Debuggee, a godap.SetDataBreakpoints
 		case err != nil:
 			out[i].Message = err.Error()
 			continue
-		case b.Condition != "" || b.HitCondition != "":
-			out[i].Message = "data breakpoints take no condition or hit condition"
+		case b.HitCondition != "":
+			out[i].Message = "data breakpoints take no hit condition"
 			continue
 		}
+		w.Condition = b.Condition
 		w.Access = engine.DataAccess(b.AccessType)
 		if w.Access == "" {
 			w.Access = engine.DataWrite

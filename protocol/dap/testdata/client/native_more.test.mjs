@@ -110,7 +110,7 @@ describe('native under gdbserver, more', () => {
     assert.equal((await s.exited()).body.exitCode, 0);
   });
 
-  test('data breakpoints: a write to a global stops with its old and new value', async () => {
+  test('data breakpoints: a write to a global stops with its old and new value, where its condition holds', async () => {
     const WRITE = line(SRC, 'write');
     s = new Session();
     await s.start({ kind: 'native', program: EXE, args: ['watch'] },
@@ -128,30 +128,29 @@ describe('native under gdbserver, more', () => {
     const regs = scopes.find((x) => x.name === 'Registers');
     const no = await s.dc.customRequest('dataBreakpointInfo', { variablesReference: regs.variablesReference, name: 'rax', frameId: top.id });
     assert.equal(no.body.dataId, null, 'a register is not watched');
-    const set = await s.dc.customRequest('setDataBreakpoints', { breakpoints: [{ dataId: info.body.dataId, accessType: 'write' },
-      { dataId: info.body.dataId, accessType: 'write', condition: 'counter > 1' }, { dataId: 'garbage' }] });
-    const [bp, cond, bad] = set.body.breakpoints;
+    const set = await s.dc.customRequest('setDataBreakpoints', { breakpoints: [{ dataId: info.body.dataId, accessType: 'write', condition: 'counter > 5' },
+      { dataId: info.body.dataId, accessType: 'write', hitCondition: '2' }, { dataId: 'garbage' }] });
+    const [bp, hit, bad] = set.body.breakpoints;
     assert.equal(bp.verified, true, JSON.stringify(bp));
-    assert.equal(cond.verified, false);
+    assert.equal(hit.verified, false);
     assert.match(bad.message, /bad dataId/);
     await s.dc.setFunctionBreakpointsRequest({ breakpoints: [] });
+    // the condition is false at the first write (0 -> 5): the program goes on to the second
     const [, ev] = await Promise.all([s.dc.continueRequest({ threadId: 1 }), s.stopped()]);
     assert.equal(ev.body.reason, 'data breakpoint', JSON.stringify(ev.body));
     assert.deepEqual(ev.body.hitBreakpointIds, [bp.id]);
-    assert.equal(ev.body.text, 'counter: 0 -> 5');
+    assert.equal(ev.body.text, 'counter: 5 -> 10');
     const at = await s.top();
     assert.equal(at.name, 'main');
     assert.ok(Math.abs(at.line - WRITE) <= 1, `stopped at line ${at.line}, the write is at ${WRITE}`);
-    const [, ev2] = await Promise.all([s.dc.continueRequest({ threadId: 1 }), s.stopped()]);
-    assert.equal(ev2.body.text, 'counter: 5 -> 10');
-    // a step over the line that writes stops at the write
-    let st = (await Promise.all([s.dc.nextRequest({ threadId: ev2.body.threadId }), s.stopped()]))[1];
-    if (st.body.reason === 'step') st = (await Promise.all([s.dc.nextRequest({ threadId: ev2.body.threadId }), s.stopped()]))[1];
-    if (st.body.reason === 'step') st = (await Promise.all([s.dc.nextRequest({ threadId: ev2.body.threadId }), s.stopped()]))[1];
-    assert.equal(st.body.reason, 'data breakpoint', JSON.stringify(st.body));
-    assert.equal(st.body.text, 'counter: 10 -> 15');
     const again = await s.dc.customRequest('setDataBreakpoints', { breakpoints: [{ dataId: info.body.dataId, accessType: 'write' }] });
     assert.equal(again.body.breakpoints[0].id, bp.id, 'an unchanged data breakpoint keeps its id');
+    // a step over the line that writes stops at the write
+    let st = (await Promise.all([s.dc.nextRequest({ threadId: ev.body.threadId }), s.stopped()]))[1];
+    if (st.body.reason === 'step') st = (await Promise.all([s.dc.nextRequest({ threadId: ev.body.threadId }), s.stopped()]))[1];
+    if (st.body.reason === 'step') st = (await Promise.all([s.dc.nextRequest({ threadId: ev.body.threadId }), s.stopped()]))[1];
+    assert.equal(st.body.reason, 'data breakpoint', JSON.stringify(st.body));
+    assert.equal(st.body.text, 'counter: 10 -> 15');
     await s.dc.customRequest('setDataBreakpoints', { breakpoints: [] });
     await s.dc.continueRequest({ threadId: 1 });
     await s.outputHas('stdout', 'counter 15\n');
