@@ -199,7 +199,11 @@ func convert(spec string, verb byte, text string) (string, error) {
 		}
 		return fmt.Sprintf(spec+string(verb), f), nil
 	case 's':
-		return fmt.Sprintf(spec+"s", stringOf(text)), nil
+		str := stringOf(text)
+		if i := strings.IndexByte(str, 0); i >= 0 { // C's %s ends at the string's NUL (a char array's padding)
+			str = str[:i]
+		}
+		return fmt.Sprintf(spec+"s", str), nil
 	case 'p':
 		n, ok := IntegerOf(text)
 		if !ok {

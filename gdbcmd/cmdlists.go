@@ -24,10 +24,17 @@ type commandLists struct {
 	lines    []string            // the lines read so far
 	pending  []string            // the lines to run for the stop just reported
 	calls    int                 // user commands running inside one another
+	// documenting is the user command a document being read is for; docs are the
+	// documentation read, by command; inHook the hooks running.
+	documenting string
+	docs        map[string][]string
+	inHook      map[string]bool
 }
 
 // isReading says a list is being read.
-func (c *commandLists) isReading() bool { return c.reading != nil || c.defining != "" || c.block != "" }
+func (c *commandLists) isReading() bool {
+	return c.reading != nil || c.defining != "" || c.block != "" || c.documenting != ""
+}
 
 // cmdCommands is gdb's commands [N...]: the lines up to "end" become the list of the
 // breakpoints named (the last one made without a number); an empty list removes theirs.
@@ -71,6 +78,14 @@ func (d *Debugger) readingCommands(line string) (taken, quit bool) {
 	}
 	line = strings.TrimSpace(line)
 	switch {
+	case d.cmds.documenting != "" && line == "end": // a document's lines are text: no blocks in it
+		if d.cmds.docs == nil {
+			d.cmds.docs = map[string][]string{}
+		}
+		d.cmds.docs[d.cmds.documenting] = slices.Clone(d.cmds.lines)
+		d.cmds.documenting, d.cmds.lines = "", nil
+	case d.cmds.documenting != "":
+		d.cmds.lines = append(d.cmds.lines, line)
 	case blockHead(line):
 		d.cmds.nested++
 		d.cmds.lines = append(d.cmds.lines, line)

@@ -61,6 +61,7 @@ func init() {
 		{"ptype", nil, "ptype EXPR  the type of an expression, with the fields of a struct", cmdPtype},
 		{"whatis", nil, "whatis EXPR  the type of an expression", cmdWhatis},
 		{"call", nil, "call EXPR  evaluate an expression that may call functions", cmdCall},
+		{"document", nil, "document NAME  the lines up to \"end\" become user command NAME's help", cmdDocument},
 		{"with", []string{"w"}, "with SETTING [VALUE] -- COMMAND  run COMMAND with a print, listsize, context or quiet setting changed for it", cmdWith},
 		{"output", nil, "output[/FMT] EXPR  print the value of EXPR alone (no $N, no newline)", cmdOutput},
 		{"printf", nil, "printf \"FORMAT\", ARGS...  print values with C's conversions (%d %x %s %f %c %p...)", cmdPrintf},
@@ -159,7 +160,11 @@ func (d *Debugger) exec(line string) bool {
 			args = strings.ReplaceAll(args, "$bpnum", v.Value)
 		}
 	}
-	return c.fn(d, strings.TrimSpace(args))
+	if d.runHook("hook", c.name) {
+		return true
+	}
+	quit := c.fn(d, strings.TrimSpace(args))
+	return quit || d.runHook("hookpost", c.name)
 }
 
 // numbered are the commands that take breakpoint numbers, where $bpnum stands for the
@@ -748,7 +753,11 @@ func cmdHistory(d *Debugger, _ string) bool {
 	return false
 }
 
-func cmdHelp(d *Debugger, _ string) bool {
+func cmdHelp(d *Debugger, args string) bool {
+	if name := strings.TrimSpace(args); name != "" {
+		d.helpOn(name)
+		return false
+	}
 	rows := make([]string, 0, len(cmdTable))
 	for _, c := range cmdTable {
 		alias := ""

@@ -291,6 +291,7 @@ func (d *Debugger) newSession() error {
 // ("fact (n=2) at t.c:12") when the stop is in another frame than the last one or at a
 // breakpoint, then the source line.
 func (d *Debugger) reportStop(st *engine.Stop) {
+	d.runHook("hook", "stop") // gdb's hook-stop: before the stop is told
 	loc := st.Location
 	depth, _ := d.s.Depth()
 	d.midLine = d.s.MidStatement(loc)

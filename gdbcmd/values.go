@@ -256,6 +256,8 @@ func cmdShow(d *Debugger, args string) bool {
 	case d.showQuiet(what):
 	case what == "args":
 		d.showArgs()
+	case what == "user":
+		d.showUser(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case what == "directories":
 		d.showDirectories()
 	case what == "logging":

@@ -472,3 +472,51 @@ func TestDisassembleModifiersAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "disassemble modifiers", dir, ours, theirs)
 }
+
+// userCmdsScript defines user commands, documents one, hooks a command and the stop.
+const userCmdsScript = `define adder
+  if $argc == 2
+    print $arg0 + $arg1
+  else
+    while 0
+      echo x
+    end
+  end
+end
+define two
+echo 2\n
+end
+show user adder
+show user
+help adder
+document adder
+Add two numbers.
+Second line.
+end
+help adder
+adder 1 2
+adder 1
+define hook-echo
+printf "before "
+end
+define hookpost-echo
+printf " after\n"
+end
+echo mid
+define hook-stop
+echo stopped!\n
+end
+break add
+run
+printf "%s|%6s|%d\n", word, word, 3
+continue
+show user two
+`
+
+// More of user commands as gdb's: show user (one, all, blocks indented), document and help,
+// hooks before and after a command (hook-echo, hookpost-echo) and at each stop (hook-stop,
+// before the stop is told); printf's %s of a char array ends at its NUL. Against gdb.
+func TestUserCommandDocsAndHooksAsGDB(t *testing.T) {
+	dir, ours, theirs := scriptAndGDB(t, "usercmds", structProg, userCmdsScript)
+	compareLines(t, "user commands", dir, ours, theirs)
+}
