@@ -27,16 +27,17 @@ func baseCapabilities() capabilities {
 		SupportsClipboardContext:          true,
 		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{{Filter: "runtime",
 			Label: "Runtime errors", Description: "Stop where a Kite runtime error would end the program", Default: true}},
-		SupportsExceptionInfoRequest:     true,
-		SupportsCompletionsRequest:       true,
-		SupportsValueFormattingOptions:   true, // hex in variables and evaluate
-		SupportsRestartRequest:           true,
-		SupportsTerminateRequest:         true,
-		SupportTerminateDebuggee:         true,
-		SupportsDelayedStackTraceLoading: true,
-		SupportsLoadedSourcesRequest:     true,
-		SupportsCancelRequest:            true,
-		SupportsSteppingGranularity:      true,
+		SupportsExceptionInfoRequest:       true,
+		SupportsCompletionsRequest:         true,
+		SupportsValueFormattingOptions:     true, // hex in variables and evaluate
+		SupportsRestartRequest:             true,
+		SupportsTerminateRequest:           true,
+		SupportTerminateDebuggee:           true,
+		SupportsDelayedStackTraceLoading:   true,
+		SupportsLoadedSourcesRequest:       true,
+		SupportsCancelRequest:              true,
+		SupportsSteppingGranularity:        true,
+		SupportsBreakpointLocationsRequest: true,
 	}}
 }
 
@@ -102,6 +103,16 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		return nil, d.Terminate()
 	case *godap.SetBreakpointsRequest:
 		return c.setBreakpoints(d, r.Arguments), nil
+	case *godap.BreakpointLocationsRequest:
+		lines, err := d.BreakpointLocations(c.srcMap.built(r.Arguments.Source.Path), r.Arguments.Line, r.Arguments.EndLine)
+		if err != nil {
+			return nil, err
+		}
+		body := godap.BreakpointLocationsResponseBody{Breakpoints: make([]godap.BreakpointLocation, len(lines))}
+		for i, l := range lines {
+			body.Breakpoints[i].Line = l
+		}
+		return body, nil
 	case *godap.SetFunctionBreakpointsRequest:
 		specs := make([]engine.BreakpointSpec, len(r.Arguments.Breakpoints))
 		for i, b := range r.Arguments.Breakpoints {

@@ -90,11 +90,22 @@ describe('kite', () => {
     for (const k of ['supportsConfigurationDoneRequest', 'supportsFunctionBreakpoints', 'supportsConditionalBreakpoints',
       'supportsHitConditionalBreakpoints', 'supportsLogPoints', 'supportsEvaluateForHovers', 'supportsCompletionsRequest',
       'supportsRestartRequest', 'supportsTerminateRequest', 'supportsLoadedSourcesRequest', 'supportsCancelRequest',
-      'supportsSteppingGranularity', 'supportsDelayedStackTraceLoading', 'supportsExceptionInfoRequest']) {
+      'supportsSteppingGranularity', 'supportsDelayedStackTraceLoading', 'supportsExceptionInfoRequest',
+      'supportsBreakpointLocationsRequest']) {
       assert.equal(c[k], true, k);
     }
     assert.equal(c.supportsStepBack, undefined);
     assert.deepEqual(c.exceptionBreakpointFilters.map((f) => f.filter), ['runtime']);
+  });
+
+  test('breakpointLocations: the lines of a range that have code', async () => {
+    await start({ program: PROG, stopOnEntry: true });
+    await stoppedAt('entry');
+    const r = await dc.customRequest('breakpointLocations', { source: { path: PROG }, line: 1, endLine: 12 });
+    assert.deepEqual(r.body.breakpoints.map((b) => b.line), [1, 2, 3, 4, 5, 6, 7, 8, 10]); // a function's own line and its end run code in Kite
+    const one = await dc.customRequest('breakpointLocations', { source: { path: PROG }, line: 9 });
+    assert.deepEqual(one.body.breakpoints, [], "a loop's closing brace has no code");
+    await assert.rejects(dc.customRequest('breakpointLocations', { source: { path: PROG }, line: 0 }));
   });
 
   test('stopOnEntry, then a line breakpoint is hit with its id', async () => {

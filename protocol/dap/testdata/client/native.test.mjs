@@ -106,6 +106,15 @@ describe('native under gdbserver', () => {
     assert.equal((await s.exited()).body.exitCode, 0);
   });
 
+  test("breakpointLocations: the lines gdb's break N binds to N", async () => {
+    s = new Session();
+    await s.start({ kind: 'native', program: EXE, stopOnEntry: true });
+    await s.stoppedAt('entry');
+    const r = await s.dc.customRequest('breakpointLocations', { source: { path: SRC }, line: 1, endLine: 24 });
+    // gdb -batch -ex 'break N' for N in 1..24 binds to these lines (a function's own line to its first after the prologue)
+    assert.deepEqual(r.body.breakpoints.map((b) => b.line), [6, 7, 8, 11, 12, 13, 15, 16, 17, 18, 19, 20, 21, 23, 24]);
+  });
+
   test('stopOnEntry and a function breakpoint', async () => {
     s = new Session();
     await s.start({ kind: 'native', program: EXE, stopOnEntry: true });
