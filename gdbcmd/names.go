@@ -38,14 +38,46 @@ func (d *Debugger) functionsMatching(expr string) ([]string, bool) {
 	return slices.Compact(out), true
 }
 
-// cmdRbreak is gdb's rbreak REGEX: a breakpoint on every function whose name matches.
+// cmdRbreak is gdb's rbreak REGEX: a breakpoint on every function whose name matches,
+// each followed by its declaration as gdb prints it: the program's functions with debug
+// information first, then those without (a loaded library's too), by address.
 func cmdRbreak(d *Debugger, args string) bool {
-	fns, ok := d.functionsMatching(strings.TrimSpace(args))
+	expr := strings.TrimSpace(args)
+	fns, ok := d.functionsMatching(expr)
 	if !ok {
 		return false
 	}
+	declarer, _ := d.s.Target().(engine.FunctionDeclarer)
+	st, withTables := d.s.Target().(engine.SymbolTables)
 	for _, f := range fns {
+		var decl engine.FunctionDecl
+		described := false
+		if declarer != nil {
+			decl, described = declarer.FunctionDecl(f)
+		}
+		if withTables && !described {
+			continue // one without debug information: among the symbols' below
+		}
 		d.setBreak(f, "Breakpoint", nil)
+		if described && !d.failed {
+			d.printf("%s\n", decl.Text)
+		}
+	}
+	re, err := compileBRE(expr)
+	if !withTables || err != nil {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, s := range st.NondebugSymbols() {
+		if s.Data || seen[s.Name] || strings.HasSuffix(s.Name, "@plt") || !re.MatchString(s.Name) {
+			continue
+		}
+		seen[s.Name] = true
+		d.failed = false
+		d.setBreak(s.Name, "Breakpoint", nil)
+		if !d.failed {
+			d.printf("<function, no debug info> %s;\n", s.Name)
+		}
 	}
 	return false
 }

@@ -128,3 +128,15 @@ func (f *File) LibraryFunction(name string) (addr uint64, path string, ok bool) 
 	}
 	return 0, "", false
 }
+
+// LibrarySymbol names the library function that holds the run-time pc as a backtrace names
+// it (of the names of one address, the one gdb shows: ntp_adjtime, not adjtimex); false when
+// no added library's symbol covers pc.
+func (f *File) LibrarySymbol(pc uint64) (string, bool) {
+	l := f.libraryAt(pc)
+	if l == nil {
+		return "", false
+	}
+	name, start := l.symbolAt(pc)
+	return name, name != "" && start == pc
+}

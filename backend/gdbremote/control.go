@@ -36,7 +36,28 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 		t.reportStop(engine.Stop{Reason: engine.ReasonEntry})
 		return nil
 	}
+	if st := t.trapAtStart(h); st != nil { // a breakpoint where the program starts (break _start)
+		t.reportStop(*st)
+		return nil
+	}
 	return t.Resume(engine.Continue)
+}
+
+// trapAtStart is the stop a breakpoint at the program's first instruction makes, which the
+// run to it reached before the program was the session's; nil when there is none there (or
+// its condition says go on).
+func (t *Target) trapAtStart(h engine.Handler) *engine.Stop {
+	pc, err := t.pc()
+	if err != nil {
+		return nil
+	}
+	t.mu.Lock()
+	tr := t.traps[pc]
+	t.mu.Unlock()
+	if tr == nil {
+		return nil
+	}
+	return t.trapHit(h, pc)
 }
 
 // entryTimeout bounds how long runTo waits for the program to reach its entry point.

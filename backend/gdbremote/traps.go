@@ -33,7 +33,11 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 	if err != nil && t.started() && t.core == nil { // a loaded library's function (break write, break abort)
 		t.addLibraries()
 		if pc, _, ok := t.sym.LibraryFunction(name); ok {
-			return engine.Location{Func: name, PC: pc, HasPC: true}, nil
+			shown := name
+			if n, ok := t.sym.LibrarySymbol(pc); ok { // the name gdb gives the address
+				shown = n
+			}
+			return engine.Location{Func: shown, PC: pc, HasPC: true}, nil
 		}
 	}
 	if err != nil && !t.started() && !errors.Is(err, elfsym.ErrNoCode) {

@@ -574,3 +574,19 @@ func TestValuesAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "values", dir, ours, theirs)
 }
+
+// rbreak as gdb's: a breakpoint on each matching function, told with its declaration, the
+// program's own with debug information first, then those without (its startup code, and once
+// it runs libc's: adjtime, ntp_adjtime named by the address as gdb names it), by address.
+func TestRbreakAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"rbreak ^ma", "rbreak ^_[is]", "rbreak zzzz", "info breakpoints", "run", "rbreak ^ad",
+		"info breakpoints"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "rbreak", valuesProg)
+	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
+	compareLines(t, "rbreak", dir, ours, theirs)
+}
