@@ -9,9 +9,8 @@ import (
 )
 
 // FrameArgs returns the parameters of a stopped frame with their values, in order, as a
-// backtrace shows them beside the function's name. A value that is not a scalar (a struct,
-// union or array, a Kite list or map) is "...", as gdb prints frame arguments by default
-// ("set print frame-arguments scalars"): a frame line stays one short line.
+// backtrace shows them beside the function's name (Scalars shortens them as gdb does by
+// default).
 func (s *Session) FrameArgs(frame int) ([]Variable, error) {
 	scopes, err := s.Scopes(frame)
 	if err != nil {
@@ -30,14 +29,25 @@ func (s *Session) FrameArgs(frame int) ([]Variable, error) {
 			if !v.Arg {
 				continue
 			}
-			if v.Ref > 0 && (strings.HasPrefix(v.Value, "{") || strings.HasPrefix(v.Value, "[")) {
-				v.Value = "..."
-			}
 			args = append(args, v)
 		}
 		return withEntryValues(s.t, frame, args), nil
 	}
 	return nil, nil
+}
+
+// Scalars is args with each value that is not a scalar (a struct, union or array, a Kite
+// list or map) as "...", as gdb prints frame arguments by default ("set print
+// frame-arguments scalars"): a frame line stays one short line.
+func Scalars(args []Variable) []Variable {
+	out := make([]Variable, len(args))
+	for i, v := range args {
+		if v.Ref > 0 && (strings.HasPrefix(v.Value, "{") || strings.HasPrefix(v.Value, "[")) {
+			v.Value = "..."
+		}
+		out[i] = v
+	}
+	return out
 }
 
 // EntryValuer is implemented by targets that know the values a frame's parameters had on

@@ -137,6 +137,8 @@ type Debugger struct {
 	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
 	threadNames  map[uint64]string                // thread name's names, by thread id
 	displayOff   map[int]bool                     // the displays disable display turned off
+	frameArgs    string                           // set print frame-arguments ("": scalars)
+	frameInfo    string                           // set print frame-info ("": auto)
 	startup      runSettings                      // how the next run starts the program (run.go)
 	ranOnce      bool                             // the program has been run: addresses are the loaded ones from then on
 	settings     settings                         // confirm, pagination, height, width, verbose, disassembly-flavor (settings.go)

@@ -18,9 +18,18 @@ import (
 // (":5:12"). Code without line information is "0x00007ffff7e5de6e in strlen () from
 // /lib/x86_64-linux-gnu/libc.so.6".
 func (d *Debugger) frameLine(f engine.Frame, midLine bool) string {
+	return d.frameLineAs(f, midLine, "location")
+}
+
+// frameLineAs is frameLine as a frame-info mode has it: "short-location" without the file
+// and line, "location-and-address" with the address also at a line's start.
+func (d *Debugger) frameLineAs(f engine.Frame, midLine bool, mode string) string {
 	args := ""
 	if vars, err := d.s.FrameArgs(f.Index); err == nil {
-		args = engine.FormatArgs(vars)
+		args = d.frameArgsText(vars)
+	}
+	if mode == "location-and-address" {
+		midLine = true
 	}
 	l := f.Location
 	if l.Line == 0 && l.HasPC {
@@ -31,6 +40,9 @@ func (d *Debugger) frameLine(f engine.Frame, midLine bool) string {
 		return fmt.Sprintf("%s in %s (%s)", d.pcText(l.PC), cmp.Or(f.Func, "??"), args)
 	}
 	where := fmt.Sprintf("%s (%s) at %s:%d", f.Func, args, d.fileName(l.File), l.Line)
+	if mode == "short-location" {
+		where = fmt.Sprintf("%s (%s)", f.Func, args)
+	}
 	switch {
 	case !midLine || !l.HasPC:
 		return where
@@ -89,16 +101,26 @@ func cmdBacktrace(d *Debugger, args string) bool {
 		return false
 	}
 	full, limit := false, 0
-	for _, f := range strings.Fields(args) {
+	var sets []string // -frame-arguments, -frame-info: the settings for this backtrace
+	words := strings.Fields(args)
+	for i := 0; i < len(words); i++ {
+		f := words[i]
 		switch n, ok := atoi(f); {
 		case f == "full" || f == "-full":
 			full = true
+		case (f == "-frame-arguments" || f == "-frame-info") && i+1 < len(words):
+			sets = append(sets, "print "+f[1:]+" "+words[i+1])
+			i++
+		case f == "-no-filters" || f == "-hide": // no frame filters here: nothing to leave out
 		case ok && n != 0:
 			limit = n
 		default:
 			d.fail("No symbol %q in current context.\n", f)
 			return false
 		}
+	}
+	if len(sets) > 0 {
+		return d.withSet(sets, func() bool { return cmdBacktrace(d, strings.Join(backtraceRest(words), " ")) })
 	}
 	frames, err := d.s.Stack()
 	if err != nil {
@@ -113,7 +135,7 @@ func cmdBacktrace(d *Debugger, args string) bool {
 		shown = frames[len(frames)+limit:]
 	}
 	for _, f := range shown {
-		d.printf("#%-2d %s\n", f.Index, d.frameLine(f, d.frameMidLine(f)))
+		d.printFrame(f, true)
 		if full {
 			d.frameLocals(f.Index)
 		}
@@ -265,8 +287,20 @@ func (d *Debugger) selectFrame(n int) bool {
 	}
 	d.frame = n
 	f := frames[n]
-	d.printf("#%-2d %s\n", f.Index, d.frameLine(f, d.frameMidLine(f)))
-	d.showLine(f.Location.File, f.Location.Line)
+	d.printFrame(f, false)
 	d.listFrom(f.Location.File, f.Location.Line)
 	return false
+}
+
+// backtraceRest is a backtrace's words without its -frame-arguments and -frame-info.
+func backtraceRest(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		if (words[i] == "-frame-arguments" || words[i] == "-frame-info") && i+1 < len(words) {
+			i++
+			continue
+		}
+		out = append(out, words[i])
+	}
+	return out
 }

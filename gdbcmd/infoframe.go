@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/polydbg/polydbg/engine"
 )
 
 // infoFrame is gdb's info frame: where the selected frame lives (its address, the one it
@@ -76,7 +74,7 @@ func (d *Debugger) describeFrame(n int, selected bool) {
 	if info.Base != 0 {
 		args := ""
 		if vars, err := d.s.FrameArgs(n); err == nil {
-			args = engine.FormatArgs(vars)
+			args = d.frameArgsText(vars)
 		}
 		d.printf(" Arglist at %#x, args: %s\n", info.Base, args)
 		d.printf(" Locals at %#x, Previous frame's sp is %#x\n", info.Base, info.CFA)

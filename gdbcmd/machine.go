@@ -360,6 +360,10 @@ func (d *Debugger) setting(name, val string) bool {
 			d.setLimit(&d.limits.Elements, arg)
 		case len(opt) >= 2 && strings.HasPrefix("repeats", opt):
 			d.setLimit(&d.limits.Repeats, arg)
+		case opt == "frame-arguments":
+			d.setFrameMode(&d.frameArgs, frameArgModes, arg)
+		case opt == "frame-info":
+			d.setFrameMode(&d.frameInfo, frameInfoModes, arg)
 		case opt == "array-indexes" || opt == "null-stop":
 			on := &d.limits.ArrayIndexes
 			if opt == "null-stop" {

@@ -286,6 +286,8 @@ func cmdShow(d *Debugger, args string) bool {
 			d.printf("Printing of array indexes is %s.\n", onOff(d.limits.ArrayIndexes))
 		case opt == "null-stop":
 			d.printf("Printing of char arrays to stop at first null char is %s.\n", onOff(d.limits.NullStop))
+		case opt == "frame-arguments" || opt == "frame-info":
+			d.showFrameMode(opt)
 		default:
 			d.printf("Pretty formatting of structures is %s.\n", onOff(d.pretty))
 		}

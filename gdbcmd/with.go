@@ -13,10 +13,11 @@ import (
 // shownSettings are the settings with and print's options change for one command: how
 // values are shown and what gdb's quiet settings hold.
 type shownSettings struct {
-	pretty, context bool
-	listLines       int
-	limits          engine.PrintLimits
-	quiet           settings
+	frameArgs, frameInfo string
+	pretty, context      bool
+	listLines            int
+	limits               engine.PrintLimits
+	quiet                settings
 }
 
 // withSettings are the first words of the settings with may change: those it can put back.
@@ -67,12 +68,13 @@ func (d *Debugger) withSet(sets []string, do func() bool) bool {
 }
 
 func (d *Debugger) saveShown() shownSettings {
-	return shownSettings{pretty: d.pretty, context: d.context, listLines: d.listLines,
+	return shownSettings{frameArgs: d.frameArgs, frameInfo: d.frameInfo, pretty: d.pretty, context: d.context, listLines: d.listLines,
 		limits: d.limits, quiet: d.settings}
 }
 
 func (d *Debugger) restoreShown(s shownSettings) {
 	d.pretty, d.context, d.listLines, d.settings = s.pretty, s.context, s.listLines, s.quiet
+	d.frameArgs, d.frameInfo = s.frameArgs, s.frameInfo
 	if s.limits != d.limits {
 		d.limits = s.limits
 		d.s.SetPrintLimits(s.limits)

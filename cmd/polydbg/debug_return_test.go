@@ -210,3 +210,36 @@ func TestThreadNameAndFindAsGDB(t *testing.T) {
 	lwp := regexp.MustCompile(`LWP \d+`)
 	compareLines(t, "thread name and find", dir, lwp.ReplaceAll(ours, []byte("LWP N")), lwp.ReplaceAll(theirs, []byte("LWP N")))
 }
+
+// normProg passes a struct by value and a pointer.
+const normProg = `struct pt { int x, y; };
+int norm(struct pt p, int *q) {
+	return p.x * p.x + p.y * p.y + *q;
+}
+int main(void) {
+	struct pt p = {3, 4};
+	int z = 0;
+	return norm(p, &z) - 25;
+}
+`
+
+// How frames are shown, as gdb's: a struct argument as "..." (frame-arguments scalars, the
+// default), all, none, presence; frame-info source-line, location-and-address,
+// source-and-location, short-location; backtrace's -frame-arguments and -frame-info for one
+// backtrace; the settings shown and their errors.
+func TestFrameInfoAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break norm", "run", "bt", "bt -frame-arguments all", "bt -frame-info source-line",
+		"bt -frame-info location-and-address", "bt -frame-info source-and-location", "bt -frame-arguments presence",
+		"bt -frame-arguments none -frame-info short-location 1", "show print frame-arguments",
+		"set print frame-info short-location", "show print frame-info", "frame", "up", "set print frame-arguments none",
+		"frame", "down", "set print frame-arguments bogus", "set print frame-info", "set print frame-info auto",
+		"set print frame-arguments all", "frame", "set print frame-arguments scalars", "info frame", "bt -frame-info bogus",
+		"bt"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "frameinfo", normProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "frame info", dir, ours, theirs)
+}

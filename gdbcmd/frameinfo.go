@@ -1,0 +1,87 @@
+package gdbcmd
+
+// How frames are shown, as gdb's set print frame-arguments and set print frame-info (and
+// backtrace's -frame-arguments and -frame-info for one backtrace).
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+// frameArgModes and frameInfoModes are the settings' values, the default first.
+var (
+	frameArgModes  = []string{"scalars", "all", "none", "presence"}
+	frameInfoModes = []string{"auto", "source-line", "location", "source-and-location", "location-and-address", "short-location"}
+)
+
+// setFrameMode sets one of the two settings (to the value named, gdb's words for a bad one).
+func (d *Debugger) setFrameMode(setting *string, modes []string, val string) {
+	switch {
+	case val == "":
+		d.fail("Requires an argument. Valid arguments are %s.\n", strings.Join(modes, ", "))
+	case !slices.Contains(modes, val):
+		d.fail("Undefined item: %q.\n", val)
+	default:
+		*setting = val
+	}
+}
+
+// frameArgsText is a frame's arguments as frame-arguments shows them: all of them; the
+// scalars, a struct, union or array as "..." (gdb's default); only their names; "..." for
+// all of them (presence).
+func (d *Debugger) frameArgsText(vars []engine.Variable) string {
+	mode := cmp.Or(d.frameArgs, frameArgModes[0])
+	switch mode {
+	case "presence":
+		if len(vars) > 0 {
+			return "..."
+		}
+		return ""
+	case "all":
+		return engine.FormatArgs(vars)
+	}
+	if mode == "scalars" {
+		return engine.FormatArgs(engine.Scalars(vars))
+	}
+	shown := slices.Clone(vars) // none: every value "..."
+	for i := range shown {
+		shown[i].Value = "..."
+	}
+	return engine.FormatArgs(shown)
+}
+
+// printFrame shows frame f as a backtrace (bt) or a frame selection does, by frame-info:
+// its location line, its source line, or both (auto: both for a selection, the location
+// for a backtrace).
+func (d *Debugger) printFrame(f engine.Frame, bt bool) {
+	mode := cmp.Or(d.frameInfo, frameInfoModes[0])
+	if mode == "auto" {
+		mode = map[bool]string{false: "source-and-location", true: "location"}[bt]
+	}
+	mid := d.frameMidLine(f)
+	if mode != "source-line" {
+		d.printf("#%-2d %s\n", f.Index, d.frameLineAs(f, mid, mode))
+	}
+	if mode != "source-line" && mode != "source-and-location" {
+		return
+	}
+	if mode == "source-line" && mid && f.Location.HasPC && !d.indexedPCs() { // as stepi shows a line it is inside
+		if text, ok := d.s.SourceLine(f.Location.File, f.Location.Line); ok {
+			d.printf("%s\t%d\t%s\n", d.pcText(f.Location.PC), f.Location.Line, d.colour(f.Location.File, text))
+			return
+		}
+	}
+	d.showLine(f.Location.File, f.Location.Line)
+}
+
+// showFrameMode is show print frame-arguments and show print frame-info, in gdb's words.
+func (d *Debugger) showFrameMode(which string) {
+	if which == "frame-arguments" {
+		d.printf("Printing of non-scalar frame arguments is %q.\n", cmp.Or(d.frameArgs, frameArgModes[0]))
+		return
+	}
+	d.printf("Printing of frame information is %q.\n", cmp.Or(d.frameInfo, frameInfoModes[0]))
+}
