@@ -12,10 +12,12 @@ import (
 // How the next run starts the program: its arguments and environment, as gdb's run ARGS,
 // set args, show args, set environment, unset environment and show environment keep them.
 
-// Run is how a session's program is started: its arguments and its environment.
+// Run is how a session's program is started: its arguments, its environment and the
+// redirections of its input and output.
 type Run struct {
 	Args []string
 	Env  []string // the complete environment ("NAME=value"); nil: the debugger's own
+	Redirect
 }
 
 // runSettings is what the next run gives the program, and what the session's was given.
@@ -24,29 +26,35 @@ type runSettings struct {
 	argsText string // as given to run or set args: what show args says
 	argsSet  bool   // changed by run ARGS or set args since the debugger started
 	env      []string
-	envSet   bool // changed by set or unset environment
-	inUse    Run  // the current session's
-	change   bool // the next run differs from inUse: it makes a new session
+	envSet   bool     // changed by set or unset environment
+	redirect Redirect // run ARGS < IN > OUT: from the next run on
+	inUse    Run      // the current session's
+	change   bool     // the next run differs from inUse: it makes a new session
 }
 
 // setArgs makes text the program's arguments from the next run on (run ARGS, set args).
 // Without NewSessionFor the program's arguments are fixed: only the same ones are taken.
 func (d *Debugger) setArgs(text string) error {
-	words, err := shellWords(text)
+	rest, redirect, err := splitRedirections(text)
 	if err != nil {
 		return err
 	}
-	if d.cfg.NewSessionFor == nil && !slices.Equal(words, d.nextRun().Args) {
+	words, err := shellWords(rest)
+	if err != nil {
+		return err
+	}
+	if d.cfg.NewSessionFor == nil && (!slices.Equal(words, d.nextRun().Args) || redirect != Redirect{}) {
 		return fmt.Errorf("The program's arguments cannot be changed here (a program with none, or given to polydbg when it started).")
 	}
 	d.startup.args, d.startup.argsText, d.startup.argsSet = words, text, true
+	d.startup.redirect = redirect
 	d.noteRunChange()
 	return nil
 }
 
 // nextRun is how the next run starts the program.
 func (d *Debugger) nextRun() Run {
-	r := Run{Args: d.cfg.Args}
+	r := Run{Args: d.cfg.Args, Redirect: d.startup.redirect}
 	if d.startup.argsSet {
 		r.Args = d.startup.args
 	}
@@ -59,7 +67,8 @@ func (d *Debugger) nextRun() Run {
 // noteRunChange says whether the next run needs a new session.
 func (d *Debugger) noteRunChange() {
 	next := d.nextRun()
-	d.startup.change = !slices.Equal(next.Args, d.startup.inUse.Args) || !slices.Equal(next.Env, d.startup.inUse.Env)
+	d.startup.change = !slices.Equal(next.Args, d.startup.inUse.Args) || !slices.Equal(next.Env, d.startup.inUse.Env) ||
+		next.Redirect != d.startup.inUse.Redirect
 }
 
 // argsText is show args's text: as given to set args or run, or the start's words as a

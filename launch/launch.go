@@ -63,6 +63,10 @@ type Spec struct {
 	// (polydbg's own when empty, nil).
 	Dir string
 	Env []string
+	// StdinFile and StdoutFile redirect a native program's standard input from and output
+	// to files (gdb's run < IN > OUT; relative to Dir), StdoutAppend adding to the file (>>).
+	StdinFile, StdoutFile string
+	StdoutAppend          bool
 
 	// QEMUSerial are QEMU's -serial backends (UART0, UART1...); none means "-serial null".
 	QEMUSerial []string
@@ -292,7 +296,13 @@ func (d *Debuggee) remote(ctx context.Context) (engine.Target, error) {
 		if err := CheckRunsHere(s.Program); err != nil {
 			return nil, err
 		}
-		return gdbremote.LaunchNativeIn(ctx, s.Program, s.Args, s.Dir, s.Env, s.Remote)
+		run := gdbremote.NativeRun{Args: s.Args, Dir: s.Dir, Env: s.Env}
+		closeIO, err := openRedirections(s, &run)
+		if err != nil {
+			return nil, err
+		}
+		defer closeIO() // gdbserver, which the program inherits them from, has its own
+		return gdbremote.LaunchNativeRun(ctx, s.Program, run, s.Remote)
 	case Attach:
 		return gdbremote.AttachNative(ctx, s.PID, s.ELF, s.Remote)
 	case QEMU:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -93,6 +94,9 @@ type StubOptions struct {
 	// gdbserver passes on to the program it starts (empty, nil: polydbg's own).
 	Dir string
 	Env []string
+	// Stdin and Stdout, when set, are the stub's standard input and output, which
+	// gdbserver's program inherits (run < IN > OUT); its standard error stays the pipe.
+	Stdin, Stdout *os.File
 
 	attach bool // gdbserver attaches to a running process, which outlives it (StartGdbserverAttach)
 }
@@ -133,8 +137,12 @@ func StartGdbserver(ctx context.Context, prog string, args []string, opts StubOp
 	argv := append([]string{}, opts.Extra...)
 	argv = append(argv, "127.0.0.1:0", prog)
 	argv = append(argv, args...)
+	spec := process.Spec{Path: path, Argv0: path, Args: argv, Dir: opts.Dir, Env: opts.Env, Stdout: opts.Stdout}
+	if opts.Stdin != nil {
+		spec.Stdin = opts.Stdin
+	}
 	s, err := startStub(ctx, process.HelperSpec{
-		Spec:  process.Spec{Path: path, Argv0: path, Args: argv, Dir: opts.Dir, Env: opts.Env},
+		Spec:  spec,
 		Name:  "gdbserver",
 		Ready: process.GdbserverListening,
 	}, opts)

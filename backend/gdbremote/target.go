@@ -113,9 +113,24 @@ func LaunchNative(ctx context.Context, prog string, args []string, cfg Config) (
 // LaunchNativeIn is LaunchNative with the program started in directory dir (polydbg's when
 // empty) with the complete environment env (polydbg's when nil).
 func LaunchNativeIn(ctx context.Context, prog string, args []string, dir string, env []string, cfg Config) (*Target, error) {
+	return LaunchNativeRun(ctx, prog, NativeRun{Args: args, Dir: dir, Env: env}, cfg)
+}
+
+// NativeRun is how a native program is started: its arguments, working directory and
+// environment (polydbg's when empty), and files for its standard input and output
+// (nil: none for its input, polydbg's for its output).
+type NativeRun struct {
+	Args          []string
+	Dir           string
+	Env           []string
+	Stdin, Stdout *os.File
+}
+
+// LaunchNativeRun is LaunchNativeIn with the whole of how the program starts.
+func LaunchNativeRun(ctx context.Context, prog string, run NativeRun, cfg Config) (*Target, error) {
 	return launch(ctx, prog, cfg, true, func(opts StubOptions) (*Stub, error) {
-		opts.Dir, opts.Env = dir, env
-		return StartGdbserver(ctx, prog, args, opts)
+		opts.Dir, opts.Env, opts.Stdin, opts.Stdout = run.Dir, run.Env, run.Stdin, run.Stdout
+		return StartGdbserver(ctx, prog, run.Args, opts)
 	})
 }
 

@@ -66,6 +66,9 @@ type Spec struct {
 	Dir string
 	// Stdin is the program's standard input; nil means /dev/null.
 	Stdin io.Reader
+	// Stdout, when set, is the program's standard output instead of the pipe (which then
+	// carries its standard error alone).
+	Stdout *os.File
 	// ExtraFiles are passed to the program as descriptors 3, 4, ...
 	ExtraFiles []*os.File
 	// MergeOutput sends stderr into the same pipe as stdout, so the two keep their exact
@@ -209,6 +212,9 @@ func Start(spec Spec) (*Process, error) {
 		p.pipes, writers = append(p.pipes, op), append(writers, w)
 	}
 	cmd.Stdout, cmd.Stderr = writers[0], writers[len(writers)-1]
+	if spec.Stdout != nil {
+		cmd.Stdout = spec.Stdout
+	}
 	var guard *guard
 	if !spec.NoDeathSignal {
 		guard = startGuard()

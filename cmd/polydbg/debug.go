@@ -85,13 +85,13 @@ func debugCmd(args []string) int {
 	}
 	defer stopWeb()
 	withArgs := registeredWithArgs(spec, "debug")
-	newSession := func() (*engine.Session, error) { return withArgs(spec.Args, spec.Env) }
+	newSession := func() (*engine.Session, error) { return withArgs(gdbcmd.Run{Args: spec.Args, Env: spec.Env}) }
 	cfg := cli.Config{In: os.Stdin, Echo: *echo, Interrupts: withInterrupt, Commands: commands,
 		Debug: gdbcmd.Config{Out: os.Stdout, NewSession: newSession, Context: *context,
 			Attached: spec.Kind == launch.QEMU || spec.Kind == launch.Remote, Attach: spec.Kind == launch.Attach, Batch: *batch}}
 	if spec.Kind == launch.Native { // run ARGS and set args change its arguments
 		cfg.Debug.Program, cfg.Debug.Args = launch.ProgramPath(spec.Program), spec.Args
-		cfg.Debug.NewSessionFor = func(run gdbcmd.Run) (*engine.Session, error) { return withArgs(run.Args, run.Env) }
+		cfg.Debug.NewSessionFor = withArgs
 	}
 	switch {
 	case *batch: // no input is read: the commands and their answers only, as gdb -batch

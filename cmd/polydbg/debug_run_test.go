@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
@@ -201,4 +204,32 @@ func TestCountsAndAddressesAsGDB(t *testing.T) {
 	dir, exe := buildNative(t, "counts", structProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "counts and addresses", dir, ours, theirs)
+}
+
+// lineCountProg counts the lines of its standard input and prints its arguments.
+const lineCountProg = `#include <stdio.h>
+int main(int argc, char **argv) {
+	char buf[64];
+	int n = 0;
+	while (fgets(buf, sizeof buf, stdin)) n++;
+	printf("lines %d args %d\n", n, argc - 1);
+	for (int i = 1; i < argc; i++) printf("[%s]\n", argv[i]);
+	return 0;
+}
+`
+
+// run's redirections as gdb's shell takes them: < IN, > OUT, >> OUT, with or without
+// blanks, quoted file names; quoted or escaped < and > stay arguments; show args says
+// them as given. Against gdb.
+func TestRunRedirectionsAsGDB(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
+	if err := os.WriteFile(in, []byte("a\nb\nc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := strings.Join([]string{"run < " + in, `run a "b c" < ` + in + " > " + out, "shell cat " + out,
+		"shell rm " + out, "run y>>" + out + " <'" + in + "'", "run z >>" + out + " <" + in, "shell cat " + out,
+		"shell rm " + out, "show args", `run "<" '>' \< q <` + in}, "\n") + "\n"
+	sdir, ours, theirs := scriptAndGDB(t, "redirect", lineCountProg, script)
+	compareLines(t, "run redirections", sdir, ours, theirs)
 }

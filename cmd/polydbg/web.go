@@ -12,6 +12,7 @@ import (
 
 	"github.com/polydbg/polydbg/console"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/gdbcmd"
 	"github.com/polydbg/polydbg/launch"
 	"github.com/polydbg/polydbg/protocol/web"
 )
@@ -55,13 +56,14 @@ func startWebWith(addr string, stderr io.Writer, opts web.Options) (stop func(),
 // registeredWithArgs returns how the terminal debugger makes a fresh session of spec (again
 // at each run): started through launch, saying what it waits for when that is slow, and
 // listed in launch.Sessions under one entry that later runs replace; the program runs with
-// the arguments and environment given to each (gdb's run ARGS, set environment; nil env: the
-// debugger's own).
-func registeredWithArgs(spec launch.Spec, owner string) func(args, env []string) (*engine.Session, error) {
+// the arguments, environment and redirections given to each (gdb's run ARGS < IN > OUT, set
+// environment; nil env: the debugger's own).
+func registeredWithArgs(spec launch.Spec, owner string) func(run gdbcmd.Run) (*engine.Session, error) {
 	var entry *launch.Entry
-	return func(args, env []string) (*engine.Session, error) {
+	return func(run gdbcmd.Run) (*engine.Session, error) {
 		spec := spec
-		spec.Args, spec.Env = args, env
+		spec.Args, spec.Env = run.Args, run.Env
+		spec.StdinFile, spec.StdoutFile, spec.StdoutAppend = run.Stdin, run.Stdout, run.Append
 		done := notifySlow(os.Stderr, waitingFor(spec))
 		d, err := launch.Start(context.Background(), spec)
 		done(err == nil)
