@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/polydbg/polydbg/engine"
 )
@@ -100,19 +101,35 @@ func init() {
 	}
 }
 
+// byName indexes cmdTable by each command's name and aliases (made once, at the first
+// lookup): a command typed in full is found without a scan.
+var (
+	byNameOnce sync.Once
+	byName     map[string]*cmdDef
+)
+
 // lookup finds a command by name, alias or unambiguous prefix.
 func lookup(word string) (*cmdDef, error) {
+	byNameOnce.Do(func() {
+		byName = map[string]*cmdDef{}
+		for i := range cmdTable {
+			c := &cmdTable[i]
+			for _, a := range c.aliases {
+				if _, taken := byName[a]; !taken {
+					byName[a] = c
+				}
+			}
+		}
+		for i := range cmdTable { // a name wins over another command's alias
+			byName[cmdTable[i].name] = &cmdTable[i]
+		}
+	})
+	if c, ok := byName[word]; ok {
+		return c, nil
+	}
 	var matches []*cmdDef
 	for i := range cmdTable {
 		c := &cmdTable[i]
-		if c.name == word {
-			return c, nil
-		}
-		for _, a := range c.aliases {
-			if a == word {
-				return c, nil
-			}
-		}
 		if strings.HasPrefix(c.name, word) {
 			matches = append(matches, c)
 		}

@@ -5,7 +5,6 @@ package gdbcmd
 // hook-stop at each stop before it is told.
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -82,7 +81,10 @@ func (d *Debugger) helpOn(name string) {
 // runHook runs user command hook-NAME (when) or hookpost-NAME, if there is one; a hook is
 // not run again from inside itself.
 func (d *Debugger) runHook(when, name string) (quit bool) {
-	hook := fmt.Sprintf("%s-%s", when, name)
+	if len(d.cmds.user) == 0 { // no user command: nothing to look for (a step's path)
+		return false
+	}
+	hook := when + "-" + name
 	if _, ok := d.cmds.user[hook]; !ok || d.cmds.inHook[hook] {
 		return false
 	}
