@@ -29,7 +29,8 @@ func (d *Debugger) infoInferiors() {
 
 // procWhat are the answers of info proc WHAT, in gdb's order: the files of /proc they read.
 var procWhat = map[string][]string{"": {"cmdline", "cwd", "exe"}, "cmdline": {"cmdline"}, "cwd": {"cwd"},
-	"exe": {"exe"}, "mappings": {"maps"}, "status": {"status"}}
+	"exe": {"exe"}, "mappings": {"maps"}, "status": {"status"}, "stat": {"stat"},
+	"all": {"cmdline", "cwd", "exe", "maps", "status", "stat"}}
 
 // infoProc is gdb's info proc [WHAT] [PID] for the debugged process: its command line,
 // directory and executable (the default), memory mappings or status, as the system tells
@@ -45,7 +46,7 @@ func (d *Debugger) infoProc(args string) {
 	}
 	files, ok := procWhat[what]
 	if !ok {
-		d.fail("info proc %s: not supported by polydbg (cmdline, cwd, exe, mappings and status are).\n", what)
+		d.fail("info proc %s: not supported by polydbg (cmdline, cwd, exe, mappings, status, stat and all are).\n", what)
 		return
 	}
 	pid := 0
@@ -90,6 +91,8 @@ func (d *Debugger) infoProc(args string) {
 			d.printf("%s", text)
 		case "maps":
 			d.printMappings(text)
+		case "stat":
+			d.printStat(text)
 		}
 	}
 }
@@ -116,5 +119,44 @@ func (d *Debugger) printMappings(maps string) {
 		}
 		d.printf("%20s %18s %10s %10s  %-5s  %s\n", fmt.Sprintf("%#x", start), fmt.Sprintf("%#x", end),
 			fmt.Sprintf("%#x", end-start), fmt.Sprintf("%#x", off), f[1], path)
+	}
+}
+
+// statFields are gdb's words for the fields of /proc/PID/stat it shows, in order from the
+// third (after the pid and the command); "x" marks the ones it shows in hex, "u" one it
+// shows as unsigned.
+var statFields = []struct{ label, how string }{
+	{"State", ""}, {"Parent process", ""}, {"Process group", ""}, {"Session id", ""}, {"TTY", ""},
+	{"TTY owner process group", "u"}, {"Flags", "x"}, {"Minor faults (no memory page)", ""},
+	{"Minor faults, children", ""}, {"Major faults (memory page faults)", ""}, {"Major faults, children", ""},
+	{"utime", ""}, {"stime", ""}, {"utime, children", ""}, {"stime, children", ""},
+	{"jiffies remaining in current time slice", ""}, {"'nice' value", ""}, {"jiffies until next timeout", ""},
+	{"jiffies until next SIGALRM", ""}, {"start time (jiffies since system boot)", ""}, {"Virtual memory size", ""},
+	{"Resident set size", ""}, {"rlim", "u"}, {"Start of text", "x"}, {"End of text", "x"}, {"Start of stack", "x"},
+}
+
+// printStat is /proc/PID/stat as gdb's info proc stat shows it: each field with its name.
+func (d *Debugger) printStat(stat string) {
+	open, end := strings.IndexByte(stat, '('), strings.LastIndexByte(stat, ')')
+	if open < 0 || end < open {
+		return
+	}
+	d.printf("Process: %s\n", strings.TrimSpace(stat[:open]))
+	d.printf("Exec file: %s\n", stat[open+1:end])
+	for i, v := range strings.Fields(stat[end+1:]) {
+		if i >= len(statFields) {
+			break
+		}
+		f := statFields[i]
+		switch n, err := strconv.ParseInt(v, 10, 64); {
+		case err != nil:
+			d.printf("%s: %s\n", f.label, v)
+		case f.how == "x":
+			d.printf("%s: %#x\n", f.label, uint64(n))
+		case f.how == "u":
+			d.printf("%s: %d\n", f.label, uint64(n))
+		default:
+			d.printf("%s: %d\n", f.label, n)
+		}
 	}
 }

@@ -24,7 +24,7 @@ func (t *Target) Connection() string {
 func (t *Target) ExecutablePath() string { return t.elfPath }
 
 // procNames are the files of /proc/PID that ProcFile reads; the links are read as links.
-var procNames = map[string]bool{"cmdline": true, "status": true, "maps": true, "cwd": true, "exe": true}
+var procNames = map[string]bool{"cmdline": true, "status": true, "stat": true, "maps": true, "cwd": true, "exe": true}
 
 // ProcFile implements engine.ProcFiles for a program run on this machine: the program's own
 // files under /proc, nothing else.

@@ -96,6 +96,32 @@ func TestInferiorsAndProcAsGDB(t *testing.T) {
 	compareLines(t, "inferiors and proc", dir, ours, theirs)
 }
 
+// info proc stat and info proc all as gdb's: each /proc field under gdb's name, in gdb's
+// order. The values are the process's own (its faults, its start time), so the lines are
+// compared by what they name: the text before ":", a mapping by its file.
+func TestInfoProcStatAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "procstat", squareProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, []string{
+		"-ex", "break square", "-ex", "run", "-ex", "info proc stat", "-ex", "info proc all"})
+	labels := func(out []byte) []byte {
+		var b strings.Builder
+		for _, l := range strings.Split(string(out), "\n") {
+			switch f := strings.Fields(l); {
+			case len(f) >= 5 && strings.HasPrefix(f[0], "0x"): // a mapping: its file
+				b.WriteString("mapping " + f[len(f)-1])
+			case strings.Contains(l, ":"):
+				b.WriteString(l[:strings.Index(l, ":")])
+			default:
+				b.WriteString(l)
+			}
+			b.WriteString("\n")
+		}
+		return []byte(b.String())
+	}
+	compareLines(t, "info proc stat and all", dir, labels(ours), labels(theirs))
+}
+
 // printLimitsProg has arrays and strings longer than gdb's limits, and runs of one value.
 const printLimitsProg = `#include <string.h>
 int big[300];
