@@ -82,3 +82,9 @@ type Executable interface {
 type ProcFiles interface {
 	ProcFile(name string) (string, error)
 }
+
+// AuxvReader is implemented by targets whose program has an auxiliary vector (a Linux
+// process, live or in a core): its entries in order, type and value, up to its AT_NULL.
+type AuxvReader interface {
+	Auxv() ([][2]uint64, error)
+}

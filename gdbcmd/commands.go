@@ -656,6 +656,8 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.infoInferiors()
 	case what == "skip":
 		d.infoSkip(strings.TrimSpace(strings.TrimPrefix(args, what)))
+	case what == "auxv":
+		d.infoAuxv()
 	case what == "proc":
 		d.infoProc(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case len(what) >= 2 && strings.HasPrefix("types", what):

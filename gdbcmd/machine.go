@@ -435,26 +435,11 @@ func (d *Debugger) labelled(addr uint64) string {
 // as gdb's print elements).
 func (d *Debugger) examineStrings(addr uint64, count int) {
 	for range count {
-		var text []byte
-		ended := false
-		for len(text) < 200 && !ended {
-			chunk, err := d.s.ReadMemory(addr+uint64(len(text)), 16)
-			if err != nil || len(chunk) == 0 {
-				if len(text) == 0 {
-					d.printf("%s:\t<error: Cannot access memory at address %#x>\n", d.labelled(addr), addr)
-					return
-				}
-				break
-			}
-			for _, c := range chunk {
-				if c == 0 {
-					ended = true
-					break
-				}
-				text = append(text, c)
-			}
+		text, ended, ok := d.cString(addr, 200)
+		if !ok {
+			d.printf("%s:\t<error: Cannot access memory at address %#x>\n", d.labelled(addr), addr)
+			return
 		}
-		text = text[:min(len(text), 200)]
 		d.printf("%s:\t%s", d.labelled(addr), cstring.Quote(text))
 		if !ended {
 			d.printf("...")
@@ -506,4 +491,26 @@ func (d *Debugger) examineInstructions(addr uint64, count int) {
 	d.examined.next, d.examined.valid = next, true
 	d.values.SetConvenience("_", engine.Variable{Name: "$_", Value: d.labelled(last.PC), Type: "int8_t *"})
 	d.values.SetConvenience("__", engine.Variable{Name: "$__", Value: "void", Type: "void"}) // gdb's is not read
+}
+
+// cString reads the C string at addr, 16 bytes at a time and never across a page (a string
+// may end just before unreadable memory), up to max bytes: its bytes, whether its NUL was reached, and false
+// when not even its first bytes could be read.
+func (d *Debugger) cString(addr uint64, max int) (text []byte, ended, ok bool) {
+	for len(text) < max && !ended {
+		at := addr + uint64(len(text))
+		n := min(16, int(4096-at%4096)) // not across a page: the next one may not be mapped
+		chunk, err := d.s.ReadMemory(at, n)
+		if err != nil || len(chunk) == 0 {
+			return text, false, len(text) > 0
+		}
+		for _, c := range chunk {
+			if c == 0 {
+				ended = true
+				break
+			}
+			text = append(text, c)
+		}
+	}
+	return text[:min(len(text), max)], ended, true
 }

@@ -45,3 +45,11 @@ func (t *Target) ProcFile(name string) (string, error) {
 	b, err := os.ReadFile(path)
 	return string(b), err
 }
+
+// Auxv implements engine.AuxvReader (qXfer:auxv:read).
+func (t *Target) Auxv() ([][2]uint64, error) {
+	if err := t.needStopped(); err != nil {
+		return nil, err
+	}
+	return t.c.AuxvEntries(t.ctx, t.sym.Arch.PtrSize, t.sym.Arch.ByteOrder)
+}

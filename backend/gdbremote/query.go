@@ -84,6 +84,22 @@ func (c *Client) ReadXfer(ctx context.Context, object, annex string) ([]byte, er
 // Auxv reads the auxiliary vector of the process (qXfer:auxv:read) as type → value pairs,
 // decoding words of ptrSize bytes in the given order.
 func (c *Client) Auxv(ctx context.Context, ptrSize int, order binary.ByteOrder) (map[uint64]uint64, error) {
+	entries, err := c.AuxvEntries(ctx, ptrSize, order)
+	if err != nil {
+		return nil, err
+	}
+	out := map[uint64]uint64{}
+	for _, e := range entries {
+		if e[0] != 0 {
+			out[e[0]] = e[1]
+		}
+	}
+	return out, nil
+}
+
+// AuxvEntries is the program's auxiliary vector in its order: type and value pairs, up to
+// and with its AT_NULL.
+func (c *Client) AuxvEntries(ctx context.Context, ptrSize int, order binary.ByteOrder) ([][2]uint64, error) {
 	if !c.Supports("qXfer:auxv:read") {
 		return nil, fmt.Errorf("%w: qXfer:auxv:read", ErrUnsupported)
 	}
@@ -91,13 +107,13 @@ func (c *Client) Auxv(ctx context.Context, ptrSize int, order binary.ByteOrder) 
 	if err != nil {
 		return nil, err
 	}
-	out := map[uint64]uint64{}
+	var out [][2]uint64
 	for i := 0; i+2*ptrSize <= len(b); i += 2 * ptrSize {
 		k, v := Uint(b[i:i+ptrSize], order), Uint(b[i+ptrSize:i+2*ptrSize], order)
+		out = append(out, [2]uint64{k, v})
 		if k == 0 {
 			break
 		}
-		out[k] = v
 	}
 	return out, nil
 }

@@ -122,6 +122,17 @@ func TestInfoProcStatAsGDB(t *testing.T) {
 	compareLines(t, "info proc stat and all", dir, labels(ours), labels(theirs))
 }
 
+// info auxv as gdb's: each entry with gdb's name, description and form (a number, an
+// address, a string beside its address; ??? for one gdb 13 does not name), before the run
+// gdb's words. Addresses on the stack move with the environment: they are left out.
+func TestInfoAuxvAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "auxv", squareProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, []string{"-ex", "info auxv", "-ex", "break square", "-ex", "run", "-ex", "info auxv"})
+	stack := regexp.MustCompile(`0x7fffffff[0-9a-f]{4}\b`)
+	compareLines(t, "info auxv", dir, stack.ReplaceAll(ours, []byte("STACK")), stack.ReplaceAll(theirs, []byte("STACK")))
+}
+
 // printLimitsProg has arrays and strings longer than gdb's limits, and runs of one value.
 const printLimitsProg = `#include <string.h>
 int big[300];
