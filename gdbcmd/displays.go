@@ -1,7 +1,7 @@
 package gdbcmd
 
-// gdb's enable display, disable display and delete display: the displays numbered (all of
-// them without numbers) shown at each stop again, not shown, or gone.
+// gdb's display and undisplay, and enable display, disable display and delete display: the
+// displays numbered (all of them without numbers) shown at each stop again, not shown, or gone.
 
 import "strings"
 
@@ -63,3 +63,39 @@ func (d *Debugger) deleteDisplays(args string) {
 		delete(d.displayOff, id)
 	}
 }
+
+func cmdDisplay(d *Debugger, args string) bool {
+	if args == "" {
+		d.showDisplays(0)
+		return false
+	}
+	if n, expr, ok := instructionFormat(args); ok { // display/i $pc: instructions at each stop
+		if d.insnDisplays == nil {
+			d.insnDisplays = map[int]int{}
+		}
+		id := d.s.AddWatchFormat(expr, 0).ID
+		d.insnDisplays[id] = n
+		d.showNewDisplay(id)
+		return false
+	}
+	format, expr, err := splitFormat(args)
+	if err == nil {
+		expr, err = d.values.Substitute(expr)
+	}
+	if err != nil {
+		d.fail("%v\n", err)
+		return false
+	}
+	d.showNewDisplay(d.s.AddWatchFormat(expr, format).ID)
+	return false
+}
+
+// showNewDisplay shows a display as it is made, to a person at a terminal (gdb -batch
+// shows it at the next stop only).
+func (d *Debugger) showNewDisplay(id int) {
+	if !d.cfg.Batch {
+		d.showDisplays(id)
+	}
+}
+
+func cmdUndisplay(d *Debugger, args string) bool { d.deleteDisplays(args); return false }
