@@ -45,6 +45,7 @@ func init() {
 		{"commands", nil, "commands [N...]  lines up to \"end\" run each time breakpoint N stops the program (\"silent\" first: no stop report)", cmdCommands},
 		{"run", []string{"r"}, "run [ARGS]  start the program (again, if it ran before), with ARGS as its arguments from now on", cmdRun},
 		{"start", nil, "start [ARGS]  start the program and stop at its first statement (main's)", cmdStart},
+		{"starti", nil, "starti [ARGS]  start the program and stop at its very first instruction", cmdStarti},
 		{"restart", nil, "restart  start the program again from the beginning", cmdRun},
 		{"continue", []string{"c", "cont"}, "continue [N]  run until a breakpoint or the end (N: ignore this breakpoint N-1 more times)", cmdContinue},
 		{"step", []string{"s"}, "step  run to the next statement, entering calls", stepCmd(engine.StepInto)},

@@ -104,49 +104,50 @@ type Debugger struct {
 	guest bool
 	// current is d.s for the Ctrl-C handler, which runs on another goroutine; pendingPause
 	// is a Ctrl-C that came since the last prompt, perhaps before the program was resumed.
-	current      atomic.Pointer[engine.Session]
-	pendingPause atomic.Bool
-	frame        int
-	history      []string
-	lastCmd      string
-	listAt       int                              // next line for a bare "list"
-	listFirst    int                              // the first line the last list showed (for list -)
-	listFile     string                           // the file the last list showed, or the stop's
-	lastListed   int                              // where search goes on from (gdb's last_line_listed)
-	lastSearch   string                           // search's last regular expression
-	values       engine.ValueHistory              // gdb's $1, $2...
-	context      bool                             // set context on|off
-	pretty       bool                             // set print pretty on|off
-	limits       engine.PrintLimits               // set print elements|repeats N
-	examined     examineState                     // x's last format, unit and the address after it
-	listLines    int                              // set listsize N
-	stopThread   uint64                           // the thread of the last stop, or the one selected when the program was resumed
-	cmds         commandLists                     // breakpoints' command lists (cmdlists.go)
-	quiet        bool                             // running a command list: gdb's from_tty off (no "Continuing.")
-	temporary    map[int]bool                     // tbreak's breakpoints, for gdb's words at their hit
-	bareBreaks   map[int]bool                     // set by break without a location: listed without their function, as gdb's
-	locationText map[int]string                   // where a breakpoint was asked to be, as typed (save breakpoints)
-	momentary    int                              // advance's breakpoint, while it runs: its hit is told as a plain stop
-	insnDisplays map[int]int                      // display/i: the display's number, how many instructions
-	lastFrame    stopFrame                        // the frame of the last stop reported
-	midLine      bool                             // that stop is in the middle of a line (after finish)
-	pcDigits     int                              // hex digits of the target's pc, once known
-	sourceDepth  int                              // files being read by source, one inside another
-	sourcing     []sourceLine                     // the line each of them is at
-	failed       bool                             // the command being run said an error (fail)
-	signals      map[string]engine.SignalHandling // handle's settings, kept across runs
-	threadNames  map[uint64]string                // thread name's names, by thread id
-	displayOff   map[int]bool                     // the displays disable display turned off
-	frameArgs    string                           // set print frame-arguments ("": scalars)
-	frameInfo    string                           // set print frame-info ("": auto)
-	startup      runSettings                      // how the next run starts the program (run.go)
-	ranOnce      bool                             // the program has been run: addresses are the loaded ones from then on
-	settings     settings                         // confirm, pagination, height, width, verbose, disassembly-flavor (settings.go)
-	srcPath      engine.SourcePath                // directory and set substitute-path (srcpath.go)
-	missing      map[string]bool                  // source files said to be missing once
-	skips        []skipEntry                      // functions and files step passes over (skip.go)
-	skipsMade    int                              // the skips made, deleted ones too: the next one's number
-	logging      logging                          // set logging (logging.go)
+	current            atomic.Pointer[engine.Session]
+	pendingPause       atomic.Bool
+	frame              int
+	history            []string
+	lastCmd            string
+	listAt             int                              // next line for a bare "list"
+	listFirst          int                              // the first line the last list showed (for list -)
+	listFile           string                           // the file the last list showed, or the stop's
+	lastListed         int                              // where search goes on from (gdb's last_line_listed)
+	lastSearch         string                           // search's last regular expression
+	values             engine.ValueHistory              // gdb's $1, $2...
+	context            bool                             // set context on|off
+	pretty             bool                             // set print pretty on|off
+	limits             engine.PrintLimits               // set print elements|repeats N
+	examined           examineState                     // x's last format, unit and the address after it
+	listLines          int                              // set listsize N
+	stopThread         uint64                           // the thread of the last stop, or the one selected when the program was resumed
+	cmds               commandLists                     // breakpoints' command lists (cmdlists.go)
+	quiet              bool                             // running a command list: gdb's from_tty off (no "Continuing.")
+	temporary          map[int]bool                     // tbreak's breakpoints, for gdb's words at their hit
+	bareBreaks         map[int]bool                     // set by break without a location: listed without their function, as gdb's
+	locationText       map[int]string                   // where a breakpoint was asked to be, as typed (save breakpoints)
+	momentary          int                              // advance's breakpoint, while it runs: its hit is told as a plain stop
+	insnDisplays       map[int]int                      // display/i: the display's number, how many instructions
+	lastFrame          stopFrame                        // the frame of the last stop reported
+	midLine            bool                             // that stop is in the middle of a line (after finish)
+	pcDigits           int                              // hex digits of the target's pc, once known
+	sourceDepth        int                              // files being read by source, one inside another
+	sourcing           []sourceLine                     // the line each of them is at
+	failed             bool                             // the command being run said an error (fail)
+	signals            map[string]engine.SignalHandling // handle's settings, kept across runs
+	threadNames        map[uint64]string                // thread name's names, by thread id
+	displayOff         map[int]bool                     // the displays disable display turned off
+	frameArgs          string                           // set print frame-arguments ("": scalars)
+	frameInfo          string                           // set print frame-info ("": auto)
+	atFirstInstruction bool                             // starti's stop is to be told
+	startup            runSettings                      // how the next run starts the program (run.go)
+	ranOnce            bool                             // the program has been run: addresses are the loaded ones from then on
+	settings           settings                         // confirm, pagination, height, width, verbose, disassembly-flavor (settings.go)
+	srcPath            engine.SourcePath                // directory and set substitute-path (srcpath.go)
+	missing            map[string]bool                  // source files said to be missing once
+	skips              []skipEntry                      // functions and files step passes over (skip.go)
+	skipsMade          int                              // the skips made, deleted ones too: the next one's number
+	logging            logging                          // set logging (logging.go)
 }
 
 // examineState is what x remembers between runs of it, as gdb's.
@@ -387,6 +388,11 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 		}
 		d.printf("\n%s received signal %s.\n%s\n", who, engine.SignalText("SIGINT"), where())
 	case engine.ReasonEntry:
+		if d.atFirstInstruction { // starti, as gdb says it
+			d.atFirstInstruction = false
+			d.printf("\nProgram stopped.\n%s\n", where())
+			break
+		}
 		d.printf("Stopped at entry, %s\n", where())
 	case engine.ReasonFrame:
 		d.printf("Frame boundary, %s\n", where())

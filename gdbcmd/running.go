@@ -46,7 +46,28 @@ func cmdStart(d *Debugger, args string) bool {
 	return false
 }
 
+// cmdStarti is gdb's starti [ARGS]: the program started and stopped at its very first
+// instruction (the dynamic linker's), "Program stopped." as gdb says it.
+func cmdStarti(d *Debugger, args string) bool {
+	if !d.takeArgs(args) {
+		return false
+	}
+	if _, ok := d.s.Target().(engine.FirstInstructionStarter); !ok || d.indexedPCs() {
+		d.run(true) // a Kite program's first instruction is its entry
+		return false
+	}
+	d.atFirstInstruction = true
+	d.runWith(func() error { return d.s.StartAtFirstInstruction() })
+	return false
+}
+
 func (d *Debugger) run(stopOnEntry bool) {
+	d.runWith(func() error { return d.s.Start(stopOnEntry) })
+}
+
+// runWith starts the program (again, from the beginning, after gdb's question when it
+// runs) with start.
+func (d *Debugger) runWith(start func() error) {
 	if d.cfg.Attach {
 		d.fail("The program was attached to, not started by polydbg: it cannot be run again (detach, then run it yourself).\n")
 		return
@@ -67,7 +88,7 @@ func (d *Debugger) run(stopOnEntry bool) {
 	d.startingProgram()
 	d.ranOnce = true
 	d.lastListed = 0 // gdb forgets the lines listed when the program's libraries load
-	d.runAndReport(func() error { return d.s.Start(stopOnEntry) })
+	d.runAndReport(func() error { return start() })
 }
 
 // cmdContinue is gdb's continue [N]: with N, the breakpoint the program is stopped at is

@@ -106,6 +106,14 @@ func (t *Target) Resume(mode engine.ResumeMode) error {
 	if t.core != nil {
 		return ErrPostMortem
 	}
+	if mode == engine.Continue { // after starti: what a start does at the entry, first (it sets traps: before stopMu)
+		if st, err := t.finishStart(); err != nil || st != nil {
+			if st != nil {
+				go t.reportStop(*st) // as if the continue had reached it
+			}
+			return err
+		}
+	}
 	t.stopMu.Lock() // not in the middle of work on the stopped target
 	defer t.stopMu.Unlock()
 	t.mu.Lock()

@@ -52,11 +52,12 @@ type Target struct {
 
 	// catchCalls and catchAll are the system calls to stop at (syscalls.go), catchSent
 	// the QCatchSyscalls the stub was last sent ("" for none); under mu.
-	catchForks bool // stop after forks during a continue (CatchForks)
-	catchCalls []int
-	catchAll   bool
-	catchSent  string
-	stepFilter engine.StepFilter // the functions a step into passes over (gdb's skip), under mu
+	entryPending bool // started at the first instruction: the entry's work is due (starti.go)
+	catchForks   bool // stop after forks during a continue (CatchForks)
+	catchCalls   []int
+	catchAll     bool
+	catchSent    string
+	stepFilter   engine.StepFilter // the functions a step into passes over (gdb's skip), under mu
 
 	h    engine.Handler
 	ctx  context.Context

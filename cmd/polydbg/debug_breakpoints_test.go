@@ -305,3 +305,20 @@ func TestWatchConditionsAndDisplaysAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "watch conditions and displays", dir, ours, theirs)
 }
+
+// starti as gdb's: the program stopped at its very first instruction, in the dynamic
+// linker ("Program stopped.", "?? () from /lib64/ld-linux-x86-64.so.2"), stepped there; a
+// continue from there does what a start does at the entry point (a breakpoint on a library
+// function moves into the library, main's is hit); kill, and a run after it.
+func TestStartiAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break main", "break puts", "starti", "bt 1", "stepi", "info breakpoints", "continue",
+		"info breakpoints", "continue", "bt 1", "kill", "starti", "continue", "info breakpoints"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "starti", pltProg)
+	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
+	compareLines(t, "starti", dir, ours, theirs)
+}

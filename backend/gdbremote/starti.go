@@ -1,0 +1,60 @@
+package gdbremote
+
+// Target: gdb's starti, the program stopped at its very first instruction (the dynamic
+// linker's, for a dynamically linked program), before the run to its entry point that a
+// start makes. What that run does (thread events armed, breakpoints moved into the loaded
+// libraries) is done at the first continue from there.
+
+import (
+	"github.com/polydbg/polydbg/engine"
+)
+
+// StartAtFirstInstruction implements engine.FirstInstructionStarter: the program is
+// reported stopped where the stub holds it, its dynamic linker known as a library.
+func (t *Target) StartAtFirstInstruction(h engine.Handler) error {
+	if t.core != nil || t.attached {
+		return t.Start(h, true)
+	}
+	t.mu.Lock()
+	t.h = h
+	t.entryPending = true
+	t.mu.Unlock()
+	go t.watchHangup()
+	t.notePID()
+	t.forgetThreads()
+	if interp, err := interpreter(t.sym.ELF); err == nil && interp != "" {
+		if aux, err := t.c.Auxv(t.ctx, t.sym.Arch.PtrSize, t.sym.Arch.ByteOrder); err == nil && aux[7] != 0 {
+			_ = t.sym.AddLibrary(t.sym.Interpreter(), aux[7]) // AT_BASE: named in frames, as gdb
+		}
+	}
+	t.reportStop(engine.Stop{Reason: engine.ReasonEntry})
+	return nil
+}
+
+// finishStart does, before the first continue after StartAtFirstInstruction, what Start
+// does at the entry point: it runs there (unless the program is past it: its own code),
+// arms the thread events and lets breakpoints bind in the loaded libraries. It returns the
+// stop a breakpoint at the entry makes, if one does.
+func (t *Target) finishStart() (*engine.Stop, error) {
+	t.mu.Lock()
+	pending, h := t.entryPending, t.h
+	t.entryPending = false
+	t.mu.Unlock()
+	if !pending {
+		return nil, nil
+	}
+	pc, err := t.pc()
+	if err != nil {
+		return nil, err
+	}
+	if entry, err := t.startAddress(); err == nil && pc != entry && t.sym.SectionAt(pc) == "" { // not yet in the program's own code
+		if err := t.runTo(entry); err != nil {
+			return nil, err
+		}
+	}
+	t.armThreadEvents()
+	if ll, ok := h.(engine.LibraryLoads); ok {
+		ll.LibrariesLoaded()
+	}
+	return t.trapAtStart(h), nil
+}
