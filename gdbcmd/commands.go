@@ -37,7 +37,7 @@ func init() {
 		{"until", []string{"u"}, "until [LOCATION]  next, but not back into a loop: run until a line past this one (with LOCATION: advance)", cmdUntil},
 		{"condition", nil, "condition N [COND]  set or remove breakpoint N's condition", cmdCondition},
 		{"enable", nil, "enable [once|count N|delete] [N...]  enable breakpoints (all without arguments); once: for one stop, count N: for N stops, delete: deleted after its next stop", enableCmd(true)},
-		{"disable", []string{"disa"}, "disable [N...]  disable breakpoints: kept, but not stopped at (all without arguments)", enableCmd(false)},
+		{"disable", []string{"dis", "disa"}, "disable [N...]  disable breakpoints: kept, but not stopped at (all without arguments)", enableCmd(false)},
 		{"ignore", nil, "ignore N COUNT  pass breakpoint N the next COUNT times it is reached", cmdIgnore},
 		{"if", nil, "if COND ... [else ...] end  run the lines when COND is not zero (else the others)", cmdBlock("if")},
 		{"while", nil, "while COND ... end  run the lines as long as COND is not zero (loop_break, loop_continue)", cmdBlock("while")},
