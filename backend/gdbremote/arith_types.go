@@ -113,6 +113,9 @@ func (p *arithParser) sizeof() (arithOperand, error) {
 	if err != nil || p.skip {
 		return v, err
 	}
+	if v.obj != nil && v.obj.Kind == "func" { // gdb's sizeof of a function, as GNU C's
+		return arithOperand{kind: "int", i: 1, ct: tInt}, nil
+	}
 	if v.obj == nil {
 		size := uint64(8)
 		if v.ct.known() {

@@ -196,7 +196,7 @@ func TestCountsAndAddressesAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	var cmds []string
 	for _, c := range []string{"disassemble /r add", "disassemble /s main", "p sizeof(int[10])", "ptype int[3]",
-		"whatis int[2][3]", "p sizeof(char *[4])", "ptype struct S[2]", "p sizeof (struct S[2])",
+		"whatis int[2][3]", "p sizeof(char *[4])", "p sizeof(main)", "ptype struct S[2]", "p sizeof (struct S[2])",
 		"break main", "run", "next", "break add", "next 2", "info breakpoints", "stepi 3", "nexti 2", "x/2i main+20",
 		"p main+20", "p add - 1", "p &main + 1", "x/s word", "p $_", "p $__", "whatis $_", "delete", "finish", "next 3", "kill"} {
 		cmds = append(cmds, "-ex", c)
