@@ -319,13 +319,15 @@ func (s *Session) EnableFor(id, count int) error {
 	if count < 1 {
 		return fmt.Errorf("Bad count %d (a positive number is needed).", count)
 	}
-	return s.respecAndEnable(id, func(spec *BreakpointSpec) { spec.Counted, spec.StopsLeft = true, count })
+	return s.respecAndEnable(id, func(spec *BreakpointSpec) { // a disposition instead of another (a tbreak's)
+		spec.Counted, spec.StopsLeft, spec.Temporary = true, count, false
+	})
 }
 
 // EnableTemporary enables the breakpoint with this id and deletes it after its next stop
 // (gdb's enable delete: a tbreak made of it).
 func (s *Session) EnableTemporary(id int) error {
-	return s.respecAndEnable(id, func(spec *BreakpointSpec) { spec.Temporary = true })
+	return s.respecAndEnable(id, func(spec *BreakpointSpec) { spec.Temporary, spec.Counted, spec.StopsLeft = true, false, 0 })
 }
 
 // respecAndEnable changes the spec of the breakpoint with this id, then enables it.

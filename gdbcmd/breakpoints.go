@@ -193,6 +193,9 @@ func (d *Debugger) describe(l engine.Location) string {
 }
 
 func cmdDelete(d *Debugger, args string) bool {
+	if rest, ok := strings.CutPrefix(args, "breakpoints"); ok && (rest == "" || rest[0] == ' ') { // gdb's delete breakpoints [N...]
+		args = strings.TrimSpace(rest)
+	}
 	if rest, ok := strings.CutPrefix(args, "display"); ok && (rest == "" || rest[0] == ' ') {
 		d.deleteDisplays(rest)
 		return false
@@ -303,7 +306,7 @@ func (d *Debugger) enableHow(args *string) func(id int) error {
 	switch word {
 	case "once":
 		*args = rest
-		return func(id int) error { return d.s.EnableFor(id, 1) }
+		return func(id int) error { delete(d.temporary, id); delete(d.byCount, id); return d.s.EnableFor(id, 1) }
 	case "delete":
 		*args = rest
 		return func(id int) error {
@@ -311,6 +314,7 @@ func (d *Debugger) enableHow(args *string) func(id int) error {
 				d.temporary = map[int]bool{}
 			}
 			d.temporary[id] = true
+			delete(d.byCount, id)
 			return d.s.EnableTemporary(id)
 		}
 	case "count":
@@ -322,6 +326,11 @@ func (d *Debugger) enableHow(args *string) func(id int) error {
 		}
 		*args = rest
 		return func(id int) error {
+			delete(d.temporary, id)
+			if d.byCount == nil {
+				d.byCount = map[int]bool{}
+			}
+			d.byCount[id] = true                // its count is told in info breakpoints, once's is not
 			return d.s.EnableFor(id, max(n, 1)) // gdb's 0 stops once too
 		}
 	}

@@ -150,6 +150,9 @@ func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
 	if b.Hits > 0 {
 		r.notes = append(r.notes, hitNote(b.Hits))
 	}
+	if d.byCount[b.ID] && b.Spec.Counted && b.Spec.StopsLeft > 1 { // enable count N (gdb says nothing of the last one)
+		r.notes = append(r.notes, fmt.Sprintf("\tdisable after next %d hits", b.Spec.StopsLeft))
+	}
 	if hc := strings.TrimSpace(b.Spec.HitCondition); hc != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(hc, ">")))
 		switch {

@@ -124,6 +124,7 @@ type Debugger struct {
 	cmds               commandLists                     // breakpoints' command lists (cmdlists.go)
 	quiet              bool                             // running a command list: gdb's from_tty off (no "Continuing.")
 	temporary          map[int]bool                     // tbreak's breakpoints, for gdb's words at their hit
+	byCount            map[int]bool                     // breakpoints enabled with enable count N: their count is listed
 	bareBreaks         map[int]bool                     // set by break without a location: listed without their function, as gdb's
 	locationText       map[int]string                   // where a breakpoint was asked to be, as typed (save breakpoints)
 	momentary          int                              // advance's breakpoint, while it runs: its hit is told as a plain stop

@@ -322,3 +322,21 @@ func TestStartiAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "starti", dir, ours, theirs)
 }
+
+// enable once, count and delete replace a breakpoint's disposition as gdb's (a tbreak
+// enabled once is kept and disabled, not deleted); enable count's remaining stops listed as
+// gdb lists them; breakpoint ranges and the breakpoints keyword of disable and delete.
+func TestEnableDispositionsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"break add", "break main", "tbreak 9", "break 10", "disable 1-2 4", "info breakpoints 2-3",
+		"delete 1-2", "info breakpoints", "disable breakpoints 3", "enable once 3-4", "info breakpoints",
+		"delete breakpoints", "tbreak add", "enable once 5", "run", "info breakpoints", "enable count 3 5", "continue",
+		"info breakpoints", "continue", "info breakpoints", "tbreak main", "enable count 2 6", "enable delete 5",
+		"info breakpoints"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "dispositions", structProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "enable dispositions", dir, ours, theirs)
+}
