@@ -362,8 +362,11 @@ func parseNumber(t string) (arithOperand, error) {
 			return arithOperand{}, fmt.Errorf("invalid number %q", t)
 		}
 		ct := tDouble
-		if strings.HasSuffix(lower, "f") {
+		switch {
+		case strings.HasSuffix(lower, "f"):
 			ct, f = tFloat, float64(float32(f))
+		case strings.HasSuffix(lower, "l"): // 1.5L: held as a double here, typed as C types it
+			ct = tLongDouble
 		}
 		return arithOperand{kind: "float", f: f, ct: ct}, nil
 	}
@@ -524,7 +527,7 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 		case "/":
 			f = a / b
 		default:
-			return l, fmt.Errorf("invalid operands to %s: a floating-point value", op)
+			return l, errors.New("Integer-only operation on floating point number.") // gdb's words
 		}
 		return arithOperand{kind: "float", f: f}.to(t), nil
 	case !t.signed:

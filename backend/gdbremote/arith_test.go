@@ -32,7 +32,7 @@ func TestArithConstants(t *testing.T) {
 	}
 	for _, c := range []struct{ expr, want string }{
 		{"1 / 0", "Division by zero"}, {"5 % 0", "Division by zero"}, {"(1 + 2", "missing )"},
-		{"1 +", "ends early"}, {"2 = 3", "unexpected"}, {"1.5 % 2", "invalid operands"},
+		{"1 +", "ends early"}, {"2 = 3", "unexpected"}, {"1.5 % 2", "Integer-only operation"},
 		{"'a", "unterminated"}, {"09", "invalid number"}, {"*3", "non-pointer"}, {"&3", "not located in memory"},
 		{"1 2", "unexpected"}, {"3[1]", "no field"},
 	} {

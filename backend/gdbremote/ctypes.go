@@ -21,7 +21,9 @@ var (
 	tULong  = cType{"unsigned long", 64, false, false}
 	tDouble = cType{"double", 64, true, true}
 	tFloat  = cType{"float", 32, true, true}
-	tChar   = cType{"char", 8, true, false}
+	// tLongDouble is x87's extended type (80 bits in 16 bytes on x86-64).
+	tLongDouble = cType{"long double", 128, true, true}
+	tChar       = cType{"char", 8, true, false}
 )
 
 // rank is C's integer conversion rank, by the type's name.
@@ -58,10 +60,13 @@ func promote(t cType) cType {
 // usual is C's usual arithmetic conversion of two operand types to one.
 func usual(a, b cType) cType {
 	if a.float || b.float { // the wider floating operand's type: float + int is float
-		if a.float && a.bits == 64 || b.float && b.bits == 64 {
-			return tDouble
+		w := tFloat
+		for _, c := range []cType{a, b} {
+			if c.float && c.bits > w.bits {
+				w = c
+			}
 		}
-		return tFloat
+		return w
 	}
 	a, b = promote(a), promote(b)
 	switch {

@@ -604,7 +604,7 @@ func TestValuesAsGDB(t *testing.T) {
 		"set var arr[0] = 10", "p arr[0] * 2", "p -arr[0]", "p !arr[0]", "p ~arr[0]", "p arr[0] > 5 ? 1 : 2",
 		"p darr[0] * 2", "p darr[1] / 0", "p 10 / 3.0", "p 10 % 3", "p 1.0f", "p 'A'",
 		"p 'A' + 1", "p \"x\" \"y\"", "p/t 255", "p/o 0", "p fp(5, 6)", "p ops[1](2, 3)",
-		"p ops[0](1,1) + fp(2,2)", "p (*fp)(3, 3)", "call ops[1](4, 4)"} {
+		"p ops[0](1,1) + fp(2,2)", "p (*fp)(3, 3)", "call ops[1](4, 4)", "p 10 % 3.0", "whatis 1.5L", "whatis 1.5L * 2.0f", "p 1.5L/3", "p -5/2", "p -5%3"} {
 		cmds = append(cmds, "-ex", c)
 	}
 	dir, exe := buildNative(t, "values", valuesProg)
