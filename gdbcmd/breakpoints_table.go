@@ -195,18 +195,36 @@ func (d *Debugger) bpAddress(l engine.Location) string {
 // (polydbg's is loaded already, held at its first instruction). Once it runs, or when it
 // was there before the debugger came (Attached), the address is pc itself.
 func (d *Debugger) fileAddress(pc uint64) uint64 {
+	if base := d.fileBias(); base != 0 && pc >= base {
+		return pc - base
+	}
+	return pc
+}
+
+// loadedAddress is the address the program has for a, which before it runs is given as
+// gdb gives it, in the file (list *0x1139); a itself once it runs.
+func (d *Debugger) loadedAddress(a uint64) uint64 {
+	if base := d.fileBias(); base != 0 && a < base {
+		return a + base
+	}
+	return a
+}
+
+// fileBias is, before a position-independent program first runs, where it is loaded: the
+// difference between the addresses polydbg has and those gdb shows then; 0 otherwise.
+func (d *Debugger) fileBias() uint64 {
 	if d.s.State() != engine.Initialized || d.ranOnce || d.cfg.Attached || d.indexedPCs() {
-		return pc // gdb too says the loaded address once the program has been run
+		return 0 // gdb too says the loaded address once the program has been run
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	mods, _ := d.s.Modules(ctx)
 	for _, m := range mods {
-		if m.Symbols && m.Base != 0 && pc >= m.Base {
-			return pc - m.Base
+		if m.Symbols && m.Base != 0 {
+			return m.Base
 		}
 	}
-	return pc
+	return 0
 }
 
 // bpWhat is where a breakpoint is, as gdb says it: "in fact at t.c:12".

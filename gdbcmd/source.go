@@ -184,7 +184,7 @@ func cmdList(d *Debugger, args string) bool {
 		d.listAt = 1
 	}
 	if d.listAt > len(src) {
-		d.printf("Line number %d out of range; %q has %d lines.\n", d.listAt, file, len(src))
+		d.printf("Line number %d out of range; %s has %d lines.\n", d.listAt, d.fileName(file), len(src))
 		return false
 	}
 	end := min(len(src), d.listAt+size-1)
@@ -200,6 +200,19 @@ func cmdList(d *Debugger, args string) bool {
 // listLine is the line one argument of list names, in file unless it says another: LINE,
 // FILE:LINE, FUNCTION (the line it starts at) or FILE:FUNCTION.
 func (d *Debugger) listLine(arg, file string) (string, int, error) {
+	if expr, ok := strings.CutPrefix(arg, "*"); ok { // list *ADDR: the lines around the code at ADDR
+		a, err := d.s.Address(d.frame, strings.TrimSpace(expr))
+		if err != nil {
+			return "", 0, err
+		}
+		a = d.loadedAddress(a)
+		loc, err := d.s.ResolvePC(a)
+		if err != nil || loc.File == "" {
+			return "", 0, fmt.Errorf("No line number information available for address %#x", d.fileAddress(a))
+		}
+		d.printf("%#x is in %s (%s:%d).\n", d.fileAddress(a), loc.Func, d.fileName(loc.File), loc.Line)
+		return loc.File, loc.Line, nil
+	}
 	where, what, hasFile := strings.Cut(arg, ":")
 	if !hasFile {
 		if n, ok := atoi(arg); ok {

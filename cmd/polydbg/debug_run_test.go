@@ -233,3 +233,17 @@ func TestRunRedirectionsAsGDB(t *testing.T) {
 	sdir, ours, theirs := scriptAndGDB(t, "redirect", lineCountProg, script)
 	compareLines(t, "run redirections", sdir, ours, theirs)
 }
+
+// list *ADDR as gdb's: the lines around the code at an address, said first ("0x1164 is in
+// main (t.c:7)."), before the run in the file's addresses; a line past the end in gdb's
+// words.
+func TestListAddressAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"list *main", "list *add+4", "list 100", "break add", "run", "list *$pc", "list *main"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "listaddr", structProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "list *ADDR", dir, ours, theirs)
+}
