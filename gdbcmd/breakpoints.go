@@ -26,7 +26,7 @@ func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
 		if err != nil {
 			return spec, fmt.Errorf("Invalid address %q.", loc[1:])
 		}
-		spec.Kind, spec.PC = engine.InstructionBreakpoint, pc
+		spec.Kind, spec.PC = engine.InstructionBreakpoint, d.loadedAddress(pc) // before the run gdb takes a file address
 	case (loc[0] == '+' || loc[0] == '-') && len(loc) > 1: // lines after or before the selected frame's
 		n, ok := atoi(loc[1:])
 		here, stopped := d.here()

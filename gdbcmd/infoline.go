@@ -23,7 +23,7 @@ func (d *Debugger) infoLine(arg string) {
 	case strings.HasPrefix(arg, "*"):
 		var pc uint64
 		if pc, err = d.s.Address(d.frame, arg[1:]); err == nil {
-			lc, err = d.s.LineCodeAt(pc)
+			lc, err = d.s.LineCodeAt(d.loadedAddress(pc))
 		}
 	default:
 		spec, perr := d.parseLocation(arg)
