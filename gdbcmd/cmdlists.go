@@ -153,7 +153,7 @@ func (d *Debugger) stopCommands(bp int) (silent bool) {
 }
 
 // resumers are the commands after which the rest of a breakpoint's list is not run.
-var resumers = map[string]bool{"run": true, "start": true, "restart": true, "continue": true, "step": true,
+var resumers = map[string]bool{"run": true, "start": true, "starti": true, "restart": true, "continue": true, "step": true,
 	"next": true, "finish": true, "stepi": true, "nexti": true, "until": true, "advance": true, "jump": true, "kill": true}
 
 // runStopCommands runs the lists of the stops reported, as gdb: quietly (no "Continuing."),

@@ -196,7 +196,7 @@ func (d *Debugger) noteBreakpointNumber(n int) {
 
 // noRepeat are the commands an empty line does not run again, as gdb's dont_repeat: an
 // Enter pressed once too often must not restart the program or delete breakpoints.
-var noRepeat = map[string]bool{"run": true, "start": true, "restart": true, "kill": true, "delete": true, "clear": true, "jump": true}
+var noRepeat = map[string]bool{"run": true, "start": true, "starti": true, "restart": true, "kill": true, "delete": true, "clear": true, "jump": true}
 
 // cmdInterrupt pauses a running program; on one that does not run it does nothing, as in
 // gdb (it waited for a stop that would never come).

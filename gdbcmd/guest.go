@@ -39,7 +39,7 @@ func (d *Debugger) refused(name, args string) bool {
 				d.query("Kill the program being debugged? ")
 			}
 			d.fail("You can't do that without a process to debug.\n")
-		case "run", "start", "restart":
+		case "run", "start", "starti", "restart":
 			d.fail("%s: polydbg reads the core dump only; run the program itself with polydbg debug PROG.\n", name)
 		default:
 			d.fail("The program is not being run.\n")
@@ -51,14 +51,14 @@ func (d *Debugger) refused(name, args string) bool {
 }
 
 // runsProgram are the commands that need a live program: refused on a core dump's.
-var runsProgram = map[string]bool{"run": true, "start": true, "restart": true, "continue": true, "step": true,
+var runsProgram = map[string]bool{"run": true, "start": true, "starti": true, "restart": true, "continue": true, "step": true,
 	"next": true, "finish": true, "stepi": true, "nexti": true, "until": true, "advance": true, "jump": true,
 	"interrupt": true, "kill": true, "detach": true, "return": true, "call": true}
 
 // hostOnly are the commands a guest debugger (Attach) refuses: they run, replace or end
 // the program, whose runs its host front end reports, or they read the machine's files or
 // run its commands.
-var hostOnly = map[string]bool{"run": true, "start": true, "restart": true, "continue": true, "step": true,
+var hostOnly = map[string]bool{"run": true, "start": true, "starti": true, "restart": true, "continue": true, "step": true,
 	"next": true, "finish": true, "stepi": true, "nexti": true, "until": true, "advance": true, "jump": true,
 	"interrupt": true, "kill": true, "detach": true, "gcore": true, "source": true, "shell": true, "pwd": true, "save": true, "quit": true, "commands": true, "define": true, "if": true, "while": true}
 
