@@ -249,7 +249,7 @@ func (d *Debugger) address(arg string) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s", explain(err))
 	}
-	return a, nil
+	return d.loadedAddress(a), nil // before the run a number is the file's address, as gdb shows them
 }
 
 // cmdSet handles `set $REG = VALUE` and `set $NAME = EXPR` (a convenience variable, for
@@ -425,10 +425,11 @@ func (d *Debugger) setOnOff(setting *bool, val string) {
 // labelled is an address as gdb's x shows it: with the symbol that holds it, when one does
 // ("0x555555558020 <vals+4>").
 func (d *Debugger) labelled(addr uint64) string {
+	shown := d.fileAddress(addr) // before the run, the file's, as gdb
 	if name, _, ok, err := d.s.SymbolAt(addr); err == nil && ok {
-		return fmt.Sprintf("%#x <%s>", addr, name)
+		return fmt.Sprintf("%#x <%s>", shown, name)
 	}
-	return fmt.Sprintf("%#x", addr)
+	return fmt.Sprintf("%#x", shown)
 }
 
 // examineStrings is x/s: count C strings from addr, each up to its NUL (200 bytes at most,
@@ -482,7 +483,8 @@ func (d *Debugger) examineInstructions(addr uint64, count int) {
 		if has && in.PC == cur {
 			mark = "=> "
 		}
-		d.printf("%s%s:\t%s\n", mark, d.labelled(in.PC), in.Text)
+		_, text := d.fileAddresses(in.PC, in.Text)
+		d.printf("%s%s:\t%s\n", mark, d.labelled(in.PC), text)
 	}
 	last := ins[len(ins)-1] // x goes on after it; $_ is its address, as gdb's (a byte's)
 	if next == 0 {

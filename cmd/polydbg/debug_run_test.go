@@ -247,3 +247,17 @@ func TestListAddressAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "list *ADDR", dir, ours, theirs)
 }
+
+// x and info line before the program runs show the file's addresses, as gdb (and take
+// them back: x $_ after info line), the loaded ones once it runs. Against gdb.
+func TestExamineBeforeRunAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	var cmds []string
+	for _, c := range []string{"x/4xb main", "x/2i main", "x", "p $_", "x/2xw &gs", "x/s word", "info line add", "x/2i $_",
+		"info line main", "break add", "run", "x/2i $pc", "x/2xw &gs", "info line add"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	dir, exe := buildNative(t, "xbefore", structProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "x before run", dir, ours, theirs)
+}
