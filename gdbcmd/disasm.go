@@ -220,6 +220,9 @@ func (d *Debugger) infoSymbol(expr string) {
 		d.printf("No symbol matches %s.\n", expr)
 	default:
 		name = strings.Replace(name, "+", " + ", 1)
+		if d.s.State() == engine.Initialized && !d.ranOnce { // gdb names the file once there are several (the libraries)
+			section, _, _ = strings.Cut(section, " of ")
+		}
 		d.printf("%s in section %s\n", name, section)
 	}
 }
@@ -281,16 +284,26 @@ var loadedAddress = regexp.MustCompile(`0x[0-9a-f]+`)
 // position-independent program runs: in its file (fileAddress), where polydbg has it
 // loaded already. Numbers below the load address (displacements, immediates) stay.
 func (d *Debugger) fileAddresses(pc uint64, text string) (uint64, string) {
-	file := d.fileAddress(pc)
-	delta := pc - file
-	if delta == 0 {
-		return pc, text
+	return d.fileAddress(pc), d.fileText(text)
+}
+
+// fileText is text with each hex number of the program's image (at or above the load
+// address, within maxImage) written as the file's address, before a position-independent program runs (a value's pointers, as gdb
+// shows them then); text as it is otherwise.
+func (d *Debugger) fileText(text string) string {
+	base := d.fileBias()
+	if base == 0 || !strings.Contains(text, "0x") {
+		return text
 	}
-	return file, loadedAddress.ReplaceAllStringFunc(text, func(h string) string {
+	return loadedAddress.ReplaceAllStringFunc(text, func(h string) string {
 		n, err := strconv.ParseUint(h[2:], 16, 64)
-		if err != nil || n < delta {
-			return h
+		if err != nil || n < base || n-base >= maxImage {
+			return h // not an address of the program's image: a displacement, a double's bits
 		}
-		return fmt.Sprintf("%#x", n-delta)
+		return fmt.Sprintf("%#x", n-base)
 	})
 }
+
+// maxImage bounds how far past its load address an address of the program's own image
+// lies (fileText): a program's file is far smaller than 4 GiB.
+const maxImage = 1 << 32

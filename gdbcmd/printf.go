@@ -32,7 +32,7 @@ func cmdOutput(d *Debugger, args string) bool {
 		d.fail("%s\n", explain(err))
 		return false
 	}
-	d.printf("%s%s", pointerPrefix(v, format), d.s.FormatValue(v, format))
+	d.printf("%s%s", pointerPrefix(v, format), d.fileText(d.s.FormatValue(v, format)))
 	return false
 }
 

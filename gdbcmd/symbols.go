@@ -13,7 +13,7 @@ func (d *Debugger) infoAddress(name string) {
 		d.fail("%s\n", explain(err))
 		return
 	}
-	d.printf("Symbol %q is %s.\n", name, where)
+	d.printf("Symbol %q is %s.\n", name, d.fileText(where))
 }
 
 // infoScope is gdb's info scope LOCATION: the variables visible where the location's code

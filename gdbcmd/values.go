@@ -108,7 +108,7 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	if isCall && v.Type == "void" { // call of a function that returns nothing: gdb prints nothing
 		return
 	}
-	d.printf("$%d = %s%s\n", d.values.Record(v), pointerPrefix(v, format), d.layout(d.s.FormatValue(v, format)))
+	d.printf("$%d = %s%s\n", d.values.Record(v), pointerPrefix(v, format), d.fileText(d.layout(d.s.FormatValue(v, format))))
 }
 
 // pointerPrefix is what gdb's print puts before a C pointer (a value shown as an address,

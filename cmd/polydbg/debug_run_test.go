@@ -248,13 +248,15 @@ func TestListAddressAsGDB(t *testing.T) {
 	compareLines(t, "list *ADDR", dir, ours, theirs)
 }
 
-// x and info line before the program runs show the file's addresses, as gdb (and take
-// them back: x $_ after info line), the loaded ones once it runs. Against gdb.
+// x, info line, print, output, info address and info symbol before the program runs show
+// the file's addresses, as gdb (and x takes them back: x $_ after info line), the loaded
+// ones once it runs. Against gdb.
 func TestExamineBeforeRunAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	var cmds []string
 	for _, c := range []string{"x/4xb main", "x/2i main", "x", "p $_", "x/2xw &gs", "x/s word", "info line add", "x/2i $_",
-		"info line main", "break add", "run", "x/2i $pc", "x/2xw &gs", "info line add"} {
+		"info line main", "p main", "p &gs", "p/x &gs.i", "output &gs", "echo \\n", "info address main", "info symbol main",
+		"break add", "run", "x/2i $pc", "x/2xw &gs", "info line add", "p &gs", "info symbol main"} {
 		cmds = append(cmds, "-ex", c)
 	}
 	dir, exe := buildNative(t, "xbefore", structProg)
