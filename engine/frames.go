@@ -150,6 +150,22 @@ type FrameDescriber interface {
 	FrameInfo(frame int) (FrameInfo, error)
 }
 
+// FileDescriber is implemented by targets that can describe a source file's unit without
+// a frame in it (gdb's info source before the program runs, after list).
+type FileDescriber interface {
+	FileInfo(file string) (FrameInfo, bool)
+}
+
+// FileInfo describes the unit of source file file: its language and compilation (Unit);
+// false when the target cannot tell.
+func (s *Session) FileInfo(file string) (FrameInfo, bool) {
+	fd, ok := s.t.(FileDescriber)
+	if !ok {
+		return FrameInfo{}, false
+	}
+	return fd.FileInfo(file)
+}
+
 // FrameInfo describes a frame of the stopped program.
 func (s *Session) FrameInfo(frame int) (FrameInfo, error) {
 	fd, ok := s.t.(FrameDescriber)

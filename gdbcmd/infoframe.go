@@ -3,6 +3,7 @@ package gdbcmd
 import (
 	"cmp"
 	"fmt"
+	"github.com/polydbg/polydbg/engine"
 	"path/filepath"
 	"strings"
 )
@@ -94,11 +95,17 @@ func (d *Debugger) describeFrame(n int, selected bool) {
 // compiler and its flags tell an optimised build), as far as the target knows.
 func (d *Debugger) infoSource() {
 	loc, ok := d.here()
-	if !ok || loc.File == "" {
+	var info engine.FrameInfo
+	switch {
+	case ok && loc.File != "":
+		info, _ = d.s.FrameInfo(d.frame) // none on the Kite VM: its file alone
+	case d.listFile != "": // not stopped: the file list showed last, as gdb's current source file
+		loc.File = d.listFile
+		info, _ = d.s.FileInfo(loc.File)
+	default:
 		d.fail("No current source file.\n")
 		return
 	}
-	info, _ := d.s.FrameInfo(d.frame) // none on the Kite VM: its file alone
 	u := info.Unit
 	d.printf("Current source file is %s\n", cmp.Or(u.Name, loc.File))
 	if u.CompDir != "" {

@@ -6,6 +6,7 @@ package elfsym
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"path/filepath"
 )
 
 // SavedRegisters says where a frame saved its caller's registers, by DWARF number: the
@@ -60,6 +61,21 @@ func (f *File) Unit(fr *Frame) (UnitInfo, bool) {
 		return UnitInfo{}, false
 	}
 	return UnitInfo{Name: cu.name, CompDir: cu.dir, Producer: cu.producer, Language: cu.lang, Version: cu.version, Macros: cu.macros}, true
+}
+
+// UnitOfFile describes the compilation unit whose primary source is file (a path or its
+// ending, as the line tables match names); false when no unit is.
+func (f *File) UnitOfFile(file string) (UnitInfo, bool) {
+	for _, cu := range f.cus {
+		name := cu.name
+		if name != "" && !filepath.IsAbs(name) {
+			name = filepath.Join(cu.dir, name)
+		}
+		if name != "" && (matchFile(name, file) || matchFile(file, name)) {
+			return UnitInfo{Name: cu.name, CompDir: cu.dir, Producer: cu.producer, Language: cu.lang, Version: cu.version, Macros: cu.macros}, true
+		}
+	}
+	return UnitInfo{}, false
 }
 
 // languages are gdb's names of DWARF's languages (DW_LANG_*).

@@ -488,3 +488,13 @@ func (t *Target) DescribeOffsets(frame int, expr string) (string, error) {
 	}
 	return text, nil
 }
+
+// FileInfo implements engine.FileDescriber from the unit whose primary source file is.
+func (t *Target) FileInfo(file string) (engine.FrameInfo, bool) {
+	u, ok := t.sym.UnitOfFile(file)
+	if !ok {
+		return engine.FrameInfo{}, false
+	}
+	return engine.FrameInfo{Language: u.Language,
+		Unit: engine.SourceUnit{Name: u.Name, CompDir: u.CompDir, Producer: u.Producer, DWARFVersion: u.Version, Macros: u.Macros}}, true
+}

@@ -250,11 +250,11 @@ func TestListAddressAsGDB(t *testing.T) {
 
 // x, info line, print, output, info address and info symbol before the program runs show
 // the file's addresses, as gdb (and x takes them back: x $_ after info line), the loaded
-// ones once it runs. Against gdb.
+// ones once it runs; info source names the file list showed before the run. Against gdb.
 func TestExamineBeforeRunAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	var cmds []string
-	for _, c := range []string{"x/4xb main", "x/2i main", "x", "p $_", "x/2xw &gs", "x/s word", "info line add", "x/2i $_",
+	for _, c := range []string{"info source", "list add", "info source", "x/4xb main", "x/2i main", "x", "p $_", "x/2xw &gs", "x/s word", "info line add", "x/2i $_",
 		"info line main", "p main", "p &gs", "p/x &gs.i", "output &gs", "echo \\n", "info address main", "info symbol main",
 		"break add", "run", "x/2i $pc", "x/2xw &gs", "info line add", "p &gs", "info symbol main"} {
 		cmds = append(cmds, "-ex", c)
