@@ -36,9 +36,6 @@ type Catchpoint struct {
 	Child  int
 }
 
-// CatchesSignals reports whether c is a signal catchpoint.
-func (c Catchpoint) CatchesSignals() bool { return c.OnSignals }
-
 // catchesSyscalls reports whether c is a system call catchpoint.
 func (c Catchpoint) catchesSyscalls() bool { return !c.OnSignals && !c.OnFork }
 
@@ -225,7 +222,7 @@ func (s *Session) caughtBy(stop *Stop) {
 func (s *Session) signalCaughtBy(stop *Stop) {
 	for i := range s.catches {
 		c := &s.catches[i]
-		if c.Disabled || !c.CatchesSignals() {
+		if c.Disabled || !c.OnSignals {
 			continue
 		}
 		standard := len(c.Signals) == 0 && !c.AnySignal && stop.Signal != "SIGTRAP" && stop.Signal != "SIGINT"

@@ -126,3 +126,17 @@ func TestSignalAndForkCatchpoints(t *testing.T) {
 		t.Errorf("disabled: %v, the target catches forks %v", err, f.forks)
 	}
 }
+
+// A value's truth as C takes it: numbers, true and false; no truth for other texts.
+func TestTruth(t *testing.T) {
+	for _, c := range []struct {
+		text      string
+		truth, ok bool
+	}{{"1", true, true}, {"0", false, true}, {" -3 ", true, true}, {"0x0", false, true}, {"65 'A'", true, true},
+		{"0.0", false, true}, {"2.5", true, true}, {"true", true, true}, {"false", false, true},
+		{"{x = 1}", false, false}, {`"abc"`, false, false}, {"", false, false}} {
+		if truth, ok := Truth(c.text); truth != c.truth || ok != c.ok {
+			t.Errorf("Truth(%q) = %v, %v; want %v, %v", c.text, truth, ok, c.truth, c.ok)
+		}
+	}
+}

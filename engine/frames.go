@@ -9,8 +9,8 @@ import (
 )
 
 // FrameArgs returns the parameters of a stopped frame with their values, in order, as a
-// backtrace shows them beside the function's name (Scalars shortens them as gdb does by
-// default).
+// backtrace shows them beside the function's name, whole (a front end shortens them as it
+// shows frames).
 func (s *Session) FrameArgs(frame int) ([]Variable, error) {
 	scopes, err := s.Scopes(frame)
 	if err != nil {
@@ -34,20 +34,6 @@ func (s *Session) FrameArgs(frame int) ([]Variable, error) {
 		return withEntryValues(s.t, frame, args), nil
 	}
 	return nil, nil
-}
-
-// Scalars is args with each value that is not a scalar (a struct, union or array, a Kite
-// list or map) as "...", as gdb prints frame arguments by default ("set print
-// frame-arguments scalars"): a frame line stays one short line.
-func Scalars(args []Variable) []Variable {
-	out := make([]Variable, len(args))
-	for i, v := range args {
-		if v.Ref > 0 && (strings.HasPrefix(v.Value, "{") || strings.HasPrefix(v.Value, "[")) {
-			v.Value = "..."
-		}
-		out[i] = v
-	}
-	return out
 }
 
 // EntryValuer is implemented by targets that know the values a frame's parameters had on

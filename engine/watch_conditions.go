@@ -35,7 +35,7 @@ func (s *Session) watchCondition(stop Stop) string {
 func (h handler) decideWatchStop(stop Stop, cond string) {
 	s := h.s
 	v, err := s.t.Evaluate(0, cond, EvalMode{Pure: true})
-	if err == nil && !truthy(v.Value) {
+	if truth, ok := Truth(v.Value); err == nil && ok && !truth { // a value that is no number stops, as an error does
 		if rerr := s.t.Resume(Continue); rerr == nil {
 			return
 		}
@@ -51,16 +51,20 @@ func (h handler) decideWatchStop(stop Stop, cond string) {
 	h.publishStop(stop)
 }
 
-// truthy reports whether a value's text is C's true: a number other than 0.
-func truthy(text string) bool {
-	text = strings.TrimSpace(text)
-	if n, ok := IntegerOf(text); ok {
-		return n != 0
+// Truth is C's truth of a value's text: a number other than 0, or true; ok is false for a
+// text that is neither (a struct, a string).
+func Truth(text string) (truth, ok bool) {
+	switch text = strings.TrimSpace(text); {
+	case text == "true" || text == "false":
+		return text == "true", true
+	}
+	if n, isInt := IntegerOf(text); isInt {
+		return n != 0, true
 	}
 	if f, err := strconv.ParseFloat(text, 64); err == nil {
-		return f != 0
+		return f != 0, true
 	}
-	return text != "" && text != "false"
+	return false, false
 }
 
 // SetWatchCondition sets the condition of watchpoint id ("" removes it); false when there

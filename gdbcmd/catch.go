@@ -113,7 +113,7 @@ func (d *Debugger) catchpointRows() []bpRow {
 	var rows []bpRow
 	for _, c := range d.s.Catchpoints() {
 		what := `syscall "<any syscall>" `
-		if c.CatchesSignals() {
+		if c.OnSignals {
 			what = signalsCaught(c, true)
 		} else if c.OnFork {
 			what = "fork"

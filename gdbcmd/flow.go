@@ -5,7 +5,6 @@ package gdbcmd
 // selected frame, true when not zero (or Kite's true). Ctrl-C ends a while loop.
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -137,16 +136,8 @@ func (d *Debugger) holds(cond string) (holds, ok bool) {
 		d.fail("%s\n", explain(err))
 		return false, false
 	}
-	switch s := strings.TrimSpace(v.Value); {
-	case s == "true" || s == "false":
-		return s == "true", true
-	default:
-		if n, isInt := engine.IntegerOf(s); isInt {
-			return n != 0, true
-		}
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			return f != 0, true
-		}
+	if truth, ok := engine.Truth(v.Value); ok {
+		return truth, true
 	}
 	d.fail("Cannot use %q as a condition: %s is not a number.\n", cond, v.Value)
 	return false, false

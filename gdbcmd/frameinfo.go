@@ -43,12 +43,14 @@ func (d *Debugger) frameArgsText(vars []engine.Variable) string {
 	case "all":
 		return engine.FormatArgs(vars)
 	}
-	if mode == "scalars" {
-		return engine.FormatArgs(engine.Scalars(vars))
-	}
-	shown := slices.Clone(vars) // none: every value "..."
-	for i := range shown {
-		shown[i].Value = "..."
+	shown := slices.Clone(vars)
+	for i, v := range shown {
+		// scalars: a struct, union or array (a Kite list or map) as "...", a frame line stays
+		// one short line; none: every value
+		aggregate := v.Ref > 0 && (strings.HasPrefix(v.Value, "{") || strings.HasPrefix(v.Value, "["))
+		if mode == "none" || aggregate {
+			shown[i].Value = "..."
+		}
 	}
 	return engine.FormatArgs(shown)
 }

@@ -86,7 +86,7 @@ func (d *Debugger) savedBreakpoints() string {
 		if c.OnFork {
 			text = "catch fork"
 		}
-		if c.CatchesSignals() {
+		if c.OnSignals {
 			text = strings.TrimSpace("catch signal " + strings.Join(c.Signals, " "))
 			if c.AnySignal {
 				text = "catch signal all"

@@ -208,10 +208,7 @@ func (f *File) arrayType(elem, dims string) (dwarf.Type, error) {
 // StringLiteral is a C string literal's value: an array of char holding b and its NUL, not
 // in the program's memory (sizeof "abc" is 4; it prints as gdb prints it).
 func (f *File) StringLiteral(b []byte) Value {
-	ch, err := f.ParseType("char")
-	if err != nil { // a program without char in its debug information
-		ch = &dwarf.CharType{BasicType: dwarf.BasicType{CommonType: dwarf.CommonType{ByteSize: 1, Name: "char"}}}
-	}
+	ch, _ := f.ParseType("char") // the program's char, else C's (builtinType): never an error
 	n := int64(len(b) + 1)
 	t := &dwarf.ArrayType{CommonType: dwarf.CommonType{ByteSize: n}, Type: ch, Count: n}
 	return f.FormatValue(t, append(append([]byte(nil), b...), 0), 0, false, nil, 0)

@@ -87,7 +87,7 @@ func (p *arithParser) convenience(name string) (arithOperand, error) {
 // stringArgs reads the n C strings a function takes.
 func (p *arithParser) stringArgs(name string, args []arithOperand, n int) ([][]byte, error) {
 	if len(args) != n {
-		return nil, fmt.Errorf("%s takes %d arguments, not %d", name, n, len(args))
+		return nil, fmt.Errorf("%s takes %d argument%s, not %d", name, n, map[bool]string{true: "", false: "s"}[n == 1], len(args))
 	}
 	out := make([][]byte, n)
 	for i, a := range args {

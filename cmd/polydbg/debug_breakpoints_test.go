@@ -134,16 +134,12 @@ int main(void) {
 // loader's before the program's entry are not caught, see Limits). Against gdb.
 func TestCatchSyscallAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"catch syscall write", "catch syscall 39 close", "catch syscall nosuch", "info breakpoints",
+	cmds := exCommands("catch syscall write", "catch syscall 39 close", "catch syscall nosuch", "info breakpoints",
 		"delete 2", "break main", "run", "catch syscall getpid", "info breakpoints", "continue", "continue", "continue",
 		"continue", "info breakpoints", "delete 1", "continue", "continue", "catch syscall", "info breakpoints 5",
 		"delete 5", "run", "disable 4", "info breakpoints", "continue", "enable", "run", "continue", "continue",
-		"info breakpoints 4", "kill"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"info breakpoints 4", "kill")
 	dir, exe := buildNative(t, "catch", syscallProg)
-	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "catch syscall", dir, ours, theirs)
 }
@@ -191,11 +187,8 @@ print $bpnum
 // "-location EXPR", a local's place watched after its frame has gone.
 func TestWatchLocationAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break down", "run", "watch -l total", "watch -location n", "info watchpoints", "continue",
-		"continue", "rwatch -l total", "info watchpoints"} {
-		cmds = append(cmds, "-ex", c)
-	}
+	cmds := exCommands("break down", "run", "watch -l total", "watch -location n", "info watchpoints", "continue",
+		"continue", "rwatch -l total", "info watchpoints")
 	dir, exe := buildNative(t, "watchl", downProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "watch -location", dir, ours, theirs)
@@ -206,13 +199,9 @@ func TestWatchLocationAsGDB(t *testing.T) {
 // gdb's words, the question of a pending breakpoint answered as gdb answers it in a script.
 func TestLibraryFunctionBreakpointAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break nosuch", "break main", "run", "break write", "break nosuch", "info breakpoints",
-		"continue", "bt", "finish", "continue", "info breakpoints"} {
-		cmds = append(cmds, "-ex", c)
-	}
+	cmds := exCommands("break nosuch", "break main", "run", "break write", "break nosuch", "info breakpoints",
+		"continue", "bt", "finish", "continue", "info breakpoints")
 	dir, exe := buildNative(t, "libbreak", syscallProg)
-	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "library function breakpoint", dir, ours, theirs)
 }
@@ -238,14 +227,10 @@ int main(void) {
 // itself), and again on the next run.
 func TestLibraryFunctionBeforeRunAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break puts", "tbreak write", "break exit", "info breakpoints", "run", "bt",
+	cmds := exCommands("break puts", "tbreak write", "break exit", "info breakpoints", "run", "bt",
 		"info breakpoints", "continue", "bt", "continue", "continue", "info breakpoints", "run", "info breakpoints",
-		"continue", "kill"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"continue", "kill")
 	dir, exe := buildNative(t, "pltbreak", pltProg)
-	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "library function before run", dir, ours, theirs)
 }
@@ -276,15 +261,11 @@ int main(void) {
 // $_inferior. Against gdb.
 func TestCatchSignalAndForkAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"catch signal", "catch signal all", "catch signal SIGUSR1 SIGUSR2", "catch signal NOSUCH",
+	cmds := exCommands("catch signal", "catch signal all", "catch signal SIGUSR1 SIGUSR2", "catch signal NOSUCH",
 		"catch fork", "catch signal SIGUSR1", "info breakpoints", "delete 1 2 3", "handle SIGUSR2 nostop", "p $_thread",
 		"run", "bt 1", "p $_thread", "p $_inferior", "continue", "info breakpoints", "continue", "info breakpoints",
-		"save breakpoints " + filepath.Join(t.TempDir(), "bps"), "run", "disable 4", "continue", "info breakpoints 4"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"save breakpoints "+filepath.Join(t.TempDir(), "bps"), "run", "disable 4", "continue", "info breakpoints 4")
 	dir, exe := buildNative(t, "catchsig", sigForkProg)
-	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "catch signal and fork", dir, ours, theirs)
 }
@@ -294,13 +275,10 @@ func TestCatchSignalAndForkAsGDB(t *testing.T) {
 // name it does not know; disable, enable and delete display, as gdb's.
 func TestWatchConditionsAndDisplaysAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break add", "run", "watch counter if counter > 2", "awatch nosuch", "info watchpoints",
+	cmds := exCommands("break add", "run", "watch counter if counter > 2", "awatch nosuch", "info watchpoints",
 		"display counter", "display a", "disable display 1", "info display", "continue", "continue", "info watchpoints",
 		"condition 2", "info watchpoints", "condition 2 counter == 3", "enable display", "continue", "delete display 2",
-		"info display", "disable display 9", "undisplay 7", "delete display", "info display"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"info display", "disable display 9", "undisplay 7", "delete display", "info display")
 	dir, exe := buildNative(t, "watchcond", structProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "watch conditions and displays", dir, ours, theirs)
@@ -312,13 +290,9 @@ func TestWatchConditionsAndDisplaysAsGDB(t *testing.T) {
 // function moves into the library, main's is hit); kill, and a run after it.
 func TestStartiAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break main", "break puts", "starti", "bt 1", "stepi", "info breakpoints", "continue",
-		"info breakpoints", "continue", "bt 1", "kill", "starti", "continue", "info breakpoints"} {
-		cmds = append(cmds, "-ex", c)
-	}
+	cmds := exCommands("break main", "break puts", "starti", "bt 1", "stepi", "info breakpoints", "continue",
+		"info breakpoints", "continue", "bt 1", "kill", "starti", "continue", "info breakpoints")
 	dir, exe := buildNative(t, "starti", pltProg)
-	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "starti", dir, ours, theirs)
 }
@@ -328,14 +302,11 @@ func TestStartiAsGDB(t *testing.T) {
 // gdb lists them; breakpoint ranges and the breakpoints keyword of disable and delete.
 func TestEnableDispositionsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break add", "break main", "tbreak 9", "break 10", "disable 1-2 4", "info breakpoints 2-3",
+	cmds := exCommands("break add", "break main", "tbreak 9", "break 10", "disable 1-2 4", "info breakpoints 2-3",
 		"delete 1-2", "info breakpoints", "disable breakpoints 3", "enable once 3-4", "info breakpoints",
 		"delete breakpoints", "tbreak add", "enable once 5", "run", "info breakpoints", "enable count 3 5", "continue",
 		"info breakpoints", "continue", "info breakpoints", "tbreak main", "enable count 2 6", "enable delete 5",
-		"info breakpoints"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"info breakpoints")
 	dir, exe := buildNative(t, "dispositions", structProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "enable dispositions", dir, ours, theirs)

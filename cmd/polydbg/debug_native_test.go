@@ -407,6 +407,19 @@ print $k
 const squareProg = "int square(int x) { return x * x; }\nint main(void) {\n    return square(3) - 9;\n}\n"
 
 // scriptAndGDB builds the C program src as NAME and runs the gdb script lines on it with
+// exCommands are gdb's -ex arguments for the commands, in order (one -ex each).
+func exCommands(commands ...string) []string {
+	args := make([]string, 0, 2*len(commands))
+	for _, c := range commands {
+		args = append(args, "-ex", c)
+	}
+	return args
+}
+
+// noLibcDebugInfo keeps gdb from reading libc's separate debug information, which polydbg
+// does not read (terminal.md's Limits): both then name a library's frames by its symbols.
+var noLibcDebugInfo = []string{"-iex", "set debug-file-directory /nonexistent"}
+
 // -batch -x in polydbg and in gdb: the build directory and both outputs.
 func scriptAndGDB(t *testing.T, name, src, lines string) (dir string, ours, theirs []byte) {
 	t.Helper()
@@ -464,11 +477,8 @@ func TestScriptErrorsAsGDB(t *testing.T) {
 func TestDisassembleModifiersAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "dis", "int sum(int n) {\n\tint s = 0;\n\t// a comment line\n\n\tfor (int i = 0; i < n; i++)\n\t\ts += i;\n\treturn s;\n}\nint main(void) { return sum(4) - 6; }\n")
-	var cmds []string
-	for _, c := range []string{"break sum", "run", "disassemble /r", "disassemble /s", "disassemble /m", "disassemble /rs main",
-		"disassemble /q", "disassemble /m main"} {
-		cmds = append(cmds, "-ex", c)
-	}
+	cmds := exCommands("break sum", "run", "disassemble /r", "disassemble /s", "disassemble /m", "disassemble /rs main",
+		"disassemble /q", "disassemble /m main")
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "disassemble modifiers", dir, ours, theirs)
 }

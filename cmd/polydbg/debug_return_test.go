@@ -148,12 +148,9 @@ continue
 // at", and leaves the selection as it is; bad names answer in gdb's words.
 func TestFrameSelectionAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break 6", "run", "frame function main", "frame function nosuch", "frame function tick",
+	cmds := exCommands("break 6", "run", "frame function main", "frame function nosuch", "frame function tick",
 		"frame level 0", "frame level 9", "frame function", "frame level", "info frame level 9", "info frame level 2",
-		"frame", "info frame function main", "frame 1", "frame x", "info frame level 0", "info frame"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"frame", "info frame function main", "frame 1", "frame x", "info frame level 0", "info frame")
 	dir, exe := buildNative(t, "frames", returnProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "frame selection", dir, ours, theirs)
@@ -165,14 +162,11 @@ func TestFrameSelectionAsGDB(t *testing.T) {
 // arguments in gdb's words.
 func TestApplyAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break fact if n == 2", "run", "frame apply all p n", "frame apply 2 p $pc", "frame apply all -q p 1",
+	cmds := exCommands("break fact if n == 2", "run", "frame apply all p n", "frame apply 2 p $pc", "frame apply all -q p 1",
 		"frame apply level 1-2 info locals", "faas p n", "frame apply all -s p nosuch", "frame apply all p nosuch",
 		"echo after\\n", "frame apply -1 p 2", "frame apply all -c p n", "up", "frame apply 1 p n", "frame", "thread apply all -q p n",
 		"taas p n", "tfaas p n", "thread apply 1 -- p 3", "frame apply", "frame apply all", "frame apply level x p 1",
-		"thread apply 9 p 1", "frame apply 2", "thread apply all", "thread apply", "thread apply 1 p 4"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"thread apply 9 p 1", "frame apply 2", "thread apply all", "thread apply", "thread apply 1 p 4")
 	dir, exe := buildNative(t, "apply", returnProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	lwp := regexp.MustCompile(`LWP \d+`)
@@ -199,12 +193,9 @@ int main(void) {
 // name, by the program's name for it and by its target id; cleared again; $_thread.
 func TestThreadNameAndFindAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"thread name early", "break 4", "run", "p $_thread", "thread name w", "thread find w",
+	cmds := exCommands("thread name early", "break 4", "run", "p $_thread", "thread name w", "thread find w",
 		"thread find LWP", "thread find zzz", "thread", "thread name", "thread find w", "thread name a b", "thread find ^a",
-		"thread find ^th", "thread find", "thread find 0x7ff"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"thread find ^th", "thread find", "thread find 0x7ff")
 	dir, exe := buildNative(t, "threadname", oneWorkerProg) // pthread is in libc
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	lwp := regexp.MustCompile(`LWP \d+`)
@@ -229,16 +220,13 @@ int main(void) {
 // backtrace; the settings shown and their errors.
 func TestFrameInfoAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break norm", "run", "bt", "bt -frame-arguments all", "bt -frame-info source-line",
+	cmds := exCommands("break norm", "run", "bt", "bt -frame-arguments all", "bt -frame-info source-line",
 		"bt -frame-info location-and-address", "bt -frame-info source-and-location", "bt -frame-arguments presence",
 		"bt -frame-arguments none -frame-info short-location 1", "show print frame-arguments",
 		"set print frame-info short-location", "show print frame-info", "frame", "up", "set print frame-arguments none",
 		"frame", "down", "set print frame-arguments bogus", "set print frame-info", "set print frame-info auto",
 		"set print frame-arguments all", "frame", "set print frame-arguments scalars", "info frame", "bt -frame-info bogus",
-		"bt"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"bt")
 	dir, exe := buildNative(t, "frameinfo", normProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "frame info", dir, ours, theirs)

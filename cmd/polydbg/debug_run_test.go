@@ -64,14 +64,11 @@ func TestProgramEnvironmentAsGDB(t *testing.T) {
 // disassemble in Intel's syntax); their show answers and the errors of bad values.
 func TestSettingsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"show confirm", "set confirm off", "show confirm", "show pagination", "set pagination off",
+	cmds := exCommands("show confirm", "set confirm off", "show confirm", "show pagination", "set pagination off",
 		"show pagination", "show height", "set height 30", "show height", "set height unlimited", "show width", "set width 0",
 		"show width", "show verbose", "show disassembly-flavor", "set disassembly-flavor intel", "show disassembly-flavor",
 		"set disassembly-flavor x", "set confirm maybe", "set height x", "break down", "run", "x/2i $pc", "disassemble",
-		"set disassembly-flavor att", "x/i $pc", "kill"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"set disassembly-flavor att", "x/i $pc", "kill")
 	dir, exe := buildNative(t, "settings", downProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "settings", dir, ours, theirs)
@@ -99,13 +96,10 @@ int main(void) {
 // rest; info skip; skip delete, enable and disable; numbers never given twice.
 func TestSkipAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"info skip", "skip function helper", "skip -gfi *.h", "skip -rfu ^tw", "skip file skip.c",
+	cmds := exCommands("info skip", "skip function helper", "skip -gfi *.h", "skip -rfu ^tw", "skip file skip.c",
 		"info skip", "skip delete 4", "skip disable 3", "info skip", "skip enable", "break main", "run", "step", "step", "step",
 		"step", "info skip 1", "skip disable", "run", "step", "skip delete", "info skip", "skip", "skip nosuch", "skip delete 9",
-		"skip -fi skip.c -fu twice", "info skip", "kill"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"skip -fi skip.c -fu twice", "info skip", "kill")
 	dir, exe := buildNative(t, "skip", skipProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "skip", dir, ours, theirs)
@@ -117,12 +111,9 @@ func TestSkipAsGDB(t *testing.T) {
 func TestLoggingAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "logging", downProg)
-	var cmds []string
-	for _, c := range []string{"show logging", "set logging file " + dir + "/log.txt", "set logging enabled on", "p 1", "show logging",
+	cmds := exCommands("show logging", "set logging file "+dir+"/log.txt", "set logging enabled on", "p 1", "show logging",
 		"set logging overwrite on", "set logging redirect on", "p 2", "set logging enabled off", "p 3", "set logging on", "p 4",
-		"set logging off", "set logging bogus", "shell cat " + dir + "/log.txt", "shell rm " + dir + "/log.txt"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"set logging off", "set logging bogus", "shell cat "+dir+"/log.txt", "shell rm "+dir+"/log.txt")
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "logging", dir, ours, theirs)
 }
@@ -149,16 +140,13 @@ int main(void) {
 // ignore count used up, no longer listed. Against gdb.
 func TestWithAndPrintOptionsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"with", "with print pretty", "with nosuch -- p 1", "with print pretty on -- p gs", "show print pretty",
+	cmds := exCommands("with", "with print pretty", "with nosuch -- p 1", "with print pretty on -- p gs", "show print pretty",
 		`with print elements 2 -- p word`, `print -elements 3 -- word`, "print -pretty -elements 3 -- gs", "print -p -- gs",
 		"print -nosuch -- 1", "print -- -5", "print -repeats 3 -- word", "print -pretty off -- gs",
 		"with print pretty on -- with print elements 1 -- p gs", "show print elements", "with listsize 2 -- list 1",
 		"print -pretty -- /x gs", "p/x gs", "with print pretty on -- print nosuch", "show print pretty",
 		"break add", "run", "up", "until 9", "up", "advance 10", "ignore 1 1", "info breakpoints", "continue",
-		"info breakpoints"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"info breakpoints")
 	dir, exe := buildNative(t, "with", structProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "with and print options", dir, ours, theirs)
@@ -170,8 +158,7 @@ func TestWithAndPrintOptionsAsGDB(t *testing.T) {
 // $_gdb_setting_str and $_as_string, with their errors. Against gdb.
 func TestSearchAndDebuggerFunctionsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"list 1,3", "search total", "search total", "search zzz", "reverse-search add", "list",
+	cmds := exCommands("list 1,3", "search total", "search total", "search zzz", "reverse-search add", "list",
 		"forward-search int", "rev S", "fo return", "search ^int", "search",
 		`p $_gdb_setting("print elements")`, `p $_gdb_setting_str("print elements")`, `p $_gdb_setting("print pretty")`,
 		`p $_gdb_setting_str("print pretty")`, `p $_gdb_setting("height")`, `p $_gdb_setting_str("height")`,
@@ -179,9 +166,7 @@ func TestSearchAndDebuggerFunctionsAsGDB(t *testing.T) {
 		"set print elements unlimited", `p $_gdb_setting("print elements")`, `p $_gdb_setting_str("p elem")`,
 		`p $_gdb_setting("nosuch")`, `p $_gdb_setting(1)`, `whatis $_gdb_setting("print pretty")`,
 		`p $_as_string(gs.c)`, `p $_as_string(gs)`, `p $_strlen($_as_string(gs.i * 100))`,
-		"break add", "run", "search return", "up", "search return", "reverse-search S", "kill"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"break add", "run", "search return", "up", "search return", "reverse-search S", "kill")
 	dir, exe := buildNative(t, "search", structProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "search and debugger functions", dir, ours, theirs)
@@ -194,13 +179,10 @@ func TestSearchAndDebuggerFunctionsAsGDB(t *testing.T) {
 // last string and $__ to void. Against gdb.
 func TestCountsAndAddressesAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"disassemble /r add", "disassemble /s main", "p sizeof(int[10])", "ptype int[3]",
+	cmds := exCommands("disassemble /r add", "disassemble /s main", "p sizeof(int[10])", "ptype int[3]",
 		"whatis int[2][3]", "p sizeof(char *[4])", "p sizeof(main)", "ptype struct S[2]", "p sizeof (struct S[2])",
 		"break main", "run", "next", "break add", "next 2", "info breakpoints", "stepi 3", "nexti 2", "x/2i main+20",
-		"p main+20", "p add - 1", "p &main + 1", "x/s word", "p $_", "p $__", "whatis $_", "delete", "finish", "next 3", "kill"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"p main+20", "p add - 1", "p &main + 1", "x/s word", "p $_", "p $__", "whatis $_", "delete", "finish", "next 3", "kill")
 	dir, exe := buildNative(t, "counts", structProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "counts and addresses", dir, ours, theirs)
@@ -239,10 +221,7 @@ func TestRunRedirectionsAsGDB(t *testing.T) {
 // words.
 func TestListAddressAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"list *main", "list *add+4", "list 100", "break add", "run", "list *$pc", "list *main"} {
-		cmds = append(cmds, "-ex", c)
-	}
+	cmds := exCommands("list *main", "list *add+4", "list 100", "break add", "run", "list *$pc", "list *main")
 	dir, exe := buildNative(t, "listaddr", structProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "list *ADDR", dir, ours, theirs)
@@ -253,12 +232,9 @@ func TestListAddressAsGDB(t *testing.T) {
 // ones once it runs; info source names the file list showed before the run. Against gdb.
 func TestExamineBeforeRunAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"info source", "list add", "info source", "x/4xb main", "x/2i main", "x", "p $_", "x/2xw &gs", "x/s word", "info line add", "x/2i $_",
+	cmds := exCommands("info source", "list add", "info source", "x/4xb main", "x/2i main", "x", "p $_", "x/2xw &gs", "x/s word", "info line add", "x/2i $_",
 		"info line main", "p main", "p &gs", "p/x &gs.i", "output &gs", "echo \\n", "info address main", "info symbol main",
-		"break add", "run", "x/2i $pc", "x/2xw &gs", "info line add", "p &gs", "info symbol main"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"break add", "run", "x/2i $pc", "x/2xw &gs", "info line add", "p &gs", "info symbol main")
 	dir, exe := buildNative(t, "xbefore", structProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "x before run", dir, ours, theirs)

@@ -22,15 +22,11 @@ func TestSourcePathAsGDB(t *testing.T) {
 	if err := os.Rename(filepath.Join(dir, "moved.c"), filepath.Join(moved, "moved.c")); err != nil {
 		t.Fatal(err)
 	}
-	var cmds []string
-	for _, c := range []string{"list down", "break down", "run", "list 1,3", "frame", "next", "directory " + moved, "list 1,3",
-		"show directories", "frame", "info source", "directory", "show directories", "set substitute-path " + dir + " " + moved,
+	cmds := exCommands("list down", "break down", "run", "list 1,3", "frame", "next", "directory "+moved, "list 1,3",
+		"show directories", "frame", "info source", "directory", "show directories", "set substitute-path "+dir+" "+moved,
 		"show substitute-path", "set substitute-path /a /b", "show substitute-path", "unset substitute-path /a",
 		"unset substitute-path /zz", "frame", "info source", "unset substitute-path", "show substitute-path",
-		"set substitute-path /a", "directory /nonexistent/x", "show directories"} {
-		cmds = append(cmds, "-ex", c)
-	}
-	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"}
+		"set substitute-path /a", "directory /nonexistent/x", "show directories")
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "source path", dir, ours, theirs)
 }

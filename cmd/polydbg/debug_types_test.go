@@ -192,11 +192,8 @@ func TestPrintBeforeRunAsGDB(t *testing.T) {
 	prog := "struct point { int x, y; };\nstatic int counter = 5;\ndouble ratio = 1.5;\nchar name[] = \"kite\";\n" +
 		"int main(void) { struct point p = {1, 2}; return p.x + counter; }\n"
 	dir, exe := buildNative(t, "static", prog)
-	var cmds []string
-	for _, c := range []string{"p 1 + 1", "p sizeof(struct point)", "p counter", "p ratio * 2", "p name", "p $x = 3",
-		"p $x * counter", "x/4xb &counter", "output counter", "p nosuch", "p counter"} {
-		cmds = append(cmds, "-ex", c)
-	}
+	cmds := exCommands("p 1 + 1", "p sizeof(struct point)", "p counter", "p ratio * 2", "p name", "p $x = 3",
+		"p $x * counter", "x/4xb &counter", "output counter", "p nosuch", "p counter")
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	symbolAddr := regexp.MustCompile(`0x[0-9a-f]+( <)`)
 	compareLines(t, "print before run", dir, symbolAddr.ReplaceAll(ours, []byte("ADDR$1")), symbolAddr.ReplaceAll(theirs, []byte("ADDR$1")))
@@ -208,12 +205,9 @@ func TestPrintBeforeRunAsGDB(t *testing.T) {
 func TestSmallAnswersAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "small", squareProg)
-	var cmds []string
-	for _, c := range []string{"list small.c:2,3", "list small.c:3,", "break square", "run", "ptype square", "whatis main",
+	cmds := exCommands("list small.c:2,3", "list small.c:3,", "break square", "run", "ptype square", "whatis main",
 		"p $eflags", "p/x $eflags", "p $eflags & 0x200", "whatis $eflags", "whatis $rax", "whatis $eax", "whatis $ax",
-		"p $_", "x/2dw $sp", "p $_ == $sp + 4", "p $__ == *(int *)($sp + 4)", "whatis $__", "x/xg $sp", "whatis $_"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"p $_", "x/2dw $sp", "p $_ == $sp + 4", "p $__ == *(int *)($sp + 4)", "whatis $__", "x/xg $sp", "whatis $_")
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	stack := regexp.MustCompile(`0x7ff[0-9a-f]+`) // the stack: where it is differs between the two runs
 	compareLines(t, "small answers", dir, stack.ReplaceAll(ours, []byte("STACK")), stack.ReplaceAll(theirs, []byte("STACK")))
@@ -240,11 +234,8 @@ struct outer {
 struct outer o;
 int main(void) { return o.tag; }
 `)
-	var cmds []string
-	for _, c := range []string{"ptype/o struct outer", "ptype/o struct flags", "ptype /o union u", "ptype/o int",
-		"break main", "run", "ptype/o o.in", "ptype/o o", "ptype/t o"} {
-		cmds = append(cmds, "-ex", c)
-	}
+	cmds := exCommands("ptype/o struct outer", "ptype/o struct flags", "ptype /o union u", "ptype/o int",
+		"break main", "run", "ptype/o o.in", "ptype/o o", "ptype/t o")
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "ptype/o", dir, ours, theirs)
 }
@@ -280,12 +271,9 @@ int main(int argc, char **argv) {
 		if out, err := exec.Command("gcc", "-g", opt, "-o", exe, src).CombinedOutput(); err != nil {
 			t.Fatalf("gcc: %v\n%s", err, out)
 		}
-		var cmds []string
-		for _, c := range []string{"break f", "run", "info address a", "info address b", "info address calls", "info address ratio",
+		cmds := exCommands("break f", "run", "info address a", "info address b", "info address calls", "info address ratio",
 			"info address f", "info address nosuch", "info scope f", "info scope main", "info scope where.c:8", "bt", "info frame",
-			"up", "info address s", "info frame"} {
-			cmds = append(cmds, "-ex", c)
-		}
+			"up", "info address s", "info frame")
 		ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 		compareLines(t, "info address, scope and frame "+opt, dir, ours, theirs)
 	}
@@ -297,12 +285,9 @@ int main(int argc, char **argv) {
 func TestBeforeRunWordsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "early", squareProg)
-	var cmds []string
-	for _, c := range []string{"info sharedlibrary", "info threads", "bt", "info registers rip", "info frame", "info program",
+	cmds := exCommands("info sharedlibrary", "info threads", "bt", "info registers rip", "info frame", "info program",
 		"info locals", "finish", "next", "step", "stepi", "continue", "kill", "detach", "info display", "info breakpoints",
-		"p $pc", "info args", "tbreak square"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"p $pc", "info args", "tbreak square")
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "before run", dir, ours, theirs)
 }
@@ -316,13 +301,10 @@ func TestExamineAndPrintFormatsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "formats", "static int counter = 5;\ndouble ratio = 1.5;\nint square(int x) { return x * x + counter; }\n"+
 		"int main(void) { return square(3) - 14 + (int)ratio; }\n")
-	var cmds []string
-	for _, c := range []string{"break square", "run", "x/2o &counter", "x/2t &counter", "x/fg &ratio", "x/2zw &counter",
+	cmds := exCommands("break square", "run", "x/2o &counter", "x/2t &counter", "x/fg &ratio", "x/2zw &counter",
 		"x/3ub &counter", "x/2c &counter", "x/2hx &counter", "x", "x/2xw", "x/s &counter", "x/2dw &counter", "x/f &ratio",
 		"x/3c &counter", "x/2a $sp", "output/x counter", "p/a main", "p/s counter", "p/z counter", "p/f ratio", "p/f counter",
-		"p/u -1", "p/a $pc", "p/z x", "p/q 1", "p/x ratio", "p/a &counter", "p/z (char)5"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"p/u -1", "p/a $pc", "p/z x", "p/q 1", "p/x ratio", "p/a &counter", "p/z (char)5")
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	stack := regexp.MustCompile(`0x7ff[0-9a-f]+`) // the stack: where it is differs between the two runs
 	compareLines(t, "x and print formats", dir, stack.ReplaceAll(ours, []byte("STACK")), stack.ReplaceAll(theirs, []byte("STACK")))
@@ -374,11 +356,8 @@ int main(void) {
 // inf, a long double with x87's 21 digits, and arithmetic on them (a NaN's bits kept).
 func TestFloatsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break 6", "run", "info locals", "p ld", "p l2", "p -n", "p fn", "p i + 1", "p m * 2",
-		"p n == n", "p f / 3", "p 1.0/3", "p -fn", "p fn + 1"} {
-		cmds = append(cmds, "-ex", c)
-	}
+	cmds := exCommands("break 6", "run", "info locals", "p ld", "p l2", "p -n", "p fn", "p i + 1", "p m * 2",
+		"p n == n", "p f / 3", "p 1.0/3", "p -fn", "p fn + 1")
 	dir, exe := buildNative(t, "floats", floatsProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "floats", dir, ours, theirs)
@@ -407,27 +386,20 @@ int main(void) {
 // and zmmh where the machine has AVX and AVX-512.
 func TestVectorRegistersAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break 9", "run", "info registers xmm0", "info registers xmm1", "info registers xmm7", "p $xmm7", "info registers st0",
+	cmds := exCommands("break 9", "run", "info registers xmm0", "info registers xmm1", "info registers xmm7", "p $xmm7", "info registers st0",
 		"info registers st7", "info registers mxcsr", "p $xmm0", "p $xmm1", "p $st7", "p $mxcsr", "p/x $mxcsr",
 		"p $mxcsr & 0x80", "whatis $xmm0", "whatis $st0", "whatis $mxcsr", "output $xmm1", "echo \\n", "info registers fctrl",
 		"p $xmm1.v4_float", "p $xmm1.v4_float[1]", "p $xmm1.v2_double[0]", "p $xmm1.v8_half[3]", "p $xmm1.v8_bfloat16",
 		"p $xmm1.v16_int8", "p $xmm1.uint128", "p $xmm0.uint128", "p $xmm1.v2_int64[0] + 1", "p/x $xmm1.v4_int32",
 		"p $xmm1.v4_float[1] * 2", "p $xmm1.nosuch", "p $rip.x", "whatis $xmm1.v4_float", "whatis $xmm1.v4_float[0]",
 		"whatis $xmm1.v4_int32[0]", "whatis $xmm1.uint128", "whatis $xmm1.v8_bfloat16[0]", "info registers float",
-		"info registers vector", "info registers system", "info all-registers"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"info registers vector", "info registers system", "info all-registers")
 	cpu, _ := os.ReadFile("/proc/cpuinfo") // gdb's ymm and zmm where the machine has AVX and AVX-512
 	if flags := " " + strings.Join(strings.Fields(string(cpu)), " ") + " "; strings.Contains(flags, " avx ") {
-		for _, c := range []string{"whatis $ymm1", "p $ymm1", "info registers ymm1", "p $ymm1.v8_float", "whatis $ymm1.v8_float",
-			"whatis $ymm1.v8_float[0]", "p $ymm1.v4_double[0] + 1", "whatis $ymm1.v2_int128", "p $ymm1.v2_int128"} {
-			cmds = append(cmds, "-ex", c)
-		}
+		cmds = append(cmds, exCommands("whatis $ymm1", "p $ymm1", "info registers ymm1", "p $ymm1.v8_float", "whatis $ymm1.v8_float",
+			"whatis $ymm1.v8_float[0]", "p $ymm1.v4_double[0] + 1", "whatis $ymm1.v2_int128", "p $ymm1.v2_int128")...)
 		if strings.Contains(flags, " avx512f ") {
-			for _, c := range []string{"whatis $zmm1", "p $zmm1.v16_float", "info registers zmm7", "p $ymm20", "whatis $zmm20.v8_double"} {
-				cmds = append(cmds, "-ex", c)
-			}
+			cmds = append(cmds, exCommands("whatis $zmm1", "p $zmm1.v16_float", "info registers zmm7", "p $ymm20", "whatis $zmm20.v8_double")...)
 		}
 	}
 	dir, exe := buildNative(t, "vector", vectorProg)
@@ -445,12 +417,9 @@ int main(void) { return *p; }
 // its members and elements, in arithmetic and under a format.
 func TestSiginfoAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"p $_siginfo", "break main", "run", "p $_siginfo.si_signo", "p $_siginfo.si_code", "continue",
+	cmds := exCommands("p $_siginfo", "break main", "run", "p $_siginfo.si_signo", "p $_siginfo.si_code", "continue",
 		"p $_siginfo", "p $_siginfo._sifields._sigfault.si_addr", "p $_siginfo._sifields._sigfault", "whatis $_siginfo",
-		"p $_siginfo._sifields._pad[0]", "p/x $_siginfo.si_code", "p $_siginfo.si_signo == 11"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"p $_siginfo._sifields._pad[0]", "p/x $_siginfo.si_code", "p $_siginfo.si_signo == 11")
 	dir, exe := buildNative(t, "segv", segvProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "$_siginfo", dir, ours, theirs)
@@ -472,13 +441,10 @@ int main(void) { return vals[0] + buf[0] + st.v[0] + zeros[0] + grid[0][0]; }
 // their show answers and a bad value.
 func TestPrintArrayOptionsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"show print array-indexes", "show print null-stop", "p vals", "p buf", "set print array-indexes on",
+	cmds := exCommands("show print array-indexes", "show print null-stop", "p vals", "p buf", "set print array-indexes on",
 		"show print array-indexes", "p vals", "p zeros", "p st", "p grid", "p buf", "set print null-stop on", "show print null-stop",
 		"p buf", "p st", "set print array-indexes off", "p st", "p/x vals", "set print array-indexes on", "p/x vals", "p/x grid",
-		"output vals", "echo \\n", "set print array-indexes maybe", "break main", "run", "p/x grid", "p st"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"output vals", "echo \\n", "set print array-indexes maybe", "break main", "run", "p/x grid", "p st")
 	dir, exe := buildNative(t, "arrays", arraysProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "print array options", dir, ours, theirs)
@@ -505,16 +471,13 @@ int main(void) {
 // Python lines.)
 func TestConvenienceFunctionsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{`print sizeof("abc")`, `print "ab" "cd"`, `whatis "ab" "c"`, `print $_streq("a", "a")`,
+	cmds := exCommands(`print sizeof("abc")`, `print "ab" "cd"`, `whatis "ab" "c"`, `print $_streq("a", "a")`,
 		`print $_isvoid($unset)`, `break count if $_streq(s, "hel")`, "run", `print $_strlen(s)`, `print $_streq(s, buf)`,
 		"up", `print $_streq(buf, "hel")`, `print $_strlen(greeting)`, `print $_strlen(who)`, `print $_memeq(greeting, "help", 3)`,
 		`print $_memeq(greeting, "help", 4)`, `print $_memeq(who, "wor", 3)`, `print $_regex(who, "w.r")`, `print $_regex(who, "or")`,
 		`print $_regex(greeting, "h[a-z]+o$")`, `whatis $_strlen(who)`, `print $_streq(who, "world") && $_strlen(buf) == 3`,
 		`print $_isvoid(n)`, `print $_isvoid($nothing)`, `print $nothing + 1`, `print sizeof(greeting) + sizeof "x"`,
-		"info breakpoints"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"info breakpoints")
 	dir, exe := buildNative(t, "strfns", stringsProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "convenience functions", dir, ours, theirs)
@@ -540,15 +503,11 @@ int main(void) { return f() + global_arr[0] + pt.x + typed_g; }
 // gdb.
 func TestInfoVariablesAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"info variables", "info variables -n", "info variables ^[a-z]", "info variables -q x",
+	cmds := exCommands("info variables", "info variables -n", "info variables ^[a-z]", "info variables -q x",
 		"info variables zzz", "info variables -q zzz", "info functions -q ^mai", "info variables -n -q", "info functions -n ^m",
 		"info functions", "info functions ^_", "info variables _", "break f", "run", "info variables ^c", "info functions ^f",
-		"info functions ^mem", "info variables ^std", "info functions -q ^sig", "info variables file"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"info functions ^mem", "info variables ^std", "info functions -q ^sig", "info variables file")
 	dir, exe := buildNative(t, "vars", varsProg)
-	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "info variables", dir, ours, theirs)
 }
@@ -592,8 +551,7 @@ int main(void) {
 // flags, C's operators and literals. Against gdb.
 func TestValuesAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"break 25", "run", "p arr", "p arr[1]@3", "p/x arr", "p *p@2",
+	cmds := exCommands("break 25", "run", "p arr", "p arr[1]@3", "p/x arr", "p *p@2",
 		"p darr", "p name", "p col", "p col == GREEN", "p/d col", "p (enum color)6",
 		"p un", "p/x un", "p bf", "p/x bf", "p n1", "p *n1.next",
 		"p n1.next->v", "p ops", "p fp", "p *fp", "p fp(5, 6)", "p ops[1](2, 3)",
@@ -604,9 +562,7 @@ func TestValuesAsGDB(t *testing.T) {
 		"set var arr[0] = 10", "p arr[0] * 2", "p -arr[0]", "p !arr[0]", "p ~arr[0]", "p arr[0] > 5 ? 1 : 2",
 		"p darr[0] * 2", "p darr[1] / 0", "p 10 / 3.0", "p 10 % 3", "p 1.0f", "p 'A'",
 		"p 'A' + 1", "p \"x\" \"y\"", "p/t 255", "p/o 0", "p fp(5, 6)", "p ops[1](2, 3)",
-		"p ops[0](1,1) + fp(2,2)", "p (*fp)(3, 3)", "call ops[1](4, 4)", "p 10 % 3.0", "whatis 1.5L", "whatis 1.5L * 2.0f", "p 1.5L/3", "p -5/2", "p -5%3"} {
-		cmds = append(cmds, "-ex", c)
-	}
+		"p ops[0](1,1) + fp(2,2)", "p (*fp)(3, 3)", "call ops[1](4, 4)", "p 10 % 3.0", "whatis 1.5L", "whatis 1.5L * 2.0f", "p 1.5L/3", "p -5/2", "p -5%3")
 	dir, exe := buildNative(t, "values", valuesProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "values", dir, ours, theirs)
@@ -617,13 +573,27 @@ func TestValuesAsGDB(t *testing.T) {
 // it runs libc's: adjtime, ntp_adjtime named by the address as gdb names it), by address.
 func TestRbreakAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	var cmds []string
-	for _, c := range []string{"rbreak ^ma", "rbreak ^_[is]", "rbreak zzzz", "info breakpoints", "run", "rbreak ^ad",
-		"info breakpoints"} {
-		cmds = append(cmds, "-ex", c)
-	}
+	cmds := exCommands("rbreak ^ma", "rbreak ^_[is]", "rbreak zzzz", "info breakpoints", "run", "rbreak ^ad",
+		"info breakpoints")
 	dir, exe := buildNative(t, "rbreak", valuesProg)
-	noLibcDebugInfo := []string{"-iex", "set debug-file-directory /nonexistent"} // polydbg reads none (Limits)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "rbreak", dir, ours, theirs)
+}
+
+// gdb's convenience functions given what they do not take say so, and the session goes on:
+// a wrong number of arguments, a bad regular expression, a negative or huge length, a
+// setting that is none.
+func TestConvenienceFunctionErrors(t *testing.T) {
+	_, exe := buildNative(t, "strfnerr", stringsProg)
+	out, _ := exec.Command(polydbgBinary(t), append([]string{"debug", "-batch"}, append(exCommands("break count", "run",
+		`p $_strlen()`, `p $_streq(s)`, `p $_regex(s, "(")`, `p $_memeq(s, s, -1)`, `p $_memeq(s, s, 100000000)`,
+		`p $_memeq(1, s, 2)`, `p $_gdb_setting("nosuch")`, `p $_isvoid()`, `p $_strlen(s)`), exe)...)...).CombinedOutput()
+	for _, want := range []string{"$_strlen takes 1 argument, not 0", "$_streq takes 2 arguments, not 1",
+		"$_regex: error parsing regexp", "length must be non-negative", "$_memeq compares at most 65536 bytes",
+		"$_memeq: argument 1 is not an array or a pointer", "must be a valid setting of the 'show' command",
+		"You must provide one argument for $_isvoid.", "$1 = 5"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
 }
