@@ -66,6 +66,9 @@ type Location struct {
 	// StandIn says the place stands for a library function until its library is loaded
 	// (a native program's PLT entry, puts@plt, before it runs); see LibraryLoads.
 	StandIn bool `json:"-"`
+	// Signature is the function with its parameters where the language overloads names
+	// (C++'s geo::add(int, int), as gdb lists a breakpoint's place); "" otherwise.
+	Signature string `json:"-"`
 }
 
 // Stop describes one stop of the debuggee.

@@ -198,6 +198,13 @@ func formatText(v Variable, format byte, cTypes bool) string {
 			i = j
 			continue
 		}
+		if c == '<' { // a symbol (<vals+4>) or a count (<repeats 15 times>) stays as it is
+			if j := strings.IndexByte(s[i:], '>'); j > 0 {
+				b.WriteString(s[i : i+j+1])
+				i += j + 1
+				continue
+			}
+		}
 		startsNumber := c >= '0' && c <= '9' || c == '-' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9'
 		if !startsNumber || i > 0 && (isNameByte(s[i-1]) || s[i-1] == '.') {
 			b.WriteByte(c)

@@ -38,7 +38,7 @@ func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
 		}
 		spec.Kind, spec.File, spec.Line = engine.LineBreakpoint, here.File, max(1, here.Line+n)
 	default:
-		if i := strings.LastIndexByte(loc, ':'); i > 0 {
+		if i := singleColon(loc); i > 0 {
 			if n, ok := atoi(loc[i+1:]); ok {
 				spec.Kind, spec.File, spec.Line = engine.LineBreakpoint, loc[:i], n
 				return spec, nil
@@ -66,6 +66,22 @@ func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
 		spec.Kind, spec.Function = engine.FunctionBreakpoint, loc
 	}
 	return spec, nil
+}
+
+// singleColon is the index of the first colon of loc that is not half of C++'s "::" (the
+// one after FILE in FILE:LINE and FILE:geo::add), -1 when there is none.
+func singleColon(loc string) int {
+	for i := 0; i < len(loc); i++ {
+		if loc[i] != ':' {
+			continue
+		}
+		if i+1 < len(loc) && loc[i+1] == ':' {
+			i++
+			continue
+		}
+		return i
+	}
+	return -1
 }
 
 func cmdBreak(d *Debugger, args string) bool { d.setBreak(args, "Breakpoint", nil); return false }
@@ -143,8 +159,12 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 		d.noteOthersAt(bp, addr)
 	}
 	switch sites, _ := d.s.BreakpointSites(bp.ID); {
-	case len(sites) > 1: // inlined copies
-		d.printf("%s %d at %s: %s. (%d locations)\n", kind, bp.ID, addr, l.Func, len(sites))
+	case len(sites) > 1: // inlined copies, overloads, template instances: named as typed
+		name := l.Func
+		if bp.Spec.Kind == engine.FunctionBreakpoint {
+			name = bp.Spec.Function
+		}
+		d.printf("%s %d at %s: %s. (%d locations)\n", kind, bp.ID, addr, name, len(sites))
 	case l.File != "":
 		d.printf("%s %d at %s: file %s, line %d.\n", kind, bp.ID, addr, d.fileName(l.File), l.Line)
 	default:

@@ -70,7 +70,7 @@ func (d *Debugger) breakpointTable(withBreakpoints bool, numbers string) {
 	d.printf("%-7s %-*s %-4s %-3s %-*s %s\n", "Num", kinds, "Type", "Disp", "Enb", width, "Address", "What")
 	for _, r := range rows {
 		line := fmt.Sprintf("%-7s %-*s %-4s %-3s %-*s %s", r.num, kinds, r.kind, r.disp, r.on, width, r.addr, r.what)
-		if r.kind != "catchpoint" { // gdb ends a catchpoint's with a space
+		if r.kind != "catchpoint" && r.addr != "<MULTIPLE>" { // gdb ends these with spaces
 			line = strings.TrimRight(line, " ")
 		}
 		d.printf("%s\n", line)
@@ -132,7 +132,7 @@ func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
 	if b.Spec.Disabled {
 		r.on = "n"
 	}
-	sites, _ := d.s.BreakpointSites(b.ID)
+	sites := d.sites(b.ID)
 	switch {
 	case !b.Verified:
 		r.addr, r.what = "<PENDING>", b.Message
@@ -227,6 +227,27 @@ func (d *Debugger) fileBias() uint64 {
 	return 0
 }
 
+// sites are the places breakpoint id is at, by address as gdb numbers them (1.1, 1.2).
+func (d *Debugger) sites(id int) []engine.Location {
+	sites, _ := d.s.BreakpointSites(id)
+	sites = slices.Clone(sites)
+	slices.SortStableFunc(sites, func(a, b engine.Location) int { return cmp.Compare(a.PC, b.PC) })
+	return sites
+}
+
+// hitName is the breakpoint a stop at pc hit as gdb names it: its number, and the
+// place's among several ("1.2").
+func (d *Debugger) hitName(id int, pc uint64) string {
+	if sites := d.sites(id); len(sites) > 1 {
+		for i, l := range sites {
+			if l.PC == pc {
+				return fmt.Sprintf("%d.%d", id, i+1)
+			}
+		}
+	}
+	return strconv.Itoa(id)
+}
+
 // bpWhat is where a breakpoint is, as gdb says it: "in fact at t.c:12".
 func (d *Debugger) bpWhat(l engine.Location) string {
 	switch {
@@ -234,6 +255,8 @@ func (d *Debugger) bpWhat(l engine.Location) string {
 		return "<" + l.Func + ">"
 	case l.Func == "":
 		return fmt.Sprintf("at %s:%d", d.fileName(l.File), l.Line)
+	case l.Signature != "":
+		return fmt.Sprintf("in %s at %s:%d", l.Signature, d.fileName(l.File), l.Line)
 	}
 	return fmt.Sprintf("in %s at %s:%d", l.Func, d.fileName(l.File), l.Line)
 }

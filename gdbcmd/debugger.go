@@ -349,7 +349,7 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 			kind = "Temporary breakpoint"
 			delete(d.temporary, st.BreakpointID)
 		}
-		d.printf("\n%s%s %d, %s\n", hit, kind, st.BreakpointID, where())
+		d.printf("\n%s%s %s, %s\n", hit, kind, d.hitName(st.BreakpointID, loc.PC), where())
 		if st.Text != "" {
 			d.printf("%s\n", st.Text)
 		}

@@ -3,6 +3,7 @@ package gdbcmd
 import (
 	"context"
 	"fmt"
+	"github.com/polydbg/polydbg/internal/cxxname"
 	"regexp"
 	"slices"
 	"strconv"
@@ -219,7 +220,7 @@ func (d *Debugger) infoSymbol(expr string) {
 	case !ok:
 		d.printf("No symbol matches %s.\n", expr)
 	default:
-		name = strings.Replace(name, "+", " + ", 1)
+		name = strings.Replace(cxxname.Symbol(name), "+", " + ", 1)
 		if d.s.State() == engine.Initialized && !d.ranOnce { // gdb names the file once there are several (the libraries)
 			section, _, _ = strings.Cut(section, " of ")
 		}

@@ -47,7 +47,8 @@ func (d *Debugger) frameArgsText(vars []engine.Variable) string {
 	for i, v := range shown {
 		// scalars: a struct, union or array (a Kite list or map) as "...", a frame line stays
 		// one short line; none: every value
-		aggregate := v.Ref > 0 && (strings.HasPrefix(v.Value, "{") || strings.HasPrefix(v.Value, "["))
+		aggregate := v.Ref > 0 && (strings.HasPrefix(v.Value, "{") || strings.HasPrefix(v.Value, "[") ||
+			strings.HasPrefix(v.Value, "@0x") && strings.Contains(v.Value, ": {")) // a C++ reference to one
 		if mode == "none" || aggregate {
 			shown[i].Value = "..."
 		}

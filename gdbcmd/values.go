@@ -116,6 +116,9 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 // string (char *), which shows its text instead, and under a format letter.
 func pointerPrefix(v engine.Variable, format byte) string {
 	t := strings.TrimSpace(v.Type)
+	if format == 0 && t != "" && strings.HasPrefix(v.Value, "@0x") { // a C++ reference: (int &) @0x7ffe...: 5
+		return "(" + t + ") "
+	}
 	if format != 0 || !strings.HasPrefix(v.Value, "0x") || strings.Contains(v.Value, "\"") || t == "" {
 		return ""
 	}

@@ -6,6 +6,7 @@ set -euo pipefail
 
 # command-or-file : Debian package (arguments of the same form replace the list: bench/setup.sh)
 parts=(
+  "g++:g++"
   "gdbserver:gdbserver"
   "gdb:gdb"
   "gdb-multiarch:gdb-multiarch"

@@ -55,6 +55,9 @@ func (f *File) readLines(cu *dwarf.Entry, seenFile map[string]bool) []*dwarf.Lin
 // location list.
 func (f *File) walkCU(r *dwarf.Reader, cuOff dwarf.Offset, files []*dwarf.LineFile) (hasLoclist bool, err error) {
 	var open []dwarf.Tag // tags of the entries whose children are being read
+	var scopes scopeNames
+	firstFunc, firstInline := len(f.funcs), len(f.inlines)
+	defer func() { f.qualifyUnit(&scopes, firstFunc, firstInline) }()
 	inlineDepth := 0
 	for {
 		e, err := r.Next()
@@ -72,11 +75,19 @@ func (f *File) walkCU(r *dwarf.Reader, cuOff dwarf.Offset, files []*dwarf.LineFi
 				inlineDepth--
 			}
 			open = open[:len(open)-1]
+			scopes.close()
 			continue
 		}
 		switch e.Tag {
 		case dwarf.TagSubprogram:
+			scopes.note(e)
 			f.funcs = append(f.funcs, f.funcsFromEntry(e, cuOff)...)
+		case dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagTypedef:
+			f.noteType(&scopes, e)
+		case dwarf.TagVariable, dwarf.TagMember:
+			if len(open) > 0 && open[len(open)-1] != dwarf.TagSubprogram && open[len(open)-1] != dwarf.TagLexDwarfBlock {
+				f.noteVar(&scopes, e)
+			}
 		case dwarf.TagInlinedSubroutine:
 			if in := f.inlineFromEntry(e, files, inlineDepth+1); in != nil {
 				f.inlines = append(f.inlines, in)
@@ -87,6 +98,7 @@ func (f *File) walkCU(r *dwarf.Reader, cuOff dwarf.Offset, files []*dwarf.LineFi
 		}
 		if e.Children {
 			open = append(open, e.Tag)
+			scopes.open(e)
 			if e.Tag == dwarf.TagInlinedSubroutine {
 				inlineDepth++
 			}

@@ -110,6 +110,8 @@ type Func struct {
 	cu        dwarf.Offset
 	// noPrologue: a breakpoint on the function goes on its first instruction.
 	noPrologue bool
+	linkage    string // DW_AT_linkage_name (C++'s mangled name)
+	cplus      bool   // from a C++ unit
 }
 
 // LineRow is one row of a line table.
@@ -150,6 +152,14 @@ type File struct {
 	// lazy guards what is read on first use by several goroutines: sections, and
 	// debug/dwarf's type cache.
 	lazy sync.Mutex
+	// C++ (cplus.go, cplustypes.go): whether any unit is C++, the scopes of types declared
+	// in namespaces and classes, the types walked (under lazy) and the classes' bases and
+	// static members.
+	cplus     bool
+	typeScope map[dwarf.Offset]string
+	varScope  map[dwarf.Offset]string // variables declared in namespaces and classes
+	fixed     map[dwarf.Offset]dwarf.Type
+	classes   map[*dwarf.StructType]*Class
 	// enums are the enumeration constants by name, read on first use (Enumerator).
 	enumsOnce sync.Once
 	enums     map[string]enumConst
@@ -262,6 +272,7 @@ func (f *File) readDWARF() error {
 		files := f.readLines(cu, seenFile)
 		cuOff := cu.Offset
 		f.cus[cuOff] = f.newCU(cu)
+		f.cplus = f.cplus || f.cus[cuOff].lang == "c++"
 		if !cu.Children {
 			continue
 		}
@@ -306,6 +317,13 @@ func (f *File) funcsFromEntry(e *dwarf.Entry, cu dwarf.Offset) []*Func {
 	if len(ranges) == 0 {
 		return nil
 	}
+	linkage, _ := f.originVal(e, dwarf.AttrLinkageName).(string)
+	if n, _, ok := linkageNames(linkage); ok {
+		name = n
+	} else {
+		linkage = ""
+	}
+	cplus := f.cus[cu] != nil && f.cus[cu].lang == "c++"
 	var out []*Func
 	for _, rg := range ranges {
 		low := f.clearThumb(rg[0])
@@ -313,6 +331,7 @@ func (f *File) funcsFromEntry(e *dwarf.Entry, cu dwarf.Offset) []*Func {
 			continue
 		}
 		fn := &Func{Name: name, Low: low, High: f.clearThumb(rg[1]), entry: e.Offset, cu: cu}
+		fn.linkage, fn.cplus = linkage, cplus
 		if l, ok := f.originVal(e, dwarf.AttrDeclLine).(int64); ok {
 			fn.Line = int(l)
 		}
@@ -384,18 +403,40 @@ func (f *File) Funcs() []*Func { return f.funcs }
 // Files returns the source files of the line tables.
 func (f *File) Files() []string { return f.files }
 
-// FuncByName finds a function by name.
+// FuncByName finds a function by name (the first of those `break name` binds at, see
+// FuncsNamed).
 func (f *File) FuncByName(name string) (*Func, bool) {
-	var best *Func
-	for _, fn := range f.funcs {
-		if fn.Name == name {
-			if fn.entry != 0 {
-				return fn, true
-			}
-			best = fn
-		}
+	if fns := f.FuncsNamed(name); len(fns) > 0 {
+		return fns[0], true
 	}
-	return best, best != nil
+	return nil, false
+}
+
+// FuncsNamed returns the functions `break name` binds at, by address: every function
+// debug information describes by that name (C's static functions of several files, C++'s
+// overloads, template instances and scopes: see nameMatches), else the symbol table's.
+func (f *File) FuncsNamed(name string) []*Func {
+	var out []*Func
+	var fromSymtab *Func
+	seen := map[dwarf.Offset]bool{}
+	for _, fn := range f.funcs {
+		if fn.entry == 0 {
+			if fromSymtab == nil && fn.Name == name {
+				fromSymtab = fn
+			}
+			continue
+		}
+		if seen[fn.entry] || !nameMatches(fn.Name, func() string { return f.Signature(fn) }, name) {
+			continue
+		}
+		seen[fn.entry] = true // a function split in parts is bound at its first
+		out = append(out, fn)
+	}
+	if len(out) == 0 && fromSymtab != nil {
+		out = append(out, fromSymtab)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Low < out[j].Low })
+	return out
 }
 
 // FuncAt finds the function containing the run-time pc.

@@ -19,6 +19,7 @@ type Inline struct {
 	CallLine int
 	Depth    int // 1 for a copy directly in a function, 2 for a copy inside a copy...
 	die      dwarf.Offset
+	linkage  bool // Name is from the linkage name (C++), scopes and all
 }
 
 func (in *Inline) contains(a uint64) bool {
@@ -38,6 +39,11 @@ func (f *File) inlineFromEntry(e *dwarf.Entry, files []*dwarf.LineFile, depth in
 		return nil
 	}
 	in := &Inline{Name: name, Depth: depth, die: e.Offset}
+	if linkage, _ := f.originVal(e, dwarf.AttrLinkageName).(string); linkage != "" {
+		if n, _, ok := linkageNames(linkage); ok {
+			in.Name, in.linkage = n, true
+		}
+	}
 	for _, r := range rs {
 		lo, hi := f.clearThumb(r[0]), f.clearThumb(r[1])
 		if f.code.has(lo) {
@@ -78,7 +84,7 @@ func (f *File) InlinesAt(pc uint64) []*Inline {
 func (f *File) Inlines(name string) []*Inline {
 	var out []*Inline
 	for _, in := range f.inlines {
-		if in.Name == name {
+		if nameMatches(in.Name, func() string { return in.Name }, name) {
 			out = append(out, in)
 		}
 	}
@@ -91,7 +97,7 @@ func (f *File) Inlines(name string) []*Inline {
 // inlined copy.
 func (f *File) FuncBreakpoints(name string) ([]uint64, error) {
 	var pcs []uint64
-	if fn, ok := f.FuncByName(name); ok {
+	for _, fn := range f.FuncsNamed(name) {
 		pcs = append(pcs, f.afterPrologue(fn)+f.Bias)
 	}
 	for _, in := range f.Inlines(name) {

@@ -43,7 +43,11 @@ func (f *File) section(name string) []byte {
 func (f *File) dwarfType(off dwarf.Offset) (dwarf.Type, error) {
 	f.lazy.Lock()
 	defer f.lazy.Unlock()
-	return f.DWARF.Type(off)
+	t, err := f.DWARF.Type(off)
+	if err == nil && f.cplus {
+		t = f.fixCXXType(off, t)
+	}
+	return t, err
 }
 
 func (f *File) newCU(cu *dwarf.Entry) *cuInfo {

@@ -319,6 +319,7 @@ func (f *File) builtinType(name string) (dwarf.Type, bool) {
 
 // AddressOf is &v for a value in memory: a pointer to v's type.
 func (f *File) AddressOf(v Value, mem Memory) (Value, error) {
+	v = v.Referred() // &r is the object's address, as C++'s
 	if !v.InMemory {
 		return Value{}, errors.New("attempt to take address of value not located in memory")
 	}

@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // symRange is one function or object of the ELF symbol table (link-time addresses).
@@ -28,7 +29,7 @@ func (f *File) symbols() []symRange {
 			if s.Value == 0 || s.Name == "" || s.Section == elf.SHN_UNDEF {
 				continue
 			}
-			f.syms = append(f.syms, symRange{f.clearThumb(s.Value), s.Size, s.Name})
+			f.syms = append(f.syms, symRange{f.clearThumb(s.Value), s.Size, f.cxxSymbolName(s)})
 		}
 		for _, e := range f.pltEntries() {
 			f.syms = append(f.syms, symRange{e.addr, e.size, e.name + "@plt"})
@@ -48,6 +49,18 @@ func (f *File) symbols() []symRange {
 		}
 	})
 	return f.syms
+}
+
+// cxxSymbolName is the name gdb gives a function symbol of a C++ program that has no
+// mangled name (main, an extern "C" function): its signature, main(); others' as they are.
+func (f *File) cxxSymbolName(s elf.Symbol) string {
+	if !f.cplus || elf.ST_TYPE(s.Info) != elf.STT_FUNC || strings.HasPrefix(s.Name, "_Z") {
+		return s.Name
+	}
+	if fn := f.FuncAt(f.clearThumb(s.Value) + f.Bias); fn != nil && fn.cplus && fn.Low == f.clearThumb(s.Value) && fn.linkage == "" {
+		return f.Signature(fn)
+	}
+	return s.Name
 }
 
 // SymbolAt names the run-time address addr by the function or object that holds it:

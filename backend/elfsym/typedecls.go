@@ -120,7 +120,7 @@ func (f *File) typeDecl(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string
 	case dwarf.TagClassType:
 		d.Text = "class " + name + ";"
 	case dwarf.TagTypedef:
-		t, err := f.DWARF.Type(e.Offset)
+		t, err := f.dwarfType(e.Offset)
 		if err != nil {
 			return TypeDecl{}, false
 		}

@@ -42,12 +42,28 @@ func TypeName(t dwarf.Type) string {
 		if tt.StructName == "" {
 			return tt.Kind + " {...}"
 		}
+		if isCXX(tt) { // C++ names a class without its keyword
+			return tt.StructName
+		}
 		return tt.Kind + " " + tt.StructName
 	case *dwarf.EnumType:
 		if tt.EnumName == "" {
 			return "enum {...}"
 		}
+		if isCXX(tt) {
+			return tt.EnumName
+		}
 		return "enum " + tt.EnumName
+	case *RefType: // const geo::Point &
+		amp := " &"
+		if tt.RValue {
+			amp = " &&"
+		}
+		inner := TypeName(tt.Type)
+		if strings.HasSuffix(inner, "*") {
+			return inner + strings.TrimPrefix(amp, " ")
+		}
+		return inner + amp
 	case *dwarf.TypedefType:
 		return tt.Name
 	case *dwarf.IntType, *dwarf.UintType:

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/polydbg/polydbg/internal/cxxname"
 	"math/big"
 	"strconv"
 	"strings"
@@ -26,9 +27,23 @@ type Value struct {
 	Bytes    []byte
 	Text     string
 	Children []Value // struct fields, array elements, a pointer's target
+	// Referent is, for a C++ reference (Kind "reference"), the object it refers to, which
+	// every operation but printing the reference itself acts on (see Referred).
+	Referent *Value
 
 	typ dwarf.Type // what it was read as (pointers.go), nil for a value not from the program
 }
+
+// Referred is the object a reference refers to; any other value is itself.
+func (v Value) Referred() Value {
+	if v.Referent != nil {
+		return *v.Referent
+	}
+	return v
+}
+
+// IsCXX reports whether the value is of a class or enum of a C++ program.
+func (v Value) IsCXX() bool { return v.typ != nil && isCXX(resolve(v.typ)) }
 
 const (
 	maxArrayChildren = 100
@@ -207,7 +222,7 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 		v.Text = fmt.Sprintf("%#x", u)
 		target := resolve(tt.Type)
 		if name, ok := f.SymbolAt(u); ok && u != 0 { // as gdb: 0x555555558024 <vals+4>
-			v.Text += " <" + name + ">"
+			v.Text += " <" + cxxname.Symbol(name) + ">"
 		}
 		if u == 0 || mem == nil || depth >= maxDepth {
 			break
@@ -233,24 +248,23 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 				}
 			}
 		}
+	case *RefType: // as gdb: @0x7ffe3c: {x = 1, y = 2}, the object's own address and value
+		v.Kind = "reference"
+		v.Text = fmt.Sprintf("@%#x", u)
+		if u == 0 || mem == nil || depth >= maxDepth {
+			break
+		}
+		if sz := int(tt.Type.Size()); sz > 0 {
+			if tb, err := mem.ReadMemory(u, sz); err == nil && len(tb) == sz {
+				c := f.FormatValue(tt.Type, tb, u, true, mem, depth+1)
+				c.Name = v.Name
+				v.Referent, v.Children = &c, c.Children
+				v.Text += ": " + c.Text
+			}
+		}
 	case *dwarf.StructType:
 		v.Kind = "struct"
-		var parts []string
-		for _, fld := range tt.Field {
-			off := int(fld.ByteOffset)
-			sz := int(fld.Type.Size())
-			if off < 0 || sz < 0 || off+sz > n {
-				continue
-			}
-			c := f.FormatValue(fld.Type, b[off:off+sz], addr+uint64(off), inMem, mem, depth+1)
-			if fld.BitSize > 0 {
-				c = f.bitfield(fld, b[off:off+sz], c)
-			}
-			c.Name = fld.Name
-			v.Children = append(v.Children, c)
-			parts = append(parts, fld.Name+" = "+c.Text)
-		}
-		v.Text = "{" + strings.Join(parts, ", ") + "}"
+		f.structValue(&v, tt, b, addr, inMem, mem, depth)
 	case *dwarf.ArrayType:
 		v.Kind = "array"
 		es := int(tt.Type.Size())

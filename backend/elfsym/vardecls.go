@@ -59,7 +59,7 @@ func (f *File) varDecl(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string)
 	if !ok {
 		return VarDecl{}, false
 	}
-	t, err := f.DWARF.Type(off)
+	t, err := f.dwarfType(off)
 	if err != nil {
 		return VarDecl{}, false
 	}

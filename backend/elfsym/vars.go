@@ -3,6 +3,7 @@ package elfsym
 import (
 	"debug/dwarf"
 	"fmt"
+	"strings"
 )
 
 // Var is a variable or parameter described by DWARF.
@@ -77,16 +78,30 @@ func (f *File) Globals() []*Var {
 			r.SkipChildren()
 			continue
 		}
+		depth := 0 // inside namespaces
 		for {
 			e, err := r.Next()
-			if err != nil || e == nil || e.Tag == 0 {
+			if err != nil || e == nil {
 				break
+			}
+			if e.Tag == 0 {
+				if depth--; depth < 0 {
+					break
+				}
+				continue
 			}
 			if e.Tag == dwarf.TagVariable {
 				if v := f.varFromEntry(e, f.cus[cu.Offset]); v != nil && (v.loc != nil || v.locList >= 0) {
 					v.Global = true
+					if q := f.varQualifier(e); q != "" { // C++: geo::origin, geo::Shape::count
+						v.Name = q + "::" + v.Name
+					}
 					out = append(out, v)
 				}
+			}
+			if e.Tag == dwarf.TagNamespace && e.Children {
+				depth++
+				continue
 			}
 			if e.Children {
 				r.SkipChildren()
@@ -265,6 +280,14 @@ func (f *File) LookupVar(pc uint64, name string) (*Var, error) {
 				if v.Name == name {
 					return v, nil
 				}
+			}
+		}
+	}
+	if fn != nil && fn.cplus { // C++: a name of the function's namespaces and class first
+		for q := fn.Name; strings.Contains(q, "::"); {
+			q = q[:strings.LastIndex(q, "::")]
+			if v, ok := f.Global(q + "::" + name); ok {
+				return v, nil
 			}
 		}
 	}

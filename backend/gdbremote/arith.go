@@ -192,6 +192,7 @@ func (p *arithParser) unary() (arithOperand, error) {
 		case "*":
 			return p.deref(v)
 		case "&":
+			v = v.referred()
 			if v.obj == nil {
 				return v, errors.New("attempt to take address of value not located in memory")
 			}
@@ -399,12 +400,23 @@ func (p *arithParser) child(v arithOperand, key string) (arithOperand, error) {
 	return arithOperand{obj: &c}, nil
 }
 
+// referred is the object a C++ reference refers to (elfsym.Value.Referred); any other
+// operand is itself.
+func (v arithOperand) referred() arithOperand {
+	if v.obj != nil && v.obj.Referent != nil {
+		r := *v.obj.Referent
+		return arithOperand{obj: &r}
+	}
+	return v
+}
+
 // number makes a number of an operand: an integer, character, boolean, enum, float or
 // pointer value of the program.
 func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 	if v.obj == nil {
 		return v, nil
 	}
+	v = v.referred()
 	o := v.obj
 	longBits := 8 * p.e.t.sym.Arch.PtrSize // long is as wide as a pointer (LP64, ILP32)
 	switch o.Kind {

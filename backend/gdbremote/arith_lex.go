@@ -5,6 +5,22 @@ import (
 	"strings"
 )
 
+// nameEnd is the index after the name that goes on at s[i], C++'s scopes and all
+// (geo::Shape::count).
+func nameEnd(s string, i int) int {
+	for i < len(s) {
+		switch {
+		case isIdentByte(s[i]):
+			i++
+		case strings.HasPrefix(s[i:], "::") && i+2 < len(s) && isIdent(s[i+2:i+3]):
+			i += 2
+		default:
+			return i
+		}
+	}
+	return i
+}
+
 // lexArith splits a C expression into numbers, names, $registers, character literals and
 // operators.
 func lexArith(s string) ([]string, error) {
@@ -28,10 +44,7 @@ func lexArith(s string) ([]string, error) {
 			toks = append(toks, s[i:j+1])
 			i = j + 1
 		case c == '$' || isIdent(s[i:i+1]):
-			j := i + 1
-			for j < len(s) && isIdentByte(s[j]) {
-				j++
-			}
+			j := nameEnd(s, i+1)
 			toks = append(toks, s[i:j])
 			i = j
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':

@@ -129,6 +129,7 @@ func (p *arithParser) sizeof() (arithOperand, error) {
 
 // deref is *v: what a pointer points to (the first element of an array).
 func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
+	v = v.referred()
 	if v.obj != nil && v.obj.Kind == "func" { // *fact is fact, as in C
 		return v, nil
 	}
@@ -177,6 +178,7 @@ func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
 	if p.skip {
 		return v, nil
 	}
+	v = v.referred()
 	n, err := p.number(idx)
 	if err != nil {
 		return v, err

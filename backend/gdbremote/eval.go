@@ -68,16 +68,16 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 	}
 	deref := strings.HasPrefix(expr, "*")
 	path := strings.TrimPrefix(expr, "*")
-	i := 0
-	for i < len(path) && isIdentByte(path[i]) {
-		i++
-	}
+	i := nameEnd(path, 0)
 	name, rest := path[:i], path[i:]
 	if name == "" {
 		return elfsym.Value{}, fmt.Errorf("cannot evaluate %q", expr)
 	}
 	v, err := e.t.sym.LookupVar(lookupPC(e.fr), name)
 	if err != nil {
+		if m, ok := e.thisMember(name); ok { // in a C++ method, w_ is this->w_
+			return e.walk(m, rest, expr)
+		}
 		return elfsym.Value{}, err
 	}
 	val, err := e.t.sym.ReadVar(v, e.fr, cachedMem{e.t})
@@ -94,6 +94,24 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 		val.Name = expr
 	}
 	return val, nil
+}
+
+// thisMember is, in a C++ method, the member name of the object this points to (its
+// bases' and its class's static members too).
+func (e *evaluator) thisMember(name string) (elfsym.Value, bool) {
+	v, err := e.t.sym.LookupVar(lookupPC(e.fr), "this")
+	if err != nil || strings.Contains(name, "::") {
+		return elfsym.Value{}, false
+	}
+	this, err := e.t.sym.ReadVar(v, e.fr, cachedMem{e.t})
+	if err != nil {
+		return elfsym.Value{}, false
+	}
+	obj, err := child(this, "*")
+	if err != nil {
+		return elfsym.Value{}, false
+	}
+	return member(obj, name)
 }
 
 // walk reads the members and elements rest names (.f, ->f, [i]) of val, expr's value.
@@ -145,10 +163,9 @@ func ident(s string) (string, string) {
 }
 
 func child(v elfsym.Value, key string) (elfsym.Value, error) {
-	for _, c := range v.Children {
-		if c.Name == key {
-			return c, nil
-		}
+	v = v.Referred()
+	if c, ok := member(v, key); ok {
+		return c, nil
 	}
 	if key == "*" {
 		if v.Kind == "pointer" && (v.Text == "0x0" || strings.HasPrefix(v.Text, "0x0 ")) {
@@ -158,12 +175,31 @@ func child(v elfsym.Value, key string) (elfsym.Value, error) {
 	}
 	switch {
 	case strings.HasPrefix(key, "["):
-	case v.Kind == "struct": // gdb's words
+	case v.Kind == "struct" && v.IsCXX(): // gdb's words
+		return v, fmt.Errorf("There is no member or method named %s.", key)
+	case v.Kind == "struct":
 		return v, fmt.Errorf("There is no member named %s.", key)
 	default:
 		return v, errors.New("Attempt to extract a component of a value that is not a structure.")
 	}
 	return v, fmt.Errorf("%s has no %s", v.Name, key)
+}
+
+// member is v's child named key, or its base classes' (C++: a Square's w_ is its Shape's).
+func member(v elfsym.Value, key string) (elfsym.Value, bool) {
+	for _, c := range v.Children {
+		if c.Name == key {
+			return c, true
+		}
+	}
+	for _, c := range v.Children {
+		if strings.HasPrefix(c.Name, "<") && c.Kind == "struct" {
+			if m, ok := member(c, key); ok {
+				return m, true
+			}
+		}
+	}
+	return elfsym.Value{}, false
 }
 
 // number extracts an integer from a formatted value ("42", "112 'p'", "true", "0x10").

@@ -69,10 +69,15 @@ func (t *Target) ResolvePC(pc uint64) (engine.Location, error) {
 // the innermost frame of a backtrace there.
 func (t *Target) location(pc uint64) engine.Location {
 	l, _ := t.sym.PCToLine(pc)
+	sig := ""
 	if in := t.sym.InlinesAt(pc); len(in) > 0 {
 		l.Function = in[len(in)-1].Name
+	} else if fn := t.sym.FuncAt(pc); fn != nil && fn.Name == l.Function {
+		if s := t.sym.Signature(fn); s != fn.Name {
+			sig = s
+		}
 	}
-	return engine.Location{File: l.File, Line: l.Line, Col: l.Column, Func: l.Function, PC: pc, HasPC: true}
+	return engine.Location{File: l.File, Line: l.Line, Col: l.Column, Func: l.Function, PC: pc, HasPC: true, Signature: sig}
 }
 
 // SetTrap implements engine.Target: a breakpoint at loc.PC and at the other copies of

@@ -1,0 +1,276 @@
+package elfsym
+
+// C++ types as gdb names and reads them. debug/dwarf names a class by its own name only
+// and does not read references, base classes or static members; every type read passes
+// here once (dwarfType), its DWARF entries walked beside it: a class, enum or typedef
+// declared in a namespace or class gets its scopes (geo::Shape), a reference becomes a
+// RefType, and a class's bases and static members are kept (ClassOf).
+
+import (
+	"debug/dwarf"
+	"strings"
+	"sync"
+)
+
+// cxxTypes holds the classes and enums read from C++ units, which C++ (and gdb) name
+// without their keyword (geo::Shape, not class geo::Shape).
+var cxxTypes sync.Map
+
+func isCXX(t dwarf.Type) bool { _, ok := cxxTypes.Load(t); return ok }
+
+// RefType is a C++ reference, T& (or T&& when RValue).
+type RefType struct {
+	dwarf.CommonType
+	Type   dwarf.Type
+	RValue bool
+}
+
+func (t *RefType) String() string { return TypeName(t) }
+
+// Class is what debug/dwarf leaves out of a C++ class: its base classes, in order, and its
+// static members.
+type Class struct {
+	Bases   []Base
+	Statics []Static
+}
+
+// Base is a base class at an offset in the derived one.
+type Base struct {
+	Type   *dwarf.StructType
+	Offset int64
+}
+
+// Static is a static data member, read from the variable that defines it (linkage name).
+type Static struct {
+	Name    string
+	Type    dwarf.Type
+	Linkage string // the symbol of its storage ("" when it has none: a constant)
+	Before  int    // how many of the class's members are declared before it
+}
+
+// ClassOf returns the bases and statics of a C++ class type (nil for others).
+func (f *File) ClassOf(st *dwarf.StructType) *Class {
+	f.lazy.Lock()
+	defer f.lazy.Unlock()
+	return f.classes[st]
+}
+
+// fixCXXType walks the entries of the type t read at off beside it, once per entry (under
+// f.lazy), and returns it with its references made RefTypes.
+func (f *File) fixCXXType(off dwarf.Offset, t dwarf.Type) dwarf.Type {
+	if done, ok := f.fixed[off]; ok {
+		return done
+	}
+	if f.fixed == nil {
+		f.fixed, f.classes = map[dwarf.Offset]dwarf.Type{}, map[*dwarf.StructType]*Class{}
+	}
+	f.fixed[off] = t // (a class that points to itself)
+	r := f.DWARF.Reader()
+	r.Seek(off)
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return t
+	}
+	inner := func() dwarf.Type {
+		to, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
+		if !ok {
+			return nil
+		}
+		it, err := f.DWARF.Type(to)
+		if err != nil {
+			return nil
+		}
+		return f.fixCXXType(to, it)
+	}
+	q := f.typeScope[off]
+	switch e.Tag {
+	case dwarf.TagReferenceType, dwarf.TagRvalueReferenceType:
+		in := inner()
+		if in == nil {
+			return t
+		}
+		ref := &RefType{Type: in, RValue: e.Tag == dwarf.TagRvalueReferenceType}
+		ref.ByteSize = int64(f.Arch.PtrSize)
+		f.fixed[off] = ref
+		return ref
+	case dwarf.TagPointerType:
+		if pt, ok := t.(*dwarf.PtrType); ok {
+			if in := inner(); in != nil {
+				pt.Type = in
+			}
+		}
+	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType:
+		if qt, ok := t.(*dwarf.QualType); ok {
+			if in := inner(); in != nil {
+				qt.Type = in
+			}
+		}
+	case dwarf.TagArrayType:
+		if at, ok := t.(*dwarf.ArrayType); ok {
+			if in := inner(); in != nil {
+				at.Type = in
+			}
+		}
+	case dwarf.TagTypedef:
+		if tt, ok := t.(*dwarf.TypedefType); ok {
+			if q != "" && !strings.Contains(tt.Name, "::") {
+				tt.Name = q + "::" + tt.Name
+			}
+			if in := inner(); in != nil {
+				tt.Type = in
+			}
+		}
+	case dwarf.TagEnumerationType:
+		if et, ok := t.(*dwarf.EnumType); ok {
+			if q != "" && et.EnumName != "" && !strings.Contains(et.EnumName, "::") {
+				et.EnumName = q + "::" + et.EnumName
+			}
+			cxxTypes.Store(t, true)
+		}
+	case dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
+		if st, ok := t.(*dwarf.StructType); ok {
+			cxxTypes.Store(t, true)
+			if q != "" && st.StructName != "" && !strings.Contains(st.StructName, "::") {
+				st.StructName = q + "::" + st.StructName
+			}
+			if e.Children {
+				f.fixMembers(r, st)
+			}
+		}
+	}
+	return t
+}
+
+// fixMembers reads the children of a class entry (r just read it): its members' types,
+// bases and static members.
+func (f *File) fixMembers(r *dwarf.Reader, st *dwarf.StructType) {
+	var cl Class
+	field := 0
+	for {
+		kid, err := r.Next()
+		if err != nil || kid == nil || kid.Tag == 0 {
+			break
+		}
+		to, hasType := kid.Val(dwarf.AttrType).(dwarf.Offset)
+		typeOf := func() dwarf.Type {
+			if !hasType {
+				return nil
+			}
+			it, err := f.DWARF.Type(to)
+			if err != nil {
+				return nil
+			}
+			return it
+		}
+		switch kid.Tag {
+		case dwarf.TagMember:
+			if decl, _ := kid.Val(dwarf.AttrDeclaration).(bool); decl { // DWARF 4's static member
+				if it := typeOf(); it != nil {
+					cl.Statics = append(cl.Statics, f.static(kid, f.fixCXXType(to, it), field))
+				}
+				break
+			}
+			if field < len(st.Field) {
+				if it := typeOf(); it != nil {
+					st.Field[field].Type = f.fixCXXType(to, it)
+				}
+			}
+			field++
+		case dwarf.TagVariable: // DWARF 5's static member
+			if it := typeOf(); it != nil {
+				cl.Statics = append(cl.Statics, f.static(kid, f.fixCXXType(to, it), field))
+			}
+		case dwarf.TagInheritance:
+			if it := typeOf(); it != nil {
+				if bt, ok := f.fixCXXType(to, it).(*dwarf.StructType); ok {
+					b := Base{Type: bt}
+					if o, ok := kid.Val(dwarf.AttrDataMemberLoc).(int64); ok {
+						b.Offset = o
+					}
+					cl.Bases = append(cl.Bases, b)
+				}
+			}
+		}
+		if kid.Children {
+			r.SkipChildren()
+		}
+	}
+	if len(cl.Bases) > 0 || len(cl.Statics) > 0 {
+		f.classes[st] = &cl
+	}
+}
+
+// static describes the static member declared by entry e of type t.
+func (f *File) static(e *dwarf.Entry, t dwarf.Type, before int) Static {
+	s := Static{Type: t, Before: before}
+	s.Name, _ = e.Val(dwarf.AttrName).(string)
+	s.Linkage, _ = e.Val(dwarf.AttrLinkageName).(string)
+	return s
+}
+
+// structValue formats a struct or class: its base classes first, as gdb shows them
+// ({<geo::Shape> = {...}, side = 3}), then its members with its static ones among them
+// where they are declared (static count = 0).
+func (f *File) structValue(v *Value, st *dwarf.StructType, b []byte, addr uint64, inMem bool, mem Memory, depth int) {
+	var parts []string
+	add := func(c Value, label string) {
+		v.Children = append(v.Children, c)
+		parts = append(parts, label+" = "+c.Text)
+	}
+	cl := f.ClassOf(st)
+	statics := func(before int) {
+		if cl == nil {
+			return
+		}
+		for _, s := range cl.Statics {
+			if s.Before == before {
+				c := f.staticValue(s, mem, depth)
+				add(c, "static "+s.Name)
+			}
+		}
+	}
+	if cl != nil {
+		for _, base := range cl.Bases {
+			off, sz := int(base.Offset), int(base.Type.Size())
+			if off < 0 || sz < 0 || off+sz > len(b) {
+				continue
+			}
+			c := f.FormatValue(base.Type, b[off:off+sz], addr+uint64(off), inMem, mem, depth+1)
+			c.Name = "<" + base.Type.StructName + ">"
+			add(c, c.Name)
+		}
+	}
+	for i, fld := range st.Field {
+		statics(i)
+		off := int(fld.ByteOffset)
+		sz := int(fld.Type.Size())
+		if off < 0 || sz < 0 || off+sz > len(b) {
+			continue
+		}
+		c := f.FormatValue(fld.Type, b[off:off+sz], addr+uint64(off), inMem, mem, depth+1)
+		if fld.BitSize > 0 {
+			c = f.bitfield(fld, b[off:off+sz], c)
+		}
+		c.Name = fld.Name
+		add(c, fld.Name)
+	}
+	statics(len(st.Field))
+	v.Text = "{" + strings.Join(parts, ", ") + "}"
+}
+
+// staticValue reads a static member from the storage its symbol names.
+func (f *File) staticValue(s Static, mem Memory, depth int) Value {
+	out := Value{Name: s.Name, Type: TypeName(s.Type), Kind: "raw", Text: "<optimized out>"}
+	addr, _, ok := f.Symbol(s.Linkage)
+	sz := int(s.Type.Size())
+	if s.Linkage == "" || !ok || mem == nil || sz <= 0 {
+		return out
+	}
+	b, err := mem.ReadMemory(addr, sz)
+	if err != nil || len(b) != sz {
+		return out
+	}
+	out = f.FormatValue(s.Type, b, addr, true, mem, depth+1)
+	out.Name = s.Name
+	return out
+}
