@@ -250,9 +250,11 @@ type ScopeSymbol struct {
 }
 
 // SymbolDescriber is implemented by targets that say where a symbol lives (gdb's info
-// address, info scope): Where is the text after `Symbol "x" is `, without the final ".".
+// address, info scope): Where is the text after `Symbol "x" is `, without the final ".";
+// shown is the symbol as the language names it there (a C++ function with its
+// parameters: geo::add(int, int)), "" for the name asked.
 type SymbolDescriber interface {
-	DescribeSymbol(frame int, name string) (where string, err error)
+	DescribeSymbol(frame int, name string) (shown, where string, err error)
 	// DescribeScope lists the variables visible at the run-time pc: the innermost block's
 	// first, out to the function's parameters and locals.
 	DescribeScope(pc uint64) ([]ScopeSymbol, error)

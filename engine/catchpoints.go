@@ -34,10 +34,13 @@ type Catchpoint struct {
 	// fork it caught made.
 	OnFork bool
 	Child  int
+	// Exception makes it an exception catchpoint (gdb's catch throw, rethrow, catch): one
+	// of ExceptionThrow, ExceptionRethrow, ExceptionCatch (exceptions.go).
+	Exception string
 }
 
 // catchesSyscalls reports whether c is a system call catchpoint.
-func (c Catchpoint) catchesSyscalls() bool { return !c.OnSignals && !c.OnFork }
+func (c Catchpoint) catchesSyscalls() bool { return !c.OnSignals && !c.OnFork && c.Exception == "" }
 
 // ReasonFork is the stop at a fork a catchpoint caught: Stop.Fork says which child it made,
 // Stop.BreakpointID the catchpoint.
@@ -60,11 +63,7 @@ func (s *Session) CatchForks() (Catchpoint, error) {
 		return Catchpoint{}, fmt.Errorf("catch fork: %w", ErrUnsupported)
 	}
 	c := Catchpoint{OnFork: true}
-	s.mu.Lock()
-	s.nextID++
-	c.ID = s.nextID
-	s.catches = append(s.catches, c)
-	s.mu.Unlock()
+	c = s.addCatchpoint(c)
 	return c, s.armCatchpoints()
 }
 
@@ -82,11 +81,7 @@ func (s *Session) CatchSignals(names []string, all bool) (Catchpoint, error) {
 		}
 	}
 	c := Catchpoint{OnSignals: true, Signals: names, AnySignal: all}
-	s.mu.Lock()
-	s.nextID++
-	c.ID = s.nextID
-	s.catches = append(s.catches, c)
-	s.mu.Unlock()
+	c = s.addCatchpoint(c)
 	return c, nil
 }
 
@@ -116,16 +111,22 @@ func (s *Session) CatchSyscalls(names []string) (Catchpoint, error) {
 		}
 		c.Calls, c.Names = append(c.Calls, n), append(c.Names, sc.SyscallName(n))
 	}
-	s.mu.Lock()
-	s.nextID++
-	c.ID = s.nextID
-	s.catches = append(s.catches, c)
-	s.mu.Unlock()
+	c = s.addCatchpoint(c)
 	if err := s.armCatchpoints(); err != nil {
 		_ = s.RemoveCatchpoint(c.ID)
 		return Catchpoint{}, err
 	}
 	return c, nil
+}
+
+// addCatchpoint numbers c and keeps it.
+func (s *Session) addCatchpoint(c Catchpoint) Catchpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	c.ID = s.nextID
+	s.catches = append(s.catches, c)
+	return c
 }
 
 // RestoreCatchpoints sets the catchpoints of an earlier session under their numbers
@@ -192,6 +193,9 @@ func (s *Session) armCatchpoints() error {
 		forks = forks || !c.Disabled && c.OnFork
 	}
 	s.mu.Unlock()
+	if err := s.armExceptions(); err != nil {
+		return err
+	}
 	if fc, ok := s.t.(ForkCatcher); ok {
 		if err := fc.CatchForks(forks); err != nil {
 			return err

@@ -14,26 +14,28 @@ type Session struct {
 	t       Target
 	sources sourceCache
 
-	mu        sync.Mutex
-	state     State
-	subs      []*Subscription // receiving events
-	all       []*Subscription // every subscription, closed by Close
-	bps       map[int]*bpState
-	byKey     map[locKey][]*bpState
-	nextID    int
-	catches   []Catchpoint // catch syscall (catchpoints.go)
-	trapAlso  []int        // the other breakpoints the last Trap's place stopped at too (as gdb counts them)
-	watchHits map[int]int  // hits of the target's watchpoints, by id (DataBreakpoints)
-	ensureMu  sync.Mutex   // one EnsureInstructionBreakpoint at a time: two never set one address twice
-	exitCode  int
-	lastStop  *Stop
-	seq       uint64        // of the last event
-	halt      Halt          // the last stop or end
-	haltCh    chan struct{} // made by a WaitStop, closed at the next halt
-	done      chan struct{}
-	quit      chan struct{} // closed when Terminate or Close is called: output stops blocking
-	quitOnce  sync.Once
-	blocking  []*Subscription // subscriptions with a bound: output waits for their room
+	mu      sync.Mutex
+	state   State
+	subs    []*Subscription // receiving events
+	all     []*Subscription // every subscription, closed by Close
+	bps     map[int]*bpState
+	byKey   map[locKey][]*bpState
+	nextID  int
+	catches []Catchpoint // catch syscall (catchpoints.go)
+	// exceptionTraps are the sites of the exception catchpoints' traps, by event (exceptions.go).
+	exceptionTraps map[string]Location
+	trapAlso       []int       // the other breakpoints the last Trap's place stopped at too (as gdb counts them)
+	watchHits      map[int]int // hits of the target's watchpoints, by id (DataBreakpoints)
+	ensureMu       sync.Mutex  // one EnsureInstructionBreakpoint at a time: two never set one address twice
+	exitCode       int
+	lastStop       *Stop
+	seq            uint64        // of the last event
+	halt           Halt          // the last stop or end
+	haltCh         chan struct{} // made by a WaitStop, closed at the next halt
+	done           chan struct{}
+	quit           chan struct{} // closed when Terminate or Close is called: output stops blocking
+	quitOnce       sync.Once
+	blocking       []*Subscription // subscriptions with a bound: output waits for their room
 
 	watches   []Watch
 	nextWatch int
@@ -432,7 +434,7 @@ func (h handler) Stopped(stop Stop) {
 		s.mu.Unlock()
 		return
 	}
-	if stop.Reason == ReasonException && s.noExceptionStops {
+	if stop.Reason == ReasonException && s.noExceptionStops && stop.BreakpointID == 0 { // (a catch throw's stops are asked for)
 		s.mu.Unlock()
 		go func() { _ = s.t.Resume(Continue) }() // the target waits for it; not from its own goroutine
 		return
@@ -518,7 +520,7 @@ func (h handler) Trap(loc Location) *Stop {
 	list := s.byKey[locationKey(loc)]
 	if len(list) == 0 {
 		s.mu.Unlock()
-		return nil
+		return s.exceptionCaughtBy(loc)
 	}
 	s.trapAlso = nil
 	s.mu.Unlock()  // lists are copy-on-write and bpState is immutable but for Hits: no copy

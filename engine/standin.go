@@ -15,7 +15,10 @@ type LibraryLoads interface {
 }
 
 // LibrariesLoaded implements LibraryLoads.
-func (h handler) LibrariesLoaded() { h.s.rebindStandIns() }
+func (h handler) LibrariesLoaded() {
+	h.s.rebindStandIns()
+	_ = h.s.armExceptions() // catch throw: the C++ runtime is loaded now
+}
 
 // rebindStandIns resolves each function breakpoint bound to a stand-in again and moves it
 // where it now binds (a function no library defines stays on its stand-in).

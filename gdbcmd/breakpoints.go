@@ -158,11 +158,14 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 	if d.fromUser() {
 		d.noteOthersAt(bp, addr)
 	}
-	switch sites, _ := d.s.BreakpointSites(bp.ID); {
-	case len(sites) > 1: // inlined copies, overloads, template instances: named as typed
+	switch sites := d.sites(bp.ID); {
+	case len(sites) > 1: // inlined copies, overloads, template instances: named as typed, at the first
 		name := l.Func
 		if bp.Spec.Kind == engine.FunctionBreakpoint {
 			name = bp.Spec.Function
+		}
+		if !d.indexedPCs() {
+			addr = fmt.Sprintf("%#x", d.fileAddress(sites[0].PC))
 		}
 		d.printf("%s %d at %s: %s. (%d locations)\n", kind, bp.ID, addr, name, len(sites))
 	case l.File != "":

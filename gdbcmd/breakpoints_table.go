@@ -20,6 +20,7 @@ type bpRow struct {
 	num, kind, disp, on string
 	addr, what          string
 	notes               []string // the lines under the row: condition, hits, ignore count
+	placed              bool     // a catchpoint with a place (catch throw): gdb lists it as a breakpoint
 }
 
 // infoBreakpoints is gdb's info breakpoints: breakpoints, dprintfs and watchpoints by
@@ -61,7 +62,7 @@ func (d *Debugger) breakpointTable(withBreakpoints bool, numbers string) {
 	}
 	slices.SortStableFunc(rows, func(a, b bpRow) int { return cmp.Compare(a.id, b.id) })
 	width, kinds := max(len("Address"), d.pcWidth()+2), len("breakpoint    ")
-	if !slices.ContainsFunc(rows, func(r bpRow) bool { return r.kind != "catchpoint" }) {
+	if !slices.ContainsFunc(rows, func(r bpRow) bool { return r.kind != "catchpoint" || r.placed }) {
 		width = 10 // gdb's, when nothing listed has an address
 	}
 	for _, r := range rows {
@@ -70,7 +71,7 @@ func (d *Debugger) breakpointTable(withBreakpoints bool, numbers string) {
 	d.printf("%-7s %-*s %-4s %-3s %-*s %s\n", "Num", kinds, "Type", "Disp", "Enb", width, "Address", "What")
 	for _, r := range rows {
 		line := fmt.Sprintf("%-7s %-*s %-4s %-3s %-*s %s", r.num, kinds, r.kind, r.disp, r.on, width, r.addr, r.what)
-		if r.kind != "catchpoint" && r.addr != "<MULTIPLE>" { // gdb ends these with spaces
+		if r.kind != "catchpoint" && r.addr != "<MULTIPLE>" || r.placed { // gdb ends these with spaces
 			line = strings.TrimRight(line, " ")
 		}
 		d.printf("%s\n", line)

@@ -10,11 +10,14 @@ import (
 
 // cmdCatch is gdb's catch syscall [NAME|NUMBER]...: a catchpoint that stops the program
 // at the entry and the return of those system calls (of every one without any); catch
-// signal [SIGNAL...|all], which numbers those signals' stops; catch fork.
+// signal [SIGNAL...|all], which numbers those signals' stops; catch fork; catch throw,
+// rethrow and catch, at a C++ program's exceptions.
 func cmdCatch(d *Debugger, args string) bool {
 	what, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
-	if what != "syscall" && what != "signal" && what != "fork" {
-		d.fail("Undefined catch command: \"%s\".  Try \"help catch\". (polydbg catches system calls, signals and forks: catch syscall [NAME|NUMBER]..., catch signal [SIGNAL...|all], catch fork)\n", what)
+	switch what {
+	case "syscall", "signal", "fork", engine.ExceptionThrow, engine.ExceptionRethrow, engine.ExceptionCatch:
+	default:
+		d.fail("Undefined catch command: \"%s\".  Try \"help catch\". (polydbg catches system calls, signals, forks and C++ exceptions: catch syscall [NAME|NUMBER]..., catch signal [SIGNAL...|all], catch fork, catch throw|rethrow|catch)\n", what)
 		return false
 	}
 	if d.s.State().Ended() { // for the next run, as gdb keeps it
@@ -26,6 +29,15 @@ func cmdCatch(d *Debugger, args string) bool {
 	switch what {
 	case "signal":
 		d.catchSignals(strings.Fields(rest))
+		return false
+	case engine.ExceptionThrow, engine.ExceptionRethrow, engine.ExceptionCatch:
+		c, err := d.s.CatchExceptions(what)
+		if err != nil {
+			d.fail("%s\n", explain(err))
+			return false
+		}
+		d.noteBreakpointNumber(c.ID)
+		d.printf("Catchpoint %d (%s)\n", c.ID, what)
 		return false
 	case "fork":
 		c, err := d.s.CatchForks()
@@ -113,7 +125,10 @@ func (d *Debugger) catchpointRows() []bpRow {
 	var rows []bpRow
 	for _, c := range d.s.Catchpoints() {
 		what := `syscall "<any syscall>" `
-		if c.OnSignals {
+		placed := false
+		if c.Exception != "" {
+			what, placed = "exception "+c.Exception, true
+		} else if c.OnSignals {
 			what = signalsCaught(c, true)
 		} else if c.OnFork {
 			what = "fork"
@@ -130,7 +145,7 @@ func (d *Debugger) catchpointRows() []bpRow {
 				what = fmt.Sprintf(`syscalls "%s" `, strings.Join(names, ", "))
 			}
 		}
-		r := bpRow{id: c.ID, num: strconv.Itoa(c.ID), kind: "catchpoint", disp: "keep", on: "y", what: what}
+		r := bpRow{id: c.ID, num: strconv.Itoa(c.ID), kind: "catchpoint", disp: "keep", on: "y", what: what, placed: placed}
 		if c.Disabled {
 			r.on = "n"
 		}

@@ -358,6 +358,10 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 			d.printf("\n%sCatchpoint %d (signal %s), %s\n", hit, st.BreakpointID, st.Signal, where())
 			break
 		}
+		if st.BreakpointID != 0 { // caught: catch throw, "exception thrown"
+			d.printf("\n%sCatchpoint %d (%s), %s\n", hit, st.BreakpointID, st.Text, where())
+			break
+		}
 		if st.Signal != "" { // a native program's signal, in gdb's words
 			who := "Program"
 			if hit != "" {

@@ -213,7 +213,10 @@ func (d *Debugger) listLine(arg, file string) (string, int, error) {
 		d.printf("%#x is in %s (%s:%d).\n", d.fileAddress(a), loc.Func, d.fileName(loc.File), loc.Line)
 		return loc.File, loc.Line, nil
 	}
-	where, what, hasFile := strings.Cut(arg, ":")
+	where, what, hasFile := arg, "", false
+	if i := singleColon(arg); i >= 0 { // (geo::add is a function: C++'s scopes)
+		where, what, hasFile = arg[:i], arg[i+1:], true
+	}
 	if !hasFile {
 		if n, ok := atoi(arg); ok {
 			return file, max(1, n), nil

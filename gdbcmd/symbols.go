@@ -1,6 +1,10 @@
 package gdbcmd
 
-import "github.com/polydbg/polydbg/engine"
+import (
+	"cmp"
+
+	"github.com/polydbg/polydbg/engine"
+)
 
 // infoAddress is gdb's info address NAME: where a variable, function or symbol lives.
 func (d *Debugger) infoAddress(name string) {
@@ -8,12 +12,12 @@ func (d *Debugger) infoAddress(name string) {
 	if !ok {
 		return
 	}
-	where, err := sd.DescribeSymbol(d.frame, name)
+	shown, where, err := sd.DescribeSymbol(d.frame, name)
 	if err != nil {
 		d.fail("%s\n", explain(err))
 		return
 	}
-	d.printf("Symbol %q is %s.\n", name, d.fileText(where))
+	d.printf("Symbol %q is %s.\n", cmp.Or(shown, name), d.fileText(where))
 }
 
 // infoScope is gdb's info scope LOCATION: the variables visible where the location's code

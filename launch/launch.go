@@ -231,13 +231,14 @@ func (d *Debuggee) KiteMemory() vm.MemStats {
 // Restart makes a fresh debuggee from the same spec, with the breakpoints and watches of
 // this one (same ids), and closes this one.
 func (d *Debuggee) Restart(ctx context.Context) (*Debuggee, error) {
-	bps, watches := d.Breakpoints(), d.Watches()
+	bps, watches, catches := d.Breakpoints(), d.Watches(), d.Catchpoints()
 	_ = d.Close()
 	nd, err := Start(ctx, d.Spec)
 	if err != nil {
 		return nil, err
 	}
 	nd.RestoreBreakpoints(bps)
+	_ = nd.RestoreCatchpoints(catches) // (a DAP exception filter's catch throw)
 	for _, w := range watches {
 		nd.AddWatch(w.Expr)
 	}

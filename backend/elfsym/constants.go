@@ -79,7 +79,7 @@ func (f *File) funcValue(name string) (Value, *Func, *dwarf.Entry, bool) {
 		return Value{}, nil, nil, false
 	}
 	ft := &dwarf.FuncType{}
-	if off, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
+	if off, ok := f.originVal(e, dwarf.AttrType).(dwarf.Offset); ok { // (a C++ method's, on its declaration)
 		if t, err := f.dwarfType(off); err == nil {
 			ft.ReturnType = t
 		}
@@ -106,7 +106,7 @@ func (f *File) funcValue(name string) (Value, *Func, *dwarf.Entry, bool) {
 	addr := fn.Low + f.Bias
 	sig := funcTypeName(ft)
 	return Value{Name: name, Type: sig, Kind: "func", Addr: addr, InMemory: true,
-		Text: fmt.Sprintf("{%s} %#x <%s>", sig, addr, name), typ: ft}, fn, e, true
+		Text: fmt.Sprintf("{%s} %#x <%s>", sig, addr, f.Signature(fn)), typ: ft}, fn, e, true
 }
 
 // FuncDecl is a function of the program as C declares it, and where: its declaration line
@@ -126,13 +126,16 @@ func (f *File) FuncDecl(name string) (FuncDecl, bool) {
 	}
 	ret, params, _ := strings.Cut(v.Type, " (")
 	text := ret + " " + name + "(" + params + ";"
-	if strings.HasSuffix(ret, "*") {
-		text = ret + name + "(" + params + ";"
+	if fn.cplus { // int geo::Shape::scaled(int) const;
+		text = ret + " " + f.Signature(fn) + ";"
 	}
-	if ext, _ := e.Val(dwarf.AttrExternal).(bool); !ext {
+	if strings.HasSuffix(ret, "*") {
+		text = strings.Replace(text, "* ", "*", 1)
+	}
+	if ext, _ := f.originVal(e, dwarf.AttrExternal).(bool); !ext {
 		text = "static " + text
 	}
-	line, _ := e.Val(dwarf.AttrDeclLine).(int64)
+	line, _ := f.originVal(e, dwarf.AttrDeclLine).(int64)
 	file := fn.File
 	if l, ok := f.PCToLine(fn.Low + f.Bias); ok && file == "" { // the file of its code
 		file = l.File

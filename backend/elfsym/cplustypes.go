@@ -13,8 +13,15 @@ import (
 )
 
 // cxxTypes holds the classes and enums read from C++ units, which C++ (and gdb) name
-// without their keyword (geo::Shape, not class geo::Shape).
+// without their keyword (geo::Shape, not class geo::Shape), each with the entry it was
+// read from (a cxxDecl), for ptype's members, methods and access.
 var cxxTypes sync.Map
+
+// cxxDecl is where a C++ type was declared: its file and entry.
+type cxxDecl struct {
+	f   *File
+	off dwarf.Offset
+}
 
 func isCXX(t dwarf.Type) bool { _, ok := cxxTypes.Load(t); return ok }
 
@@ -125,11 +132,11 @@ func (f *File) fixCXXType(off dwarf.Offset, t dwarf.Type) dwarf.Type {
 			if q != "" && et.EnumName != "" && !strings.Contains(et.EnumName, "::") {
 				et.EnumName = q + "::" + et.EnumName
 			}
-			cxxTypes.Store(t, true)
+			cxxTypes.Store(t, cxxDecl{f, off})
 		}
 	case dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
 		if st, ok := t.(*dwarf.StructType); ok {
-			cxxTypes.Store(t, true)
+			cxxTypes.Store(t, cxxDecl{f, off})
 			if q != "" && st.StructName != "" && !strings.Contains(st.StructName, "::") {
 				st.StructName = q + "::" + st.StructName
 			}

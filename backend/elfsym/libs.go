@@ -7,6 +7,8 @@ package elfsym
 
 import (
 	"debug/elf"
+
+	"github.com/polydbg/polydbg/internal/cxxname"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -99,14 +101,15 @@ func (f *File) libraryAt(pc uint64) *library {
 }
 
 // symbolAt names the function of a library that holds pc, and where it starts: the
-// nearest symbol at or below it, unless that one has a size and ends before pc ("", 0).
+// nearest symbol at or below it, unless that one has a size and ends before pc ("", 0). A
+// C++ function is named as gdb names it, demangled (std::terminate()).
 func (l *library) symbolAt(pc uint64) (string, uint64) {
 	i := sort.Search(len(l.syms), func(i int) bool { return l.syms[i].addr > pc }) - 1
 	if i < 0 {
 		return "", 0
 	}
 	if s := l.syms[i]; s.size == 0 || pc < s.addr+s.size {
-		return s.name, s.addr
+		return cxxname.Symbol(s.name), s.addr
 	}
 	return "", 0
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/polydbg/polydbg/internal/cxxname"
 )
 
 // MinSym is a non-debugging symbol at its run-time address: a function (code) or data.
@@ -57,9 +59,13 @@ func (f *File) readMinSyms() []MinSym {
 		syms, _ = f.ELF.DynamicSymbols() // a stripped library keeps its exported ones
 	}
 	described := map[string]bool{}
+	at := map[uint64]bool{} // C++'s functions' symbols are other names for them (_ZN3geo6SquareC1Ei)
 	for _, fn := range f.Funcs() {
 		if fn.entry != 0 { // not one known only from the symbol table
 			described[fn.Name] = true
+			if fn.cplus {
+				at[fn.Low] = true
+			}
 		}
 	}
 	vars := f.readVarDecls().names
@@ -78,13 +84,13 @@ func (f *File) readMinSyms() []MinSym {
 		var m MinSym
 		switch elf.ST_TYPE(s.Info) {
 		case elf.STT_FUNC, elf.STT_GNU_IFUNC:
-			if described[name] {
+			if described[name] || at[f.clearThumb(s.Value)] {
 				continue
 			}
 			m = MinSym{Name: name, Addr: f.clearThumb(s.Value)}
 		case elf.STT_OBJECT, elf.STT_NOTYPE, elf.STT_TLS:
 			code := f.executableSection(s.Section)
-			if !code && vars[name] || code && described[name] {
+			if !code && (vars[name] || vars[cxxname.Symbol(name)]) || code && described[name] {
 				continue
 			}
 			m = MinSym{Name: name, Addr: s.Value, Data: !code}

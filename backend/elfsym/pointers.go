@@ -345,8 +345,13 @@ func (f *File) IsTypeName(name string) bool {
 		_, fixed := fixedWidth[strings.TrimPrefix(name, "u")]
 		return fixed
 	}
-	_, typedef := t.(*dwarf.TypedefType)
-	return typedef
+	switch t.(type) {
+	case *dwarf.TypedefType:
+		return true
+	case *dwarf.StructType, *dwarf.EnumType: // C++ names a class without its keyword
+		return f.cplus
+	}
+	return false
 }
 
 // Decay is v as C uses an array in an expression: a pointer to its first element. Other

@@ -13,7 +13,7 @@ func (f *File) ReturnType(fn *Func) dwarf.Type {
 	if err != nil || e == nil {
 		return nil
 	}
-	off, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
+	off, ok := f.originVal(e, dwarf.AttrType).(dwarf.Offset) // (a C++ method's, on its declaration)
 	if !ok {
 		return nil
 	}

@@ -17,6 +17,9 @@ func (f *File) LookupType(name string) (dwarf.Type, error) {
 	}
 	name = strings.Join(strings.Fields(name), " ")
 	tags := []dwarf.Tag{dwarf.TagTypedef, dwarf.TagBaseType}
+	if f.cplus { // C++ names a class or enum without its keyword
+		tags = append(tags, dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType)
+	}
 	notFound := fmt.Errorf("No symbol %q in current context.", name)
 	for kw, tag := range map[string]dwarf.Tag{"struct": dwarf.TagStructType, "union": dwarf.TagUnionType, "enum": dwarf.TagEnumerationType} {
 		if rest, ok := strings.CutPrefix(name, kw+" "); ok {
@@ -37,7 +40,11 @@ func (f *File) LookupType(name string) (dwarf.Type, error) {
 		if !match {
 			continue
 		}
-		if n, _ := e.Val(dwarf.AttrName).(string); n != name {
+		n, _ := e.Val(dwarf.AttrName).(string)
+		if q := f.typeScope[e.Offset]; q != "" {
+			n = q + "::" + n
+		}
+		if n != name {
 			continue
 		}
 		if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); decl {
@@ -81,6 +88,12 @@ func DescribeType(t dwarf.Type, expand bool) string {
 			next = v.Val + 1
 		}
 		return quals + TypeName(tt) + " {" + strings.Join(vals, ", ") + "}"
+	case *RefType: // const struct geo::Point {...} &
+		amp := " &"
+		if tt.RValue {
+			amp = " &&"
+		}
+		return quals + DescribeType(tt.Type, true) + amp
 	case *dwarf.PtrType: // struct pt {...} *, as gdb expands what a pointer points to
 		if tt.Type == nil {
 			break
@@ -103,6 +116,11 @@ func DescribeType(t dwarf.Type, expand bool) string {
 // describeFields is a struct's or union's name and fields as ptype lists them, a nested
 // struct or union without a name of its own expanded in place, indent deeper.
 func describeFields(st *dwarf.StructType, indent string) string {
+	if d, ok := cxxTypes.Load(st); ok && st.StructName != "" {
+		if text := describeClass(st, d.(cxxDecl), indent); text != "" {
+			return text
+		}
+	}
 	var b strings.Builder
 	b.WriteString(TypeName(st) + " {\n")
 	if st.StructName == "" {

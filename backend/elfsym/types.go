@@ -31,6 +31,9 @@ func TypeName(t dwarf.Type) string {
 		}
 		return inner + " *"
 	case *dwarf.QualType:
+		if _, ok := tt.Type.(*dwarf.PtrType); ok { // the pointer's own: char *const, as gdb spells it
+			return TypeName(tt.Type) + " " + tt.Qual
+		}
 		return tt.Qual + " " + TypeName(tt.Type)
 	case *dwarf.ArrayType:
 		n := TypeName(tt.Type)

@@ -48,14 +48,14 @@ func (f *File) readVarDecls() *varDecls {
 // varDecl is the variable entry e defines, if it defines one (a declaration of a variable
 // defined elsewhere, extern int x, is not listed).
 func (f *File) varDecl(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string) (VarDecl, bool) {
-	name, _ := e.Val(dwarf.AttrName).(string)
+	name, _ := f.originVal(e, dwarf.AttrName).(string) // (a C++ static member's, from its declaration)
 	if e.Tag != dwarf.TagVariable || name == "" {
 		return VarDecl{}, false
 	}
 	if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); decl {
 		return VarDecl{}, false
 	}
-	off, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
+	off, ok := f.originVal(e, dwarf.AttrType).(dwarf.Offset)
 	if !ok {
 		return VarDecl{}, false
 	}
@@ -63,11 +63,17 @@ func (f *File) varDecl(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string)
 	if err != nil {
 		return VarDecl{}, false
 	}
-	ext, _ := e.Val(dwarf.AttrExternal).(bool)
+	if q := f.varQualifier(e); q != "" {
+		name = q + "::" + name // geo::Shape::count
+	}
+	ext, _ := f.originVal(e, dwarf.AttrExternal).(bool)
 	d := VarDecl{Name: name, Text: Declare(TypeName(t), name) + ";", File: unitFile, Static: !ext}
 	if d.Static {
 		d.Text = "static " + d.Text
 	}
 	declPlace(e, files, &d.File, &d.Line)
+	if l, ok := f.originVal(e, dwarf.AttrDeclLine).(int64); ok && d.Line == 0 { // a static member's definition: its declaration's
+		d.Line = int(l)
+	}
 	return d, true
 }

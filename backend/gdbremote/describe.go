@@ -11,28 +11,28 @@ import (
 // DescribeSymbol implements engine.SymbolDescriber: a variable of the frame's scope (its
 // innermost block's first), else a global, a function, or a symbol of the program without
 // debug information.
-func (t *Target) DescribeSymbol(frame int, name string) (string, error) {
+func (t *Target) DescribeSymbol(frame int, name string) (shown, where string, err error) {
 	if t.started() {
 		if fr, err := t.frame(frame); err == nil {
 			params, locals, _ := t.sym.FrameVarsOf(fr)
 			vars := append(slices.Clone(params), locals...)
 			for i := len(vars) - 1; i >= 0; i-- { // the innermost block's come last
 				if vars[i].Name == name {
-					return t.sym.DescribeLocation(vars[i]), nil
+					return "", t.sym.DescribeLocation(vars[i]), nil
 				}
 			}
 		}
 	}
 	if v, ok := t.sym.Global(name); ok {
-		return t.sym.DescribeLocation(v), nil
+		return "", t.sym.DescribeLocation(v), nil
 	}
 	if fn, ok := t.sym.FuncByName(name); ok {
-		return fmt.Sprintf("a function at address %#x", t.clearThumb(fn.Low)+t.sym.Bias), nil
+		return t.sym.Signature(fn), fmt.Sprintf("a function at address %#x", t.clearThumb(fn.Low)+t.sym.Bias), nil
 	}
 	if addr, _, ok := t.sym.Symbol(name); ok {
-		return fmt.Sprintf("at %#x in a file compiled without debugging", addr), nil
+		return "", fmt.Sprintf("at %#x in a file compiled without debugging", addr), nil
 	}
-	return "", fmt.Errorf("No symbol %q in current context.", name)
+	return "", "", fmt.Errorf("No symbol %q in current context.", name)
 }
 
 // DescribeScope implements engine.SymbolDescriber.

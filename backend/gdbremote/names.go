@@ -8,11 +8,12 @@ import (
 )
 
 // FunctionNames implements engine.Names: the program's own functions (libraries are not
-// read).
+// read), a C++ one by its signature (geo::add(int, int)), which tells its overloads apart
+// and which `break` takes back.
 func (t *Target) FunctionNames() []string {
 	var out []string
 	for _, f := range t.sym.Funcs() {
-		out = append(out, f.Name)
+		out = append(out, t.sym.Signature(f))
 	}
 	return out
 }

@@ -5,7 +5,6 @@ package main
 // exceptions. Each test runs the same commands in polydbg and gdb and compares the lines.
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -15,13 +14,9 @@ import (
 // buildCXX builds C++ source with g++ -g -O0 into dir/name.
 func buildCXX(t *testing.T, name, src string) (dir, exe string) {
 	t.Helper()
-	realparts.Need(t, "g++", "gdbserver", "gdb")
-	dir, file := writeSource(t, name+".cpp", src)
-	exe = filepath.Join(dir, name)
-	if out, err := exec.Command("g++", "-g", "-O0", "-o", exe, file).CombinedOutput(); err != nil {
-		t.Fatalf("g++: %v\n%s", err, out)
-	}
-	return dir, exe
+	realparts.Need(t, "gdbserver", "gdb")
+	src, exe = realparts.BuildCXX(t, name, src)
+	return filepath.Dir(src), exe
 }
 
 // shapesProg has namespaces, a class hierarchy with virtual functions and a static
@@ -96,4 +91,73 @@ func TestCPlusPlusValuesAsGDB(t *testing.T) {
 		"up", "p *sh", "p sq.w_", "p sq", "p/x sq", "p sq.side + sq.h_", "whatis sq", "p &sq.side",
 		"continue", "p p", "p p.x", "p &p", "p p.x + p.y", "whatis p", "info args", "bt", "finish"))
 	compareLines(t, "C++ values", dir, ours, theirs)
+}
+
+// ptype and whatis of C++ types as gdb's: a class by its qualified name, its bases, its
+// data and static members and its methods (virtual, const, a constructor without a return
+// type) under their access labels when the class needs them; this as a const pointer; a
+// reference's type expanded with its &.
+func TestCPlusPlusTypesAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, "shapes", shapesProg)
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+		"ptype geo::Shape", "ptype geo::Square", "ptype geo::Point", "whatis geo::Point",
+		"break geo::Shape::scaled", "break ready", "run",
+		"ptype this", "whatis this", "ptype *this", "whatis *this",
+		"up", "ptype sq", "ptype sh", "whatis sh", "ptype p",
+		"continue", "ptype p", "whatis p", "ptype flag"))
+	compareLines(t, "C++ types", dir, ours, theirs)
+}
+
+// throwsProg throws from a function and catches in main, then throws one nobody catches.
+const throwsProg = `#include <stdexcept>
+#include <cstdio>
+int thrower(int n) {
+  if (n > 1) throw std::runtime_error("too big");
+  return n * 2;
+}
+void boom(int n) { if (n > 0) throw std::out_of_range("boom"); }
+int main() {
+  int total = 0;
+  for (int i = 0; i < 3; i++) {
+    try {
+      total += thrower(i);
+    } catch (const std::exception &e) {
+      printf("caught %s\n", e.what());
+    }
+  }
+  boom(total);
+  return 0;
+}
+`
+
+// catch throw, catch catch and catch rethrow stop where gdb stops: at libstdc++'s probes
+// for the events, told in gdb's words (Catchpoint 1 (exception thrown), 0x... in
+// __cxa_throw () from .../libstdc++.so.6), listed, counted and deleted as gdb's; an
+// exception nobody catches ends in std::terminate(), named demangled in the backtrace.
+func TestCatchExceptionsAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, "throws", throwsProg)
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+		"catch throw", "catch catch", "catch rethrow", "info breakpoints",
+		"run", "bt", "continue", "bt", "up", "info breakpoints", "delete 2", "disable 1",
+		"continue", "enable 1", "continue", "bt", "info breakpoints", "continue", "info breakpoints"))
+	compareLines(t, "catch throw", dir, ours, theirs)
+}
+
+// The commands that name functions and variables take and show C++'s names as gdb's:
+// list, info line and info address of a method; info functions by signature (constructors
+// and destructors, template instances, a static function; sorted as gdb sorts them, none
+// of them again as a non-debugging symbol); info variables with a static member; rbreak
+// over overloads; sizeof a class; a temporary breakpoint on a virtual method.
+func TestCPlusPlusSymbolsAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, "shapes", shapesProg)
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+		"list geo::Shape::scaled", "info line geo::Shape::scaled", "info address geo::Shape::scaled", "info address main",
+		"info functions add", "info functions Square", "info functions twice", "info functions ^main", "info functions ready",
+		"info variables count", "rbreak ^geo::add", "info breakpoints",
+		"print sizeof(geo::Shape)", "print sizeof(geo::Point) * 2", "whatis (geo::Point *)0",
+		"tbreak geo::Square::area", "run", "bt", "info frame", "finish"))
+	compareLines(t, "C++ symbols", dir, ours, theirs)
 }

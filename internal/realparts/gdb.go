@@ -12,14 +12,26 @@ import (
 // debug information and no optimisation (gcc -g -O0); it returns both paths.
 func BuildC(t testing.TB, name, src string) (source, exe string) {
 	t.Helper()
-	Need(t, "gcc")
+	return build(t, "gcc", name+".c", src)
+}
+
+// BuildCXX is BuildC for C++ source, with g++.
+func BuildCXX(t testing.TB, name, src string) (source, exe string) {
+	t.Helper()
+	return build(t, "g++", name+".cpp", src)
+}
+
+// build compiles src, written to a temporary directory as file, with compiler -g -O0.
+func build(t testing.TB, compiler, file, src string) (source, exe string) {
+	t.Helper()
+	Need(t, compiler)
 	dir := t.TempDir()
-	source, exe = filepath.Join(dir, name+".c"), filepath.Join(dir, name)
+	source, exe = filepath.Join(dir, file), filepath.Join(dir, strings.TrimSuffix(file, filepath.Ext(file)))
 	if err := os.WriteFile(source, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, source).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
+	if out, err := exec.Command(compiler, "-g", "-O0", "-o", exe, source).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", compiler, err, out)
 	}
 	return source, exe
 }

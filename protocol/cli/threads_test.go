@@ -97,17 +97,17 @@ int main(int argc, char **argv) {
 `
 
 // break FUNC on a function the compiler inlined binds at every copy, as gdb says
-// "(N locations)", and info breakpoints lists them.
+// "(N locations)", and info breakpoints lists them; a stop names the copy (1.2), as gdb's.
 func TestBreakAtInlinedCopies(t *testing.T) {
 	dir, out := nativeScriptOf(t, "inl", inlineProg, "break scale\ninfo breakpoints\nrun\nbt\nc\nc\nkill\n", "-O2")
 	out = strings.ReplaceAll(out, dir+"/", "")
-	expect(t, out, "Breakpoint 1 at ", " locations)", "<MULTIPLE>", "\n1.1                         y   0x", "\n1.2                         y   0x", "Breakpoint 1, scale (")
+	expect(t, out, "Breakpoint 1 at ", " locations)", "<MULTIPLE>", "\n1.1                         y   0x", "\n1.2                         y   0x", "Breakpoint 1.1, scale (")
 	m := regexp.MustCompile(`\((\d+) locations\)`).FindStringSubmatch(out)
 	rows := regexp.MustCompile(`(?m)^1\.\d+ `).FindAllString(out, -1)
 	if m == nil || m[1] != fmt.Sprint(len(rows)) || len(rows) < 3 {
 		t.Errorf("locations said %v, listed %d:\n%s", m, len(rows), out)
 	}
-	if n := strings.Count(out, "Breakpoint 1, scale"); n != 3 {
+	if n := len(regexp.MustCompile(`Breakpoint 1\.\d, scale`).FindAllString(out, -1)); n != 3 {
 		t.Errorf("%d hits of scale in three continues, want 3:\n%s", n, out)
 	}
 }

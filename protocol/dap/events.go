@@ -99,6 +99,9 @@ func (c *conn) stoppedBody(st *engine.Stop) godap.StoppedEventBody {
 		b.Description, b.Text = "Paused on data breakpoint", st.Text
 	case engine.ReasonException:
 		b.Description = "Paused on exception"
+		if st.BreakpointID != 0 && st.Signal == "" { // a C++ exception filter's: "exception thrown"
+			b.Description, b.Text = "Paused on "+st.Text, st.Text
+		}
 	case engine.ReasonSyscall: // a catch syscall set in the debug console
 		sc := st.Syscall
 		if sc == nil {

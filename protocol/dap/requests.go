@@ -50,6 +50,9 @@ func targetCapabilities(d *launch.Debuggee) capabilities {
 	c.SupportsDisassembleRequest = canDisassemble(d)
 	c.SupportsGotoTargetsRequest = canGoto(d)
 	c.SupportsDataBreakpoints = canWatch(d)
+	if _, ok := t.(engine.ExceptionSites); ok {
+		c.ExceptionBreakpointFilters = append(c.ExceptionBreakpointFilters, cppFilters...)
+	}
 	c.SupportsModulesRequest = canModules(d)
 	if d.CanSetVariables() {
 		c.SupportsSetVariable, c.SupportsSetExpression = true, true
@@ -130,15 +133,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		}
 		return c.breakpointsBody(d, len(specs), func() []engine.Breakpoint { return d.SetInstructionBreakpoints(specs) }), nil
 	case *godap.SetExceptionBreakpointsRequest:
-		on := false
-		for _, f := range r.Arguments.Filters {
-			if f != "runtime" {
-				return nil, fmt.Errorf("unknown exception filter %q (there is \"runtime\")", f)
-			}
-			on = true
-		}
-		d.SetExceptionStops(on && !c.args.NoDebug)
-		return nil, nil
+		return nil, c.setExceptionFilters(d, r.Arguments.Filters)
 	case *godap.ThreadsRequest:
 		return c.threads(ctx, d), nil
 	case *godap.StackTraceRequest:
@@ -168,7 +163,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		if st == nil || st.Reason != engine.ReasonException {
 			return nil, errors.New("not stopped on an exception")
 		}
-		return godap.ExceptionInfoResponseBody{ExceptionId: "runtime", Description: st.Text, BreakMode: "unhandled"}, nil
+		return exceptionInfo(st), nil
 	case *godap.LoadedSourcesRequest:
 		var srcs []godap.Source
 		if d.Spec.Program != "" && (d.Spec.Kind == launch.Kite || d.Spec.Kind == launch.Cartridge) {

@@ -63,6 +63,10 @@ type conn struct {
 	scratch  []byte
 	stepFrom uint64 // the request handled now stepped from the halt numbered so (c.mu held)
 
+	// cppCatches are the catchpoints of the C++ exception filters that are on, by filter
+	// (exceptions.go).
+	cppCatches map[string]int
+
 	// cancelled holds the seqs of requests a cancel request reached before they ran;
 	// inflight cancels the request that runs. Both are shared with the reader goroutine.
 	cmu       sync.Mutex

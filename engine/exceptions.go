@@ -1,0 +1,117 @@
+package engine
+
+// Exception catchpoints: gdb's catch throw, catch rethrow and catch catch, stops where a
+// C++ program throws, rethrows or catches an exception. The target names the place (the
+// C++ runtime's probe or function, once its library is loaded); the engine keeps a trap
+// there and reports a stop at it as the catchpoint's, with ReasonException.
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The exceptions a catchpoint stops at (Catchpoint.Exception).
+const (
+	ExceptionThrow   = "throw"
+	ExceptionRethrow = "rethrow"
+	ExceptionCatch   = "catch"
+)
+
+// exceptionWords say, in gdb's words, what a stop at each event is.
+var exceptionWords = map[string]string{
+	ExceptionThrow: "exception thrown", ExceptionRethrow: "exception rethrown", ExceptionCatch: "exception caught",
+}
+
+// ExceptionSites is implemented by targets whose programs can throw exceptions (C++).
+type ExceptionSites interface {
+	// ExceptionSite is where the program's runtime throws, rethrows or catches an
+	// exception (event is one of ExceptionThrow, ExceptionRethrow, ExceptionCatch); an
+	// error while the runtime is not loaded yet.
+	ExceptionSite(event string) (Location, error)
+}
+
+// CatchExceptions adds a catchpoint on the exceptions thrown, rethrown or caught (event)
+// and returns it. Until the runtime is loaded it waits, as gdb's does.
+func (s *Session) CatchExceptions(event string) (Catchpoint, error) {
+	if _, ok := exceptionWords[event]; !ok {
+		return Catchpoint{}, fmt.Errorf("catch %s: not an exception event", event)
+	}
+	if _, ok := s.t.(ExceptionSites); !ok {
+		return Catchpoint{}, fmt.Errorf("catch %s: %w", event, ErrUnsupported)
+	}
+	c := s.addCatchpoint(Catchpoint{Exception: event})
+	return c, s.armCatchpoints()
+}
+
+// armExceptions sets a trap at the site of each enabled exception catchpoint whose site
+// the target can name now, and takes away those of the disabled and deleted ones.
+func (s *Session) armExceptions() error {
+	es, ok := s.t.(ExceptionSites)
+	if !ok {
+		return nil
+	}
+	s.mu.Lock()
+	want := map[string]bool{}
+	for _, c := range s.catches {
+		if c.Exception != "" && !c.Disabled {
+			want[c.Exception] = true
+		}
+	}
+	var drop []Location
+	for event, loc := range s.exceptionTraps {
+		if !want[event] {
+			delete(s.exceptionTraps, event)
+			if len(s.byKey[locationKey(loc)]) == 0 {
+				drop = append(drop, loc)
+			}
+		}
+	}
+	var add []string
+	for event := range want {
+		if _, armed := s.exceptionTraps[event]; !armed {
+			add = append(add, event)
+		}
+	}
+	s.mu.Unlock()
+	for _, loc := range drop {
+		if err := s.t.SetTrap(loc, false); err != nil {
+			return err
+		}
+	}
+	slices.Sort(add)
+	for _, event := range add {
+		loc, err := es.ExceptionSite(event)
+		if err != nil {
+			continue // the runtime is not loaded yet: LibrariesLoaded arms it
+		}
+		if err := s.t.SetTrap(loc, true); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		if s.exceptionTraps == nil {
+			s.exceptionTraps = map[string]Location{}
+		}
+		s.exceptionTraps[event] = loc
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// exceptionCaughtBy is the stop of the exception catchpoint whose site loc is, with its
+// hit counted; nil when loc is no such site.
+func (s *Session) exceptionCaughtBy(loc Location) *Stop {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for event, at := range s.exceptionTraps {
+		if locationKey(at) != locationKey(loc) {
+			continue
+		}
+		for i := range s.catches {
+			if c := &s.catches[i]; c.Exception == event && !c.Disabled {
+				c.Hits++
+				return &Stop{Reason: ReasonException, Location: loc, BreakpointID: c.ID, Text: exceptionWords[event]}
+			}
+		}
+	}
+	return nil
+}

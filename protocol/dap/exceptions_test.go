@@ -1,0 +1,75 @@
+package dap
+
+import (
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// throwProg throws twice and catches both.
+const throwProg = `#include <stdexcept>
+#include <cstdio>
+int check(int n) {
+  if (n > 1) throw std::runtime_error("too big");
+  return n;
+}
+int main() {
+  int caught = 0;
+  for (int i = 0; i < 4; i++) {
+    try {
+      check(i);
+    } catch (const std::exception &e) {
+      caught++;
+    }
+  }
+  printf("%d\n", caught);
+  return 0;
+}
+`
+
+// A native program offers the C++ exception filters; with "cpp_throw" and "cpp_catch"
+// ticked it stops where each exception is thrown (in the C++ runtime, check's frame under
+// it) and where it is caught, exceptionInfo says which; unticking them lets it run to its
+// end.
+func TestCPlusPlusExceptionFilters(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	_, exe := realparts.BuildCXX(t, "throws", throwProg)
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": exe})
+	caps := c.event("capabilities")["capabilities"].(map[string]any)
+	var filters []string
+	for _, f := range caps["exceptionBreakpointFilters"].([]any) {
+		filters = append(filters, f.(map[string]any)["filter"].(string))
+	}
+	if len(filters) != 3 || filters[1] != "cpp_throw" || filters[2] != "cpp_catch" {
+		t.Fatalf("filters: %v", filters)
+	}
+	c.event("initialized")
+	c.do("setExceptionBreakpoints", map[string]any{"filters": []string{"cpp_throw", "cpp_catch"}})
+	c.do("configurationDone", nil)
+	for _, want := range []string{"exception thrown", "exception caught"} {
+		st := c.event("stopped")
+		if st["reason"] != "exception" || st["text"] != want {
+			t.Fatalf("stop: %v, want %q", st, want)
+		}
+		tid := st["threadId"]
+		info := c.do("exceptionInfo", map[string]any{"threadId": tid})
+		if info["exceptionId"] != "cpp" || info["description"] != want {
+			t.Errorf("exceptionInfo: %v", info)
+		}
+		frames := c.do("stackTrace", map[string]any{"threadId": tid})["stackFrames"].([]any)
+		caller := map[string]string{"exception thrown": "check", "exception caught": "main"}[want]
+		if len(frames) < 2 || frames[1].(map[string]any)["name"] != caller {
+			t.Errorf("%s: frames %v, want %s under the runtime's", want, frames, caller)
+		}
+		if want == "exception thrown" {
+			c.do("continue", map[string]any{"threadId": tid})
+		}
+	}
+	c.do("setExceptionBreakpoints", map[string]any{"filters": []string{}})
+	c.do("continue", map[string]any{"threadId": 1})
+	if e := c.event("exited"); e["exitCode"] != float64(0) {
+		t.Errorf("exit code %v, want 0", e["exitCode"])
+	}
+}
