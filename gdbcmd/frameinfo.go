@@ -52,6 +52,9 @@ func (d *Debugger) frameArgsText(vars []engine.Variable) string {
 		if mode == "none" || aggregate {
 			shown[i].Value = "..."
 		}
+		if head, _, ok := strings.Cut(v.Value, " = {"); ok && mode != "none" && strings.HasPrefix(v.Value, "std::") {
+			shown[i].Value = head + " = {...}" // a container as libstdc++'s printer shows it: its size, not its elements
+		}
 	}
 	return engine.FormatArgs(shown)
 }

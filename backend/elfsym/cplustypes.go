@@ -120,7 +120,7 @@ func (f *File) fixCXXType(off dwarf.Offset, t dwarf.Type) dwarf.Type {
 		}
 	case dwarf.TagTypedef:
 		if tt, ok := t.(*dwarf.TypedefType); ok {
-			if q != "" && !strings.Contains(tt.Name, "::") {
+			if q != "" && !strings.HasPrefix(tt.Name, q+"::") {
 				tt.Name = q + "::" + tt.Name
 			}
 			if in := inner(); in != nil {
@@ -129,7 +129,7 @@ func (f *File) fixCXXType(off dwarf.Offset, t dwarf.Type) dwarf.Type {
 		}
 	case dwarf.TagEnumerationType:
 		if et, ok := t.(*dwarf.EnumType); ok {
-			if q != "" && et.EnumName != "" && !strings.Contains(et.EnumName, "::") {
+			if q != "" && et.EnumName != "" && !strings.HasPrefix(et.EnumName, q+"::") {
 				et.EnumName = q + "::" + et.EnumName
 			}
 			cxxTypes.Store(t, cxxDecl{f, off})
@@ -137,7 +137,7 @@ func (f *File) fixCXXType(off dwarf.Offset, t dwarf.Type) dwarf.Type {
 	case dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
 		if st, ok := t.(*dwarf.StructType); ok {
 			cxxTypes.Store(t, cxxDecl{f, off})
-			if q != "" && st.StructName != "" && !strings.Contains(st.StructName, "::") {
+			if q != "" && st.StructName != "" && !strings.HasPrefix(st.StructName, q+"::") {
 				st.StructName = q + "::" + st.StructName
 			}
 			if e.Children {

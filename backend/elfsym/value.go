@@ -31,7 +31,8 @@ type Value struct {
 	// every operation but printing the reference itself acts on (see Referred).
 	Referent *Value
 
-	typ dwarf.Type // what it was read as (pointers.go), nil for a value not from the program
+	typ     dwarf.Type
+	printed bool // shown as a library's printer shows it (stdprint.go): a reference to it shows it alone // what it was read as (pointers.go), nil for a value not from the program
 }
 
 // Referred is the object a reference refers to; any other value is itself.
@@ -260,11 +261,17 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 				c.Name = v.Name
 				v.Referent, v.Children = &c, c.Children
 				v.Text += ": " + c.Text
+				if c.printed { // as gdb with libstdc++'s printers: "zed", not @0x...: "zed"
+					v.Text = c.Text
+				}
 			}
 		}
 	case *dwarf.StructType:
 		v.Kind = "struct"
 		f.structValue(&v, tt, b, addr, inMem, mem, depth)
+		if isCXX(tt) {
+			v.printed = f.stdValue(&v, tt, b, addr, mem, depth) // std::string, std::vector: as libstdc++'s printers show them
+		}
 	case *dwarf.ArrayType:
 		v.Kind = "array"
 		es := int(tt.Type.Size())

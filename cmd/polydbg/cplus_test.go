@@ -161,3 +161,48 @@ func TestCPlusPlusSymbolsAsGDB(t *testing.T) {
 		"tbreak geo::Square::area", "run", "bt", "info frame", "finish"))
 	compareLines(t, "C++ symbols", dir, ours, theirs)
 }
+
+// stdProg holds the standard library's strings and containers, by value and by reference.
+const stdProg = `#include <string>
+#include <vector>
+#include <map>
+#include <set>
+#include <cstdio>
+struct P { int x; std::string tag; };
+int use(const std::string &s, std::vector<int> v, std::string t, const std::map<int, int> &m) {
+  return s.size() + v.size() + t.size() + m.size();
+}
+int main() {
+  std::vector<int> zeros(20);
+  std::vector<int> big(300, 7);
+  std::vector<int> none;
+  std::string longs(300, 'x');
+  std::string esc = "tab\there \"q\"";
+  std::string empty;
+  std::vector<P> ps{{1, "one"}, {2, "two"}};
+  std::vector<std::vector<int>> nest{{1}, {2, 3}};
+  std::map<std::string, int> ages{{"bob", 30}, {"al", 41}, {"cy", 7}};
+  std::map<int, std::vector<int>> mv{{1, {1, 2}}};
+  std::map<int, int> one{{4, 16}};
+  std::set<int> s{5, 1, 3};
+  std::map<int, int> nomap;
+  printf("%d\n", use(esc, zeros, longs, one) + (int)(ages.size() + s.size() + mv.size() + nomap.size()));
+  return 0;
+}
+`
+
+// The standard library's strings, vectors, maps and sets print as gdb prints them with
+// libstdc++'s printers: "text" (repeats and the 200-character limit as a char array's),
+// std::vector of length N, capacity M = {...} (elements up to the limit, no runs folded),
+// std::map with N elements = {[key] = value}, std::set with N elements = {[0] = v}; a
+// reference to one as the value alone; in a frame line a string in full and a container's
+// elements as {...}; an element by its index (v[1]).
+func TestCPlusPlusLibraryTypesAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, "std", stdProg)
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+		"break use", "run", "bt", "info args", "p s", "p v", "p m", "p v[1] + 1", "up",
+		"p zeros", "p big", "p none", "p longs", "p esc", "p empty", "p ps", "p nest", "p ps[1].tag", "p ps[0].x",
+		"p ages", "p mv", "p s", "p nomap", "info locals"))
+	compareLines(t, "C++ library types", dir, ours, theirs)
+}

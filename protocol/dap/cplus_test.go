@@ -73,3 +73,56 @@ func TestCPlusPlusExceptionFilters(t *testing.T) {
 		t.Errorf("exit code %v, want 0", e["exitCode"])
 	}
 }
+
+// A C++ program's frames and variables in an IDE's view: methods named with their scopes,
+// a std::string and a std::vector shown as gdb's printers show them, the vector's elements
+// its children, a class's base class a child of its own.
+func TestCPlusPlusVariables(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	_, exe := realparts.BuildCXX(t, "vars", `#include <string>
+#include <vector>
+namespace zoo {
+struct Animal { int legs; };
+struct Dog : Animal { std::string name; int bark(int n) const { return legs * n; } };
+}
+int main() {
+  std::vector<int> v{4, 5};
+  zoo::Dog d;
+  d.legs = 4;
+  d.name = "rex";
+  return d.bark(2) + (int)v.size();
+}
+`)
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": exe})
+	c.event("initialized")
+	c.do("setFunctionBreakpoints", map[string]any{"breakpoints": []any{map[string]any{"name": "zoo::Dog::bark"}}})
+	c.do("configurationDone", nil)
+	tid := c.event("stopped")["threadId"]
+	frames := c.do("stackTrace", map[string]any{"threadId": tid})["stackFrames"].([]any)
+	if name := frames[0].(map[string]any)["name"]; name != "zoo::Dog::bark" {
+		t.Fatalf("top frame %v, want zoo::Dog::bark", name)
+	}
+	scopes := c.do("scopes", map[string]any{"frameId": frames[1].(map[string]any)["id"]})["scopes"].([]any)
+	vars := c.do("variables", map[string]any{"variablesReference": scopes[0].(map[string]any)["variablesReference"]})["variables"].([]any)
+	byName := map[string]map[string]any{}
+	for _, v := range vars {
+		m := v.(map[string]any)
+		byName[m["name"].(string)] = m
+	}
+	if got := byName["v"]["value"]; got != "std::vector of length 2, capacity 2 = {4, 5}" {
+		t.Errorf("v = %v", got)
+	}
+	elems := c.do("variables", map[string]any{"variablesReference": byName["v"]["variablesReference"]})["variables"].([]any)
+	if len(elems) != 2 || elems[1].(map[string]any)["name"] != "[1]" || elems[1].(map[string]any)["value"] != "5" {
+		t.Errorf("v's children: %v", elems)
+	}
+	if got := byName["d"]["value"]; got != `{<zoo::Animal> = {legs = 4}, name = "rex"}` {
+		t.Errorf("d = %v", got)
+	}
+	kids := c.do("variables", map[string]any{"variablesReference": byName["d"]["variablesReference"]})["variables"].([]any)
+	if len(kids) != 2 || kids[0].(map[string]any)["name"] != "<zoo::Animal>" || kids[1].(map[string]any)["value"] != `"rex"` {
+		t.Errorf("d's children: %v", kids)
+	}
+}
