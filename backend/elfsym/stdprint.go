@@ -26,9 +26,203 @@ func (f *File) stdValue(v *Value, st *dwarf.StructType, b []byte, addr uint64, m
 		return f.stdTree(v, st, b, addr, mem, depth, "std::map", true)
 	case strings.HasPrefix(name, "std::set<"):
 		return f.stdTree(v, st, b, addr, mem, depth, "std::set", false)
+	case strings.HasPrefix(name, "std::unique_ptr<"):
+		return f.stdUniquePtr(v, st, b, mem, depth)
+	case strings.HasPrefix(name, "std::shared_ptr<"), strings.HasPrefix(name, "std::weak_ptr<"):
+		return f.stdSharedPtr(v, st, b, mem, depth)
+	case strings.HasPrefix(name, "std::__cxx11::list<"):
+		return f.stdList(v, st, b, addr, mem, depth)
+	case strings.HasPrefix(name, "std::unordered_map<"):
+		return f.stdHashtable(v, st, b, mem, depth, "std::unordered_map", true)
+	case strings.HasPrefix(name, "std::unordered_set<"):
+		return f.stdHashtable(v, st, b, mem, depth, "std::unordered_set", false)
+	case strings.HasPrefix(name, "std::optional<"):
+		return f.stdOptional(v, st, b, addr, mem, depth)
 	}
 	return false
 }
+
+// stdUniquePtr is gdb's std::unique_ptr<int> = {get() = 0x5555...}.
+func (f *File) stdUniquePtr(v *Value, st *dwarf.StructType, b []byte, mem Memory, depth int) bool {
+	p, ok := f.memberWhere(st, b, "_M_head_impl", isPointer)
+	if !ok {
+		return false
+	}
+	pt := resolve(p.t).(*dwarf.PtrType)
+	v.Text = fmt.Sprintf("std::unique_ptr<%s> = {get() = %#x}", TypeName(withoutTypedefs(pt.Type)), uintFrom(p.b, f.Arch))
+	f.pointee(v, pt, p.b, mem, depth)
+	return true
+}
+
+// pointee makes the object a smart pointer holds v's child "*", which *p and p->f read
+// (gdb's libstdc++ xmethods do the same).
+func (f *File) pointee(v *Value, pt *dwarf.PtrType, ptr []byte, mem Memory, depth int) {
+	v.Children = nil
+	at, sz := uintFrom(ptr, f.Arch), int(pt.Type.Size())
+	if at == 0 || sz <= 0 || depth >= maxDepth {
+		return
+	}
+	if b, err := mem.ReadMemory(at, sz); err == nil {
+		c := f.FormatValue(pt.Type, b, at, true, mem, depth+1)
+		c.Name = "*"
+		v.Children = []Value{c}
+	}
+}
+
+// withoutTypedefs is t under its typedefs (std::shared_ptr's element_type is N).
+func withoutTypedefs(t dwarf.Type) dwarf.Type {
+	for range 32 {
+		td, ok := t.(*dwarf.TypedefType)
+		if !ok {
+			break
+		}
+		t = td.Type
+	}
+	return t
+}
+
+// stdSharedPtr is gdb's std::shared_ptr<N> (use count 2, weak count 1) = {get() = 0x...}
+// (a weak_ptr's the same): the counts from the control block, the weak one without the
+// reference the owners hold together.
+func (f *File) stdSharedPtr(v *Value, st *dwarf.StructType, b []byte, mem Memory, depth int) bool {
+	p, ok1 := f.member(st, b, "_M_ptr")
+	pi, ok2 := f.member(st, b, "_M_pi")
+	pt, ok3 := resolve(p.t).(*dwarf.PtrType)
+	if !ok1 || !ok2 || !ok3 {
+		return false
+	}
+	kind, _, _ := strings.Cut(st.StructName, "<")
+	state := "empty"
+	if block := uintFrom(pi.b, f.Arch); block != 0 {
+		counts, err := mem.ReadMemory(block+uint64(f.Arch.PtrSize), 8) // after the vtable pointer: use, weak
+		if err != nil {
+			return false
+		}
+		use, weak := f.Arch.ByteOrder.Uint32(counts), f.Arch.ByteOrder.Uint32(counts[4:])
+		if use > 0 {
+			weak--
+		}
+		state = fmt.Sprintf("use count %d, weak count %d", use, weak)
+		if use == 0 {
+			state = fmt.Sprintf("expired, weak count %d", weak)
+		}
+	}
+	v.Text = fmt.Sprintf("%s<%s> (%s) = {get() = %#x}", kind, TypeName(withoutTypedefs(pt.Type)), state, uintFrom(p.b, f.Arch))
+	f.pointee(v, pt, p.b, mem, depth)
+	return true
+}
+
+// stdList is gdb's std::__cxx11::list = {[0] = 1, [1] = 2}: the nodes from the header's
+// next, each a _List_node_base (next, prev) followed by the element.
+func (f *File) stdList(v *Value, st *dwarf.StructType, b []byte, addr uint64, mem Memory, depth int) bool {
+	node, ok := f.member(st, b, "_M_node")
+	d, known := cxxTypes.Load(st)
+	if !ok || !known {
+		return false
+	}
+	elem := f.templateArg(d.(cxxDecl).off)
+	if elem == nil || elem.Size() <= 0 {
+		return false
+	}
+	v.Text = "std::__cxx11::list"
+	head := addr + uint64(node.off)
+	ptr := uint64(f.Arch.PtrSize)
+	next := func(at uint64) uint64 {
+		w, err := mem.ReadMemory(at, int(ptr))
+		if err != nil {
+			return head
+		}
+		return uintFrom(w, f.Arch)
+	}
+	limit := unlimited(f.PrintLimits().Elements)
+	v.Children = v.Children[:0]
+	var parts []string
+	i := 0
+	for cur := next(head); cur != head && cur != 0; cur = next(cur) {
+		if i >= limit || i >= 1<<16 {
+			parts = append(parts, "...")
+			break
+		}
+		eb, err := mem.ReadMemory(cur+2*ptr, int(elem.Size()))
+		if err != nil {
+			return false
+		}
+		c := f.FormatValue(elem, eb, cur+2*ptr, true, mem, depth+1)
+		c.Name = fmt.Sprintf("[%d]", i)
+		if i < maxArrayChildren {
+			v.Children = append(v.Children, c)
+		}
+		parts = append(parts, c.Name+" = "+c.Text)
+		i++
+	}
+	if len(parts) > 0 {
+		v.Text += " = {" + strings.Join(parts, ", ") + "}"
+		v.Text = strings.Replace(v.Text, ", ...}", "...}", 1)
+	}
+	return true
+}
+
+// stdHashtable is gdb's std::unordered_map with 1 element = {[1] = 10} (a set's [i] =
+// key): the nodes in the order of the table's list, from _M_before_begin.
+func (f *File) stdHashtable(v *Value, st *dwarf.StructType, b []byte, mem Memory, depth int, kind string, isMap bool) bool {
+	h, ok1 := f.member(st, b, "_M_h")
+	first, ok2 := f.member(st, b, "_M_nxt")
+	count, ok3 := f.member(st, b, "_M_element_count")
+	if !ok1 || !ok2 || !ok3 || h.st == nil {
+		return false
+	}
+	n := uintFrom(count.b, f.Arch)
+	v.Text = elementsText(kind, n)
+	if n == 0 {
+		v.Children = nil
+		return true
+	}
+	_, storage, valType, ok := f.allocatedNode(h.st, "std::__detail::_Hash_node<")
+	if !ok {
+		return false
+	}
+	var nodes []uint64
+	limit := min(n, uint64(unlimited(f.PrintLimits().Elements)), 1<<16)
+	for cur := uintFrom(first.b, f.Arch); cur != 0 && uint64(len(nodes)) < limit; {
+		nodes = append(nodes, cur)
+		w, err := mem.ReadMemory(cur, f.Arch.PtrSize)
+		if err != nil {
+			return false
+		}
+		cur = uintFrom(w, f.Arch)
+	}
+	return f.keyedElements(v, nodes, storage, valType, n, mem, depth, isMap)
+}
+
+// stdOptional is gdb's std::optional<int> = {[contained value] = 3}, or std::optional<int>
+// [no contained value].
+func (f *File) stdOptional(v *Value, st *dwarf.StructType, b []byte, addr uint64, mem Memory, depth int) bool {
+	engaged, ok1 := f.member(st, b, "_M_engaged")
+	val, ok2 := f.member(st, b, "_M_value")
+	if !ok1 || !ok2 || len(engaged.b) == 0 {
+		return false
+	}
+	kind := "std::optional<" + TypeName(val.t) + ">"
+	if engaged.b[0] == 0 {
+		v.Text, v.Children = kind+" [no contained value]", nil
+		return true
+	}
+	c := f.FormatValue(val.t, val.b, addr+uint64(val.off), true, mem, depth+1)
+	c.Name = "[contained value]"
+	v.Text, v.Children = kind+" = {[contained value] = "+c.Text+"}", []Value{c}
+	return true
+}
+
+// elementsText is a container's size as gdb's printers say it: std::map with 1 element.
+func elementsText(kind string, n uint64) string {
+	if n == 1 {
+		return kind + " with 1 element"
+	}
+	return fmt.Sprintf("%s with %d elements", kind, n)
+}
+
+// isPointer reports whether a member's type is a pointer.
+func isPointer(t dwarf.Type) bool { _, ok := resolve(t).(*dwarf.PtrType); return ok }
 
 // stdString is a std::string's text: its characters, up to the print limit.
 func (f *File) stdString(v *Value, st *dwarf.StructType, b []byte, mem Memory) bool {
@@ -109,16 +303,12 @@ func (f *File) stdTree(v *Value, st *dwarf.StructType, b []byte, addr uint64, me
 		return false
 	}
 	n := uintFrom(count.b, f.Arch)
-	plural := "s"
-	if n == 1 {
-		plural = ""
-	}
-	v.Text = fmt.Sprintf("%s with %d element%s", kind, n, plural)
+	v.Text = elementsText(kind, n)
 	if n == 0 {
 		v.Children = nil
 		return true
 	}
-	node, storage, valType, ok := f.treeNode(impl.st)
+	_, storage, valType, ok := f.treeNode(impl.st)
 	if !ok {
 		return false
 	}
@@ -131,36 +321,12 @@ func (f *File) stdTree(v *Value, st *dwarf.StructType, b []byte, addr uint64, me
 		}
 		return uintFrom(w, f.Arch)
 	}
-	_ = node
-	cur := link(headerAddr, 2) // the leftmost node
-	shown := min(n, uint64(unlimited(f.PrintLimits().Elements)), 1<<16)
-	v.Children = v.Children[:0]
-	var parts []string
-	for i := uint64(0); i < shown && cur != 0 && cur != headerAddr; i++ {
-		vb, err := mem.ReadMemory(cur+storage, int(valType.Size()))
-		if err != nil {
-			return false
-		}
-		el := f.FormatValue(valType, vb, cur+storage, true, mem, depth+1)
-		key := fmt.Sprintf("[%d]", i)
-		text := el.Text
-		if pst, ok := resolve(valType).(*dwarf.StructType); ok && isMap {
-			first, ok1 := f.member(pst, vb, "first")
-			second, ok2 := f.member(pst, vb, "second")
-			if !ok1 || !ok2 {
-				return false
-			}
-			k := f.FormatValue(first.t, first.b, cur+storage+uint64(first.off), true, mem, depth+1)
-			el = f.FormatValue(second.t, second.b, cur+storage+uint64(second.off), true, mem, depth+1)
-			key, text = "["+k.Text+"]", el.Text
-		}
-		el.Name = key
-		if i < maxArrayChildren {
-			v.Children = append(v.Children, el)
-		}
-		parts = append(parts, key+" = "+text)
-		// the next node in order: the leftmost of the right subtree, else the first
-		// ancestor reached from a left child
+	var nodes []uint64
+	limit := min(n, uint64(unlimited(f.PrintLimits().Elements)), 1<<16)
+	for cur := link(headerAddr, 2); cur != 0 && cur != headerAddr && uint64(len(nodes)) < limit; { // from the leftmost
+		nodes = append(nodes, cur)
+		// the next in order: the leftmost of the right subtree, else the first ancestor
+		// reached from a left child
 		if r := link(cur, 3); r != 0 {
 			for cur = r; link(cur, 2) != 0; cur = link(cur, 2) {
 			}
@@ -172,45 +338,82 @@ func (f *File) stdTree(v *Value, st *dwarf.StructType, b []byte, addr uint64, me
 		}
 		cur = p
 	}
+	return f.keyedElements(v, nodes, storage, valType, n, mem, depth, isMap)
+}
+
+// keyedElements ends v's text with the elements held at storage in each node, as gdb's
+// printers list a map's ([key] = value, the element a pair) or a set's ([i] = key); n is
+// how many the container holds.
+func (f *File) keyedElements(v *Value, nodes []uint64, storage uint64, valType dwarf.Type, n uint64, mem Memory, depth int, isMap bool) bool {
+	v.Children = v.Children[:0]
+	var parts []string
+	for i, node := range nodes {
+		at := node + storage
+		vb, err := mem.ReadMemory(at, int(valType.Size()))
+		if err != nil {
+			return false
+		}
+		el := f.FormatValue(valType, vb, at, true, mem, depth+1)
+		key, text := fmt.Sprintf("[%d]", i), el.Text
+		if pst, ok := resolve(valType).(*dwarf.StructType); ok && isMap {
+			first, ok1 := f.member(pst, vb, "first")
+			second, ok2 := f.member(pst, vb, "second")
+			if !ok1 || !ok2 {
+				return false
+			}
+			k := f.FormatValue(first.t, first.b, at+uint64(first.off), true, mem, depth+1)
+			el = f.FormatValue(second.t, second.b, at+uint64(second.off), true, mem, depth+1)
+			key, text = "["+k.Text+"]", el.Text
+		}
+		el.Name = key
+		if i < maxArrayChildren {
+			v.Children = append(v.Children, el)
+		}
+		parts = append(parts, key+" = "+text)
+	}
 	more := ""
-	if shown < n {
+	if uint64(len(nodes)) < n {
 		more = "..."
 	}
 	v.Text += " = {" + strings.Join(parts, ", ") + more + "}"
 	return true
 }
 
-// treeNode finds the node type of the tree whose _M_impl is impl (the allocator it
-// inherits names it: std::allocator<std::_Rb_tree_node<V> >), with the offset of its
+// treeNode finds the node type of the tree whose _M_impl is impl, with the offset of its
 // element and the element's type.
 func (f *File) treeNode(impl *dwarf.StructType) (node *dwarf.StructType, storage uint64, val dwarf.Type, ok bool) {
-	cl := f.ClassOf(impl)
+	return f.allocatedNode(impl, "std::_Rb_tree_node<")
+}
+
+// allocatedNode finds the node type a container allocates, named by the allocator among
+// st's bases (std::allocator<std::_Rb_tree_node<V> >, at any depth) whose argument starts
+// with prefix, with the offset of the node's element (_M_storage) and the element's type
+// (the node's first template argument).
+func (f *File) allocatedNode(st *dwarf.StructType, prefix string) (node *dwarf.StructType, storage uint64, val dwarf.Type, ok bool) {
+	cl := f.ClassOf(st)
 	if cl == nil {
 		return nil, 0, nil, false
 	}
 	for _, base := range cl.Bases {
 		name, found := strings.CutPrefix(base.Type.StructName, "std::allocator<")
-		if !found || !strings.HasPrefix(name, "std::_Rb_tree_node<") {
+		if !found || !strings.HasPrefix(name, prefix) {
+			if node, storage, val, ok = f.allocatedNode(base.Type, prefix); ok {
+				return node, storage, val, ok
+			}
 			continue
 		}
-		name = strings.TrimSpace(strings.TrimSuffix(name, ">"))
-		t, err := f.LookupType(name)
+		t, err := f.LookupType(strings.TrimSpace(strings.TrimSuffix(name, ">")))
 		if err != nil {
 			return nil, 0, nil, false
 		}
-		node, ok = t.(*dwarf.StructType)
-		if !ok {
+		if node, ok = t.(*dwarf.StructType); !ok {
 			return nil, 0, nil, false
 		}
-		for _, fld := range node.Field {
-			if fld.Name == "_M_storage" {
-				storage = uint64(fld.ByteOffset)
-			}
-		}
-		if d, ok := cxxTypes.Load(node); ok {
+		m, found := f.member(node, make([]byte, node.Size()), "_M_storage")
+		if d, known := cxxTypes.Load(node); known && found {
 			val = f.templateArg(d.(cxxDecl).off)
 		}
-		return node, storage, val, storage != 0 && val != nil
+		return node, uint64(m.off), val, found && m.off > 0 && val != nil
 	}
 	return nil, 0, nil, false
 }
@@ -249,12 +452,18 @@ type memberBytes struct {
 // member finds the member name of the struct st (whose bytes are b), in st or in its base
 // classes, at any depth.
 func (f *File) member(st *dwarf.StructType, b []byte, name string) (memberBytes, bool) {
+	return f.memberWhere(st, b, name, nil)
+}
+
+// memberWhere is member, of the members so named the first whose type is what want
+// accepts (any, when want is nil).
+func (f *File) memberWhere(st *dwarf.StructType, b []byte, name string, want func(dwarf.Type) bool) (memberBytes, bool) {
 	for _, fld := range st.Field {
 		off, sz := int(fld.ByteOffset), int(fld.Type.Size())
 		if off < 0 || sz < 0 || off+sz > len(b) {
 			continue
 		}
-		if fld.Name == name {
+		if fld.Name == name && (want == nil || want(fld.Type)) {
 			m := memberBytes{t: fld.Type, b: b[off : off+sz], off: off}
 			m.st, _ = resolve(fld.Type).(*dwarf.StructType)
 			return m, true
@@ -266,7 +475,7 @@ func (f *File) member(st *dwarf.StructType, b []byte, name string) (memberBytes,
 			if off < 0 || sz < 0 || off+sz > len(b) {
 				continue
 			}
-			if m, ok := f.member(base.Type, b[off:off+sz], name); ok {
+			if m, ok := f.memberWhere(base.Type, b[off:off+sz], name, want); ok {
 				m.off += off
 				return m, true
 			}
@@ -278,7 +487,7 @@ func (f *File) member(st *dwarf.StructType, b []byte, name string) (memberBytes,
 		if !ok || off < 0 || sz < 0 || off+sz > len(b) || !strings.HasPrefix(fld.Name, "_M_") {
 			continue
 		}
-		if m, ok := f.member(inner, b[off:off+sz], name); ok {
+		if m, ok := f.memberWhere(inner, b[off:off+sz], name, want); ok {
 			m.off += off
 			return m, true
 		}

@@ -228,6 +228,12 @@ func (p *arithParser) unary() (arithOperand, error) {
 					return v, err
 				}
 			}
+			if p.peek() == "(" && !p.skip { // C++: obj.method(...)
+				if r, ok, cerr := p.methodCall(v, field, false); ok {
+					v, err = r, cerr
+					continue
+				}
+			}
 			v, err = p.child(v, field)
 		case "(":
 			if v.obj != nil && v.obj.Kind == "pointer" && !p.skip { // through a function pointer: fp(2), ops[1](2, 3)
@@ -320,6 +326,13 @@ func (p *arithParser) primary() (arithOperand, error) {
 		}
 		v, err := p.e.value(t)
 		if err != nil {
+			if p.peek() == "(" { // in a C++ method, area() is this->area()
+				if this, ok := p.e.thisObject(); ok {
+					if r, ok, cerr := p.methodCall(arithOperand{obj: &this}, t, true); ok {
+						return r, cerr
+					}
+				}
+			}
 			if c, ok := p.constant(t); ok {
 				return c, nil
 			}

@@ -135,7 +135,41 @@ func (p *arithParser) arguments() ([]arithOperand, error) {
 
 // call is fn(args...) after a function's value: the arguments read up to the ")", then the
 // function run in the program (not in a pure evaluation, which may not run its code).
-func (p *arithParser) call(fn arithOperand) (arithOperand, error) {
+func (p *arithParser) call(fn arithOperand) (arithOperand, error) { return p.callOn(fn, nil) }
+
+// methodCall is obj.name(...) when name is a C++ method of obj's class (the "(" is next):
+// the method of obj's dynamic class for a virtual one, else of its class or a base, run
+// with obj as this. ok is false when name is no method there (a member, then), or, for an
+// implicit this (area() in a method), no method at all.
+func (p *arithParser) methodCall(obj arithOperand, name string, implicit bool) (r arithOperand, ok bool, err error) {
+	obj = obj.referred()
+	if obj.obj == nil || obj.obj.Kind != "struct" || !obj.obj.InMemory {
+		return obj, false, nil
+	}
+	if _, err := child(*obj.obj, name); err == nil {
+		return obj, false, nil // a member: a pointer to a function is called as one
+	}
+	classes := p.e.t.sym.MethodClasses(*obj.obj, cachedMem{p.e.t})
+	for _, class := range classes {
+		fv, found := p.e.t.sym.FuncValue(class + "::" + name)
+		if !found {
+			continue
+		}
+		p.pos++ // "("
+		fv.Name = obj.obj.Name + "." + name
+		this := obj.obj.Addr
+		r, err := p.callOn(arithOperand{obj: &fv}, &this)
+		return r, true, err
+	}
+	if len(classes) > 0 && !implicit { // gdb's words, with the object's own class
+		return obj, true, fmt.Errorf("Couldn't find method %s::%s", obj.obj.Type, name)
+	}
+	return obj, false, nil
+}
+
+// callOn is call with the object a C++ method runs on (this) as its first argument when
+// this is not nil.
+func (p *arithParser) callOn(fn arithOperand, this *uint64) (arithOperand, error) {
 	args, err := p.arguments()
 	if err != nil {
 		return fn, err
@@ -162,12 +196,18 @@ func (p *arithParser) call(fn arithOperand) (arithOperand, error) {
 				fixed--
 			}
 		}
+		if this != nil {
+			fixed-- // this is one of them
+		}
 		if len(args) < fixed { // more are passed, as gdb passes them
 			return fn, errors.New("Too few arguments in function call.")
 		}
 	}
-	words := make([]uint64, len(args))
-	for i, a := range args {
+	words := make([]uint64, 0, len(args)+1)
+	if this != nil {
+		words = append(words, *this)
+	}
+	for _, a := range args {
 		n, err := p.number(a)
 		if err != nil {
 			return fn, err
@@ -175,7 +215,7 @@ func (p *arithParser) call(fn arithOperand) (arithOperand, error) {
 		if n.kind == "float" {
 			return fn, fmt.Errorf("%s: only integer and pointer arguments are passed", name)
 		}
-		words[i] = n.uint()
+		words = append(words, n.uint())
 	}
 	ret, err := p.e.t.callFunction(fn.obj.Addr, words)
 	if err != nil {

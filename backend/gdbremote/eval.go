@@ -99,8 +99,17 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 // thisMember is, in a C++ method, the member name of the object this points to (its
 // bases' and its class's static members too).
 func (e *evaluator) thisMember(name string) (elfsym.Value, bool) {
+	obj, ok := e.thisObject()
+	if !ok || strings.Contains(name, "::") {
+		return elfsym.Value{}, false
+	}
+	return member(obj, name)
+}
+
+// thisObject is, in a C++ method, the object this points to.
+func (e *evaluator) thisObject() (elfsym.Value, bool) {
 	v, err := e.t.sym.LookupVar(lookupPC(e.fr), "this")
-	if err != nil || strings.Contains(name, "::") {
+	if err != nil {
 		return elfsym.Value{}, false
 	}
 	this, err := e.t.sym.ReadVar(v, e.fr, cachedMem{e.t})
@@ -108,10 +117,7 @@ func (e *evaluator) thisMember(name string) (elfsym.Value, bool) {
 		return elfsym.Value{}, false
 	}
 	obj, err := child(this, "*")
-	if err != nil {
-		return elfsym.Value{}, false
-	}
-	return member(obj, name)
+	return obj, err == nil
 }
 
 // walk reads the members and elements rest names (.f, ->f, [i]) of val, expr's value.

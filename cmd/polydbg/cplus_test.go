@@ -167,6 +167,10 @@ const stdProg = `#include <string>
 #include <vector>
 #include <map>
 #include <set>
+#include <list>
+#include <memory>
+#include <optional>
+#include <unordered_map>
 #include <cstdio>
 struct P { int x; std::string tag; };
 int use(const std::string &s, std::vector<int> v, std::string t, const std::map<int, int> &m) {
@@ -186,23 +190,49 @@ int main() {
   std::map<int, int> one{{4, 16}};
   std::set<int> s{5, 1, 3};
   std::map<int, int> nomap;
-  printf("%d\n", use(esc, zeros, longs, one) + (int)(ages.size() + s.size() + mv.size() + nomap.size()));
+  auto up = std::make_unique<P>(P{3, "up"});
+  std::unique_ptr<int> nothing;
+  auto sp = std::make_shared<int>(7);
+  auto sp2 = sp;
+  std::weak_ptr<int> wp = sp;
+  std::list<int> l{1, 2, 3};
+  std::unordered_map<int, int> um{{1, 10}};
+  std::optional<int> o = 3, no;
+  printf("%d\n", use(esc, zeros, longs, one) + (int)(ages.size() + s.size() + mv.size() + nomap.size() + l.size() + um.size()) + *sp + *o);
   return 0;
 }
 `
 
-// The standard library's strings, vectors, maps and sets print as gdb prints them with
-// libstdc++'s printers: "text" (repeats and the 200-character limit as a char array's),
-// std::vector of length N, capacity M = {...} (elements up to the limit, no runs folded),
-// std::map with N elements = {[key] = value}, std::set with N elements = {[0] = v}; a
-// reference to one as the value alone; in a frame line a string in full and a container's
-// elements as {...}; an element by its index (v[1]).
+// The standard library's strings, containers, smart pointers and optionals print as gdb
+// prints them with libstdc++'s printers: "text" (repeats and the 200-character limit as a
+// char array's), std::vector of length N, capacity M = {...} (elements up to the limit, no
+// runs folded), std::map with N elements = {[key] = value}, std::set with N elements =
+// {[0] = v}, std::__cxx11::list, std::unordered_map, std::unique_ptr<P> = {get() = 0x...},
+// std::shared_ptr<int> (use count 2, weak count 1), std::optional<int> = {[contained value]
+// = 3}; a reference to one as the value alone; in a frame line a string in full and a
+// container's elements as {...}; an element by its index (v[1]), a smart pointer's object
+// by * and -> (gdb's xmethods).
 func TestCPlusPlusLibraryTypesAsGDB(t *testing.T) {
 	bin := polydbgBinary(t)
 	dir, exe := buildCXX(t, "std", stdProg)
 	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
 		"break use", "run", "bt", "info args", "p s", "p v", "p m", "p v[1] + 1", "up",
 		"p zeros", "p big", "p none", "p longs", "p esc", "p empty", "p ps", "p nest", "p ps[1].tag", "p ps[0].x",
-		"p ages", "p mv", "p s", "p nomap", "info locals"))
+		"p ages", "p mv", "p s", "p nomap", "p up", "p nothing", "p *up", "p up->tag", "p sp", "p wp", "p *sp + 1",
+		"p l", "p um", "p o", "p no", "info locals"))
 	compareLines(t, "C++ library types", dir, ours, theirs)
+}
+
+// A C++ method is called from an expression as gdb calls it: obj.f(), p->f() with the
+// object as this, a virtual one of the object's dynamic class (sh->area() is
+// geo::Square::area on a Square), and in a method f() alone on this.
+func TestCPlusPlusMethodCallsAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, "shapes", shapesProg)
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+		"tbreak geo::Shape::scaled", "break 32", "run",
+		"p area()", "p area() * k", "p this->area()", "p nosuch()",
+		"continue", "p sq.area()", "p sh->area()", "p sq.scaled(2)", "p sq.scaled(1) + 1", "p (*sh).area()",
+		"p sq.nosuch()", "p sq.side"))
+	compareLines(t, "C++ method calls", dir, ours, theirs)
 }

@@ -1,0 +1,75 @@
+package elfsym
+
+// C++ method calls: which classes' member functions a call obj.f(...) may run, as gdb
+// chooses: the object's dynamic class (named by the vtable its vtable pointer points into:
+// "vtable for geo::Square") for a virtual function, then its own class and its bases.
+
+import (
+	"debug/dwarf"
+	"strings"
+
+	"github.com/polydbg/polydbg/internal/cxxname"
+)
+
+// MethodClasses are the classes, most derived first, whose member functions a call on the
+// C++ object v may run; nil for a value that is not a class object.
+func (f *File) MethodClasses(v Value, mem Memory) []string {
+	st, ok := resolve(v.typ).(*dwarf.StructType)
+	if !ok || !isCXX(st) {
+		return nil
+	}
+	var out []string
+	if dyn := f.dynamicClass(st, v, mem); dyn != "" && dyn != st.StructName {
+		out = append(out, dyn)
+	}
+	var walk func(st *dwarf.StructType)
+	walk = func(st *dwarf.StructType) {
+		out = append(out, st.StructName)
+		if cl := f.ClassOf(st); cl != nil {
+			for _, b := range cl.Bases {
+				walk(b.Type)
+			}
+		}
+	}
+	walk(st)
+	return out
+}
+
+// dynamicClass is the class whose vtable the object's vtable pointer (its first word, when
+// it or a base at offset 0 has one) points into; "" when it has none.
+func (f *File) dynamicClass(st *dwarf.StructType, v Value, mem Memory) string {
+	if !f.hasVptr(st) || !v.InMemory || mem == nil {
+		return ""
+	}
+	w, err := mem.ReadMemory(v.Addr, f.Arch.PtrSize)
+	if err != nil {
+		return ""
+	}
+	sym, ok := f.SymbolAt(uintFrom(w, f.Arch))
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(cxxname.Symbol(sym), "+")
+	class, ok := strings.CutPrefix(name, "vtable for ")
+	if !ok {
+		return ""
+	}
+	return class
+}
+
+// hasVptr reports whether st, or the base class at its start, has a vtable pointer.
+func (f *File) hasVptr(st *dwarf.StructType) bool {
+	for range 16 {
+		for _, fld := range st.Field {
+			if fld.ByteOffset == 0 && strings.HasPrefix(fld.Name, "_vptr.") {
+				return true
+			}
+		}
+		cl := f.ClassOf(st)
+		if cl == nil || len(cl.Bases) == 0 || cl.Bases[0].Offset != 0 {
+			return false
+		}
+		st = cl.Bases[0].Type
+	}
+	return false
+}
