@@ -115,3 +115,23 @@ func (s *Session) exceptionCaughtBy(loc Location) *Stop {
 	}
 	return nil
 }
+
+// ExceptionDescriber is implemented by targets that can say, at a stop where an exception
+// is thrown or caught, which exception it is.
+type ExceptionDescriber interface {
+	// DescribeException is the exception's type (std::runtime_error) and, where the
+	// language has one, its message (what()).
+	DescribeException() (typeName, message string, err error)
+}
+
+// DescribeException says which exception the debuggee is stopped at (see
+// ExceptionDescriber); an error when it is not stopped at one an exception catchpoint
+// caught.
+func (s *Session) DescribeException() (typeName, message string, err error) {
+	st := s.LastStop()
+	ed, ok := s.t.(ExceptionDescriber)
+	if st == nil || st.Reason != ReasonException || st.BreakpointID == 0 || st.Signal != "" || !ok {
+		return "", "", fmt.Errorf("not stopped at a caught exception: %w", ErrUnsupported)
+	}
+	return ed.DescribeException()
+}

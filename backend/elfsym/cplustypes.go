@@ -281,3 +281,24 @@ func (f *File) staticValue(s Static, mem Memory, depth int) Value {
 	out.Name = s.Name
 	return out
 }
+
+// DerivesFrom reports whether the class t is the class named base or derives from it.
+func (f *File) DerivesFrom(t dwarf.Type, base string) bool { return f.derivesFrom(t, base, 16) }
+
+func (f *File) derivesFrom(t dwarf.Type, base string, depth int) bool {
+	st, ok := resolve(t).(*dwarf.StructType)
+	if !ok || depth == 0 {
+		return false
+	}
+	if st.StructName == base {
+		return true
+	}
+	if cl := f.ClassOf(st); cl != nil {
+		for _, b := range cl.Bases {
+			if f.derivesFrom(b.Type, base, depth-1) {
+				return true
+			}
+		}
+	}
+	return false
+}

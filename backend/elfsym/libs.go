@@ -143,3 +143,26 @@ func (f *File) LibrarySymbol(pc uint64) (string, bool) {
 	name, start := l.symbolAt(pc)
 	return name, name != "" && start == pc
 }
+
+// AnySymbol is the run-time address of the symbol (function or object) name in the
+// program or a library it has loaded; false when none has it.
+func (f *File) AnySymbol(name string) (uint64, bool) {
+	if a, _, ok := f.Symbol(name); ok {
+		return a, true
+	}
+	f.libs.mu.Lock()
+	libs := append([]*library(nil), f.libs.list...)
+	f.libs.mu.Unlock()
+	for _, l := range libs {
+		if a, _, ok := l.f.Symbol(name); ok {
+			return a, true
+		}
+		syms, _ := l.f.ELF.DynamicSymbols() // a stripped library keeps its exported ones
+		for _, s := range syms {
+			if s.Name == name && s.Value != 0 {
+				return l.f.clearThumb(s.Value) + l.f.Bias, true
+			}
+		}
+	}
+	return 0, false
+}

@@ -7,12 +7,16 @@ package elfsym
 import (
 	"bytes"
 	"debug/elf"
+	"strings"
 )
 
 // Probe is one SystemTap probe point.
 type Probe struct {
 	Provider, Name string
 	Addr           uint64 // link-time
+	// Args say where the probe's arguments are at Addr, in the assembler's words:
+	// "8@%rdi", "8@-80(%rbx)" (SystemTap's "size@operand").
+	Args []string
 }
 
 // probes reads the .note.stapsdt notes of the file, adjusted as the notes say when the
@@ -56,14 +60,18 @@ func (f *File) probes() []Probe {
 			continue
 		}
 		pc, base := readWord(desc), readWord(desc[word:])
-		strs := bytes.SplitN(desc[3*word:], []byte{0}, 3)
+		strs := bytes.SplitN(desc[3*word:], []byte{0}, 4)
 		if len(strs) < 2 {
 			continue
 		}
 		if hasBase {
 			pc += baseAddr - base
 		}
-		out = append(out, Probe{Provider: string(strs[0]), Name: string(strs[1]), Addr: pc})
+		p := Probe{Provider: string(strs[0]), Name: string(strs[1]), Addr: pc}
+		if len(strs) > 2 {
+			p.Args = strings.Fields(string(strs[2]))
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -71,6 +79,13 @@ func (f *File) probes() []Probe {
 // ProbeAddress is the run-time address of the probe provider:name in the program or in a
 // library it has loaded (AddLibrary); false when none has it.
 func (f *File) ProbeAddress(provider, name string) (uint64, bool) {
+	p, ok := f.FindProbe(provider, name)
+	return p.Addr, ok
+}
+
+// FindProbe is the probe provider:name of the program or of a library it has loaded, its
+// address at run time.
+func (f *File) FindProbe(provider, name string) (Probe, bool) {
 	files := []*File{f}
 	f.libs.mu.Lock()
 	for _, l := range f.libs.list {
@@ -80,9 +95,10 @@ func (f *File) ProbeAddress(provider, name string) (uint64, bool) {
 	for _, lf := range files {
 		for _, p := range lf.probes() {
 			if p.Provider == provider && p.Name == name {
-				return lf.clearThumb(p.Addr) + lf.Bias, true
+				p.Addr = lf.clearThumb(p.Addr) + lf.Bias
+				return p, true
 			}
 		}
 	}
-	return 0, false
+	return Probe{}, false
 }

@@ -372,6 +372,11 @@ func charLit(c byte) string {
 	return fmt.Sprintf(`'\%03o'`, c)
 }
 
+// ReadCString reads the NUL-terminated string at addr, at most max bytes of it.
+func (f *File) ReadCString(mem Memory, addr uint64, max int) (string, error) {
+	return f.readCString(mem, addr, max)
+}
+
 func (f *File) readCString(mem Memory, addr uint64, max int) (string, error) {
 	var out []byte
 	for len(out) < max {

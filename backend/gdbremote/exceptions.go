@@ -5,9 +5,13 @@ package gdbremote
 // runtime function that does it.
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/cxxname"
 )
 
 // exceptionFuncs are the C++ runtime's functions for each event, where a runtime has no
@@ -36,4 +40,160 @@ func (t *Target) ExceptionSite(event string) (engine.Location, error) {
 		return t.location(f.Low + t.sym.Bias), nil
 	}
 	return engine.Location{}, fmt.Errorf("no C++ runtime loaded")
+}
+
+// DescribeException implements engine.ExceptionDescriber: at a stop where an exception is
+// thrown, rethrown or caught (libstdc++'s probe, whose arguments are the object and its
+// std::type_info), the exception's type, from the type_info's name (std::runtime_error),
+// and for a std::exception its what() (called virtually, as the program would).
+func (t *Target) DescribeException() (typeName, message string, err error) {
+	if err := t.needStopped(); err != nil {
+		return "", "", err
+	}
+	pc, err := t.pc()
+	if err != nil {
+		return "", "", err
+	}
+	for event := range exceptionFuncs {
+		p, ok := t.sym.FindProbe("libstdcxx", event)
+		if !ok || p.Addr != pc || len(p.Args) < 2 {
+			continue
+		}
+		obj, err1 := t.probeArg(p.Args[0])
+		tinfo, err2 := t.probeArg(p.Args[1])
+		if err := errors.Join(err1, err2); err != nil {
+			return "", "", err
+		}
+		typeName, err = t.typeInfoName(tinfo)
+		if err != nil {
+			return "", "", err
+		}
+		what := ""
+		if t.typeInfoDerives(tinfo, "std::exception", 8) {
+			what = t.exceptionWhat(obj)
+		}
+		return typeName, what, nil
+	}
+	return "", "", errors.New("not stopped where an exception is thrown or caught")
+}
+
+// probeArg reads a SystemTap probe argument at the probe: "8@%rdi" (a register),
+// "8@-80(%rbx)" (memory at a register and offset), "8@$5" (a constant); x86's operands.
+func (t *Target) probeArg(arg string) (uint64, error) {
+	_, op, ok := strings.Cut(arg, "@")
+	if !ok {
+		return 0, fmt.Errorf("probe argument %q", arg)
+	}
+	if n, ok := strings.CutPrefix(op, "$"); ok {
+		return strconv.ParseUint(n, 0, 64)
+	}
+	off, reg, mem := int64(0), op, false
+	if i := strings.IndexByte(op, '('); i >= 0 && strings.HasSuffix(op, ")") {
+		if i > 0 {
+			o, err := strconv.ParseInt(op[:i], 0, 64)
+			if err != nil {
+				return 0, fmt.Errorf("probe argument %q", arg)
+			}
+			off = o
+		}
+		reg, mem = op[i+1:len(op)-1], true
+	}
+	fr, err := t.frame(0)
+	if err != nil {
+		return 0, err
+	}
+	v, err := (&evaluator{t: t, fr: fr, pure: true}).register("$" + strings.TrimPrefix(reg, "%"))
+	if err != nil || len(v.Bytes) == 0 {
+		return 0, fmt.Errorf("probe argument %q: %v", arg, err)
+	}
+	r := Uint(v.Bytes, t.order)
+	if !mem {
+		return r, nil
+	}
+	b, err := cachedMem{t}.ReadMemory(uint64(int64(r)+off), t.sym.Arch.PtrSize)
+	if err != nil {
+		return 0, err
+	}
+	return Uint(b, t.order), nil
+}
+
+// typeInfoName is the C++ type a std::type_info names (its second word: the mangled name
+// without _ZTS, "St13runtime_error"), demangled.
+func (t *Target) typeInfoName(tinfo uint64) (string, error) {
+	ptr := t.sym.Arch.PtrSize
+	w, err := cachedMem{t}.ReadMemory(tinfo+uint64(ptr), ptr)
+	if err != nil {
+		return "", err
+	}
+	name, err := t.sym.ReadCString(cachedMem{t}, Uint(w, t.order), 1024)
+	if err != nil {
+		return "", err
+	}
+	full := cxxname.Symbol("_ZTS" + strings.TrimPrefix(name, "*"))
+	return strings.TrimPrefix(full, "typeinfo name for "), nil
+}
+
+// typeInfoDerives reports whether the class a std::type_info describes is base or derives
+// from it, as the C++ runtime's own type_info objects say: a __si_class_type_info has one
+// base (its third word), a __vmi_class_type_info a count of them (its fourth half-word)
+// each followed by its offset; a __class_type_info none.
+func (t *Target) typeInfoDerives(tinfo uint64, base string, depth int) bool {
+	if name, err := t.typeInfoName(tinfo); err != nil || depth == 0 {
+		return false
+	} else if name == base {
+		return true
+	}
+	ptr := uint64(t.sym.Arch.PtrSize)
+	mem := cachedMem{t}
+	word := func(at uint64) (uint64, bool) {
+		b, err := mem.ReadMemory(at, int(ptr))
+		return Uint(b, t.order), err == nil
+	}
+	vptr, ok := word(tinfo)
+	if !ok {
+		return false
+	}
+	is := func(vtable string) bool { // the type_info's class: its vtable, past its two header words
+		a, ok := t.sym.AnySymbol(vtable)
+		return ok && vptr == a+2*ptr
+	}
+	switch {
+	case is("_ZTVN10__cxxabiv120__si_class_type_infoE"):
+		b, ok := word(tinfo + 2*ptr)
+		return ok && t.typeInfoDerives(b, base, depth-1)
+	case is("_ZTVN10__cxxabiv121__vmi_class_type_infoE"):
+		counts, err := mem.ReadMemory(tinfo+2*ptr, 8)
+		if err != nil {
+			return false
+		}
+		n := uint64(t.sym.Arch.ByteOrder.Uint32(counts[4:]))
+		for i := range min(n, 16) {
+			b, ok := word(tinfo + 2*ptr + 8 + i*2*ptr)
+			if ok && t.typeInfoDerives(b, base, depth-1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// exceptionWhat is what() of the std::exception obj: its vtable's what (the third slot,
+// after the two destructors), run with obj as this; "" when the call fails.
+func (t *Target) exceptionWhat(obj uint64) string {
+	ptr := uint64(t.sym.Arch.PtrSize)
+	mem := cachedMem{t}
+	vptr, err := mem.ReadMemory(obj, int(ptr))
+	if err != nil {
+		return ""
+	}
+	slot, err := mem.ReadMemory(Uint(vptr, t.order)+2*ptr, int(ptr))
+	if err != nil {
+		return ""
+	}
+	ret, err := t.callFunction(Uint(slot, t.order), []uint64{obj})
+	if err != nil {
+		return ""
+	}
+	s, _ := t.sym.ReadCString(mem, ret, 4096)
+	return s
 }

@@ -29,8 +29,8 @@ int main() {
 
 // A native program offers the C++ exception filters; with "cpp_throw" and "cpp_catch"
 // ticked it stops where each exception is thrown (in the C++ runtime, check's frame under
-// it) and where it is caught, exceptionInfo says which; unticking them lets it run to its
-// end.
+// it) and where it is caught, exceptionInfo says which, of which type, with its what();
+// unticking them lets it run to its end.
 func TestCPlusPlusExceptionFilters(t *testing.T) {
 	realparts.Need(t, "gdbserver")
 	_, exe := realparts.BuildCXX(t, "throws", throwProg)
@@ -55,7 +55,9 @@ func TestCPlusPlusExceptionFilters(t *testing.T) {
 		}
 		tid := st["threadId"]
 		info := c.do("exceptionInfo", map[string]any{"threadId": tid})
-		if info["exceptionId"] != "cpp" || info["description"] != want {
+		details, _ := info["details"].(map[string]any)
+		if info["exceptionId"] != "std::runtime_error" || info["description"] != want+": std::runtime_error: too big" ||
+			details["typeName"] != "std::runtime_error" || details["message"] != "too big" {
 			t.Errorf("exceptionInfo: %v", info)
 		}
 		frames := c.do("stackTrace", map[string]any{"threadId": tid})["stackFrames"].([]any)

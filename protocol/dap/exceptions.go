@@ -59,10 +59,20 @@ func (c *conn) setExceptionFilters(d *launch.Debuggee, filters []string) error {
 }
 
 // exceptionInfo answers exceptionInfo at an exception stop: a C++ exception a filter
-// caught, or a runtime error or signal.
-func exceptionInfo(st *engine.Stop) godap.ExceptionInfoResponseBody {
-	if st.BreakpointID != 0 && st.Signal == "" {
-		return godap.ExceptionInfoResponseBody{ExceptionId: "cpp", Description: st.Text, BreakMode: "always"}
+// caught (its type and what(), when the target can tell them), or a runtime error or
+// signal.
+func exceptionInfo(d *launch.Debuggee, st *engine.Stop) godap.ExceptionInfoResponseBody {
+	if st.BreakpointID == 0 || st.Signal != "" {
+		return godap.ExceptionInfoResponseBody{ExceptionId: "runtime", Description: st.Text, BreakMode: "unhandled"}
 	}
-	return godap.ExceptionInfoResponseBody{ExceptionId: "runtime", Description: st.Text, BreakMode: "unhandled"}
+	body := godap.ExceptionInfoResponseBody{ExceptionId: "cpp", Description: st.Text, BreakMode: "always"}
+	if typ, msg, err := d.DescribeException(); err == nil && typ != "" {
+		body.ExceptionId = typ
+		body.Details = &godap.ExceptionDetails{TypeName: typ, Message: msg}
+		body.Description = st.Text + ": " + typ
+		if msg != "" {
+			body.Description += ": " + msg
+		}
+	}
+	return body
 }

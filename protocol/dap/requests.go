@@ -163,7 +163,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		if st == nil || st.Reason != engine.ReasonException {
 			return nil, errors.New("not stopped on an exception")
 		}
-		return exceptionInfo(st), nil
+		return exceptionInfo(d, st), nil
 	case *godap.LoadedSourcesRequest:
 		var srcs []godap.Source
 		if d.Spec.Program != "" && (d.Spec.Kind == launch.Kite || d.Spec.Kind == launch.Cartridge) {
