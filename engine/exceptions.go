@@ -135,3 +135,21 @@ func (s *Session) DescribeException() (typeName, message string, err error) {
 	}
 	return ed.DescribeException()
 }
+
+// ExceptionText is what a stop says to a person or an agent: for a caught C++ exception
+// the event, its type and what() ("exception thrown: std::runtime_error: too big") when
+// the target can tell them; st.Text otherwise.
+func (s *Session) ExceptionText(st *Stop) string {
+	typ, msg, err := s.DescribeException()
+	if st == nil || err != nil || typ == "" {
+		if st == nil {
+			return ""
+		}
+		return st.Text
+	}
+	text := st.Text + ": " + typ
+	if msg != "" {
+		text += ": " + msg
+	}
+	return text
+}

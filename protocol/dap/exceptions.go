@@ -69,10 +69,7 @@ func exceptionInfo(d *launch.Debuggee, st *engine.Stop) godap.ExceptionInfoRespo
 	if typ, msg, err := d.DescribeException(); err == nil && typ != "" {
 		body.ExceptionId = typ
 		body.Details = &godap.ExceptionDetails{TypeName: typ, Message: msg}
-		body.Description = st.Text + ": " + typ
-		if msg != "" {
-			body.Description += ": " + msg
-		}
+		body.Description = d.ExceptionText(st)
 	}
 	return body
 }

@@ -131,6 +131,9 @@ func (s *Server) stopContext(g *debuggee, h engine.Halt, halted bool, b Budget) 
 func (s *Server) fillStop(g *debuggee, sc *StopContext, stop *engine.Stop, b Budget) {
 	if stop != nil {
 		sc.Reason, sc.Text, sc.BreakpointID = string(stop.Reason), stop.Text, stop.BreakpointID
+		if stop.Reason == engine.ReasonException && stop.BreakpointID != 0 && stop.Signal == "" { // catch throw: which exception
+			sc.Text = g.d.ExceptionText(stop)
+		}
 		if stop.ReturnValue != nil {
 			v := s.variable(*stop.ReturnValue, b.MaxValueLen)
 			sc.ReturnValue = &v

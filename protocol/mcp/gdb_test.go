@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,5 +66,42 @@ func TestNewLocalAfterNone(t *testing.T) {
 	sc = must(t, ctx, cs, "next", map[string]any{"session": sc["session"]})
 	if v, change := local(sc, "a"); v != "1" || change != "new" {
 		t.Fatalf("a after its let: %q, change %q; want 1, new", v, change)
+	}
+}
+
+// An agent asks to stop where C++ exceptions are thrown: the stop's text names the
+// exception and its what(), and the stack shows who threw it.
+func TestCatchThrowForAgents(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	_, exe := realparts.BuildCXX(t, "throws", `#include <stdexcept>
+int parse(int n) {
+  if (n > 2) throw std::invalid_argument("n too large");
+  return n;
+}
+int main() {
+  int total = 0;
+  for (int i = 0; i < 5; i++) {
+    try { total += parse(i); } catch (const std::exception &) { total--; }
+  }
+  return total;
+}
+`)
+	ctx := timeout(t, 60*time.Second)
+	_, cs := inProcess(t, ctx, mcp.Options{AllowExec: true}, nil)
+	sc := must(t, ctx, cs, "start", map[string]any{"program": exe, "catch": []string{"throw"}})
+	if sc["reason"] != "exception" || sc["text"] != "exception thrown: std::invalid_argument: n too large" {
+		t.Fatalf("stop: reason %v, text %q", sc["reason"], sc["text"])
+	}
+	stack := fmt.Sprint(sc["stack"])
+	if !strings.Contains(stack, "parse") {
+		t.Errorf("the thrower is not in the stack: %s", stack)
+	}
+	sc = must(t, ctx, cs, "continue", map[string]any{"session": sc["session"]})
+	if sc["text"] != "exception thrown: std::invalid_argument: n too large" {
+		t.Errorf("second throw: %q", sc["text"])
+	}
+	bad := must(t, ctx, cs, "start", map[string]any{"program": exe, "catch": []string{"nosuch"}})
+	if notes := fmt.Sprint(bad["notes"]); !strings.Contains(notes, "catch nosuch") {
+		t.Errorf("an unknown event is not noted: %v", notes)
 	}
 }

@@ -80,6 +80,7 @@ type StartIn struct {
 	SVD         string         `json:"svd,omitempty" jsonschema:"the device's SVD file (qemu, remote)"`
 	StopOnEntry bool           `json:"stopOnEntry,omitempty" jsonschema:"stop before the first statement"`
 	Breakpoints []BreakpointIn `json:"breakpoints,omitempty" jsonschema:"breakpoints set before the program runs"`
+	Catch       []string       `json:"catch,omitempty" jsonschema:"C++ exception events to stop at: throw, rethrow, catch (native); the stop's text names the exception and its what()"`
 	Profile     bool           `json:"profile,omitempty" jsonschema:"record a statement profile (Kite; read it with profile once the program ended)"`
 	Seed        uint64         `json:"seed,omitempty" jsonschema:"seed of a Kite program's rnd()"`
 	WaitMs      int            `json:"waitMs,omitempty" jsonschema:"how long to wait for the first stop (default 10000)"`
@@ -325,6 +326,12 @@ func (s *Server) start(ctx context.Context, req *sdk.CallToolRequest, c *client,
 		}
 		bps = append(bps, bp)
 	}
+	var notes []string
+	for _, event := range in.Catch {
+		if _, err := d.CatchExceptions(event); err != nil {
+			notes = append(notes, fmt.Sprintf("catch %s: %v", event, err))
+		}
+	}
 	progress(ctx, req, 1, 3, "target loaded; running")
 	seq := d.Seq()
 	if err := d.Start(in.StopOnEntry); err != nil {
@@ -336,6 +343,7 @@ func (s *Server) start(ctx context.Context, req *sdk.CallToolRequest, c *client,
 	progress(ctx, req, 2, 3, "first stop")
 	sc := s.stopContext(g, h, ok, in.Budget)
 	sc.Breakpoints = bps
+	sc.Notes = append(notes, sc.Notes...)
 	return sc, nil
 }
 
