@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // FormatValue writes v in format: 'x' hex, 'd' signed, 'u' unsigned, 'o' octal, 't'
@@ -51,13 +52,27 @@ type Enumerators interface {
 // gdb's width for an enum's values); v as it is otherwise.
 func (s *Session) enumNumber(v Variable) Variable {
 	e, ok := s.t.(Enumerators)
-	if !ok || !strings.HasPrefix(strings.TrimSpace(v.Type), "enum") {
+	if !ok || !strings.HasPrefix(strings.TrimSpace(v.Type), "enum") && !enumeratorLike(v.Value) {
 		return v
 	}
 	if n, ok := e.EnumeratorValue(strings.TrimSpace(v.Value)); ok {
 		v.Value, v.Type = strconv.FormatInt(n, 10), "int"
 	}
 	return v
+}
+
+// enumeratorLike reports whether a value's text may be a C++ enumerator (Color::Green,
+// geo::K1, B: C++ names an enum's type without its keyword).
+func enumeratorLike(text string) bool {
+	if text == "" || text == "true" || text == "false" || text[0] >= '0' && text[0] <= '9' {
+		return false
+	}
+	for _, r := range text {
+		if r != '_' && r != ':' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // ValidFormat reports whether f is one of FormatValue's formats.

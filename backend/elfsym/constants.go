@@ -52,6 +52,11 @@ func (f *File) indexEnumerators() {
 				if _, seen := f.enums[v.Name]; !seen {
 					f.enums[v.Name] = enumConst{e.Offset, v.Val}
 				}
+				if i := strings.LastIndex(v.Name, "::"); i > 0 { // C++'s geo::K1, as K1 too (from inside its namespace)
+					if _, seen := f.enums[v.Name[i+2:]]; !seen {
+						f.enums[v.Name[i+2:]] = enumConst{e.Offset, v.Val}
+					}
+				}
 			}
 		}
 		r.SkipChildren()

@@ -264,3 +264,15 @@ func withoutTemplateArgs(name string) string {
 	}
 	return b.String()
 }
+
+// CXXAt reports whether the code at the run-time pc is C++ (a program with no function
+// there: whether it has any C++ at all).
+func (f *File) CXXAt(pc uint64) bool {
+	if !f.cplus {
+		return false
+	}
+	if fn := f.FuncAt(pc); fn != nil && fn.entry != 0 {
+		return fn.cplus
+	}
+	return true
+}

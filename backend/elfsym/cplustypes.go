@@ -17,10 +17,13 @@ import (
 // read from (a cxxDecl), for ptype's members, methods and access.
 var cxxTypes sync.Map
 
-// cxxDecl is where a C++ type was declared: its file and entry.
+// cxxDecl is where a C++ type was declared: its file and entry; for an enum, whether it
+// is an enum class and the type under it.
 type cxxDecl struct {
-	f   *File
-	off dwarf.Offset
+	f          *File
+	off        dwarf.Offset
+	scoped     bool
+	underlying string
 }
 
 func isCXX(t dwarf.Type) bool { _, ok := cxxTypes.Load(t); return ok }
@@ -132,14 +135,31 @@ func (f *File) fixCXXType(off dwarf.Offset, t dwarf.Type) dwarf.Type {
 			if q != "" && et.EnumName != "" && !strings.HasPrefix(et.EnumName, q+"::") {
 				et.EnumName = q + "::" + et.EnumName
 			}
-			cxxTypes.Store(t, cxxDecl{f, off})
+			d := cxxDecl{f: f, off: off}
+			d.scoped, _ = e.Val(dwarf.AttrEnumClass).(bool)
+			if under := inner(); under != nil {
+				d.underlying = TypeName(under)
+			}
+			// Its constants by the names C++ gives them: geo::Dir::S (enum class), geo::K1
+			// (a plain enum's are its scope's)
+			prefix := q
+			if d.scoped {
+				prefix = et.EnumName
+			}
+			for i := range et.Val {
+				if prefix != "" && !strings.HasPrefix(et.Val[i].Name, prefix+"::") {
+					et.Val[i].Name = prefix + "::" + et.Val[i].Name
+				}
+			}
+			cxxTypes.Store(t, d)
 		}
 	case dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
 		if st, ok := t.(*dwarf.StructType); ok {
-			cxxTypes.Store(t, cxxDecl{f, off})
+			cxxTypes.Store(t, cxxDecl{f: f, off: off})
 			if q != "" && st.StructName != "" && !strings.HasPrefix(st.StructName, q+"::") {
 				st.StructName = q + "::" + st.StructName
 			}
+			st.StructName = canonicalArgs(st.StructName)
 			if e.Children {
 				f.fixMembers(r, st)
 			}
@@ -222,7 +242,11 @@ func (f *File) structValue(v *Value, st *dwarf.StructType, b []byte, addr uint64
 	var parts []string
 	add := func(c Value, label string) {
 		v.Children = append(v.Children, c)
-		parts = append(parts, label+" = "+c.Text)
+		text := c.Text
+		if c.Kind == "reference" && !c.Referent.printedOrNil() { // a reference member: its address alone, as gdb
+			text, _, _ = strings.Cut(text, ": ")
+		}
+		parts = append(parts, label+" = "+text)
 	}
 	cl := f.ClassOf(st)
 	statics := func(before int) {
@@ -301,4 +325,37 @@ func (f *File) derivesFrom(t dwarf.Type, base string, depth int) bool {
 		}
 	}
 	return false
+}
+
+// printedOrNil reports whether v, a reference's object, is shown by a library's printer
+// (true for no object either: the reference's text is its address alone then).
+func (v *Value) printedOrNil() bool { return v == nil || v.printed }
+
+// canonicalArgs spells the integer types of a template's arguments as gdb (and the
+// demangler) do: Arr<short int, 3> is Arr<short, 3>.
+func canonicalArgs(name string) string {
+	if !strings.Contains(name, "<") || !strings.Contains(name, " int") {
+		return name
+	}
+	for _, long := range []string{"long long unsigned int", "long long int", "long unsigned int", "short unsigned int", "long int", "short int"} {
+		for from := 0; ; {
+			i := strings.Index(name[from:], long)
+			if i < 0 {
+				break
+			}
+			i += from
+			end := i + len(long)
+			if (i == 0 || !isNameByte(name[i-1])) && (end == len(name) || !isNameByte(name[end])) {
+				name = name[:i] + gdbIntNames[long] + name[end:]
+				from = i + len(gdbIntNames[long])
+				continue
+			}
+			from = end
+		}
+	}
+	return name
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

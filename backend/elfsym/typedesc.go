@@ -87,7 +87,18 @@ func DescribeType(t dwarf.Type, expand bool) string {
 			}
 			next = v.Val + 1
 		}
-		return quals + TypeName(tt) + " {" + strings.Join(vals, ", ") + "}"
+		head := TypeName(tt)
+		if d, ok := cxxTypes.Load(tt); ok { // C++: enum class geo::Dir : char
+			cd := d.(cxxDecl)
+			head = "enum " + tt.EnumName
+			if cd.scoped {
+				head = "enum class " + tt.EnumName
+			}
+			if cd.underlying != "" {
+				head += " : " + cd.underlying
+			}
+		}
+		return quals + head + " {" + strings.Join(vals, ", ") + "}"
 	case *RefType: // const struct geo::Point {...} &
 		amp := " &"
 		if tt.RValue {

@@ -103,6 +103,9 @@ func (v arithOperand) value(name string) elfsym.Value {
 	if typ == "" {
 		typ = "long"
 	}
+	if v.ct == tBool {
+		return elfsym.Value{Name: name, Type: typ, Kind: "bool", Text: strconv.FormatBool(v.i != 0)}
+	}
 	return elfsym.Value{Name: name, Type: typ, Kind: "int", Text: strconv.FormatInt(v.i, 10)}
 }
 
@@ -516,11 +519,11 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 	}
 	switch op {
 	case "!":
-		return bool01(!r.nonzero()), nil
+		return p.truthValue(!r.nonzero()), nil
 	case "&&":
-		return bool01(l.nonzero() && r.nonzero()), nil
+		return p.truthValue(l.nonzero() && r.nonzero()), nil
 	case "||":
-		return bool01(l.nonzero() || r.nonzero()), nil
+		return p.truthValue(l.nonzero() || r.nonzero()), nil
 	}
 	if (l.isPtr || r.isPtr) && strings.Contains("*/%", op) {
 		return l, fmt.Errorf("invalid operands to %s: a pointer", op)
@@ -539,7 +542,7 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 	case t.float:
 		a, b := l.f, r.f
 		if c, ok := compare(op, a, b); ok {
-			return bool01(c), nil
+			return p.truthValue(c), nil
 		}
 		var f float64
 		switch op {
@@ -557,16 +560,33 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 		return arithOperand{kind: "float", f: f}.to(t), nil
 	case !t.signed:
 		if c, ok := compare(op, l.u, r.uint()); ok {
-			return bool01(c), nil
+			return p.truthValue(c), nil
 		}
 		n, err := integer(op, l.u, r.uint())
 		return arithOperand{kind: "uint", u: n, ct: t}.wrap(), err
 	}
 	if c, ok := compare(op, l.i, r.sint()); ok {
-		return bool01(c), nil
+		return p.truthValue(c), nil
 	}
 	n, err := integer(op, l.i, r.sint())
 	return arithOperand{kind: "int", i: n, ct: t}.wrap(), err
+}
+
+// truthValue is a comparison's or a logical operator's result: C's int 1 or 0, C++'s
+// bool (printed true or false, as gdb prints it in a C++ frame).
+func (p *arithParser) truthValue(b bool) arithOperand {
+	r := bool01(b)
+	if p.e == nil || p.e.t == nil {
+		return r
+	}
+	pc := uint64(0) // (no frame: the program's language)
+	if p.e.fr != nil {
+		pc = lookupPC(p.e.fr)
+	}
+	if p.e.t.sym.CXXAt(pc) {
+		r.ct = tBool
+	}
+	return r
 }
 
 // bool01 is C's value of a truth: 1 or 0.

@@ -24,6 +24,8 @@ var (
 	// tLongDouble is x87's extended type (80 bits in 16 bytes on x86-64).
 	tLongDouble = cType{"long double", 128, true, true}
 	tChar       = cType{"char", 8, true, false}
+	// tBool is C++'s bool, what its comparisons give.
+	tBool = cType{"bool", 8, false, false}
 )
 
 // rank is C's integer conversion rank, by the type's name.

@@ -295,6 +295,9 @@ func (t *Target) Evaluate(frame int, expr string, mode engine.EvalMode) (engine.
 	}
 	if n, perr := parseCond(expr); perr == nil && n.op != "" { // a comparison: C's truth, 1 or 0 (not "(10)")
 		if truth, cerr := ev.eval(n); cerr == nil {
+			if t.sym.CXXAt(lookupPC(fr)) { // C++'s bool
+				return engine.Variable{Name: expr, Value: strconv.FormatBool(truth), Type: "bool"}, nil
+			}
 			return engine.Variable{Name: expr, Value: strconv.FormatInt(bool01(truth).i, 10), Type: "int"}, nil
 		}
 	}

@@ -236,3 +236,45 @@ func TestCPlusPlusMethodCallsAsGDB(t *testing.T) {
 		"p sq.nosuch()", "p sq.side"))
 	compareLines(t, "C++ method calls", dir, ours, theirs)
 }
+
+// modernProg has scoped and plain enums at global and namespace scope, a reference
+// member, a class template with a method, a lambda and an rvalue reference.
+const modernProg = `#include <cstdio>
+enum class Color { Red, Green = 5, Blue };
+enum Plain { A, B };
+namespace geo { enum Kind { K1, K2 }; enum class Dir : char { N = 'n', S = 's' }; }
+namespace { int hidden(int x) { return x + 1; } }
+struct Box { int &ref; const char *name; Color c; };
+template <typename T, int N> struct Arr { T v[N]; int size() const { return N; } };
+int main() {
+  Color c = Color::Green;
+  Plain p = B;
+  geo::Kind k = geo::K2;
+  geo::Dir d = geo::Dir::S;
+  int n = 4;
+  Box b{n, "box", Color::Blue};
+  Arr<short, 3> a{{1, 2, 3}};
+  auto sq = [n](int x) { return x * n; };
+  int r = sq(2) + hidden(n) + a.size();
+  int &&rr = 5;
+  printf("%d %d %d %d %d\n", r, (int)c, p, k, (int)d);
+  return rr;
+}
+`
+
+// C++11's enums, templates and references as gdb shows them: an enum class's constants
+// by their qualified names (Color::Green, geo::Dir::S), a plain enum's by its scope's
+// (geo::K2), ptype with the type under it (enum class geo::Dir : char {...}), /d and /x
+// of them as numbers; comparisons are bools (true); a reference member as its address; a
+// class template named as gdb spells it (Arr<short, 3>) and its method called; a function
+// of an anonymous namespace.
+func TestCPlusPlusModernAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, "modern", modernProg)
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+		"break 19", "run", "p c", "p p", "p k", "p d", "ptype c", "ptype p", "ptype k", "ptype d", "whatis d",
+		"p geo::K1", "p geo::Dir::N", "p/d d", "p/x c", "p/d p", "p k == geo::K2", "p c == Color::Red", "p n > 3 && r < 100",
+		"p (int)Color::Blue + 1", "p b", "p b.ref", "p a", "whatis a", "p a.size()", "p sizeof(a)", "p sq", "p rr", "whatis rr",
+		"info locals", "break hidden", "info breakpoints"))
+	compareLines(t, "C++ enums and templates", dir, ours, theirs)
+}
