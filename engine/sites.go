@@ -27,3 +27,25 @@ func (s *Session) BreakpointSites(id int) ([]Location, error) {
 	}
 	return []Location{b.bp.Location}, nil
 }
+
+// BreakpointSiteOf says where pc is among the places of breakpoint id, counted by address
+// from 1 as gdb numbers them (1.2), and how many places it has; (1, 1) for a breakpoint
+// at one place. It allocates nothing for a target without TrapSites (a stop's report asks
+// it at every breakpoint stop).
+func (s *Session) BreakpointSiteOf(id int, pc uint64) (n, of int) {
+	s.mu.Lock()
+	b, ok := s.bps[id]
+	s.mu.Unlock()
+	ts, many := s.t.(TrapSites)
+	if !ok || !many || !b.bp.Verified {
+		return 1, 1
+	}
+	sites := ts.TrapSites(b.bp.Location)
+	n = 1
+	for _, l := range sites {
+		if l.PC < pc {
+			n++
+		}
+	}
+	return n, len(sites)
+}

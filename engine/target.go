@@ -66,9 +66,13 @@ type Location struct {
 	// StandIn says the place stands for a library function until its library is loaded
 	// (a native program's PLT entry, puts@plt, before it runs); see LibraryLoads.
 	StandIn bool `json:"-"`
-	// Signature is the function with its parameters where the language overloads names
-	// (C++'s geo::add(int, int), as gdb lists a breakpoint's place); "" otherwise.
-	Signature string `json:"-"`
+}
+
+// FunctionSignatures is implemented by targets whose language overloads function names
+// (C++): the function at a place with its parameters, as gdb lists a breakpoint's place
+// (geo::add(int, int)); false where the name alone says it.
+type FunctionSignatures interface {
+	FunctionSignature(pc uint64) (string, bool)
 }
 
 // Stop describes one stop of the debuggee.

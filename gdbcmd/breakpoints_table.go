@@ -236,19 +236,6 @@ func (d *Debugger) sites(id int) []engine.Location {
 	return sites
 }
 
-// hitName is the breakpoint a stop at pc hit as gdb names it: its number, and the
-// place's among several ("1.2").
-func (d *Debugger) hitName(id int, pc uint64) string {
-	if sites := d.sites(id); len(sites) > 1 {
-		for i, l := range sites {
-			if l.PC == pc {
-				return fmt.Sprintf("%d.%d", id, i+1)
-			}
-		}
-	}
-	return strconv.Itoa(id)
-}
-
 // bpWhat is where a breakpoint is, as gdb says it: "in fact at t.c:12".
 func (d *Debugger) bpWhat(l engine.Location) string {
 	switch {
@@ -256,8 +243,11 @@ func (d *Debugger) bpWhat(l engine.Location) string {
 		return "<" + l.Func + ">"
 	case l.Func == "":
 		return fmt.Sprintf("at %s:%d", d.fileName(l.File), l.Line)
-	case l.Signature != "":
-		return fmt.Sprintf("in %s at %s:%d", l.Signature, d.fileName(l.File), l.Line)
+	}
+	if fs, ok := d.s.Target().(engine.FunctionSignatures); ok && l.HasPC {
+		if sig, ok := fs.FunctionSignature(l.PC); ok {
+			return fmt.Sprintf("in %s at %s:%d", sig, d.fileName(l.File), l.Line)
+		}
 	}
 	return fmt.Sprintf("in %s at %s:%d", l.Func, d.fileName(l.File), l.Line)
 }

@@ -349,7 +349,11 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 			kind = "Temporary breakpoint"
 			delete(d.temporary, st.BreakpointID)
 		}
-		d.printf("\n%s%s %s, %s\n", hit, kind, d.hitName(st.BreakpointID, loc.PC), where())
+		if n, of := d.s.BreakpointSiteOf(st.BreakpointID, loc.PC); of > 1 { // gdb names the place among several: 1.2
+			d.printf("\n%s%s %d.%d, %s\n", hit, kind, st.BreakpointID, n, where())
+		} else {
+			d.printf("\n%s%s %d, %s\n", hit, kind, st.BreakpointID, where())
+		}
 		if st.Text != "" {
 			d.printf("%s\n", st.Text)
 		}

@@ -69,15 +69,26 @@ func (t *Target) ResolvePC(pc uint64) (engine.Location, error) {
 // the innermost frame of a backtrace there.
 func (t *Target) location(pc uint64) engine.Location {
 	l, _ := t.sym.PCToLine(pc)
-	sig := ""
 	if in := t.sym.InlinesAt(pc); len(in) > 0 {
 		l.Function = in[len(in)-1].Name
-	} else if fn := t.sym.FuncAt(pc); fn != nil && fn.Name == l.Function {
-		if s := t.sym.Signature(fn); s != fn.Name {
-			sig = s
-		}
 	}
-	return engine.Location{File: l.File, Line: l.Line, Col: l.Column, Func: l.Function, PC: pc, HasPC: true, Signature: sig}
+	return engine.Location{File: l.File, Line: l.Line, Col: l.Column, Func: l.Function, PC: pc, HasPC: true}
+}
+
+// FunctionSignature implements engine.FunctionSignatures: a C++ function's signature
+// (not an inlined copy's: gdb lists those by name).
+func (t *Target) FunctionSignature(pc uint64) (string, bool) {
+	if len(t.sym.InlinesAt(pc)) > 0 {
+		return "", false
+	}
+	fn := t.sym.FuncAt(pc)
+	if fn == nil {
+		return "", false
+	}
+	if s := t.sym.Signature(fn); s != fn.Name {
+		return s, true
+	}
+	return "", false
 }
 
 // SetTrap implements engine.Target: a breakpoint at loc.PC and at the other copies of
