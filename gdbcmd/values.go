@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/cxxname"
 )
 
 // print, call, whatis and ptype as gdb has them: the values printed are numbered in the
@@ -228,8 +229,8 @@ func (d *Debugger) showType(expr string, expand bool) {
 	if typ == "" {
 		typ = "unknown"
 	}
-	if !expand { // whatis of a value: its type's name as it is (a typedef's too)
-		d.printf("type = %s\n", typ)
+	if !expand { // whatis of a value: its type's name as it is (a typedef's too; a C++ library type as libstdc++'s type printers name it)
+		d.printf("type = %s\n", cxxname.ShortType(typ))
 		return
 	}
 	if text, err := d.s.DescribeType(typ, true); err == nil { // the program's own types

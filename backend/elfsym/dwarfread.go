@@ -82,7 +82,7 @@ func (f *File) walkCU(r *dwarf.Reader, cuOff dwarf.Offset, files []*dwarf.LineFi
 		case dwarf.TagSubprogram:
 			scopes.note(e)
 			f.funcs = append(f.funcs, f.funcsFromEntry(e, cuOff)...)
-		case dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagTypedef:
+		case dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagTypedef, dwarf.TagNamespace:
 			f.noteType(&scopes, e)
 		case dwarf.TagVariable, dwarf.TagMember:
 			if len(open) > 0 && open[len(open)-1] != dwarf.TagSubprogram && open[len(open)-1] != dwarf.TagLexDwarfBlock {

@@ -33,17 +33,18 @@ func (f *File) TypeDecls() []TypeDecl {
 
 func (f *File) readTypeDecls() []TypeDecl {
 	var out []TypeDecl
-	f.eachUnitEntry(func(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string) {
-		if d, ok := f.typeDecl(e, files, unitFile); ok {
+	f.eachUnitEntry(func(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string, cxx bool) {
+		if d, ok := f.typeDecl(e, files, unitFile, cxx); ok {
 			out = append(out, d)
 		}
 	})
 	return out
 }
 
-// eachUnitEntry calls visit with each entry at the top level of each unit (not a
-// function's own), the unit's line table files and its source file (absolute).
-func (f *File) eachUnitEntry(visit func(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string)) {
+// eachUnitEntry calls visit with each entry at the top level of each unit or of a
+// namespace in it (not a function's own), the unit's line table files, its source file
+// (absolute) and whether it is C++.
+func (f *File) eachUnitEntry(visit func(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string, cxx bool)) {
 	if f.DWARF == nil {
 		return
 	}
@@ -61,7 +62,10 @@ func (f *File) eachUnitEntry(visit func(e *dwarf.Entry, files []*dwarf.LineFile,
 		if lr, err := f.DWARF.LineReader(cu); err == nil && lr != nil {
 			files = lr.Files()
 		}
-		unitFile := ""
+		unitFile, cxx := "", false
+		if info := f.cus[cu.Offset]; info != nil {
+			cxx = info.lang == "c++"
+		}
 		if info := f.cus[cu.Offset]; info != nil && info.name != "" {
 			unitFile = info.name
 			if !filepath.IsAbs(unitFile) {
@@ -71,12 +75,23 @@ func (f *File) eachUnitEntry(visit func(e *dwarf.Entry, files []*dwarf.LineFile,
 		if !cu.Children {
 			continue
 		}
+		depth := 0 // inside namespaces (C++), whose entries are the unit's too
 		for {
 			e, err := r.Next()
-			if err != nil || e == nil || e.Tag == 0 {
+			if err != nil || e == nil {
 				break
 			}
-			visit(e, files, unitFile)
+			if e.Tag == 0 {
+				if depth--; depth < 0 {
+					break
+				}
+				continue
+			}
+			visit(e, files, unitFile, cxx)
+			if e.Tag == dwarf.TagNamespace && e.Children {
+				depth++
+				continue
+			}
 			if e.Children {
 				r.SkipChildren()
 			}
@@ -95,7 +110,7 @@ func declPlace(e *dwarf.Entry, files []*dwarf.LineFile, file *string, line *int)
 }
 
 // typeDecl is the declaration entry e makes, if it names a type.
-func (f *File) typeDecl(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string) (TypeDecl, bool) {
+func (f *File) typeDecl(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string, cxx bool) (TypeDecl, bool) {
 	name, _ := e.Val(dwarf.AttrName).(string)
 	if name == "" {
 		return TypeDecl{}, false
@@ -104,6 +119,23 @@ func (f *File) typeDecl(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string
 		return TypeDecl{}, false // only declared here (struct s *p): defined elsewhere, or nowhere
 	}
 	d := TypeDecl{Name: name, File: unitFile}
+	if cxx { // C++: geo::Shape;, named with its scopes and without its keyword
+		if q := f.typeScope[e.Offset]; q != "" {
+			name = q + "::" + name
+		}
+		name = canonicalArgs(name)
+		d.Name = name
+		switch e.Tag {
+		case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagClassType:
+			d.Text = name + ";"
+			declPlace(e, files, &d.File, &d.Line)
+			return d, true
+		case dwarf.TagNamespace: // listed too, as gdb lists it: cfg::inner
+			d.Text = name
+			declPlace(e, files, &d.File, &d.Line)
+			return d, true
+		}
+	}
 	switch e.Tag {
 	case dwarf.TagBaseType:
 		if short, ok := gdbIntNames[name]; ok {

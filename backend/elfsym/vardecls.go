@@ -35,7 +35,7 @@ func (f *File) readVarDecls() *varDecls {
 	vd := &f.varDecls
 	vd.once.Do(func() {
 		vd.names = map[string]bool{}
-		f.eachUnitEntry(func(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string) {
+		f.eachUnitEntry(func(e *dwarf.Entry, files []*dwarf.LineFile, unitFile string, _ bool) {
 			if d, ok := f.varDecl(e, files, unitFile); ok {
 				vd.decls = append(vd.decls, d)
 				vd.names[d.Name] = true

@@ -359,8 +359,15 @@ func (e *evaluator) num(n *condNode) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if v.Referred().Kind == "float" {
+		return 0, errNotInteger
+	}
 	return number(v)
 }
+
+// errNotInteger stops the integer evaluation of a condition (num) at a floating point
+// operand, which C's arithmetic evaluates instead.
+var errNotInteger = errors.New("a floating point operand")
 
 func (e *evaluator) eval(n *condNode) (bool, error) {
 	switch n.op {
@@ -436,7 +443,11 @@ func (c *hostCond) Eval() (bool, error) {
 	if c.arith {
 		return ev.truth(c.expr)
 	}
-	return ev.eval(c.node)
+	b, err := ev.eval(c.node)
+	if errors.Is(err, errNotInteger) { // a double's a == 1: C's arithmetic, which compares 1.5 with 1.0
+		return ev.truth(c.expr)
+	}
+	return b, err
 }
 
 // CanRunOnStub reports whether the condition compiled to an agent expression.
@@ -454,7 +465,10 @@ func (t *Target) CompileCondition(loc engine.Location, expr string) (engine.Cond
 	case strings.ContainsAny(expr, "=<>&|!%+-*/"):
 		return nil, checkArith(expr)
 	}
-	if loc.HasPC && c.node != nil {
+	t.mu.Lock()
+	oneSite := len(t.sites[loc.PC]) == 0 // the stub's bytecode reads the variables of one place only
+	t.mu.Unlock()
+	if loc.HasPC && c.node != nil && oneSite {
 		if code, err := CompileCondition(expr, t.agentResolver(loc.PC)); err == nil {
 			c.agent = code
 		}

@@ -211,7 +211,8 @@ int main() {
 // std::shared_ptr<int> (use count 2, weak count 1), std::optional<int> = {[contained value]
 // = 3}; a reference to one as the value alone; in a frame line a string in full and a
 // container's elements as {...}; an element by its index (v[1]), a smart pointer's object
-// by * and -> (gdb's xmethods).
+// by * and -> (gdb's xmethods); whatis names them as libstdc++'s type printers do
+// (std::map<std::string, int>), a pointer's type printed in full (as gdb).
 func TestCPlusPlusLibraryTypesAsGDB(t *testing.T) {
 	bin := polydbgBinary(t)
 	dir, exe := buildCXX(t, "std", stdProg)
@@ -219,7 +220,9 @@ func TestCPlusPlusLibraryTypesAsGDB(t *testing.T) {
 		"break use", "run", "bt", "info args", "p s", "p v", "p m", "p v[1] + 1", "up",
 		"p zeros", "p big", "p none", "p longs", "p esc", "p empty", "p ps", "p nest", "p ps[1].tag", "p ps[0].x",
 		"p ages", "p mv", "p s", "p nomap", "p up", "p nothing", "p *up", "p up->tag", "p sp", "p wp", "p *sp + 1",
-		"p l", "p um", "p o", "p no", "info locals"))
+		"p l", "p um", "p o", "p no", "info locals",
+		"whatis esc", "whatis zeros", "whatis &zeros", "whatis ages", "whatis mv", "whatis s", "whatis nomap",
+		"whatis up", "whatis l", "whatis um", "whatis ps", "whatis nest", "p &zeros"))
 	compareLines(t, "C++ library types", dir, ours, theirs)
 }
 
@@ -277,4 +280,34 @@ func TestCPlusPlusModernAsGDB(t *testing.T) {
 		"p (int)Color::Blue + 1", "p b", "p b.ref", "p a", "whatis a", "p a.size()", "p sizeof(a)", "p sq", "p rr", "whatis rr",
 		"info locals", "break hidden", "info breakpoints"))
 	compareLines(t, "C++ enums and templates", dir, ours, theirs)
+}
+
+// Namespaces as gdb lists and finds them: info variables and info types with the
+// namespaces' variables, types and the namespaces themselves by their qualified names; a
+// namespace's variable by its own name from a function of that namespace.
+func TestCPlusPlusNamespacesAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, "nsv", `#include <cstdio>
+namespace cfg { int level = 3; const char *name = "x"; namespace inner { double ratio = 0.5; struct Opt { int on; }; } }
+static int hits;
+int bump(int by) { hits += by; return cfg::level * by; }
+namespace cfg { int twice() { inner::Opt o{1}; return level * 2 + o.on; } }
+int main() { printf("%d %d %f\n", bump(2), cfg::twice(), cfg::inner::ratio); return 0; }
+`)
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+		"info variables", "info variables level", "info types cfg", "break cfg::twice", "run",
+		"p level", "p cfg::level", "p cfg::inner::ratio * 2", "p hits", "p name", "whatis cfg::inner::ratio", "ptype cfg::inner::Opt"))
+	compareLines(t, "C++ namespaces", dir, ours, theirs)
+}
+
+// A condition on a breakpoint with several places is evaluated at the place reached, in
+// its own function's types (geo::add(double, double)'s a is 1.5, not 1), as gdb's; one on
+// a reference's member holds.
+func TestCPlusPlusConditionsAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, "shapes", shapesProg)
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+		"break geo::add if a == 1", "break geo::Shape::scaled if k == 2 && w_ == 3", "break ready if p.x > 0", "run",
+		"bt 1", "continue", "bt 1", "continue", "bt 1", "info breakpoints"))
+	compareLines(t, "C++ conditions", dir, ours, theirs)
 }
