@@ -77,6 +77,11 @@ func (s *Session) Advance(ctx context.Context, spec BreakpointSpec, frame int) (
 		if slices.ContainsFunc(s.Breakpoints(), func(b Breakpoint) bool { return b.ID == bp.ID }) {
 			_ = s.RemoveBreakpoint(bp.ID) // something else stopped the program first
 		}
+		s.mu.Lock()
+		if s.nextID == bp.ID { // momentary, as gdb's: its number is the next breakpoint's
+			s.nextID--
+		}
+		s.mu.Unlock()
 	}()
 	if frame == len(frames)-1 { // the outermost: nothing to return to
 		seq := s.Seq()

@@ -36,10 +36,11 @@ func cmdClear(d *Debugger, args string) bool {
 			deleted = append(deleted, fmt.Sprint(b.ID))
 		}
 	}
-	switch len(deleted) {
-	case 0:
+	switch {
+	case len(deleted) == 0:
 		d.fail("No breakpoint at %s.\n", strings.TrimSpace(args))
-	case 1:
+	case !d.fromUser(): // said to a person only, as gdb (a script's clear is silent)
+	case len(deleted) == 1:
 		d.printf("Deleted breakpoint %s \n", deleted[0]) // gdb's words, its space included
 	default:
 		d.printf("Deleted breakpoints %s \n", strings.Join(deleted, " "))

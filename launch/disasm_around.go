@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strings"
 
 	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/backend/kitevm"
@@ -109,7 +110,11 @@ func (d *Debuggee) DisassembleFunction(ctx context.Context, pc uint64) (string, 
 			}
 			in = append(in, i)
 		}
-		return fn.Name, in, err
+		name := fn.Name
+		if s, ok := sym.SymbolAt(fn.Low + sym.Bias); ok && fn.Name != s && !strings.Contains(s, "+") {
+			name = s // as gdb names it, by its symbol: C++'s mangled name, main()
+		}
+		return name, in, err
 	}
 	return "", nil, errors.New("disassemble: no code to show for this kind of target")
 }

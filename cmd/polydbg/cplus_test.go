@@ -11,6 +11,16 @@ import (
 	"github.com/polydbg/polydbg/internal/realparts"
 )
 
+// cxxAsGDB builds src (C++) as name, runs the commands in polydbg and in gdb, and
+// compares their lines (what names the comparison).
+func cxxAsGDB(t *testing.T, what, name, src string, cmds ...string) {
+	t.Helper()
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, name, src)
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(cmds...))
+	compareLines(t, what, dir, ours, theirs)
+}
+
 // buildCXX builds C++ source with g++ -g -O0 into dir/name.
 func buildCXX(t *testing.T, name, src string) (dir, exe string) {
 	t.Helper()
@@ -65,15 +75,12 @@ int main() {
 // without one, the parameters' types); `break NAME` binds at every overload, template
 // instance and scope NAME matches, numbered 1.1, 1.2 at its stops; info symbol demangles.
 func TestCPlusPlusNamesAsGDB(t *testing.T) {
-	bin := polydbgBinary(t)
-	dir, exe := buildCXX(t, "shapes", shapesProg)
-	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+	cxxAsGDB(t, "C++ names", "shapes", shapesProg,
 		"break geo::add", "break Shape::scaled", "break twice", "break ready", "break shapes.cpp:geo::Square::area",
 		"break add(double, double)", "info breakpoints", "delete 6",
 		"run", "bt", "info args", "continue", "continue", "bt", "p this->w_", "p sh",
 		"continue", "continue", "bt", "continue", "info frame", "x/2i $pc", "info symbol $pc",
-		"up", "info line", "p sq", "whatis sq", "whatis sh", "p *sh"))
-	compareLines(t, "C++ names", dir, ours, theirs)
+		"up", "info line", "p sq", "whatis sq", "whatis sh", "p *sh")
 }
 
 // Values of a C++ program as gdb prints them: a class with its base classes first
@@ -83,14 +90,11 @@ func TestCPlusPlusNamesAsGDB(t *testing.T) {
 // (const geo::Point &) @0x...: {...}, "..." in a frame line, its members and address those
 // of the object it refers to.
 func TestCPlusPlusValuesAsGDB(t *testing.T) {
-	bin := polydbgBinary(t)
-	dir, exe := buildCXX(t, "shapes", shapesProg)
-	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+	cxxAsGDB(t, "C++ values", "shapes", shapesProg,
 		"break ready", "break geo::Shape::scaled", "run",
 		"p w_", "p this->w_", "p count", "p geo::Shape::count", "p *this", "p this->side", "p h_ * k + w_",
 		"up", "p *sh", "p sq.w_", "p sq", "p/x sq", "p sq.side + sq.h_", "whatis sq", "p &sq.side",
-		"continue", "p p", "p p.x", "p &p", "p p.x + p.y", "whatis p", "info args", "bt", "finish"))
-	compareLines(t, "C++ values", dir, ours, theirs)
+		"continue", "p p", "p p.x", "p &p", "p p.x + p.y", "whatis p", "info args", "bt", "finish")
 }
 
 // ptype and whatis of C++ types as gdb's: a class by its qualified name, its bases, its
@@ -98,15 +102,12 @@ func TestCPlusPlusValuesAsGDB(t *testing.T) {
 // type) under their access labels when the class needs them; this as a const pointer; a
 // reference's type expanded with its &.
 func TestCPlusPlusTypesAsGDB(t *testing.T) {
-	bin := polydbgBinary(t)
-	dir, exe := buildCXX(t, "shapes", shapesProg)
-	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+	cxxAsGDB(t, "C++ types", "shapes", shapesProg,
 		"ptype geo::Shape", "ptype geo::Square", "ptype geo::Point", "whatis geo::Point",
 		"break geo::Shape::scaled", "break ready", "run",
 		"ptype this", "whatis this", "ptype *this", "whatis *this",
 		"up", "ptype sq", "ptype sh", "whatis sh", "ptype p",
-		"continue", "ptype p", "whatis p", "ptype flag"))
-	compareLines(t, "C++ types", dir, ours, theirs)
+		"continue", "ptype p", "whatis p", "ptype flag")
 }
 
 // throwsProg throws from a function and catches in main, then throws one nobody catches.
@@ -136,13 +137,10 @@ int main() {
 // __cxa_throw () from .../libstdc++.so.6), listed, counted and deleted as gdb's; an
 // exception nobody catches ends in std::terminate(), named demangled in the backtrace.
 func TestCatchExceptionsAsGDB(t *testing.T) {
-	bin := polydbgBinary(t)
-	dir, exe := buildCXX(t, "throws", throwsProg)
-	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+	cxxAsGDB(t, "catch throw", "throws", throwsProg,
 		"catch throw", "catch catch", "catch rethrow", "info breakpoints",
 		"run", "bt", "continue", "bt", "up", "info breakpoints", "delete 2", "disable 1",
-		"continue", "enable 1", "continue", "bt", "info breakpoints", "continue", "info breakpoints"))
-	compareLines(t, "catch throw", dir, ours, theirs)
+		"continue", "enable 1", "continue", "bt", "info breakpoints", "continue", "info breakpoints")
 }
 
 // The commands that name functions and variables take and show C++'s names as gdb's:
@@ -151,15 +149,12 @@ func TestCatchExceptionsAsGDB(t *testing.T) {
 // of them again as a non-debugging symbol); info variables with a static member; rbreak
 // over overloads; sizeof a class; a temporary breakpoint on a virtual method.
 func TestCPlusPlusSymbolsAsGDB(t *testing.T) {
-	bin := polydbgBinary(t)
-	dir, exe := buildCXX(t, "shapes", shapesProg)
-	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+	cxxAsGDB(t, "C++ symbols", "shapes", shapesProg,
 		"list geo::Shape::scaled", "info line geo::Shape::scaled", "info address geo::Shape::scaled", "info address main",
 		"info functions add", "info functions Square", "info functions twice", "info functions ^main", "info functions ready",
 		"info variables count", "rbreak ^geo::add", "info breakpoints",
 		"print sizeof(geo::Shape)", "print sizeof(geo::Point) * 2", "whatis (geo::Point *)0",
-		"tbreak geo::Square::area", "run", "bt", "info frame", "finish"))
-	compareLines(t, "C++ symbols", dir, ours, theirs)
+		"tbreak geo::Square::area", "run", "bt", "info frame", "finish")
 }
 
 // stdProg holds the standard library's strings and containers, by value and by reference.
@@ -214,30 +209,24 @@ int main() {
 // by * and -> (gdb's xmethods); whatis names them as libstdc++'s type printers do
 // (std::map<std::string, int>), a pointer's type printed in full (as gdb).
 func TestCPlusPlusLibraryTypesAsGDB(t *testing.T) {
-	bin := polydbgBinary(t)
-	dir, exe := buildCXX(t, "std", stdProg)
-	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+	cxxAsGDB(t, "C++ library types", "std", stdProg,
 		"break use", "run", "bt", "info args", "p s", "p v", "p m", "p v[1] + 1", "up",
 		"p zeros", "p big", "p none", "p longs", "p esc", "p empty", "p ps", "p nest", "p ps[1].tag", "p ps[0].x",
 		"p ages", "p mv", "p s", "p nomap", "p up", "p nothing", "p *up", "p up->tag", "p sp", "p wp", "p *sp + 1",
 		"p l", "p um", "p o", "p no", "info locals",
 		"whatis esc", "whatis zeros", "whatis &zeros", "whatis ages", "whatis mv", "whatis s", "whatis nomap",
-		"whatis up", "whatis l", "whatis um", "whatis ps", "whatis nest", "p &zeros"))
-	compareLines(t, "C++ library types", dir, ours, theirs)
+		"whatis up", "whatis l", "whatis um", "whatis ps", "whatis nest", "p &zeros")
 }
 
 // A C++ method is called from an expression as gdb calls it: obj.f(), p->f() with the
 // object as this, a virtual one of the object's dynamic class (sh->area() is
 // geo::Square::area on a Square), and in a method f() alone on this.
 func TestCPlusPlusMethodCallsAsGDB(t *testing.T) {
-	bin := polydbgBinary(t)
-	dir, exe := buildCXX(t, "shapes", shapesProg)
-	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+	cxxAsGDB(t, "C++ method calls", "shapes", shapesProg,
 		"tbreak geo::Shape::scaled", "break 32", "run",
 		"p area()", "p area() * k", "p this->area()", "p nosuch()",
 		"continue", "p sq.area()", "p sh->area()", "p sq.scaled(2)", "p sq.scaled(1) + 1", "p (*sh).area()",
-		"p sq.nosuch()", "p sq.side"))
-	compareLines(t, "C++ method calls", dir, ours, theirs)
+		"p sq.nosuch()", "p sq.side")
 }
 
 // modernProg has scoped and plain enums at global and namespace scope, a reference
@@ -272,42 +261,44 @@ int main() {
 // class template named as gdb spells it (Arr<short, 3>) and its method called; a function
 // of an anonymous namespace.
 func TestCPlusPlusModernAsGDB(t *testing.T) {
-	bin := polydbgBinary(t)
-	dir, exe := buildCXX(t, "modern", modernProg)
-	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+	cxxAsGDB(t, "C++ enums and templates", "modern", modernProg,
 		"break 19", "run", "p c", "p p", "p k", "p d", "ptype c", "ptype p", "ptype k", "ptype d", "whatis d",
 		"p geo::K1", "p geo::Dir::N", "p/d d", "p/x c", "p/d p", "p k == geo::K2", "p c == Color::Red", "p n > 3 && r < 100",
 		"p (int)Color::Blue + 1", "p b", "p b.ref", "p a", "whatis a", "p a.size()", "p sizeof(a)", "p sq", "p rr", "whatis rr",
-		"info locals", "break hidden", "info breakpoints"))
-	compareLines(t, "C++ enums and templates", dir, ours, theirs)
+		"info locals", "break hidden", "info breakpoints")
 }
 
 // Namespaces as gdb lists and finds them: info variables and info types with the
 // namespaces' variables, types and the namespaces themselves by their qualified names; a
 // namespace's variable by its own name from a function of that namespace.
 func TestCPlusPlusNamespacesAsGDB(t *testing.T) {
-	bin := polydbgBinary(t)
-	dir, exe := buildCXX(t, "nsv", `#include <cstdio>
+	cxxAsGDB(t, "C++ namespaces", "nsv", `#include <cstdio>
 namespace cfg { int level = 3; const char *name = "x"; namespace inner { double ratio = 0.5; struct Opt { int on; }; } }
 static int hits;
 int bump(int by) { hits += by; return cfg::level * by; }
 namespace cfg { int twice() { inner::Opt o{1}; return level * 2 + o.on; } }
 int main() { printf("%d %d %f\n", bump(2), cfg::twice(), cfg::inner::ratio); return 0; }
-`)
-	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+`,
 		"info variables", "info variables level", "info types cfg", "break cfg::twice", "run",
-		"p level", "p cfg::level", "p cfg::inner::ratio * 2", "p hits", "p name", "whatis cfg::inner::ratio", "ptype cfg::inner::Opt"))
-	compareLines(t, "C++ namespaces", dir, ours, theirs)
+		"p level", "p cfg::level", "p cfg::inner::ratio * 2", "p hits", "p name", "whatis cfg::inner::ratio", "ptype cfg::inner::Opt")
 }
 
 // A condition on a breakpoint with several places is evaluated at the place reached, in
 // its own function's types (geo::add(double, double)'s a is 1.5, not 1), as gdb's; one on
 // a reference's member holds.
 func TestCPlusPlusConditionsAsGDB(t *testing.T) {
-	bin := polydbgBinary(t)
-	dir, exe := buildCXX(t, "shapes", shapesProg)
-	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(
+	cxxAsGDB(t, "C++ conditions", "shapes", shapesProg,
 		"break geo::add if a == 1", "break geo::Shape::scaled if k == 2 && w_ == 3", "break ready if p.x > 0", "run",
-		"bt 1", "continue", "bt 1", "continue", "bt 1", "info breakpoints"))
-	compareLines(t, "C++ conditions", dir, ours, theirs)
+		"bt 1", "continue", "bt 1", "continue", "bt 1", "info breakpoints")
+}
+
+// advance, until, clear, tbreak and disassemble take C++ names as gdb's: advance's and
+// until's breakpoints are momentary (the next breakpoint gets the number they held, in C
+// too), a script's clear says nothing (gdb tells a person only), and a function is
+// disassembled under its symbol's name (_ZNK3geo5Shape6scaledEi, as gdb).
+func TestCPlusPlusRunToAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ run to", "shapes", shapesProg,
+		"break main", "run", "advance geo::add", "bt 1", "until geo::Shape::scaled", "bt 1",
+		"info scope geo::Shape::scaled", "info line geo::Square::area", "break geo::Square::area", "clear geo::Square::area",
+		"tbreak shapes.cpp:geo::Shape::scaled", "info breakpoints", "disassemble geo::Shape::scaled")
 }
