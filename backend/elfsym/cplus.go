@@ -209,15 +209,15 @@ func physTypeName(t dwarf.Type) string {
 // (geo::Shape::scaled, twice<long>) and with its parameters (geo::Shape::scaled(int)
 // const, twice<long>(long): a template's return type left out).
 func linkageNames(linkage string) (name, signature string, ok bool) {
-	if linkage == "" {
+	if !strings.HasPrefix(linkage, "_Z") { // (C++'s, not another language's)
 		return "", "", false
 	}
-	full, err := demangle.ToString(linkage, demangle.NoClones)
-	if err != nil {
+	full, err := demangle.ToString(linkage, demangle.NoClones, demangle.NoRust)
+	if err != nil || full == "" {
 		return "", "", false
 	}
-	name, err = demangle.ToString(linkage, demangle.NoClones, demangle.NoParams)
-	if err != nil {
+	name, err = demangle.ToString(linkage, demangle.NoClones, demangle.NoParams, demangle.NoRust)
+	if err != nil || name == "" {
 		return "", "", false
 	}
 	if i := strings.Index(full, name+"("); i > 0 {

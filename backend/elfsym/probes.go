@@ -7,6 +7,7 @@ package elfsym
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"strings"
 )
 
@@ -35,10 +36,17 @@ func (f *File) probes() []Probe {
 	if b := f.ELF.Section(".stapsdt.base"); b != nil {
 		baseAddr, hasBase = b.Addr, true
 	}
-	order, word := f.ELF.ByteOrder, 8
+	word := 8
 	if f.ELF.Class == elf.ELFCLASS32 {
 		word = 4
 	}
+	return parseStapNotes(data, f.ELF.ByteOrder, word, baseAddr, hasBase)
+}
+
+// parseStapNotes reads SystemTap probe notes from a .note.stapsdt section's bytes, with
+// words of the given size; a probe's address moves by where .stapsdt.base is (baseAddr)
+// against where the note says it was, when the file has that section.
+func parseStapNotes(data []byte, order binary.ByteOrder, word int, baseAddr uint64, hasBase bool) []Probe {
 	readWord := func(b []byte) uint64 {
 		if word == 4 {
 			return uint64(order.Uint32(b))
@@ -49,8 +57,11 @@ func (f *File) probes() []Probe {
 	var out []Probe
 	for len(data) >= 12 {
 		namesz, descsz, typ := int(order.Uint32(data)), int(order.Uint32(data[4:])), order.Uint32(data[8:])
+		if namesz < 0 || descsz < 0 || namesz > len(data) || descsz > len(data) {
+			break
+		}
 		next := 12 + align(namesz) + align(descsz)
-		if namesz < 0 || descsz < 0 || next > len(data) || next <= 0 {
+		if next > len(data) || next <= 0 {
 			break
 		}
 		name := data[12 : 12+namesz]

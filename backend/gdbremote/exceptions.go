@@ -77,40 +77,66 @@ func (t *Target) DescribeException() (typeName, message string, err error) {
 	return "", "", errors.New("not stopped where an exception is thrown or caught")
 }
 
-// probeArg reads a SystemTap probe argument at the probe: "8@%rdi" (a register),
-// "8@-80(%rbx)" (memory at a register and offset), "8@$5" (a constant); x86's operands.
-func (t *Target) probeArg(arg string) (uint64, error) {
+// probeOperand is where a SystemTap probe argument is: a constant, a register, or memory
+// at a register plus an offset.
+type probeOperand struct {
+	isConst bool
+	value   uint64 // the constant
+	reg     string // without its %
+	mem     bool
+	off     int64
+}
+
+// parseProbeArg reads a probe argument in x86's assembler words: "8@%rdi" (a register),
+// "8@-80(%rbx)" (memory at a register and offset), "8@$5" (a constant).
+func parseProbeArg(arg string) (probeOperand, error) {
 	_, op, ok := strings.Cut(arg, "@")
-	if !ok {
-		return 0, fmt.Errorf("probe argument %q", arg)
+	if !ok || op == "" {
+		return probeOperand{}, fmt.Errorf("probe argument %q", arg)
 	}
 	if n, ok := strings.CutPrefix(op, "$"); ok {
-		return strconv.ParseUint(n, 0, 64)
+		v, err := strconv.ParseUint(n, 0, 64)
+		return probeOperand{isConst: true, value: v}, err
 	}
-	off, reg, mem := int64(0), op, false
+	var o probeOperand
+	o.reg = op
 	if i := strings.IndexByte(op, '('); i >= 0 && strings.HasSuffix(op, ")") {
 		if i > 0 {
-			o, err := strconv.ParseInt(op[:i], 0, 64)
+			off, err := strconv.ParseInt(op[:i], 0, 64)
 			if err != nil {
-				return 0, fmt.Errorf("probe argument %q", arg)
+				return probeOperand{}, fmt.Errorf("probe argument %q", arg)
 			}
-			off = o
+			o.off = off
 		}
-		reg, mem = op[i+1:len(op)-1], true
+		o.reg, o.mem = op[i+1:len(op)-1], true
+	}
+	reg, ok := strings.CutPrefix(o.reg, "%")
+	if !ok || reg == "" {
+		return probeOperand{}, fmt.Errorf("probe argument %q: not a register", arg)
+	}
+	o.reg = reg
+	return o, nil
+}
+
+// probeArg reads a SystemTap probe argument at the probe (parseProbeArg).
+func (t *Target) probeArg(arg string) (uint64, error) {
+	o, err := parseProbeArg(arg)
+	if err != nil || o.isConst {
+		return o.value, err
 	}
 	fr, err := t.frame(0)
 	if err != nil {
 		return 0, err
 	}
-	v, err := (&evaluator{t: t, fr: fr, pure: true}).register("$" + strings.TrimPrefix(reg, "%"))
+	v, err := (&evaluator{t: t, fr: fr, pure: true}).register("$" + o.reg)
 	if err != nil || len(v.Bytes) == 0 {
 		return 0, fmt.Errorf("probe argument %q: %v", arg, err)
 	}
 	r := Uint(v.Bytes, t.order)
-	if !mem {
+	if !o.mem {
 		return r, nil
 	}
-	b, err := cachedMem{t}.ReadMemory(uint64(int64(r)+off), t.sym.Arch.PtrSize)
+	b, err := cachedMem{t}.ReadMemory(uint64(int64(r)+o.off), t.sym.Arch.PtrSize)
 	if err != nil {
 		return 0, err
 	}

@@ -18,8 +18,8 @@ func Symbol(name string) string {
 	if i := strings.LastIndexByte(name, '+'); i > 0 {
 		base, off = name[:i], name[i:]
 	}
-	d, err := demangle.ToString(base, demangle.NoClones)
-	if err != nil {
+	d, err := demangle.ToString(base, demangle.NoClones, demangle.NoRust)
+	if err != nil || d == "" {
 		return name
 	}
 	return d + off
