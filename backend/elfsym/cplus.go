@@ -9,7 +9,9 @@ package elfsym
 
 import (
 	"debug/dwarf"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/ianlancetaylor/demangle"
 )
@@ -134,8 +136,8 @@ func (f *File) qualifyUnit(s *scopeNames, funcs, inlines int) {
 		}
 	}
 	for _, in := range f.inlines[inlines:] {
-		if in.linkage {
-			continue
+		if in.linkage != "" {
+			continue // named from its linkage name
 		}
 		if q := f.qualifier(s, in.die); q != "" {
 			in.Name = q + "::" + in.Name
@@ -143,11 +145,68 @@ func (f *File) qualifyUnit(s *scopeNames, funcs, inlines int) {
 	}
 }
 
+// nameFromLinkage names the C++ functions and inlined copies that have a linkage name as
+// the demangler does (geo::Shape::scaled, twice<long>: scopes, template arguments and
+// all), the work shared among the machine's CPUs: demangling is most of a large C++
+// program's loading. A name the demangler cannot read keeps its DWARF name, qualified.
+func (f *File) nameFromLinkage() {
+	type job struct {
+		name    *string
+		linkage *string
+	}
+	var jobs []job
+	for _, fn := range f.funcs {
+		if fn.linkage != "" {
+			jobs = append(jobs, job{&fn.Name, &fn.linkage})
+		}
+	}
+	for _, in := range f.inlines {
+		if in.linkage != "" {
+			jobs = append(jobs, job{&in.Name, &in.linkage})
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 1+len(jobs)/512)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(jobs); i += workers {
+				if n, ok := linkageName(*jobs[i].linkage); ok {
+					*jobs[i].name = n
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // Signature is the function as gdb lists it in `info breakpoints`: a C++ function with its
 // parameters (geo::add(int, int), ns::Shape::area() const, twice<long>(long)), from its
 // linkage name or, without one (main, a static function), its parameters' types;
 // otherwise its name.
 func (f *File) Signature(fn *Func) string {
+	if !fn.cplus {
+		return fn.Name
+	}
+	f.sigMu.Lock()
+	sig, ok := f.sigs[fn]
+	f.sigMu.Unlock()
+	if ok {
+		return sig
+	}
+	sig = f.signature(fn)
+	f.sigMu.Lock()
+	if f.sigs == nil {
+		f.sigs = map[*Func]string{}
+	}
+	f.sigs[fn] = sig
+	f.sigMu.Unlock()
+	return sig
+}
+
+// signature is Signature, worked out.
+func (f *File) signature(fn *Func) string {
 	if _, sig, ok := linkageNames(fn.linkage); ok {
 		return sig
 	}
@@ -209,21 +268,27 @@ func physTypeName(t dwarf.Type) string {
 // (geo::Shape::scaled, twice<long>) and with its parameters (geo::Shape::scaled(int)
 // const, twice<long>(long): a template's return type left out).
 func linkageNames(linkage string) (name, signature string, ok bool) {
-	if !strings.HasPrefix(linkage, "_Z") { // (C++'s, not another language's)
+	if name, ok = linkageName(linkage); !ok {
 		return "", "", false
 	}
 	full, err := demangle.ToString(linkage, demangle.NoClones, demangle.NoRust)
 	if err != nil || full == "" {
 		return "", "", false
 	}
-	name, err = demangle.ToString(linkage, demangle.NoClones, demangle.NoParams, demangle.NoRust)
-	if err != nil || name == "" {
-		return "", "", false
-	}
 	if i := strings.Index(full, name+"("); i > 0 {
 		full = full[i:]
 	}
 	return name, full, true
+}
+
+// linkageName is linkageNames' first: the name a frame shows, all a program's loading
+// needs (the signature is read when asked for).
+func linkageName(linkage string) (string, bool) {
+	if !strings.HasPrefix(linkage, "_Z") { // (C++'s, not another language's)
+		return "", false
+	}
+	name, err := demangle.ToString(linkage, demangle.NoClones, demangle.NoParams, demangle.NoRust)
+	return name, err == nil && name != ""
 }
 
 // nameMatches reports whether `break query` binds at the function with this name and

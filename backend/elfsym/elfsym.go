@@ -160,6 +160,8 @@ type File struct {
 	varScope  map[dwarf.Offset]string // variables declared in namespaces and classes
 	fixed     map[dwarf.Offset]dwarf.Type
 	classes   map[*dwarf.StructType]*Class
+	sigMu     sync.Mutex
+	sigs      map[*Func]string // C++ functions' signatures, read when first asked for
 	// enums are the enumeration constants by name, read on first use (Enumerator).
 	enumsOnce sync.Once
 	enums     map[string]enumConst
@@ -290,6 +292,7 @@ func (f *File) readDWARF() error {
 			}
 		}
 	}
+	f.nameFromLinkage()
 	return nil
 }
 
@@ -298,7 +301,7 @@ func (f *File) readDWARF() error {
 // or DW_AT_specification when the entry is a concrete instance. Discarded code is left out
 // and its name remembered.
 func (f *File) funcsFromEntry(e *dwarf.Entry, cu dwarf.Offset) []*Func {
-	name, _ := f.originVal(e, dwarf.AttrName).(string)
+	name, linkage := f.originNames(e)
 	if name == "" {
 		return nil
 	}
@@ -317,10 +320,7 @@ func (f *File) funcsFromEntry(e *dwarf.Entry, cu dwarf.Offset) []*Func {
 	if len(ranges) == 0 {
 		return nil
 	}
-	linkage, _ := f.originVal(e, dwarf.AttrLinkageName).(string)
-	if n, _, ok := linkageNames(linkage); ok {
-		name = n
-	} else {
+	if !strings.HasPrefix(linkage, "_Z") { // C++'s: named from it once every unit is read (nameFromLinkage)
 		linkage = ""
 	}
 	cplus := f.cus[cu] != nil && f.cus[cu].lang == "c++"
@@ -344,6 +344,36 @@ func (f *File) funcsFromEntry(e *dwarf.Entry, cu dwarf.Offset) []*Func {
 		f.discarded[name] = true
 	}
 	return out
+}
+
+// originNames are e's DW_AT_name and DW_AT_linkage_name, each its own or of the entry
+// it is an instance or the definition of (originVal's walk, made once for both).
+func (f *File) originNames(e *dwarf.Entry) (name, linkage string) {
+	for range 4 {
+		if name == "" {
+			name, _ = e.Val(dwarf.AttrName).(string)
+		}
+		if linkage == "" {
+			linkage, _ = e.Val(dwarf.AttrLinkageName).(string)
+		}
+		if name != "" && linkage != "" {
+			return name, linkage
+		}
+		off, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		if !ok {
+			if off, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset); !ok {
+				return name, linkage
+			}
+		}
+		r := f.DWARF.Reader()
+		r.Seek(off)
+		next, err := r.Next()
+		if err != nil || next == nil {
+			return name, linkage
+		}
+		e = next
+	}
+	return name, linkage
 }
 
 // originVal is attribute a of e, or of the entry e is a concrete instance or the

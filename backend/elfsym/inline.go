@@ -8,6 +8,7 @@ package elfsym
 import (
 	"debug/dwarf"
 	"sort"
+	"strings"
 )
 
 // Inline is one inlined copy of a function.
@@ -19,7 +20,7 @@ type Inline struct {
 	CallLine int
 	Depth    int // 1 for a copy directly in a function, 2 for a copy inside a copy...
 	die      dwarf.Offset
-	linkage  bool // Name is from the linkage name (C++), scopes and all
+	linkage  string // C++'s mangled name, which names it (nameFromLinkage)
 }
 
 func (in *Inline) contains(a uint64) bool {
@@ -33,16 +34,14 @@ func (in *Inline) contains(a uint64) bool {
 
 // inlineFromEntry reads a DW_TAG_inlined_subroutine (nil when it has no code).
 func (f *File) inlineFromEntry(e *dwarf.Entry, files []*dwarf.LineFile, depth int) *Inline {
-	name, _ := f.originVal(e, dwarf.AttrName).(string)
+	name, linkage := f.originNames(e)
 	rs, err := f.DWARF.Ranges(e)
 	if err != nil || len(rs) == 0 || name == "" {
 		return nil
 	}
 	in := &Inline{Name: name, Depth: depth, die: e.Offset}
-	if linkage, _ := f.originVal(e, dwarf.AttrLinkageName).(string); linkage != "" {
-		if n, _, ok := linkageNames(linkage); ok {
-			in.Name, in.linkage = n, true
-		}
+	if strings.HasPrefix(linkage, "_Z") {
+		in.linkage = linkage
 	}
 	for _, r := range rs {
 		lo, hi := f.clearThumb(r[0]), f.clearThumb(r[1])
