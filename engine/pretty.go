@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -18,12 +19,25 @@ type prettyItem struct {
 	suffix string
 }
 
-// memberName starts a struct member: "x = ".
-var memberName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]* = `)
+// memberName starts a struct member: "x = ", C++'s "_vptr.Shape = ", "static count = "
+// and a base class's "<geo::Shape> = ".
+var memberName = regexp.MustCompile(`^((static )?[A-Za-z_][A-Za-z0-9_.]*|<[^=]*>) = `)
+
+// baseName is a C++ base class's member: its class.
+var baseName = regexp.MustCompile(`^<([^=]*)> = $`)
+
+// PrettyClass names the class of a braced value whose own members follow its base
+// classes (gdb's "members of geo::Square:"): path is the member and element path from
+// the value printed ("" for the value itself, ".inner", "[2].shape").
+type PrettyClass func(path string) string
 
 // PrettyValue lays out a value as gdb's print pretty does; text that is not a braced
 // value, or that it cannot read, comes back as it is.
-func PrettyValue(text string) string {
+func PrettyValue(text string) string { return PrettyValueOf(text, nil) }
+
+// PrettyValueOf is PrettyValue with the classes of the values with base classes named
+// by class (nil: none are).
+func PrettyValueOf(text string, class PrettyClass) string {
 	if !strings.Contains(text, "{") {
 		return text
 	}
@@ -32,7 +46,8 @@ func PrettyValue(text string) string {
 		return text
 	}
 	var b strings.Builder
-	writePrettyItem(&b, item, 0)
+	p := prettyWriter{b: &b, class: class}
+	p.item(item, 0, "")
 	return b.String()
 }
 
@@ -111,33 +126,64 @@ func skipQuoted(s string, i int) int {
 	return len(s)
 }
 
-func writePrettyItem(b *strings.Builder, it prettyItem, depth int) {
-	b.WriteString(it.prefix)
-	if it.nested {
-		writePrettyGroup(b, it.sub, depth)
-	}
-	b.WriteString(it.suffix)
+// prettyWriter writes the laid out value.
+type prettyWriter struct {
+	b     *strings.Builder
+	class PrettyClass
 }
 
-// writePrettyGroup writes a struct's members one per line at depth+1 and its '}' at
-// depth, or an array's elements on one line (a struct element laid out one level deeper).
-func writePrettyGroup(b *strings.Builder, items []prettyItem, depth int) {
+// item writes one item, path being the value's path from the one printed.
+func (p prettyWriter) item(it prettyItem, depth int, path string) {
+	p.b.WriteString(it.prefix)
+	if it.nested {
+		p.group(it.sub, depth, path, "")
+	}
+	p.b.WriteString(it.suffix)
+}
+
+// group writes a struct's members one per line at depth+1 and its '}' at depth, or an
+// array's elements on one line (a struct element laid out one level deeper). A class's
+// base classes come first, then gdb's "members of CLASS:" and its own members; class is
+// the group's own when a base class's name says it.
+func (p prettyWriter) group(items []prettyItem, depth int, path, class string) {
+	b := p.b
 	if len(items) == 0 || !memberName.MatchString(items[0].prefix) {
 		b.WriteByte('{')
 		for i, it := range items {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writePrettyItem(b, it, depth+1)
+			p.item(it, depth+1, path+"["+strconv.Itoa(i)+"]")
 		}
 		b.WriteByte('}')
 		return
 	}
+	bases := 0
+	for bases < len(items) && items[bases].nested && baseName.MatchString(items[bases].prefix) {
+		bases++
+	}
 	b.WriteString("{\n")
+	indent := strings.Repeat("  ", depth+1)
 	for i, it := range items {
-		b.WriteString(strings.Repeat("  ", depth+1))
-		writePrettyItem(b, it, depth+1)
-		if i < len(items)-1 {
+		b.WriteString(indent)
+		sub := path
+		if m := baseName.FindStringSubmatch(it.prefix); m != nil && it.nested { // a base class: its members are the object's
+			b.WriteString(it.prefix)
+			p.group(it.sub, depth+1, sub, m[1])
+			b.WriteString(it.suffix)
+		} else {
+			name, _, _ := strings.Cut(strings.TrimPrefix(it.prefix, "static "), " = ")
+			p.item(it, depth+1, path+"."+name)
+		}
+		switch {
+		case i == bases-1 && bases < len(items): // gdb's: "}, " then the class's own members
+			own := class
+			if own == "" && p.class != nil {
+				own = p.class(path)
+			}
+			b.WriteString(", \n" + indent + "members of " + own + ":\n")
+			continue
+		case i < len(items)-1:
 			b.WriteByte(',')
 		}
 		b.WriteByte('\n')

@@ -259,6 +259,8 @@ func cmdInfo(d *Debugger, args string) bool {
 		d.infoFunctions(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case what == "symbol":
 		d.infoSymbol(strings.TrimSpace(strings.TrimPrefix(args, what)))
+	case what == "vtbl":
+		d.infoVtbl(strings.TrimSpace(strings.TrimPrefix(args, what)))
 	case len(what) >= 2 && strings.HasPrefix("sharedlibrary", what):
 		d.infoSharedLibrary()
 	case strings.HasPrefix("breakpoints", what):

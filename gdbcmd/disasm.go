@@ -228,6 +228,31 @@ func (d *Debugger) infoSymbol(expr string) {
 	}
 }
 
+// infoVtbl is gdb's info vtbl EXPR: the virtual function table of a C++ object (or of the
+// one a pointer points to), its slots named by their functions' symbols.
+func (d *Debugger) infoVtbl(expr string) {
+	if expr == "" {
+		d.fail("Argument required (expression to compute).\n")
+		return
+	}
+	vt, err := d.s.Vtable(d.frame, expr)
+	if err != nil {
+		d.fail("%s\n", explain(err))
+		return
+	}
+	if len(vt.Entries) == 0 { // virtual destructors only: gdb counts no slot, and says nothing
+		return
+	}
+	d.printf("vtable for '%s' @ %#x (subobject @ %#x):\n", vt.Class, vt.Addr, vt.Object)
+	for i, e := range vt.Entries {
+		if e.Name != "" {
+			d.printf("[%d]: %#x <%s>\n", i, e.Addr, e.Name)
+		} else {
+			d.printf("[%d]: %#x\n", i, e.Addr)
+		}
+	}
+}
+
 // infoSharedLibrary is gdb's info sharedlibrary: the shared libraries the program loaded,
 // with where each is loaded.
 func (d *Debugger) infoSharedLibrary() {

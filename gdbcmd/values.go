@@ -109,7 +109,7 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	if isCall && v.Type == "void" { // call of a function that returns nothing: gdb prints nothing
 		return
 	}
-	d.printf("$%d = %s%s\n", d.values.Record(v), pointerPrefix(v, format), d.fileText(d.layout(d.s.FormatValue(v, format))))
+	d.printf("$%d = %s%s\n", d.values.Record(v), pointerPrefix(v, format), d.fileText(d.layoutValue(d.s.FormatValue(v, format), expr, v.Type)))
 }
 
 // pointerPrefix is what gdb's print puts before a C pointer (a value shown as an address,
@@ -328,6 +328,32 @@ func (d *Debugger) layout(text string) string {
 		return engine.PrettyValue(text)
 	}
 	return text
+}
+
+// layoutValue is layout for the value of expr, of type typ: a C++ class laid out with
+// gdb's "members of CLASS:" after its base classes, the class of a member read from the
+// program.
+func (d *Debugger) layoutValue(text, expr, typ string) string {
+	if !d.pretty {
+		return text
+	}
+	className := func(t string) string {
+		t = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "&"))
+		for _, q := range []string{"const ", "volatile "} {
+			t = strings.TrimPrefix(t, q)
+		}
+		return t
+	}
+	return engine.PrettyValueOf(text, func(path string) string {
+		if path == "" {
+			return className(typ)
+		}
+		v, err := d.eval("("+expr+")"+path, true)
+		if err != nil {
+			return "?"
+		}
+		return className(v.Type)
+	})
 }
 
 // stateVariable is one of gdb's convenience variables of the debugger's state: $_thread

@@ -73,3 +73,44 @@ func (f *File) hasVptr(st *dwarf.StructType) bool {
 	}
 	return false
 }
+
+// VtableSize is how many entries the vtable of the class st has, as gdb counts them: one
+// past the last slot a virtual function of it or of its bases names (DW_AT_vtable_elem_location).
+func (f *File) VtableSize(st *dwarf.StructType) int {
+	n := 0
+	d, ok := cxxTypes.Load(st)
+	if ok {
+		r := f.DWARF.Reader()
+		r.Seek(d.(cxxDecl).off)
+		if e, err := r.Next(); err == nil && e != nil && e.Children {
+			for {
+				kid, err := r.Next()
+				if err != nil || kid == nil || kid.Tag == 0 {
+					break
+				}
+				if loc, ok := kid.Val(dwarf.AttrVtableElemLoc).([]byte); ok && len(loc) > 1 && loc[0] == 0x10 { // DW_OP_constu
+					if slot := (&cfiReader{b: loc[1:]}).uleb(); int(slot)+1 > n {
+						n = int(slot) + 1
+					}
+				}
+				if kid.Children {
+					r.SkipChildren()
+				}
+			}
+		}
+	}
+	if cl := f.ClassOf(st); cl != nil {
+		for _, b := range cl.Bases {
+			if b.Offset == 0 { // the primary base shares the vtable
+				n = max(n, f.VtableSize(b.Type))
+			}
+		}
+	}
+	return n
+}
+
+// HasVtable reports whether the value is a C++ object with a vtable pointer, and its class.
+func (f *File) HasVtable(v Value) (*dwarf.StructType, bool) {
+	st, ok := resolve(v.Referred().typ).(*dwarf.StructType)
+	return st, ok && isCXX(st) && f.hasVptr(st)
+}

@@ -220,13 +220,14 @@ func TestCPlusPlusLibraryTypesAsGDB(t *testing.T) {
 
 // A C++ method is called from an expression as gdb calls it: obj.f(), p->f() with the
 // object as this, a virtual one of the object's dynamic class (sh->area() is
-// geo::Square::area on a Square), and in a method f() alone on this.
+// geo::Square::area on a Square), and in a method f() alone on this; info vtbl lists an
+// object's virtual function table as gdb's.
 func TestCPlusPlusMethodCallsAsGDB(t *testing.T) {
 	cxxAsGDB(t, "C++ method calls", "shapes", shapesProg,
 		"tbreak geo::Shape::scaled", "break 32", "run",
 		"p area()", "p area() * k", "p this->area()", "p nosuch()",
 		"continue", "p sq.area()", "p sh->area()", "p sq.scaled(2)", "p sq.scaled(1) + 1", "p (*sh).area()",
-		"p sq.nosuch()", "p sq.side")
+		"p sq.nosuch()", "p sq.side", "info vtbl p", "info vtbl", "info vtbl sq", "info vtbl sh", "info vtbl *sh")
 }
 
 // modernProg has scoped and plain enums at global and namespace scope, a reference
@@ -301,4 +302,24 @@ func TestCPlusPlusRunToAsGDB(t *testing.T) {
 		"break main", "run", "advance geo::add", "bt 1", "until geo::Shape::scaled", "bt 1",
 		"info scope geo::Shape::scaled", "info line geo::Square::area", "break geo::Square::area", "clear geo::Square::area",
 		"tbreak shapes.cpp:geo::Shape::scaled", "info breakpoints", "disassemble geo::Shape::scaled")
+}
+
+// set print pretty lays a C++ class out as gdb's: its base classes first, then "members
+// of CLASS:" and its own members, at any depth (a member, an array's element, a base's
+// base), the vtable pointer and static members one per line too.
+func TestCPlusPlusPrettyAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ pretty", "nest", `struct A { int a; };
+struct B : A { int b; };
+struct C : B { int c; virtual ~C() {} static int made; };
+int C::made = 2;
+struct Holder { int n; B inner; C deep; B arr[2]; };
+int main() {
+  Holder h{1, {{2}, 3}, {}, {{{7}, 8}, {{9}, 10}}};
+  h.deep.c = 6;
+  C c;
+  c.a = 1, c.b = 2, c.c = 3;
+  return h.n + c.c;
+}
+`, "break 11", "run", "set print pretty on", "p h", "p c", "p h.arr", "p h.arr[1]", "p $2", "p h.inner.b",
+		"set print pretty off", "p h", "info vtbl h.inner", "info vtbl c", "info vtbl h.deep")
 }
