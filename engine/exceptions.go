@@ -153,31 +153,3 @@ func (s *Session) ExceptionText(st *Stop) string {
 	}
 	return text
 }
-
-// Vtable is a C++ object's virtual function table (gdb's info vtbl).
-type Vtable struct {
-	Class   string // the object's class
-	Addr    uint64 // where its vtable pointer points
-	Object  uint64 // the object
-	Entries []VtableEntry
-}
-
-// VtableEntry is one slot of a vtable: the function it holds, named by its symbol.
-type VtableEntry struct {
-	Addr uint64
-	Name string
-}
-
-// VtableReader is implemented by targets that can read a C++ object's vtable.
-type VtableReader interface {
-	Vtable(frame int, expr string) (Vtable, error)
-}
-
-// Vtable reads the vtable of the object expr is, or points to, in the frame.
-func (s *Session) Vtable(frame int, expr string) (Vtable, error) {
-	vr, ok := s.t.(VtableReader)
-	if !ok {
-		return Vtable{}, fmt.Errorf("info vtbl: %w", ErrUnsupported)
-	}
-	return vr.Vtable(frame, expr)
-}

@@ -115,6 +115,8 @@ func (d *Debugger) settingValue(setting string) (words string, num int, isNum, o
 			return limit(d.limits.Repeats)
 		case is(1, "pretty", 2):
 			return onOffNum(d.pretty)
+		case is(1, "object", 2):
+			return onOffNum(d.printObject)
 		case is(1, "array-indexes", 7):
 			return onOffNum(d.limits.ArrayIndexes)
 		case is(1, "null-stop", 2):

@@ -356,6 +356,8 @@ func (d *Debugger) setting(name, val string) bool {
 		switch {
 		case opt != "" && strings.HasPrefix("pretty", opt):
 			d.setOnOff(&d.pretty, arg)
+		case len(opt) >= 2 && strings.HasPrefix("object", opt):
+			d.setOnOff(&d.printObject, arg)
 		case len(opt) >= 2 && strings.HasPrefix("elements", opt):
 			d.setLimit(&d.limits.Elements, arg)
 		case len(opt) >= 2 && strings.HasPrefix("repeats", opt):
@@ -373,7 +375,7 @@ func (d *Debugger) setting(name, val string) bool {
 				d.s.SetPrintLimits(d.limits)
 			}
 		default:
-			d.fail("Undefined set print command: %q. (set print pretty on|off, elements N, repeats N, array-indexes on|off, null-stop on|off)\n", opt)
+			d.fail("Undefined set print command: %q. (set print pretty on|off, object on|off, elements N, repeats N, array-indexes on|off, null-stop on|off)\n", opt)
 		}
 	default:
 		d.fail("Usage: set $REGISTER = VALUE, set context on|off, set listsize N or set print pretty on|off (variables are changed by the program, not the debugger).\n")

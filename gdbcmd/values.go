@@ -109,7 +109,11 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	if isCall && v.Type == "void" { // call of a function that returns nothing: gdb prints nothing
 		return
 	}
-	d.printf("$%d = %s%s\n", d.values.Record(v), pointerPrefix(v, format), d.fileText(d.layoutValue(d.s.FormatValue(v, format), expr, v.Type)))
+	prefix := pointerPrefix(v, format)
+	if d.printObject && format == 0 {
+		v, prefix = d.dynamicObject(expr, v, prefix)
+	}
+	d.printf("$%d = %s%s\n", d.values.Record(v), prefix, d.fileText(d.layoutValue(d.s.FormatValue(v, format), expr, v.Type)))
 }
 
 // pointerPrefix is what gdb's print puts before a C pointer (a value shown as an address,
@@ -204,11 +208,19 @@ func (d *Debugger) showType(expr string, expand bool) {
 		d.fail("Argument required (an expression).\n")
 		return
 	}
+	lead := "type = "
 	v, err := d.evalWith(expr, engine.EvalMode{Pure: true, TypeOnly: true}) // a call is not run, as gdb's
-	if err == nil && expand {                                               // the value's own type, as the program has it
+	if err == nil && d.printObject {                                        // a pointer to an object of a derived class: gdb's note first
+		if class, pointer, derr := d.s.DynamicClass(d.frame, expr); derr == nil && pointer && class != "" &&
+			class != strings.TrimSuffix(strings.TrimPrefix(cxxname.ShortType(v.Type), "const "), " *") {
+			d.printf("type = /* real type = %s * */\n", class)
+			lead = "" // what follows is the type itself, on a line of its own
+		}
+	}
+	if err == nil && expand { // the value's own type, as the program has it
 		if sub, serr := d.values.Substitute(expr); serr == nil {
 			if text, terr := d.s.DescribeExprType(d.frame, sub, true); terr == nil {
-				d.printf("type = %s\n", text)
+				d.printf("%s%s\n", lead, text)
 				return
 			}
 		}
@@ -217,7 +229,7 @@ func (d *Debugger) showType(expr string, expand bool) {
 		text, terr := d.s.DescribeType(expr, expand) // a type's name: ptype struct point
 		switch {
 		case terr == nil:
-			d.printf("type = %s\n", text)
+			d.printf("%s%s\n", lead, text)
 		case taggedType(expr) && !errors.Is(terr, engine.ErrUnsupported):
 			d.fail("%s\n", explain(terr)) // "No struct type named nosuch."
 		default:
@@ -230,21 +242,21 @@ func (d *Debugger) showType(expr string, expand bool) {
 		typ = "unknown"
 	}
 	if !expand { // whatis of a value: its type's name as it is (a typedef's too; a C++ library type as libstdc++'s type printers name it)
-		d.printf("type = %s\n", cxxname.ShortType(typ))
+		d.printf("%s%s\n", lead, cxxname.ShortType(typ))
 		return
 	}
 	if text, err := d.s.DescribeType(typ, true); err == nil { // the program's own types
-		d.printf("type = %s\n", text)
+		d.printf("%s%s\n", lead, text)
 		return
 	}
 	aggregate := strings.HasPrefix(typ, "struct") || strings.HasPrefix(typ, "union")
 	if !aggregate || v.Ref == 0 {
-		d.printf("type = %s\n", typ)
+		d.printf("%s%s\n", lead, typ)
 		return
 	}
 	kids, err := d.s.Variables(v.Ref)
 	if err != nil {
-		d.printf("type = %s\n", typ)
+		d.printf("%s%s\n", lead, typ)
 		return
 	}
 	d.printf("type = %s {\n", typ)
@@ -292,6 +304,8 @@ func cmdShow(d *Debugger, args string) bool {
 			d.printf("Printing of char arrays to stop at first null char is %s.\n", onOff(d.limits.NullStop))
 		case opt == "frame-arguments" || opt == "frame-info":
 			d.showFrameMode(opt)
+		case len(opt) >= 2 && strings.HasPrefix("object", opt):
+			d.printf("Printing of object's derived type based on vtable info is %s.\n", onOff(d.printObject))
 		default:
 			d.printf("Pretty formatting of structures is %s.\n", onOff(d.pretty))
 		}
@@ -320,6 +334,24 @@ func onOff(b bool) string {
 func taggedType(expr string) bool {
 	kw, _, _ := strings.Cut(strings.TrimSpace(expr), " ")
 	return kw == "struct" || kw == "union" || kw == "enum"
+}
+
+// dynamicObject is, under set print object on, the value of expr shown by the class of
+// the C++ object it is or points to (its vtable says it), with gdb's prefix: (geo::Square
+// *) 0x7ffe..., (geo::Square) {...}. Other values come back as they are.
+func (d *Debugger) dynamicObject(expr string, v engine.Variable, prefix string) (engine.Variable, string) {
+	class, pointer, err := d.s.DynamicClass(d.frame, expr)
+	switch {
+	case err != nil || class == "":
+		return v, prefix
+	case pointer:
+		return v, "(" + class + " *) "
+	}
+	if dv, err := d.eval("*("+class+" *)&("+expr+")", true); err == nil {
+		dv.Name = v.Name
+		v = dv
+	}
+	return v, "(" + class + ") "
 }
 
 // layout is a value as print shows it: as it is, or laid out as gdb's set print pretty on.

@@ -15,6 +15,7 @@ import (
 type shownSettings struct {
 	frameArgs, frameInfo string
 	pretty, context      bool
+	printObject          bool
 	listLines            int
 	limits               engine.PrintLimits
 	quiet                settings
@@ -69,11 +70,12 @@ func (d *Debugger) withSet(sets []string, do func() bool) bool {
 
 func (d *Debugger) saveShown() shownSettings {
 	return shownSettings{frameArgs: d.frameArgs, frameInfo: d.frameInfo, pretty: d.pretty, context: d.context, listLines: d.listLines,
-		limits: d.limits, quiet: d.settings}
+		limits: d.limits, quiet: d.settings, printObject: d.printObject}
 }
 
 func (d *Debugger) restoreShown(s shownSettings) {
 	d.pretty, d.context, d.listLines, d.settings = s.pretty, s.context, s.listLines, s.quiet
+	d.printObject = s.printObject
 	d.frameArgs, d.frameInfo = s.frameArgs, s.frameInfo
 	if s.limits != d.limits {
 		d.limits = s.limits
@@ -108,7 +110,7 @@ var printOptions = []printOption{
 	{name: "address"}, {name: "array"}, {name: "array-indexes", setting: "array-indexes"},
 	{name: "elements", setting: "elements", numeric: true}, {name: "max-depth", numeric: true},
 	{name: "memory-tag-violations"}, {name: "nibbles"}, {name: "null-stop", setting: "null-stop"},
-	{name: "object", ignored: true}, {name: "pretty", setting: "pretty"}, {name: "raw-values", ignored: true},
+	{name: "object", setting: "object"}, {name: "pretty", setting: "pretty"}, {name: "raw-values", ignored: true},
 	{name: "repeats", setting: "repeats", numeric: true}, {name: "static-members", ignored: true},
 	{name: "symbol"}, {name: "union"}, {name: "vtbl", ignored: true},
 }

@@ -35,6 +35,19 @@ func (f *File) MethodClasses(v Value, mem Memory) []string {
 	return out
 }
 
+// DynamicClass is the class the C++ object v really is, as its vtable pointer says
+// (a geo::Shape that is a geo::Square); "" for an object without one.
+func (f *File) DynamicClass(v Value, mem Memory) string {
+	st, ok := f.HasVtable(v)
+	if !ok {
+		return ""
+	}
+	if dyn := f.dynamicClass(st, v.Referred(), mem); dyn != "" {
+		return dyn
+	}
+	return st.StructName
+}
+
 // dynamicClass is the class whose vtable the object's vtable pointer (its first word, when
 // it or a base at offset 0 has one) points into; "" when it has none.
 func (f *File) dynamicClass(st *dwarf.StructType, v Value, mem Memory) string {

@@ -6,31 +6,59 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
 	"github.com/polydbg/polydbg/internal/cxxname"
 )
 
-// Vtable implements engine.VtableReader: the vtable the object expr is or points to
-// uses (its class's by its static type, its entries as the vtable pointer finds them).
-func (t *Target) Vtable(frame int, expr string) (engine.Vtable, error) {
+// DynamicClass implements engine.DynamicClasses: the class of the C++ object expr is, or
+// points to, as its vtable pointer says; pointer says expr is a pointer.
+func (t *Target) DynamicClass(frame int, expr string) (class string, pointer bool, err error) {
+	v, err := t.objectOf(frame, expr)
+	if err != nil {
+		return "", false, err
+	}
+	return t.sym.DynamicClass(v.obj, cachedMem{t}), v.pointer, nil
+}
+
+// object is a C++ object an expression is or points to.
+type object struct {
+	obj     elfsym.Value
+	pointer bool
+}
+
+// objectOf evaluates expr in the frame (nothing of the program runs) to the object it is
+// or points to.
+func (t *Target) objectOf(frame int, expr string) (object, error) {
 	if err := t.needStopped(); err != nil {
-		return engine.Vtable{}, err
+		return object{}, err
 	}
 	fr, err := t.frame(frame)
 	if err != nil {
-		return engine.Vtable{}, err
+		return object{}, err
 	}
-	ev := &evaluator{t: t, fr: fr, pure: true}
-	v, err := ev.arith(strings.TrimSpace(expr))
+	v, err := (&evaluator{t: t, fr: fr, pure: true}).arith(strings.TrimSpace(expr))
+	if err != nil {
+		return object{}, err
+	}
+	o := object{obj: v.Referred()}
+	if o.obj.Kind == "pointer" {
+		if o.obj, err = child(o.obj, "*"); err != nil {
+			return object{}, err
+		}
+		o.pointer = true
+	}
+	return o, nil
+}
+
+// Vtable implements engine.VtableReader: the vtable the object expr is or points to
+// uses (its class's by its static type, its entries as the vtable pointer finds them).
+func (t *Target) Vtable(frame int, expr string) (engine.Vtable, error) {
+	o, err := t.objectOf(frame, expr)
 	if err != nil {
 		return engine.Vtable{}, err
 	}
-	v = v.Referred()
-	if v.Kind == "pointer" {
-		if v, err = child(v, "*"); err != nil {
-			return engine.Vtable{}, err
-		}
-	}
+	v := o.obj
 	st, ok := t.sym.HasVtable(v)
 	if !ok || !v.InMemory {
 		return engine.Vtable{}, errors.New("This object does not have a virtual function table") // gdb's words

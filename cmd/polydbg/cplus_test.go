@@ -323,3 +323,13 @@ int main() {
 `, "break 11", "run", "set print pretty on", "p h", "p c", "p h.arr", "p h.arr[1]", "p $2", "p h.inner.b",
 		"set print pretty off", "p h", "info vtbl h.inner", "info vtbl c", "info vtbl h.deep")
 }
+
+// set print object on shows a C++ object by the class its vtable says it is, as gdb's: a
+// geo::Shape pointer to a Square as (geo::Square *), the object as (geo::Square) with the
+// Square's members, whatis and ptype with gdb's /* real type = ... */ note.
+func TestCPlusPlusPrintObjectAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ print object", "shapes", shapesProg,
+		"break 31", "run", "show print object", "p *sh", "set print object on", "show print object",
+		"p *sh", "p sh", "p sq", "p &sq", "p p", "whatis sh", "whatis *sh", "ptype sh",
+		"set print object off", "p sh", "with print object on -- p *sh", "p *sh")
+}

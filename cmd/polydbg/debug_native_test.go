@@ -205,7 +205,7 @@ func TestDebugBatchAsGDB(t *testing.T) {
 // paths under dir (when not "") relative, process ids as a word, gdb's notes about the
 // thread library left out.
 func gdbLines(out []byte, dir string) []string {
-	pid := regexp.MustCompile(`process [0-9]+`)
+	pid := regexp.MustCompile(`process [0-9]+( +)?`) // (and a table's padding after it, which a pid's digits change)
 	text := string(out)
 	if dir != "" {
 		text = strings.ReplaceAll(text, dir+"/", "")
@@ -215,7 +215,12 @@ func gdbLines(out []byte, dir string) []string {
 		if strings.HasPrefix(l, "[Thread debugging using libthread_db") || strings.HasPrefix(l, "Using host libthread_db") {
 			continue
 		}
-		ls = append(ls, pid.ReplaceAllString(l, "process PID"))
+		ls = append(ls, pid.ReplaceAllStringFunc(l, func(m string) string {
+			if strings.HasSuffix(m, " ") {
+				return "process PID "
+			}
+			return "process PID"
+		}))
 	}
 	return ls
 }

@@ -1,0 +1,51 @@
+package engine
+
+// C++ objects: their virtual function tables (gdb's info vtbl) and the classes their
+// vtables say they are (gdb's set print object).
+
+import "fmt"
+
+// Vtable is a C++ object's virtual function table (gdb's info vtbl).
+type Vtable struct {
+	Class   string // the object's class
+	Addr    uint64 // where its vtable pointer points
+	Object  uint64 // the object
+	Entries []VtableEntry
+}
+
+// VtableEntry is one slot of a vtable: the function it holds, named by its symbol.
+type VtableEntry struct {
+	Addr uint64
+	Name string
+}
+
+// VtableReader is implemented by targets that can read a C++ object's vtable.
+type VtableReader interface {
+	Vtable(frame int, expr string) (Vtable, error)
+}
+
+// Vtable reads the vtable of the object expr is, or points to, in the frame.
+func (s *Session) Vtable(frame int, expr string) (Vtable, error) {
+	vr, ok := s.t.(VtableReader)
+	if !ok {
+		return Vtable{}, fmt.Errorf("info vtbl: %w", ErrUnsupported)
+	}
+	return vr.Vtable(frame, expr)
+}
+
+// DynamicClasses is implemented by targets whose objects may be of a class derived from
+// their declared one (C++, by its vtable): gdb's set print object.
+type DynamicClasses interface {
+	// DynamicClass is the class of the object expr is or points to ("" for one without a
+	// vtable); pointer says expr is a pointer.
+	DynamicClass(frame int, expr string) (class string, pointer bool, err error)
+}
+
+// DynamicClass asks the target which class the object expr is or points to really is.
+func (s *Session) DynamicClass(frame int, expr string) (class string, pointer bool, err error) {
+	dc, ok := s.t.(DynamicClasses)
+	if !ok {
+		return "", false, ErrUnsupported
+	}
+	return dc.DynamicClass(frame, expr)
+}
