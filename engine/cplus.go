@@ -1,7 +1,8 @@
 package engine
 
-// C++ objects: their virtual function tables (gdb's info vtbl) and the classes their
-// vtables say they are (gdb's set print object).
+// C++: objects' virtual function tables (gdb's info vtbl) and the classes their vtables
+// say they are (gdb's set print object); a name's overloads (gdb's list of an ambiguous
+// name).
 
 import "fmt"
 
@@ -48,4 +49,18 @@ func (s *Session) DynamicClass(frame int, expr string) (class string, pointer bo
 		return "", false, ErrUnsupported
 	}
 	return dc.DynamicClass(frame, expr)
+}
+
+// FunctionPlace is one function a name stands for: its signature and where it begins.
+type FunctionPlace struct {
+	Signature string
+	File      string
+	Line      int
+}
+
+// FunctionPlaces is implemented by targets whose languages give one name to several
+// functions (C++'s overloads, template instances, the same name in several scopes).
+type FunctionPlaces interface {
+	// FunctionPlaces are the functions `break name` would bind at, by address.
+	FunctionPlaces(name string) []FunctionPlace
 }

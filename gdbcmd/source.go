@@ -3,6 +3,7 @@ package gdbcmd
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -160,6 +161,8 @@ func cmdList(d *Debugger, args string) bool {
 			return false
 		}
 		d.listAt, last = max(1, d.listFirst-size), d.listFirst-1
+	case d.listOverloads(args, size):
+		return false
 	default: // lines around one: LINE, FILE:LINE, FUNCTION, FILE:FUNCTION
 		f, n, err := d.listLine(args, file)
 		if err != nil {
@@ -195,6 +198,33 @@ func cmdList(d *Debugger, args string) bool {
 	d.listFile, d.listFirst, d.listAt = file, d.listAt, end+1
 	d.lastListed = d.listFirst // where a search goes on from, as gdb's (its first line, not its last)
 	return false
+}
+
+// listOverloads lists, as gdb does for a name several functions share (C++'s overloads,
+// a method of several classes), each one's lines under its own header: file: "c.cpp",
+// line number: 21, symbol: "geo::add(int, int)". False when the name is not such a name.
+func (d *Debugger) listOverloads(name string, size int) bool {
+	fp, ok := d.s.Target().(engine.FunctionPlaces)
+	if !ok || singleColon(name) >= 0 || strings.ContainsAny(name, "*,") {
+		return false
+	}
+	var places []engine.FunctionPlace
+	for _, p := range fp.FunctionPlaces(name) { // instances of a template on one line are one place
+		if !slices.ContainsFunc(places, func(q engine.FunctionPlace) bool { return q.File == p.File && q.Line == p.Line }) {
+			places = append(places, p)
+		}
+	}
+	if len(places) < 2 {
+		return false
+	}
+	for _, p := range places {
+		d.printf("file: %q, line number: %d, symbol: %q\n", d.fileName(p.File), p.Line, p.Signature)
+		first := max(1, p.Line-size/2)
+		end := min(len(d.source(p.File)), first+size-1)
+		d.printSource(p.File, first, end, d.cfg.Marks)
+		d.listFile, d.listFirst, d.listAt = p.File, first, end+1
+	}
+	return true
 }
 
 // listLine is the line one argument of list names, in file unless it says another: LINE,

@@ -85,3 +85,17 @@ func (t *Target) Vtable(frame int, expr string) (engine.Vtable, error) {
 	}
 	return vt, nil
 }
+
+// FunctionPlaces implements engine.FunctionPlaces: each function a name matches, where its
+// code begins.
+func (t *Target) FunctionPlaces(name string) []engine.FunctionPlace {
+	var out []engine.FunctionPlace
+	for _, fn := range t.sym.FuncsNamed(name) {
+		l, ok := t.sym.PCToLine(fn.Low + t.sym.Bias)
+		if !ok {
+			continue
+		}
+		out = append(out, engine.FunctionPlace{Signature: t.sym.Signature(fn), File: l.File, Line: l.Line})
+	}
+	return out
+}

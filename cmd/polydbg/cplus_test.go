@@ -333,3 +333,10 @@ func TestCPlusPlusPrintObjectAsGDB(t *testing.T) {
 		"p *sh", "p sh", "p sq", "p &sq", "p p", "whatis sh", "whatis *sh", "ptype sh",
 		"set print object off", "p sh", "with print object on -- p *sh", "p *sh")
 }
+
+// list of a name several functions share lists each under gdb's header (file: "...",
+// line number: N, symbol: "geo::add(int, int)"); template instances on one line are one.
+func TestCPlusPlusListAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ list", "shapes", shapesProg,
+		"list geo::add", "list twice", "list geo::Shape::area", "list area", "list", "list geo::Shape::scaled", "list ready")
+}
