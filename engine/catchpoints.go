@@ -35,8 +35,10 @@ type Catchpoint struct {
 	OnFork bool
 	Child  int
 	// Exception makes it an exception catchpoint (gdb's catch throw, rethrow, catch): one
-	// of ExceptionThrow, ExceptionRethrow, ExceptionCatch (exceptions.go).
+	// of ExceptionThrow, ExceptionRethrow, ExceptionCatch (exceptions.go); Match, when
+	// set, the regular expression the exception's type must match.
 	Exception string
+	Match     string
 }
 
 // catchesSyscalls reports whether c is a system call catchpoint.

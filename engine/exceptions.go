@@ -7,6 +7,7 @@ package engine
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 )
 
@@ -33,13 +34,22 @@ type ExceptionSites interface {
 // CatchExceptions adds a catchpoint on the exceptions thrown, rethrown or caught (event)
 // and returns it. Until the runtime is loaded it waits, as gdb's does.
 func (s *Session) CatchExceptions(event string) (Catchpoint, error) {
+	return s.CatchExceptionsMatching(event, "")
+}
+
+// CatchExceptionsMatching is CatchExceptions for the exceptions whose type matches the
+// regular expression match (gdb's catch throw REGEX); every one with "".
+func (s *Session) CatchExceptionsMatching(event, match string) (Catchpoint, error) {
 	if _, ok := exceptionWords[event]; !ok {
 		return Catchpoint{}, fmt.Errorf("catch %s: not an exception event", event)
 	}
 	if _, ok := s.t.(ExceptionSites); !ok {
 		return Catchpoint{}, fmt.Errorf("catch %s: %w", event, ErrUnsupported)
 	}
-	c := s.addCatchpoint(Catchpoint{Exception: event})
+	if _, err := regexp.Compile(match); err != nil {
+		return Catchpoint{}, fmt.Errorf("Invalid regexp: %v", err)
+	}
+	c := s.addCatchpoint(Catchpoint{Exception: event, Match: match})
 	return c, s.armCatchpoints()
 }
 
@@ -106,11 +116,20 @@ func (s *Session) exceptionCaughtBy(loc Location) *Stop {
 		if locationKey(at) != locationKey(loc) {
 			continue
 		}
+		var matching *Catchpoint // one that stops only for some types: decided once stopped (decideExceptionStop)
 		for i := range s.catches {
-			if c := &s.catches[i]; c.Exception == event && !c.Disabled {
+			c := &s.catches[i]
+			switch {
+			case c.Exception != event || c.Disabled:
+			case c.Match == "":
 				c.Hits++
 				return &Stop{Reason: ReasonException, Location: loc, BreakpointID: c.ID, Text: exceptionWords[event]}
+			case matching == nil:
+				matching = c
 			}
+		}
+		if matching != nil {
+			return &Stop{Reason: ReasonException, Location: loc, BreakpointID: matching.ID, Text: exceptionWords[event]}
 		}
 	}
 	return nil
@@ -119,9 +138,9 @@ func (s *Session) exceptionCaughtBy(loc Location) *Stop {
 // ExceptionDescriber is implemented by targets that can say, at a stop where an exception
 // is thrown or caught, which exception it is.
 type ExceptionDescriber interface {
-	// DescribeException is the exception's type (std::runtime_error) and, where the
-	// language has one, its message (what()).
-	DescribeException() (typeName, message string, err error)
+	// DescribeException is the exception's type (std::runtime_error) and, with message
+	// and where the language has one, its message (what(): the program's code runs).
+	DescribeException(message bool) (typeName, text string, err error)
 }
 
 // DescribeException says which exception the debuggee is stopped at (see
@@ -133,7 +152,7 @@ func (s *Session) DescribeException() (typeName, message string, err error) {
 	if st == nil || st.Reason != ReasonException || st.BreakpointID == 0 || st.Signal != "" || !ok {
 		return "", "", fmt.Errorf("not stopped at a caught exception: %w", ErrUnsupported)
 	}
-	return ed.DescribeException()
+	return ed.DescribeException(true)
 }
 
 // ExceptionText is what a stop says to a person or an agent: for a caught C++ exception
@@ -152,4 +171,45 @@ func (s *Session) ExceptionText(st *Stop) string {
 		text += ": " + msg
 	}
 	return text
+}
+
+// exceptionMatch is the regular expression the catchpoint of an exception stop asks the
+// exception's type to match, "" for none (under s.mu).
+func (s *Session) exceptionMatch(stop Stop) string {
+	if stop.Reason != ReasonException || stop.BreakpointID == 0 || stop.Signal != "" {
+		return ""
+	}
+	for _, c := range s.catches {
+		if c.ID == stop.BreakpointID && c.Exception != "" {
+			return c.Match
+		}
+	}
+	return ""
+}
+
+// decideExceptionStop stops at an exception whose type matches its catchpoint's regular
+// expression, counting the hit, and lets the program go on past any other (as gdb's
+// catch throw REGEX). It runs once the target waits for its resume.
+func (h handler) decideExceptionStop(stop Stop, match string) {
+	s := h.s
+	typ := ""
+	if ed, ok := s.t.(ExceptionDescriber); ok {
+		typ, _, _ = ed.DescribeException(false) // (its what() is not run: nothing of the program)
+	}
+	if ok, _ := regexp.MatchString(match, typ); !ok {
+		if err := s.t.Resume(Continue); err == nil {
+			return
+		}
+	}
+	s.mu.Lock()
+	if s.state.Ended() {
+		s.mu.Unlock()
+		return
+	}
+	for i := range s.catches {
+		if s.catches[i].ID == stop.BreakpointID {
+			s.catches[i].Hits++
+		}
+	}
+	h.publishStop(stop)
 }

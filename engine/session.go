@@ -444,6 +444,11 @@ func (h handler) Stopped(stop Stop) {
 		go h.decideWatchStop(stop, cond) // evaluated once the target waits for its resume
 		return
 	}
+	if match := s.exceptionMatch(stop); match != "" {
+		s.mu.Unlock()
+		go h.decideExceptionStop(stop, match) // catch throw REGEX: the type read once the target waits
+		return
+	}
 	h.publishStop(stop)
 }
 

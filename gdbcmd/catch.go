@@ -11,7 +11,7 @@ import (
 // cmdCatch is gdb's catch syscall [NAME|NUMBER]...: a catchpoint that stops the program
 // at the entry and the return of those system calls (of every one without any); catch
 // signal [SIGNAL...|all], which numbers those signals' stops; catch fork; catch throw,
-// rethrow and catch, at a C++ program's exceptions.
+// rethrow and catch [REGEX], at a C++ program's exceptions (of the types REGEX matches).
 func cmdCatch(d *Debugger, args string) bool {
 	what, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
 	switch what {
@@ -31,7 +31,16 @@ func cmdCatch(d *Debugger, args string) bool {
 		d.catchSignals(strings.Fields(rest))
 		return false
 	case engine.ExceptionThrow, engine.ExceptionRethrow, engine.ExceptionCatch:
-		c, err := d.s.CatchExceptions(what)
+		match := strings.TrimSpace(rest) // catch throw REGEX: of the types it matches, a basic regular expression as gdb reads one
+		if match != "" {
+			re, err := compileBRE(match)
+			if err != nil {
+				d.fail("invalid type-matching regexp: %v\n", err)
+				return false
+			}
+			match = re.String()
+		}
+		c, err := d.s.CatchExceptionsMatching(what, match)
 		if err != nil {
 			d.fail("%s\n", explain(err))
 			return false
@@ -148,6 +157,9 @@ func (d *Debugger) catchpointRows() []bpRow {
 		r := bpRow{id: c.ID, num: strconv.Itoa(c.ID), kind: "catchpoint", disp: "keep", on: "y", what: what, placed: placed}
 		if c.Disabled {
 			r.on = "n"
+		}
+		if c.Match != "" {
+			r.notes = append(r.notes, "\tmatching: "+c.Match)
 		}
 		if c.Hits == 1 {
 			r.notes = append(r.notes, "\tcatchpoint already hit 1 time")

@@ -46,7 +46,7 @@ func (t *Target) ExceptionSite(event string) (engine.Location, error) {
 // thrown, rethrown or caught (libstdc++'s probe, whose arguments are the object and its
 // std::type_info), the exception's type, from the type_info's name (std::runtime_error),
 // and for a std::exception its what() (called virtually, as the program would).
-func (t *Target) DescribeException() (typeName, message string, err error) {
+func (t *Target) DescribeException(message bool) (typeName, text string, err error) {
 	if err := t.needStopped(); err != nil {
 		return "", "", err
 	}
@@ -69,7 +69,7 @@ func (t *Target) DescribeException() (typeName, message string, err error) {
 			return "", "", err
 		}
 		what := ""
-		if t.typeInfoDerives(tinfo, "std::exception", 8) {
+		if message && t.typeInfoDerives(tinfo, "std::exception", 8) {
 			what = t.exceptionWhat(obj)
 		}
 		return typeName, what, nil

@@ -340,3 +340,23 @@ func TestCPlusPlusListAsGDB(t *testing.T) {
 	cxxAsGDB(t, "C++ list", "shapes", shapesProg,
 		"list geo::add", "list twice", "list geo::Shape::area", "list area", "list", "list geo::Shape::scaled", "list ready")
 }
+
+// catch throw REGEX and catch catch REGEX stop at the exceptions whose type matches, as
+// gdb's: the others go on (not counted), the regular expression listed as "matching:".
+func TestCatchExceptionsMatchingAsGDB(t *testing.T) {
+	cxxAsGDB(t, "catch throw REGEX", "rx", `#include <stdexcept>
+#include <cstdio>
+void f(int i) {
+  if (i == 1) throw std::invalid_argument("one");
+  if (i == 2) throw std::out_of_range("two");
+  if (i == 3) throw 42;
+}
+int main() {
+  for (int i = 0; i < 4; i++) {
+    try { f(i); } catch (const std::exception &e) { printf("%s\n", e.what()); } catch (int) { printf("int\n"); }
+  }
+  return 0;
+}
+`, "catch throw out_of", "catch catch ^int$", "catch rethrow [", "info breakpoints", "run", "bt 2", "continue", "bt 2",
+		"continue", "info breakpoints")
+}

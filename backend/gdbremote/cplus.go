@@ -1,6 +1,8 @@
 package gdbremote
 
-// Target: a C++ object's virtual function table, as gdb's info vtbl shows it.
+// Target: C++ objects, their virtual function tables (gdb's info vtbl) and the classes
+// their vtables say they are (set print object); the functions an overloaded name stands
+// for (list).
 
 import (
 	"errors"
