@@ -128,3 +128,41 @@ int main() {
 		t.Errorf("d's children: %v", kids)
 	}
 }
+
+// A C++ filter's condition is a regular expression of the exception's type (gdb's catch
+// throw REGEX): only those exceptions stop the program.
+func TestCPlusPlusExceptionFilterCondition(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	_, exe := realparts.BuildCXX(t, "kinds", `#include <stdexcept>
+void f(int i) {
+  if (i == 1) throw std::invalid_argument("one");
+  if (i == 2) throw std::out_of_range("two");
+}
+int main() {
+  int n = 0;
+  for (int i = 0; i < 4; i++) {
+    try { f(i); } catch (const std::exception &) { n++; }
+  }
+  return n;
+}
+`)
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": exe})
+	if caps := c.event("capabilities")["capabilities"].(map[string]any); caps["supportsExceptionFilterOptions"] != true {
+		t.Fatalf("capabilities: %v", caps)
+	}
+	c.event("initialized")
+	c.do("setExceptionBreakpoints", map[string]any{"filters": []string{},
+		"filterOptions": []any{map[string]any{"filterId": "cpp_throw", "condition": "out_of"}}})
+	c.do("configurationDone", nil)
+	st := c.event("stopped")
+	info := c.do("exceptionInfo", map[string]any{"threadId": st["threadId"]})
+	if info["exceptionId"] != "std::out_of_range" {
+		t.Fatalf("stopped at %v, want the out_of_range only", info)
+	}
+	c.do("continue", map[string]any{"threadId": st["threadId"]})
+	if e := c.event("exited"); e["exitCode"] != float64(2) {
+		t.Errorf("exit code %v, want 2", e["exitCode"])
+	}
+}

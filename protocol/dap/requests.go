@@ -52,6 +52,7 @@ func targetCapabilities(d *launch.Debuggee) capabilities {
 	c.SupportsDataBreakpoints = canWatch(d)
 	if _, ok := t.(engine.ExceptionSites); ok {
 		c.ExceptionBreakpointFilters = append(c.ExceptionBreakpointFilters, cppFilters...)
+		c.SupportsExceptionFilterOptions = true
 	}
 	c.SupportsModulesRequest = canModules(d)
 	if d.CanSetVariables() {
@@ -133,7 +134,7 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 		}
 		return c.breakpointsBody(d, len(specs), func() []engine.Breakpoint { return d.SetInstructionBreakpoints(specs) }), nil
 	case *godap.SetExceptionBreakpointsRequest:
-		return nil, c.setExceptionFilters(d, r.Arguments.Filters)
+		return nil, c.setExceptionFilters(d, r.Arguments)
 	case *godap.ThreadsRequest:
 		return c.threads(ctx, d), nil
 	case *godap.StackTraceRequest:

@@ -65,7 +65,7 @@ type conn struct {
 
 	// cppCatches are the catchpoints of the C++ exception filters that are on, by filter
 	// (exceptions.go).
-	cppCatches map[string]int
+	cppCatches map[string]cppCatch
 
 	// cancelled holds the seqs of requests a cancel request reached before they ran;
 	// inflight cancels the request that runs. Both are shared with the reader goroutine.
