@@ -132,6 +132,15 @@ type prettyWriter struct {
 	class PrettyClass
 }
 
+// ownClass is the class of the group at path: known (a base class's), else class's answer
+// ("" when there is none to ask).
+func (p prettyWriter) ownClass(known, path string) string {
+	if known != "" || p.class == nil {
+		return known
+	}
+	return p.class(path)
+}
+
 // item writes one item, path being the value's path from the one printed.
 func (p prettyWriter) item(it prettyItem, depth int, path string) {
 	p.b.WriteString(it.prefix)
@@ -176,12 +185,8 @@ func (p prettyWriter) group(items []prettyItem, depth int, path, class string) {
 			p.item(it, depth+1, path+"."+name)
 		}
 		switch {
-		case i == bases-1 && bases < len(items): // gdb's: "}, " then the class's own members
-			own := class
-			if own == "" && p.class != nil {
-				own = p.class(path)
-			}
-			b.WriteString(", \n" + indent + "members of " + own + ":\n")
+		case i == bases-1 && bases < len(items) && p.ownClass(class, path) != "": // gdb's: "}, " then the class's own members
+			b.WriteString(", \n" + indent + "members of " + p.ownClass(class, path) + ":\n")
 			continue
 		case i < len(items)-1:
 			b.WriteByte(',')
