@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/internal/cxxname"
 )
 
 // x86-64 System V: the registers of the first six integer arguments, in order.
@@ -152,6 +153,9 @@ func (p *arithParser) methodCall(obj arithOperand, name string, implicit bool) (
 	classes := p.e.t.sym.MethodClasses(*obj.obj, cachedMem{p.e.t})
 	for _, class := range classes {
 		fv, found := p.e.t.sym.FuncValue(class + "::" + name)
+		if !found { // DWARF's std::pair<const K, V> in a class's name is the demangler's std::pair<K const, V>
+			fv, found = p.e.t.sym.FuncValue(cxxname.DemanglerSpelling(class) + "::" + name)
+		}
 		if !found {
 			continue
 		}

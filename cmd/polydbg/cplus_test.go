@@ -212,7 +212,7 @@ func TestCPlusPlusLibraryTypesAsGDB(t *testing.T) {
 	cxxAsGDB(t, "C++ library types", "std", stdProg,
 		"break use", "run", "bt", "info args", "p s", "p v", "p m", "p v[1] + 1", "p v.size()", "p m.size() * 2", "up",
 		"p zeros", "p big", "p none", "p longs", "p esc", "p empty", "p ps", "p nest", "p ps[1].tag", "p ps[0].x",
-		"p ages", "p mv", "p s", "p nomap", "p up", "p nothing", "p *up", "p up->tag", "p sp", "p wp", "p *sp + 1",
+		"p ages", "p ages.size()", "p mv", "p s", "p nomap", "p up", "p nothing", "p *up", "p up->tag", "p sp", "p wp", "p *sp + 1",
 		"p l", "p um", "p o", "p no", "info locals",
 		"whatis esc", "whatis zeros", "whatis &zeros", "whatis ages", "whatis mv", "whatis s", "whatis nomap",
 		"whatis up", "whatis l", "whatis um", "whatis ps", "whatis nest", "p &zeros")

@@ -171,3 +171,34 @@ func (t typeName) defaultsFrom(keep int) bool {
 	}
 	return true
 }
+
+// DemanglerSpelling is a C++ type name with the qualifiers of its template arguments
+// after what they qualify, as the demangler writes them: DWARF's std::pair<const
+// std::string, int> is std::pair<std::string const, int>. Names it cannot read come back
+// as they are.
+func DemanglerSpelling(name string) string {
+	if !strings.Contains(name, "<") || !strings.Contains(name, "const ") {
+		return name
+	}
+	t, rest, ok := parseType(name)
+	if !ok || rest != "" {
+		return name
+	}
+	out := t.postfixConst(false).String()
+	for strings.Contains(out, ">>") { // the demangler's "> >"
+		out = strings.ReplaceAll(out, ">>", "> >")
+	}
+	return out
+}
+
+// postfixConst moves a leading const of t (when arg: it is a template argument) and of its
+// arguments after what it qualifies.
+func (t typeName) postfixConst(arg bool) typeName {
+	for i := range t.args {
+		t.args[i] = t.args[i].postfixConst(true)
+	}
+	if rest, ok := strings.CutPrefix(t.head, "const "); ok && arg {
+		t.head, t.tail = rest, " const"+t.tail
+	}
+	return t
+}

@@ -52,3 +52,20 @@ func FuzzShortType(f *testing.F) {
 		}
 	})
 }
+
+// DWARF's names of template instances in the demangler's spelling: const after what it
+// qualifies, "> >".
+func TestDemanglerSpelling(t *testing.T) {
+	str := "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
+	for in, want := range map[string]string{
+		"std::pair<const int, int>":                          "std::pair<int const, int>",
+		"std::allocator<std::pair<const " + str + ", int> >": "std::allocator<std::pair<" + str + " const, int> >",
+		"std::vector<int, std::allocator<int> >":             "std::vector<int, std::allocator<int> >",
+		"const std::vector<int>":                             "const std::vector<int>",
+		"geo::Shape":                                         "geo::Shape",
+	} {
+		if got := DemanglerSpelling(in); got != want {
+			t.Errorf("DemanglerSpelling(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
