@@ -131,9 +131,10 @@ func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
 	return b.String()
 }
 
-// entryType is the type entry e's DW_AT_type names, nil when it names none.
+// entryType is the type entry e's DW_AT_type names (or its declaration's, for a C++
+// method's definition), nil when it names none.
 func (f *File) entryType(e *dwarf.Entry) dwarf.Type {
-	to, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
+	to, ok := f.originVal(e, dwarf.AttrType).(dwarf.Offset)
 	if !ok {
 		return nil
 	}

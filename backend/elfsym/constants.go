@@ -83,12 +83,7 @@ func (f *File) funcValue(name string) (Value, *Func, *dwarf.Entry, bool) {
 	if err != nil || e == nil {
 		return Value{}, nil, nil, false
 	}
-	ft := &dwarf.FuncType{}
-	if off, ok := f.originVal(e, dwarf.AttrType).(dwarf.Offset); ok { // (a C++ method's, on its declaration)
-		if t, err := f.dwarfType(off); err == nil {
-			ft.ReturnType = t
-		}
-	}
+	ft := &dwarf.FuncType{ReturnType: f.entryType(e)} // (a C++ method's, on its declaration)
 	for e.Children {
 		c, err := r.Next()
 		if err != nil || c == nil || c.Tag == 0 {
@@ -96,10 +91,8 @@ func (f *File) funcValue(name string) (Value, *Func, *dwarf.Entry, bool) {
 		}
 		switch c.Tag {
 		case dwarf.TagFormalParameter:
-			if off, ok := c.Val(dwarf.AttrType).(dwarf.Offset); ok {
-				if t, err := f.dwarfType(off); err == nil {
-					ft.ParamType = append(ft.ParamType, t)
-				}
+			if t := f.entryType(c); t != nil {
+				ft.ParamType = append(ft.ParamType, t)
 			}
 		case dwarf.TagUnspecifiedParameters:
 			ft.ParamType = append(ft.ParamType, &dwarf.DotDotDotType{})

@@ -225,10 +225,8 @@ func (f *File) signature(fn *Func) string {
 			if kid.Tag == dwarf.TagFormalParameter {
 				if art, _ := kid.Val(dwarf.AttrArtificial).(bool); !art {
 					name := "?"
-					if to, ok := kid.Val(dwarf.AttrType).(dwarf.Offset); ok {
-						if t, err := f.dwarfType(to); err == nil {
-							name = physTypeName(t)
-						}
+					if t := f.entryType(kid); t != nil {
+						name = physTypeName(t)
 					}
 					params = append(params, name)
 				}

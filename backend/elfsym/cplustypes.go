@@ -243,7 +243,7 @@ func (f *File) structValue(v *Value, st *dwarf.StructType, b []byte, addr uint64
 	add := func(c Value, label string) {
 		v.Children = append(v.Children, c)
 		text := c.Text
-		if c.Kind == "reference" && !c.Referent.printedOrNil() { // a reference member: its address alone, as gdb
+		if c.Kind == "reference" && (c.Referent == nil || !c.Referent.printed) { // a reference member: its address alone, as gdb
 			text, _, _ = strings.Cut(text, ": ")
 		}
 		parts = append(parts, label+" = "+text)
@@ -326,10 +326,6 @@ func (f *File) derivesFrom(t dwarf.Type, base string, depth int) bool {
 	}
 	return false
 }
-
-// printedOrNil reports whether v, a reference's object, is shown by a library's printer
-// (true for no object either: the reference's text is its address alone then).
-func (v *Value) printedOrNil() bool { return v == nil || v.printed }
 
 // canonicalArgs spells the integer types of a template's arguments as gdb (and the
 // demangler) do: Arr<short int, 3> is Arr<short, 3>.

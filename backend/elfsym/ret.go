@@ -13,13 +13,5 @@ func (f *File) ReturnType(fn *Func) dwarf.Type {
 	if err != nil || e == nil {
 		return nil
 	}
-	off, ok := f.originVal(e, dwarf.AttrType).(dwarf.Offset) // (a C++ method's, on its declaration)
-	if !ok {
-		return nil
-	}
-	t, err := f.dwarfType(off)
-	if err != nil {
-		return nil
-	}
-	return t
+	return f.entryType(e)
 }

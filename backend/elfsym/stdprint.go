@@ -171,27 +171,18 @@ func (f *File) stdHashtable(v *Value, st *dwarf.StructType, b []byte, mem Memory
 	if !ok1 || !ok2 || !ok3 || h.st == nil {
 		return false
 	}
-	n := uintFrom(count.b, f.Arch)
-	v.Text = elementsText(kind, n)
-	if n == 0 {
-		v.Children = nil
-		return true
-	}
-	_, storage, valType, ok := f.allocatedNode(h.st, "std::__detail::_Hash_node<")
-	if !ok {
-		return false
-	}
-	var nodes []uint64
-	limit := min(n, uint64(unlimited(f.PrintLimits().Elements)), 1<<16)
-	for cur := uintFrom(first.b, f.Arch); cur != 0 && uint64(len(nodes)) < limit; {
-		nodes = append(nodes, cur)
-		w, err := mem.ReadMemory(cur, f.Arch.PtrSize)
-		if err != nil {
-			return false
+	return f.keyed(v, kind, uintFrom(count.b, f.Arch), h.st, "std::__detail::_Hash_node<", func(limit uint64) []uint64 {
+		var nodes []uint64
+		for cur := uintFrom(first.b, f.Arch); cur != 0 && uint64(len(nodes)) < limit; {
+			nodes = append(nodes, cur)
+			w, err := mem.ReadMemory(cur, f.Arch.PtrSize)
+			if err != nil {
+				break
+			}
+			cur = uintFrom(w, f.Arch)
 		}
-		cur = uintFrom(w, f.Arch)
-	}
-	return f.keyedElements(v, nodes, storage, valType, n, mem, depth, isMap)
+		return nodes
+	}, mem, depth, isMap)
 }
 
 // stdOptional is gdb's std::optional<int> = {[contained value] = 3}, or std::optional<int>
@@ -302,16 +293,6 @@ func (f *File) stdTree(v *Value, st *dwarf.StructType, b []byte, addr uint64, me
 	if !ok1 || !ok2 || !ok3 || impl.st == nil {
 		return false
 	}
-	n := uintFrom(count.b, f.Arch)
-	v.Text = elementsText(kind, n)
-	if n == 0 {
-		v.Children = nil
-		return true
-	}
-	_, storage, valType, ok := f.treeNode(impl.st)
-	if !ok {
-		return false
-	}
 	ptr := uint64(f.Arch.PtrSize)
 	headerAddr := addr + uint64(header.off)
 	link := func(at uint64, i uint64) uint64 { // a node's parent (1), left (2) or right (3)
@@ -321,23 +302,42 @@ func (f *File) stdTree(v *Value, st *dwarf.StructType, b []byte, addr uint64, me
 		}
 		return uintFrom(w, f.Arch)
 	}
-	var nodes []uint64
-	limit := min(n, uint64(unlimited(f.PrintLimits().Elements)), 1<<16)
-	for cur := link(headerAddr, 2); cur != 0 && cur != headerAddr && uint64(len(nodes)) < limit; { // from the leftmost
-		nodes = append(nodes, cur)
-		// the next in order: the leftmost of the right subtree, else the first ancestor
-		// reached from a left child
-		if r := link(cur, 3); r != 0 {
-			for cur = r; link(cur, 2) != 0; cur = link(cur, 2) {
+	return f.keyed(v, kind, uintFrom(count.b, f.Arch), impl.st, "std::_Rb_tree_node<", func(limit uint64) []uint64 {
+		var nodes []uint64
+		for cur := link(headerAddr, 2); cur != 0 && cur != headerAddr && uint64(len(nodes)) < limit; { // from the leftmost
+			nodes = append(nodes, cur)
+			// the next in order: the leftmost of the right subtree, else the first ancestor
+			// reached from a left child
+			if r := link(cur, 3); r != 0 {
+				for cur = r; link(cur, 2) != 0; cur = link(cur, 2) {
+				}
+				continue
 			}
-			continue
+			p := link(cur, 1)
+			for p != headerAddr && cur == link(p, 3) {
+				cur, p = p, link(p, 1)
+			}
+			cur = p
 		}
-		p := link(cur, 1)
-		for p != headerAddr && cur == link(p, 3) {
-			cur, p = p, link(p, 1)
-		}
-		cur = p
+		return nodes
+	}, mem, depth, isMap)
+}
+
+// keyed is a map's or set's text: its size, then its elements (up to the print limit),
+// held in nodes of the type named by the allocator among holder's bases (nodePrefix), which
+// listNodes gives in order.
+func (f *File) keyed(v *Value, kind string, n uint64, holder *dwarf.StructType, nodePrefix string,
+	listNodes func(limit uint64) []uint64, mem Memory, depth int, isMap bool) bool {
+	v.Text = elementsText(kind, n)
+	if n == 0 {
+		v.Children = nil
+		return true
 	}
+	_, storage, valType, ok := f.allocatedNode(holder, nodePrefix)
+	if !ok {
+		return false
+	}
+	nodes := listNodes(min(n, uint64(unlimited(f.PrintLimits().Elements)), 1<<16))
 	return f.keyedElements(v, nodes, storage, valType, n, mem, depth, isMap)
 }
 
@@ -377,12 +377,6 @@ func (f *File) keyedElements(v *Value, nodes []uint64, storage uint64, valType d
 	}
 	v.Text += " = {" + strings.Join(parts, ", ") + more + "}"
 	return true
-}
-
-// treeNode finds the node type of the tree whose _M_impl is impl, with the offset of its
-// element and the element's type.
-func (f *File) treeNode(impl *dwarf.StructType) (node *dwarf.StructType, storage uint64, val dwarf.Type, ok bool) {
-	return f.allocatedNode(impl, "std::_Rb_tree_node<")
 }
 
 // allocatedNode finds the node type a container allocates, named by the allocator among
