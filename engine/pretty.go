@@ -23,6 +23,17 @@ type prettyItem struct {
 // and a base class's "<geo::Shape> = ".
 var memberName = regexp.MustCompile(`^((static )?[A-Za-z_][A-Za-z0-9_.]*|<[^=]*>) = `)
 
+// printerText is what a library's printer says before its elements ("std::map with 2
+// elements = "): elements it names ([1] = 10) are laid out as members, one per line.
+var printerText = regexp.MustCompile(`std::[^{}"]* = $`)
+
+// elementName starts an element a printer names: "[1] = ", `["al"] = `.
+var elementName = regexp.MustCompile(`^\[.*?\] = `)
+
+// vectorLength ends the first half of a vector printer's text, "std::vector of length 2,
+// capacity 2": its comma is no separator.
+var vectorLength = regexp.MustCompile(`std::vector of length \d+$`)
+
 // baseName is a C++ base class's member: its class.
 var baseName = regexp.MustCompile(`^<([^=]*)> = $`)
 
@@ -56,6 +67,7 @@ func PrettyValueOf(text string, class PrettyClass) string {
 func parsePrettyItem(s string, inGroup bool) (prettyItem, string, bool) {
 	var it prettyItem
 	var text strings.Builder
+	nest := 0 // inside ( ) or < >
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '"' || c == '\'':
@@ -73,6 +85,14 @@ func parsePrettyItem(s string, inGroup bool) (prettyItem, string, bool) {
 			it.prefix, it.sub, it.nested = text.String(), sub, true
 			text.Reset()
 			i = len(s) - len(rest) - 1
+		case c == '(' || c == '<':
+			nest++
+			text.WriteByte(c)
+		case (c == ')' || c == '>') && nest > 0:
+			nest--
+			text.WriteByte(c)
+		case inGroup && c == ',' && (nest > 0 || vectorLength.MatchString(text.String())):
+			text.WriteByte(c) // std::map<int, int>, (use count 2, weak count 1), a vector's length and capacity
 		case inGroup && (c == ',' || c == '}'):
 			it.finish(text.String())
 			return it, s[i:], true
@@ -145,7 +165,7 @@ func (p prettyWriter) ownClass(known, path string) string {
 func (p prettyWriter) item(it prettyItem, depth int, path string) {
 	p.b.WriteString(it.prefix)
 	if it.nested {
-		p.group(it.sub, depth, path, "")
+		p.group(it.sub, depth, path, "", printerText.MatchString(it.prefix))
 	}
 	p.b.WriteString(it.suffix)
 }
@@ -153,10 +173,11 @@ func (p prettyWriter) item(it prettyItem, depth int, path string) {
 // group writes a struct's members one per line at depth+1 and its '}' at depth, or an
 // array's elements on one line (a struct element laid out one level deeper). A class's
 // base classes come first, then gdb's "members of CLASS:" and its own members; class is
-// the group's own when a base class's name says it.
-func (p prettyWriter) group(items []prettyItem, depth int, path, class string) {
+// the group's own when a base class's name says it. A printer's group (printer) lays out
+// the elements it names as members.
+func (p prettyWriter) group(items []prettyItem, depth int, path, class string, printer bool) {
 	b := p.b
-	if len(items) == 0 || !memberName.MatchString(items[0].prefix) {
+	if len(items) == 0 || !memberName.MatchString(items[0].prefix) && !(printer && elementName.MatchString(items[0].prefix)) {
 		b.WriteByte('{')
 		for i, it := range items {
 			if i > 0 {
@@ -178,11 +199,14 @@ func (p prettyWriter) group(items []prettyItem, depth int, path, class string) {
 		sub := path
 		if m := baseName.FindStringSubmatch(it.prefix); m != nil && it.nested { // a base class: its members are the object's
 			b.WriteString(it.prefix)
-			p.group(it.sub, depth+1, sub, m[1])
+			p.group(it.sub, depth+1, sub, m[1], false)
 			b.WriteString(it.suffix)
 		} else {
 			name, _, _ := strings.Cut(strings.TrimPrefix(it.prefix, "static "), " = ")
-			p.item(it, depth+1, path+"."+name)
+			if !strings.HasPrefix(name, "[") {
+				name = "." + name
+			}
+			p.item(it, depth+1, path+name)
 		}
 		switch {
 		case i == bases-1 && bases < len(items) && p.ownClass(class, path) != "": // gdb's: "}, " then the class's own members

@@ -16,6 +16,11 @@ func TestPrettyValue(t *testing.T) {
 		`42`:                                            `42`,
 		`{a = `:                                         `{a = `, // cut short: as it is
 		`"hello", '\000' <repeats 10 times>`:            `"hello", '\000' <repeats 10 times>`,
+		// a printer's named elements one per line, an array's indexes on one
+		`std::map with 2 elements = {[1] = 10, ["a]b"] = 20}`: "std::map with 2 elements = {\n  [1] = 10,\n  [\"a]b\"] = 20\n}",
+		`{[0] = 1, [1] = 2}`: `{[0] = 1, [1] = 2}`,
+		`std::map with 1 element = {[1] = std::vector of length 2, capacity 2 = {1, 2}}`:                 "std::map with 1 element = {\n  [1] = std::vector of length 2, capacity 2 = {1, 2}\n}",
+		`{p = std::shared_ptr<int> (use count 2, weak count 1) = {get() = 0x5}, m = std::map<int, int>}`: "{\n  p = std::shared_ptr<int> (use count 2, weak count 1) = {get() = 0x5},\n  m = std::map<int, int>\n}",
 	} {
 		if got := PrettyValue(in); got != want {
 			t.Errorf("PrettyValue(%q) =\n%s\nwant\n%s", in, got, want)
@@ -26,7 +31,8 @@ func TestPrettyValue(t *testing.T) {
 // FuzzPrettyValue: any text comes back, and only its layout changes.
 func FuzzPrettyValue(f *testing.F) {
 	for _, s := range []string{`{x = 1, y = {a = "}"}}`, `{{a = 1}, {a = 2}}`, `{1, 2}`, `{`, `}`, `'{'`, `"\"{"`,
-		`{<A> = {<B> = {b = 1}, a = 2}, static n = 3, c = 4}`, `{_vptr.A = 0x1 <vtable for A+16>, x = 1}`} {
+		`{<A> = {<B> = {b = 1}, a = 2}, static n = 3, c = 4}`, `{_vptr.A = 0x1 <vtable for A+16>, x = 1}`,
+		`std::tuple containing = {[1] = 1, [2] = std::vector of length 1, capacity 1 = {2}}`, `{a = <(, b = 1}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

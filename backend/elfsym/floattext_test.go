@@ -65,3 +65,18 @@ func TestNarrowFloatsAndWideInts(t *testing.T) {
 		}
 	}
 }
+
+// C++'s std::nullptr_t (DWARF's unspecified type decltype(nullptr)) is a null pointer
+// (gdb 13 cannot read one: "Attempt to dereference a generic pointer."); another
+// unspecified type stays raw bytes.
+func TestNullptrIsANullPointer(t *testing.T) {
+	f := &File{Arch: &Arch{PtrSize: 8, ByteOrder: binary.LittleEndian}}
+	np := &dwarf.UnspecifiedType{BasicType: dwarf.BasicType{CommonType: dwarf.CommonType{ByteSize: 8, Name: "decltype(nullptr)"}}}
+	if v := f.FormatValue(np, make([]byte, 8), 0, false, nil, 0); v.Text != "0x0" || v.Kind != "pointer" {
+		t.Errorf("nullptr = %q (%s), want 0x0 (pointer)", v.Text, v.Kind)
+	}
+	other := &dwarf.UnspecifiedType{BasicType: dwarf.BasicType{CommonType: dwarf.CommonType{ByteSize: 2, Name: "mystery"}}}
+	if v := f.FormatValue(other, []byte{1, 2}, 0, false, nil, 0); v.Text != "0102" || v.Kind != "raw" {
+		t.Errorf("mystery = %q (%s), want 0102 (raw)", v.Text, v.Kind)
+	}
+}

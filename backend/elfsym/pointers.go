@@ -72,6 +72,10 @@ func (f *File) Element(v Value, i int64, mem Memory) (Value, error) {
 		out := f.FormatValue(t.Type, v.Bytes[i*int64(n):(i+1)*int64(n)], v.Addr+uint64(i*int64(n)), v.InMemory, mem, 0)
 		out.Name = fmt.Sprintf("%s[%d]", v.Name, i)
 		return out, nil
+	case *dwarf.StructType: // a standard container's v[i]
+		if out, ok, err := f.containerElement(v, t, i, false, mem); ok {
+			return out, err
+		}
 	}
 	return v, fmt.Errorf("cannot subscript something of type `%s'", v.Type)
 }

@@ -9,6 +9,8 @@ import (
 	"debug/dwarf"
 	"fmt"
 	"strings"
+
+	"github.com/polydbg/polydbg/internal/cxxname"
 )
 
 // stdValue formats v as libstdc++'s printer for st would, reporting whether it has one.
@@ -38,6 +40,22 @@ func (f *File) stdValue(v *Value, st *dwarf.StructType, b []byte, addr uint64, m
 		return f.stdHashtable(v, st, b, mem, depth, "std::unordered_set", false)
 	case strings.HasPrefix(name, "std::optional<"):
 		return f.stdOptional(v, st, b, addr, mem, depth)
+	case strings.HasPrefix(name, "std::deque<"):
+		return f.stdDeque(v, st, b, mem, depth)
+	case strings.HasPrefix(name, "std::forward_list<"):
+		return f.stdForwardList(v, st, b, mem, depth)
+	case strings.HasPrefix(name, "std::bitset<"):
+		return f.stdBitset(v, st, b)
+	case strings.HasPrefix(name, "std::stack<"), strings.HasPrefix(name, "std::queue<"), strings.HasPrefix(name, "std::priority_queue<"):
+		return f.stdAdapter(v, st, b, addr, mem, depth)
+	case strings.HasPrefix(name, "std::tuple<"):
+		return f.stdTuple(v, st, b, addr, mem, depth)
+	case strings.HasPrefix(name, "std::pair<"):
+		return f.stdPair(v, st, b, addr, mem, depth)
+	case strings.HasPrefix(name, "std::variant<"):
+		return f.stdVariant(v, st, b, addr, mem, depth)
+	case strings.HasPrefix(name, "std::basic_string_view<char,"):
+		return f.stdStringView(v, st, b, mem)
 	}
 	return false
 }
@@ -125,6 +143,11 @@ func (f *File) stdList(v *Value, st *dwarf.StructType, b []byte, addr uint64, me
 		return false
 	}
 	v.Text = "std::__cxx11::list"
+	if node.st != nil {
+		if size, ok := f.member(node.st, node.b, "_M_size"); ok {
+			v.elements, v.counted = uintFrom(size.b, f.Arch), true
+		}
+	}
 	head := addr + uint64(node.off)
 	ptr := uint64(f.Arch.PtrSize)
 	next := func(at uint64) uint64 {
@@ -193,7 +216,7 @@ func (f *File) stdOptional(v *Value, st *dwarf.StructType, b []byte, addr uint64
 	if !ok1 || !ok2 || len(engaged.b) == 0 {
 		return false
 	}
-	kind := "std::optional<" + TypeName(val.t) + ">"
+	kind := "std::optional<" + cxxname.ShortType(TypeName(val.t)) + ">"
 	if engaged.b[0] == 0 {
 		v.Text, v.Children = kind+" [no contained value]", nil
 		return true
@@ -226,14 +249,27 @@ func (f *File) stdString(v *Value, st *dwarf.StructType, b []byte, mem Memory) b
 	if !ok1 || !ok2 {
 		return false
 	}
-	ptr, size := uintFrom(p.b, f.Arch), int(uintFrom(n.b, f.Arch))
-	limit := unlimited(f.PrintLimits().Elements)
-	text, err := mem.ReadMemory(ptr, min(size, limit, 1<<20))
-	if err != nil || size < 0 {
+	return f.charsAt(v, uintFrom(p.b, f.Arch), uintFrom(n.b, f.Arch), mem)
+}
+
+// charsAt makes v's text the size characters at ptr, up to the print limit.
+func (f *File) charsAt(v *Value, ptr, size uint64, mem Memory) bool {
+	if size > 1<<40 {
 		return false
 	}
-	v.Text = f.charsText(text, size > len(text))
+	text, err := mem.ReadMemory(ptr, int(min(size, uint64(unlimited(f.PrintLimits().Elements)), 1<<20)))
+	if err != nil {
+		return false
+	}
+	v.Text = f.charsText(text, size > uint64(len(text)))
 	return true
+}
+
+// stringLike reports whether t is a string libstdc++'s printers show as its text alone,
+// with no elements of its own.
+func stringLike(t dwarf.Type) bool {
+	st, ok := resolve(t).(*dwarf.StructType)
+	return ok && (strings.HasPrefix(st.StructName, "std::__cxx11::basic_string<") || strings.HasPrefix(st.StructName, "std::basic_string_view<"))
 }
 
 // stdVector is a std::vector's length, capacity and elements (up to the print limit, each
@@ -256,6 +292,7 @@ func (f *File) stdVector(v *Value, st *dwarf.StructType, b []byte, mem Memory, d
 	}
 	n, c := (hi-lo)/es, (cap-lo)/es
 	v.Text = fmt.Sprintf("std::vector of length %d, capacity %d", n, c)
+	v.elements, v.counted = n, true
 	if n == 0 {
 		v.Children = nil
 		return true
@@ -304,20 +341,24 @@ func (f *File) stdTree(v *Value, st *dwarf.StructType, b []byte, addr uint64, me
 	}
 	return f.keyed(v, kind, uintFrom(count.b, f.Arch), impl.st, "std::_Rb_tree_node<", func(limit uint64) []uint64 {
 		var nodes []uint64
-		for cur := link(headerAddr, 2); cur != 0 && cur != headerAddr && uint64(len(nodes)) < limit; { // from the leftmost
+		steps := 64 * (limit + 64)                                                                                  // a tree of n nodes is walked in about 2n steps: a corrupt one's links may cycle
+		for cur := link(headerAddr, 2); cur != 0 && cur != headerAddr && uint64(len(nodes)) < limit && steps > 0; { // from the leftmost
 			nodes = append(nodes, cur)
 			// the next in order: the leftmost of the right subtree, else the first ancestor
 			// reached from a left child
 			if r := link(cur, 3); r != 0 {
-				for cur = r; link(cur, 2) != 0; cur = link(cur, 2) {
+				for cur = r; link(cur, 2) != 0 && steps > 0; cur = link(cur, 2) {
+					steps--
 				}
 				continue
 			}
 			p := link(cur, 1)
-			for p != headerAddr && cur == link(p, 3) {
+			for p != headerAddr && p != 0 && cur == link(p, 3) && steps > 0 {
 				cur, p = p, link(p, 1)
+				steps--
 			}
 			cur = p
+			steps--
 		}
 		return nodes
 	}, mem, depth, isMap)
@@ -329,6 +370,7 @@ func (f *File) stdTree(v *Value, st *dwarf.StructType, b []byte, addr uint64, me
 func (f *File) keyed(v *Value, kind string, n uint64, holder *dwarf.StructType, nodePrefix string,
 	listNodes func(limit uint64) []uint64, mem Memory, depth int, isMap bool) bool {
 	v.Text = elementsText(kind, n)
+	v.elements, v.counted = n, true
 	if n == 0 {
 		v.Children = nil
 		return true
@@ -414,25 +456,51 @@ func (f *File) allocatedNode(st *dwarf.StructType, prefix string) (node *dwarf.S
 
 // templateArg is the type of the first template type parameter of the entry at off.
 func (f *File) templateArg(off dwarf.Offset) dwarf.Type {
+	if args := f.templateArgs(off, 1); len(args) > 0 {
+		return args[0]
+	}
+	return nil
+}
+
+// templateArgs are the types of the template type parameters of the entry at off, those of
+// a parameter pack among them (a variant's alternatives), up to max.
+func (f *File) templateArgs(off dwarf.Offset, max int) []dwarf.Type {
 	r := f.DWARF.Reader()
 	r.Seek(off)
 	e, err := r.Next()
 	if err != nil || e == nil || !e.Children {
 		return nil
 	}
-	for {
+	var args []dwarf.Type
+	depth := 0 // inside a pack
+	for len(args) < max {
 		kid, err := r.Next()
-		if err != nil || kid == nil || kid.Tag == 0 {
-			return nil
+		if err != nil || kid == nil {
+			return args
 		}
-		if kid.Tag == dwarf.TagTemplateTypeParameter {
-			return f.entryType(kid)
-		}
-		if kid.Children {
+		switch {
+		case kid.Tag == 0 && depth == 0:
+			return args
+		case kid.Tag == 0:
+			depth--
+		case kid.Tag == dwarf.TagTemplateTypeParameter:
+			t := f.entryType(kid)
+			if t == nil {
+				return args
+			}
+			args = append(args, t)
+		case kid.Tag == tagTemplateParameterPack && kid.Children && depth == 0:
+			depth++
+		case kid.Children:
 			r.SkipChildren()
 		}
 	}
+	return args
 }
+
+// tagTemplateParameterPack is GCC's DW_TAG_GNU_template_parameter_pack: a variadic
+// template's arguments, each a template parameter of its own.
+const tagTemplateParameterPack dwarf.Tag = 0x4107
 
 // memberBytes is a member found in a struct's bytes: its type, its bytes, its offset in
 // the struct searched, and the struct it is when it is one.

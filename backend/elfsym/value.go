@@ -31,8 +31,28 @@ type Value struct {
 	// every operation but printing the reference itself acts on (see Referred).
 	Referent *Value
 
-	typ     dwarf.Type
-	printed bool // shown as a library's printer shows it (stdprint.go): a reference to it shows it alone // what it was read as (pointers.go), nil for a value not from the program
+	typ dwarf.Type // what it was read as (pointers.go), nil for a value not from the program
+	// printed says it is shown as a library's printer shows it (stdprint.go): a reference
+	// to it shows it alone.
+	printed bool
+	// elements is how many a container holds, as its printer read it (counted says it did):
+	// what size() answers without running the program (Elements).
+	elements uint64
+	counted  bool
+}
+
+// Elements is how many elements a standard container holds (a vector's length, a map's
+// size), as its printer read it; ok is false for any other value.
+func (v Value) Elements() (n uint64, ok bool) {
+	v = v.Referred()
+	if st, isStruct := resolve(v.typ).(*dwarf.StructType); isStruct && strings.HasPrefix(st.StructName, "std::array<") {
+		for _, fld := range st.Field {
+			if at, ok := resolve(fld.Type).(*dwarf.ArrayType); ok && fld.Name == "_M_elems" {
+				return uint64(max(at.Count, 0)), true
+			}
+		}
+	}
+	return v.elements, v.counted
 }
 
 // Referred is the object a reference refers to; any other value is itself.
@@ -298,6 +318,11 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 			}
 			return elem(i).Text
 		}, func(i, j int) bool { return string(b[i*es:(i+1)*es]) == string(b[j*es:(j+1)*es]) })
+	case *dwarf.UnspecifiedType: // C++'s std::nullptr_t, decltype(nullptr): a pointer that is null
+		v.Kind, v.Text = "raw", fmt.Sprintf("%x", b)
+		if tt.Name == "decltype(nullptr)" && n == f.Arch.PtrSize {
+			v.Kind, v.Text = "pointer", fmt.Sprintf("%#x", u)
+		}
 	default:
 		v.Kind = "raw"
 		v.Text = fmt.Sprintf("%x", b)

@@ -190,7 +190,7 @@ func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
 	if n.kind == "uint" {
 		i = int64(n.u)
 	}
-	if v.obj != nil && (v.obj.Kind == "pointer" || v.obj.Kind == "array") {
+	if v.obj != nil && (v.obj.Kind == "pointer" || v.obj.Kind == "array" || v.obj.Kind == "struct") { // a standard container's too
 		if c, err := p.e.t.sym.Element(*v.obj, i, cachedMem{p.e.t}); err == nil || v.obj.Kind == "pointer" {
 			return arithOperand{obj: &c}, err
 		}

@@ -150,6 +150,9 @@ func (p *arithParser) methodCall(obj arithOperand, name string, implicit bool) (
 	if _, err := child(*obj.obj, name); err == nil {
 		return obj, false, nil // a member: a pointer to a function is called as one
 	}
+	if r, ok, err := p.libraryMethod(obj, name); ok {
+		return r, true, err
+	}
 	classes := p.e.t.sym.MethodClasses(*obj.obj, cachedMem{p.e.t})
 	for _, class := range classes {
 		fv, found := p.e.t.sym.FuncValue(class + "::" + name)

@@ -157,67 +157,6 @@ func TestCPlusPlusSymbolsAsGDB(t *testing.T) {
 		"tbreak geo::Square::area", "run", "bt", "info frame", "finish")
 }
 
-// stdProg holds the standard library's strings and containers, by value and by reference.
-const stdProg = `#include <string>
-#include <vector>
-#include <map>
-#include <set>
-#include <list>
-#include <memory>
-#include <optional>
-#include <unordered_map>
-#include <cstdio>
-struct P { int x; std::string tag; };
-int use(const std::string &s, std::vector<int> v, std::string t, const std::map<int, int> &m) {
-  return s.size() + v.size() + t.size() + m.size();
-}
-int main() {
-  std::vector<int> zeros(20);
-  std::vector<int> big(300, 7);
-  std::vector<int> none;
-  std::string longs(300, 'x');
-  std::string esc = "tab\there \"q\"";
-  std::string empty;
-  std::vector<P> ps{{1, "one"}, {2, "two"}};
-  std::vector<std::vector<int>> nest{{1}, {2, 3}};
-  std::map<std::string, int> ages{{"bob", 30}, {"al", 41}, {"cy", 7}};
-  std::map<int, std::vector<int>> mv{{1, {1, 2}}};
-  std::map<int, int> one{{4, 16}};
-  std::set<int> s{5, 1, 3};
-  std::map<int, int> nomap;
-  auto up = std::make_unique<P>(P{3, "up"});
-  std::unique_ptr<int> nothing;
-  auto sp = std::make_shared<int>(7);
-  auto sp2 = sp;
-  std::weak_ptr<int> wp = sp;
-  std::list<int> l{1, 2, 3};
-  std::unordered_map<int, int> um{{1, 10}};
-  std::optional<int> o = 3, no;
-  printf("%d\n", use(esc, zeros, longs, one) + (int)(ages.size() + s.size() + mv.size() + nomap.size() + l.size() + um.size()) + *sp + *o);
-  return 0;
-}
-`
-
-// The standard library's strings, containers, smart pointers and optionals print as gdb
-// prints them with libstdc++'s printers: "text" (repeats and the 200-character limit as a
-// char array's), std::vector of length N, capacity M = {...} (elements up to the limit, no
-// runs folded), std::map with N elements = {[key] = value}, std::set with N elements =
-// {[0] = v}, std::__cxx11::list, std::unordered_map, std::unique_ptr<P> = {get() = 0x...},
-// std::shared_ptr<int> (use count 2, weak count 1), std::optional<int> = {[contained value]
-// = 3}; a reference to one as the value alone; in a frame line a string in full and a
-// container's elements as {...}; an element by its index (v[1]), a smart pointer's object
-// by * and -> (gdb's xmethods); whatis names them as libstdc++'s type printers do
-// (std::map<std::string, int>), a pointer's type printed in full (as gdb).
-func TestCPlusPlusLibraryTypesAsGDB(t *testing.T) {
-	cxxAsGDB(t, "C++ library types", "std", stdProg,
-		"break use", "run", "bt", "info args", "p s", "p v", "p m", "p v[1] + 1", "p v.size()", "p m.size() * 2", "up",
-		"p zeros", "p big", "p none", "p longs", "p esc", "p empty", "p ps", "p nest", "p ps[1].tag", "p ps[0].x",
-		"p ages", "p ages.size()", "p mv", "p s", "p nomap", "p up", "p nothing", "p *up", "p up->tag", "p sp", "p wp", "p *sp + 1",
-		"p l", "p um", "p o", "p no", "info locals",
-		"whatis esc", "whatis zeros", "whatis &zeros", "whatis ages", "whatis mv", "whatis s", "whatis nomap",
-		"whatis up", "whatis l", "whatis um", "whatis ps", "whatis nest", "p &zeros")
-}
-
 // A C++ method is called from an expression as gdb calls it: obj.f(), p->f() with the
 // object as this, a virtual one of the object's dynamic class (sh->area() is
 // geo::Square::area on a Square), and in a method f() alone on this; info vtbl lists an

@@ -51,6 +51,9 @@ type typeName struct {
 	tmpl bool // it has an argument list (perhaps empty)
 	tail string
 	raw  string // as it was spelled
+	// spaced writes the list's end "> >" after an argument's own '>', as gdb spells a
+	// name no type printer recognized
+	spaced bool
 }
 
 // parseType reads one type name from s: its head, its arguments, and what follows the
@@ -107,7 +110,11 @@ func (t typeName) String() string {
 	for i, a := range t.args {
 		parts[i] = a.String()
 	}
-	return t.head + "<" + strings.Join(parts, ", ") + ">" + t.tail
+	end := ">"
+	if t.spaced && len(parts) > 0 && strings.HasSuffix(parts[len(parts)-1], ">") {
+		end = " >"
+	}
+	return t.head + "<" + strings.Join(parts, ", ") + end + t.tail
 }
 
 // defaultArgs says, for each template libstdc++'s printers shorten, how many of its
@@ -145,6 +152,7 @@ func (t typeName) short() (typeName, bool) {
 	if !changed {
 		return typeName{head: t.raw}, false // spelled as it was
 	}
+	t.spaced = true // gdb's own spelling of a name it does not recognize: "> >"
 	return t, true
 }
 

@@ -1,0 +1,105 @@
+package elfsym
+
+// A standard container's element by its index, read where the container keeps it, as
+// libstdc++'s xmethods read v[i] and v.at(i) for gdb without running the program.
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"strings"
+)
+
+// containerElement is element i of the std::vector, std::deque or std::array v; ok is
+// false for another class. With checked (at(i)), an index past the end is gdb's error.
+func (f *File) containerElement(v Value, st *dwarf.StructType, i int64, checked bool, mem Memory) (out Value, ok bool, err error) {
+	var kind string
+	switch name := st.StructName; {
+	case strings.HasPrefix(name, "std::vector<") && !strings.HasPrefix(name, "std::vector<bool,"):
+		kind = "Vector"
+	case strings.HasPrefix(name, "std::deque<"):
+		kind = "Deque"
+	case strings.HasPrefix(name, "std::array<"):
+		kind = "Array"
+	default:
+		return v, false, nil
+	}
+	if n, counted := v.Elements(); checked && counted && (i < 0 || uint64(i) >= n) {
+		return v, true, fmt.Errorf("%s index \"%d\" should not be >= %d.", kind, i, n) // the xmethods' words
+	}
+	name := fmt.Sprintf("%s[%d]", v.Name, i)
+	switch kind {
+	case "Array":
+		elems, found := f.member(st, v.Bytes, "_M_elems")
+		if !found {
+			return v, true, fmt.Errorf("%s has no elements", v.Name)
+		}
+		arr := Value{Name: v.Name, Bytes: elems.b, Addr: v.Addr + uint64(elems.off), InMemory: v.InMemory, typ: elems.t, Type: TypeName(elems.t)}
+		out, err = f.Element(arr, i, mem)
+		out.Name = name
+		return out, true, err
+	case "Vector":
+		start, found := f.member(st, v.Bytes, "_M_start")
+		pt, isPtr := resolve(start.t).(*dwarf.PtrType)
+		if !found || !isPtr || pt.Type == nil || pt.Type.Size() <= 0 {
+			return v, true, fmt.Errorf("%s is not laid out as libstdc++'s", v.Name)
+		}
+		out, err = f.readAt(name, pt.Type, uintFrom(start.b, f.Arch)+uint64(i*pt.Type.Size()), int(pt.Type.Size()), mem)
+		return out, true, err
+	}
+	at, elem, err := f.dequeElement(st, v.Bytes, i, mem)
+	if err != nil {
+		return v, true, fmt.Errorf("%s: %w", v.Name, err)
+	}
+	out, err = f.readAt(name, elem, at, int(elem.Size()), mem)
+	return out, true, err
+}
+
+// dequeElement is where a std::deque (its bytes b) keeps element i: i places after the
+// start iterator's, counted in buffers of the map from the start's.
+func (f *File) dequeElement(st *dwarf.StructType, b []byte, i int64, mem Memory) (uint64, dwarf.Type, error) {
+	start, found := f.member(st, b, "_M_start")
+	if !found || start.st == nil {
+		return 0, nil, fmt.Errorf("not laid out as libstdc++'s")
+	}
+	var ptrs [3]uint64
+	var elem dwarf.Type
+	for k, m := range []string{"_M_cur", "_M_first", "_M_node"} {
+		mb, ok := f.member(start.st, start.b, m)
+		if !ok {
+			return 0, nil, fmt.Errorf("not laid out as libstdc++'s")
+		}
+		ptrs[k] = uintFrom(mb.b, f.Arch)
+		if pt, ok := resolve(mb.t).(*dwarf.PtrType); ok && k == 0 {
+			elem = pt.Type
+		}
+	}
+	if elem == nil || elem.Size() <= 0 {
+		return 0, nil, fmt.Errorf("not laid out as libstdc++'s")
+	}
+	es := elem.Size()
+	buffer := int64(1)
+	if es < 512 {
+		buffer = 512 / es
+	}
+	pos := i + int64(ptrs[0]-ptrs[1])/es // from the start buffer's first
+	if pos < 0 {
+		return 0, nil, fmt.Errorf("no element %d", i)
+	}
+	first := f.readPointer(mem, ptrs[2]+uint64(pos/buffer)*uint64(f.Arch.PtrSize))
+	if first == 0 {
+		return 0, nil, fmt.Errorf("Cannot access memory for element %d", i)
+	}
+	return first + uint64(pos%buffer*es), elem, nil
+}
+
+// ElementAt is v.at(i) of a std::vector, std::deque or std::array: its element i, an
+// index past the end an error (gdb's xmethods').
+func (f *File) ElementAt(v Value, i int64, mem Memory) (Value, error) {
+	v = v.Referred()
+	if st, ok := resolve(v.typ).(*dwarf.StructType); ok {
+		if out, ok, err := f.containerElement(v, st, i, true, mem); ok {
+			return out, err
+		}
+	}
+	return v, fmt.Errorf("%s has no at()", v.Type)
+}

@@ -1,0 +1,94 @@
+package gdbremote
+
+// A standard container's size(), empty(), front(), back() and at(i), answered from what
+// its printer read, as libstdc++'s xmethods answer them for gdb: without running the
+// program, which often has no code for them (inlined, or never called).
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/polydbg/polydbg/backend/elfsym"
+)
+
+// libraryMethods are the methods each container has an xmethod for, by its class's name.
+var libraryMethods = []struct {
+	prefix  string
+	methods string
+}{
+	{"std::vector<", "size empty front back at"},
+	{"std::deque<", "size empty front back at"},
+	{"std::array<", "size empty front back at"},
+	{"std::__cxx11::list<", "size empty front back"},
+	{"std::forward_list<", "empty front"},
+	{"std::map<", "size empty"}, {"std::set<", "size empty"},
+	{"std::unordered_map<", "size empty"}, {"std::unordered_set<", "size empty"},
+}
+
+// libraryMethod is obj.name(...) when a libstdc++ xmethod answers it (the "(" is next);
+// ok is false for another method or class, which the program's own code may answer.
+func (p *arithParser) libraryMethod(obj arithOperand, name string) (r arithOperand, ok bool, err error) {
+	v := obj.referred().obj
+	if v == nil || v.Name == "" && v.Type == "" {
+		return obj, false, nil
+	}
+	has := false
+	for _, m := range libraryMethods {
+		if strings.HasPrefix(v.Type, m.prefix) && !strings.HasPrefix(v.Type, "std::vector<bool,") {
+			has = strings.Contains(" "+m.methods+" ", " "+name+" ")
+			break
+		}
+	}
+	n, counted := v.Elements()
+	if !has || !counted && name != "front" && name != "empty" {
+		return obj, false, nil
+	}
+	p.pos++ // "("
+	args, err := p.arguments()
+	if err != nil {
+		return obj, true, err
+	}
+	want := 0
+	if name == "at" {
+		want = 1
+	}
+	if len(args) != want {
+		return obj, true, fmt.Errorf("%s() takes %d arguments here, not %d", name, want, len(args))
+	}
+	empty := counted && n == 0 || !counted && strings.HasPrefix(v.Text, "empty ")
+	switch name {
+	case "size": // a std::size_t, as whatis names it, an unsigned long in arithmetic
+		b := make([]byte, 8)
+		p.e.t.order.PutUint64(b, n)
+		size := elfsym.Value{Name: v.Name + ".size()", Type: "std::size_t", Kind: "uint", Text: strconv.FormatUint(n, 10), Bytes: b}
+		return arithOperand{obj: &size}, true, nil
+	case "empty":
+		return p.truthValue(empty), true, nil
+	}
+	i := int64(0)
+	switch name {
+	case "back":
+		i = int64(n) - 1
+	case "at":
+		a, err := p.number(args[0])
+		if err != nil || a.kind == "float" {
+			return obj, true, fmt.Errorf("at() takes an integer index")
+		}
+		i = a.i
+		if a.kind == "uint" {
+			i = int64(a.u)
+		}
+		c, err := p.e.t.sym.ElementAt(*v, i, cachedMem{p.e.t})
+		return arithOperand{obj: &c}, true, err
+	}
+	if empty && name != "at" {
+		return obj, true, fmt.Errorf("%s is empty: it has no %s()", v.Name, name)
+	}
+	c, err := p.e.t.sym.Element(*v, i, cachedMem{p.e.t})
+	if err != nil && i < int64(len(v.Children)) { // a list's: its nodes as its printer read them
+		c, err = v.Children[i], nil
+		c.Name = v.Name + "." + name + "()"
+	}
+	return arithOperand{obj: &c}, true, err
+}

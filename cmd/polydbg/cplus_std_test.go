@@ -1,0 +1,162 @@
+package main
+
+// The C++ standard library's types as gdb shows them with libstdc++'s printers, type
+// printers and xmethods. Each test runs the same commands in polydbg and gdb and compares
+// the lines.
+
+import (
+	"bytes"
+	"regexp"
+	"testing"
+)
+
+// stdProg holds the standard library's strings and containers, by value and by reference.
+const stdProg = `#include <string>
+#include <vector>
+#include <map>
+#include <set>
+#include <list>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <cstdio>
+struct P { int x; std::string tag; };
+int use(const std::string &s, std::vector<int> v, std::string t, const std::map<int, int> &m) {
+  return s.size() + v.size() + t.size() + m.size();
+}
+int main() {
+  std::vector<int> zeros(20);
+  std::vector<int> big(300, 7);
+  std::vector<int> none;
+  std::string longs(300, 'x');
+  std::string esc = "tab\there \"q\"";
+  std::string empty;
+  std::vector<P> ps{{1, "one"}, {2, "two"}};
+  std::vector<std::vector<int>> nest{{1}, {2, 3}};
+  std::map<std::string, int> ages{{"bob", 30}, {"al", 41}, {"cy", 7}};
+  std::map<int, std::vector<int>> mv{{1, {1, 2}}};
+  std::map<int, int> one{{4, 16}};
+  std::set<int> s{5, 1, 3};
+  std::map<int, int> nomap;
+  auto up = std::make_unique<P>(P{3, "up"});
+  std::unique_ptr<int> nothing;
+  auto sp = std::make_shared<int>(7);
+  auto sp2 = sp;
+  std::weak_ptr<int> wp = sp;
+  std::list<int> l{1, 2, 3};
+  std::unordered_map<int, int> um{{1, 10}};
+  std::optional<int> o = 3, no;
+  printf("%d\n", use(esc, zeros, longs, one) + (int)(ages.size() + s.size() + mv.size() + nomap.size() + l.size() + um.size()) + *sp + *o);
+  return 0;
+}
+`
+
+// The standard library's strings, containers, smart pointers and optionals print as gdb
+// prints them with libstdc++'s printers: "text" (repeats and the 200-character limit as a
+// char array's), std::vector of length N, capacity M = {...} (elements up to the limit, no
+// runs folded), std::map with N elements = {[key] = value}, std::set with N elements =
+// {[0] = v}, std::__cxx11::list, std::unordered_map, std::unique_ptr<P> = {get() = 0x...},
+// std::shared_ptr<int> (use count 2, weak count 1), std::optional<int> = {[contained value]
+// = 3}; a reference to one as the value alone; in a frame line a string in full and a
+// container's elements as {...}; an element by its index (v[1]), a smart pointer's object
+// by * and -> (gdb's xmethods); whatis names them as libstdc++'s type printers do
+// (std::map<std::string, int>), a pointer's type printed in full (as gdb).
+func TestCPlusPlusLibraryTypesAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ library types", "std", stdProg,
+		"break use", "run", "bt", "info args", "p s", "p v", "p m", "p v[1] + 1", "p v.size()", "p m.size() * 2", "up",
+		"p zeros", "p big", "p none", "p longs", "p esc", "p empty", "p ps", "p nest", "p ps[1].tag", "p ps[0].x",
+		"p ages", "p ages.size()", "p mv", "p s", "p nomap", "p up", "p nothing", "p *up", "p up->tag", "p sp", "p wp", "p *sp + 1",
+		"p l", "p um", "p o", "p no", "info locals",
+		"whatis esc", "whatis zeros", "whatis &zeros", "whatis ages", "whatis mv", "whatis s", "whatis nomap",
+		"whatis up", "whatis l", "whatis um", "whatis ps", "whatis nest", "p &zeros")
+}
+
+// moreStdProg holds the standard library's other sequences, adapters and holders.
+const moreStdProg = `#include <deque>
+#include <variant>
+#include <tuple>
+#include <array>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <bitset>
+#include <stack>
+#include <queue>
+#include <forward_list>
+#include <vector>
+#include <cstdio>
+int main() {
+  std::deque<int> dq{1, 2, 3};
+  std::deque<int> edq;
+  std::deque<int> bigdq;
+  for (int i = 0; i < 300; i++) bigdq.push_back(i);
+  std::variant<int, std::string> vi = 5;
+  std::variant<int, std::string> vs = std::string("hi");
+  std::variant<int, std::vector<int>> vv = std::vector<int>{1, 2};
+  std::tuple<int, double, std::string> tp{1, 2.5, "x"};
+  std::tuple<> et;
+  std::pair<int, std::string> pr{7, "seven"};
+  std::array<int, 3> ar{4, 5, 6};
+  std::string_view sv = "view";
+  std::bitset<10> bs(0x25);
+  std::bitset<100> wide;
+  wide.set(3); wide.set(70);
+  std::bitset<4> none;
+  std::stack<int> st; st.push(1); st.push(2);
+  std::queue<int> q; q.push(9);
+  std::priority_queue<int> pq; pq.push(3); pq.push(8);
+  std::forward_list<int> fl{3, 4};
+  std::forward_list<int> efl;
+  std::vector<std::pair<int, int>> vp{{1, 2}};
+  printf("%zu %zu %d %zu %zu %zu %zu\n", dq.size() + edq.size() + bigdq.size(), std::get<2>(tp).size(), (int)vi.index() + (int)vs.index() + (int)vv.index(),
+         pr.second.size() + ar[0] + sv.size() + bs.count() + wide.count() + none.count(), st.size() + q.size() + pq.size(),
+         (size_t)(fl.front() + efl.empty()), vp.size());
+  return 0;
+}
+`
+
+// The standard library's other types print as libstdc++'s printers print them: std::deque
+// with 3 elements = {1, 2, 3} (across its buffers, to the print limit), std::variant<int,
+// std::string> [index 1] = {"hi"} (a container alternative "containing" it), std::tuple
+// containing = {[1] = 1, ...}, a pair's first and second alone, a string_view's text,
+// std::bitset = {[0] = 1, ...} (one word or many), std::stack wrapping: ..., std::forward_list;
+// set print pretty lays out the elements a printer names one per line, as gdb; whatis of an
+// adapter as the type printers name it (std::stack<int, std::deque<int> >).
+func TestCPlusPlusMoreLibraryTypesAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ more library types", "morestd", moreStdProg,
+		"break printf", "run", "up",
+		"p dq", "p edq", "p bigdq", "p vi", "p vs", "p vv", "p tp", "p et", "p pr", "p ar", "p sv", "p bs", "p wide", "p none",
+		"p st", "p q", "p pq", "p fl", "p efl", "p vp", "info locals",
+		"whatis dq", "whatis vi", "whatis tp", "whatis sv", "whatis bs", "whatis st", "whatis pq",
+		"set print pretty on", "p tp", "p vi", "p vv", "p pr", "p bs", "p st", "p fl", "p vp", "p et")
+}
+
+// A standard container's size(), empty(), front(), back(), at(i) and [i] are answered as
+// libstdc++'s xmethods answer gdb, without running the program's code (whose size() is
+// often inlined away): a deque's element in any buffer, a std::array's by index.
+func TestCPlusPlusContainerMethodsAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ container methods", "morestd", moreStdProg,
+		"break printf", "run", "up",
+		"p dq.size()", "whatis dq.size()", "p dq.size() + 1", "whatis dq.size() + 1", "p dq.empty()", "p edq.empty()",
+		"p dq.front()", "p dq.back()", "p dq.at(1)", "p dq[2]", "p bigdq.back()", "p bigdq[250]", "p bigdq.at(129) * 2",
+		"p ar.size()", "p ar.front()", "p ar.back()", "p ar[1]", "p ar[1] * 2", "p ar.empty()", "whatis ar.size()",
+		"p fl.front()", "p fl.empty()", "p efl.empty()", "p vp.size()", "p vp.front()", "p vp[0].second", "p vp.back().first",
+		"p bigdq.size() > 100", "p dq.front() + dq.back()")
+}
+
+// An index past a container's end in at() is the xmethods' error, which gdb prints after
+// its "Python Exception <class 'IndexError'>: " (polydbg runs no Python: the message
+// alone).
+func TestCPlusPlusContainerMethodErrors(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, "morestd", moreStdProg)
+	cmds := []string{"break printf", "run", "up", "p dq.at(7)", "p ar.at(3)", "p dq.size()"}
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands(cmds...))
+	theirs = regexp.MustCompile(`Python Exception <class 'IndexError'>: |Error while executing Python code.\n`).ReplaceAll(theirs, nil)
+	compareLines(t, "C++ container method errors", dir, ours, theirs)
+	for _, want := range []string{`Deque index "7" should not be >= 3.`, `Array index "3" should not be >= 3.`} {
+		if !bytes.Contains(ours, []byte(want)) {
+			t.Errorf("no %q in\n%s", want, ours)
+		}
+	}
+}
