@@ -27,7 +27,7 @@ func cmdOutput(d *Debugger, args string) bool {
 		d.fail("%v\n", err)
 		return false
 	}
-	v, err := d.eval(expr, true)
+	v, err := d.eval(expr, d.cfg.ReadOnly) // (gdb's output runs the functions it calls)
 	if err != nil {
 		d.fail("%s\n", explain(err))
 		return false
@@ -50,7 +50,7 @@ func cmdPrintf(d *Debugger, args string) bool {
 
 // valueText is an expression's value in the selected frame, as printf takes it.
 func (d *Debugger) valueText(expr string) (string, error) {
-	v, err := d.eval(expr, true)
+	v, err := d.eval(expr, d.cfg.ReadOnly)
 	if err != nil {
 		return "", fmt.Errorf("%s", explain(err))
 	}

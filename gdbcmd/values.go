@@ -124,11 +124,16 @@ func pointerPrefix(v engine.Variable, format byte) string {
 	if format == 0 && t != "" && strings.HasPrefix(v.Value, "@0x") { // a C++ reference: (int &) @0x7ffe...: 5
 		return "(" + t + ") "
 	}
-	if format != 0 || !strings.HasPrefix(v.Value, "0x") || strings.Contains(v.Value, "\"") || t == "" {
+	if format != 0 || !strings.HasPrefix(v.Value, "0x") || t == "" {
 		return ""
 	}
-	if base := strings.TrimSpace(strings.TrimRight(t, "* ")); strings.Count(t, "*") == 1 && strings.HasSuffix(base, "char") {
-		return ""
+	// gdb leaves it out for a pointer to char alone (const or not), whose string says what
+	// it is: not for unsigned char *, a typedef of char or of the pointer
+	if base, ok := strings.CutSuffix(t, "*"); ok && !strings.Contains(base, "*") {
+		base = strings.TrimSpace(strings.NewReplacer("const ", "", " const", "", "volatile ", "", " volatile", "").Replace(base))
+		if base == "char" {
+			return ""
+		}
 	}
 	return "(" + t + ") "
 }

@@ -71,19 +71,11 @@ func (f *File) FuncValue(name string) (Value, bool) {
 	return v, ok
 }
 
-// funcValue is FuncValue, with the function and its DWARF entry.
-func (f *File) funcValue(name string) (Value, *Func, *dwarf.Entry, bool) {
-	fn, ok := f.FuncByName(name)
-	if !ok || fn.entry == 0 || f.DWARF == nil {
-		return Value{}, nil, nil, false
-	}
-	r := f.DWARF.Reader()
-	r.Seek(fn.entry)
-	e, err := r.Next()
-	if err != nil || e == nil {
-		return Value{}, nil, nil, false
-	}
-	ft := &dwarf.FuncType{ReturnType: f.entryType(e)} // (a C++ method's, on its declaration)
+// funcType is the type of the function whose entry e r has just read: its return type
+// (a C++ method's, on its declaration) and its parameters' (this first, for a method),
+// read with r.
+func (f *File) funcType(e *dwarf.Entry, r *dwarf.Reader) *dwarf.FuncType {
+	ft := &dwarf.FuncType{ReturnType: f.entryType(e)}
 	for e.Children {
 		c, err := r.Next()
 		if err != nil || c == nil || c.Tag == 0 {
@@ -101,6 +93,22 @@ func (f *File) funcValue(name string) (Value, *Func, *dwarf.Entry, bool) {
 			r.SkipChildren()
 		}
 	}
+	return ft
+}
+
+// funcValue is FuncValue, with the function and its DWARF entry.
+func (f *File) funcValue(name string) (Value, *Func, *dwarf.Entry, bool) {
+	fn, ok := f.FuncByName(name)
+	if !ok || fn.entry == 0 || f.DWARF == nil {
+		return Value{}, nil, nil, false
+	}
+	r := f.DWARF.Reader()
+	r.Seek(fn.entry)
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return Value{}, nil, nil, false
+	}
+	ft := f.funcType(e, r)
 	addr := fn.Low + f.Bias
 	sig := funcTypeName(ft)
 	return Value{Name: name, Type: sig, Kind: "func", Addr: addr, InMemory: true,

@@ -286,7 +286,17 @@ func linkageName(linkage string) (string, bool) {
 		return "", false
 	}
 	name, err := demangle.ToString(linkage, demangle.NoClones, demangle.NoParams, demangle.NoRust)
-	return name, err == nil && name != ""
+	if err != nil || name == "" {
+		return "", false
+	}
+	if strings.Contains(name, "[abi:") { // gdb names one with an ABI tag with its parameters: label[abi:cxx11](int)
+		if full, err := demangle.ToString(linkage, demangle.NoClones, demangle.NoRust); err == nil {
+			if i := strings.Index(full, name+"("); i >= 0 {
+				return full[i:], true
+			}
+		}
+	}
+	return name, true
 }
 
 // nameMatches reports whether `break query` binds at the function with this name and
@@ -295,9 +305,19 @@ func nameMatches(name string, signature func() string, query string) bool {
 	if name == query {
 		return true
 	}
+	tagged := strings.Contains(query, "[abi:") // else label[abi:cxx11] is label, as gdb takes it
 	if strings.Contains(query, "(") {
 		sig, q := withoutSpaces(signature()), withoutSpaces(query)
+		if !tagged {
+			sig = withoutABITags(sig)
+		}
 		return sig == q || strings.HasSuffix(sig, "::"+q)
+	}
+	if !tagged {
+		name = withoutABITags(name)
+		if i := strings.IndexByte(name, '('); i > 0 && !strings.Contains(name, "operator") { // (named with its parameters)
+			name = name[:i]
+		}
 	}
 	if !strings.Contains(query, "<") {
 		name = withoutTemplateArgs(name)
@@ -306,6 +326,22 @@ func nameMatches(name string, signature func() string, query string) bool {
 }
 
 func withoutSpaces(s string) string { return strings.ReplaceAll(s, " ", "") }
+
+// withoutABITags drops the ABI tags of a name: label[abi:cxx11] (a function returning a
+// std::string) is label.
+func withoutABITags(name string) string {
+	for {
+		i := strings.Index(name, "[abi:")
+		if i < 0 {
+			return name
+		}
+		j := strings.IndexByte(name[i:], ']')
+		if j < 0 {
+			return name
+		}
+		name = name[:i] + name[i+j+1:]
+	}
+}
 
 // withoutTemplateArgs drops the template arguments of each scope of a name:
 // ns::Box<int>::get<long> is ns::Box::get.

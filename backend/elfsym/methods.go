@@ -6,6 +6,7 @@ package elfsym
 
 import (
 	"debug/dwarf"
+	"fmt"
 	"strings"
 
 	"github.com/polydbg/polydbg/internal/cxxname"
@@ -126,4 +127,87 @@ func (f *File) VtableSize(st *dwarf.StructType) int {
 func (f *File) HasVtable(v Value) (*dwarf.StructType, bool) {
 	st, ok := resolve(v.Referred().typ).(*dwarf.StructType)
 	return st, ok && isCXX(st) && f.hasVptr(st)
+}
+
+// DeclaredMethod is the method name of the class of the C++ object v (or of a base) as
+// the class declares it, for a method whose code this file lacks but a loaded object
+// defines, found by where its linkage name is: std::string's size() is libstdc++'s own
+// (explicitly instantiated there). A function value of its declared type (this first);
+// ok is false when no declaration so named has a linkage name where finds an address,
+// declared says there is one all the same (its code inlined wherever it is used).
+func (f *File) DeclaredMethod(v Value, name string, where func(linkage string) (uint64, bool)) (fv Value, ok, declared bool) {
+	st, isClass := resolve(v.Referred().typ).(*dwarf.StructType)
+	if !isClass {
+		return Value{}, false, false
+	}
+	for range 16 { // the class, then its first bases
+		fv, ok, d := f.declaredIn(st, name, where)
+		if ok {
+			return fv, true, true
+		}
+		declared = declared || d
+		cl := f.ClassOf(st)
+		if cl == nil || len(cl.Bases) == 0 {
+			break
+		}
+		st = cl.Bases[0].Type
+	}
+	return Value{}, false, declared
+}
+
+// declaredIn is DeclaredMethod in the class st alone: of its declarations of name with a
+// linkage name where finds, the first whose this is not const (gdb's choice for an object
+// that is not: std::string's at() that gives a char &), else the first.
+func (f *File) declaredIn(st *dwarf.StructType, name string, where func(string) (uint64, bool)) (first Value, found, declared bool) {
+	d, ok := cxxTypes.Load(st)
+	if !ok {
+		return Value{}, false, false
+	}
+	r := f.DWARF.Reader()
+	r.Seek(d.(cxxDecl).off)
+	if e, err := r.Next(); err != nil || e == nil || !e.Children {
+		return Value{}, false, false
+	}
+	for {
+		kid, err := r.Next()
+		if err != nil || kid == nil || kid.Tag == 0 {
+			return first, found, declared || found
+		}
+		n, _ := kid.Val(dwarf.AttrName).(string)
+		link, _ := kid.Val(dwarf.AttrLinkageName).(string)
+		if kid.Tag != dwarf.TagSubprogram || n != name || link == "" {
+			if kid.Children {
+				r.SkipChildren()
+			}
+			continue
+		}
+		declared = true
+		addr, defined := where(link)
+		ft := f.funcType(kid, r)
+		if !defined {
+			continue
+		}
+		sig := funcTypeName(ft)
+		fv := Value{Name: st.StructName + "::" + name, Type: sig, Kind: "func", Addr: addr, InMemory: true,
+			Text: fmt.Sprintf("{%s} %#x <%s>", sig, addr, cxxname.Symbol(link)), typ: ft}
+		if !constThis(ft) {
+			return fv, true, true
+		}
+		if !found {
+			first, found = fv, true
+		}
+	}
+}
+
+// constThis reports whether the method of type ft (this first) is a const one.
+func constThis(ft *dwarf.FuncType) bool {
+	if len(ft.ParamType) == 0 {
+		return false
+	}
+	pt, ok := ft.ParamType[0].(*dwarf.PtrType)
+	if !ok {
+		return false
+	}
+	q, ok := pt.Type.(*dwarf.QualType)
+	return ok && q.Qual == "const"
 }

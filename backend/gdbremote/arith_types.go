@@ -195,6 +195,12 @@ func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
 			return arithOperand{obj: &c}, err
 		}
 	}
+	if c, err := p.child(v, "["+strconv.FormatInt(i, 10)+"]"); err == nil {
+		return c, nil
+	}
+	if r, ok, err := p.operatorCall(v, "operator[]", idx); ok { // a class's own: std::string's
+		return r, err
+	}
 	return p.child(v, "["+strconv.FormatInt(i, 10)+"]")
 }
 

@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"syscall"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
@@ -22,41 +23,69 @@ import (
 var amd64ArgRegs = []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}
 
 // callFunction runs the function at addr with the integer or pointer arguments args, and
-// returns what it left in the return register. x86-64 only. If the program stops anywhere
-// else (a breakpoint, a signal) or ends, the call fails, saying so; the registers are put
-// back either way.
+// returns what it left in the return register (callOut for the others).
 func (t *Target) callFunction(addr uint64, args []uint64) (uint64, error) {
+	out, err := t.call(addr, args, nil, 0)
+	return out.ints[0], err
+}
+
+// callOut is what a called function left: its integer (rax, rdx) and SSE (xmm0, xmm1,
+// their low eightbytes) return registers and, for a value returned in memory, where it is.
+type callOut struct {
+	ints, sse [2]uint64
+	mem       uint64
+}
+
+// call runs the function at addr with the integer or pointer arguments args and the
+// floating point ones sse (each a float's or a double's bits), x86-64 only; memSize, when
+// not 0, is the size of the value it returns in memory, for which room is
+// made on the stack and passed as the hidden first argument. If the program stops anywhere
+// else (a breakpoint, a signal) or ends, the call fails, saying so; the registers are put
+// back either way, and a signal the program had stopped with stays to be delivered.
+func (t *Target) call(addr uint64, args, sse []uint64, memSize int64) (callOut, error) {
+	var out callOut
 	if t.sym.Arch.Machine != elf.EM_X86_64 {
-		return 0, errors.New("calling a function of the program is supported on x86-64 programs only")
+		return out, errors.New("calling a function of the program is supported on x86-64 programs only")
 	}
-	if len(args) > len(amd64ArgRegs) {
-		return 0, fmt.Errorf("a call takes at most %d arguments here", len(amd64ArgRegs))
+	sp := t.sp() - 256 // below the red zone
+	if memSize > 0 {
+		out.mem = (sp - uint64(memSize)) &^ 0xf
+		sp = out.mem - 64
+		args = append([]uint64{out.mem}, args...)
+	}
+	if len(args) > len(amd64ArgRegs) || len(sse) > 8 {
+		return out, fmt.Errorf("a call takes at most %d integer and 8 floating point arguments here", len(amd64ArgRegs))
 	}
 	saved, err := t.c.ReadRegisters(t.ctx)
 	if err != nil {
-		return 0, err
+		return out, err
 	}
 	before := t.lastStopReply()
+	held := t.c.holdSignal()
 	defer func() {
+		t.c.putSignal(held)
 		if err := t.c.WriteRegisters(t.ctx, saved); err != nil {
 			t.log.Warn("gdbremote: registers not restored after a call", "err", err)
 		}
 		t.newStop(before) // the stop as it was: its registers, frames and thread
 	}()
 	ret := t.sym.Entry()
-	sp := (t.sp()-256)&^0xf - 8 // below the red zone, 16-byte aligned before the return address
+	sp = sp&^0xf - 8 // 16-byte aligned before the return address
 	var word [8]byte
 	binary.LittleEndian.PutUint64(word[:], ret)
 	if err := t.WriteMemory(sp, word[:]); err != nil {
-		return 0, err
+		return out, err
 	}
-	set := map[string]uint64{"rsp": sp, "rip": addr, "rax": 0}
+	set := map[string]uint64{"rsp": sp, "rip": addr, "rax": uint64(len(sse))} // (al: how many SSE registers a variadic one gets)
 	for i, a := range args {
 		set[amd64ArgRegs[i]] = a
 	}
+	for i, a := range sse {
+		set[fmt.Sprintf("xmm%d", i)] = a
+	}
 	for name, v := range set {
 		if err := t.WriteRegister(name, v); err != nil {
-			return 0, err
+			return out, err
 		}
 	}
 	t.mu.Lock()
@@ -64,7 +93,7 @@ func (t *Target) callFunction(addr uint64, args []uint64) (uint64, error) {
 	t.mu.Unlock()
 	if !user {
 		if _, err := t.c.SetBreakpoint(t.ctx, ret, t.bpLen); err != nil {
-			return 0, err
+			return out, err
 		}
 		defer t.c.ClearBreakpoint(t.ctx, SoftwareBreak, ret, t.bpLen)
 	}
@@ -72,47 +101,119 @@ func (t *Target) callFunction(addr uint64, args []uint64) (uint64, error) {
 	var ex *exitedError
 	switch {
 	case errors.As(err, &ex):
-		return 0, errors.New("the program ended while in a function called from the debugger")
+		return out, errors.New("the program ended while in a function called from the debugger")
 	case err != nil:
-		return 0, err
+		return out, err
 	}
 	if pc, _ := t.pc(); pc != ret || sr.Signal != int(syscall.SIGTRAP) {
 		where := fmt.Sprintf("%#x", pc)
 		if l, ok := t.sym.PCToLine(pc); ok && l.Function != "" {
 			where = l.Function
 		}
-		return 0, fmt.Errorf("the program stopped in %s (%s) while in a function called from the debugger; the call was abandoned and the registers put back",
+		return out, fmt.Errorf("the program stopped in %s (%s) while in a function called from the debugger; the call was abandoned and the registers put back",
 			where, SignalName(sr.Signal))
 	}
-	r, ok := t.desc.Reg("rax")
-	if !ok {
-		return 0, errors.New("gdbremote: no rax register")
+	for i, name := range []string{"rax", "rdx", "xmm0", "xmm1"} {
+		r, ok := t.desc.Reg(name)
+		if !ok {
+			return out, fmt.Errorf("gdbremote: no %s register", name)
+		}
+		b, err := t.reg(r.Num)
+		if err != nil || len(b) < 8 {
+			return out, fmt.Errorf("gdbremote: %s unread: %v", name, err)
+		}
+		if w := binary.LittleEndian.Uint64(b[:8]); i < 2 {
+			out.ints[i] = w
+		} else {
+			out.sse[i-2] = w
+		}
 	}
-	b, err := t.reg(r.Num)
-	if err != nil {
-		return 0, err
-	}
-	return Uint(b, binary.LittleEndian), nil
+	return out, nil
 }
 
-// callResult is the value a function of type ft returned in ret: converted to its return
-// type, void for none.
-func (p *arithParser) callResult(ft *dwarf.FuncType, ret uint64, name string) (arithOperand, error) {
+// returnRoom is how much memory a call of a function of type ft must make for the value it
+// returns in memory (0 for one it returns in registers), or why its value cannot be read.
+func (p *arithParser) returnRoom(ft *dwarf.FuncType, name string) (int64, error) {
+	if ft == nil || ft.ReturnType == nil {
+		return 0, nil
+	}
+	switch rt := withoutTypedefs(ft.ReturnType).(type) {
+	case *dwarf.FloatType:
+		if rt.Size() > 8 {
+			return 0, fmt.Errorf("%s returns %s, which is not read back", name, elfsym.TypeName(ft.ReturnType))
+		}
+	case *dwarf.ArrayType:
+		return 0, fmt.Errorf("%s returns an array, which is not read back", name)
+	case *dwarf.StructType:
+		conv, ok := p.e.t.sym.ReturnConventionOf(ft.ReturnType)
+		if !ok {
+			return 0, fmt.Errorf("%s returns %s, which is not read back", name, elfsym.TypeName(ft.ReturnType))
+		}
+		if conv.InMemory {
+			return rt.Size(), nil
+		}
+	}
+	return 0, nil
+}
+
+// withoutTypedefs is t under its typedefs.
+func withoutTypedefs(t dwarf.Type) dwarf.Type {
+	for td, ok := t.(*dwarf.TypedefType); ok; td, ok = t.(*dwarf.TypedefType) {
+		t = td.Type
+	}
+	return t
+}
+
+// callResult is the value a function of type ft returned (out): converted to its return
+// type, void for none; a class from where it was built or from its registers, a float or
+// a double from xmm0, a reference as the object it refers to.
+func (p *arithParser) callResult(ft *dwarf.FuncType, out callOut, name string) (arithOperand, error) {
 	if ft == nil || ft.ReturnType == nil {
 		v := elfsym.Value{Name: name, Type: "void", Kind: "void", Text: "void"}
 		return arithOperand{obj: &v}, nil
 	}
-	rt := ft.ReturnType
-	for td, ok := rt.(*dwarf.TypedefType); ok; td, ok = rt.(*dwarf.TypedefType) {
-		rt = td.Type
+	sym, mem := p.e.t.sym, cachedMem{p.e.t}
+	var c elfsym.Value
+	switch rt := withoutTypedefs(ft.ReturnType).(type) {
+	case *dwarf.FloatType:
+		b := binary.LittleEndian.AppendUint64(nil, out.sse[0])
+		c = sym.FormatValue(ft.ReturnType, b[:max(min(rt.Size(), 8), 0)], 0, false, mem, 0)
+	case *dwarf.ArrayType:
+		return arithOperand{}, fmt.Errorf("%s returns an array, which is not read back", name)
+	case *dwarf.StructType:
+		size := rt.Size()
+		if out.mem != 0 {
+			b, err := p.e.t.ReadMemory(out.mem, int(size))
+			if err != nil {
+				return arithOperand{}, err
+			}
+			c = sym.FormatValue(ft.ReturnType, b, out.mem, true, mem, 0)
+			break
+		}
+		conv, _ := sym.ReturnConventionOf(ft.ReturnType)
+		var b []byte
+		ints, sses := out.ints[:], out.sse[:]
+		for _, sse := range conv.SSE { // each eightbyte from the next register of its class
+			if sse {
+				b, sses = binary.LittleEndian.AppendUint64(b, sses[0]), sses[1:]
+			} else {
+				b, ints = binary.LittleEndian.AppendUint64(b, ints[0]), ints[1:]
+			}
+		}
+		if int64(len(b)) < size {
+			b = append(b, make([]byte, size-int64(len(b)))...)
+		}
+		c = sym.FormatValue(ft.ReturnType, b[:size], 0, false, mem, 0)
+	case *elfsym.RefType: // the object it refers to, at the address returned (std::string's at())
+		c = sym.FormatValue(rt, binary.LittleEndian.AppendUint64(nil, out.ints[0]), 0, false, mem, 0)
+	default:
+		var err error
+		if c, err = sym.Convert(ft.ReturnType, int64(out.ints[0]), 0, false, mem); err != nil {
+			return arithOperand{}, err
+		}
 	}
-	switch rt.(type) {
-	case *dwarf.FloatType, *dwarf.StructType, *dwarf.ArrayType:
-		return arithOperand{}, fmt.Errorf("%s returns %s: only integer and pointer results are read", name, elfsym.TypeName(ft.ReturnType))
-	}
-	c, err := p.e.t.sym.Convert(ft.ReturnType, int64(ret), 0, false, cachedMem{p.e.t})
 	c.Name = name
-	return arithOperand{obj: &c}, err
+	return arithOperand{obj: &c}, nil
 }
 
 // arguments reads a call's arguments after its "(", up to and past the ")".
@@ -153,25 +254,59 @@ func (p *arithParser) methodCall(obj arithOperand, name string, implicit bool) (
 	if r, ok, err := p.libraryMethod(obj, name); ok {
 		return r, true, err
 	}
-	classes := p.e.t.sym.MethodClasses(*obj.obj, cachedMem{p.e.t})
-	for _, class := range classes {
-		fv, found := p.e.t.sym.FuncValue(class + "::" + name)
-		if !found { // DWARF's std::pair<const K, V> in a class's name is the demangler's std::pair<K const, V>
-			fv, found = p.e.t.sym.FuncValue(cxxname.DemanglerSpelling(class) + "::" + name)
-		}
-		if !found {
-			continue
-		}
+	fv, found, isClass := p.method(obj, name)
+	if found {
 		p.pos++ // "("
 		fv.Name = obj.obj.Name + "." + name
 		this := obj.obj.Addr
 		r, err := p.callOn(arithOperand{obj: &fv}, &this)
 		return r, true, err
 	}
-	if len(classes) > 0 && !implicit { // gdb's words, with the object's own class
+	if isClass && !implicit { // gdb's words, with the object's own class
+		if _, _, declared := p.e.t.sym.DeclaredMethod(*obj.obj, name, p.e.t.anySymbol); declared {
+			return obj, true, errors.New("Cannot evaluate function -- may be inlined")
+		}
 		return obj, true, fmt.Errorf("Couldn't find method %s::%s", obj.obj.Type, name)
 	}
 	return obj, false, nil
+}
+
+// method finds the method name of the C++ object obj: of its dynamic class for a virtual
+// one, else of its class or a base, else one the class declares whose code is in a
+// library (std::string's size(): libstdc++'s); isClass says obj is a class object.
+func (p *arithParser) method(obj arithOperand, name string) (fv elfsym.Value, found, isClass bool) {
+	classes := p.e.t.sym.MethodClasses(*obj.obj, cachedMem{p.e.t})
+	for _, class := range classes {
+		fv, found := p.e.t.sym.FuncValue(class + "::" + name)
+		if !found { // DWARF's std::pair<const K, V> in a class's name is the demangler's std::pair<K const, V>
+			fv, found = p.e.t.sym.FuncValue(cxxname.DemanglerSpelling(class) + "::" + name)
+		}
+		if found {
+			return fv, true, true
+		}
+	}
+	if len(classes) == 0 {
+		return fv, false, false
+	}
+	fv, found, _ = p.e.t.sym.DeclaredMethod(*obj.obj, name, p.e.t.anySymbol)
+	return fv, found, true
+}
+
+// operatorCall is obj's operator (operator[]) run on obj with args, when its class has
+// one; ok is false when it has none.
+func (p *arithParser) operatorCall(obj arithOperand, op string, args ...arithOperand) (r arithOperand, ok bool, err error) {
+	obj = obj.referred()
+	if obj.obj == nil || obj.obj.Kind != "struct" || !obj.obj.InMemory || !obj.obj.IsCXX() {
+		return obj, false, nil
+	}
+	fv, found, _ := p.method(obj, op)
+	if !found {
+		return obj, false, nil
+	}
+	fv.Name = obj.obj.Name + "." + op
+	this := obj.obj.Addr
+	r, err = p.callWith(arithOperand{obj: &fv}, &this, args)
+	return r, true, err
 }
 
 // callOn is call with the object a C++ method runs on (this) as its first argument when
@@ -181,16 +316,24 @@ func (p *arithParser) callOn(fn arithOperand, this *uint64) (arithOperand, error
 	if err != nil {
 		return fn, err
 	}
+	return p.callWith(fn, this, args)
+}
+
+// callWith runs fn with args (and this first, when it is not nil), as callOn.
+func (p *arithParser) callWith(fn arithOperand, this *uint64, args []arithOperand) (arithOperand, error) {
 	if p.skip {
 		return arithOperand{kind: "int"}, nil
 	}
 	name := fn.obj.Name
 	if p.e.typeOnly { // whatis, ptype: a value of the type it returns, without running it
 		ft, _ := fn.obj.FuncType()
-		if r, err := p.callResult(ft, 0, name+"(...)"); err == nil {
+		if r, err := p.callResult(ft, callOut{}, name+"(...)"); err == nil {
+			if ft != nil && ft.ReturnType != nil {
+				r.obj.Type = elfsym.TypeName(ft.ReturnType) // as declared: std::string::reference
+			}
 			return r, nil
 		}
-		v := elfsym.TypeOnly(ft.ReturnType, name+"(...)") // a struct, array or float
+		v := elfsym.TypeOnly(ft.ReturnType, name+"(...)") // an array
 		return arithOperand{obj: &v}, nil
 	}
 	if p.e.pure {
@@ -214,20 +357,70 @@ func (p *arithParser) callOn(fn arithOperand, this *uint64) (arithOperand, error
 	if this != nil {
 		words = append(words, *this)
 	}
-	for _, a := range args {
+	ft, _ := fn.obj.FuncType()
+	var sse []uint64
+	for i, a := range args {
+		param := i // its place among the parameters, this counted
+		if this != nil {
+			param++
+		}
+		if at, ok := byReference(ft, param, a); ok { // an object passed by reference: its address
+			words = append(words, at)
+			continue
+		}
 		n, err := p.number(a)
 		if err != nil {
 			return fn, err
 		}
-		if n.kind == "float" {
-			return fn, fmt.Errorf("%s: only integer and pointer arguments are passed", name)
+		switch pt := paramType(ft, param); {
+		case pt != nil && pt.Size() == 4 && isFloat(pt): // a float parameter: the value as a float
+			sse = append(sse, uint64(math.Float32bits(float32(n.float()))))
+		case pt != nil && isFloat(pt), pt == nil && n.kind == "float": // a double, as C passes one without a prototype
+			sse = append(sse, math.Float64bits(n.float()))
+		case n.kind == "float": // to an integer parameter, as C converts
+			words = append(words, uint64(int64(n.f)))
+		default:
+			words = append(words, n.uint())
 		}
-		words = append(words, n.uint())
 	}
-	ret, err := p.e.t.callFunction(fn.obj.Addr, words)
+	room, err := p.returnRoom(ft, name+"(...)")
 	if err != nil {
 		return fn, err
 	}
-	ft, _ := fn.obj.FuncType()
-	return p.callResult(ft, ret, name+"(...)")
+	out, err := p.e.t.call(fn.obj.Addr, words, sse, room)
+	if err != nil {
+		return fn, err
+	}
+	return p.callResult(ft, out, name+"(...)")
+}
+
+// paramType is the type of parameter i of a function of type ft, nil for one it does not
+// declare (past its ..., or of a function without a prototype).
+func paramType(ft *dwarf.FuncType, i int) dwarf.Type {
+	if ft == nil || i >= len(ft.ParamType) {
+		return nil
+	}
+	if _, dots := ft.ParamType[i].(*dwarf.DotDotDotType); dots {
+		return nil
+	}
+	return ft.ParamType[i]
+}
+
+// isFloat reports whether t is a float or a double (under its typedefs and qualifiers).
+func isFloat(t dwarf.Type) bool {
+	ft, ok := elfsym.Underlying(t).(*dwarf.FloatType)
+	return ok && ft.Size() <= 8
+}
+
+// byReference is the address of a, the argument that goes in place i of a function of
+// type ft, when that parameter is a C++ reference and a an object in memory.
+func byReference(ft *dwarf.FuncType, i int, a arithOperand) (uint64, bool) {
+	if ft == nil || i >= len(ft.ParamType) || a.obj == nil {
+		return 0, false
+	}
+	if _, ref := ft.ParamType[i].(*elfsym.RefType); !ref {
+		return 0, false
+	}
+	v := a.referred().obj
+	return v.Addr, v.InMemory && v.Kind != "pointer"
 }

@@ -30,6 +30,18 @@ func (t *Target) unwindThroughLibraries(fs []elfsym.Frame) []elfsym.Frame {
 	return fs
 }
 
+// anySymbol is the address of the symbol name in the program or a library it loaded (the
+// libraries read first when they were not yet).
+func (t *Target) anySymbol(name string) (uint64, bool) {
+	if a, ok := t.sym.AnySymbol(name); ok {
+		return a, true
+	}
+	if !t.addLibraries() {
+		return 0, false
+	}
+	return t.sym.AnySymbol(name)
+}
+
 // addLibraries adds the loaded shared libraries found on this host to the symbols; it
 // reports whether the stub listed any.
 func (t *Target) addLibraries() bool {

@@ -207,6 +207,24 @@ func (c *Client) Detach(ctx context.Context) error {
 	return c.expectOK(ctx, cmd)
 }
 
+// holdSignal takes the signal waiting to be delivered, for putSignal to put back: a call of
+// the program's function neither delivers the signal the program stopped with nor leaves
+// one that stopped the call to be delivered.
+func (c *Client) holdSignal() pendingSignal {
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	held := c.pendingSig
+	c.pendingSig = pendingSignal{}
+	return held
+}
+
+// putSignal makes held (from holdSignal) the signal waiting to be delivered again.
+func (c *Client) putSignal(held pendingSignal) {
+	c.cmu.Lock()
+	c.pendingSig = held
+	c.cmu.Unlock()
+}
+
 // dropSignal forgets a signal waiting to be delivered: the program it was for ends or goes.
 func (c *Client) dropSignal() {
 	c.cmu.Lock()

@@ -34,8 +34,8 @@ func ShortType(name string) string {
 		return name
 	}
 	t, rest, ok := parseType(name)
-	if !ok || strings.Contains(rest, "<") {
-		return name
+	if !ok || strings.Contains(rest, "<") || strings.HasPrefix(t.tail, "::") {
+		return name // (a name inside a class, std::string::size_type, is no class the printers know)
 	}
 	short, changed := t.short()
 	if !changed {

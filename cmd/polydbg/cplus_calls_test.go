@@ -1,0 +1,119 @@
+package main
+
+// Calling the program's functions and methods from an expression as gdb calls them: a
+// method whose code is in libstdc++ (std::string's size()), a class, a float or a double
+// returned, floating point arguments.
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// libStringsProg calls few of std::string's methods itself: gdb finds the others in libstdc++.
+const libStringsProg = `#include <string>
+#include <vector>
+#include <cstdio>
+int main() {
+  std::string s = "hello world, long enough to be on the heap";
+  std::string t = "hi";
+  std::vector<int> v{1, 2, 3};
+  printf("%s %s %zu\\n", s.c_str(), t.c_str(), v.size());
+  return 0;
+}
+`
+
+// A class's method whose code the program does not have is run where a library has it, as
+// gdb runs it: std::string's size(), c_str(), find(), at() (its non-const one, whose
+// reference is the char), compare() with an object passed by reference, s[1] by its
+// operator[]; one inlined everywhere is gdb's "Cannot evaluate function -- may be
+// inlined"; a method returning a std::string (substr) builds it where the call says;
+// output and printf run them too.
+func TestCPlusPlusLibraryMethodsAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ library methods", "strings", libStringsProg,
+		"break 8", "run",
+		"p s.size()", "p s.length()", "p t.size() + 1", "p s.empty()", "p s.c_str()", "p s.find('w')", "p s.capacity()",
+		"p s[1]", "p s.at(0)", "p s.data()", "p t.compare(s)", "whatis s.size()", "p s.front()", "p s.back()",
+		"p s.size() > 10", "p s.substr(0, 5)", "p s.substr(6, 5).size()", "p s.find(\"world\")", "p s.rfind('o')",
+		"p t.size() * 2 + s.length()", "p v.data()", "p v.capacity()", "whatis s.at(1)", "whatis s[1]",
+		"p s[0] == 'h'", "p &s[2]", "call s.size()", "printf \"%d\\n\", s.size()", "output s.size()", "echo \\n")
+}
+
+// returnsProg's functions and methods return classes (by value in memory and in
+// registers), floats and doubles, take floating point arguments, and return a std::string
+// (label, which the compiler names label[abi:cxx11]).
+const returnsProg = `#include <string>
+#include <cstdio>
+struct P { int x, y; };
+struct D { double a, b; };
+struct M { long n; double d; };
+struct Big { long a, b, c; };
+struct F { float f; int i; };
+class Named {
+public:
+  Named(const char *n) : name_(n) {}
+  std::string name() const { return name_; }
+  std::string greet(int times) const { std::string s; for (int i = 0; i < times; i++) s += name_; return s; }
+  double ratio() const { return name_.size() / 4.0; }
+  float half() const { return 0.5f; }
+  P where() const { return P{1, 2}; }
+  D dd() const { return D{1.5, 2.5}; }
+  M mixed() const { return M{7, 0.25}; }
+  Big big() const { return Big{1, 2, 3}; }
+  F fl() const { return F{1.25f, 9}; }
+private:
+  std::string name_;
+};
+int deref(const int *p) { return *p; }
+double scale(int k) { return k * 1.5; }
+double mix(double a, float b, int c) { return a * b + c; }
+float halve(float x) { return x / 2; }
+P make(int a) { return P{a, a * 2}; }
+Big makeBig(long a) { return Big{a, a + 1, a + 2}; }
+std::string label(int n) { return std::string(n, 'z'); }
+int main() {
+  Named n("bob");
+  double r = n.ratio() + scale(2) + mix(1, 2, 3) + halve(3);
+  P p = n.where();
+  printf("%f %d %s\n", r, p.x + make(1).y + (int)makeBig(1).c + (int)n.dd().a + (int)n.mixed().n + (int)n.big().a + (int)n.fl().i + (int)n.half(), (n.name() + n.greet(2) + label(2)).c_str());
+  return 0;
+}
+`
+
+// A called function's value comes back as gdb reads it: a class with a destructor of its
+// own (std::string) built in memory the call makes room for, a small class in rax and rdx
+// or xmm0 and xmm1 as its eightbytes are classed, a class over 16 bytes in memory, a float
+// or a double from xmm0; floating point arguments go in xmm registers (a float as a float,
+// an integer converted); a function gdb names with its ABI tag (label[abi:cxx11](int)) is
+// found by its name alone and named as gdb names it in frames.
+func TestCallReturnsAsGDB(t *testing.T) {
+	cxxAsGDB(t, "call returns", "returns", returnsProg,
+		"break 34", "run",
+		"p n.name()", "p n.greet(3)", "p n.ratio()", "p n.half()", "p n.where()", "p n.dd()", "p n.mixed()", "p n.big()",
+		"p n.fl()", "p scale(3)", "p scale(3) * 2", "p make(5)", "p make(5).y", "p makeBig(10)", "p label(4)",
+		"p n.name().size()", "p label(3).size() + 1", "whatis n.name()", "whatis scale(1)", "ptype n.where()",
+		"p n.ratio() > 0.5", "call n.name()", "p mix(1.5, 2.5, 3)", "p mix(2, 3, 4)", "p halve(5)", "p halve(2.5) + 1",
+		"p scale(2.9)", "p mix(n.ratio(), 2, 1)", "whatis halve(1)",
+		"info functions label", "break label", "info breakpoints", "continue", "bt", "info symbol label", "p label", "finish")
+}
+
+// A call that faults is abandoned with the registers put back, and the signal that stopped
+// it is not delivered when the program goes on (it used to be: the next step ended the
+// program with SIGSEGV); the program then runs as if no call had been made.
+func TestFaultingCallLeavesNoSignal(t *testing.T) {
+	bin := polydbgBinary(t)
+	_, exe := buildCXX(t, "returns", returnsProg)
+	out, err := exec.Command(bin, append([]string{"debug", "-batch"}, append(exCommands("break 34", "run", "p deref(0)", "p n.ratio()", "next", "p r"), exe)...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{"the program stopped in deref (SIGSEGV) while in a function called from the debugger", "$1 = 0.75", "35\t  return 0;", "$2 = "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "SIGSEGV, Segmentation fault") {
+		t.Errorf("the call's signal was delivered:\n%s", text)
+	}
+}
