@@ -46,6 +46,8 @@ type Session struct {
 	limits PrintLimits // the last SetPrintLimits: FormatValue shows array indexes by it
 
 	threadNums map[uint64]int // gdb's thread numbers, by thread id
+
+	into stepInto // the step filter while a step into a call runs (stepin.go)
 }
 
 // Halt is where the debuggee came to rest: a stop, or its end.
@@ -140,7 +142,8 @@ func (s *Session) ResumeAndWait(ctx context.Context, mode ResumeMode) (Halt, err
 // halted records a halt event; s.mu held, after emit.
 func (s *Session) halted(st State, stop *Stop, code int) {
 	s.halt = Halt{Seq: s.seq, State: st, Stop: stop, ExitCode: code}
-	if s.haltCh != nil { // someone waits
+	s.into.target.Store(nil) // a step into a call ends at any halt
+	if s.haltCh != nil {     // someone waits
 		close(s.haltCh)
 		s.haltCh = nil
 	}

@@ -13,8 +13,17 @@ type StepFilterer interface {
 // target cannot.
 func (s *Session) SetStepFilter(f StepFilter) bool {
 	sf, ok := s.t.(StepFilterer)
-	if ok {
-		sf.SetStepFilter(f)
+	if !ok {
+		return false
 	}
-	return ok
+	if f == nil {
+		s.into.user.Store(nil)
+	} else {
+		s.into.user.Store(&f)
+	}
+	if s.into.target.Load() != nil { // a step into a call runs: its filter stays
+		return true
+	}
+	sf.SetStepFilter(f)
+	return true
 }

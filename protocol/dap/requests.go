@@ -49,6 +49,7 @@ func targetCapabilities(d *launch.Debuggee) capabilities {
 	}
 	c.SupportsDisassembleRequest = canDisassemble(d)
 	c.SupportsGotoTargetsRequest = canGoto(d)
+	c.SupportsStepInTargetsRequest = canStepIntoCalls(d)
 	c.SupportsDataBreakpoints = canWatch(d)
 	if _, ok := t.(engine.ExceptionSites); ok {
 		c.ExceptionBreakpointFilters = append(c.ExceptionBreakpointFilters, cppFilters...)
@@ -154,7 +155,9 @@ func (c *conn) dispatch(ctx context.Context, msg godap.Message) (any, error) {
 	case *godap.NextRequest:
 		return nil, c.resume(d, stepMode(r.Arguments.Granularity, engine.StepOver))
 	case *godap.StepInRequest:
-		return nil, c.resume(d, stepMode(r.Arguments.Granularity, engine.StepInto))
+		return nil, c.stepIn(d, r.Arguments)
+	case *godap.StepInTargetsRequest:
+		return c.stepInTargets(d, r.Arguments)
 	case *godap.StepOutRequest:
 		return nil, c.resume(d, engine.StepOut)
 	case *godap.PauseRequest:

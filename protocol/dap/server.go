@@ -96,6 +96,7 @@ type conn struct {
 	// What lives for one stop (threads.go, goto.go, data.go, modules.go).
 	thr   threadState             // the threads seen, and the frame-id slots of this stop
 	gotos map[int]engine.Location // goto targets given out at this stop, by id
+	calls map[int]stepTarget      // step-in targets given out at this stop, by id
 	named map[int]bool            // references of the Locals and Globals scopes given out
 	mods  engine.ModuleChanges    // the modules told to the client (modules.go)
 	lives engine.ThreadChanges    // the threads told to the client (thread events)

@@ -158,6 +158,8 @@ func (c *conn) selectFor(d *launch.Debuggee, msg godap.Message) error {
 		err = c.useFrameThread(d, r.Arguments.FrameId)
 	case *godap.CompletionsRequest:
 		err = c.useFrameThread(d, r.Arguments.FrameId)
+	case *godap.StepInTargetsRequest:
+		err = c.useFrameThread(d, r.Arguments.FrameId)
 	case *godap.SetExpressionRequest:
 		err = c.useFrameThread(d, r.Arguments.FrameId)
 	case *godap.DataBreakpointInfoRequest:
@@ -167,7 +169,7 @@ func (c *conn) selectFor(d *launch.Debuggee, msg godap.Message) error {
 }
 
 // resetStop forgets what lives for one stop: frame-id slots, goto targets.
-func (c *conn) resetStop() { c.thr.slots, c.gotos, c.named = nil, nil, nil }
+func (c *conn) resetStop() { c.thr.slots, c.gotos, c.calls, c.named = nil, nil, nil, nil }
 
 // threadEvents tells the client, at a stop, the threads that started or exited since the
 // last one (the engine's ThreadChanges), on targets with real threads.

@@ -87,6 +87,7 @@ type StopContext struct {
 	ReturnValue  *Var         `json:"returnValue,omitempty" jsonschema:"the value the function just left returned (after finish)"`
 	Output       string       `json:"output,omitempty" jsonschema:"program output since the previous answer"`
 	OutputCut    int64        `json:"outputOmitted,omitempty" jsonschema:"bytes of that output left out (the oldest); the output tool pages through it"`
+	Calls        []string     `json:"calls,omitempty" jsonschema:"the functions the current line calls from here on, in order: step with into enters one of them"`
 	Breakpoints  []BP         `json:"breakpoints,omitempty" jsonschema:"the breakpoints start set, as they bound"`
 	Notes        []string     `json:"notes,omitempty" jsonschema:"what was cut to keep the answer in budget, and hints"`
 }
@@ -159,6 +160,11 @@ func (s *Server) fillStop(g *debuggee, sc *StopContext, stop *engine.Stop, b Bud
 	}
 	sc.Stack = s.frames(g, frames, b.StackStart, b.StackCount)
 	sc.Locals, sc.LocalsGone = s.localsDiff(g, frames, b.MaxValueLen)
+	if calls, err := g.d.StatementCalls(); err == nil {
+		for _, c := range calls {
+			sc.Calls = append(sc.Calls, c.Function)
+		}
+	}
 }
 
 func (s *Server) frames(g *debuggee, frames []engine.Frame, start, count int) []Frame {

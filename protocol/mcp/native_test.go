@@ -136,3 +136,42 @@ func TestSignalEndIsTold(t *testing.T) {
 	}
 	mustFail(t, ctx, cs, "step", map[string]any{"session": id}, "was ended by signal SIGSEGV, Segmentation fault")
 }
+
+// An agent sees the calls of the line it stopped on in the stop context, in the order they
+// run, and steps into the one it wants: step with into enters add, running both calls of
+// sq first; a name the line does not call steps over every call.
+func TestStepIntoACallForAgents(t *testing.T) {
+	realparts.Need(t, "gcc", "gdbserver")
+	src := filepath.Join(t.TempDir(), "calls.c")
+	if err := os.WriteFile(src, []byte("int sq(int x) { return x * x; }\nint add(int a, int b) { return a + b; }\n"+
+		"int main(void) {\n  int x = add(sq(2), sq(3));\n  x += add(1, 1);\n  return x == 15 ? 0 : 1;\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe := strings.TrimSuffix(src, ".c")
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	ctx := timeout(t, 60*time.Second)
+	cs := connectStdio(t, ctx, "--allow-exec")
+	sc := must(t, ctx, cs, "start", map[string]any{"program": exe, "breakpoints": []any{map[string]any{"file": src, "line": 4}}})
+	id := str(sc["session"])
+	if calls, _ := sc["calls"].([]any); len(calls) != 3 || calls[0] != "sq" || calls[2] != "add" {
+		t.Fatalf("calls at line 4: %v", sc["calls"])
+	}
+	sc = must(t, ctx, cs, "step", map[string]any{"session": id, "into": "add"})
+	if get(sc, "stack", 0, "func") != "add" || get(sc, "stack", 1, "func") != "main" {
+		t.Fatalf("step into add: %v", sc)
+	}
+	if v, _ := local(sc, "b"); v != "9" {
+		t.Fatalf("b = %s; locals %v", v, sc["locals"])
+	}
+	must(t, ctx, cs, "finish", map[string]any{"session": id})
+	sc = must(t, ctx, cs, "next", map[string]any{"session": id})
+	if get(sc, "location", "line") != float64(5) {
+		t.Fatalf("next: %v", sc)
+	}
+	sc = must(t, ctx, cs, "step", map[string]any{"session": id, "into": "nosuch"})
+	if get(sc, "location", "line") != float64(6) || get(sc, "stack", 0, "func") != "main" {
+		t.Fatalf("step into a function the line does not call: %v", sc)
+	}
+}

@@ -94,6 +94,12 @@ type ExecIn struct {
 	Budget
 }
 
+// StepIn is step's input: ExecIn, and the call of the line to step into.
+type StepIn struct {
+	ExecIn
+	Into string `json:"into,omitempty" jsonschema:"a function the current line calls (the stop context's calls): step into that call, running the others"`
+}
+
 // SessionIn names a session.
 type SessionIn struct {
 	Session SessionID `json:"session"`
@@ -153,7 +159,15 @@ func (s *Server) addRunTools() {
 			})
 	}
 	exec("continue", "Continue running until a breakpoint, an exception or the end.", engine.Continue)
-	exec("step", "Step into: run to the next statement, entering calls.", engine.StepInto)
+	addTool(s, "step", "Step into: run to the next statement, entering calls; with into, enter that call of the line "+
+		"(one of the stop context's calls), running the others. Waits (bounded) for the program to stop and answers "+
+		"with the whole stop context.", run,
+		func(ctx context.Context, _ *sdk.CallToolRequest, c *client, in StepIn) (StopContext, error) {
+			if in.Into == "" {
+				return s.resume(ctx, c, in.ExecIn, engine.StepInto)
+			}
+			return s.resumeWith(ctx, c, in.ExecIn, func(d *launch.Debuggee) error { return d.StepIntoTarget(in.Into, 0) })
+		})
 	exec("next", "Step over: run to the next statement of this function or its caller.", engine.StepOver)
 	exec("finish", "Step out: run until the current function returns; returnValue is its result.", engine.StepOut)
 	exec("stepi", "Step exactly one machine instruction (one VM instruction on Kite).", engine.StepInstruction)
@@ -278,13 +292,18 @@ func ended(g *debuggee) error {
 }
 
 func (s *Server) resume(ctx context.Context, c *client, in ExecIn, mode engine.ResumeMode) (StopContext, error) {
+	return s.resumeWith(ctx, c, in, func(d *launch.Debuggee) error { return d.Resume(mode) })
+}
+
+// resumeWith is resume with the program set going by run.
+func (s *Server) resumeWith(ctx context.Context, c *client, in ExecIn, run func(*launch.Debuggee) error) (StopContext, error) {
 	g, err := s.usable(c, in.Session)
 	if err != nil {
 		return StopContext{}, err
 	}
 	defer g.call.Unlock()
 	seq := g.d.Seq()
-	if err := g.d.Resume(mode); err != nil {
+	if err := run(g.d); err != nil {
 		return StopContext{}, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, s.wait(in.WaitMs))

@@ -9,6 +9,9 @@
 volatile int counter = 0; /* written in "watch" mode: a data breakpoint's target */
 volatile int done[2];
 
+int sq(int x) { return x * x; }
+int add(int a, int b) { return a + b; }
+
 void *worker(void *arg) {
     int id = (int)(long)arg;
     done[id] = id + 1; /* LINE:worker */
@@ -36,6 +39,9 @@ int main(int argc, char **argv) {
         printf("dlopen %s\n", h ? "ok" : dlerror()); /* LINE:dlopened */
         if (h) dlclose(h);
         printf("closed\n"); /* LINE:dlclosed */
+    } else if (strcmp(mode, "calls") == 0) {
+        int x = add(sq(2), sq(3)); /* LINE:calls */
+        printf("calls %d\n", x);
     } else if (strcmp(mode, "loop") == 0 && argc > 2) { /* write the pid, then run until killed */
         FILE *f = fopen(argv[2], "w");
         fprintf(f, "%d", (int)getpid());

@@ -110,6 +110,27 @@ describe('native under gdbserver, more', () => {
     assert.equal((await s.exited()).body.exitCode, 0);
   });
 
+  test('step into a call: stepInTargets lists the line\'s calls in order, stepIn with a target enters that one', async () => {
+    const CALLS = line(SRC, 'calls');
+    s = new Session();
+    await s.start({ kind: 'native', program: EXE, args: ['calls'] },
+      () => s.dc.setBreakpointsRequest({ source: { path: SRC }, breakpoints: [{ line: CALLS }] }));
+    const caps = s.events.find((e) => e.event === 'capabilities').body.capabilities;
+    assert.equal(caps.supportsStepInTargetsRequest, true);
+    const stop = await s.stoppedAt('breakpoint', CALLS);
+    const top = await s.top();
+    const targets = (await s.dc.stepInTargetsRequest({ frameId: top.id })).body.targets;
+    assert.deepEqual(targets.map((t) => t.label), ['sq', 'sq', 'add']);
+    const [, step] = await Promise.all([s.dc.stepInRequest({ threadId: stop.body.threadId, targetId: targets[2].id }), s.stopped()]);
+    assert.equal(step.body.reason, 'step');
+    const frames = (await s.dc.stackTraceRequest({ threadId: stop.body.threadId })).body.stackFrames;
+    assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['add', 'main']);
+    assert.equal((await s.dc.evaluateRequest({ expression: 'a + b', frameId: frames[0].id, context: 'watch' })).body.result, '13');
+    await s.dc.continueRequest({ threadId: stop.body.threadId });
+    await s.outputHas('stdout', 'calls 13\n');
+    assert.equal((await s.exited()).body.exitCode, 0);
+  });
+
   test('data breakpoints: a write to a global stops with its old and new value, where its condition holds', async () => {
     const WRITE = line(SRC, 'write');
     s = new Session();
