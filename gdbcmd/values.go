@@ -178,7 +178,7 @@ func (d *Debugger) evalWith(expr string, mode engine.EvalMode) (engine.Variable,
 		return engine.Variable{}, err
 	}
 	v, err := d.s.Evaluate(d.frame, sub, mode)
-	if err != nil && lone && !d.isRegister(name) { // a convenience variable never set, as gdb
+	if err != nil && lone && !d.isRegister(name) && name != "_exception" { // a convenience variable never set, as gdb
 		return engine.Variable{Name: expr, Value: "void", Type: "void"}, nil
 	}
 	return v, err

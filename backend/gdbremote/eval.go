@@ -48,6 +48,13 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 		}
 		return e.walk(v, rest, expr)
 	}
+	if rest, ok := strings.CutPrefix(expr, "$_exception"); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+		v, err := e.exception()
+		if err != nil {
+			return v, err
+		}
+		return e.walk(v, rest, expr)
+	}
 	if expr[0] == '$' {
 		if i := strings.IndexAny(expr, ".["); i > 0 { // $xmm0.v4_float[1]: a register's member
 			v, err := e.register(expr[:i])

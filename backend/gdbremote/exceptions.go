@@ -7,6 +7,7 @@ package gdbremote
 import (
 	"errors"
 	"fmt"
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"strconv"
 	"strings"
 
@@ -50,9 +51,29 @@ func (t *Target) DescribeException(message bool) (typeName, text string, err err
 	if err := t.needStopped(); err != nil {
 		return "", "", err
 	}
-	pc, err := t.pc()
+	obj, tinfo, err := t.exceptionArgs()
 	if err != nil {
 		return "", "", err
+	}
+	if typeName, err = t.typeInfoName(tinfo); err != nil {
+		return "", "", err
+	}
+	what := ""
+	if message && t.typeInfoDerives(tinfo, "std::exception", 8) {
+		what = t.exceptionWhat(obj)
+	}
+	return typeName, what, nil
+}
+
+// errNoException is gdb's answer to $_exception away from an exception's probe.
+var errNoException = errors.New("did not find exception probe (does libstdcxx have SDT probes?)")
+
+// exceptionArgs are the arguments of the libstdc++ probe the program stopped at: the
+// exception object and its std::type_info; errNoException when it stopped at none.
+func (t *Target) exceptionArgs() (obj, tinfo uint64, err error) {
+	pc, err := t.pc()
+	if err != nil {
+		return 0, 0, err
 	}
 	for event := range exceptionFuncs {
 		p, ok := t.sym.FindProbe("libstdcxx", event)
@@ -61,20 +82,37 @@ func (t *Target) DescribeException(message bool) (typeName, text string, err err
 		}
 		obj, err1 := t.probeArg(p.Args[0])
 		tinfo, err2 := t.probeArg(p.Args[1])
-		if err := errors.Join(err1, err2); err != nil {
-			return "", "", err
-		}
-		typeName, err = t.typeInfoName(tinfo)
-		if err != nil {
-			return "", "", err
-		}
-		what := ""
-		if message && t.typeInfoDerives(tinfo, "std::exception", 8) {
-			what = t.exceptionWhat(obj)
-		}
-		return typeName, what, nil
+		return obj, tinfo, errors.Join(err1, err2)
 	}
-	return "", "", errors.New("not stopped where an exception is thrown or caught")
+	return 0, 0, errNoException
+}
+
+// exception is gdb's $_exception: at a stop where an exception is thrown, rethrown or
+// caught, the object, of the type its std::type_info names as the program's debug
+// information describes it (gdb's error when it does not: a library's std::runtime_error).
+func (e *evaluator) exception() (elfsym.Value, error) {
+	obj, tinfo, err := e.t.exceptionArgs()
+	if err != nil {
+		return elfsym.Value{}, err
+	}
+	name, err := e.t.typeInfoName(tinfo)
+	if err != nil {
+		return elfsym.Value{}, err
+	}
+	typ, err := e.t.sym.ParseType(name)
+	if err != nil || typ.Size() <= 0 {
+		if i := strings.LastIndex(name, "::"); i > 0 {
+			return elfsym.Value{}, fmt.Errorf("No symbol \"%s\" in namespace \"%s\".", name[i+2:], name[:i])
+		}
+		return elfsym.Value{}, fmt.Errorf("No symbol \"%s\" in current context.", name)
+	}
+	b, err := cachedMem{e.t}.ReadMemory(obj, int(typ.Size()))
+	if err != nil {
+		return elfsym.Value{}, err
+	}
+	v := e.t.sym.FormatValue(typ, b, obj, true, cachedMem{e.t}, 0)
+	v.Name = "$_exception"
+	return v, nil
 }
 
 // probeOperand is where a SystemTap probe argument is: a constant, a register, or memory
