@@ -18,6 +18,8 @@ import (
 	"debug/dwarf"
 	"strconv"
 	"strings"
+
+	"github.com/polydbg/polydbg/internal/cxxname"
 )
 
 // DWARF's DW_AT_accessibility values.
@@ -52,6 +54,7 @@ func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
 	if i := strings.LastIndex(base, "::"); i >= 0 {
 		base = base[i+2:]
 	}
+	with, header := templateNames(f.templateParams(d.off, 64))
 	var bases []string
 	var fields, methods []classLine
 	field := 0
@@ -71,7 +74,7 @@ func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
 				access = accessPublic
 			}
 			if t := f.entryType(kid); t != nil {
-				bases = append(bases, accessWords[access]+" "+TypeName(t))
+				bases = append(bases, accessWords[access]+" "+cxxname.Substitute(TypeName(t), with))
 			}
 		case dwarf.TagMember, dwarf.TagVariable:
 			decl, _ := kid.Val(dwarf.AttrDeclaration).(bool)
@@ -79,7 +82,7 @@ func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
 			if !static {
 				if field < len(st.Field) && !artificial {
 					fl := st.Field[field]
-					text := Declare(TypeName(fl.Type), fl.Name)
+					text := Declare(cxxname.Substitute(TypeName(fl.Type), with), fl.Name)
 					if fl.BitSize > 0 {
 						text += " : " + strconv.FormatInt(fl.BitSize, 10)
 					}
@@ -90,11 +93,11 @@ func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
 			}
 			name, _ := kid.Val(dwarf.AttrName).(string)
 			if t := f.entryType(kid); t != nil {
-				fields = append(fields, classLine{"static " + Declare(TypeName(t), name) + ";", access})
+				fields = append(fields, classLine{"static " + Declare(cxxname.Substitute(TypeName(t), with), name) + ";", access})
 			}
 		case dwarf.TagSubprogram:
 			if !artificial {
-				methods = append(methods, classLine{f.methodDecl(kid, r, base), access})
+				methods = append(methods, classLine{f.methodDecl(kid, r, base, with), access})
 				continue // its children were read
 			}
 		}
@@ -103,7 +106,7 @@ func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString(st.Kind + " " + st.StructName)
+	b.WriteString(st.Kind + " " + st.StructName + header)
 	if len(bases) > 0 {
 		b.WriteString(" : " + strings.Join(bases, ", "))
 	}
@@ -123,12 +126,37 @@ func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
 		}
 	}
 	write(fields)
-	if len(fields) > 0 && len(methods) > 0 {
+	switch {
+	case len(methods) > 0 && !labels: // gdb labels the methods all the same, by the default access
+		b.WriteString(indent + "  " + accessWords[deflt] + ":\n")
+	case len(fields) > 0 && len(methods) > 0:
 		b.WriteString("\n")
 	}
 	write(methods)
 	b.WriteString(indent + "}")
 	return b.String()
+}
+
+// templateNames are what gdb's ptype of a class template's instance shows of its type
+// parameters: each argument's parameter, by the argument's name (short: T), for its
+// members' types, and the list after its name (" [with T = short]").
+func templateNames(params []templateParam) (with map[string]string, header string) {
+	var list []string
+	for _, p := range params {
+		if p.name == "" {
+			continue
+		}
+		if with == nil {
+			with = map[string]string{}
+		}
+		arg := TypeName(p.t)
+		with[arg] = p.name
+		list = append(list, p.name+" = "+arg)
+	}
+	if len(list) > 0 {
+		header = " [with " + strings.Join(list, ", ") + "]"
+	}
+	return with, header
 }
 
 // entryType is the type entry e's DW_AT_type names (or its declaration's, for a C++
@@ -147,7 +175,7 @@ func (f *File) entryType(e *dwarf.Entry) dwarf.Type {
 
 // methodDecl is a method's declaration as ptype lists it ("virtual int area(void) const;",
 // "Shape(int, int);"), reading its parameters with r, which has just read e.
-func (f *File) methodDecl(e *dwarf.Entry, r *dwarf.Reader, class string) string {
+func (f *File) methodDecl(e *dwarf.Entry, r *dwarf.Reader, class string, with map[string]string) string {
 	name, _ := e.Val(dwarf.AttrName).(string)
 	var params []string
 	isConst := false
@@ -165,7 +193,7 @@ func (f *File) methodDecl(e *dwarf.Entry, r *dwarf.Reader, class string) string 
 					}
 				}
 			} else if t != nil {
-				params = append(params, TypeName(t))
+				params = append(params, cxxname.Substitute(TypeName(t), with))
 			}
 		}
 		if kid.Children {
@@ -179,7 +207,7 @@ func (f *File) methodDecl(e *dwarf.Entry, r *dwarf.Reader, class string) string 
 	if name != class && name != "~"+class { // a constructor and a destructor return nothing
 		ret := "void"
 		if t := f.entryType(e); t != nil {
-			ret = TypeName(t)
+			ret = cxxname.Substitute(TypeName(t), with)
 		}
 		text = Declare(ret, text)
 	}

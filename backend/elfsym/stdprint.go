@@ -465,37 +465,58 @@ func (f *File) templateArg(off dwarf.Offset) dwarf.Type {
 // templateArgs are the types of the template type parameters of the entry at off, those of
 // a parameter pack among them (a variant's alternatives), up to max.
 func (f *File) templateArgs(off dwarf.Offset, max int) []dwarf.Type {
+	var types []dwarf.Type
+	for _, p := range f.templateParams(off, max) {
+		types = append(types, p.t)
+	}
+	return types
+}
+
+// templateParam is a template type parameter of a class template's instance: its name
+// (T; "" in a parameter pack) and the type it was given.
+type templateParam struct {
+	name string
+	t    dwarf.Type
+}
+
+// templateParams are the template type parameters of the entry at off, in order, those of
+// a parameter pack among them, up to max.
+func (f *File) templateParams(off dwarf.Offset, max int) []templateParam {
 	r := f.DWARF.Reader()
 	r.Seek(off)
 	e, err := r.Next()
 	if err != nil || e == nil || !e.Children {
 		return nil
 	}
-	var args []dwarf.Type
+	var params []templateParam
 	depth := 0 // inside a pack
-	for len(args) < max {
+	for len(params) < max {
 		kid, err := r.Next()
 		if err != nil || kid == nil {
-			return args
+			return params
 		}
 		switch {
 		case kid.Tag == 0 && depth == 0:
-			return args
+			return params
 		case kid.Tag == 0:
 			depth--
 		case kid.Tag == dwarf.TagTemplateTypeParameter:
 			t := f.entryType(kid)
 			if t == nil {
-				return args
+				return params
 			}
-			args = append(args, t)
+			name, _ := kid.Val(dwarf.AttrName).(string)
+			if depth > 0 {
+				name = ""
+			}
+			params = append(params, templateParam{name, t})
 		case kid.Tag == tagTemplateParameterPack && kid.Children && depth == 0:
 			depth++
 		case kid.Children:
 			r.SkipChildren()
 		}
 	}
-	return args
+	return params
 }
 
 // tagTemplateParameterPack is GCC's DW_TAG_GNU_template_parameter_pack: a variadic

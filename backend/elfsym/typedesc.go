@@ -44,7 +44,7 @@ func (f *File) LookupType(name string) (dwarf.Type, error) {
 		if q := f.typeScope[e.Offset]; q != "" {
 			n = q + "::" + n
 		}
-		if n != name {
+		if n != name && canonicalArgs(n) != name { // Arr<short int, 3> as gdb spells it: Arr<short, 3>
 			continue
 		}
 		if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); decl {

@@ -4,6 +4,8 @@ import (
 	"debug/dwarf"
 	"fmt"
 	"strings"
+
+	"github.com/polydbg/polydbg/internal/cxxname"
 )
 
 // DescribeOffsets is a struct's or union's layout as gdb's ptype/o shows it: each member
@@ -17,8 +19,9 @@ func DescribeOffsets(t dwarf.Type) (string, bool) {
 		return "", false
 	}
 	var b strings.Builder
-	b.WriteString("/* offset      |    size */  type = " + st.Kind + structName(st) + " {\n")
-	writeLayout(&b, st, 0, 1)
+	with, header := templateNamesOf(st)
+	b.WriteString("/* offset      |    size */  type = " + st.Kind + structName(st) + header + " {\n")
+	writeLayout(&b, st, 0, 1, with)
 	fmt.Fprintf(&b, "\n%s/* total size (bytes): %4d */\n", strings.Repeat(" ", offsetColumn+4), st.ByteSize)
 	b.WriteString(strings.Repeat(" ", offsetColumn+2) + "}")
 	return b.String(), true
@@ -34,9 +37,18 @@ func structName(st *dwarf.StructType) string {
 	return " " + st.StructName
 }
 
+// templateNamesOf is templateNames of the class template instance st (none for another).
+func templateNamesOf(st *dwarf.StructType) (with map[string]string, header string) {
+	d, ok := cxxTypes.Load(st)
+	if !ok {
+		return nil, ""
+	}
+	return templateNames(d.(cxxDecl).f.templateParams(d.(cxxDecl).off, 64))
+}
+
 // writeLayout writes the members of st, which starts at byte base of the outermost type,
-// depth levels in.
-func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int) {
+// depth levels in; with names the template parameters of its type (templateNames).
+func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int, with map[string]string) {
 	indent := strings.Repeat("    ", depth)
 	union := st.Kind == "union"
 	endBits := base * 8 // where the last member ended
@@ -57,13 +69,16 @@ func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int
 		default:
 			fmt.Fprintf(b, "/*%7d      |%8d */", startBits/8, size)
 		}
-		if inner, ok := resolve(f.Type).(*dwarf.StructType); ok && !inner.Incomplete {
-			fmt.Fprintf(b, "%s%s%s {\n", indent, inner.Kind, structName(inner))
-			writeLayout(b, inner, startBits/8, depth+1)
+		typ := TypeName(f.Type)
+		named := cxxname.Substitute(typ, with) // a template's parameter: named, not laid out, as gdb
+		if inner, ok := resolve(f.Type).(*dwarf.StructType); ok && !inner.Incomplete && named == typ {
+			innerWith, header := templateNamesOf(inner)
+			fmt.Fprintf(b, "%s%s%s%s {\n", indent, inner.Kind, structName(inner), header)
+			writeLayout(b, inner, startBits/8, depth+1, innerWith)
 			fmt.Fprintf(b, "\n%s/* total size (bytes): %4d */\n", strings.Repeat(" ", offsetColumn+4*(depth+1)), inner.ByteSize)
 			fmt.Fprintf(b, "%s} %s;\n", strings.Repeat(" ", offsetColumn+4*depth), f.Name)
 		} else {
-			decl := Declare(TypeName(f.Type), f.Name)
+			decl := Declare(named, f.Name)
 			if f.BitSize > 0 {
 				decl += fmt.Sprintf(" : %d", f.BitSize)
 			}

@@ -360,6 +360,9 @@ func (p *arithParser) constant(name string) (arithOperand, bool) {
 		}
 	}
 	if fv, ok := sym.FuncValue(name); ok {
+		if fn, _ := sym.FuncByName(name); fn != nil && fn.Name != name && sym.IsTypeName(name) {
+			return arithOperand{}, false // B is the class, not its constructor B::B
+		}
 		return arithOperand{obj: &fv}, true
 	}
 	return arithOperand{}, false

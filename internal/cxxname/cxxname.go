@@ -2,6 +2,7 @@
 package cxxname
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
@@ -209,4 +210,45 @@ func (t typeName) postfixConst(arg bool) typeName {
 		t.head, t.tail = rest, " const"+t.tail
 	}
 	return t
+}
+
+// declarators splits a type name into its qualifiers, the name they qualify and its
+// declarators: "const Pair<int, double> *" is "const ", "Pair<int, double>", " *".
+var declarators = regexp.MustCompile(`^((?:const |volatile )*)(.*?)((?:\s*(?:\*|&&|&|const|volatile|\[\d*\]))*)$`)
+
+// Substitute writes a type name with the template parameters a class template's instance
+// was made with in place of their arguments, as gdb's ptype of the instance shows its
+// members (with maps an argument, spelled as gdb spells types, to its parameter): with
+// short as T, "short [3]" is "T [3]"; with int as K and double as V, "Pair<int, double> *"
+// is "Pair<K, V> *". Other names come back as they are.
+func Substitute(name string, with map[string]string) string {
+	if len(with) == 0 {
+		return name
+	}
+	m := declarators.FindStringSubmatch(name)
+	if m == nil {
+		return name
+	}
+	quals, core, decls := m[1], m[2], m[3]
+	if p, ok := with[core]; ok {
+		return quals + p + decls
+	}
+	t, rest, ok := parseType(core)
+	if !ok || rest != "" || !t.tmpl || len(t.args) == 0 {
+		return name
+	}
+	args := make([]string, len(t.args))
+	changed := false
+	for i, a := range t.args {
+		args[i] = Substitute(a.raw, with)
+		changed = changed || args[i] != a.raw
+	}
+	if !changed {
+		return name
+	}
+	end := ">"
+	if strings.HasSuffix(args[len(args)-1], ">") {
+		end = " >"
+	}
+	return quals + t.head + "<" + strings.Join(args, ", ") + end + t.tail + decls
 }

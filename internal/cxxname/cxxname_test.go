@@ -50,6 +50,9 @@ func FuzzShortType(f *testing.F) {
 		if !strings.Contains(s, "std::") && got != s {
 			t.Fatalf("ShortType(%q) = %q: a name without std:: changed", s, got)
 		}
+		if sub := Substitute(s, map[string]string{"int": "T"}); !strings.Contains(s, "int") && sub != s {
+			t.Fatalf("Substitute(%q) = %q: a name without the argument changed", s, sub)
+		}
 	})
 }
 
@@ -67,5 +70,30 @@ func TestDemanglerSpelling(t *testing.T) {
 		if got := DemanglerSpelling(in); got != want {
 			t.Errorf("DemanglerSpelling(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A class template instance's members are shown with its parameters in place of their
+// arguments, whole or inside another template's arguments, as gdb's ptype shows them.
+func TestSubstitute(t *testing.T) {
+	with := map[string]string{"short": "T", "int": "K", "double": "V", "Arr<short, 3>": "A"}
+	for in, want := range map[string]string{
+		"short":                                  "T",
+		"short [3]":                              "T [3]",
+		"const short *":                          "const T *",
+		"Pair<int, double> *":                    "Pair<K, V> *",
+		"Wrap<Pair<int, double> > &":             "Wrap<Pair<K, V> > &",
+		"Arr<short, 3>":                          "A",
+		"unsigned short":                         "unsigned short",
+		"long":                                   "long",
+		"int (*)(int)":                           "int (*)(int)",
+		"std::vector<int, std::allocator<int> >": "std::vector<K, std::allocator<K> >",
+	} {
+		if got := Substitute(in, with); got != want {
+			t.Errorf("Substitute(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Substitute("short", nil); got != "short" {
+		t.Errorf("without parameters: %q", got)
 	}
 }
