@@ -260,6 +260,12 @@ type SymbolDescriber interface {
 	DescribeScope(pc uint64) ([]ScopeSymbol, error)
 }
 
+// ScopeFunctioner is implemented by targets that say which of the functions a name names
+// a scope is described for (gdb's info scope takes the last of a C++ function's overloads).
+type ScopeFunctioner interface {
+	ScopeFunction(name string) (Location, error)
+}
+
 // CoreDumper is implemented by targets that can write the stopped program as a core dump
 // (gdb's gcore), for a debugger to read later.
 type CoreDumper interface {

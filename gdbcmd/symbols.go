@@ -35,7 +35,11 @@ func (d *Debugger) infoScope(args string) {
 	var loc engine.Location
 	switch spec.Kind {
 	case engine.FunctionBreakpoint:
-		loc, err = d.s.Target().ResolveFunction(spec.Function)
+		if sf, ok := d.s.Target().(engine.ScopeFunctioner); ok { // an overloaded name: the function gdb takes
+			loc, err = sf.ScopeFunction(spec.Function)
+		} else {
+			loc, err = d.s.Target().ResolveFunction(spec.Function)
+		}
 		if err != nil {
 			d.fail("Function %q not defined.\n", spec.Function)
 			return

@@ -99,7 +99,15 @@ func (f *File) funcType(e *dwarf.Entry, r *dwarf.Reader) *dwarf.FuncType {
 // funcValue is FuncValue, with the function and its DWARF entry.
 func (f *File) funcValue(name string) (Value, *Func, *dwarf.Entry, bool) {
 	fn, ok := f.FuncByName(name)
-	if !ok || fn.entry == 0 || f.DWARF == nil {
+	if !ok {
+		return Value{}, nil, nil, false
+	}
+	return f.valueOfFunc(fn, name)
+}
+
+// valueOfFunc is the value of the function fn, named name (FuncValue).
+func (f *File) valueOfFunc(fn *Func, name string) (Value, *Func, *dwarf.Entry, bool) {
+	if fn.entry == 0 || f.DWARF == nil {
 		return Value{}, nil, nil, false
 	}
 	r := f.DWARF.Reader()

@@ -28,6 +28,9 @@ type arithOperand struct {
 	f     float64
 	isPtr bool  // a number taken from a pointer: no arithmetic on it
 	ct    cType // its C type (ctypes.go); zero for an int literal's 0 of a unary operator
+	// overloads are the functions a C++ name names, obj the last; a call chooses among
+	// them by its arguments (chooseOverload).
+	overloads []elfsym.Value
 }
 
 // arithParser is a recursive-descent parser that evaluates as it goes; skip (the right side
@@ -327,6 +330,9 @@ func (p *arithParser) primary() (arithOperand, error) {
 		if p.skip {
 			return arithOperand{kind: "int"}, nil
 		}
+		if c, ok := p.templateFunction(t); ok { // twice<long>(3)
+			return c, nil
+		}
 		v, err := p.e.value(t)
 		if err != nil {
 			if p.peek() == "(" { // in a C++ method, area() is this->area()
@@ -359,13 +365,70 @@ func (p *arithParser) constant(name string) (arithOperand, bool) {
 			return arithOperand{obj: &c}, true
 		}
 	}
-	if fv, ok := sym.FuncValue(name); ok {
-		if fn, _ := sym.FuncByName(name); fn != nil && fn.Name != name && sym.IsTypeName(name) {
-			return arithOperand{}, false // B is the class, not its constructor B::B
+	if p.cplusFrame() { // by C++'s lookup: the name as written, in the scopes of the frame's function
+		if fvs := sym.FuncValuesInScope(name, p.framePC()); len(fvs) > 0 {
+			last := fvs[len(fvs)-1] // gdb names an overloaded function by its last (a call chooses by its arguments)
+			return arithOperand{obj: &last, overloads: fvs}, true
 		}
+		if fn, _ := sym.FuncByName(name); fn == nil || fn.Name != name {
+			return arithOperand{}, false // add is not geo::add, B not its constructor B::B
+		}
+	}
+	if fv, ok := sym.FuncValue(name); ok {
 		return arithOperand{obj: &fv}, true
 	}
 	return arithOperand{}, false
+}
+
+// templateFunction is a C++ function named with its template arguments (name is next,
+// then "<"): twice<long> is the instance, when the program has one; the tokens up to the
+// matching ">" are read then, else nothing is.
+func (p *arithParser) templateFunction(name string) (arithOperand, bool) {
+	if p.peek() != "<" || p.skip || !p.cplusFrame() {
+		return arithOperand{}, false
+	}
+	depth, end := 0, -1
+	for i := p.pos; i < len(p.toks) && end < 0; i++ {
+		switch p.toks[i] {
+		case "<":
+			depth++
+		case ">":
+			depth--
+		case ">>":
+			depth -= 2
+		case "(", ")", ";":
+			i = len(p.toks)
+			continue
+		}
+		if depth <= 0 {
+			end = i
+		}
+	}
+	if end < 0 || depth != 0 {
+		return arithOperand{}, false
+	}
+	full := name + strings.Join(p.toks[p.pos:end+1], " ")
+	fvs := p.e.t.sym.FuncValuesInScope(full, p.framePC())
+	if len(fvs) == 0 {
+		return arithOperand{}, false
+	}
+	p.pos = end + 1
+	last := fvs[len(fvs)-1]
+	return arithOperand{obj: &last, overloads: fvs}, true
+}
+
+// framePC is the pc the expression's names are looked up at: its frame's (0 without one).
+func (p *arithParser) framePC() uint64 {
+	if p.e == nil || p.e.fr == nil {
+		return 0
+	}
+	return lookupPC(p.e.fr)
+}
+
+// cplusFrame reports whether the expression is read in a C++ frame (the program's language
+// without one).
+func (p *arithParser) cplusFrame() bool {
+	return p.e != nil && p.e.t != nil && p.e.t.sym.CXXAt(p.framePC())
 }
 
 // parseNumber reads a C integer (decimal, 0x hex, 0 octal, 0b binary; u and l suffixes) or
@@ -582,11 +645,7 @@ func (p *arithParser) truthValue(b bool) arithOperand {
 	if p.e == nil || p.e.t == nil {
 		return r
 	}
-	pc := uint64(0) // (no frame: the program's language)
-	if p.e.fr != nil {
-		pc = lookupPC(p.e.fr)
-	}
-	if p.e.t.sym.CXXAt(pc) {
+	if p.cplusFrame() {
 		r.ct = tBool
 	}
 	return r

@@ -324,6 +324,9 @@ func (p *arithParser) callWith(fn arithOperand, this *uint64, args []arithOperan
 	if p.skip {
 		return arithOperand{kind: "int"}, nil
 	}
+	if len(fn.overloads) > 1 {
+		fn = p.chooseOverload(fn.overloads, args)
+	}
 	name := fn.obj.Name
 	if p.e.typeOnly { // whatis, ptype: a value of the type it returns, without running it
 		ft, _ := fn.obj.FuncType()
@@ -392,6 +395,61 @@ func (p *arithParser) callWith(fn arithOperand, this *uint64, args []arithOperan
 		return fn, err
 	}
 	return p.callResult(ft, out, name+"(...)")
+}
+
+// chooseOverload is the one of a C++ overload set a call with args runs, as C++ chooses
+// (simply): the one whose parameters take the arguments with the fewest conversions (an
+// integer to an integer, a floating point value to a floating point one, an object to a
+// class or a reference, a pointer to a pointer), the count of its parameters first; the
+// first so good in the order of definition.
+func (p *arithParser) chooseOverload(fvs []elfsym.Value, args []arithOperand) arithOperand {
+	best, bestScore := 0, -1
+	for i := range fvs {
+		ft, _ := fvs[i].FuncType()
+		score := 0
+		if ft != nil && len(ft.ParamType) == len(args) {
+			score = 100
+			for j, a := range args {
+				score += argMatch(ft.ParamType[j], a)
+			}
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return arithOperand{obj: &fvs[best]}
+}
+
+// argMatch is how well argument a fits a parameter of type pt: 2 without a conversion of
+// its kind, 0 with one.
+func argMatch(pt dwarf.Type, a arithOperand) int {
+	u := elfsym.Underlying(pt)
+	if r, ok := u.(*elfsym.RefType); ok {
+		u = elfsym.Underlying(r.Type)
+	}
+	kind := a.kind
+	if a.obj != nil {
+		kind = a.referred().obj.Kind
+	}
+	switch u.(type) {
+	case *dwarf.FloatType:
+		if kind == "float" {
+			return 2
+		}
+	case *dwarf.PtrType:
+		if kind == "pointer" || kind == "array" {
+			return 2
+		}
+	case *dwarf.StructType:
+		if kind == "struct" {
+			return 2
+		}
+	case *dwarf.IntType, *dwarf.UintType, *dwarf.CharType, *dwarf.UcharType, *dwarf.BoolType, *dwarf.EnumType:
+		if kind == "int" || kind == "uint" || kind == "char" || kind == "bool" || kind == "enum" {
+			return 2
+		}
+	}
+	return 0
 }
 
 // paramType is the type of parameter i of a function of type ft, nil for one it does not

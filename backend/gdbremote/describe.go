@@ -26,13 +26,23 @@ func (t *Target) DescribeSymbol(frame int, name string) (shown, where string, er
 	if v, ok := t.sym.Global(name); ok {
 		return "", t.sym.DescribeLocation(v), nil
 	}
-	if fn, ok := t.sym.FuncByName(name); ok {
+	if fn, ok := t.sym.LastOverload(name); ok {
 		return t.sym.Signature(fn), fmt.Sprintf("a function at address %#x", t.clearThumb(fn.Low)+t.sym.Bias), nil
 	}
 	if addr, _, ok := t.sym.Symbol(name); ok {
 		return "", fmt.Sprintf("at %#x in a file compiled without debugging", addr), nil
 	}
 	return "", "", fmt.Errorf("No symbol %q in current context.", name)
+}
+
+// ScopeFunction is where the scope of the function name starts for info scope: gdb takes
+// the last of a C++ function's overloads.
+func (t *Target) ScopeFunction(name string) (engine.Location, error) {
+	fn, ok := t.sym.LastOverload(name)
+	if !ok {
+		return engine.Location{}, fmt.Errorf("Function %q not defined.", name)
+	}
+	return t.location(t.sym.Bias + fn.Low), nil
 }
 
 // DescribeScope implements engine.SymbolDescriber.

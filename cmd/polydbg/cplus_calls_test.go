@@ -117,3 +117,14 @@ func TestFaultingCallLeavesNoSignal(t *testing.T) {
 		t.Errorf("the call's signal was delivered:\n%s", text)
 	}
 }
+
+// A C++ expression names functions as gdb looks them up: the name as written (add is not
+// geo::add, twice not twice<int>), an overloaded name as its last overload, a call of it
+// resolved by its arguments' types (geo::add(1.5, 2.5) is the double one); info address
+// and info scope of an overloaded name take gdb's choice too.
+func TestCPlusPlusOverloadsAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ overloads", "shapes", shapesProg,
+		"break 32", "run", "p geo::add", "p add", "p twice", "p geo::add(1, 2)", "p geo::add(1.5, 2.5)",
+		"p geo::add(1, 2) + geo::add(0.5, 0.25)", "p twice<long>(3)", "p twice<int>(2) * 2", "info scope geo::add",
+		"info address geo::add", "whatis geo::add", "ptype geo::add", "p &geo::add", "p *geo::add", "p main")
+}

@@ -1,0 +1,68 @@
+package elfsym
+
+// How a C++ expression names functions, as gdb looks them up: by the name as written,
+// within the scopes of the function running (a method's class, its namespaces), not as
+// break does (any scope, every template instance); a name several functions share is an
+// overload set, which a call resolves by its arguments.
+
+import "strings"
+
+// FuncValuesInScope are the values of the functions the C++ expression's name names in
+// the function at pc: those named exactly name, else name in an enclosing scope of that
+// function (innermost first); overloads in the order the program defines them. nil when
+// none is.
+func (f *File) FuncValuesInScope(name string, pc uint64) []Value {
+	var scopes []string // innermost first, the global one last
+	if fn := f.FuncAt(pc); fn != nil {
+		scope := withoutABITags(fn.Name)
+		if i := strings.IndexByte(scope, '('); i > 0 {
+			scope = scope[:i]
+		}
+		for i := strings.LastIndex(scope, "::"); i > 0; i = strings.LastIndex(scope, "::") {
+			scope = scope[:i]
+			scopes = append(scopes, scope+"::")
+		}
+	}
+	templated := strings.Contains(name, "<") // twice< long > is twice<long>
+	for _, scope := range append(scopes, "") {
+		var out []Value
+		seen := map[uint64]bool{}
+		for _, fn := range f.funcs {
+			if fn.entry == 0 || seen[fn.Low] {
+				continue
+			}
+			n := withoutABITags(fn.Name)
+			if i := strings.IndexByte(n, '('); i > 0 && !strings.Contains(n, "operator") {
+				n = n[:i]
+			}
+			if n != scope+name && (!templated || withoutSpaces(n) != withoutSpaces(scope+name)) {
+				continue
+			}
+			if v, _, _, ok := f.valueOfFunc(fn, name); ok {
+				seen[fn.Low] = true
+				out = append(out, v)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// LastOverload is, of the functions break name binds at, the last defined when they are
+// overloads of one C++ function (the same name): the one gdb's info address and info scope
+// take; else the first, as for any name.
+func (f *File) LastOverload(name string) (*Func, bool) {
+	fns := f.FuncsNamed(name)
+	if len(fns) == 0 {
+		return nil, false
+	}
+	last := fns[len(fns)-1]
+	for _, fn := range fns {
+		if !fn.cplus || fn.Name != last.Name {
+			return fns[0], true
+		}
+	}
+	return last, true
+}
