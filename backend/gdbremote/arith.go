@@ -240,7 +240,13 @@ func (p *arithParser) unary() (arithOperand, error) {
 					continue
 				}
 			}
-			v, err = p.child(v, field)
+			member, merr := p.child(v, field)
+			if merr != nil && !p.skip { // obj.method without a call: the method, as gdb shows it
+				if m, ok, cerr := p.methodValue(v, field); ok {
+					member, merr = m, cerr
+				}
+			}
+			v, err = member, merr
 		case "(":
 			if v.obj != nil && v.obj.Kind == "pointer" && !p.skip { // through a function pointer: fp(2), ops[1](2, 3)
 				if fn, derr := p.deref(v); derr == nil && fn.obj != nil && fn.obj.Kind == "func" {

@@ -254,12 +254,14 @@ func (p *arithParser) methodCall(obj arithOperand, name string, implicit bool) (
 	if r, ok, err := p.libraryMethod(obj, name); ok {
 		return r, true, err
 	}
-	fv, found, isClass := p.method(obj, name)
+	fvs, found, isClass := p.methods(obj, name)
 	if found {
 		p.pos++ // "("
-		fv.Name = obj.obj.Name + "." + name
+		for i := range fvs {
+			fvs[i].Name = obj.obj.Name + "." + name
+		}
 		this := obj.obj.Addr
-		r, err := p.callOn(arithOperand{obj: &fv}, &this)
+		r, err := p.callOn(arithOperand{obj: &fvs[0], overloads: fvs}, &this)
 		return r, true, err
 	}
 	if isClass && !implicit { // gdb's words, with the object's own class
@@ -271,25 +273,47 @@ func (p *arithParser) methodCall(obj arithOperand, name string, implicit bool) (
 	return obj, false, nil
 }
 
-// method finds the method name of the C++ object obj: of its dynamic class for a virtual
-// one, else of its class or a base, else one the class declares whose code is in a
-// library (std::string's size(): libstdc++'s); isClass says obj is a class object.
-func (p *arithParser) method(obj arithOperand, name string) (fv elfsym.Value, found, isClass bool) {
+// methodValue is obj.name, not called, when name is a method of obj's class: the function
+// (gdb's error for an overloaded one, which only a call's arguments choose among).
+func (p *arithParser) methodValue(obj arithOperand, name string) (arithOperand, bool, error) {
+	obj = obj.referred()
+	if obj.obj == nil || obj.obj.Kind != "struct" || !obj.obj.IsCXX() {
+		return obj, false, nil
+	}
+	fvs, found, _ := p.methods(obj, name)
+	switch {
+	case !found:
+		return obj, false, nil
+	case len(fvs) > 1:
+		return obj, true, fmt.Errorf("cannot resolve overloaded method `%s': no arguments supplied", name)
+	}
+	return arithOperand{obj: &fvs[0]}, true, nil
+}
+
+// methods finds the method name of the C++ object obj, its overloads: of its dynamic class
+// for a virtual one, else of its class or a base, else one the class declares whose code
+// is in a library (std::string's size(): libstdc++'s); isClass says obj is a class object.
+func (p *arithParser) methods(obj arithOperand, name string) (fvs []elfsym.Value, found, isClass bool) {
 	classes := p.e.t.sym.MethodClasses(*obj.obj, cachedMem{p.e.t})
 	for _, class := range classes {
-		fv, found := p.e.t.sym.FuncValue(class + "::" + name)
-		if !found { // DWARF's std::pair<const K, V> in a class's name is the demangler's std::pair<K const, V>
-			fv, found = p.e.t.sym.FuncValue(cxxname.DemanglerSpelling(class) + "::" + name)
+		fvs := p.e.t.sym.FuncValuesInScope(class+"::"+name, 0)
+		if len(fvs) == 0 { // DWARF's std::pair<const K, V> in a class's name is the demangler's std::pair<K const, V>
+			fvs = p.e.t.sym.FuncValuesInScope(cxxname.DemanglerSpelling(class)+"::"+name, 0)
 		}
-		if found {
-			return fv, true, true
+		if len(fvs) == 0 { // as break finds it
+			if fv, ok := p.e.t.sym.FuncValue(class + "::" + name); ok {
+				fvs = []elfsym.Value{fv}
+			}
+		}
+		if len(fvs) > 0 {
+			return fvs, true, true
 		}
 	}
 	if len(classes) == 0 {
-		return fv, false, false
+		return nil, false, false
 	}
-	fv, found, _ = p.e.t.sym.DeclaredMethod(*obj.obj, name, p.e.t.anySymbol)
-	return fv, found, true
+	fv, found, _ := p.e.t.sym.DeclaredMethod(*obj.obj, name, p.e.t.anySymbol)
+	return []elfsym.Value{fv}, found, true
 }
 
 // operatorCall is obj's operator (operator[]) run on obj with args, when its class has
@@ -299,13 +323,15 @@ func (p *arithParser) operatorCall(obj arithOperand, op string, args ...arithOpe
 	if obj.obj == nil || obj.obj.Kind != "struct" || !obj.obj.InMemory || !obj.obj.IsCXX() {
 		return obj, false, nil
 	}
-	fv, found, _ := p.method(obj, op)
+	fvs, found, _ := p.methods(obj, op)
 	if !found {
 		return obj, false, nil
 	}
-	fv.Name = obj.obj.Name + "." + op
+	for i := range fvs {
+		fvs[i].Name = obj.obj.Name + "." + op
+	}
 	this := obj.obj.Addr
-	r, err = p.callWith(arithOperand{obj: &fv}, &this, args)
+	r, err = p.callWith(arithOperand{obj: &fvs[0], overloads: fvs}, &this, args)
 	return r, true, err
 }
 
@@ -325,7 +351,7 @@ func (p *arithParser) callWith(fn arithOperand, this *uint64, args []arithOperan
 		return arithOperand{kind: "int"}, nil
 	}
 	if len(fn.overloads) > 1 {
-		fn = p.chooseOverload(fn.overloads, args)
+		fn = p.chooseOverload(fn.overloads, args, this != nil)
 	}
 	name := fn.obj.Name
 	if p.e.typeOnly { // whatis, ptype: a value of the type it returns, without running it
@@ -397,20 +423,27 @@ func (p *arithParser) callWith(fn arithOperand, this *uint64, args []arithOperan
 	return p.callResult(ft, out, name+"(...)")
 }
 
-// chooseOverload is the one of a C++ overload set a call with args runs, as C++ chooses
-// (simply): the one whose parameters take the arguments with the fewest conversions (an
+// chooseOverload is the one of a C++ overload set a call with args (of a method, when
+// method: its this first) runs, as C++ chooses (simply): the one whose parameters take the arguments with the fewest conversions (an
 // integer to an integer, a floating point value to a floating point one, an object to a
 // class or a reference, a pointer to a pointer), the count of its parameters first; the
 // first so good in the order of definition.
-func (p *arithParser) chooseOverload(fvs []elfsym.Value, args []arithOperand) arithOperand {
+func (p *arithParser) chooseOverload(fvs []elfsym.Value, args []arithOperand, method bool) arithOperand {
 	best, bestScore := 0, -1
 	for i := range fvs {
 		ft, _ := fvs[i].FuncType()
 		score := 0
-		if ft != nil && len(ft.ParamType) == len(args) {
+		params := []dwarf.Type(nil)
+		if ft != nil {
+			params = ft.ParamType
+		}
+		if method && len(params) > 0 { // this: the object, not an argument
+			params = params[1:]
+		}
+		if ft != nil && len(params) == len(args) {
 			score = 100
 			for j, a := range args {
-				score += argMatch(ft.ParamType[j], a)
+				score += argMatch(params[j], a)
 			}
 		}
 		if score > bestScore {

@@ -126,5 +126,28 @@ func TestCPlusPlusOverloadsAsGDB(t *testing.T) {
 	cxxAsGDB(t, "C++ overloads", "shapes", shapesProg,
 		"break 32", "run", "p geo::add", "p add", "p twice", "p geo::add(1, 2)", "p geo::add(1.5, 2.5)",
 		"p geo::add(1, 2) + geo::add(0.5, 0.25)", "p twice<long>(3)", "p twice<int>(2) * 2", "info scope geo::add",
-		"info address geo::add", "whatis geo::add", "ptype geo::add", "p &geo::add", "p *geo::add", "p main")
+		"info address geo::add", "whatis geo::add", "ptype geo::add", "p &geo::add", "p *geo::add", "p main",
+		"p sq.area", "p sh->scaled", "whatis sq.area")
+}
+
+// overloadsProg's class overloads a method by its parameters' types and count.
+const overloadsProg = `struct Calc {
+  int base;
+  int add(int a) const { return base + a; }
+  double add(double a) const { return base + a; }
+  int add(int a, int b) const { return base + a + b; }
+};
+int main() {
+  Calc c{10};
+  int r = c.add(1) + (int)c.add(0.5) + c.add(1, 2);
+  return r > 0 ? 0 : 1;
+}
+`
+
+// A call of an overloaded method runs the overload its arguments choose (c.add(2.5) is
+// the double one: 12.5; c.add(1, 2) the two-parameter one), as gdb; the method named
+// without a call is gdb's error.
+func TestCPlusPlusMethodOverloadsAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ method overloads", "overloads", overloadsProg,
+		"break 9", "run", "p c.add(1)", "p c.add(2.5)", "p c.add(1, 2)", "p c.add", "p c.add(c.base) * 2", "p c.base")
 }
