@@ -194,6 +194,11 @@ func (p *arithParser) unary() (arithOperand, error) {
 		if err != nil || p.skip {
 			return v, err
 		}
+		if op != "&" && op != "*" {
+			if r, ok, err := p.userOperator(op, v); ok { // C++: -a of a class with operator-
+				return r, err
+			}
+		}
 		switch op {
 		case "*":
 			return p.deref(v)
@@ -229,6 +234,7 @@ func (p *arithParser) unary() (arithOperand, error) {
 				return v, fmt.Errorf("a field name must follow %q", p.toks[p.pos-1])
 			}
 			p.pos++
+			field += p.operatorSymbol(field) // a.operator+(b)
 			if arrow {
 				if v, err = p.child(v, "*"); err != nil {
 					return v, err
@@ -578,6 +584,9 @@ func (p *arithParser) truth(v arithOperand) (bool, error) {
 func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) {
 	if p.skip {
 		return arithOperand{kind: "int"}, nil
+	}
+	if v, ok, err := p.userOperator(op, l, r); ok { // C++: a class's operator+
+		return v, err
 	}
 	if v, ok, err := p.pointerOp(op, l, r); ok {
 		return v, err

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"syscall"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
@@ -47,7 +48,7 @@ func (t *Target) call(addr uint64, args, sse []uint64, memSize int64) (callOut, 
 	if t.sym.Arch.Machine != elf.EM_X86_64 {
 		return out, errors.New("calling a function of the program is supported on x86-64 programs only")
 	}
-	sp := t.sp() - 256 // below the red zone
+	sp := t.sp() - 256 - scratchZone // below the red zone and the expression's temporaries
 	if memSize > 0 {
 		out.mem = (sp - uint64(memSize)) &^ 0xf
 		sp = out.mem - 64
@@ -129,6 +130,32 @@ func (t *Target) call(addr uint64, args, sse []uint64, memSize int64) (callOut, 
 		}
 	}
 	return out, nil
+}
+
+// scratchZone is the room below the red zone where an expression's temporaries are put
+// when a call takes them by reference or as this ((a + b) + a): calls go below it.
+const scratchZone = 4096
+
+// inMemory is v, a class object that lives in no memory (a call's result returned in
+// registers), put in the stack's scratch zone so that a call can take its address; v as it
+// is when it is in memory or no object.
+func (p *arithParser) inMemory(v arithOperand) (arithOperand, error) {
+	v = v.referred()
+	if v.obj == nil || v.obj.InMemory || v.obj.Kind != "struct" || len(v.obj.Bytes) == 0 {
+		return v, nil
+	}
+	size := (int64(len(v.obj.Bytes)) + 15) &^ 15
+	if p.e.scratch+size > scratchZone {
+		return v, errors.New("the expression's temporaries fill the debugger's scratch room")
+	}
+	p.e.scratch += size
+	at := (p.e.t.sp() - 256 - uint64(p.e.scratch)) &^ 0xf
+	if err := p.e.t.WriteMemory(at, v.obj.Bytes); err != nil {
+		return v, err
+	}
+	c := p.e.t.sym.FormatValue(v.obj.DWARFType(), v.obj.Bytes, at, true, cachedMem{p.e.t}, 0)
+	c.Name = v.obj.Name
+	return arithOperand{obj: &c}, nil
 }
 
 // returnRoom is how much memory a call of a function of type ft must make for the value it
@@ -271,6 +298,63 @@ func (p *arithParser) methodCall(obj arithOperand, name string, implicit bool) (
 		return obj, true, fmt.Errorf("Couldn't find method %s::%s", obj.obj.Type, name)
 	}
 	return obj, false, nil
+}
+
+// userOperator is op applied to operands (one for a unary operator, two for a binary one)
+// when one is a C++ class object and the program defines the operator for it: a method of
+// the left operand's class (a.operator+(b)), else a function (operator*(a, 3)), run as gdb
+// runs it; ok is false when neither is.
+func (p *arithParser) userOperator(op string, operands ...arithOperand) (r arithOperand, ok bool, err error) {
+	if p.e == nil || p.e.t == nil {
+		return arithOperand{}, false, nil
+	}
+	isObj := func(v arithOperand) bool {
+		v = v.referred()
+		return v.obj != nil && v.obj.Kind == "struct" && (v.obj.InMemory || p.e.typeOnly) && v.obj.IsCXX()
+	}
+	for i := range operands { // a temporary (a + b): put where its address can be passed
+		var err error
+		if p.e.typeOnly {
+			break // (whatis: nothing is run, nothing written)
+		}
+		if operands[i], err = p.inMemory(operands[i]); err != nil {
+			return arithOperand{}, true, err
+		}
+	}
+	if !slices.ContainsFunc(operands, isObj) {
+		return arithOperand{}, false, nil
+	}
+	name := "operator" + op
+	if l := operands[0].referred(); isObj(l) {
+		if fvs, found, _ := p.methods(l, name); found {
+			this := l.obj.Addr
+			r, err := p.callWith(arithOperand{obj: &fvs[0], overloads: fvs}, &this, operands[1:])
+			return r, true, err
+		}
+	}
+	if fvs := p.e.t.sym.FuncValuesInScope(name, p.framePC()); len(fvs) > 0 {
+		r, err := p.callWith(arithOperand{obj: &fvs[len(fvs)-1], overloads: fvs}, nil, operands)
+		return r, true, err
+	}
+	return arithOperand{}, false, nil
+}
+
+// operatorSymbol is what follows a method name "operator" in obj.operator+(b): the
+// operator's symbol, read ("+", "==", "[]", "()"); "" after any other name.
+func (p *arithParser) operatorSymbol(name string) string {
+	if name != "operator" {
+		return ""
+	}
+	sym := p.peek()
+	if sym == "" || isIdent(sym) {
+		return ""
+	}
+	p.pos++
+	if closing := map[string]string{"[": "]", "(": ")"}[sym]; closing != "" && p.peek() == closing {
+		p.pos++
+		sym += closing
+	}
+	return sym
 }
 
 // methodValue is obj.name, not called, when name is a method of obj's class: the function

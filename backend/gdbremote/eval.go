@@ -19,6 +19,9 @@ type evaluator struct {
 	pure bool // may not run the program's code (a call of one of its functions)
 	// typeOnly asks the type of the value only: a call is its function's return type, not run.
 	typeOnly bool
+	// scratch is how much of the stack's scratch zone (below the red zone, above a called
+	// function's frame: call.go) the expression's temporaries use.
+	scratch int64
 }
 
 // value evaluates name, name.f, name[i], name->f, *name, &name..., $reg or a number.

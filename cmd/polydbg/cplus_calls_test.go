@@ -151,3 +151,36 @@ func TestCPlusPlusMethodOverloadsAsGDB(t *testing.T) {
 	cxxAsGDB(t, "C++ method overloads", "overloads", overloadsProg,
 		"break 9", "run", "p c.add(1)", "p c.add(2.5)", "p c.add(1, 2)", "p c.add", "p c.add(c.base) * 2", "p c.base")
 }
+
+// operatorsProg's class defines arithmetic, comparison, subscript and unary operators, one
+// of them as a function of its own.
+const operatorsProg = `#include <cstdio>
+struct V {
+  int x, y;
+  V operator+(const V &o) const { return V{x + o.x, y + o.y}; }
+  bool operator==(const V &o) const { return x == o.x && y == o.y; }
+  int operator[](int i) const { return i ? y : x; }
+  V operator-() const { return V{-x, -y}; }
+};
+V operator*(const V &a, int k) { return V{a.x * k, a.y * k}; }
+int main() {
+  V a{1, 2}, b{3, 4};
+  V c = a + b;
+  bool same = (a == b);
+  int y = c[1];
+  V d = -a;
+  V e = a * 3;
+  printf("%d %d %d %d %d\n", c.x, same, y, d.x, e.y);
+  return 0;
+}
+`
+
+// An operator on class objects runs the operator the program defines, as gdb runs it: a
+// method of the left operand's class (a + b, a == b, c[1], -a, a.operator+(b)) or a
+// function (a * 3), its class result read back ({x = 4, y = 6}) and used further ((a +
+// b).x, a + b + a).
+func TestCPlusPlusOperatorsAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ operators", "operators", operatorsProg,
+		"break 17", "run", "p a + b", "p a == b", "p a == a", "p c[1]", "p -a", "p a * 3", "p (a + b).x", "p a + b + a",
+		"p a == b || a == a", "whatis a + b", "p a.operator+(b)", "p a.operator==(a)", "p (a * 2).y + c[0]", "ptype V")
+}
