@@ -392,57 +392,6 @@ func (p *arithParser) constant(name string) (arithOperand, bool) {
 	return arithOperand{}, false
 }
 
-// templateFunction is a C++ function named with its template arguments (name is next,
-// then "<"): twice<long> is the instance, when the program has one; the tokens up to the
-// matching ">" are read then, else nothing is.
-func (p *arithParser) templateFunction(name string) (arithOperand, bool) {
-	if p.peek() != "<" || p.skip || !p.cplusFrame() {
-		return arithOperand{}, false
-	}
-	depth, end := 0, -1
-	for i := p.pos; i < len(p.toks) && end < 0; i++ {
-		switch p.toks[i] {
-		case "<":
-			depth++
-		case ">":
-			depth--
-		case ">>":
-			depth -= 2
-		case "(", ")", ";":
-			i = len(p.toks)
-			continue
-		}
-		if depth <= 0 {
-			end = i
-		}
-	}
-	if end < 0 || depth != 0 {
-		return arithOperand{}, false
-	}
-	full := name + strings.Join(p.toks[p.pos:end+1], " ")
-	fvs := p.e.t.sym.FuncValuesInScope(full, p.framePC())
-	if len(fvs) == 0 {
-		return arithOperand{}, false
-	}
-	p.pos = end + 1
-	last := fvs[len(fvs)-1]
-	return arithOperand{obj: &last, overloads: fvs}, true
-}
-
-// framePC is the pc the expression's names are looked up at: its frame's (0 without one).
-func (p *arithParser) framePC() uint64 {
-	if p.e == nil || p.e.fr == nil {
-		return 0
-	}
-	return lookupPC(p.e.fr)
-}
-
-// cplusFrame reports whether the expression is read in a C++ frame (the program's language
-// without one).
-func (p *arithParser) cplusFrame() bool {
-	return p.e != nil && p.e.t != nil && p.e.t.sym.CXXAt(p.framePC())
-}
-
 // parseNumber reads a C integer (decimal, 0x hex, 0 octal, 0b binary; u and l suffixes) or
 // floating constant (a point or an exponent; an f or l suffix).
 func parseNumber(t string) (arithOperand, error) {

@@ -1,0 +1,283 @@
+package gdbremote
+
+// C++ in expressions, as gdb reads it: a method called on an object (of its dynamic class,
+// declared with its code in a library), an overloaded function or method chosen by its
+// arguments, an operator on class objects run as the program defines it, a function named
+// with its template arguments.
+
+import (
+	"debug/dwarf"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/internal/cxxname"
+)
+
+// methodCall is obj.name(...) when name is a C++ method of obj's class (the "(" is next):
+// the method of obj's dynamic class for a virtual one, else of its class or a base, run
+// with obj as this. ok is false when name is no method there (a member, then), or, for an
+// implicit this (area() in a method), no method at all.
+func (p *arithParser) methodCall(obj arithOperand, name string, implicit bool) (r arithOperand, ok bool, err error) {
+	obj = obj.referred()
+	if obj.obj == nil || obj.obj.Kind != "struct" || !obj.obj.InMemory {
+		return obj, false, nil
+	}
+	if _, err := child(*obj.obj, name); err == nil {
+		return obj, false, nil // a member: a pointer to a function is called as one
+	}
+	if r, ok, err := p.libraryMethod(obj, name); ok {
+		return r, true, err
+	}
+	fvs, found, isClass := p.methods(obj, name)
+	if found {
+		p.pos++ // "("
+		for i := range fvs {
+			fvs[i].Name = obj.obj.Name + "." + name
+		}
+		this := obj.obj.Addr
+		r, err := p.callOn(arithOperand{obj: &fvs[0], overloads: fvs}, &this)
+		return r, true, err
+	}
+	if isClass && !implicit { // gdb's words, with the object's own class
+		if _, _, declared := p.e.t.sym.DeclaredMethod(*obj.obj, name, p.e.t.anySymbol); declared {
+			return obj, true, errors.New("Cannot evaluate function -- may be inlined")
+		}
+		return obj, true, fmt.Errorf("Couldn't find method %s::%s", obj.obj.Type, name)
+	}
+	return obj, false, nil
+}
+
+// userOperator is op applied to operands (one for a unary operator, two for a binary one)
+// when one is a C++ class object and the program defines the operator for it: a method of
+// the left operand's class (a.operator+(b)), else a function (operator*(a, 3)), run as gdb
+// runs it; ok is false when neither is.
+func (p *arithParser) userOperator(op string, operands ...arithOperand) (r arithOperand, ok bool, err error) {
+	if p.e == nil || p.e.t == nil {
+		return arithOperand{}, false, nil
+	}
+	isObj := func(v arithOperand) bool {
+		v = v.referred()
+		return v.obj != nil && v.obj.Kind == "struct" && (v.obj.InMemory || p.e.typeOnly) && v.obj.IsCXX()
+	}
+	for i := range operands { // a temporary (a + b): put where its address can be passed
+		var err error
+		if p.e.typeOnly {
+			break // (whatis: nothing is run, nothing written)
+		}
+		if operands[i], err = p.inMemory(operands[i]); err != nil {
+			return arithOperand{}, true, err
+		}
+	}
+	if !slices.ContainsFunc(operands, isObj) {
+		return arithOperand{}, false, nil
+	}
+	name := "operator" + op
+	if l := operands[0].referred(); isObj(l) {
+		if fvs, found, _ := p.methods(l, name); found {
+			this := l.obj.Addr
+			r, err := p.callWith(arithOperand{obj: &fvs[0], overloads: fvs}, &this, operands[1:])
+			return r, true, err
+		}
+	}
+	if fvs := p.e.t.sym.FuncValuesInScope(name, p.framePC()); len(fvs) > 0 {
+		r, err := p.callWith(arithOperand{obj: &fvs[len(fvs)-1], overloads: fvs}, nil, operands)
+		return r, true, err
+	}
+	return arithOperand{}, false, nil
+}
+
+// operatorSymbol is what follows a method name "operator" in obj.operator+(b): the
+// operator's symbol, read ("+", "==", "[]", "()"); "" after any other name.
+func (p *arithParser) operatorSymbol(name string) string {
+	if name != "operator" {
+		return ""
+	}
+	sym := p.peek()
+	if sym == "" || isIdent(sym) {
+		return ""
+	}
+	p.pos++
+	if closing := map[string]string{"[": "]", "(": ")"}[sym]; closing != "" && p.peek() == closing {
+		p.pos++
+		sym += closing
+	}
+	return sym
+}
+
+// methodValue is obj.name, not called, when name is a method of obj's class: the function
+// (gdb's error for an overloaded one, which only a call's arguments choose among).
+func (p *arithParser) methodValue(obj arithOperand, name string) (arithOperand, bool, error) {
+	obj = obj.referred()
+	if obj.obj == nil || obj.obj.Kind != "struct" || !obj.obj.IsCXX() {
+		return obj, false, nil
+	}
+	fvs, found, _ := p.methods(obj, name)
+	switch {
+	case !found:
+		return obj, false, nil
+	case len(fvs) > 1:
+		return obj, true, fmt.Errorf("cannot resolve overloaded method `%s': no arguments supplied", name)
+	}
+	return arithOperand{obj: &fvs[0]}, true, nil
+}
+
+// methods finds the method name of the C++ object obj, its overloads: of its dynamic class
+// for a virtual one, else of its class or a base, else one the class declares whose code
+// is in a library (std::string's size(): libstdc++'s); isClass says obj is a class object.
+func (p *arithParser) methods(obj arithOperand, name string) (fvs []elfsym.Value, found, isClass bool) {
+	classes := p.e.t.sym.MethodClasses(*obj.obj, cachedMem{p.e.t})
+	for _, class := range classes {
+		fvs := p.e.t.sym.FuncValuesInScope(class+"::"+name, 0)
+		if len(fvs) == 0 { // DWARF's std::pair<const K, V> in a class's name is the demangler's std::pair<K const, V>
+			fvs = p.e.t.sym.FuncValuesInScope(cxxname.DemanglerSpelling(class)+"::"+name, 0)
+		}
+		if len(fvs) == 0 { // as break finds it
+			if fv, ok := p.e.t.sym.FuncValue(class + "::" + name); ok {
+				fvs = []elfsym.Value{fv}
+			}
+		}
+		if len(fvs) > 0 {
+			return fvs, true, true
+		}
+	}
+	if len(classes) == 0 {
+		return nil, false, false
+	}
+	fv, found, _ := p.e.t.sym.DeclaredMethod(*obj.obj, name, p.e.t.anySymbol)
+	return []elfsym.Value{fv}, found, true
+}
+
+// operatorCall is obj's operator (operator[]) run on obj with args, when its class has
+// one; ok is false when it has none.
+func (p *arithParser) operatorCall(obj arithOperand, op string, args ...arithOperand) (r arithOperand, ok bool, err error) {
+	obj = obj.referred()
+	if obj.obj == nil || obj.obj.Kind != "struct" || !obj.obj.InMemory || !obj.obj.IsCXX() {
+		return obj, false, nil
+	}
+	fvs, found, _ := p.methods(obj, op)
+	if !found {
+		return obj, false, nil
+	}
+	for i := range fvs {
+		fvs[i].Name = obj.obj.Name + "." + op
+	}
+	this := obj.obj.Addr
+	r, err = p.callWith(arithOperand{obj: &fvs[0], overloads: fvs}, &this, args)
+	return r, true, err
+}
+
+// chooseOverload is the one of a C++ overload set a call with args (of a method, when
+// method: its this first) runs, as C++ chooses (simply): the one whose parameters take the arguments with the fewest conversions (an
+// integer to an integer, a floating point value to a floating point one, an object to a
+// class or a reference, a pointer to a pointer), the count of its parameters first; the
+// first so good in the order of definition.
+func (p *arithParser) chooseOverload(fvs []elfsym.Value, args []arithOperand, method bool) arithOperand {
+	best, bestScore := 0, -1
+	for i := range fvs {
+		ft, _ := fvs[i].FuncType()
+		score := 0
+		params := []dwarf.Type(nil)
+		if ft != nil {
+			params = ft.ParamType
+		}
+		if method && len(params) > 0 { // this: the object, not an argument
+			params = params[1:]
+		}
+		if ft != nil && len(params) == len(args) {
+			score = 100
+			for j, a := range args {
+				score += argMatch(params[j], a)
+			}
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return arithOperand{obj: &fvs[best]}
+}
+
+// argMatch is how well argument a fits a parameter of type pt: 2 without a conversion of
+// its kind, 0 with one.
+func argMatch(pt dwarf.Type, a arithOperand) int {
+	u := elfsym.Underlying(pt)
+	if r, ok := u.(*elfsym.RefType); ok {
+		u = elfsym.Underlying(r.Type)
+	}
+	kind := a.kind
+	if a.obj != nil {
+		kind = a.referred().obj.Kind
+	}
+	switch u.(type) {
+	case *dwarf.FloatType:
+		if kind == "float" {
+			return 2
+		}
+	case *dwarf.PtrType:
+		if kind == "pointer" || kind == "array" {
+			return 2
+		}
+	case *dwarf.StructType:
+		if kind == "struct" {
+			return 2
+		}
+	case *dwarf.IntType, *dwarf.UintType, *dwarf.CharType, *dwarf.UcharType, *dwarf.BoolType, *dwarf.EnumType:
+		if kind == "int" || kind == "uint" || kind == "char" || kind == "bool" || kind == "enum" {
+			return 2
+		}
+	}
+	return 0
+}
+
+// templateFunction is a C++ function named with its template arguments (name is next,
+// then "<"): twice<long> is the instance, when the program has one; the tokens up to the
+// matching ">" are read then, else nothing is.
+func (p *arithParser) templateFunction(name string) (arithOperand, bool) {
+	if p.peek() != "<" || p.skip || !p.cplusFrame() {
+		return arithOperand{}, false
+	}
+	depth, end := 0, -1
+	for i := p.pos; i < len(p.toks) && end < 0; i++ {
+		switch p.toks[i] {
+		case "<":
+			depth++
+		case ">":
+			depth--
+		case ">>":
+			depth -= 2
+		case "(", ")", ";":
+			i = len(p.toks)
+			continue
+		}
+		if depth <= 0 {
+			end = i
+		}
+	}
+	if end < 0 || depth != 0 {
+		return arithOperand{}, false
+	}
+	full := name + strings.Join(p.toks[p.pos:end+1], " ")
+	fvs := p.e.t.sym.FuncValuesInScope(full, p.framePC())
+	if len(fvs) == 0 {
+		return arithOperand{}, false
+	}
+	p.pos = end + 1
+	last := fvs[len(fvs)-1]
+	return arithOperand{obj: &last, overloads: fvs}, true
+}
+
+// framePC is the pc the expression's names are looked up at: its frame's (0 without one).
+func (p *arithParser) framePC() uint64 {
+	if p.e == nil || p.e.fr == nil {
+		return 0
+	}
+	return lookupPC(p.e.fr)
+}
+
+// cplusFrame reports whether the expression is read in a C++ frame (the program's language
+// without one).
+func (p *arithParser) cplusFrame() bool {
+	return p.e != nil && p.e.t != nil && p.e.t.sym.CXXAt(p.framePC())
+}
