@@ -215,6 +215,9 @@ func (p *arithParser) callWith(fn arithOperand, this *uint64, args []arithOperan
 			words = append(words, at)
 			continue
 		}
+		if o := a.referred().obj; o != nil && o.Kind == "struct" {
+			return fn, fmt.Errorf("%s: %s (%s) would be passed by value, which a call from the debugger does not do (a reference is passed)", name, o.Name, o.Type)
+		}
 		n, err := p.number(a)
 		if err != nil {
 			return fn, err
