@@ -20,6 +20,14 @@ func (f *File) containerElement(v Value, st *dwarf.StructType, i int64, checked 
 		kind = "Deque"
 	case strings.HasPrefix(name, "std::array<"):
 		kind = "Array"
+	case strings.HasPrefix(name, "std::unique_ptr<") && strings.Contains(name, "[]"): // unique_ptr<int []>
+		p, ok := f.OwnedPointer(v, mem)
+		pt, isPtr := resolve(p.typ).(*dwarf.PtrType)
+		if !ok || !isPtr || pt.Type == nil || pt.Type.Size() <= 0 {
+			return v, false, nil
+		}
+		out, err = f.readAt(fmt.Sprintf("%s[%d]", v.Name, i), pt.Type, uintFrom(p.Bytes, f.Arch)+uint64(i*pt.Type.Size()), int(pt.Type.Size()), mem)
+		return out, true, err
 	default:
 		return v, false, nil
 	}
@@ -102,4 +110,21 @@ func (f *File) ElementAt(v Value, i int64, mem Memory) (Value, error) {
 		}
 	}
 	return v, fmt.Errorf("%s has no at()", v.Type)
+}
+
+// OwnedPointer is what a std::unique_ptr's get() gives, as libstdc++'s xmethod answers it:
+// the pointer it holds, of the pointer type it holds it as; ok is false for another value.
+func (f *File) OwnedPointer(v Value, mem Memory) (Value, bool) {
+	v = v.Referred()
+	st, ok := resolve(v.typ).(*dwarf.StructType)
+	if !ok || !strings.HasPrefix(st.StructName, "std::unique_ptr<") {
+		return v, false
+	}
+	p, ok := f.memberWhere(st, v.Bytes, "_M_head_impl", isPointer)
+	if !ok {
+		return v, false
+	}
+	out := f.FormatValue(p.t, p.b, 0, false, mem, 0)
+	out.Name = v.Name + ".get()"
+	return out, true
 }

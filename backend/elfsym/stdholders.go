@@ -2,7 +2,9 @@ package elfsym
 
 // The standard library's holders of other objects as libstdc++'s printers show them:
 // std::tuple containing = {[1] = 1, [2] = 2.5}, a pair's {first = 7, second = "seven"},
-// std::variant<int, std::string> [index 1] = {"hi"}, a string_view's "view".
+// std::variant<int, std::string> [index 1] = {"hi"}, a string_view's "view", std::atomic<int>
+// = { 5 }, std::span of length 3 = {1, 2, 3}, std::any containing int = {[contained value]
+// = 42}.
 
 import (
 	"debug/dwarf"
@@ -111,4 +113,115 @@ func (f *File) stdStringView(v *Value, st *dwarf.StructType, b []byte, mem Memor
 		return false
 	}
 	return f.charsAt(v, uintFrom(p.b, f.Arch), uintFrom(n.b, f.Arch), mem)
+}
+
+// stdAtomic is gdb's std::atomic<int> = { 5 }: the value its base holds (_M_i, a float's
+// _M_fp, a pointer's _M_b._M_p).
+func (f *File) stdAtomic(v *Value, st *dwarf.StructType, b []byte, addr uint64, mem Memory, depth int) bool {
+	d, known := cxxTypes.Load(st)
+	if !known {
+		return false
+	}
+	arg := f.templateArg(d.(cxxDecl).off)
+	if arg == nil {
+		return false
+	}
+	for _, name := range []string{"_M_i", "_M_fp", "_M_p"} {
+		if m, ok := f.member(st, b, name); ok {
+			c := f.FormatValue(m.t, m.b, addr+uint64(m.off), true, mem, depth+1)
+			v.Text, v.Children = "std::atomic<"+TypeName(arg)+"> = { "+c.Text+" }", nil
+			return true
+		}
+	}
+	return false
+}
+
+// stdSpan is gdb's std::span of length 3 = {1, 2, 3}: the elements _M_ptr points to, as
+// many as its extent (the template's, or _M_extent's for a dynamic one).
+func (f *File) stdSpan(v *Value, st *dwarf.StructType, b []byte, mem Memory, depth int) bool {
+	p, ok1 := f.member(st, b, "_M_ptr")
+	pt, ok2 := resolve(p.t).(*dwarf.PtrType)
+	if !ok1 || !ok2 || pt.Type == nil || pt.Type.Size() <= 0 {
+		return false
+	}
+	var n uint64
+	if ext, ok := f.member(st, b, "_M_extent_value"); ok {
+		n = uintFrom(ext.b, f.Arch)
+	} else if _, args, found := strings.Cut(strings.TrimSuffix(st.StructName, ">"), ", "); found { // span<int, 3>
+		if n, ok = parseUint(args); !ok {
+			return false
+		}
+	} else {
+		return false
+	}
+	v.Text = "std::span of length " + strconv.FormatUint(n, 10)
+	v.elements, v.counted = n, true
+	limit := min(n, uint64(f.printLimit()))
+	addrs := make([]uint64, limit)
+	for i := range addrs {
+		addrs[i] = uintFrom(p.b, f.Arch) + uint64(i)*uint64(pt.Type.Size())
+	}
+	if n == 0 {
+		v.Children = nil
+		return true
+	}
+	return f.sequence(v, pt.Type, addrs, limit < n, false, mem, depth)
+}
+
+// parseUint reads a decimal number.
+func parseUint(s string) (uint64, bool) {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	return n, err == nil
+}
+
+// stdAny is gdb's std::any containing int = {[contained value] = 42}, or std::any [no
+// contained value]: the type from the name of the manager function _M_manager points to
+// (std::any::_Manager_internal<int>::_S_manage), the value in _M_storage's buffer for an
+// internal manager, where _M_storage._M_ptr points for an external one.
+func (f *File) stdAny(v *Value, st *dwarf.StructType, b []byte, addr uint64, mem Memory, depth int) bool {
+	mgr, ok1 := f.member(st, b, "_M_manager")
+	storage, ok2 := f.member(st, b, "_M_storage")
+	if !ok1 || !ok2 {
+		return false
+	}
+	fn := uintFrom(mgr.b, f.Arch)
+	if fn == 0 {
+		v.Text, v.Children = "std::any [no contained value]", nil
+		return true
+	}
+	name, ok := f.SymbolAt(fn)
+	name = cxxname.Symbol(name)
+	internal := strings.HasPrefix(name, "std::any::_Manager_internal<")
+	rest, external := strings.CutPrefix(name, "std::any::_Manager_external<")
+	if !ok || !internal && !external {
+		return false
+	}
+	if internal {
+		rest = strings.TrimPrefix(name, "std::any::_Manager_internal<")
+	}
+	typeName, _, found := strings.Cut(rest, ">::_S_manage")
+	if !found {
+		return false
+	}
+	typ, err := f.ParseType(typeName)
+	if err != nil || typ.Size() <= 0 {
+		return false
+	}
+	at := addr + uint64(storage.off)
+	if external {
+		at = f.readPointer(mem, at)
+	}
+	vb, err := mem.ReadMemory(at, int(typ.Size()))
+	if err != nil {
+		return false
+	}
+	c := f.FormatValue(typ, vb, at, true, mem, depth+1)
+	c.Name = "[contained value]"
+	kind := "std::any containing " + cxxname.ShortType(TypeName(typ))
+	if c.printed && !stringLike(typ) {
+		v.Text, v.Children = "std::any containing "+c.Text, c.Children
+		return true
+	}
+	v.Text, v.Children = kind+" = {[contained value] = "+c.Text+"}", []Value{c}
+	return true
 }

@@ -56,6 +56,12 @@ func (f *File) stdValue(v *Value, st *dwarf.StructType, b []byte, addr uint64, m
 		return f.stdVariant(v, st, b, addr, mem, depth)
 	case strings.HasPrefix(name, "std::basic_string_view<char,"):
 		return f.stdStringView(v, st, b, mem)
+	case strings.HasPrefix(name, "std::atomic<"):
+		return f.stdAtomic(v, st, b, addr, mem, depth)
+	case strings.HasPrefix(name, "std::span<"):
+		return f.stdSpan(v, st, b, mem, depth)
+	case name == "std::any":
+		return f.stdAny(v, st, b, addr, mem, depth)
 	}
 	return false
 }
@@ -67,7 +73,13 @@ func (f *File) stdUniquePtr(v *Value, st *dwarf.StructType, b []byte, mem Memory
 		return false
 	}
 	pt := resolve(p.t).(*dwarf.PtrType)
-	v.Text = fmt.Sprintf("std::unique_ptr<%s> = {get() = %#x}", TypeName(withoutTypedefs(pt.Type)), uintFrom(p.b, f.Arch))
+	elem := TypeName(withoutTypedefs(pt.Type))
+	if d, ok := cxxTypes.Load(st); ok { // unique_ptr<int []>: the template's argument, not the pointer's
+		if arg := f.templateArg(d.(cxxDecl).off); arg != nil {
+			elem = TypeName(arg)
+		}
+	}
+	v.Text = fmt.Sprintf("std::unique_ptr<%s> = {get() = %#x}", elem, uintFrom(p.b, f.Arch))
 	f.pointee(v, pt, p.b, mem, depth)
 	return true
 }

@@ -27,12 +27,16 @@ const libraryGlobals = `#include <string>
 #include <bitset>
 #include <stack>
 #include <queue>
+#include <atomic>
+#include <any>
+#include <span>
 std::string s; std::string_view sv; std::vector<int> v; std::deque<int> dq; std::list<int> l;
 std::forward_list<int> fl; std::map<int, std::string> m; std::set<int> st;
 std::unordered_map<int, int> um; std::unordered_set<int> us; std::unique_ptr<int> up;
 std::shared_ptr<int> sp; std::optional<int> o; std::variant<int, std::string> va;
 std::tuple<int, double, std::string> tp; std::pair<int, std::string> pr; std::array<int, 4> ar;
 std::bitset<100> bs; std::stack<int> stk; std::queue<int> q; std::priority_queue<int> pq;
+std::atomic<int> at; std::any an; std::span<int> spn; std::unique_ptr<int[]> ua; std::deque<std::string> dqs;
 int main() { return 0; }
 `
 
@@ -53,7 +57,7 @@ func (g garbageMemory) ReadMemory(addr uint64, n int) ([]byte, error) {
 // cannot hang the debugger.
 func FuzzLibraryPrinters(f *testing.F) {
 	realparts.Need(f, "g++")
-	_, exe := realparts.BuildCXX(f, "globals", libraryGlobals)
+	_, exe := realparts.BuildCXX(f, "globals", libraryGlobals, "-std=c++20")
 	file, err := Open(exe)
 	if err != nil {
 		f.Fatal(err)

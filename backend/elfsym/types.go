@@ -37,10 +37,14 @@ func TypeName(t dwarf.Type) string {
 		return tt.Qual + " " + TypeName(tt.Type)
 	case *dwarf.ArrayType:
 		n := TypeName(tt.Type)
-		if i := strings.Index(n, " ["); i >= 0 { // int [2][3]
-			return n[:i] + fmt.Sprintf(" [%d]", tt.Count) + n[i+1:]
+		bound := fmt.Sprintf(" [%d]", tt.Count)
+		if tt.Count < 0 { // of unknown bound: int []
+			bound = " []"
 		}
-		return n + fmt.Sprintf(" [%d]", tt.Count)
+		if i := strings.Index(n, " ["); i >= 0 { // int [2][3]
+			return n[:i] + bound + n[i+1:]
+		}
+		return n + bound
 	case *dwarf.StructType:
 		if tt.StructName == "" {
 			return tt.Kind + " {...}"

@@ -24,6 +24,7 @@ var libraryMethods = []struct {
 	{"std::forward_list<", "empty front"},
 	{"std::map<", "size empty"}, {"std::set<", "size empty"},
 	{"std::unordered_map<", "size empty"}, {"std::unordered_set<", "size empty"},
+	{"std::unique_ptr<", "get"},
 }
 
 // libraryMethod is obj.name(...) when a libstdc++ xmethod answers it (the "(" is next);
@@ -39,6 +40,17 @@ func (p *arithParser) libraryMethod(obj arithOperand, name string) (r arithOpera
 			has = strings.Contains(" "+m.methods+" ", " "+name+" ")
 			break
 		}
+	}
+	if has && name == "get" { // a unique_ptr's pointer
+		p.pos++ // "("
+		if _, err := p.arguments(); err != nil {
+			return obj, true, err
+		}
+		ptr, ok := p.e.t.sym.OwnedPointer(*v, cachedMem{p.e.t})
+		if !ok {
+			return obj, false, nil
+		}
+		return arithOperand{obj: &ptr}, true, nil
 	}
 	n, counted := v.Elements()
 	if !has || !counted && name != "front" && name != "empty" {

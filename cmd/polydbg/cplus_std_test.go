@@ -160,3 +160,38 @@ func TestCPlusPlusContainerMethodErrors(t *testing.T) {
 		}
 	}
 }
+
+// cxx20Prog holds C++20's std::span and the library's other holders: an atomic, an any, a
+// unique_ptr to an array.
+const cxx20Prog = `#include <memory>
+#include <atomic>
+#include <span>
+#include <any>
+#include <cstdio>
+struct P { int x; };
+int main() {
+  auto up = std::make_unique<P>(P{3});
+  auto sp = std::make_shared<int>(7);
+  auto sp2 = sp;
+  std::shared_ptr<int> none;
+  std::atomic<int> at{5};
+  int arr[3] = {1, 2, 3};
+  std::span<int> spn(arr);
+  std::any an = 42;
+  std::unique_ptr<int[]> ua(new int[3]{4, 5, 6});
+  printf("%d %d %d %d %zu %d\n", up->x, *sp, sp2.use_count() > 0, at.load(), spn.size(), ua[0] + (int)an.has_value());
+  return 0;
+}
+`
+
+// std::atomic<int> = { 5 }, std::span of length 3 = {1, 2, 3}, std::any containing int =
+// {[contained value] = 42} and std::unique_ptr<int []> print as libstdc++'s printers print
+// them; up.get() and ua[1] are answered as its xmethods answer them ((P *) 0x..., 5), not
+// by the program's code.
+func TestCPlusPlusHoldersAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, "cxx20", cxx20Prog, "-std=c++20")
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("break 17", "run", "p up.get()", "p *sp",
+		"p up->x", "p at", "p spn", "p an", "p ua", "p ua[1]", "p ua.get()", "whatis up.get()", "p spn.size()", "info locals"))
+	compareLines(t, "C++ holders", dir, ours, theirs)
+}

@@ -21,11 +21,11 @@ func cxxAsGDB(t *testing.T, what, name, src string, cmds ...string) {
 	compareLines(t, what, dir, ours, theirs)
 }
 
-// buildCXX builds C++ source with g++ -g -O0 into dir/name.
-func buildCXX(t *testing.T, name, src string) (dir, exe string) {
+// buildCXX builds C++ source with g++ -g -O0 and flags into dir/name.
+func buildCXX(t *testing.T, name, src string, flags ...string) (dir, exe string) {
 	t.Helper()
 	realparts.Need(t, "gdbserver", "gdb")
-	src, exe = realparts.BuildCXX(t, name, src)
+	src, exe = realparts.BuildCXX(t, name, src, flags...)
 	return filepath.Dir(src), exe
 }
 

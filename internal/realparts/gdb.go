@@ -15,14 +15,15 @@ func BuildC(t testing.TB, name, src string) (source, exe string) {
 	return build(t, "gcc", name+".c", src)
 }
 
-// BuildCXX is BuildC for C++ source, with g++.
-func BuildCXX(t testing.TB, name, src string) (source, exe string) {
+// BuildCXX is BuildC for C++ source, with g++ and its flags (-std=c++20).
+func BuildCXX(t testing.TB, name, src string, flags ...string) (source, exe string) {
 	t.Helper()
-	return build(t, "g++", name+".cpp", src)
+	return build(t, "g++", name+".cpp", src, flags...)
 }
 
-// build compiles src, written to a temporary directory as file, with compiler -g -O0.
-func build(t testing.TB, compiler, file, src string) (source, exe string) {
+// build compiles src, written to a temporary directory as file, with compiler -g -O0 and
+// flags.
+func build(t testing.TB, compiler, file, src string, flags ...string) (source, exe string) {
 	t.Helper()
 	Need(t, compiler)
 	dir := t.TempDir()
@@ -30,7 +31,8 @@ func build(t testing.TB, compiler, file, src string) (source, exe string) {
 	if err := os.WriteFile(source, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(compiler, "-g", "-O0", "-o", exe, source).CombinedOutput(); err != nil {
+	args := append(append([]string{"-g", "-O0"}, flags...), "-o", exe, source)
+	if out, err := exec.Command(compiler, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", compiler, err, out)
 	}
 	return source, exe
