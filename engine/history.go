@@ -13,6 +13,39 @@ import (
 type ValueHistory struct {
 	values []Variable
 	conv   map[string]Variable
+	// objects are the C++ objects recorded by their dynamic class as well (RecordObject),
+	// by number.
+	objects map[int]HistoryObject
+}
+
+// HistoryObject is a C++ object a history value holds, as its dynamic class shows it (gdb's
+// set print object on): the class and the object read as one.
+type HistoryObject struct {
+	Class string
+	Value Variable
+}
+
+// RecordObject is Record of a C++ object's value by its static type, kept with the object
+// read by its dynamic class: printed again, the history value shows whichever print object
+// asks for, as gdb's does.
+func (h *ValueHistory) RecordObject(static Variable, object HistoryObject) int {
+	n := h.Record(static)
+	if h.objects == nil {
+		h.objects = map[int]HistoryObject{}
+	}
+	h.objects[n] = object
+	return n
+}
+
+// LookupObject is the dynamic object recorded for the history value expr names ($, $N...);
+// ok is false when it names none or none was recorded.
+func (h *ValueHistory) LookupObject(expr string) (HistoryObject, bool) {
+	n, ok := h.number(expr)
+	if !ok {
+		return HistoryObject{}, false
+	}
+	o, ok := h.objects[n]
+	return o, ok
 }
 
 // SetConvenience sets convenience variable $name.
@@ -135,17 +168,42 @@ func asExpression(v Variable) string {
 	return v.Value
 }
 
-// value finds $N (back false, n >= 1), $ (n < 0), $$ (back, n < 0) or $$N.
-func (h *ValueHistory) value(back bool, n int) (Variable, error) {
-	last, idx := len(h.values), n
+// number is the number of the history value expr names ($, $$, $N, $$N), when it is one
+// that exists.
+func (h *ValueHistory) number(expr string) (int, bool) {
+	rest, isRef := strings.CutPrefix(strings.TrimSpace(expr), "$")
+	if !isRef {
+		return 0, false
+	}
+	rest, back := strings.CutPrefix(rest, "$")
+	n := -1
+	if rest != "" {
+		var err error
+		if n, err = strconv.Atoi(rest); err != nil || n < 0 || rest[0] == '+' || rest[0] == '-' {
+			return 0, false
+		}
+	}
+	idx := h.index(back, n)
+	return idx, idx >= 1 && idx <= len(h.values)
+}
+
+// index is the number $N (back false, n >= 1), $ (n < 0), $$ (back, n < 0) or $$N names.
+func (h *ValueHistory) index(back bool, n int) int {
+	last := len(h.values)
 	switch {
 	case !back && n < 0:
-		idx = last
+		return last
 	case back && n < 0:
-		idx = last - 1
+		return last - 1
 	case back:
-		idx = last - n
+		return last - n
 	}
+	return n
+}
+
+// value finds $N (back false, n >= 1), $ (n < 0), $$ (back, n < 0) or $$N.
+func (h *ValueHistory) value(back bool, n int) (Variable, error) {
+	last, idx := len(h.values), h.index(back, n)
 	switch { // in gdb's words
 	case !back && n < 0 && last == 0:
 		return Variable{}, fmt.Errorf("The history is empty.")

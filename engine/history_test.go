@@ -75,3 +75,26 @@ func TestConvenienceVariables(t *testing.T) {
 		t.Errorf("Convenience(i) = %+v, %v", v, ok)
 	}
 }
+
+// A C++ object recorded with its dynamic class is found again by any reference to its
+// number ($N, $, $$N), the static value being the history's; a value recorded plainly has
+// no object.
+func TestHistoryObjects(t *testing.T) {
+	var h ValueHistory
+	h.Record(Variable{Value: "1"})
+	n := h.RecordObject(Variable{Value: "{w_ = 3}"}, HistoryObject{Class: "geo::Square", Value: Variable{Value: "{side = 3}"}})
+	h.Record(Variable{Value: "2"})
+	for _, ref := range []string{"$2", "$$1", " $2 "} {
+		if o, ok := h.LookupObject(ref); !ok || o.Class != "geo::Square" || o.Value.Value != "{side = 3}" {
+			t.Errorf("%s: %+v, %v", ref, o, ok)
+		}
+	}
+	if v, _, _ := h.Lookup("$2"); n != 2 || v.Value != "{w_ = 3}" {
+		t.Errorf("$2 = %+v (number %d)", v, n)
+	}
+	for _, ref := range []string{"$", "$1", "$9", "x", "$$9"} {
+		if _, ok := h.LookupObject(ref); ok {
+			t.Errorf("%s names an object", ref)
+		}
+	}
+}

@@ -110,10 +110,24 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 		return
 	}
 	prefix := pointerPrefix(v, format)
-	if d.printObject && format == 0 {
-		v, prefix = d.dynamicObject(expr, v, prefix)
+	record := func(v engine.Variable) int { return d.values.Record(v) }
+	if o, ok := d.values.LookupObject(expr); ok && format == 0 { // a history value recorded with its object's class
+		static := v
+		record = func(engine.Variable) int { return d.values.RecordObject(static, o) }
+		if d.printObject {
+			v, prefix = o.Value, "("+o.Class+") "
+		}
+	} else if d.printObject && format == 0 {
+		static := v
+		var class string
+		v, prefix, class = d.dynamicObject(expr, v, prefix)
+		if class != "" { // recorded by its static type too, as gdb's history keeps it
+			record = func(engine.Variable) int {
+				return d.values.RecordObject(static, engine.HistoryObject{Class: class, Value: v})
+			}
+		}
 	}
-	d.printf("$%d = %s%s\n", d.values.Record(v), prefix, d.fileText(d.layoutValue(d.s.FormatValue(v, format), expr, v.Type)))
+	d.printf("$%d = %s%s\n", record(v), prefix, d.fileText(d.layoutValue(d.s.FormatValue(v, format), expr, v.Type)))
 }
 
 // pointerPrefix is what gdb's print puts before a C pointer (a value shown as an address,
@@ -344,19 +358,21 @@ func taggedType(expr string) bool {
 // dynamicObject is, under set print object on, the value of expr shown by the class of
 // the C++ object it is or points to (its vtable says it), with gdb's prefix: (geo::Square
 // *) 0x7ffe..., (geo::Square) {...}. Other values come back as they are.
-func (d *Debugger) dynamicObject(expr string, v engine.Variable, prefix string) (engine.Variable, string) {
+// object is the object's class when v was read as one (not for a pointer).
+func (d *Debugger) dynamicObject(expr string, v engine.Variable, prefix string) (shown engine.Variable, newPrefix, object string) {
 	class, pointer, err := d.s.DynamicClass(d.frame, expr)
 	switch {
 	case err != nil || class == "":
-		return v, prefix
+		return v, prefix, ""
 	case pointer:
-		return v, "(" + class + " *) "
+		return v, "(" + class + " *) ", ""
 	}
-	if dv, err := d.eval("*("+class+" *)&("+expr+")", true); err == nil {
-		dv.Name = v.Name
-		v = dv
+	dv, err := d.eval("*("+class+" *)&("+expr+")", true)
+	if err != nil {
+		return v, "(" + class + ") ", ""
 	}
-	return v, "(" + class + ") "
+	dv.Name = v.Name
+	return dv, "(" + class + ") ", class
 }
 
 // layout is a value as print shows it: as it is, or laid out as gdb's set print pretty on.

@@ -232,12 +232,15 @@ int main() {
 
 // set print object on shows a C++ object by the class its vtable says it is, as gdb's: a
 // geo::Shape pointer to a Square as (geo::Square *), the object as (geo::Square) with the
-// Square's members, whatis and ptype with gdb's /* real type = ... */ note.
+// Square's members, whatis and ptype with gdb's /* real type = ... */ note; a history
+// value keeps both: printed again it shows the Square under print object on, the Shape
+// under off, as gdb's.
 func TestCPlusPlusPrintObjectAsGDB(t *testing.T) {
 	cxxAsGDB(t, "C++ print object", "shapes", shapesProg,
 		"break 31", "run", "show print object", "p *sh", "set print object on", "show print object",
 		"p *sh", "p sh", "p sq", "p &sq", "p p", "whatis sh", "whatis *sh", "ptype sh",
-		"set print object off", "p sh", "with print object on -- p *sh", "p *sh")
+		"set print object off", "p sh", "with print object on -- p *sh", "p *sh",
+		"set print object on", "p $2", "p $", "set print object off", "p $2", "p $$1", "set print object on", "p $$1")
 }
 
 // list of a name several functions share lists each under gdb's header (file: "...",
