@@ -169,32 +169,13 @@ func (f *File) stdList(v *Value, st *dwarf.StructType, b []byte, addr uint64, me
 		}
 		return uintFrom(w, f.Arch)
 	}
-	limit := unlimited(f.PrintLimits().Elements)
-	v.Children = v.Children[:0]
-	var parts []string
-	i := 0
-	for cur := next(head); cur != head && cur != 0; cur = next(cur) {
-		if i >= limit || i >= 1<<16 {
-			parts = append(parts, "...")
-			break
-		}
-		eb, err := mem.ReadMemory(cur+2*ptr, int(elem.Size()))
-		if err != nil {
-			return false
-		}
-		c := f.FormatValue(elem, eb, cur+2*ptr, true, mem, depth+1)
-		c.Name = fmt.Sprintf("[%d]", i)
-		if i < maxArrayChildren {
-			v.Children = append(v.Children, c)
-		}
-		parts = append(parts, c.Name+" = "+c.Text)
-		i++
+	limit := f.printLimit()
+	var addrs []uint64
+	cur := next(head)
+	for ; cur != head && cur != 0 && len(addrs) < limit; cur = next(cur) {
+		addrs = append(addrs, cur+2*ptr) // the element, after the node's two links
 	}
-	if len(parts) > 0 {
-		v.Text += " = {" + strings.Join(parts, ", ") + "}"
-		v.Text = strings.Replace(v.Text, ", ...}", "...}", 1)
-	}
-	return true
+	return f.sequence(v, elem, addrs, cur != head && cur != 0, true, mem, depth)
 }
 
 // stdHashtable is gdb's std::unordered_map with 1 element = {[1] = 10} (a set's [i] =
