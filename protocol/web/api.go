@@ -267,13 +267,18 @@ var resumeModes = map[string]engine.ResumeMode{
 	"stepOut": engine.StepOut, "stepFrame": engine.StepFrame,
 }
 
-// control runs, pauses, steps or terminates the session.
+// control runs, pauses, steps (into a chosen call of the line: stepInto with its target)
+// or terminates the session.
 func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 	h := s.hubOr404(w, r)
 	if h == nil || !s.authorized(w, r) {
 		return
 	}
-	var req struct{ Action string }
+	var req struct {
+		Action string
+		Target string // stepInto: the function of the call to enter
+		Nth    int    // and which of the line's calls of it (0: the first)
+	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req); err != nil {
 		http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
 		return
@@ -284,6 +289,8 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		err = h.d.Start(mode != engine.Continue)
 	case ok:
 		err = h.d.Resume(mode)
+	case req.Action == "stepInto" && req.Target != "":
+		err = h.d.StepIntoTarget(req.Target, req.Nth)
 	case req.Action == "pause":
 		err = h.d.Pause()
 	case req.Action == "terminate":

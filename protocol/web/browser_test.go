@@ -58,6 +58,8 @@ func TestBrowser(t *testing.T) {
 	cd := startSession(t, reg, launch.Spec{Kind: launch.Cartridge, Program: "../../examples/cartridges/colorsquare", Console: console.Options{FPS: 30}}, "colorsquare", false)
 	fd := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: writeKite(t, "flood.kite", floodProgram)}, "flood.kite", false)
 	bd := startSession(t, reg, launch.Spec{Kind: launch.Cartridge, Program: buttonsCartridge(t), Console: console.Options{FPS: 30}}, "buttons", false)
+	callsProg := writeKite(t, "calls.kite", callsProgram)
+	sd := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: callsProg}, "calls.kite", true)
 	srv, err := web.Listen("127.0.0.1:0", web.Options{Registry: reg, Public: true, Feeds: &textFeed{text: "hello <b>from</b> a program\n"}})
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +116,22 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("step into a call", func(t *testing.T) {
+		sd.SetBreakpoints(callsProg, []engine.BreakpointSpec{{Line: 7}})
+		run(t, ctx, "open the page", chromedp.Navigate(base+"/s/5"))
+		waitJS(t, ctx, "stopped at the entry", `document.querySelector("#state").textContent.startsWith("stopped")`)
+		run(t, ctx, "continue", chromedp.Click(chromedp.CSS(`button[data-action="continue"]`)))
+		waitJS(t, ctx, "at line 7", `document.querySelector('#source .row.current[data-line="7"]') !== null`)
+		waitJS(t, ctx, "the line's calls offered", `[...document.querySelectorAll("#stepinto option")].map(o => o.textContent).join("|") === "Step into…|sq  (column 13)|sq  (column 20)|add  (column 9)" && !document.querySelector("#stepinto").disabled`)
+		waitJS(t, ctx, "choose the second sq", `(() => { const s = document.querySelector("#stepinto"); s.value = "1"; s.dispatchEvent(new Event("change")); return true; })()`)
+		waitJS(t, ctx, "in sq", `document.querySelector('#source .row.current[data-line="2"]') !== null && document.querySelector("#stack li").textContent.startsWith("sq")`)
+		waitJS(t, ctx, "sq's argument is the second call's", varValue("x")+` === "3"`)
+		if st := sd.LastStop(); st == nil || st.Location.Line != 2 {
+			t.Fatalf("the session's stop: %+v", st)
+		}
+		waitJS(t, ctx, "no calls left to offer in sq", `document.querySelectorAll("#stepinto option").length === 1 && document.querySelector("#stepinto").disabled`)
+	})
+
 	t.Run("console", func(t *testing.T) {
 		run(t, ctx, "open the console page", chromedp.Navigate(base+"/s/2"))
 		waitJS(t, ctx, "open the console page", `document.querySelector('#screen') !== null`)
@@ -161,10 +179,10 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("index and read-only", func(t *testing.T) {
 		run(t, ctx, "open the index", chromedp.Navigate(base+"/"))
-		waitJS(t, ctx, "four sessions listed", `[...document.querySelectorAll("#sessions tbody a")].map(a => a.textContent).join(",") === "xss.kite,colorsquare,flood.kite,buttons"`)
+		waitJS(t, ctx, "five sessions listed", `[...document.querySelectorAll("#sessions tbody a")].map(a => a.textContent).join(",") === "xss.kite,colorsquare,flood.kite,buttons,calls.kite"`)
 		_, port, _ := strings.Cut(srv.Addr, ":")
 		run(t, ctx, "open a page from elsewhere", chromedp.Navigate("http://polydbg.test:"+port+"/s/2"))
-		waitJS(t, ctx, "read-only", `!document.querySelector("#readonly").hidden && [...document.querySelectorAll("#controls button")].every(b => b.disabled) && document.querySelector("#frameno").textContent.startsWith("frame ")`)
+		waitJS(t, ctx, "read-only", `!document.querySelector("#readonly").hidden && [...document.querySelectorAll("#controls button")].every(b => b.disabled) && document.querySelector("#stepinto").disabled && document.querySelector("#frameno").textContent.startsWith("frame ")`)
 		run(t, ctx, "open it with the server's token", chromedp.Navigate("http://polydbg.test:"+port+"/s/2?token="+srv.Token()))
 		waitJS(t, ctx, "the controls", `document.querySelector("#readonly").hidden && !document.querySelector('button[data-action="continue"]').disabled`)
 	})

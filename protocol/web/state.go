@@ -19,6 +19,14 @@ type pageState struct {
 	Breakpoints []pageBreak      `json:"breakpoints"`
 	Files       []string         `json:"files"` // the source files the page may ask for
 	Profile     bool             `json:"profile"`
+	Calls       []pageCall       `json:"calls"` // the functions the stopped line calls from here on
+}
+
+// pageCall is a call the stopped line makes, which "Step into" offers.
+type pageCall struct {
+	Func   string `json:"func"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
 }
 
 type pageFrame struct {
@@ -49,7 +57,8 @@ type pageBreak struct {
 // takeState reads the session: the stack, the innermost frame's scopes with their
 // variables, and the breakpoints. Values are clipped by the engine's rule.
 func takeState(d *launch.Debuggee) pageState {
-	st := pageState{State: d.State().String(), Stack: []pageFrame{}, Scopes: []pageScope{}, Breakpoints: []pageBreak{}, Profile: d.Profiler != nil}
+	st := pageState{State: d.State().String(), Stack: []pageFrame{}, Scopes: []pageScope{}, Breakpoints: []pageBreak{},
+		Profile: d.Profiler != nil, Calls: []pageCall{}}
 	if stop := d.LastStop(); stop != nil {
 		st.Reason, st.Text = string(stop.Reason), engine.ClipValue(stop.Text, engine.DefaultMaxValueLen)
 		loc := stop.Location
@@ -57,6 +66,11 @@ func takeState(d *launch.Debuggee) pageState {
 		if frames, err := d.Stack(); err == nil {
 			for _, f := range frames {
 				st.Stack = append(st.Stack, pageFrame{Func: f.Func, File: f.Location.File, Line: f.Location.Line})
+			}
+		}
+		if calls, err := d.StatementCalls(); err == nil {
+			for _, c := range calls {
+				st.Calls = append(st.Calls, pageCall{Func: c.Function, Line: c.Line, Column: c.Column})
 			}
 		}
 		if scopes, err := d.Scopes(0); err == nil {

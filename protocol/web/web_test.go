@@ -34,6 +34,17 @@ print("total ${total}")
 print(xss)
 `
 
+// callsProgram calls three functions on its line 7, two of them the same.
+const callsProgram = `fn sq(x) {
+    return x * x
+}
+fn add(a, b) {
+    return a + b
+}
+let r = add(sq(2), sq(3))
+print(r)
+`
+
 // floodProgram prints as fast as it can, forever: twenty lines a print, the last one
 // numbered ("line N of a flood"), so that even a slow (race-detector) build prints tens of
 // thousands of lines a second.

@@ -111,6 +111,25 @@ async function session(id) {
   for (const b of document.querySelectorAll("#controls button")) {
     b.addEventListener("click", () => post("control", { action: b.dataset.action }));
   }
+  const into = $("#stepinto");
+  let calls = [];
+  into.addEventListener("change", () => {
+    const i = Number(into.value);
+    into.value = "";
+    if (!token || !calls[i]) return;
+    const nth = calls.slice(0, i).filter((c) => c.func === calls[i].func).length; // which of its calls on the line
+    post("control", { action: "stepInto", target: calls[i].func, nth });
+  });
+  const callsView = (st) => {
+    calls = st.state === "stopped" ? st.calls || [] : [];
+    into.replaceChildren(el("option", "", "Step into…"), ...calls.map((c, i) => {
+      const o = el("option", "", c.func + (c.column ? "  (column " + c.column + ")" : ""));
+      o.value = String(i);
+      return o;
+    }));
+    into.firstChild.value = "";
+    into.disabled = !token || calls.length === 0;
+  };
   document.addEventListener("keydown", (e) => {
     const keys = { F5: "continue", F6: "pause", F10: "stepOver", F11: e.shiftKey ? "stepOut" : "stepIn" };
     if (token && keys[e.key]) { e.preventDefault(); post("control", { action: keys[e.key] }); }
@@ -139,6 +158,7 @@ async function session(id) {
     badge.className = "badge " + st.state;
     if (st.text) status(st.text);
     src.update(st);
+    callsView(st);
     stackView(st.stack);
     varsView(api, st.scopes);
     if (flame && (st.state === "stopped" || st.state === "exited" || st.state === "terminated")) flame.load();
