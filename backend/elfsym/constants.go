@@ -182,3 +182,7 @@ func (v Value) FuncType() (*dwarf.FuncType, bool) {
 	ft, ok := v.typ.(*dwarf.FuncType)
 	return ft, ok && v.Kind == "func"
 }
+
+// SetFuncType gives the function value v the type ft: a function without debug
+// information, whose call a cast says the return type of.
+func (v *Value) SetFuncType(ft *dwarf.FuncType) { v.typ = ft }

@@ -7,6 +7,7 @@ package elfsym
 
 import (
 	"debug/elf"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +20,9 @@ type MinSym struct {
 	Name string
 	Addr uint64
 	Data bool
+	// IFunc marks a GNU indirect function: its address is a resolver's, which returns the
+	// implementation's for this machine (glibc's strlen).
+	IFunc bool
 }
 
 type minSyms struct {
@@ -87,7 +91,7 @@ func (f *File) readMinSyms() []MinSym {
 			if described[name] || at[f.clearThumb(s.Value)] {
 				continue
 			}
-			m = MinSym{Name: name, Addr: f.clearThumb(s.Value)}
+			m = MinSym{Name: name, Addr: f.clearThumb(s.Value), IFunc: elf.ST_TYPE(s.Info) == elf.STT_GNU_IFUNC}
 		case elf.STT_OBJECT, elf.STT_NOTYPE, elf.STT_TLS:
 			code := f.executableSection(s.Section)
 			if !code && (vars[name] || vars[cxxname.Symbol(name)]) || code && described[name] {
@@ -124,4 +128,27 @@ func allDigits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// FunctionSymbol is the function of the program or a loaded library that only its symbol
+// table names (libc's puts): the program's own first, then the libraries'.
+func (f *File) FunctionSymbol(name string) (MinSym, bool) {
+	for _, m := range f.MinSyms() {
+		if !m.Data && m.Name == name {
+			return m, true
+		}
+	}
+	return MinSym{}, false
+}
+
+// NoDebugFunc is the value of a function known only by its symbol, as gdb shows one:
+// {<text variable, no debug info>} 0x7ffff7e4b980 <puts>. It has no type: a call of it
+// needs its return type said by a cast.
+func NoDebugFunc(m MinSym) Value {
+	typ := "<text variable, no debug info>"
+	if m.IFunc {
+		typ = "<text gnu-indirect-function variable, no debug info>"
+	}
+	return Value{Name: m.Name, Type: typ, Kind: "func", Addr: m.Addr, InMemory: true,
+		Text: fmt.Sprintf("{%s} %#x <%s>", typ, m.Addr, m.Name)}
 }

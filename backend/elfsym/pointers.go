@@ -327,6 +327,10 @@ func (f *File) AddressOf(v Value, mem Memory) (Value, error) {
 	if !v.InMemory {
 		return Value{}, errors.New("attempt to take address of value not located in memory")
 	}
+	if v.typ == nil && v.Kind == "func" { // a function known by its symbol alone: gdb's (<text variable, no debug info> *)
+		return Value{Name: "&" + v.Name, Type: v.Type + " *", Kind: "pointer", Bytes: f.wordBytes(v.Addr, f.Arch.PtrSize),
+			Text: fmt.Sprintf("%#x <%s>", v.Addr, v.Name)}, nil
+	}
 	pt := &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: int64(f.Arch.PtrSize)}, Type: v.typ}
 	if v.typ == nil {
 		pt.Type = &dwarf.VoidType{}

@@ -31,6 +31,7 @@ type arithOperand struct {
 	// overloads are the functions a C++ name names, obj the last; a call chooses among
 	// them by its arguments (chooseOverload).
 	overloads []elfsym.Value
+	ifunc     bool // obj is a GNU indirect function's resolver (a call runs what it returns)
 }
 
 // arithParser is a recursive-descent parser that evaluates as it goes; skip (the right side
@@ -40,6 +41,9 @@ type arithParser struct {
 	toks []string
 	pos  int
 	skip bool
+	// castType is the type the expression being read is cast to: (int)abs(-3) says abs's
+	// return type, which a function without debug information does not.
+	castType string
 }
 
 // runArith parses expr whole and evaluates it (skip: parses only, reading nothing).
@@ -216,7 +220,10 @@ func (p *arithParser) unary() (arithOperand, error) {
 		return p.sizeof()
 	case "(":
 		if name, ok := p.typeName(); ok {
+			outer := p.castType
+			p.castType = name // the return type of a call of a function without debug information
 			v, err := p.unary()
+			p.castType = outer
 			if err != nil || p.skip {
 				return v, err
 			}
@@ -382,12 +389,15 @@ func (p *arithParser) constant(name string) (arithOperand, bool) {
 			last := fvs[len(fvs)-1] // gdb names an overloaded function by its last (a call chooses by its arguments)
 			return arithOperand{obj: &last, overloads: fvs}, true
 		}
-		if fn, _ := sym.FuncByName(name); fn == nil || fn.Name != name {
-			return arithOperand{}, false // add is not geo::add, B not its constructor B::B
+	}
+	if fn, _ := sym.FuncByName(name); fn != nil && (fn.Name == name || !p.cplusFrame()) { // (add is not geo::add, B not B::B)
+		if fv, ok := sym.FuncValue(name); ok {
+			return arithOperand{obj: &fv}, true
 		}
 	}
-	if fv, ok := sym.FuncValue(name); ok {
-		return arithOperand{obj: &fv}, true
+	if m, ok := p.e.t.functionSymbol(name); ok { // a library's function: puts
+		fv := elfsym.NoDebugFunc(m)
+		return arithOperand{obj: &fv, ifunc: m.IFunc}, true
 	}
 	return arithOperand{}, false
 }

@@ -72,6 +72,10 @@ func (p *arithParser) cast(name string, v arithOperand) (arithOperand, error) {
 	if p.program() == nil {
 		return v, errNoProgram
 	}
+	if strings.TrimSpace(name) == "void" { // (void)f(): the value thrown away, as C's
+		void := elfsym.Value{Name: "(void)", Type: "void", Kind: "void", Text: "void"}
+		return arithOperand{obj: &void}, nil
+	}
 	t, err := p.e.t.sym.ParseType(name)
 	if err != nil {
 		return v, err

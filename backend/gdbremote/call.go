@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"syscall"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
@@ -172,6 +173,29 @@ func (p *arithParser) callWith(fn arithOperand, this *uint64, args []arithOperan
 		fn = p.chooseOverload(fn.overloads, args, this != nil)
 	}
 	name := fn.obj.Name
+	if _, typed := fn.obj.FuncType(); !typed { // a function without debug information: a cast says its type
+		if p.castType == "" {
+			return fn, fmt.Errorf("'%s' has unknown return type; cast the call to its declared return type", name)
+		}
+		var rt dwarf.Type // (void): none
+		if strings.TrimSpace(p.castType) != "void" {
+			var err error
+			if rt, err = p.e.t.sym.ParseType(p.castType); err != nil {
+				return fn, err
+			}
+		}
+		p.castType = ""
+		typed := *fn.obj
+		typed.SetFuncType(&dwarf.FuncType{ReturnType: rt})
+		if fn.ifunc && !p.e.typeOnly { // glibc's strlen: run the resolver for the implementation
+			impl, err := p.e.t.callFunction(fn.obj.Addr, nil)
+			if err != nil {
+				return fn, err
+			}
+			typed.Addr = impl
+		}
+		fn = arithOperand{obj: &typed}
+	}
 	if p.e.typeOnly { // whatis, ptype: a value of the type it returns, without running it
 		ft, _ := fn.obj.FuncType()
 		if r, err := p.callResult(ft, callOut{}, name+"(...)"); err == nil {
@@ -213,6 +237,14 @@ func (p *arithParser) callWith(fn arithOperand, this *uint64, args []arithOperan
 		}
 		if at, ok := byReference(ft, param, a); ok { // an object passed by reference: its address
 			words = append(words, at)
+			continue
+		}
+		if o := a.referred().obj; o != nil && o.Kind == "array" && !o.InMemory { // a string literal: put in the program's memory
+			placed, err := p.inMemory(a)
+			if err != nil {
+				return fn, err
+			}
+			words = append(words, placed.obj.Addr)
 			continue
 		}
 		if o := a.referred().obj; o != nil && o.Kind == "struct" {

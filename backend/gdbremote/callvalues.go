@@ -18,12 +18,12 @@ import (
 // when a call takes them by reference or as this ((a + b) + a): calls go below it.
 const scratchZone = 4096
 
-// inMemory is v, a class object that lives in no memory (a call's result returned in
-// registers), put in the stack's scratch zone so that a call can take its address; v as it
-// is when it is in memory or no object.
+// inMemory is v, a class object or an array that lives in no memory (a call's result
+// returned in registers, a string literal), put in the stack's scratch zone so that a call
+// can take its address; v as it is when it is in memory or no object.
 func (p *arithParser) inMemory(v arithOperand) (arithOperand, error) {
 	v = v.referred()
-	if v.obj == nil || v.obj.InMemory || v.obj.Kind != "struct" || len(v.obj.Bytes) == 0 {
+	if v.obj == nil || v.obj.InMemory || v.obj.Kind != "struct" && v.obj.Kind != "array" || len(v.obj.Bytes) == 0 {
 		return v, nil
 	}
 	size := (int64(len(v.obj.Bytes)) + 15) &^ 15

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"debug/dwarf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -330,6 +331,12 @@ func (t *Target) DescribeType(name string, expand bool) (string, error) {
 // reads in the frame (pure: nothing of the program runs).
 func (t *Target) DescribeExprType(frame int, expr string, expand bool) (string, error) {
 	typ, err := t.exprType(frame, expr)
+	if errors.Is(err, errNoDebugFunc) { // puts, known by its symbol alone: gdb's words
+		if expand {
+			return "<unknown return type> ()", nil
+		}
+		return "<text variable, no debug info>", nil
+	}
 	if err != nil {
 		return "", err
 	}
@@ -338,6 +345,9 @@ func (t *Target) DescribeExprType(frame int, expr string, expand bool) (string, 
 	}
 	return elfsym.DescribeType(typ, expand), nil
 }
+
+// errNoDebugFunc says an expression is a function known by its symbol alone: it has no type.
+var errNoDebugFunc = errors.New("a function without debug information has no type")
 
 // exprType is the DWARF type of the value expr reads in the frame (pure).
 func (t *Target) exprType(frame int, expr string) (dwarf.Type, error) {
@@ -357,6 +367,9 @@ func (t *Target) exprType(frame int, expr string) (dwarf.Type, error) {
 	}
 	if v.DWARFType() == nil && v.Kind == "void" { // a call of a function that returns nothing
 		return &dwarf.VoidType{}, nil
+	}
+	if v.DWARFType() == nil && v.Kind == "func" {
+		return nil, errNoDebugFunc
 	}
 	if v.DWARFType() == nil {
 		return nil, fmt.Errorf("%s has no type of the program: %w", expr, engine.ErrUnsupported)

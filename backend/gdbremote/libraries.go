@@ -42,6 +42,18 @@ func (t *Target) anySymbol(name string) (uint64, bool) {
 	return t.sym.AnySymbol(name)
 }
 
+// functionSymbol is the function of the program or a library it loaded that only a symbol
+// table names (the libraries read first when they were not yet).
+func (t *Target) functionSymbol(name string) (elfsym.MinSym, bool) {
+	if m, ok := t.sym.FunctionSymbol(name); ok {
+		return m, true
+	}
+	if !t.started() || !t.addLibraries() {
+		return elfsym.MinSym{}, false
+	}
+	return t.sym.FunctionSymbol(name)
+}
+
 // addLibraries adds the loaded shared libraries found on this host to the symbols; it
 // reports whether the stub listed any.
 func (t *Target) addLibraries() bool {

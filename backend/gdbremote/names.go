@@ -63,7 +63,7 @@ func (t *Target) NondebugSymbols() []engine.Symbol {
 	ms := t.sym.MinSyms()
 	out := make([]engine.Symbol, len(ms))
 	for i, m := range ms {
-		out[i] = engine.Symbol(m)
+		out[i] = engine.Symbol{Name: m.Name, Addr: m.Addr, Data: m.Data}
 	}
 	return out
 }
