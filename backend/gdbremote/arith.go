@@ -44,6 +44,7 @@ type arithParser struct {
 	// castType is the type the expression being read is cast to: (int)abs(-3) says abs's
 	// return type, which a function without debug information does not.
 	castType string
+	calls    bool // a call was parsed (skip: a condition's check)
 }
 
 // runArith parses expr whole and evaluates it (skip: parses only, reading nothing).
@@ -76,7 +77,10 @@ func (e *evaluator) arith(expr string) (elfsym.Value, error) {
 
 // checkArith parses expr as a C expression without reading the program: nil when it is one.
 func checkArith(expr string) error {
-	_, _, err := runArith(nil, expr, true)
+	_, p, err := runArith(nil, expr, true)
+	if err == nil && p.calls {
+		return fmt.Errorf("%q calls a function of the program, which a condition does not do here (gdb runs it): test the values it reads instead", expr)
+	}
 	return err
 }
 
@@ -261,6 +265,15 @@ func (p *arithParser) unary() (arithOperand, error) {
 			}
 			v, err = member, merr
 		case "(":
+			if p.skip && (v.obj == nil || v.obj.Kind == "func") && p.pos > 0 && isIdent(p.toks[p.pos-1]) { // f(...) only parsed
+				p.pos++
+				p.calls = true
+				if _, err = p.arguments(); err != nil {
+					return v, err
+				}
+				v = arithOperand{kind: "int"}
+				continue
+			}
 			if v.obj != nil && v.obj.Kind == "pointer" && !p.skip { // through a function pointer: fp(2), ops[1](2, 3)
 				if fn, derr := p.deref(v); derr == nil && fn.obj != nil && fn.obj.Kind == "func" {
 					v = fn
