@@ -25,6 +25,6 @@ func TestCallLibraryFunctionsAsGDB(t *testing.T) {
 	dir, exe := buildNative(t, "libc", libcProg)
 	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("break 6", "run", "p puts", "p abs(-3)",
 		"p (int)abs(-3)", "p (int)abs(-7) * 2", "p (unsigned long)strlen(s)", "p (unsigned long)strlen(\"abcd\")",
-		"p (int)puts(\"hi\")", "call (void)fflush(0)", "whatis puts", "ptype puts", "p &puts", "p strlen", "p (int)atoi(\"42\") + 1"))
+		"p (int)puts(\"hi\")", "call (void)abs(1)", "whatis puts", "ptype puts", "p &puts", "p strlen", "p (int)atoi(\"42\") + 1"))
 	compareLines(t, "calls of library functions", dir, ours, theirs)
 }
