@@ -24,20 +24,24 @@ func (f *File) stdValue(v *Value, st *dwarf.StructType, b []byte, addr uint64, m
 		return f.stdString(v, st, b, mem)
 	case strings.HasPrefix(name, "std::vector<") && !strings.HasPrefix(name, "std::vector<bool,"):
 		return f.stdVector(v, st, b, mem, depth)
-	case strings.HasPrefix(name, "std::map<"):
-		return f.stdTree(v, st, b, addr, mem, depth, "std::map", true)
-	case strings.HasPrefix(name, "std::set<"):
-		return f.stdTree(v, st, b, addr, mem, depth, "std::set", false)
+	case strings.HasPrefix(name, "std::map<"), strings.HasPrefix(name, "std::multimap<"):
+		kind, _, _ := strings.Cut(name, "<")
+		return f.stdTree(v, st, b, addr, mem, depth, kind, true)
+	case strings.HasPrefix(name, "std::set<"), strings.HasPrefix(name, "std::multiset<"):
+		kind, _, _ := strings.Cut(name, "<")
+		return f.stdTree(v, st, b, addr, mem, depth, kind, false)
 	case strings.HasPrefix(name, "std::unique_ptr<"):
 		return f.stdUniquePtr(v, st, b, mem, depth)
 	case strings.HasPrefix(name, "std::shared_ptr<"), strings.HasPrefix(name, "std::weak_ptr<"):
 		return f.stdSharedPtr(v, st, b, mem, depth)
 	case strings.HasPrefix(name, "std::__cxx11::list<"):
 		return f.stdList(v, st, b, addr, mem, depth)
-	case strings.HasPrefix(name, "std::unordered_map<"):
-		return f.stdHashtable(v, st, b, mem, depth, "std::unordered_map", true)
-	case strings.HasPrefix(name, "std::unordered_set<"):
-		return f.stdHashtable(v, st, b, mem, depth, "std::unordered_set", false)
+	case strings.HasPrefix(name, "std::unordered_map<"), strings.HasPrefix(name, "std::unordered_multimap<"):
+		kind, _, _ := strings.Cut(name, "<")
+		return f.stdHashtable(v, st, b, mem, depth, kind, true)
+	case strings.HasPrefix(name, "std::unordered_set<"), strings.HasPrefix(name, "std::unordered_multiset<"):
+		kind, _, _ := strings.Cut(name, "<")
+		return f.stdHashtable(v, st, b, mem, depth, kind, false)
 	case strings.HasPrefix(name, "std::optional<"):
 		return f.stdOptional(v, st, b, addr, mem, depth)
 	case strings.HasPrefix(name, "std::deque<"):

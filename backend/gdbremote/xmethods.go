@@ -22,8 +22,9 @@ var libraryMethods = []struct {
 	{"std::array<", "size empty front back at"},
 	{"std::__cxx11::list<", "size empty front back"},
 	{"std::forward_list<", "empty front"},
-	{"std::map<", "size empty"}, {"std::set<", "size empty"},
+	{"std::map<", "size empty"}, {"std::set<", "size empty"}, {"std::multimap<", "size empty"}, {"std::multiset<", "size empty"},
 	{"std::unordered_map<", "size empty"}, {"std::unordered_set<", "size empty"},
+	{"std::unordered_multimap<", "size empty"}, {"std::unordered_multiset<", "size empty"},
 	{"std::unique_ptr<", "get"},
 }
 

@@ -84,8 +84,16 @@ const moreStdProg = `#include <deque>
 #include <queue>
 #include <forward_list>
 #include <vector>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <cstdio>
 int main() {
+  std::multimap<int, int> mm{{1, 2}, {1, 3}, {0, 9}};
+  std::multiset<int> ms{4, 4, 1};
+  std::unordered_multimap<int, int> umm{{5, 6}, {5, 7}};
+  std::unordered_multiset<int> ums{8, 8};
   std::deque<int> dq{1, 2, 3};
   std::deque<int> edq;
   std::deque<int> bigdq;
@@ -110,7 +118,7 @@ int main() {
   std::vector<std::pair<int, int>> vp{{1, 2}};
   printf("%zu %zu %d %zu %zu %zu %zu\n", dq.size() + edq.size() + bigdq.size(), std::get<2>(tp).size(), (int)vi.index() + (int)vs.index() + (int)vv.index(),
          pr.second.size() + ar[0] + sv.size() + bs.count() + wide.count() + none.count(), st.size() + q.size() + pq.size(),
-         (size_t)(fl.front() + efl.empty()), vp.size());
+         (size_t)(fl.front() + efl.empty()), vp.size() + mm.size() + ms.size() + umm.size() + ums.size());
   return 0;
 }
 `
@@ -119,7 +127,8 @@ int main() {
 // with 3 elements = {1, 2, 3} (across its buffers, to the print limit), std::variant<int,
 // std::string> [index 1] = {"hi"} (a container alternative "containing" it), std::tuple
 // containing = {[1] = 1, ...}, a pair's first and second alone, a string_view's text,
-// std::bitset = {[0] = 1, ...} (one word or many), std::stack wrapping: ..., std::forward_list;
+// std::bitset = {[0] = 1, ...} (one word or many), std::stack wrapping: ..., std::forward_list,
+// the multi maps and sets (std::multimap with 3 elements = {[0] = 9, [1] = 2, [1] = 3});
 // set print pretty lays out the elements a printer names one per line, as gdb; whatis of an
 // adapter as the type printers name it (std::stack<int, std::deque<int> >).
 func TestCPlusPlusMoreLibraryTypesAsGDB(t *testing.T) {
@@ -128,7 +137,8 @@ func TestCPlusPlusMoreLibraryTypesAsGDB(t *testing.T) {
 		"p dq", "p edq", "p bigdq", "p vi", "p vs", "p vv", "p tp", "p et", "p pr", "p ar", "p sv", "p bs", "p wide", "p none",
 		"p st", "p q", "p pq", "p fl", "p efl", "p vp", "info locals",
 		"whatis dq", "whatis vi", "whatis tp", "whatis sv", "whatis bs", "whatis st", "whatis pq",
-		"set print pretty on", "p tp", "p vi", "p vv", "p pr", "p bs", "p st", "p fl", "p vp", "p et")
+		"set print pretty on", "p tp", "p vi", "p vv", "p pr", "p bs", "p st", "p fl", "p vp", "p et",
+		"set print pretty off", "p mm", "p ms", "p umm", "p ums", "whatis mm", "whatis ums", "p mm.size()", "p ums.empty()")
 }
 
 // A standard container's size(), empty(), front(), back(), at(i) and [i] are answered as
