@@ -112,19 +112,41 @@ func (f *File) ElementAt(v Value, i int64, mem Memory) (Value, error) {
 	return v, fmt.Errorf("%s has no at()", v.Type)
 }
 
-// OwnedPointer is what a std::unique_ptr's get() gives, as libstdc++'s xmethod answers it:
-// the pointer it holds, of the pointer type it holds it as; ok is false for another value.
+// OwnedPointer is what a std::unique_ptr's or std::shared_ptr's get() gives, as
+// libstdc++'s xmethods answer it: the pointer it holds, of the pointer type it holds it
+// as; ok is false for another value.
 func (f *File) OwnedPointer(v Value, mem Memory) (Value, bool) {
 	v = v.Referred()
 	st, ok := resolve(v.typ).(*dwarf.StructType)
-	if !ok || !strings.HasPrefix(st.StructName, "std::unique_ptr<") {
+	member := map[bool]string{true: "_M_head_impl", false: "_M_ptr"}[ok && strings.HasPrefix(st.StructName, "std::unique_ptr<")]
+	if !ok || !strings.HasPrefix(st.StructName, "std::unique_ptr<") && !strings.HasPrefix(st.StructName, "std::shared_ptr<") {
 		return v, false
 	}
-	p, ok := f.memberWhere(st, v.Bytes, "_M_head_impl", isPointer)
+	p, ok := f.memberWhere(st, v.Bytes, member, isPointer)
 	if !ok {
 		return v, false
 	}
 	out := f.FormatValue(p.t, p.b, 0, false, mem, 0)
 	out.Name = v.Name + ".get()"
 	return out, true
+}
+
+// UseCount is what a std::shared_ptr's use_count() gives: how many own its object (0 for
+// an empty one); ok is false for another value.
+func (f *File) UseCount(v Value, mem Memory) (int64, bool) {
+	v = v.Referred()
+	st, ok := resolve(v.typ).(*dwarf.StructType)
+	if !ok || !strings.HasPrefix(st.StructName, "std::shared_ptr<") {
+		return 0, false
+	}
+	pi, ok := f.member(st, v.Bytes, "_M_pi")
+	if !ok {
+		return 0, false
+	}
+	block := uintFrom(pi.b, f.Arch)
+	if block == 0 {
+		return 0, true
+	}
+	use, _, ok := f.sharedCounts(block, mem)
+	return int64(use), ok
 }

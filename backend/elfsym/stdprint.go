@@ -128,13 +128,9 @@ func (f *File) stdSharedPtr(v *Value, st *dwarf.StructType, b []byte, mem Memory
 	kind, _, _ := strings.Cut(st.StructName, "<")
 	state := "empty"
 	if block := uintFrom(pi.b, f.Arch); block != 0 {
-		counts, err := mem.ReadMemory(block+uint64(f.Arch.PtrSize), 8) // after the vtable pointer: use, weak
-		if err != nil {
+		use, weak, ok := f.sharedCounts(block, mem)
+		if !ok {
 			return false
-		}
-		use, weak := f.Arch.ByteOrder.Uint32(counts), f.Arch.ByteOrder.Uint32(counts[4:])
-		if use > 0 {
-			weak--
 		}
 		state = fmt.Sprintf("use count %d, weak count %d", use, weak)
 		if use == 0 {
@@ -144,6 +140,20 @@ func (f *File) stdSharedPtr(v *Value, st *dwarf.StructType, b []byte, mem Memory
 	v.Text = fmt.Sprintf("%s<%s> (%s) = {get() = %#x}", kind, TypeName(withoutTypedefs(pt.Type)), state, uintFrom(p.b, f.Arch))
 	f.pointee(v, pt, p.b, mem, depth)
 	return true
+}
+
+// sharedCounts are the counts of a shared_ptr's control block at block: its owners, and
+// its weak references without the one the owners hold together (as gdb's printer says).
+func (f *File) sharedCounts(block uint64, mem Memory) (use, weak uint32, ok bool) {
+	counts, err := mem.ReadMemory(block+uint64(f.Arch.PtrSize), 8) // after the vtable pointer: use, weak
+	if err != nil {
+		return 0, 0, false
+	}
+	use, weak = f.Arch.ByteOrder.Uint32(counts), f.Arch.ByteOrder.Uint32(counts[4:])
+	if use > 0 {
+		weak--
+	}
+	return use, weak, true
 }
 
 // stdList is gdb's std::__cxx11::list = {[0] = 1, [1] = 2}: the nodes from the header's

@@ -25,7 +25,7 @@ var libraryMethods = []struct {
 	{"std::map<", "size empty"}, {"std::set<", "size empty"}, {"std::multimap<", "size empty"}, {"std::multiset<", "size empty"},
 	{"std::unordered_map<", "size empty"}, {"std::unordered_set<", "size empty"},
 	{"std::unordered_multimap<", "size empty"}, {"std::unordered_multiset<", "size empty"},
-	{"std::unique_ptr<", "get"},
+	{"std::unique_ptr<", "get"}, {"std::shared_ptr<", "get use_count unique"},
 }
 
 // libraryMethod is obj.name(...) when a libstdc++ xmethod answers it (the "(" is next);
@@ -42,16 +42,27 @@ func (p *arithParser) libraryMethod(obj arithOperand, name string) (r arithOpera
 			break
 		}
 	}
-	if has && name == "get" { // a unique_ptr's pointer
+	if has && (name == "get" || name == "use_count" || name == "unique") { // a smart pointer's
 		p.pos++ // "("
 		if _, err := p.arguments(); err != nil {
 			return obj, true, err
 		}
-		ptr, ok := p.e.t.sym.OwnedPointer(*v, cachedMem{p.e.t})
-		if !ok {
-			return obj, false, nil
+		mem := cachedMem{p.e.t}
+		if name == "get" {
+			ptr, ok := p.e.t.sym.OwnedPointer(*v, mem)
+			if !ok {
+				return obj, true, fmt.Errorf("%s is not laid out as libstdc++'s", v.Name)
+			}
+			return arithOperand{obj: &ptr}, true, nil
 		}
-		return arithOperand{obj: &ptr}, true, nil
+		use, ok := p.e.t.sym.UseCount(*v, mem)
+		if !ok {
+			return obj, true, fmt.Errorf("%s is not laid out as libstdc++'s", v.Name)
+		}
+		if name == "unique" {
+			return p.truthValue(use == 1), true, nil
+		}
+		return arithOperand{kind: "int", i: use, ct: tLong}, true, nil
 	}
 	n, counted := v.Elements()
 	if !has || !counted && name != "front" && name != "empty" {
