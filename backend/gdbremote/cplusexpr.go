@@ -247,9 +247,12 @@ func (p *arithParser) templateFunction(name string) (arithOperand, bool) {
 			depth--
 		case ">>":
 			depth -= 2
-		case "(", ")", ";":
-			i = len(p.toks)
-			continue
+		case ",", "*", "&", "::", "-":
+		default:
+			if t := p.toks[i]; !isIdent(t) && (t[0] < '0' || t[0] > '9') { // an operator: i < n && j > 0
+				i = len(p.toks)
+				continue
+			}
 		}
 		if depth <= 0 {
 			end = i
