@@ -219,3 +219,80 @@ func (f *File) methodDecl(e *dwarf.Entry, r *dwarf.Reader, class string, with ma
 	}
 	return text + ";"
 }
+
+// classLayout is what ptype/o shows of a C++ class besides its fields' places: its base
+// classes (": public geo::Shape"), each field's access and whether the compiler made it
+// (a vtable pointer, not shown), the static members before each field (by its index; those
+// after the last under len(st.Field)), and whether its sections are labelled.
+type classLayout struct {
+	bases   []string
+	access  []int64
+	hidden  []bool
+	statics map[int][]classLine
+	labels  bool
+}
+
+// layoutOf reads classLayout of the C++ class st; false for a C struct.
+func (f *File) layoutOf(st *dwarf.StructType) (*classLayout, bool) {
+	d, ok := cxxTypes.Load(st)
+	if !ok || d.(cxxDecl).f != f {
+		return nil, false
+	}
+	r := f.DWARF.Reader()
+	r.Seek(d.(cxxDecl).off)
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return nil, false
+	}
+	deflt := int64(accessPublic)
+	if e.Tag == dwarf.TagClassType {
+		deflt = accessPrivate
+	}
+	cl := &classLayout{statics: map[int][]classLine{}}
+	field := 0
+	for e.Children {
+		kid, err := r.Next()
+		if err != nil || kid == nil || kid.Tag == 0 {
+			break
+		}
+		access, explicit := kid.Val(dwarf.AttrAccessibility).(int64)
+		if !explicit {
+			access = deflt
+		}
+		switch kid.Tag {
+		case dwarf.TagInheritance:
+			if !explicit && e.Tag != dwarf.TagClassType {
+				access = accessPublic
+			}
+			if t := f.entryType(kid); t != nil {
+				cl.bases = append(cl.bases, accessWords[access]+" "+TypeName(t))
+			}
+		case dwarf.TagMember, dwarf.TagVariable:
+			decl, _ := kid.Val(dwarf.AttrDeclaration).(bool)
+			if kid.Tag == dwarf.TagVariable || decl {
+				name, _ := kid.Val(dwarf.AttrName).(string)
+				if t := f.entryType(kid); t != nil {
+					cl.statics[field] = append(cl.statics[field], classLine{"static " + Declare(TypeName(t), name) + ";", access})
+					cl.labels = cl.labels || access != deflt
+				}
+				break
+			}
+			artificial, _ := kid.Val(dwarf.AttrArtificial).(bool)
+			cl.access = append(cl.access, access)
+			cl.hidden = append(cl.hidden, artificial)
+			cl.labels = cl.labels || access != deflt && !artificial
+			field++
+		case dwarf.TagSubprogram: // (ptype/o lists no methods, but their access labels the class)
+			if artificial, _ := kid.Val(dwarf.AttrArtificial).(bool); !artificial {
+				cl.labels = cl.labels || access != deflt
+			}
+		}
+		if kid.Children {
+			r.SkipChildren()
+		}
+	}
+	if field != len(st.Field) { // not the fields debug/dwarf read: lay it out as a struct
+		return nil, false
+	}
+	return cl, true
+}

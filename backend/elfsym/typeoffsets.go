@@ -20,6 +20,11 @@ func DescribeOffsets(t dwarf.Type) (string, bool) {
 	}
 	var b strings.Builder
 	with, header := templateNamesOf(st)
+	if d, ok := cxxTypes.Load(st); ok {
+		if cl, ok := d.(cxxDecl).f.layoutOf(st); ok && len(cl.bases) > 0 {
+			header += " : " + strings.Join(cl.bases, ", ")
+		}
+	}
 	b.WriteString("/* offset      |    size */  type = " + st.Kind + structName(st) + header + " {\n")
 	writeLayout(&b, st, 0, 1, with)
 	fmt.Fprintf(&b, "\n%s/* total size (bytes): %4d */\n", strings.Repeat(" ", offsetColumn+4), st.ByteSize)
@@ -52,7 +57,42 @@ func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int
 	indent := strings.Repeat("    ", depth)
 	union := st.Kind == "union"
 	endBits := base * 8 // where the last member ended
-	for _, f := range st.Field {
+	var cl *classLayout // a C++ class's access labels, static members and hidden fields
+	if d, ok := cxxTypes.Load(st); ok {
+		cl, _ = d.(cxxDecl).f.layoutOf(st)
+	}
+	section := int64(0)
+	label := func(access int64) {
+		if cl != nil && cl.labels && access != section {
+			fmt.Fprintf(b, "%s%s:\n", strings.Repeat(" ", offsetColumn+2+4*(depth-1)), accessWords[access])
+			section = access
+		}
+	}
+	statics := func(i int) {
+		if cl == nil {
+			return
+		}
+		for _, s := range cl.statics[i] {
+			label(s.access)
+			fmt.Fprintf(b, "%s%s%s\n", strings.Repeat(" ", offsetColumn), indent, s.text)
+		}
+	}
+	if cl != nil { // the base classes take their places, shown by the header alone
+		if c := cxxClass(st); c != nil {
+			for _, bc := range c.Bases {
+				endBits = max(endBits, (base+bc.Offset+bc.Type.Size())*8)
+			}
+		}
+	}
+	for i, f := range st.Field {
+		statics(i)
+		if cl != nil && cl.hidden[i] { // the vtable pointer: its place taken, not shown
+			endBits = max(endBits, (base+f.ByteOffset+f.Type.Size())*8)
+			continue
+		}
+		if cl != nil {
+			label(cl.access[i])
+		}
 		size := f.Type.Size()
 		startBits := (base+f.ByteOffset)*8 + f.BitOffset
 		if f.BitSize > 0 && f.DataBitOffset > 0 {
@@ -90,9 +130,19 @@ func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int
 			endBits = max(endBits, startBits+size*8)
 		}
 	}
-	if !union {
+	statics(len(st.Field))
+	if !union && len(st.Field) > 0 { // (an empty class's one byte is no padding, as gdb says)
 		writeHole(b, (base+st.ByteSize)*8-endBits, "padding")
 	}
+}
+
+// cxxClass is the C++ class description of st, from the file that read it.
+func cxxClass(st *dwarf.StructType) *Class {
+	d, ok := cxxTypes.Load(st)
+	if !ok {
+		return nil
+	}
+	return d.(cxxDecl).f.ClassOf(st)
 }
 
 // writeHole writes gdb's note of bits left unused: in bytes, or in bits when not a whole

@@ -49,8 +49,17 @@ int main() { A a; B b(1); C c{1}; D d{}; return a.get() + b.x + c.get() + d.get(
 
 // gdb labels a class's methods by their access even when no member needs a label (a
 // struct's "public:", a class's "private:"), in place of the blank line it puts between
-// sections that are labelled.
+// sections that are labelled; ptype/o labels the fields' sections alone, and an empty
+// class's one byte is no padding.
 func TestCPlusPlusAccessSectionsAsGDB(t *testing.T) {
 	cxxAsGDB(t, "C++ access sections", "sections", sectionsProg,
-		"break peek", "run", "ptype A", "ptype B", "ptype C", "ptype D", "ptype K", "ptype L", "ptype U")
+		"break peek", "run", "ptype A", "ptype B", "ptype C", "ptype D", "ptype K", "ptype L", "ptype U",
+		"ptype/o A", "ptype/o B", "ptype/o C", "ptype/o D", "ptype/o K", "ptype/o U")
+}
+
+// ptype/o of a C++ class as gdb's: its base classes in the header (their bytes no hole),
+// its sections labelled, its static members where declared, no vtable pointer.
+func TestCPlusPlusOffsetsAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ ptype/o", "shapes", shapesProg,
+		"break 32", "run", "ptype/o geo::Square", "ptype/o geo::Shape", "ptype/o geo::Point", "ptype/o sq", "ptype/o *sh")
 }
