@@ -37,27 +37,43 @@ type classLine struct {
 	access int64
 }
 
-// describeClass is ptype's text of the C++ class st (declared at d), indent deeper.
-func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
+// classMembers is a C++ class as its DWARF entry declares it, in the order declared: its
+// base classes ("public geo::Shape"), its data members (by st.Field's order: their access,
+// their declaration, whether the compiler made them: a vtable pointer), its static members
+// (under the index of the data member they come before), its methods.
+type classMembers struct {
+	deflt   int64 // the access of a member that says none: a class's private, a struct's public
+	bases   []string
+	fields  []classField
+	statics map[int][]classLine
+	methods []classLine
+}
+
+// classField is a data member of a class.
+type classField struct {
+	classLine
+	hidden bool
+}
+
+// membersOf reads the members of the C++ class st (declared at d), its types named with
+// the template parameters with (templateNames); nil when its entry cannot be read.
+func membersOf(st *dwarf.StructType, d cxxDecl, with map[string]string) *classMembers {
 	f := d.f
 	r := f.DWARF.Reader()
 	r.Seek(d.off)
 	e, err := r.Next()
 	if err != nil || e == nil {
-		return ""
+		return nil
 	}
-	deflt := int64(accessPublic)
+	m := &classMembers{deflt: accessPublic, statics: map[int][]classLine{}}
 	if e.Tag == dwarf.TagClassType {
-		deflt = accessPrivate
+		m.deflt = accessPrivate
 	}
-	base := st.StructName
-	if i := strings.LastIndex(base, "::"); i >= 0 {
-		base = base[i+2:]
+	name := st.StructName
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		name = name[i+2:]
 	}
-	with, header := templateNames(f.templateParams(d.off, 64))
-	var bases []string
-	var fields, methods []classLine
-	field := 0
+	typeName := func(t dwarf.Type) string { return cxxname.Substitute(TypeName(t), with) }
 	for e.Children {
 		kid, err := r.Next()
 		if err != nil || kid == nil || kid.Tag == 0 {
@@ -65,39 +81,34 @@ func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
 		}
 		access, ok := kid.Val(dwarf.AttrAccessibility).(int64)
 		if !ok {
-			access = deflt
+			access = m.deflt
 		}
 		artificial, _ := kid.Val(dwarf.AttrArtificial).(bool)
 		switch kid.Tag {
 		case dwarf.TagInheritance:
-			if access == deflt && !ok && e.Tag != dwarf.TagClassType {
-				access = accessPublic
-			}
 			if t := f.entryType(kid); t != nil {
-				bases = append(bases, accessWords[access]+" "+cxxname.Substitute(TypeName(t), with))
+				m.bases = append(m.bases, accessWords[access]+" "+typeName(t))
 			}
 		case dwarf.TagMember, dwarf.TagVariable:
-			decl, _ := kid.Val(dwarf.AttrDeclaration).(bool)
-			static := kid.Tag == dwarf.TagVariable || decl
-			if !static {
-				if field < len(st.Field) && !artificial {
-					fl := st.Field[field]
-					text := Declare(cxxname.Substitute(TypeName(fl.Type), with), fl.Name)
-					if fl.BitSize > 0 {
-						text += " : " + strconv.FormatInt(fl.BitSize, 10)
-					}
-					fields = append(fields, classLine{text + ";", access})
+			if decl, _ := kid.Val(dwarf.AttrDeclaration).(bool); kid.Tag == dwarf.TagVariable || decl {
+				n, _ := kid.Val(dwarf.AttrName).(string)
+				if t := f.entryType(kid); t != nil {
+					at := len(m.fields)
+					m.statics[at] = append(m.statics[at], classLine{"static " + Declare(typeName(t), n) + ";", access})
 				}
-				field++
 				break
 			}
-			name, _ := kid.Val(dwarf.AttrName).(string)
-			if t := f.entryType(kid); t != nil {
-				fields = append(fields, classLine{"static " + Declare(cxxname.Substitute(TypeName(t), with), name) + ";", access})
+			if i := len(m.fields); i < len(st.Field) {
+				fl := st.Field[i]
+				text := Declare(typeName(fl.Type), fl.Name)
+				if fl.BitSize > 0 {
+					text += " : " + strconv.FormatInt(fl.BitSize, 10)
+				}
+				m.fields = append(m.fields, classField{classLine{text + ";", access}, artificial})
 			}
 		case dwarf.TagSubprogram:
 			if !artificial {
-				methods = append(methods, classLine{f.methodDecl(kid, r, base, with), access})
+				m.methods = append(m.methods, classLine{f.methodDecl(kid, r, name, with), access})
 				continue // its children were read
 			}
 		}
@@ -105,16 +116,53 @@ func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
 			r.SkipChildren()
 		}
 	}
+	return m
+}
+
+// labelled reports whether gdb labels the class's sections by their access: when any
+// member's, static member's or method's is not the default.
+func (m *classMembers) labelled() bool {
+	for _, fl := range m.fields {
+		if !fl.hidden && fl.access != m.deflt {
+			return true
+		}
+	}
+	for _, ls := range m.statics {
+		for _, l := range ls {
+			if l.access != m.deflt {
+				return true
+			}
+		}
+	}
+	for _, l := range m.methods {
+		if l.access != m.deflt {
+			return true
+		}
+	}
+	return false
+}
+
+// describeClass is ptype's text of the C++ class st (declared at d), indent deeper.
+func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
+	with, header := templateNames(d.f.templateParams(d.off, 64))
+	m := membersOf(st, d, with)
+	if m == nil {
+		return ""
+	}
+	var data []classLine // the data members and statics, in the order declared
+	for i := range len(m.fields) + 1 {
+		data = append(data, m.statics[i]...)
+		if i < len(m.fields) && !m.fields[i].hidden {
+			data = append(data, m.fields[i].classLine)
+		}
+	}
 	var b strings.Builder
 	b.WriteString(st.Kind + " " + st.StructName + header)
-	if len(bases) > 0 {
-		b.WriteString(" : " + strings.Join(bases, ", "))
+	if len(m.bases) > 0 {
+		b.WriteString(" : " + strings.Join(m.bases, ", "))
 	}
 	b.WriteString(" {\n")
-	labels := false // gdb labels the sections when any member's access is not the default
-	for _, l := range append(append([]classLine(nil), fields...), methods...) {
-		labels = labels || l.access != deflt
-	}
+	labels := m.labelled()
 	section := int64(0)
 	write := func(ls []classLine) {
 		for _, l := range ls {
@@ -125,14 +173,14 @@ func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
 			b.WriteString(indent + "    " + l.text + "\n")
 		}
 	}
-	write(fields)
+	write(data)
 	switch {
-	case len(methods) > 0 && !labels: // gdb labels the methods all the same, by the default access
-		b.WriteString(indent + "  " + accessWords[deflt] + ":\n")
-	case len(fields) > 0 && len(methods) > 0:
+	case len(m.methods) > 0 && !labels: // gdb labels the methods all the same, by the default access
+		b.WriteString(indent + "  " + accessWords[m.deflt] + ":\n")
+	case len(data) > 0 && len(m.methods) > 0:
 		b.WriteString("\n")
 	}
-	write(methods)
+	write(m.methods)
 	b.WriteString(indent + "}")
 	return b.String()
 }
@@ -218,81 +266,4 @@ func (f *File) methodDecl(e *dwarf.Entry, r *dwarf.Reader, class string, with ma
 		text += " const"
 	}
 	return text + ";"
-}
-
-// classLayout is what ptype/o shows of a C++ class besides its fields' places: its base
-// classes (": public geo::Shape"), each field's access and whether the compiler made it
-// (a vtable pointer, not shown), the static members before each field (by its index; those
-// after the last under len(st.Field)), and whether its sections are labelled.
-type classLayout struct {
-	bases   []string
-	access  []int64
-	hidden  []bool
-	statics map[int][]classLine
-	labels  bool
-}
-
-// layoutOf reads classLayout of the C++ class st; false for a C struct.
-func (f *File) layoutOf(st *dwarf.StructType) (*classLayout, bool) {
-	d, ok := cxxTypes.Load(st)
-	if !ok || d.(cxxDecl).f != f {
-		return nil, false
-	}
-	r := f.DWARF.Reader()
-	r.Seek(d.(cxxDecl).off)
-	e, err := r.Next()
-	if err != nil || e == nil {
-		return nil, false
-	}
-	deflt := int64(accessPublic)
-	if e.Tag == dwarf.TagClassType {
-		deflt = accessPrivate
-	}
-	cl := &classLayout{statics: map[int][]classLine{}}
-	field := 0
-	for e.Children {
-		kid, err := r.Next()
-		if err != nil || kid == nil || kid.Tag == 0 {
-			break
-		}
-		access, explicit := kid.Val(dwarf.AttrAccessibility).(int64)
-		if !explicit {
-			access = deflt
-		}
-		switch kid.Tag {
-		case dwarf.TagInheritance:
-			if !explicit && e.Tag != dwarf.TagClassType {
-				access = accessPublic
-			}
-			if t := f.entryType(kid); t != nil {
-				cl.bases = append(cl.bases, accessWords[access]+" "+TypeName(t))
-			}
-		case dwarf.TagMember, dwarf.TagVariable:
-			decl, _ := kid.Val(dwarf.AttrDeclaration).(bool)
-			if kid.Tag == dwarf.TagVariable || decl {
-				name, _ := kid.Val(dwarf.AttrName).(string)
-				if t := f.entryType(kid); t != nil {
-					cl.statics[field] = append(cl.statics[field], classLine{"static " + Declare(TypeName(t), name) + ";", access})
-					cl.labels = cl.labels || access != deflt
-				}
-				break
-			}
-			artificial, _ := kid.Val(dwarf.AttrArtificial).(bool)
-			cl.access = append(cl.access, access)
-			cl.hidden = append(cl.hidden, artificial)
-			cl.labels = cl.labels || access != deflt && !artificial
-			field++
-		case dwarf.TagSubprogram: // (ptype/o lists no methods, but their access labels the class)
-			if artificial, _ := kid.Val(dwarf.AttrArtificial).(bool); !artificial {
-				cl.labels = cl.labels || access != deflt
-			}
-		}
-		if kid.Children {
-			r.SkipChildren()
-		}
-	}
-	if field != len(st.Field) { // not the fields debug/dwarf read: lay it out as a struct
-		return nil, false
-	}
-	return cl, true
 }

@@ -314,10 +314,7 @@ func nameMatches(name string, signature func() string, query string) bool {
 		return sig == q || strings.HasSuffix(sig, "::"+q)
 	}
 	if !tagged {
-		name = withoutABITags(name)
-		if i := strings.IndexByte(name, '('); i > 0 && !strings.Contains(name, "operator") { // (named with its parameters)
-			name = name[:i]
-		}
+		name = plainName(name)
 	}
 	if !strings.Contains(query, "<") {
 		name = withoutTemplateArgs(name)
@@ -326,6 +323,16 @@ func nameMatches(name string, signature func() string, query string) bool {
 }
 
 func withoutSpaces(s string) string { return strings.ReplaceAll(s, " ", "") }
+
+// plainName is a function's name without its ABI tags and the parameters gdb names a
+// tagged one with: label[abi:cxx11](int) is label.
+func plainName(name string) string {
+	name = withoutABITags(name)
+	if i := strings.IndexByte(name, '('); i > 0 && !strings.Contains(name, "operator") {
+		name = name[:i]
+	}
+	return name
+}
 
 // withoutABITags drops the ABI tags of a name: label[abi:cxx11] (a function returning a
 // std::string) is label.

@@ -14,10 +14,7 @@ import "strings"
 func (f *File) FuncValuesInScope(name string, pc uint64) []Value {
 	var scopes []string // innermost first, the global one last
 	if fn := f.FuncAt(pc); fn != nil {
-		scope := withoutABITags(fn.Name)
-		if i := strings.IndexByte(scope, '('); i > 0 {
-			scope = scope[:i]
-		}
+		scope := plainName(fn.Name)
 		for i := strings.LastIndex(scope, "::"); i > 0; i = strings.LastIndex(scope, "::") {
 			scope = scope[:i]
 			scopes = append(scopes, scope+"::")
@@ -31,10 +28,7 @@ func (f *File) FuncValuesInScope(name string, pc uint64) []Value {
 			if fn.entry == 0 || seen[fn.Low] {
 				continue
 			}
-			n := withoutABITags(fn.Name)
-			if i := strings.IndexByte(n, '('); i > 0 && !strings.Contains(n, "operator") {
-				n = n[:i]
-			}
+			n := plainName(fn.Name)
 			if n != scope+name && (!templated || withoutSpaces(n) != withoutSpaces(scope+name)) {
 				continue
 			}

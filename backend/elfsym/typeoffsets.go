@@ -20,10 +20,8 @@ func DescribeOffsets(t dwarf.Type) (string, bool) {
 	}
 	var b strings.Builder
 	with, header := templateNamesOf(st)
-	if d, ok := cxxTypes.Load(st); ok {
-		if cl, ok := d.(cxxDecl).f.layoutOf(st); ok && len(cl.bases) > 0 {
-			header += " : " + strings.Join(cl.bases, ", ")
-		}
+	if m := layoutMembers(st, with); m != nil && len(m.bases) > 0 {
+		header += " : " + strings.Join(m.bases, ", ")
 	}
 	b.WriteString("/* offset      |    size */  type = " + st.Kind + structName(st) + header + " {\n")
 	writeLayout(&b, st, 0, 1, with)
@@ -56,14 +54,12 @@ func templateNamesOf(st *dwarf.StructType) (with map[string]string, header strin
 func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int, with map[string]string) {
 	indent := strings.Repeat("    ", depth)
 	union := st.Kind == "union"
-	endBits := base * 8 // where the last member ended
-	var cl *classLayout // a C++ class's access labels, static members and hidden fields
-	if d, ok := cxxTypes.Load(st); ok {
-		cl, _ = d.(cxxDecl).f.layoutOf(st)
-	}
+	endBits := base * 8           // where the last member ended
+	cl := layoutMembers(st, with) // a C++ class's access labels, static members and hidden fields
+	labels := cl != nil && cl.labelled()
 	section := int64(0)
 	label := func(access int64) {
-		if cl != nil && cl.labels && access != section {
+		if labels && access != section {
 			fmt.Fprintf(b, "%s%s:\n", strings.Repeat(" ", offsetColumn+2+4*(depth-1)), accessWords[access])
 			section = access
 		}
@@ -86,12 +82,12 @@ func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int
 	}
 	for i, f := range st.Field {
 		statics(i)
-		if cl != nil && cl.hidden[i] { // the vtable pointer: its place taken, not shown
+		if cl != nil && cl.fields[i].hidden { // the vtable pointer: its place taken, not shown
 			endBits = max(endBits, (base+f.ByteOffset+f.Type.Size())*8)
 			continue
 		}
 		if cl != nil {
-			label(cl.access[i])
+			label(cl.fields[i].access)
 		}
 		size := f.Type.Size()
 		startBits := (base+f.ByteOffset)*8 + f.BitOffset
@@ -134,6 +130,20 @@ func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int
 	if !union && len(st.Field) > 0 { // (an empty class's one byte is no padding, as gdb says)
 		writeHole(b, (base+st.ByteSize)*8-endBits, "padding")
 	}
+}
+
+// layoutMembers is membersOf the C++ class st for ptype/o: nil for a C struct, or when its
+// data members are not the fields debug/dwarf read (laid out as a struct's then).
+func layoutMembers(st *dwarf.StructType, with map[string]string) *classMembers {
+	d, ok := cxxTypes.Load(st)
+	if !ok {
+		return nil
+	}
+	m := membersOf(st, d.(cxxDecl), with)
+	if m == nil || len(m.fields) != len(st.Field) {
+		return nil
+	}
+	return m
 }
 
 // cxxClass is the C++ class description of st, from the file that read it.

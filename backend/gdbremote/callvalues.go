@@ -46,7 +46,7 @@ func (p *arithParser) returnRoom(ft *dwarf.FuncType, name string) (int64, error)
 	if ft == nil || ft.ReturnType == nil {
 		return 0, nil
 	}
-	switch rt := withoutTypedefs(ft.ReturnType).(type) {
+	switch rt := elfsym.Underlying(ft.ReturnType).(type) {
 	case *dwarf.FloatType:
 		if rt.Size() > 8 {
 			return 0, fmt.Errorf("%s returns %s, which is not read back", name, elfsym.TypeName(ft.ReturnType))
@@ -65,14 +65,6 @@ func (p *arithParser) returnRoom(ft *dwarf.FuncType, name string) (int64, error)
 	return 0, nil
 }
 
-// withoutTypedefs is t under its typedefs.
-func withoutTypedefs(t dwarf.Type) dwarf.Type {
-	for td, ok := t.(*dwarf.TypedefType); ok; td, ok = t.(*dwarf.TypedefType) {
-		t = td.Type
-	}
-	return t
-}
-
 // callResult is the value a function of type ft returned (out): converted to its return
 // type, void for none; a class from where it was built or from its registers, a float or
 // a double from xmm0, a reference as the object it refers to.
@@ -83,7 +75,7 @@ func (p *arithParser) callResult(ft *dwarf.FuncType, out callOut, name string) (
 	}
 	sym, mem := p.e.t.sym, cachedMem{p.e.t}
 	var c elfsym.Value
-	switch rt := withoutTypedefs(ft.ReturnType).(type) {
+	switch rt := elfsym.Underlying(ft.ReturnType).(type) {
 	case *dwarf.FloatType:
 		b := binary.LittleEndian.AppendUint64(nil, out.sse[0])
 		c = sym.FormatValue(ft.ReturnType, b[:max(min(rt.Size(), 8), 0)], 0, false, mem, 0)

@@ -5,6 +5,7 @@ package gdbremote
 // program, which often has no code for them (inlined, or never called).
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -32,53 +33,37 @@ var libraryMethods = []struct {
 // ok is false for another method or class, which the program's own code may answer.
 func (p *arithParser) libraryMethod(obj arithOperand, name string) (r arithOperand, ok bool, err error) {
 	v := obj.referred().obj
-	if v == nil || v.Name == "" && v.Type == "" {
+	if v == nil || strings.HasPrefix(v.Type, "std::vector<bool,") {
 		return obj, false, nil
 	}
-	has := false
+	methods := ""
 	for _, m := range libraryMethods {
-		if strings.HasPrefix(v.Type, m.prefix) && !strings.HasPrefix(v.Type, "std::vector<bool,") {
-			has = strings.Contains(" "+m.methods+" ", " "+name+" ")
+		if strings.HasPrefix(v.Type, m.prefix) {
+			methods = m.methods
 			break
 		}
 	}
-	if has && (name == "get" || name == "use_count" || name == "unique") { // a smart pointer's
-		p.pos++ // "("
-		if _, err := p.arguments(); err != nil {
-			return obj, true, err
-		}
-		mem := cachedMem{p.e.t}
-		if name == "get" {
-			ptr, ok := p.e.t.sym.OwnedPointer(*v, mem)
-			if !ok {
-				return obj, true, fmt.Errorf("%s is not laid out as libstdc++'s", v.Name)
-			}
-			return arithOperand{obj: &ptr}, true, nil
-		}
-		use, ok := p.e.t.sym.UseCount(*v, mem)
-		if !ok {
-			return obj, true, fmt.Errorf("%s is not laid out as libstdc++'s", v.Name)
-		}
-		if name == "unique" {
-			return p.truthValue(use == 1), true, nil
-		}
-		return arithOperand{kind: "int", i: use, ct: tLong}, true, nil
-	}
-	n, counted := v.Elements()
-	if !has || !counted && name != "front" && name != "empty" {
+	if !strings.Contains(" "+methods+" ", " "+name+" ") {
 		return obj, false, nil
+	}
+	smart := name == "get" || name == "use_count" || name == "unique"
+	n, counted := v.Elements()
+	if !smart && !counted && name != "front" && name != "empty" {
+		return obj, false, nil // (a container its printer did not read)
 	}
 	p.pos++ // "("
 	args, err := p.arguments()
-	if err != nil {
+	switch {
+	case err != nil:
 		return obj, true, err
+	case name == "at" && len(args) != 1:
+		return obj, true, errors.New("at() takes one argument, an index")
+	case name != "at" && len(args) != 0:
+		return obj, true, fmt.Errorf("%s() takes no arguments", name)
 	}
-	want := 0
-	if name == "at" {
-		want = 1
-	}
-	if len(args) != want {
-		return obj, true, fmt.Errorf("%s() takes %d arguments here, not %d", name, want, len(args))
+	if smart {
+		r, err := p.smartPointerMethod(v, name)
+		return r, true, err
 	}
 	empty := counted && n == 0 || !counted && strings.HasPrefix(v.Text, "empty ")
 	switch name {
@@ -89,25 +74,24 @@ func (p *arithParser) libraryMethod(obj arithOperand, name string) (r arithOpera
 		return arithOperand{obj: &size}, true, nil
 	case "empty":
 		return p.truthValue(empty), true, nil
-	}
-	i := int64(0)
-	switch name {
-	case "back":
-		i = int64(n) - 1
 	case "at":
 		a, err := p.number(args[0])
 		if err != nil || a.kind == "float" {
-			return obj, true, fmt.Errorf("at() takes an integer index")
+			return obj, true, errors.New("at() takes an integer index")
 		}
-		i = a.i
+		i := a.i
 		if a.kind == "uint" {
 			i = int64(a.u)
 		}
 		c, err := p.e.t.sym.ElementAt(*v, i, cachedMem{p.e.t})
 		return arithOperand{obj: &c}, true, err
 	}
-	if empty && name != "at" {
+	if empty {
 		return obj, true, fmt.Errorf("%s is empty: it has no %s()", v.Name, name)
+	}
+	i := int64(0) // front
+	if name == "back" {
+		i = int64(n) - 1
 	}
 	c, err := p.e.t.sym.Element(*v, i, cachedMem{p.e.t})
 	if err != nil && i < int64(len(v.Children)) { // a list's: its nodes as its printer read them
@@ -115,4 +99,25 @@ func (p *arithParser) libraryMethod(obj arithOperand, name string) (r arithOpera
 		c.Name = v.Name + "." + name + "()"
 	}
 	return arithOperand{obj: &c}, true, err
+}
+
+// smartPointerMethod is a std::unique_ptr's or std::shared_ptr's get(), or a shared_ptr's
+// use_count() (a long) or unique(), read from it and its control block.
+func (p *arithParser) smartPointerMethod(v *elfsym.Value, name string) (arithOperand, error) {
+	mem := cachedMem{p.e.t}
+	if name == "get" {
+		ptr, ok := p.e.t.sym.OwnedPointer(*v, mem)
+		if !ok {
+			return arithOperand{}, fmt.Errorf("%s is not laid out as libstdc++'s", v.Name)
+		}
+		return arithOperand{obj: &ptr}, nil
+	}
+	use, ok := p.e.t.sym.UseCount(*v, mem)
+	if !ok {
+		return arithOperand{}, fmt.Errorf("%s is not laid out as libstdc++'s", v.Name)
+	}
+	if name == "unique" {
+		return p.truthValue(use == 1), nil
+	}
+	return arithOperand{kind: "int", i: use, ct: tLong}, nil
 }

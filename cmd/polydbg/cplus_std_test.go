@@ -170,6 +170,18 @@ func TestCPlusPlusContainerMethodErrors(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, ours)
 		}
 	}
+	// a method given the wrong arguments is told so (gdb's xmethods raise Python errors)
+	out, err := exec.Command(bin, append([]string{"debug", "-batch"}, append(exCommands("break printf", "run", "up",
+		"p dq.size(1)", "p dq.at()", "p dq.at(1, 2)", "p dq.at(0.5)", "p edq.front()", "p dq.size()"), exe)...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"size() takes no arguments\n", "at() takes one argument, an index\n", "at() takes one argument, an index\n",
+		"at() takes an integer index\n", "edq is empty: it has no front()\n", "$1 = 3\n"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
 }
 
 // cxx20Prog holds C++20's std::span and the library's other holders: an atomic, an any, a
@@ -214,11 +226,13 @@ func TestSharedPointerMethods(t *testing.T) {
 	bin := polydbgBinary(t)
 	_, exe := buildCXX(t, "cxx20", cxx20Prog, "-std=c++20")
 	out, err := exec.Command(bin, append([]string{"debug", "-batch"}, append(exCommands("break 17", "run", "p sp.use_count()",
-		"p sp.unique()", "p *sp.get() + 1", "p none.use_count()", "p none.unique()", "whatis sp.use_count()"), exe)...)...).CombinedOutput()
+		"p sp.unique()", "p *sp.get() + 1", "p none.use_count()", "p none.unique()", "whatis sp.use_count()",
+		"p sp.use_count(1)", "p up.get(2)", "p 1"), exe)...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"$1 = 2\n", "$2 = false\n", "$3 = 8\n", "$4 = 0\n", "$5 = false\n", "type = long\n"} {
+	for _, want := range []string{"$1 = 2\n", "$2 = false\n", "$3 = 8\n", "$4 = 0\n", "$5 = false\n", "type = long\n",
+		"use_count() takes no arguments\n", "get() takes no arguments\n"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
