@@ -176,17 +176,10 @@ func (f *File) stdList(v *Value, st *dwarf.StructType, b []byte, addr uint64, me
 	}
 	head := addr + uint64(node.off)
 	ptr := uint64(f.Arch.PtrSize)
-	next := func(at uint64) uint64 {
-		w, err := mem.ReadMemory(at, int(ptr))
-		if err != nil {
-			return head
-		}
-		return uintFrom(w, f.Arch)
-	}
 	limit := f.printLimit()
 	var addrs []uint64
-	cur := next(head)
-	for ; cur != head && cur != 0 && len(addrs) < limit; cur = next(cur) {
+	cur := f.readPointer(mem, head)
+	for ; cur != head && cur != 0 && len(addrs) < limit; cur = f.readPointer(mem, cur) { // (0: unreadable)
 		addrs = append(addrs, cur+2*ptr) // the element, after the node's two links
 	}
 	return f.sequence(v, elem, addrs, cur != head && cur != 0, true, mem, depth)
@@ -203,13 +196,8 @@ func (f *File) stdHashtable(v *Value, st *dwarf.StructType, b []byte, mem Memory
 	}
 	return f.keyed(v, kind, uintFrom(count.b, f.Arch), h.st, "std::__detail::_Hash_node<", func(limit uint64) []uint64 {
 		var nodes []uint64
-		for cur := uintFrom(first.b, f.Arch); cur != 0 && uint64(len(nodes)) < limit; {
+		for cur := uintFrom(first.b, f.Arch); cur != 0 && uint64(len(nodes)) < limit; cur = f.readPointer(mem, cur) {
 			nodes = append(nodes, cur)
-			w, err := mem.ReadMemory(cur, f.Arch.PtrSize)
-			if err != nil {
-				break
-			}
-			cur = uintFrom(w, f.Arch)
 		}
 		return nodes
 	}, mem, depth, isMap)
@@ -340,11 +328,7 @@ func (f *File) stdTree(v *Value, st *dwarf.StructType, b []byte, addr uint64, me
 	ptr := uint64(f.Arch.PtrSize)
 	headerAddr := addr + uint64(header.off)
 	link := func(at uint64, i uint64) uint64 { // a node's parent (1), left (2) or right (3)
-		w, err := mem.ReadMemory(at+8+(i-1)*ptr, int(ptr))
-		if err != nil {
-			return 0
-		}
-		return uintFrom(w, f.Arch)
+		return f.readPointer(mem, at+8+(i-1)*ptr)
 	}
 	return f.keyed(v, kind, uintFrom(count.b, f.Arch), impl.st, "std::_Rb_tree_node<", func(limit uint64) []uint64 {
 		var nodes []uint64
