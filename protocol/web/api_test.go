@@ -159,3 +159,34 @@ func FuzzRequests(f *testing.F) {
 		}
 	})
 }
+
+// stepInto enters the call of the line the control names, its nth of the function; one
+// without a target is refused as an unknown action, the session left as it was.
+func TestStepIntoControl(t *testing.T) {
+	reg := &launch.Registry{}
+	prog := writeKite(t, "calls.kite", callsProgram)
+	d := startSession(t, reg, launch.Spec{Kind: launch.Kite, Program: prog}, "calls.kite", true)
+	srv := serve(t, reg)
+	base, tok := "http://"+srv.Addr+"/api/s/1", srv.SessionToken("1")
+	d.SetBreakpoints(prog, []engine.BreakpointSpec{{Line: 7}})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	seq := d.Seq()
+	do(t, "POST", base+"/control", "", tok, `{"action":"continue"}`)
+	if h, err := d.WaitStop(ctx, seq); err != nil || h.Stop == nil || h.Stop.Location.Line != 7 {
+		t.Fatalf("stop %+v %v", h, err)
+	}
+	if code, out := do(t, "POST", base+"/control", "", tok, `{"action":"stepInto"}`); code != http.StatusBadRequest || !strings.Contains(out, "unknown action") {
+		t.Fatalf("stepInto without a target: %d %s", code, out)
+	}
+	seq = d.Seq()
+	if code, out := do(t, "POST", base+"/control", "", tok, `{"action":"stepInto","target":"sq","nth":1}`); code != http.StatusOK {
+		t.Fatalf("stepInto: %d %s", code, out)
+	}
+	if h, err := d.WaitStop(ctx, seq); err != nil || h.Stop == nil || h.Stop.Location.Line != 2 {
+		t.Fatalf("stop %+v %v", h, err)
+	}
+	if v, err := d.Evaluate(0, "x", engine.EvalMode{Pure: true}); err != nil || v.Value != "3" {
+		t.Fatalf("x = %+v %v: not the second call of sq", v, err)
+	}
+}
