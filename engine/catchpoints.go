@@ -30,9 +30,10 @@ type Catchpoint struct {
 	OnSignals bool
 	Signals   []string
 	AnySignal bool
-	// OnFork makes it a fork catchpoint (gdb's catch fork); Child is the process the last
-	// fork it caught made.
+	// OnFork makes it a fork catchpoint (gdb's catch fork), of vforks with Vfork (catch
+	// vfork); Child is the process the last fork it caught made.
 	OnFork bool
+	Vfork  bool
 	Child  int
 	// Exception makes it an exception catchpoint (gdb's catch throw, rethrow, catch): one
 	// of ExceptionThrow, ExceptionRethrow, ExceptionCatch (exceptions.go); Match, when
@@ -50,21 +51,28 @@ const ReasonFork StopReason = "fork"
 
 // ForkStop is the fork of a ReasonFork stop.
 type ForkStop struct {
-	Child int // the new process, let go already (gdb's detach-on-fork)
+	Child int  // the new process, let go already (gdb's detach-on-fork)
+	Vfork bool // made by vfork, sharing the program's memory until it execs or ends
 }
 
 // ForkCatcher is implemented by targets that can stop where the program forks.
 type ForkCatcher interface {
-	// CatchForks makes the next continues stop (ReasonFork) after each fork, or not.
-	CatchForks(on bool) error
+	// CatchForks makes the next continues stop (ReasonFork) after each fork (forks) and
+	// each vfork (vforks), or not.
+	CatchForks(forks, vforks bool) error
 }
 
-// CatchForks adds a catchpoint on the program's forks (gdb's catch fork) and returns it.
-func (s *Session) CatchForks() (Catchpoint, error) {
+// CatchForks adds a catchpoint on the program's forks (gdb's catch fork), or on its
+// vforks (catch vfork), and returns it.
+func (s *Session) CatchForks(vfork bool) (Catchpoint, error) {
 	if _, ok := s.t.(ForkCatcher); !ok {
-		return Catchpoint{}, fmt.Errorf("catch fork: %w", ErrUnsupported)
+		what := "catch fork"
+		if vfork {
+			what = "catch vfork"
+		}
+		return Catchpoint{}, fmt.Errorf("%s: %w", what, ErrUnsupported)
 	}
-	c := Catchpoint{OnFork: true}
+	c := Catchpoint{OnFork: true, Vfork: vfork}
 	c = s.addCatchpoint(c)
 	return c, s.armCatchpoints()
 }
@@ -187,19 +195,20 @@ func (s *Session) EnableCatchpoint(id int, on bool) error {
 func (s *Session) armCatchpoints() error {
 	s.mu.Lock()
 	var calls []int
-	all, forks := false, false
+	all, forks, vforks := false, false, false
 	for _, c := range s.catches {
 		if !c.Disabled && c.catchesSyscalls() {
 			calls, all = append(calls, c.Calls...), all || c.All
 		}
-		forks = forks || !c.Disabled && c.OnFork
+		forks = forks || !c.Disabled && c.OnFork && !c.Vfork
+		vforks = vforks || !c.Disabled && c.OnFork && c.Vfork
 	}
 	s.mu.Unlock()
 	if err := s.armExceptions(); err != nil {
 		return err
 	}
 	if fc, ok := s.t.(ForkCatcher); ok {
-		if err := fc.CatchForks(forks); err != nil {
+		if err := fc.CatchForks(forks, vforks); err != nil {
 			return err
 		}
 	}
@@ -240,11 +249,11 @@ func (s *Session) signalCaughtBy(stop *Stop) {
 	}
 }
 
-// forkCaughtBy numbers a fork stop by the first fork catchpoint, counts its hit and keeps
-// the child it made (under s.mu).
+// forkCaughtBy numbers a fork stop by the first catchpoint of its kind (fork or vfork),
+// counts its hit and keeps the child it made (under s.mu).
 func (s *Session) forkCaughtBy(stop *Stop) {
 	for i := range s.catches {
-		if c := &s.catches[i]; !c.Disabled && c.OnFork && stop.Fork != nil {
+		if c := &s.catches[i]; !c.Disabled && c.OnFork && stop.Fork != nil && c.Vfork == stop.Fork.Vfork {
 			c.Hits++
 			c.Child = stop.Fork.Child
 			stop.BreakpointID = c.ID

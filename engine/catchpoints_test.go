@@ -10,9 +10,9 @@ import (
 // catchFake is fakeTarget that catches system calls: it keeps what it was told to catch.
 type catchFake struct {
 	*fakeTarget
-	calls []int
-	all   bool
-	forks bool
+	calls         []int
+	all           bool
+	forks, vforks bool
 }
 
 func (c *catchFake) SyscallNumber(name string) (int, error) {
@@ -75,7 +75,10 @@ func TestCatchpoints(t *testing.T) {
 	}
 }
 
-func (c *catchFake) CatchForks(on bool) error { c.forks = on; return nil }
+func (c *catchFake) CatchForks(forks, vforks bool) error {
+	c.forks, c.vforks = forks, vforks
+	return nil
+}
 
 func (c *catchFake) HandleSignal(string, SignalHandling) error { return nil }
 func (c *catchFake) SignalNames() []string                     { return []string{"SIGUSR1", "SIGUSR2", "SIGTRAP"} }
@@ -88,7 +91,8 @@ func (c *catchFake) SignalHandling(name string) (SignalHandling, error) {
 
 // Signal and fork catchpoints: a signal stop is numbered by the first catchpoint that
 // catches its signal (the standard ones are all but SIGTRAP and SIGINT), a fork stop by a
-// fork catchpoint, which keeps the child; the target stops at forks while one is enabled,
+// fork catchpoint, which keeps the child, a vfork stop by a vfork catchpoint only; the
+// target stops at forks and vforks while one of their kind is enabled,
 // and neither kind is told to the target as system calls.
 func TestSignalAndForkCatchpoints(t *testing.T) {
 	f := &catchFake{fakeTarget: newFake(4, 1)}
@@ -98,7 +102,7 @@ func TestSignalAndForkCatchpoints(t *testing.T) {
 	}
 	usr2, _ := s.CatchSignals([]string{"SIGUSR2"}, false)
 	std, _ := s.CatchSignals(nil, false)
-	fork, err := s.CatchForks()
+	fork, err := s.CatchForks(false)
 	if err != nil || !f.forks || f.calls != nil || f.all {
 		t.Fatalf("catch fork: %v; the target catches forks %v, calls %v (all %v)", err, f.forks, f.calls, f.all)
 	}
@@ -124,6 +128,25 @@ func TestSignalAndForkCatchpoints(t *testing.T) {
 	}
 	if err := s.EnableCatchpoint(fork.ID, false); err != nil || f.forks {
 		t.Errorf("disabled: %v, the target catches forks %v", err, f.forks)
+	}
+	vfork, err := s.CatchForks(true)
+	if err != nil || f.forks || !f.vforks {
+		t.Fatalf("catch vfork: %v; the target catches forks %v, vforks %v", err, f.forks, f.vforks)
+	}
+	if err := s.EnableCatchpoint(fork.ID, true); err != nil || !f.forks || !f.vforks {
+		t.Fatalf("enabled again: %v; the target catches forks %v, vforks %v", err, f.forks, f.vforks)
+	}
+	for _, c := range []struct {
+		vfork bool
+		want  int
+	}{{true, vfork.ID}, {false, fork.ID}} {
+		stop := Stop{Reason: ReasonFork, Fork: &ForkStop{Child: 43, Vfork: c.vfork}}
+		s.mu.Lock()
+		s.forkCaughtBy(&stop)
+		s.mu.Unlock()
+		if stop.BreakpointID != c.want {
+			t.Errorf("a fork stop (vfork %v) caught by %d, want %d", c.vfork, stop.BreakpointID, c.want)
+		}
 	}
 }
 

@@ -15,9 +15,9 @@ import (
 func cmdCatch(d *Debugger, args string) bool {
 	what, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
 	switch what {
-	case "syscall", "signal", "fork", engine.ExceptionThrow, engine.ExceptionRethrow, engine.ExceptionCatch:
+	case "syscall", "signal", "fork", "vfork", engine.ExceptionThrow, engine.ExceptionRethrow, engine.ExceptionCatch:
 	default:
-		d.fail("Undefined catch command: \"%s\".  Try \"help catch\". (polydbg catches system calls, signals, forks and C++ exceptions: catch syscall [NAME|NUMBER]..., catch signal [SIGNAL...|all], catch fork, catch throw|rethrow|catch)\n", what)
+		d.fail("Undefined catch command: \"%s\".  Try \"help catch\". (polydbg catches system calls, signals, forks and C++ exceptions: catch syscall [NAME|NUMBER]..., catch signal [SIGNAL...|all], catch fork, catch vfork, catch throw|rethrow|catch)\n", what)
 		return false
 	}
 	if d.s.State().Ended() { // for the next run, as gdb keeps it
@@ -48,14 +48,14 @@ func cmdCatch(d *Debugger, args string) bool {
 		d.noteBreakpointNumber(c.ID)
 		d.printf("Catchpoint %d (%s)\n", c.ID, what)
 		return false
-	case "fork":
-		c, err := d.s.CatchForks()
+	case "fork", "vfork":
+		c, err := d.s.CatchForks(what == "vfork")
 		if err != nil {
 			d.fail("%s\n", explain(err))
 			return false
 		}
 		d.noteBreakpointNumber(c.ID)
-		d.printf("Catchpoint %d (fork)\n", c.ID)
+		d.printf("Catchpoint %d (%s)\n", c.ID, what)
 		return false
 	}
 	c, err := d.s.CatchSyscalls(strings.Fields(rest))
@@ -140,9 +140,9 @@ func (d *Debugger) catchpointRows() []bpRow {
 		} else if c.OnSignals {
 			what = signalsCaught(c, true)
 		} else if c.OnFork {
-			what = "fork"
+			what = forkKind(c)
 			if c.Child != 0 {
-				what = fmt.Sprintf("fork, process %d ", c.Child)
+				what = fmt.Sprintf("%s, process %d ", what, c.Child)
 			}
 		} else if !c.All {
 			names := make([]string, len(c.Calls))
@@ -182,4 +182,12 @@ func (d *Debugger) reportSyscall(st *engine.Stop, hit, where string) {
 		call = "returned from"
 	}
 	d.printf("\n%sCatchpoint %d (%s syscall %s), %s\n", hit, st.BreakpointID, call, callName(st.Syscall.Name, st.Syscall.Num), where)
+}
+
+// forkKind is what a fork catchpoint catches: "fork" or "vfork".
+func forkKind(c engine.Catchpoint) string {
+	if c.Vfork {
+		return "vfork"
+	}
+	return "fork"
 }

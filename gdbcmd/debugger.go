@@ -382,11 +382,14 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 	case engine.ReasonSyscall:
 		d.reportSyscall(st, hit, where())
 	case engine.ReasonFork:
-		child := 0
+		child, how := 0, "forked"
 		if st.Fork != nil {
 			child = st.Fork.Child
+			if st.Fork.Vfork {
+				how = "vforked"
+			}
 		}
-		d.printf("\n%sCatchpoint %d (forked process %d), %s\n", hit, st.BreakpointID, child, where())
+		d.printf("\n%sCatchpoint %d (%s process %d), %s\n", hit, st.BreakpointID, how, child, where())
 	case engine.ReasonPause:
 		if d.indexedPCs() { // a Kite program has no signals
 			d.printf("\nPaused in %s\n", where())

@@ -34,10 +34,9 @@ func (d *Debugger) frameLineAs(f engine.Frame, midLine bool, mode string) string
 	l := f.Location
 	if l.Line == 0 && l.HasPC {
 		if f.Module != "" { // "?? (libc.so.6)" is "?? () from /lib/.../libc.so.6" in gdb's words
-			name := strings.TrimSuffix(f.Func, " ("+filepath.Base(f.Module)+")")
-			return fmt.Sprintf("%s in %s (%s) from %s", d.pcText(l.PC), cmp.Or(name, "??"), args, f.Module)
+			return fmt.Sprintf("%s in %s (%s) from %s", d.pcText(l.PC), cmp.Or(namedFunc(f), "??"), args, f.Module)
 		}
-		return fmt.Sprintf("%s in %s (%s)", d.pcText(l.PC), cmp.Or(f.Func, "??"), args)
+		return fmt.Sprintf("%s in %s (%s)", d.pcText(l.PC), cmp.Or(namedFunc(f), "??"), args)
 	}
 	where := fmt.Sprintf("%s (%s) at %s:%d", f.Func, args, d.fileName(l.File), l.Line)
 	if mode == "short-location" {
@@ -303,4 +302,17 @@ func backtraceRest(words []string) []string {
 		out = append(out, words[i])
 	}
 	return out
+}
+
+// namedFunc is the name of a frame's function, "" where no symbol names it (the engine
+// calls such a frame by its address, or "?? (libc.so.6)" in a library).
+func namedFunc(f engine.Frame) string {
+	name := f.Func
+	if f.Module != "" {
+		name = strings.TrimSuffix(name, " ("+filepath.Base(f.Module)+")")
+	}
+	if name == "??" || f.Location.HasPC && name == fmt.Sprintf("%#x", f.Location.PC) {
+		return ""
+	}
+	return name
 }

@@ -139,10 +139,34 @@ func stepCmd(mode engine.ResumeMode) cmdFunc {
 			return false
 		}
 		d.repeatStep(args, func() (engine.Halt, bool) {
+			if (mode == engine.StepInto || mode == engine.StepOver) && !d.stepsWithoutLines() {
+				return engine.Halt{}, false
+			}
 			return d.resume(func() error { return d.s.Step(mode) })
 		})
 		return false
 	}
+}
+
+// stepsWithoutLines says, as gdb, that a step or next from a function without line
+// information runs until the function returns; false, with gdb's error, where the
+// program is stopped outside any function it can name.
+func (d *Debugger) stepsWithoutLines() bool {
+	st := d.s.LastStop()
+	if d.s.State() != engine.Stopped || st == nil || st.Location.Line != 0 || d.indexedPCs() {
+		return true
+	}
+	frames, err := d.s.Stack() // the innermost frame's function, named by the symbol table too
+	if err != nil || len(frames) == 0 || frames[0].Location.Line != 0 {
+		return true
+	}
+	name := namedFunc(frames[0])
+	if name == "" {
+		d.fail("Cannot find bounds of current function\n")
+		return false
+	}
+	d.printf("Single stepping until exit from function %s,\nwhich has no line number information.\n", name)
+	return true
 }
 
 // cmdNexti is gdb's nexti [N]: stepi, a call instruction run with the function it calls.

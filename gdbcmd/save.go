@@ -84,7 +84,7 @@ func (d *Debugger) savedBreakpoints() string {
 			text += " " + callName(c.Names[i], n)
 		}
 		if c.OnFork {
-			text = "catch fork"
+			text = "catch " + forkKind(c)
 		}
 		if c.OnSignals {
 			text = strings.TrimSpace("catch signal " + strings.Join(c.Signals, " "))

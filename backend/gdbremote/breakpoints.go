@@ -70,10 +70,13 @@ func (c *Client) ClearWatchpoint(ctx context.Context, k BreakKind, addr uint64, 
 }
 
 func (c *Client) z(ctx context.Context, op byte, k BreakKind, addr uint64, kind int, suffix string) error {
+	if c.noteOnly(op, k, addr, kind, suffix) { // out of memory while a vfork child shares it
+		return nil
+	}
 	cmd := fmt.Sprintf("%c%d,%x,%x%s", op, k, addr, kind, suffix)
 	err := c.expectOK(ctx, cmd)
 	if err == nil {
-		c.notePoint(op, k, addr, kind)
+		c.notePoint(op, k, addr, kind, suffix)
 	}
 	return err
 }

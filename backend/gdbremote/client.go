@@ -88,13 +88,14 @@ type Client struct {
 
 	noAck   atomic.Bool
 	running atomic.Bool
-	// forkCatch: a fork stop is returned by Wait, not resumed after (CatchForks).
-	forkCatch atomic.Bool
-	pkts      chan []byte
-	acks      chan rsp.Kind
-	done      chan struct{} // closed when the reader ends
-	rerr      error         // why the reader ended; read after done is closed
-	closeOne  sync.Once
+	// forkCatch, vforkCatch: a fork or vfork stop is returned by Wait, not resumed
+	// after (CatchForks).
+	forkCatch, vforkCatch atomic.Bool
+	pkts                  chan []byte
+	acks                  chan rsp.Kind
+	done                  chan struct{} // closed when the reader ends
+	rerr                  error         // why the reader ended; read after done is closed
+	closeOne              sync.Once
 
 	stats struct {
 		sent, recv, bsent, brecv, intr atomic.Int64
@@ -178,7 +179,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	}
 	features := "qSupported:swbreak+;hwbreak+;vContSupported+;no-resumed+;xmlRegisters=i386,arm"
 	if c.opts.FollowForks {
-		features += ";multiprocess+;fork-events+"
+		features += ";multiprocess+;fork-events+;vfork-events+"
 	}
 	reply, err := c.Exchange(ctx, features)
 	if err != nil {

@@ -7,6 +7,13 @@ package gdbremote
 // (D;pid) and resumes the parent as it ran. Without fork events the child inherited the
 // breakpoint instructions untraced and died of SIGTRAP at the first one it reached.
 //
+// A vfork's child shares the parent's memory until it calls exec or exits, so the parent's
+// breakpoints are the child's too: as gdb, the client takes them out of that memory (in
+// the parent, so the stub forgets them), lets the child go, and puts them back when the
+// stub reports the parent's vforkdone; a point set or cleared meanwhile is only noted, and
+// inserted then. Before, the child of a vfork (or of system(), whose posix_spawn is one)
+// that ran into a breakpoint died of SIGTRAP.
+//
 // Fork events come with the multiprocess extensions: thread ids are then "pPID.TID". Ids
 // of the program's own process are kept in their plain form ("TID", which the stub takes
 // for the first process), so the rest of the client and the target see no change.
@@ -26,9 +33,14 @@ import (
 // processes is what the client knows of the program's processes.
 type processes struct {
 	mu     sync.Mutex
-	main   string         // the program's process id (hex), from the first "pPID.TID" seen
-	points map[point]bool // the breakpoints and watchpoints inserted (Z), to clear in a child
-	note   string         // a caught fork's "[Detaching after fork ...]", said at the next resume
+	main   string           // the program's process id (hex), from the first "pPID.TID" seen
+	points map[point]string // the breakpoints and watchpoints inserted (Z), with their conditions' suffix
+	// detach is a caught fork's child (hex pid), kept stopped while the program is, as
+	// gdb keeps it, and let go at the next resume with note ("[Detaching after fork ...]").
+	detach, note string
+	// vforked: the points are out of memory until the vfork child execs or exits
+	// (the parent's vforkdone); Z and z are only noted meanwhile.
+	vforked bool
 }
 
 // point is one inserted breakpoint or watchpoint, as its Z packet named it.
@@ -38,18 +50,39 @@ type point struct {
 	size int
 }
 
-// notePoint records a successful Z (insert) or z (remove).
-func (c *Client) notePoint(op byte, k BreakKind, addr uint64, size int) {
+// notePoint records a successful Z (insert) or z (remove), with an insert's conditions.
+func (c *Client) notePoint(op byte, k BreakKind, addr uint64, size int, suffix string) {
 	c.procs.mu.Lock()
 	defer c.procs.mu.Unlock()
 	if c.procs.points == nil {
-		c.procs.points = map[point]bool{}
+		c.procs.points = map[point]string{}
 	}
 	if op == 'Z' {
-		c.procs.points[point{k, addr, size}] = true
+		c.procs.points[point{k, addr, size}] = suffix
 	} else {
 		delete(c.procs.points, point{k, addr, size})
 	}
+}
+
+// noteOnly records a Z or z without sending it while a vfork child shares the memory,
+// reporting whether it did.
+func (c *Client) noteOnly(op byte, k BreakKind, addr uint64, size int, suffix string) bool {
+	c.procs.mu.Lock()
+	vforked := c.procs.vforked
+	c.procs.mu.Unlock()
+	if vforked {
+		c.notePoint(op, k, addr, size, suffix)
+	}
+	return vforked
+}
+
+// insertedPoints is the points inserted, in address order.
+func (c *Client) insertedPoints() []point {
+	c.procs.mu.Lock()
+	defer c.procs.mu.Unlock()
+	return slices.SortedFunc(maps.Keys(c.procs.points), func(a, b point) int {
+		return cmp.Or(cmp.Compare(a.addr, b.addr), cmp.Compare(a.kind, b.kind))
+	})
 }
 
 // plainThread is id without its process part when that is the program's own process
@@ -78,7 +111,7 @@ func (c *Client) plainThread(id string) string {
 // a new process.
 func (c *Client) newProcess() {
 	c.procs.mu.Lock()
-	c.procs.main, c.procs.points = "", nil
+	c.procs.main, c.procs.points, c.procs.vforked, c.procs.detach, c.procs.note = "", nil, false, "", ""
 	c.procs.mu.Unlock()
 }
 
@@ -99,41 +132,27 @@ func (c *Client) plainThreads(ids []string) []string {
 	return ids
 }
 
-// forkStop lets the child of a fork stop go and resumes the program as it ran (handled);
-// any other stop is the caller's.
+// forkStop lets the child of a fork or vfork stop go and resumes the program as it ran
+// (handled), and after a vfork puts the points back at the parent's vforkdone; any other
+// stop is the caller's.
 func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
-	if sr.Kind != StopSignal || sr.Reason != "fork" || !strings.HasPrefix(sr.Child, "p") {
+	if sr.Kind != StopSignal {
 		return false, nil
 	}
-	pid, _, _ := strings.Cut(sr.Child[1:], ".")
+	if sr.Reason == "vforkdone" {
+		return true, c.vforkDone(ctx)
+	}
+	pid, ok := ForkChild(sr)
+	if !ok {
+		return false, nil
+	}
+	vfork := sr.Reason == "vfork"
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
-	ex := func(cmd string) (string, error) {
-		b, err := c.roundTrip(ctx, []byte(cmd), false)
-		return string(b), err
-	}
+	ex := c.heldExchange(ctx)
 	c.procs.mu.Lock()
-	points := slices.SortedFunc(maps.Keys(c.procs.points), func(a, b point) int {
-		return cmp.Or(cmp.Compare(a.addr, b.addr), cmp.Compare(a.kind, b.kind))
-	})
 	parent := c.procs.main
 	c.procs.mu.Unlock()
-	var errs []error
-	if err := c.expectOKWith(ex, "Hg"+sr.Child); err != nil {
-		return false, fmt.Errorf("gdbremote: selecting the forked child %s: %w", sr.Child, err)
-	}
-	for _, p := range points {
-		if err := c.expectOKWith(ex, fmt.Sprintf("z%d,%x,%x", p.kind, p.addr, p.size)); err != nil {
-			errs = append(errs, err) // the child may still run into it; it is let go all the same
-		}
-	}
-	if err := c.expectOKWith(ex, "D;"+pid); err != nil {
-		return false, fmt.Errorf("gdbremote: detaching the forked child %s: %w", pid, err)
-	}
-	note := ""
-	if n, err := strconv.ParseUint(pid, 16, 32); err == nil { // said as gdb says it
-		note = fmt.Sprintf("[Detaching after fork from child process %d]\n", n)
-	}
 	back := sr.Thread
 	switch {
 	case back == "":
@@ -141,25 +160,114 @@ func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
 	case parent != "" && !strings.HasPrefix(back, "p"):
 		back = "p" + parent + "." + back
 	}
+	// A fork's child has copies of the points to clear; a vfork's child shares the
+	// parent's memory, cleared in the parent so that the stub forgets them there too.
+	clearIn := sr.Child
+	if vfork {
+		clearIn = back
+	}
+	var errs []error
+	if err := c.expectOKWith(ex, "Hg"+clearIn); err != nil {
+		return false, fmt.Errorf("gdbremote: selecting %s to clear its breakpoints: %w", clearIn, err)
+	}
+	for _, p := range c.insertedPoints() {
+		if err := c.expectOKWith(ex, fmt.Sprintf("z%d,%x,%x", p.kind, p.addr, p.size)); err != nil {
+			errs = append(errs, err) // the child may still run into it; it is let go all the same
+		}
+	}
+	if vfork {
+		c.procs.mu.Lock()
+		c.procs.vforked = true
+		c.procs.mu.Unlock()
+	}
 	if err := c.expectOKWith(ex, "Hg"+back); err != nil {
 		return false, err
 	}
 	if len(errs) > 0 {
 		c.log.Warn("gdbremote: a breakpoint stayed in a forked child", "pid", pid, "err", errors.Join(errs...))
 	}
-	if c.forkCatch.Load() { // caught (catch fork): the stop is the caller's, the note said as it goes on, as gdb
-		c.procs.mu.Lock()
-		c.procs.note = note
-		c.procs.mu.Unlock()
-		return false, nil
+	c.procs.mu.Lock()
+	c.procs.detach = fmt.Sprintf("%x", pid)
+	c.procs.note = fmt.Sprintf("[Detaching after %s from child process %d]\n", sr.Reason, pid) // as gdb says it
+	c.procs.mu.Unlock()
+	if vfork && c.vforkCatch.Load() || !vfork && c.forkCatch.Load() {
+		return false, nil // caught (catch fork, catch vfork): the stop is the caller's; the child goes as it resumes
 	}
-	c.say(note)
+	if err := c.letChildGo(ex); err != nil {
+		return false, err
+	}
 	return true, c.send(ctx, c.lastResume)
 }
 
-// CatchForks makes Wait return the fork stops of the program (the child let go already)
-// instead of resuming after them, while on (catch fork, during a continue).
-func (c *Client) CatchForks(on bool) { c.forkCatch.Store(on) }
+// letChildGo detaches the child of the last fork, if it is still held, and says so as
+// gdb does. c.cmu held.
+func (c *Client) letChildGo(ex func(string) (string, error)) error {
+	return c.releaseChild(ex, true)
+}
+
+// dropHeldChild ends a caught fork's child with the program (gdb kills it too); a stub
+// without the extended mode lets it go.
+func (c *Client) dropHeldChild(ctx context.Context) {
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if err := c.releaseChild(c.heldExchange(ctx), false); err != nil {
+		c.log.Debug("gdbremote: a forked child held", "err", err)
+	}
+}
+
+// releaseChild detaches the held child of a fork, saying so when say, or kills it
+// (extended mode) when not. c.cmu held.
+func (c *Client) releaseChild(ex func(string) (string, error), say bool) error {
+	c.procs.mu.Lock()
+	pid, note := c.procs.detach, c.procs.note
+	c.procs.detach, c.procs.note = "", ""
+	c.procs.mu.Unlock()
+	if pid == "" {
+		return nil
+	}
+	how := "D;"
+	if !say && c.extended {
+		how = "vKill;"
+	}
+	if err := c.expectOKWith(ex, how+pid); err != nil {
+		return fmt.Errorf("gdbremote: letting the forked child %s go: %w", pid, err)
+	}
+	if say {
+		c.say(note)
+	}
+	return nil
+}
+
+// vforkDone puts the points back in memory once the vfork child no longer shares it, and
+// resumes the program as it ran.
+func (c *Client) vforkDone(ctx context.Context) error {
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	c.procs.mu.Lock()
+	vforked := c.procs.vforked
+	c.procs.vforked = false
+	points := maps.Clone(c.procs.points)
+	c.procs.mu.Unlock()
+	if vforked {
+		ex := c.heldExchange(ctx)
+		for _, p := range c.insertedPoints() {
+			cmd := fmt.Sprintf("Z%d,%x,%x%s", p.kind, p.addr, p.size, points[p])
+			if err := c.expectOKWith(ex, cmd); err != nil {
+				return fmt.Errorf("gdbremote: putting a breakpoint back after a vfork: %w", err)
+			}
+		}
+	}
+	return c.send(ctx, c.lastResume)
+}
+
+// CatchForks makes Wait return the fork stops (forks) and vfork stops (vforks) of the
+// program, the child let go already, instead of resuming after them (catch fork, catch
+// vfork, during a continue). After a vfork stop the breakpoints go back into memory when
+// the child has exec'd or ended, as the program resumes.
+func (c *Client) CatchForks(forks, vforks bool) {
+	c.forkCatch.Store(forks)
+	c.vforkCatch.Store(vforks)
+}
 
 // say hands text to the console output, as the stub's own.
 func (c *Client) say(text string) {
@@ -168,18 +276,10 @@ func (c *Client) say(text string) {
 	}
 }
 
-// sayPendingNote says what a caught fork left to say, as the program resumes.
-func (c *Client) sayPendingNote() {
-	c.procs.mu.Lock()
-	note := c.procs.note
-	c.procs.note = ""
-	c.procs.mu.Unlock()
-	c.say(note)
-}
-
-// ForkChild is the process id of the child a fork stop reply names; false for another stop.
+// ForkChild is the process id of the child a fork or vfork stop reply names; false for
+// another stop.
 func ForkChild(sr StopReply) (int, bool) {
-	if sr.Reason != "fork" || !strings.HasPrefix(sr.Child, "p") {
+	if sr.Reason != "fork" && sr.Reason != "vfork" || !strings.HasPrefix(sr.Child, "p") {
 		return 0, false
 	}
 	pid, _, _ := strings.Cut(sr.Child[1:], ".")

@@ -99,8 +99,77 @@ func TestClientForkPackets(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("commands %q", got)
 	}
-	want := []string{"Z0,401000,1", "vCont;c", "Hgp2b.2b", "z0,401000,1", "D;2b", "Hgp1a.1a", "vCont;c"}
+	want := []string{"Z0,401000,1", "vCont;c", "Hgp2b.2b", "z0,401000,1", "Hgp1a.1a", "D;2b", "vCont;c"}
 	if tail := got[i:]; !slices.Equal(tail, want) {
 		t.Errorf("commands %q, want %q", tail, want)
+	}
+}
+
+// The packets of a vfork, against a scripted stub: the child shares the parent's memory,
+// so the breakpoint is cleared in the parent (the stub forgets it there) before the child
+// is let go, and inserted again, with its condition, at the parent's vforkdone. Caught
+// (catch vfork), the stop is the caller's and the child is held until the program goes
+// on; a breakpoint set meanwhile is only noted, and inserted with the others.
+func TestClientVforkPackets(t *testing.T) {
+	stops := []string{"T05vfork:p2b.2b;thread:p1a.1a;", "T05vforkdone:;thread:p1a.1a;", "T05swbreak:;thread:p1a.1a;",
+		"T05vfork:p2c.2c;thread:p1a.1a;", "T05vforkdone:;thread:p1a.1a;", "W00;process:1a"}
+	s := newFakeStub(t, false, func(cmd string, w *stubWriter) bool {
+		switch {
+		case cmd == "?":
+			w.packet("T05thread:p1a.1a;")
+		case strings.HasPrefix(cmd, "Z0,") || strings.HasPrefix(cmd, "z0,") || strings.HasPrefix(cmd, "Hg") || strings.HasPrefix(cmd, "D;"):
+			w.packet("OK")
+		case cmd == "vCont;c" && len(stops) > 0:
+			w.packet(stops[0])
+			stops = stops[1:]
+		default:
+			w.packet("")
+		}
+		return true
+	})
+	s.features(";multiprocess+;fork-events+;vfork-events+;ConditionalBreakpoints+")
+	c := dial(t, s.ln.Addr().String(), Options{FollowForks: true})
+	ctx := testCtx(t, 5*time.Second)
+	if _, err := c.HaltReason(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetBreakpoint(ctx, 0x401000, 1, []byte{0x22, 0x01}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Continue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sr, err := c.Wait(ctx); err != nil || sr.Reason != "swbreak" {
+		t.Fatalf("wait: %+v %v, want the breakpoint", sr, err)
+	}
+	c.CatchForks(false, true)
+	if err := c.Continue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sr, err := c.Wait(ctx); err != nil || sr.Reason != "vfork" {
+		t.Fatalf("wait: %+v %v, want the second vfork", sr, err)
+	}
+	if _, err := c.SetBreakpoint(ctx, 0x402000, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Continue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sr, err := c.Wait(ctx); err != nil || sr.Kind != StopExited {
+		t.Fatalf("wait: %+v %v, want the end", sr, err)
+	}
+	got := s.commands()
+	i := slices.Index(got, "Z0,401000,1;X2,2201")
+	if i < 0 {
+		t.Fatalf("commands %q", got)
+	}
+	want := []string{"Z0,401000,1;X2,2201", "vCont;c",
+		"Hgp1a.1a", "z0,401000,1", "Hgp1a.1a", "D;2b", "vCont;c", // the first vfork: cleared, the child let go
+		"Z0,401000,1;X2,2201", "vCont;c", // its vforkdone: back, with its condition
+		"vCont;c", "Hgp1a.1a", "z0,401000,1", "Hgp1a.1a", // the second, caught: the child held
+		"D;2c", "vCont;c", // let go as the program goes on; the new breakpoint only noted
+		"Z0,401000,1;X2,2201", "Z0,402000,1", "vCont;c"}
+	if tail := got[i:]; !slices.Equal(tail, want) {
+		t.Errorf("commands\n%q, want\n%q", tail, want)
 	}
 }

@@ -46,11 +46,13 @@ func (c *Client) StepRange(ctx context.Context, thread string, start, end uint64
 }
 
 func (c *Client) resume(ctx context.Context, action, thread string, start, end uint64) error {
-	c.sayPendingNote()
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
 	if c.running.Load() {
 		return ErrRunning
+	}
+	if err := c.letChildGo(c.heldExchange(ctx)); err != nil { // a caught fork's child
+		return err
 	}
 	var cmd string
 	if c.vcont[action] {
@@ -238,6 +240,7 @@ func (c *Client) Kill(ctx context.Context) error {
 		return ErrRunning
 	}
 	c.dropSignal()
+	c.dropHeldChild(ctx)
 	if c.extended {
 		_, err := c.Exchange(ctx, "vKill;"+c.pid(ctx))
 		return err
@@ -261,6 +264,7 @@ func (c *Client) Kill(ctx context.Context) error {
 // stopped at its entry; the returned stop reply says where.
 func (c *Client) Restart(ctx context.Context) (StopReply, error) {
 	c.dropSignal()
+	c.dropHeldChild(ctx)
 	if c.extended {
 		c.Exchange(ctx, "vKill;"+c.pid(ctx))
 		r, err := c.Exchange(ctx, "vRun;")

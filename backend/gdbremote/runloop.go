@@ -149,7 +149,7 @@ func (t *Target) resumeWaitCatching(action string, start, end uint64, catching b
 			return StopReply{}, errPaused
 		}
 		t.mu.Lock()
-		t.c.CatchForks(catching && t.catchForks)
+		t.c.CatchForks(catching && t.catchForks, catching && t.catchVforks)
 		t.mu.Unlock()
 		if err := t.syncSyscallCatch(catching); err != nil {
 			return StopReply{}, err

@@ -108,13 +108,16 @@ func (t *Target) syncSyscallCatch(continuing bool) error {
 }
 
 // CatchForks implements engine.ForkCatcher: from the next continue, stop after each fork
-// (the child let go, as without), on stubs that report forks.
-func (t *Target) CatchForks(on bool) error {
-	if v, _ := t.c.Feature("fork-events"); on && v != "+" {
+// and vfork asked for (the child let go, as without), on stubs that report them.
+func (t *Target) CatchForks(forks, vforks bool) error {
+	if v, _ := t.c.Feature("fork-events"); forks && v != "+" {
 		return fmt.Errorf("The stub cannot catch forks (no fork-events).")
 	}
+	if v, _ := t.c.Feature("vfork-events"); vforks && v != "+" {
+		return fmt.Errorf("The stub cannot catch vforks (no vfork-events).")
+	}
 	t.mu.Lock()
-	t.catchForks = on
+	t.catchForks, t.catchVforks = forks, vforks
 	t.mu.Unlock()
 	return nil
 }
@@ -125,7 +128,7 @@ func forkStop(sr StopReply) *engine.Stop {
 	if !ok {
 		return nil
 	}
-	return &engine.Stop{Reason: engine.ReasonFork, Fork: &engine.ForkStop{Child: child}}
+	return &engine.Stop{Reason: engine.ReasonFork, Fork: &engine.ForkStop{Child: child, Vfork: sr.Reason == "vfork"}}
 }
 
 // syscallStop is the stop of a caught system call, nil for another stop reply.

@@ -54,6 +54,7 @@ type Target struct {
 	// the QCatchSyscalls the stub was last sent ("" for none); under mu.
 	entryPending bool // started at the first instruction: the entry's work is due (starti.go)
 	catchForks   bool // stop after forks during a continue (CatchForks)
+	catchVforks  bool // stop after vforks during a continue (CatchForks)
 	catchCalls   []int
 	catchAll     bool
 	catchSent    string

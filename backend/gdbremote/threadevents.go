@@ -134,10 +134,7 @@ func (c *Client) ThreadEventsWay() string { return c.thr.how }
 func (c *Client) threadEventStop(ctx context.Context, sr StopReply) (StopReply, bool, error) {
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
-	ex := func(cmd string) (string, error) {
-		b, err := c.roundTrip(ctx, []byte(cmd), false)
-		return string(b), err
-	}
+	ex := c.heldExchange(ctx)
 	switch {
 	case c.thr.how == "QThreadEvents" && sr.Kind == StopSignal && sr.Reason == "create":
 		c.thr.fn(ThreadEvent{Started: true, Thread: sr.Thread})
@@ -268,6 +265,14 @@ func (c *Client) waitOwn(ctx context.Context, cmd string) (StopReply, error) {
 		return StopReply{}, err
 	}
 	return c.parseStop(string(p))
+}
+
+// heldExchange is Exchange for a caller that holds c.cmu.
+func (c *Client) heldExchange(ctx context.Context) func(string) (string, error) {
+	return func(cmd string) (string, error) {
+		b, err := c.roundTrip(ctx, []byte(cmd), false)
+		return string(b), err
+	}
 }
 
 // expectOKWith runs cmd with ex and requires "OK" (expectOK is it with Exchange).

@@ -270,6 +270,65 @@ func TestCatchSignalAndForkAsGDB(t *testing.T) {
 	compareLines(t, "catch signal and fork", dir, ours, theirs)
 }
 
+// vforkProg vforks twice: in system(), whose posix_spawn is a vfork, and itself, with a
+// child that calls a function with a breakpoint before it execs.
+const vforkProg = `#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+int helper(int x) { return x * 2; }
+int done(int st, int r) { return st + r; }
+int main(void) {
+	int r = system("exit 3");
+	pid_t p = vfork();
+	if (p == 0) { if (helper(1) == 2) execl("/bin/true", "true", (char *)0); _exit(1); }
+	int st = -1;
+	waitpid(p, &st, 0);
+	return done(st, helper(3) + r);
+}
+`
+
+// A vfork's child shares the program's memory, breakpoints included: as gdb, polydbg takes
+// them out while the child runs and puts them back when it has exec'd, so the child's call
+// of helper neither stops nor kills it (before, it died of SIGTRAP: st was 5), and the
+// parent still stops there. catch vfork as gdb's: its words, its stops (system()'s too,
+// "Catchpoint 1 (vforked process N)"), the child held until the program goes on
+// ("[Detaching after vfork ...]" then), its row in info breakpoints, a kill with a child
+// held, and next from vfork, which has no line information ("Single stepping until exit
+// from function vfork,"). Against gdb.
+func TestVforkAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	cmds := exCommands("catch vfork", "break helper", "break done", "info breakpoints", "run", "info breakpoints",
+		"kill", "run", "continue", "next", "next", "next", "continue", "bt", "continue", "p st", "p r",
+		"info breakpoints", "delete 1", "run", "continue", "continue", "p $_exitcode")
+	dir, exe := buildNative(t, "vforks", vforkProg)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
+	compareLines(t, "vfork", dir, ours, theirs)
+	if !strings.Contains(string(ours), "$1 = 0") {
+		t.Errorf("the vfork child did not end normally:\n%s", ours)
+	}
+}
+
+// step and next where no line information is: from a function the symbol table names,
+// gdb's "Single stepping until exit from function ..., which has no line number
+// information." and a run to its return; from code no symbol names (the dynamic linker's
+// first instruction, a stripped program's), gdb's "Cannot find bounds of current
+// function" and no step. Against gdb.
+func TestStepWithoutLinesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "nolines", vforkProg)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo,
+		exCommands("starti", "next", "step", "stepi", "next", "catch vfork", "continue", "next", "continue", "step",
+			"info registers rip", "p 1"))
+	compareLines(t, "no lines", dir, ours, theirs)
+	stripped := filepath.Join(dir, "stripped")
+	if out, err := exec.Command("gcc", "-O0", "-static", "-s", "-o", stripped, filepath.Join(dir, "nolines.c")).CombinedOutput(); err != nil {
+		t.Skipf("no static libc: %v\n%s", err, out)
+	}
+	ours, theirs = batchAndGDBWith(t, polydbgBinary(t), stripped, noLibcDebugInfo,
+		exCommands("starti", "next", "stepi", "step", "bt", "info registers rip"))
+	compareLines(t, "stripped", dir, ours, theirs)
+}
+
 // Watchpoints with a condition (watch EXPR if COND: the program goes on past the changes
 // where it is false, no hit counted), condition N on a watchpoint, and gdb's words for a
 // name it does not know; disable, enable and delete display, as gdb's.
