@@ -24,15 +24,16 @@ type prettyItem struct {
 var memberName = regexp.MustCompile(`^((static )?[A-Za-z_][A-Za-z0-9_.]*|<[^=]*>) = `)
 
 // printerText is what a library's printer says before its elements ("std::map with 2
-// elements = "): elements it names ([1] = 10) are laid out as members, one per line.
-var printerText = regexp.MustCompile(`std::[^{}"]* = $`)
+// elements = ", `filesystem::path "/usr" = `): elements it names ([1] = 10) are laid out
+// as members, one per line.
+var printerText = regexp.MustCompile(`(std::[^{}"]*|filesystem::path "(?:[^"\\]|\\.)*") = $`)
 
 // elementName starts an element a printer names: "[1] = ", `["al"] = `.
 var elementName = regexp.MustCompile(`^\[.*?\] = `)
 
 // vectorLength ends the first half of a vector printer's text, "std::vector of length 2,
 // capacity 2": its comma is no separator.
-var vectorLength = regexp.MustCompile(`std::vector of length \d+$`)
+var vectorLength = regexp.MustCompile(`std::vector(<bool>)? of length \d+$`)
 
 // baseName is a C++ base class's member: its class.
 var baseName = regexp.MustCompile(`^<([^=]*)> = $`)
@@ -192,6 +193,11 @@ func (p prettyWriter) group(items []prettyItem, depth int, path, class string, p
 	for bases < len(items) && items[bases].nested && baseName.MatchString(items[bases].prefix) {
 		bases++
 	}
+	// a class with base classes but no members of its own: gdb's "}, <No data fields>}"
+	noFields := bases == len(items)-1 && !items[bases].nested && items[bases].prefix == "<No data fields>"
+	if noFields {
+		items = items[:bases]
+	}
 	b.WriteString("{\n")
 	indent := strings.Repeat("  ", depth+1)
 	for i, it := range items {
@@ -209,6 +215,9 @@ func (p prettyWriter) group(items []prettyItem, depth int, path, class string, p
 			p.item(it, depth+1, path+name)
 		}
 		switch {
+		case noFields && i == len(items)-1:
+			b.WriteString(", <No data fields>}")
+			return
 		case i == bases-1 && bases < len(items) && p.ownClass(class, path) != "": // gdb's: "}, " then the class's own members
 			b.WriteString(", \n" + indent + "members of " + p.ownClass(class, path) + ":\n")
 			continue

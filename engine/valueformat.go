@@ -39,7 +39,91 @@ func (s *Session) FormatValue(v Variable, format byte) string {
 	if cAggregate(v) {
 		return s.formatMembers(v, format, 0)
 	}
+	if printerHead(v.Value) != "" {
+		return formatPrinted(v, format)
+	}
 	return formatLeaf(s.enumNumber(v), format)
+}
+
+// formatPrinted formats what a library's printer shows as gdb does: its words as they are
+// (std::vector of length 3), the elements it names by position too ([1] = ), a map's keys
+// and every element in format.
+func formatPrinted(v Variable, format byte) string {
+	head := printerHead(v.Value)
+	if head == "" {
+		if strings.HasPrefix(v.Value, "{") {
+			return formatText(v, format, true)
+		}
+		return formatLeaf(v, format)
+	}
+	rest := v.Value[len(head):]
+	if !strings.HasPrefix(rest, "{") || !strings.HasSuffix(rest, "}") {
+		if rest == "" {
+			return head
+		}
+		v.Value = rest
+		return head + formatPrinted(v, format)
+	}
+	keyed := strings.Contains(head, "map") // std::map, std::unordered_multimap: keys are values
+	items := splitElements(rest[1 : len(rest)-1])
+	for i, it := range items {
+		name := ""
+		if strings.HasPrefix(it, "[") {
+			if j := strings.Index(it, "] = "); j > 0 {
+				name, it = it[:j+4], it[j+4:]
+				if keyed {
+					name = "[" + formatPrinted(Variable{Value: name[1:j], Type: v.Type}, format) + "] = "
+				}
+			}
+		}
+		switch it {
+		case "...":
+		case "true", "false": // a std::vector<bool>'s: a bool's number
+			it = formatLeaf(Variable{Value: map[string]string{"true": "1", "false": "0"}[it], Type: "bool"}, format)
+		default:
+			it = formatPrinted(Variable{Value: it, Type: v.Type}, format)
+		}
+		items[i] = name + it
+	}
+	return head + "{" + strings.Join(items, ", ") + "}"
+}
+
+// splitElements splits a braced value's inside at its top-level ", ".
+func splitElements(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\'':
+			i = QuotedEnd(s, i) - 1
+		case c == '(' || c == '[' || c == '{' || c == '<':
+			depth++
+		case c == ')' || c == ']' || c == '}' || c == '>':
+			depth--
+		case c == ',' && depth == 0:
+			out = append(out, strings.TrimSpace(s[start:i]))
+			start = i + 1
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// printerHead is what a library's printer says of a value before its elements ("std::vector
+// of length 3, capacity 3 = ", `filesystem::path "/" [root-directory]`), which a format
+// leaves as it is; "" for any other text.
+func printerHead(text string) string {
+	if !strings.HasPrefix(text, "std::") && !strings.HasPrefix(text, "filesystem::path ") {
+		return ""
+	}
+	for i := 0; i < len(text); i++ {
+		switch {
+		case text[i] == '"' || text[i] == '\'':
+			i = QuotedEnd(text, i) - 1
+		case strings.HasPrefix(text[i:], " = "):
+			return text[:i+3]
+		}
+	}
+	return text
 }
 
 // Enumerators is implemented by targets whose values may be enumeration constants, so that

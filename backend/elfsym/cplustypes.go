@@ -286,6 +286,9 @@ func (f *File) structValue(v *Value, st *dwarf.StructType, b []byte, addr uint64
 		add(c, fld.Name)
 	}
 	statics(len(st.Field))
+	if len(st.Field) == 0 && (cl == nil || len(cl.Statics) == 0) { // as gdb says a class without members of its own
+		parts = append(parts, "<No data fields>")
+	}
 	v.Text = "{" + strings.Join(parts, ", ") + "}"
 }
 

@@ -14,7 +14,9 @@ import (
 func (f *File) containerElement(v Value, st *dwarf.StructType, i int64, checked bool, mem Memory) (out Value, ok bool, err error) {
 	var kind string
 	switch name := st.StructName; {
-	case strings.HasPrefix(name, "std::vector<") && !strings.HasPrefix(name, "std::vector<bool,"):
+	case strings.HasPrefix(name, "std::vector<bool,"):
+		kind = "Bits"
+	case strings.HasPrefix(name, "std::vector<"):
 		kind = "Vector"
 	case strings.HasPrefix(name, "std::deque<"):
 		kind = "Deque"
@@ -32,10 +34,13 @@ func (f *File) containerElement(v Value, st *dwarf.StructType, i int64, checked 
 		return v, false, nil
 	}
 	if n, counted := v.Elements(); checked && counted && (i < 0 || uint64(i) >= n) {
-		return v, true, fmt.Errorf("%s index \"%d\" should not be >= %d.", kind, i, n) // the xmethods' words
+		return v, true, fmt.Errorf("%s index \"%d\" should not be >= %d.", strings.Replace(kind, "Bits", "Vector", 1), i, n) // the xmethods' words
 	}
 	name := fmt.Sprintf("%s[%d]", v.Name, i)
 	switch kind {
+	case "Bits":
+		out, err = f.boolElement(name, st, v.Bytes, i, mem)
+		return out, true, err
 	case "Array":
 		elems, found := f.member(st, v.Bytes, "_M_elems")
 		if !found {
@@ -60,6 +65,32 @@ func (f *File) containerElement(v Value, st *dwarf.StructType, i int64, checked 
 	}
 	out, err = f.readAt(name, elem, at, int(elem.Size()), mem)
 	return out, true, err
+}
+
+// boolElement is bit i of a std::vector<bool> (its bytes b), a bool not in memory of its
+// own: counted from the start iterator's word and offset.
+func (f *File) boolElement(name string, st *dwarf.StructType, b []byte, i int64, mem Memory) (Value, error) {
+	start, found := f.member(st, b, "_M_start")
+	if !found || start.st == nil || i < 0 {
+		return Value{}, fmt.Errorf("%s has no element %d", name, i)
+	}
+	p, ok1 := f.memberWhere(start.st, start.b, "_M_p", isPointer)
+	o, ok2 := f.member(start.st, start.b, "_M_offset")
+	if !ok1 || !ok2 {
+		return Value{}, fmt.Errorf("not laid out as libstdc++'s")
+	}
+	bits := uint64(8 * f.Arch.PtrSize)
+	at := uintFrom(o.b, f.Arch) + uint64(i)
+	w, err := mem.ReadMemory(uintFrom(p.b, f.Arch)+at/bits*uint64(f.Arch.PtrSize), f.Arch.PtrSize)
+	if err != nil {
+		return Value{}, err
+	}
+	set := uintFrom(w, f.Arch)>>(at%bits)&1 == 1
+	out := Value{Name: name, Type: "bool", Kind: "bool", Text: fmt.Sprint(set), Bytes: []byte{0}}
+	if set {
+		out.Bytes[0] = 1
+	}
+	return out, nil
 }
 
 // dequeElement is where a std::deque (its bytes b) keeps element i: i places after the

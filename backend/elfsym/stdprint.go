@@ -22,7 +22,9 @@ func (f *File) stdValue(v *Value, st *dwarf.StructType, b []byte, addr uint64, m
 	switch {
 	case strings.HasPrefix(name, "std::__cxx11::basic_string<char,"):
 		return f.stdString(v, st, b, mem)
-	case strings.HasPrefix(name, "std::vector<") && !strings.HasPrefix(name, "std::vector<bool,"):
+	case strings.HasPrefix(name, "std::vector<bool,"):
+		return f.stdBoolVector(v, st, b, mem)
+	case strings.HasPrefix(name, "std::vector<"):
 		return f.stdVector(v, st, b, mem, depth)
 	case strings.HasPrefix(name, "std::map<"), strings.HasPrefix(name, "std::multimap<"):
 		kind, _, _ := strings.Cut(name, "<")
@@ -66,8 +68,10 @@ func (f *File) stdValue(v *Value, st *dwarf.StructType, b []byte, addr uint64, m
 		return f.stdSpan(v, st, b, mem, depth)
 	case name == "std::any":
 		return f.stdAny(v, st, b, addr, mem, depth)
+	case name == "std::filesystem::__cxx11::path", name == "std::filesystem::path":
+		return f.stdPath(v, st, b, addr, mem, depth)
 	}
-	return false
+	return f.stdIterator(v, st, b, mem, depth)
 }
 
 // stdUniquePtr is gdb's std::unique_ptr<int> = {get() = 0x5555...}.

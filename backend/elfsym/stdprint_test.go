@@ -30,6 +30,7 @@ const libraryGlobals = `#include <string>
 #include <atomic>
 #include <any>
 #include <span>
+#include <filesystem>
 std::string s; std::string_view sv; std::vector<int> v; std::deque<int> dq; std::list<int> l;
 std::forward_list<int> fl; std::map<int, std::string> m; std::set<int> st;
 std::unordered_map<int, int> um; std::unordered_set<int> us; std::unique_ptr<int> up;
@@ -37,6 +38,9 @@ std::shared_ptr<int> sp; std::optional<int> o; std::variant<int, std::string> va
 std::tuple<int, double, std::string> tp; std::pair<int, std::string> pr; std::array<int, 4> ar;
 std::bitset<100> bs; std::stack<int> stk; std::queue<int> q; std::priority_queue<int> pq;
 std::atomic<int> at; std::any an; std::span<int> spn; std::unique_ptr<int[]> ua; std::deque<std::string> dqs;
+std::vector<bool> vb; std::filesystem::path pa; std::vector<int>::iterator vi; std::list<int>::iterator li;
+std::map<int, int>::iterator mi; std::deque<int>::iterator di; std::forward_list<int>::iterator fi;
+std::vector<bool>::iterator bi;
 int main() { return 0; }
 `
 
@@ -82,7 +86,7 @@ func FuzzLibraryPrinters(f *testing.F) {
 		for _, v := range vars {
 			b := garbageMemory(object).mustRead(0, int(v.Type.Size()))
 			val := file.FormatValue(v.Type, b, 0x1000, true, mem, 0)
-			if _, counted := val.Elements(); counted || strings.HasPrefix(v.Name, "ar") {
+			if _, counted := val.Elements(); counted || strings.HasPrefix(v.Name, "ar") || v.Name == "vb" {
 				_, _ = file.Element(val, 5, mem)
 				_, _ = file.ElementAt(val, 300, mem)
 			}

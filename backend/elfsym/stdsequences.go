@@ -196,3 +196,58 @@ func (f *File) stdAdapter(v *Value, st *dwarf.StructType, b []byte, addr uint64,
 	v.Text, v.Children = kind+" wrapping: "+inner.Text, inner.Children
 	return true
 }
+
+// stdBoolVector is gdb's std::vector<bool> of length 3, capacity 64 = {true, false, true}:
+// the bits from the start iterator's word and offset to the finish iterator's, the
+// capacity in bits up to the end of storage.
+func (f *File) stdBoolVector(v *Value, st *dwarf.StructType, b []byte, mem Memory) bool {
+	start, ok1 := f.member(st, b, "_M_start")
+	finish, ok2 := f.member(st, b, "_M_finish")
+	end, ok3 := f.memberWhere(st, b, "_M_end_of_storage", isPointer)
+	if !ok1 || !ok2 || !ok3 || start.st == nil || finish.st == nil {
+		return false
+	}
+	bit := func(it memberBytes) (word, offset uint64, ok bool) {
+		p, ok1 := f.memberWhere(it.st, it.b, "_M_p", isPointer)
+		o, ok2 := f.member(it.st, it.b, "_M_offset")
+		if !ok1 || !ok2 {
+			return 0, 0, false
+		}
+		return uintFrom(p.b, f.Arch), uintFrom(o.b, f.Arch), true
+	}
+	lo, so, ok1 := bit(start)
+	hi, fo, ok2 := bit(finish)
+	cap := uintFrom(end.b, f.Arch)
+	ws := uint64(f.Arch.PtrSize) // a word of bits: an unsigned long
+	if !ok1 || !ok2 || hi < lo || cap < hi || so >= 8*ws || fo >= 8*ws {
+		return false
+	}
+	n := (hi-lo)/ws*8*ws + fo - so
+	v.Text = fmt.Sprintf("std::vector<bool> of length %d, capacity %d", n, (cap-lo)/ws*8*ws)
+	v.elements, v.counted = n, true
+	v.Children = v.Children[:0]
+	shown := min(n, uint64(f.printLimit()))
+	if n == 0 {
+		return true
+	}
+	words, err := mem.ReadMemory(lo, int((so+shown+8*ws-1)/(8*ws)*ws))
+	if err != nil {
+		return false
+	}
+	parts := make([]string, 0, shown)
+	for i := range shown {
+		at := so + i
+		w := uintFrom(words[at/(8*ws)*ws:(at/(8*ws)+1)*ws], f.Arch)
+		text := fmt.Sprint(w>>(at%(8*ws))&1 == 1)
+		if i < maxArrayChildren {
+			v.Children = append(v.Children, Value{Name: fmt.Sprintf("[%d]", i), Type: "bool", Kind: "bool", Text: text})
+		}
+		parts = append(parts, text)
+	}
+	more := ""
+	if shown < n {
+		more = "..."
+	}
+	v.Text += " = {" + strings.Join(parts, ", ") + more + "}"
+	return true
+}

@@ -154,7 +154,13 @@ func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
 			return arithOperand{obj: &c}, nil
 		}
 	}
-	return p.child(v, "*")
+	if c, err := p.child(v, "*"); err == nil || v.obj == nil || v.obj.Kind != "struct" || !v.obj.IsCXX() {
+		return c, err // a pointer, or what a library's printer points at (a smart pointer's object, an iterator's element)
+	}
+	if r, ok, err := p.userOperator("*", v); ok { // the class's operator*, run
+		return r, err
+	}
+	return v, errors.New("Could not find operator*.") // gdb's words
 }
 
 // pointedFunc is the function a pointer to a function points to, when it points to the

@@ -33,7 +33,7 @@ var libraryMethods = []struct {
 // ok is false for another method or class, which the program's own code may answer.
 func (p *arithParser) libraryMethod(obj arithOperand, name string) (r arithOperand, ok bool, err error) {
 	v := obj.referred().obj
-	if v == nil || strings.HasPrefix(v.Type, "std::vector<bool,") {
+	if v == nil {
 		return obj, false, nil
 	}
 	methods := ""

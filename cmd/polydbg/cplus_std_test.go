@@ -238,3 +238,86 @@ func TestSharedPointerMethods(t *testing.T) {
 		}
 	}
 }
+
+// iteratorsProg holds an iterator of each standard container, std::vector<bool>, paths and
+// durations.
+const iteratorsProg = `#include <vector>
+#include <list>
+#include <map>
+#include <set>
+#include <deque>
+#include <forward_list>
+#include <filesystem>
+#include <chrono>
+#include <string>
+#include <unordered_map>
+int main() {
+  std::vector<int> v{1, 2, 3};
+  std::list<std::string> l{"a", "bb"};
+  std::map<int, std::string> m{{1, "one"}, {2, "two"}};
+  std::set<int> s{5, 6};
+  std::deque<int> d{7, 8};
+  std::forward_list<int> fl{9, 10};
+  std::vector<bool> vb{true, false, true};
+  std::unordered_map<int, int> um{{3, 4}};
+  auto vi = v.begin() + 1;
+  auto vci = v.cbegin();
+  auto li = std::next(l.begin());
+  auto mi = m.find(2);
+  auto si = s.begin();
+  auto di = d.begin() + 1;
+  auto fi = fl.begin();
+  auto bi = vb.begin() + 2;
+  auto br = vb[1];
+  auto ui = um.begin();
+  std::vector<int>::iterator ve{};
+  std::list<int>::iterator le{};
+  std::filesystem::path p = "/usr/lib/x.so";
+  std::filesystem::path rel = "a/b";
+  std::filesystem::path root = "/";
+  std::filesystem::path one = "file";
+  std::chrono::milliseconds ms(1500);
+  std::chrono::seconds sec(3);
+  auto tp = std::chrono::system_clock::time_point(sec);
+  return 0;
+}
+`
+
+// Iterators print as libstdc++'s printers print them, as the element they point at (2,
+// "bb", {first = 2, second = "two"}, a std::vector<bool>'s bit) or "non-dereferenceable
+// iterator for std::vector"; std::vector<bool> as std::vector<bool> of length 3, capacity
+// 64 = {true, false, true}, with its xmethods (size(), at(1), [2], front(), back());
+// filesystem::path "/usr/lib/x.so" = {[root-directory] = "/", [1] = "usr", ...}; a class
+// without members of its own ends with gdb's <No data fields>; durations member by member,
+// as gdb with this libstdc++. /x formats the elements, not the printer's words
+// (std::vector of length 3, capacity 3 = {0x1, 0x2, 0x3}), a map's keys too, not the
+// positions a printer names; set print pretty lays out a path's components. Against gdb.
+func TestCPlusPlusIteratorsAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildCXX(t, "iterators", iteratorsProg, "-std=c++20")
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("break 39", "run", "p vi", "p vci", "p li",
+		"p mi", "p si", "p di", "p fi", "p bi", "p br", "p ui", "p ve", "p le", "p p", "p rel", "p root", "p one", "p ms",
+		"p sec", "p tp", "p/x vi", "whatis vi", "p *li", "p *bi", "p *ve", "p vb", "p vb.size()", "p vb[2]", "p vb.at(1)",
+		"p vb.front()", "p vb.back()", "p vb.empty()", "p/x v", "p/x m", "p/x d", "p/x s", "p/x vb", "p/x fl", "p/d v",
+		"p/o d", "p/x um", "set print pretty on", "p p", "p mi", "p vb", "p ui", "info locals"))
+	compareLines(t, "C++ iterators", dir, ours, theirs)
+}
+
+// *it and it->m read the element an iterator points at, where gdb says "Could not find
+// operator*." (its operator* is inlined): the element, its members, a method run on it; a
+// null iterator and a class with no operator* get gdb's words.
+func TestIteratorDereference(t *testing.T) {
+	bin := polydbgBinary(t)
+	_, exe := buildCXX(t, "iterators", iteratorsProg, "-std=c++20")
+	out, err := exec.Command(bin, append([]string{"debug", "-batch"}, append(exCommands("break 39", "run", "p *vi",
+		"p *mi", "p mi->second", "p li->size()", "p *ve", "p *ms", "whatis *vi", "p *vi + 1", "p 1"), exe)...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"$1 = 2\n", "$2 = {first = 2, second = \"two\"}\n", "$3 = \"two\"\n", "$4 = 2\n",
+		"Could not find operator*.\nCould not find operator*.\n", "type = int\n", "$5 = 3\n"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
