@@ -34,24 +34,7 @@ func (s *Session) addBreakpoint(spec BreakpointSpec, id int, keepBadCondition bo
 	if b.log == nil && (spec.LogFormat != "" || spec.LogMessage != "") {
 		b.log = []logPart{}
 	}
-	var loc Location
-	switch spec.Kind {
-	case LineBreakpoint:
-		if spec.Line <= 0 {
-			return Breakpoint{}, fmt.Errorf("invalid line %d", spec.Line)
-		}
-		loc, err = s.t.ResolveLine(spec.File, spec.Line)
-	case FunctionBreakpoint:
-		loc, err = s.t.ResolveFunction(spec.Function)
-	case InstructionBreakpoint:
-		r, ok := s.t.(InstructionResolver)
-		if !ok {
-			return Breakpoint{}, fmt.Errorf("this target has no instruction breakpoints")
-		}
-		loc, err = r.ResolvePC(spec.PC)
-	default:
-		return Breakpoint{}, fmt.Errorf("unknown breakpoint kind %d", spec.Kind)
-	}
+	loc, err := s.resolveSpec(spec)
 	if err != nil {
 		return Breakpoint{}, err
 	}
@@ -85,6 +68,26 @@ func (s *Session) addBreakpoint(spec BreakpointSpec, id int, keepBadCondition bo
 	s.mu.Unlock()
 	s.syncConditions(b.key, loc)
 	return bp, nil
+}
+
+// resolveSpec is where a breakpoint's spec places it in the program.
+func (s *Session) resolveSpec(spec BreakpointSpec) (Location, error) {
+	switch spec.Kind {
+	case LineBreakpoint:
+		if spec.Line <= 0 {
+			return Location{}, fmt.Errorf("invalid line %d", spec.Line)
+		}
+		return s.t.ResolveLine(spec.File, spec.Line)
+	case FunctionBreakpoint:
+		return s.t.ResolveFunction(spec.Function)
+	case InstructionBreakpoint:
+		r, ok := s.t.(InstructionResolver)
+		if !ok {
+			return Location{}, fmt.Errorf("this target has no instruction breakpoints")
+		}
+		return r.ResolvePC(spec.PC)
+	}
+	return Location{}, fmt.Errorf("unknown breakpoint kind %d", spec.Kind)
 }
 
 // compileAt binds b to loc: its condition and the expressions of its log message are
@@ -260,6 +263,9 @@ func (s *Session) EnableBreakpoint(id int, on bool) error {
 	}
 	if b.bp.Spec.Disabled == !on {
 		return nil
+	}
+	if on && !b.bp.Verified { // left without a place by an exec: placed again, if it can be
+		return s.placeAgain(b)
 	}
 	nb := *b
 	nb.bp.Spec.Disabled = !on

@@ -35,6 +35,10 @@ type Catchpoint struct {
 	OnFork bool
 	Vfork  bool
 	Child  int
+	// OnExec makes it an exec catchpoint (gdb's catch exec); Program is the program the
+	// last exec it caught ran.
+	OnExec  bool
+	Program string
 	// Exception makes it an exception catchpoint (gdb's catch throw, rethrow, catch): one
 	// of ExceptionThrow, ExceptionRethrow, ExceptionCatch (exceptions.go); Match, when
 	// set, the regular expression the exception's type must match.
@@ -43,7 +47,9 @@ type Catchpoint struct {
 }
 
 // catchesSyscalls reports whether c is a system call catchpoint.
-func (c Catchpoint) catchesSyscalls() bool { return !c.OnSignals && !c.OnFork && c.Exception == "" }
+func (c Catchpoint) catchesSyscalls() bool {
+	return !c.OnSignals && !c.OnFork && !c.OnExec && c.Exception == ""
+}
 
 // ReasonFork is the stop at a fork a catchpoint caught: Stop.Fork says which child it made,
 // Stop.BreakpointID the catchpoint.

@@ -21,6 +21,10 @@ type fakeTarget struct {
 	// binds to a stand-in at line 1 (0: there is no "lib").
 	libLine int
 	loaded  atomic.Bool
+	// execAt is the line at which the program runs a new one (exec) the first time it
+	// gets there: its file is /new.fake, its traps gone (0: it never does).
+	execAt int
+	execed bool
 
 	h     Handler
 	cmds  chan ResumeMode
@@ -69,6 +73,11 @@ func (f *fakeTarget) run(entry bool) {
 			}
 			var stop *Stop
 			switch {
+			case line == f.execAt && !f.execed:
+				f.mu.Lock()
+				f.execed, f.file, f.traps = true, "/new.fake", map[int]bool{}
+				f.mu.Unlock()
+				stop = &Stop{Reason: ReasonExec, Exec: &ExecStop{Path: "/new.fake"}, Location: f.loc(line)}
 			case entry:
 				entry, stop = false, &Stop{Reason: ReasonEntry, Location: f.loc(line)}
 			case trap:

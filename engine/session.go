@@ -447,6 +447,11 @@ func (h handler) Stopped(stop Stop) {
 		go h.decideWatchStop(stop, cond) // evaluated once the target waits for its resume
 		return
 	}
+	if stop.Reason == ReasonExec {
+		s.mu.Unlock()
+		go h.followExec(stop) // the breakpoints placed in the new program once the target waits
+		return
+	}
 	if match := s.exceptionMatch(stop); match != "" {
 		s.mu.Unlock()
 		go h.decideExceptionStop(stop, match) // catch throw REGEX: the type read once the target waits

@@ -97,6 +97,9 @@ type Stop struct {
 	// Fork says, with ReasonFork, which process the fork made; BreakpointID is its
 	// catchpoint.
 	Fork *ForkStop
+	// Exec says, with ReasonExec, which program the process now runs; BreakpointID is its
+	// catchpoint.
+	Exec *ExecStop
 }
 
 // SyscallStop is the system call of a ReasonSyscall stop.

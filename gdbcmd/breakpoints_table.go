@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,7 +63,7 @@ func (d *Debugger) breakpointTable(withBreakpoints bool, numbers string) {
 	}
 	slices.SortStableFunc(rows, func(a, b bpRow) int { return cmp.Compare(a.id, b.id) })
 	width, kinds := max(len("Address"), d.pcWidth()+2), len("breakpoint    ")
-	if !slices.ContainsFunc(rows, func(r bpRow) bool { return r.kind != "catchpoint" || r.placed }) {
+	if !slices.ContainsFunc(rows, func(r bpRow) bool { return (r.kind != "catchpoint" || r.placed) && r.addr != "<PENDING>" }) {
 		width = 10 // gdb's, when nothing listed has an address
 	}
 	for _, r := range rows {
@@ -135,8 +136,8 @@ func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
 	}
 	sites := d.sites(b.ID)
 	switch {
-	case !b.Verified:
-		r.addr, r.what = "<PENDING>", b.Message
+	case !b.Verified: // an exec left it without a place: what it was set on, as gdb
+		r.addr, r.what = "<PENDING>", specText(b.Spec)
 	case len(sites) > 1:
 		r.addr = "<MULTIPLE>"
 	default:
@@ -261,4 +262,15 @@ func hitNote(hits int) string {
 		return "\tbreakpoint already hit 1 time"
 	}
 	return fmt.Sprintf("\tbreakpoint already hit %d times", hits)
+}
+
+// specText is what a breakpoint was set on: a function, a file's line, an address.
+func specText(spec engine.BreakpointSpec) string {
+	switch spec.Kind {
+	case engine.FunctionBreakpoint:
+		return spec.Function
+	case engine.LineBreakpoint:
+		return fmt.Sprintf("%s:%d", filepath.Base(spec.File), spec.Line)
+	}
+	return fmt.Sprintf("*%#x", spec.PC)
 }

@@ -15,9 +15,9 @@ import (
 func cmdCatch(d *Debugger, args string) bool {
 	what, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
 	switch what {
-	case "syscall", "signal", "fork", "vfork", engine.ExceptionThrow, engine.ExceptionRethrow, engine.ExceptionCatch:
+	case "syscall", "signal", "fork", "vfork", "exec", engine.ExceptionThrow, engine.ExceptionRethrow, engine.ExceptionCatch:
 	default:
-		d.fail("Undefined catch command: \"%s\".  Try \"help catch\". (polydbg catches system calls, signals, forks and C++ exceptions: catch syscall [NAME|NUMBER]..., catch signal [SIGNAL...|all], catch fork, catch vfork, catch throw|rethrow|catch)\n", what)
+		d.fail("Undefined catch command: \"%s\".  Try \"help catch\". (polydbg catches system calls, signals, forks and C++ exceptions: catch syscall [NAME|NUMBER]..., catch signal [SIGNAL...|all], catch fork, catch vfork, catch exec, catch throw|rethrow|catch)\n", what)
 		return false
 	}
 	if d.s.State().Ended() { // for the next run, as gdb keeps it
@@ -47,6 +47,15 @@ func cmdCatch(d *Debugger, args string) bool {
 		}
 		d.noteBreakpointNumber(c.ID)
 		d.printf("Catchpoint %d (%s)\n", c.ID, what)
+		return false
+	case "exec":
+		c, err := d.s.CatchExecs()
+		if err != nil {
+			d.fail("%s\n", explain(err))
+			return false
+		}
+		d.noteBreakpointNumber(c.ID)
+		d.printf("Catchpoint %d (exec)\n", c.ID)
 		return false
 	case "fork", "vfork":
 		c, err := d.s.CatchForks(what == "vfork")
@@ -139,6 +148,11 @@ func (d *Debugger) catchpointRows() []bpRow {
 			what, placed = "exception "+c.Exception, true
 		} else if c.OnSignals {
 			what = signalsCaught(c, true)
+		} else if c.OnExec {
+			what = "exec"
+			if c.Program != "" {
+				what = fmt.Sprintf("exec, program %q ", c.Program)
+			}
 		} else if c.OnFork {
 			what = forkKind(c)
 			if c.Child != 0 {

@@ -86,6 +86,9 @@ func (d *Debugger) savedBreakpoints() string {
 		if c.OnFork {
 			text = "catch " + forkKind(c)
 		}
+		if c.OnExec {
+			text = "catch exec"
+		}
 		if c.OnSignals {
 			text = strings.TrimSpace("catch signal " + strings.Join(c.Signals, " "))
 			if c.AnySignal {

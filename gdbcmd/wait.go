@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/polydbg/polydbg/engine"
@@ -70,6 +71,9 @@ func (o *output) flush(seq uint64) (ended bool) {
 			fmt.Fprintf(o.w, "[New %s]\n", lwpName(e.Thread.Thread))
 		case e.Kind == engine.EventThread:
 			fmt.Fprintf(o.w, "[%s exited]\n", lwpName(e.Thread.Thread))
+		case e.Kind == engine.EventBreakpointChanged && !e.Breakpoint.Verified && e.Breakpoint.Message != "":
+			// an exec left it without a place in the new program: gdb's words
+			fmt.Fprintf(o.w, "Error in re-setting breakpoint %d: %s\n", e.Breakpoint.ID, gdbError(e.Breakpoint.Message))
 		}
 		if e.Seq >= seq {
 			return false
@@ -178,4 +182,12 @@ func (d *Debugger) inferior() string {
 		return ""
 	}
 	return "Remote target"
+}
+
+// gdbError is an engine's error message in gdb's words, where they differ.
+func gdbError(msg string) string {
+	if name, ok := strings.CutPrefix(msg, "no function "); ok {
+		return "Function " + name + " not defined."
+	}
+	return msg
 }

@@ -179,7 +179,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	}
 	features := "qSupported:swbreak+;hwbreak+;vContSupported+;no-resumed+;xmlRegisters=i386,arm"
 	if c.opts.FollowForks {
-		features += ";multiprocess+;fork-events+;vfork-events+"
+		features += ";multiprocess+;fork-events+;vfork-events+;exec-events+"
 	}
 	reply, err := c.Exchange(ctx, features)
 	if err != nil {

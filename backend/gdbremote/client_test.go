@@ -444,6 +444,7 @@ func TestParseStopReply(t *testing.T) {
 		{"w0;p1234.1235", StopReply{Kind: StopThreadExit, Thread: "p1234.1235"}},
 		{"T05syscall_return:1b3;06:c006dd;thread:a3b;", StopReply{Kind: StopSignal, Signal: 5, Reason: "syscall_return", Syscall: 0x1b3, Thread: "a3b"}},
 		{"T05syscall_entry:3c;thread:a3b;", StopReply{Kind: StopSignal, Signal: 5, Reason: "syscall_entry", Syscall: 0x3c, Thread: "a3b"}},
+		{"T05exec:2f62696e2f74727565;thread:p1a.1a;", StopReply{Kind: StopSignal, Signal: 5, Reason: "exec", Exec: "/bin/true", Thread: "p1a.1a"}},
 	}
 	for _, tc := range cases {
 		got, err := ParseStopReply(tc.in)
@@ -453,6 +454,7 @@ func TestParseStopReply(t *testing.T) {
 		}
 		if got.Kind != tc.want.Kind || got.Signal != tc.want.Signal || got.Thread != tc.want.Thread ||
 			got.Reason != tc.want.Reason || got.WatchAddr != tc.want.WatchAddr || got.Pid != tc.want.Pid || got.Syscall != tc.want.Syscall ||
+			got.Exec != tc.want.Exec ||
 			(tc.want.Core != 0 && got.Core != tc.want.Core) {
 			t.Errorf("%q = %+v", tc.in, got)
 		}

@@ -139,8 +139,14 @@ func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
 	if sr.Kind != StopSignal {
 		return false, nil
 	}
-	if sr.Reason == "vforkdone" {
+	switch sr.Reason {
+	case "vforkdone":
 		return true, c.vforkDone(ctx)
+	case "exec": // the stub forgot the old program's points with its memory
+		c.procs.mu.Lock()
+		c.procs.points, c.procs.vforked = nil, false
+		c.procs.mu.Unlock()
+		return false, nil
 	}
 	pid, ok := ForkChild(sr)
 	if !ok {

@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -113,26 +114,7 @@ func TestClientForkPackets(t *testing.T) {
 func TestClientVforkPackets(t *testing.T) {
 	stops := []string{"T05vfork:p2b.2b;thread:p1a.1a;", "T05vforkdone:;thread:p1a.1a;", "T05swbreak:;thread:p1a.1a;",
 		"T05vfork:p2c.2c;thread:p1a.1a;", "T05vforkdone:;thread:p1a.1a;", "W00;process:1a"}
-	s := newFakeStub(t, false, func(cmd string, w *stubWriter) bool {
-		switch {
-		case cmd == "?":
-			w.packet("T05thread:p1a.1a;")
-		case strings.HasPrefix(cmd, "Z0,") || strings.HasPrefix(cmd, "z0,") || strings.HasPrefix(cmd, "Hg") || strings.HasPrefix(cmd, "D;"):
-			w.packet("OK")
-		case cmd == "vCont;c" && len(stops) > 0:
-			w.packet(stops[0])
-			stops = stops[1:]
-		default:
-			w.packet("")
-		}
-		return true
-	})
-	s.features(";multiprocess+;fork-events+;vfork-events+;ConditionalBreakpoints+")
-	c := dial(t, s.ln.Addr().String(), Options{FollowForks: true})
-	ctx := testCtx(t, 5*time.Second)
-	if _, err := c.HaltReason(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s, c, ctx := processStub(t, ";ConditionalBreakpoints+", stops)
 	if _, err := c.SetBreakpoint(ctx, 0x401000, 1, []byte{0x22, 0x01}); err != nil {
 		t.Fatal(err)
 	}
@@ -172,4 +154,62 @@ func TestClientVforkPackets(t *testing.T) {
 	if tail := got[i:]; !slices.Equal(tail, want) {
 		t.Errorf("commands\n%q, want\n%q", tail, want)
 	}
+}
+
+// An exec stop reaches the caller with the program it runs, and the client forgets the
+// points it had inserted: the stub dropped them with the old program's memory, so a vfork
+// after it clears nothing.
+func TestClientExecForgetsPoints(t *testing.T) {
+	stops := []string{"T05exec:2f62696e2f74727565;thread:p1a.1a;", "T05vfork:p2b.2b;thread:p1a.1a;", "W00;process:1a"}
+	s, c, ctx := processStub(t, ";exec-events+", stops)
+	if _, err := c.SetBreakpoint(ctx, 0x401000, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Continue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sr, err := c.Wait(ctx); err != nil || sr.Reason != "exec" || sr.Exec != "/bin/true" {
+		t.Fatalf("wait: %+v %v, want the exec of /bin/true", sr, err)
+	}
+	if err := c.Continue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sr, err := c.Wait(ctx); err != nil || sr.Kind != StopExited {
+		t.Fatalf("wait: %+v %v, want the end", sr, err)
+	}
+	for _, cmd := range s.commands() {
+		if strings.HasPrefix(cmd, "qSupported") && !strings.Contains(cmd, "exec-events+") {
+			t.Errorf("qSupported %q does not ask for exec events", cmd)
+		}
+		if strings.HasPrefix(cmd, "z0,") {
+			t.Errorf("%q cleared a point of the program before the exec", cmd)
+		}
+	}
+}
+
+// processStub is a scripted stub of a process that forks and execs (with features more
+// than the multiprocess extensions and fork and vfork events): each continue is answered
+// with the next of stops; the client is dialled and has asked why the process stopped.
+func processStub(t *testing.T, features string, stops []string) (*fakeStub, *Client, context.Context) {
+	s := newFakeStub(t, false, func(cmd string, w *stubWriter) bool {
+		switch {
+		case cmd == "?":
+			w.packet("T05thread:p1a.1a;")
+		case strings.HasPrefix(cmd, "Z0,") || strings.HasPrefix(cmd, "z0,") || strings.HasPrefix(cmd, "Hg") || strings.HasPrefix(cmd, "D;"):
+			w.packet("OK")
+		case cmd == "vCont;c" && len(stops) > 0:
+			w.packet(stops[0])
+			stops = stops[1:]
+		default:
+			w.packet("")
+		}
+		return true
+	})
+	s.features(";multiprocess+;fork-events+;vfork-events+" + features)
+	c := dial(t, s.ln.Addr().String(), Options{FollowForks: true})
+	ctx := testCtx(t, 5*time.Second)
+	if _, err := c.HaltReason(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s, c, ctx
 }

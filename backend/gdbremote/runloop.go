@@ -188,6 +188,9 @@ func (t *Target) resumeWaitCatching(action string, start, end uint64, catching b
 		if sr.Exited() {
 			return sr, &exitedError{sr}
 		}
+		if sr.Reason == "exec" {
+			return sr, t.followExec(sr)
+		}
 		t.mu.Lock()
 		ops = t.takePending()
 		t.mu.Unlock()

@@ -40,7 +40,9 @@ type StopReply struct {
 	Pid     string // "process" field of W/X
 	// Child is the new process's thread id of a "fork" or "vfork" stop ("pC.C").
 	Child string
-	Raw   string
+	// Exec is the program an "exec" stop's process now runs.
+	Exec string
+	Raw  string
 }
 
 // Exited reports whether the process is gone (W or X).
@@ -131,8 +133,12 @@ func ParseStopReply(r string) (StopReply, error) {
 			}
 		case "fork", "vfork":
 			s.Reason, s.Child = k, v
-		case "swbreak", "hwbreak", "library", "replaylog", "vforkdone",
-			"exec", "create", "no-resumed":
+		case "exec":
+			s.Reason = k
+			if path, err := hex.DecodeString(v); err == nil {
+				s.Exec = string(path)
+			}
+		case "swbreak", "hwbreak", "library", "replaylog", "vforkdone", "create", "no-resumed":
 			s.Reason = k
 		default:
 			n, err := strconv.ParseUint(k, 16, 32)

@@ -308,6 +308,43 @@ func TestVforkAsGDB(t *testing.T) {
 	}
 }
 
+// execProg runs itself again with an argument (exec), and then, so run, the program named
+// by its second argument.
+const execProg = `#include <string.h>
+#include <unistd.h>
+int helper(int x) { return x + 1; }
+int main(int argc, char **argv) {
+	if (argc > 1 && strcmp(argv[1], "again") == 0) {
+		int r = helper(41);
+		if (argc > 2) execl(argv[2], argv[2], (char *)0);
+		return r == 42 ? 0 : 1;
+	}
+	helper(1);
+	execl(argv[0], argv[0], "again", argv[1], (char *)0);
+	return 5;
+}
+`
+
+// A program that execs is followed as gdb follows it: "process N is executing new
+// program: ...", the breakpoints placed again in the new program and reached there (before,
+// the run went on in a program polydbg did not know: a stray SIGINT stop in the dynamic
+// linker and no breakpoint); catch exec stops there ("Catchpoint 2 (exec'd ...)", its row
+// with the program); a step over the exec lets the new program run, as gdb; a breakpoint
+// the new program has no place for is disabled and pending, with gdb's "Error in
+// re-setting breakpoint 1: Function "helper" not defined.". Against gdb.
+func TestExecAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "execs", execProg)
+	bin := polydbgBinary(t)
+	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("break helper", "catch exec",
+		"info breakpoints", "run", "continue", "info breakpoints", "next", "continue", "bt", "finish", "continue",
+		"info breakpoints", "delete 2", "run", "continue", "p x", "continue", "break 11", "run", "next", "info breakpoints"))
+	compareLines(t, "exec", dir, ours, theirs)
+	ours, theirs = batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("set args /bin/true", "break helper",
+		"break main", "run", "continue", "continue", "continue", "info breakpoints"))
+	compareLines(t, "exec of another program", dir, ours, theirs)
+}
+
 // step and next where no line information is: from a function the symbol table names,
 // gdb's "Single stepping until exit from function ..., which has no line number
 // information." and a run to its return; from code no symbol names (the dynamic linker's
