@@ -2,7 +2,9 @@ package elfsym
 
 // Where a function returns its value on x86-64 (the System V ABI), for a call the debugger
 // makes: in memory the caller provides, or in registers, each eightbyte of the value in
-// the next integer (rax, rdx) or SSE (xmm0, xmm1) register.
+// the next integer (rax, rdx) or SSE (xmm0, xmm1) register; and how it takes a class
+// object by value: in registers the same way, copied onto the stack, or (a class C++
+// copies with code of its own) as the address of a copy.
 
 import (
 	"debug/dwarf"
@@ -42,6 +44,42 @@ func (f *File) ReturnConventionOf(t dwarf.Type) (ReturnConvention, bool) {
 		conv.SSE[i] = k == 1
 	}
 	return conv, true
+}
+
+// ArgumentPassing is how a function takes a class object by value.
+type ArgumentPassing int
+
+const (
+	// PassInRegisters: each eightbyte in the next integer or SSE register (as the SSE
+	// list of its ReturnConvention says), or the whole on the stack when too few are left.
+	PassInRegisters ArgumentPassing = iota
+	// PassOnStack: its bytes copied onto the stack (larger than 16 bytes, or holding a
+	// long double).
+	PassOnStack
+	// PassByReference: the address of a copy the caller makes (C++: a class with a copy
+	// constructor or destructor of its own, or virtual functions).
+	PassByReference
+)
+
+// ArgumentPassingOf is how a function takes a value of the class t on x86-64, with the
+// classes of its eightbytes when in registers.
+func (f *File) ArgumentPassingOf(t dwarf.Type) (ArgumentPassing, []bool) {
+	if st, ok := resolve(t).(*dwarf.StructType); ok && f.nonTrivial(st, 0) {
+		return PassByReference, nil
+	}
+	size := t.Size()
+	if size > 16 || size <= 0 {
+		return PassOnStack, nil
+	}
+	kinds := make([]int, (size+7)/8)
+	if !f.classify(t, 0, kinds, 0) {
+		return PassOnStack, nil
+	}
+	sse := make([]bool, len(kinds))
+	for i, k := range kinds {
+		sse[i] = k == 1
+	}
+	return PassInRegisters, sse
 }
 
 // classify marks the eightbytes the scalars of t (at off) fall in: SSE for a float or a

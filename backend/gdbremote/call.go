@@ -25,8 +25,76 @@ var amd64ArgRegs = []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}
 // callFunction runs the function at addr with the integer or pointer arguments args, and
 // returns what it left in the return register (callOut for the others).
 func (t *Target) callFunction(addr uint64, args []uint64) (uint64, error) {
-	out, err := t.call(addr, args, nil, 0)
+	var ca callArgs
+	for _, a := range args {
+		ca.integer(a)
+	}
+	out, err := t.call(addr, ca, 0)
 	return out.ints[0], err
+}
+
+// callArgs are a call's arguments where the ABI puts them: the integer registers' words,
+// the SSE registers' (a float's or a double's bits), and what goes on the stack, in order.
+type callArgs struct {
+	ints, sse []uint64
+	stack     []byte
+}
+
+// integer passes an integer or a pointer: in the next integer register, else on the stack.
+func (a *callArgs) integer(w uint64) {
+	if len(a.ints) < len(amd64ArgRegs) {
+		a.ints = append(a.ints, w)
+		return
+	}
+	a.onStack(binary.LittleEndian.AppendUint64(nil, w))
+}
+
+// float passes a float's or a double's bits: in the next SSE register, else on the stack.
+func (a *callArgs) float(w uint64) {
+	if len(a.sse) < 8 {
+		a.sse = append(a.sse, w)
+		return
+	}
+	a.onStack(binary.LittleEndian.AppendUint64(nil, w))
+}
+
+// object passes the bytes of a class object each eightbyte in the next register of its
+// class (sse), or the whole on the stack when too few registers are left for it.
+func (a *callArgs) object(b []byte, sse []bool) {
+	nsse := 0
+	for _, s := range sse {
+		if s {
+			nsse++
+		}
+	}
+	if len(a.ints)+len(sse)-nsse > len(amd64ArgRegs) || len(a.sse)+nsse > 8 {
+		a.onStack(b)
+		return
+	}
+	for i, s := range sse {
+		var w [8]byte
+		copy(w[:], b[min(i*8, len(b)):])
+		if s {
+			a.sse = append(a.sse, binary.LittleEndian.Uint64(w[:]))
+		} else {
+			a.ints = append(a.ints, binary.LittleEndian.Uint64(w[:]))
+		}
+	}
+}
+
+// onStack passes b in the stack's argument area, in eightbytes.
+func (a *callArgs) onStack(b []byte) { a.onStackAligned(b, 8) }
+
+// onStackAligned passes b in the stack's argument area at a multiple of align bytes from
+// its start (16 for a long double), in eightbytes.
+func (a *callArgs) onStackAligned(b []byte, align int) {
+	for len(a.stack)%align != 0 {
+		a.stack = append(a.stack, 0)
+	}
+	a.stack = append(a.stack, b...)
+	for len(a.stack)%8 != 0 {
+		a.stack = append(a.stack, 0)
+	}
 }
 
 // callOut is what a called function left: its integer (rax, rdx) and SSE (xmm0, xmm1,
@@ -34,15 +102,16 @@ func (t *Target) callFunction(addr uint64, args []uint64) (uint64, error) {
 type callOut struct {
 	ints, sse [2]uint64
 	mem       uint64
+	x87       []byte // st0, where a long double comes back (x87's 10 bytes)
 }
 
-// call runs the function at addr with the integer or pointer arguments args and the
-// floating point ones sse (each a float's or a double's bits), x86-64 only; memSize, when
-// not 0, is the size of the value it returns in memory, for which room is
-// made on the stack and passed as the hidden first argument. If the program stops anywhere
-// else (a breakpoint, a signal) or ends, the call fails, saying so; the registers are put
-// back either way, and a signal the program had stopped with stays to be delivered.
-func (t *Target) call(addr uint64, args, sse []uint64, memSize int64) (callOut, error) {
+// call runs the function at addr with the arguments args, x86-64 only; memSize, when not
+// 0, is the size of the value it returns in memory, for which room is made on the stack
+// and passed as the hidden first argument (args leave the first integer register for
+// it). If the program stops anywhere else (a breakpoint, a signal) or ends, the call
+// fails, saying so; the registers are put back either way, and a signal the program had
+// stopped with stays to be delivered.
+func (t *Target) call(addr uint64, args callArgs, memSize int64) (callOut, error) {
 	var out callOut
 	if t.sym.Arch.Machine != elf.EM_X86_64 {
 		return out, errors.New("calling a function of the program is supported on x86-64 programs only")
@@ -51,10 +120,10 @@ func (t *Target) call(addr uint64, args, sse []uint64, memSize int64) (callOut, 
 	if memSize > 0 {
 		out.mem = (sp - uint64(memSize)) &^ 0xf
 		sp = out.mem - 64
-		args = append([]uint64{out.mem}, args...)
+		args.ints[0] = out.mem
 	}
-	if len(args) > len(amd64ArgRegs) || len(sse) > 8 {
-		return out, fmt.Errorf("a call takes at most %d integer and 8 floating point arguments here", len(amd64ArgRegs))
+	if len(args.ints) > len(amd64ArgRegs) || len(args.sse) > 8 {
+		return out, fmt.Errorf("a call takes at most %d integer and 8 floating point arguments in registers", len(amd64ArgRegs))
 	}
 	saved, err := t.c.ReadRegisters(t.ctx)
 	if err != nil {
@@ -70,17 +139,23 @@ func (t *Target) call(addr uint64, args, sse []uint64, memSize int64) (callOut, 
 		t.newStop(before) // the stop as it was: its registers, frames and thread
 	}()
 	ret := t.sym.Entry()
-	sp = sp&^0xf - 8 // 16-byte aligned before the return address
+	sp = (sp - uint64(len(args.stack))) &^ 0xf // the stack's arguments, 16-byte aligned
+	if len(args.stack) > 0 {
+		if err := t.WriteMemory(sp, args.stack); err != nil {
+			return out, err
+		}
+	}
+	sp -= 8 // the return address, just below them
 	var word [8]byte
 	binary.LittleEndian.PutUint64(word[:], ret)
 	if err := t.WriteMemory(sp, word[:]); err != nil {
 		return out, err
 	}
-	set := map[string]uint64{"rsp": sp, "rip": addr, "rax": uint64(len(sse))} // (al: how many SSE registers a variadic one gets)
-	for i, a := range args {
+	set := map[string]uint64{"rsp": sp, "rip": addr, "rax": uint64(len(args.sse))} // (al: how many SSE registers a variadic one gets)
+	for i, a := range args.ints {
 		set[amd64ArgRegs[i]] = a
 	}
-	for i, a := range sse {
+	for i, a := range args.sse {
 		set[fmt.Sprintf("xmm%d", i)] = a
 	}
 	for name, v := range set {
@@ -127,6 +202,9 @@ func (t *Target) call(addr uint64, args, sse []uint64, memSize int64) (callOut, 
 		} else {
 			out.sse[i-2] = w
 		}
+	}
+	if r, ok := t.desc.Reg("st0"); ok {
+		out.x87, _ = t.reg(r.Num)
 	}
 	return out, nil
 }
@@ -224,19 +302,25 @@ func (p *arithParser) callWith(fn arithOperand, this *uint64, args []arithOperan
 			return fn, errors.New("Too few arguments in function call.")
 		}
 	}
-	words := make([]uint64, 0, len(args)+1)
-	if this != nil {
-		words = append(words, *this)
-	}
 	ft, _ := fn.obj.FuncType()
-	var sse []uint64
+	room, err := p.returnRoom(ft, name+"(...)")
+	if err != nil {
+		return fn, err
+	}
+	var ca callArgs
+	if room > 0 {
+		ca.integer(0) // where the result is built: the first argument, set by the call
+	}
+	if this != nil {
+		ca.integer(*this)
+	}
 	for i, a := range args {
 		param := i // its place among the parameters, this counted
 		if this != nil {
 			param++
 		}
 		if at, ok := byReference(ft, param, a); ok { // an object passed by reference: its address
-			words = append(words, at)
+			ca.integer(at)
 			continue
 		}
 		if o := a.referred().obj; o != nil && o.Kind == "array" && !o.InMemory { // a string literal: put in the program's memory
@@ -244,32 +328,37 @@ func (p *arithParser) callWith(fn arithOperand, this *uint64, args []arithOperan
 			if err != nil {
 				return fn, err
 			}
-			words = append(words, placed.obj.Addr)
+			ca.integer(placed.obj.Addr)
 			continue
 		}
-		if o := a.referred().obj; o != nil && o.Kind == "struct" {
-			return fn, fmt.Errorf("%s: %s (%s) would be passed by value, which a call from the debugger does not do (a reference is passed)", name, o.Name, o.Type)
+		if o := a.referred().obj; o != nil && o.Kind == "struct" { // a class object by value
+			if err := p.passObject(&ca, a.referred()); err != nil {
+				return fn, err
+			}
+			continue
 		}
 		n, err := p.number(a)
 		if err != nil {
 			return fn, err
 		}
 		switch pt := paramType(ft, param); {
+		case pt != nil && isLongDouble(pt): // x87's extended format, on the stack
+			if o := a.referred().obj; o != nil && isLongDouble(o.DWARFType()) && len(o.Bytes) == 16 {
+				ca.onStackAligned(o.Bytes, 16) // a long double's own bytes: all its precision
+			} else {
+				ca.onStackAligned(extended80(n.float()), 16)
+			}
 		case pt != nil && pt.Size() == 4 && isFloat(pt): // a float parameter: the value as a float
-			sse = append(sse, uint64(math.Float32bits(float32(n.float()))))
+			ca.float(uint64(math.Float32bits(float32(n.float()))))
 		case pt != nil && isFloat(pt), pt == nil && n.kind == "float": // a double, as C passes one without a prototype
-			sse = append(sse, math.Float64bits(n.float()))
+			ca.float(math.Float64bits(n.float()))
 		case n.kind == "float": // to an integer parameter, as C converts
-			words = append(words, uint64(int64(n.f)))
+			ca.integer(uint64(int64(n.f)))
 		default:
-			words = append(words, n.uint())
+			ca.integer(n.uint())
 		}
 	}
-	room, err := p.returnRoom(ft, name+"(...)")
-	if err != nil {
-		return fn, err
-	}
-	out, err := p.e.t.call(fn.obj.Addr, words, sse, room)
+	out, err := p.e.t.call(fn.obj.Addr, ca, room)
 	if err != nil {
 		return fn, err
 	}

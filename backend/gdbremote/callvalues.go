@@ -10,6 +10,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
 )
@@ -40,6 +42,59 @@ func (p *arithParser) inMemory(v arithOperand) (arithOperand, error) {
 	return arithOperand{obj: &c}, nil
 }
 
+// passObject passes the class object o by value as the ABI has it (ArgumentPassingOf):
+// its bytes in registers or on the stack, or the address of a copy made in the scratch
+// zone by its copy constructor (gdb's way), or byte for byte where the class has none the
+// program or a library has code for.
+func (p *arithParser) passObject(ca *callArgs, o arithOperand) error {
+	v := o.obj
+	t := v.DWARFType()
+	if t == nil || len(v.Bytes) == 0 {
+		return fmt.Errorf("%s (%s) cannot be passed by value: its type is not known", v.Name, v.Type)
+	}
+	how, sse := p.e.t.sym.ArgumentPassingOf(t)
+	switch how {
+	case elfsym.PassInRegisters:
+		ca.object(v.Bytes, sse)
+		return nil
+	case elfsym.PassOnStack:
+		ca.onStack(v.Bytes)
+		return nil
+	}
+	size := (int64(len(v.Bytes)) + 15) &^ 15
+	if p.e.scratch+size > scratchZone {
+		return errors.New("the expression's temporaries fill the debugger's scratch room")
+	}
+	p.e.scratch += size
+	at := (p.e.t.sp() - 256 - uint64(p.e.scratch)) &^ 0xf
+	if err := p.e.t.WriteMemory(at, v.Bytes); err != nil { // byte for byte, unless a constructor copies it
+		return err
+	}
+	if fvs, found, _ := p.methods(o, constructorName(elfsym.TypeName(elfsym.Underlying(t)))); found {
+		orig, err := p.inMemory(o)
+		if err != nil {
+			return err
+		}
+		if _, err := p.callWith(arithOperand{obj: &fvs[0], overloads: fvs}, &at, []arithOperand{orig}); err != nil {
+			return err
+		}
+	}
+	ca.integer(at)
+	return nil
+}
+
+// constructorName is the name of a class's constructors: its own, without its scope and
+// template arguments (geo::Pair<int> has Pair).
+func constructorName(class string) string {
+	if i := strings.IndexByte(class, '<'); i >= 0 {
+		class = class[:i]
+	}
+	if i := strings.LastIndex(class, "::"); i >= 0 {
+		class = class[i+2:]
+	}
+	return class
+}
+
 // returnRoom is how much memory a call of a function of type ft must make for the value it
 // returns in memory (0 for one it returns in registers), or why its value cannot be read.
 func (p *arithParser) returnRoom(ft *dwarf.FuncType, name string) (int64, error) {
@@ -48,7 +103,7 @@ func (p *arithParser) returnRoom(ft *dwarf.FuncType, name string) (int64, error)
 	}
 	switch rt := elfsym.Underlying(ft.ReturnType).(type) {
 	case *dwarf.FloatType:
-		if rt.Size() > 8 {
+		if rt.Size() > 8 && !isLongDouble(rt) {
 			return 0, fmt.Errorf("%s returns %s, which is not read back", name, elfsym.TypeName(ft.ReturnType))
 		}
 	case *dwarf.ArrayType:
@@ -78,7 +133,13 @@ func (p *arithParser) callResult(ft *dwarf.FuncType, out callOut, name string) (
 	switch rt := elfsym.Underlying(ft.ReturnType).(type) {
 	case *dwarf.FloatType:
 		b := binary.LittleEndian.AppendUint64(nil, out.sse[0])
-		c = sym.FormatValue(ft.ReturnType, b[:max(min(rt.Size(), 8), 0)], 0, false, mem, 0)
+		if isLongDouble(rt) { // from st0
+			if len(out.x87) < 10 {
+				return arithOperand{}, fmt.Errorf("%s returns %s in st0, which the stub does not show", name, elfsym.TypeName(ft.ReturnType))
+			}
+			b = append(append([]byte(nil), out.x87[:10]...), make([]byte, 6)...)
+		}
+		c = sym.FormatValue(ft.ReturnType, b[:max(min(rt.Size(), int64(len(b))), 0)], 0, false, mem, 0)
 	case *dwarf.ArrayType:
 		return arithOperand{}, fmt.Errorf("%s returns an array, which is not read back", name)
 	case *dwarf.StructType:
@@ -127,6 +188,37 @@ func paramType(ft *dwarf.FuncType, i int) dwarf.Type {
 		return nil
 	}
 	return ft.ParamType[i]
+}
+
+// isLongDouble reports whether t is x86-64's long double: x87's 80-bit extended format in
+// 16 bytes.
+func isLongDouble(t dwarf.Type) bool {
+	ft, ok := elfsym.Underlying(t).(*dwarf.FloatType)
+	return ok && ft.Size() == 16 && ft.Name != "__float128" && ft.Name != "_Float128"
+}
+
+// extended80 is f in x87's extended format, as a long double lies in memory (16 bytes):
+// a 64-bit mantissa with its leading 1, a 15-bit exponent biased by 16383, the sign.
+func extended80(f float64) []byte {
+	b := make([]byte, 16)
+	var sign uint16
+	if math.Signbit(f) {
+		sign, f = 0x8000, -f
+	}
+	var mant uint64
+	var exp uint16
+	switch {
+	case math.IsNaN(f):
+		mant, exp = 0xc000000000000000, 0x7fff
+	case math.IsInf(f, 0):
+		mant, exp = 0x8000000000000000, 0x7fff
+	case f != 0:
+		frac, e := math.Frexp(f) // f = frac * 2^e, frac in [0.5, 1)
+		mant, exp = uint64(math.Ldexp(frac, 64)), uint16(e-1+16383)
+	}
+	binary.LittleEndian.PutUint64(b, mant)
+	binary.LittleEndian.PutUint16(b[8:], exp|sign)
+	return b
 }
 
 // isFloat reports whether t is a float or a double (under its typedefs and qualifiers).

@@ -5,9 +5,12 @@ package main
 // returned, floating point arguments.
 
 import (
+	"bytes"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
 )
 
 // libStringsProg calls few of std::string's methods itself: gdb finds the others in libstdc++.
@@ -95,6 +98,120 @@ func TestCallReturnsAsGDB(t *testing.T) {
 		"p n.ratio() > 0.5", "call n.name()", "p mix(1.5, 2.5, 3)", "p mix(2, 3, 4)", "p halve(5)", "p halve(2.5) + 1",
 		"p scale(2.9)", "p mix(n.ratio(), 2, 1)", "whatis halve(1)",
 		"info functions label", "break label", "info breakpoints", "continue", "bt", "info symbol label", "p label", "finish")
+}
+
+// byValueProg passes classes by value: small ones in registers as their eightbytes are
+// classed, large ones on the stack, ones with a copy constructor as a copy it makes.
+const byValueProg = `#include <string>
+#include <cstdio>
+struct P { int x, y; };
+struct D { double a, b; };
+struct M { long a, b, c; };
+struct Mix { int i; float f; double d; };
+struct Big { char name[40]; int n; };
+struct C { int v; C(int v) : v(v) {} C(const C &o) : v(o.v + 100) {} ~C() {} };
+int sum(P p) { return p.x + p.y; }
+double dsum(D d) { return d.a + d.b; }
+long msum(M m) { return m.a + m.b + m.c; }
+double mix(Mix m, int k) { return m.i + m.f + m.d + k; }
+int bign(Big b) { return b.n + b.name[0]; }
+int cval(C c) { return c.v; }
+size_t slen(std::string s) { return s.size(); }
+int many(int a, int b, int c, int d, int e, int f, P p) { return a + b + c + d + e + f + p.x; }
+P twice(P p) { P r = {p.x * 2, p.y * 2}; return r; }
+int main() {
+  P p = {3, 4}; D d = {1.5, 2.25}; M m = {1, 2, 3}; Mix x = {1, 2.5f, 3.25}; Big b = {"hello", 7};
+  C c(5); std::string s = "abc";
+  printf("%d %g %ld %g %d %d %zu %d\n", sum(p), dsum(d), msum(m), mix(x, 1), bign(b), cval(c), slen(s), many(1,2,3,4,5,6,p));
+  twice(p);
+  return 0;
+}
+`
+
+// byValueMoreProg passes floats in pairs, unions, arrays in a class, classes with a
+// std::string member or virtual functions, arguments past the registers, to a method too.
+const byValueMoreProg = `#include <string>
+#include <cstdio>
+struct F2 { float a, b; };
+struct F3 { float a, b, c; };
+struct IF { int i; float f; };
+struct Named { std::string name; int n; };
+struct V { virtual int get() const { return 7; } int k = 2; };
+union U { int i; float f; };
+struct Arr { int v[3]; };
+struct Small { char c; short s; };
+class Acc { public: int base = 10; int add(F2 f, int k) { return base + (int)(f.a + f.b) + k; } };
+float f2(F2 f) { return f.a * f.b; }
+float f3(F3 f) { return f.a + f.b + f.c; }
+double fi(IF x) { return x.i + x.f; }
+int named(Named n) { return n.n + (int)n.name.size(); }
+int virt(V v) { return v.get() + v.k; }
+int uni(U u) { return u.i; }
+int arr(Arr a) { return a.v[0] + a.v[1] + a.v[2]; }
+int small(Small s) { return s.c + s.s; }
+double many(double a, double b, double c, double d, double e, double f, double g, double h, F2 x) { return a + h + x.a; }
+int ints(int a, int b, int c, int d, int e, IF x, int g) { return a + e + x.i + g; }
+int main() {
+  F2 a = {1.5f, 2.0f}; F3 b = {1, 2, 3}; IF c = {4, 0.5f}; Named n = {"four", 4}; V v; U u; u.i = 9; Arr r = {{1, 2, 3}};
+  Small sm = {'a', 3}; Acc acc;
+  printf("%g %g %g %d %d %d %d %d %g %d %d\n", f2(a), f3(b), fi(c), named(n), virt(v), uni(u), arr(r), small(sm),
+         many(1,2,3,4,5,6,7,8,a), ints(1,2,3,4,5,c,7), acc.add(a, 1));
+  return 0;
+}
+`
+
+// Class objects are passed by value as the x86-64 ABI passes them, as gdb passes them:
+// each eightbyte of a small one in the next integer or SSE register ({int, int}, {double,
+// double}, {int, float, double}, {float, float}, {char, short}, a union, an array of
+// three ints), one over 16 bytes copied onto the stack, one that does not fit in the
+// registers left on the stack after the others (a seventh integer argument, a ninth
+// double), and a class C++ copies with code of its own (a copy constructor, a virtual
+// function, a std::string member) as the address of a copy, made by its copy constructor
+// where it has one (cval(c) is 105: the constructor adds 100). Before, each was refused.
+func TestCallClassArgumentsAsGDB(t *testing.T) {
+	cxxAsGDB(t, "class arguments", "byvalue", byValueProg, "break 21", "run", "p sum(p)", "p dsum(d)", "p msum(m)",
+		"p mix(x, 1)", "p bign(b)", "p cval(c)", "p many(1,2,3,4,5,6,p)", "p twice(p)", "p sum(twice(p))", "p c.v",
+		"p sum(p) + sum(p)")
+	cxxAsGDB(t, "more class arguments", "byvaluemore", byValueMoreProg, "break 25", "run", "p f2(a)", "p f3(b)",
+		"p fi(c)", "p named(n)", "p virt(v)", "p uni(u)", "p arr(r)", "p small(sm)", "p many(1,2,3,4,5,6,7,8,a)",
+		"p ints(1,2,3,4,5,c,7)", "p acc.add(a, 1)", "p n.name")
+}
+
+// longDoubleProg passes and returns long doubles.
+const longDoubleProg = `#include <stdio.h>
+long double half(long double x) { return x / 2; }
+long double mixl(int a, long double x, double d, long double y) { return a + x + d + y; }
+struct LD { long double v; int k; };
+long double lds(struct LD s) { return s.v * s.k; }
+int main(void) {
+  long double big = 1.0L / 3;
+  struct LD s = {2.5L, 4};
+  printf("%Lg %Lg %Lg\n", half(big), mixl(1, 2, 3, 4), lds(s));
+  return 0;
+}
+`
+
+// A long double goes to a called function on the stack in x87's extended format (a long
+// double variable with all its precision) and comes back from st0, as gdb does; a class
+// holding one goes on the stack. Before, both were refused.
+func TestCallLongDoubleAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "longdouble", longDoubleProg)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands("break 9", "run", "p half(3)",
+		"p half(big)", "p mixl(1, 2, 3, 4)", "p lds(s)", "p half(-0.5)", "whatis half(1)", "p half(1e300)",
+		"p mixl(1,2,3,4) * 2"))
+	compareLines(t, "long double calls", dir, ours, theirs)
+}
+
+// A std::string passed by value is copied by libstdc++'s copy constructor, where gdb says
+// "Couldn't find method std::string::std::string".
+func TestCallStringByValue(t *testing.T) {
+	bin := polydbgBinary(t)
+	_, exe := buildCXX(t, "byvalue", byValueProg)
+	out, err := exec.Command(bin, "debug", "-batch", "-ex", "break 21", "-ex", "run", "-ex", "p slen(s)", "-ex", "p s", exe).CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("$1 = 3\n$2 = \"abc\"\n")) {
+		t.Errorf("%v\n%s", err, out)
+	}
 }
 
 // A call that faults is abandoned with the registers put back, and the signal that stopped
