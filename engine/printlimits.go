@@ -4,9 +4,11 @@ package engine
 // (characters of a string) a value's text shows, and from how long a run of one element
 // it shows as "<repeats N times>"; 0 is unlimited. ArrayIndexes (print array-indexes)
 // shows each element's index, NullStop (print null-stop) a char array up to its first NUL.
+// Raw (print raw-values, print/r) shows values as they are laid out, without the
+// library's printers (a std::vector's members, not its elements).
 type PrintLimits struct {
-	Elements, Repeats      int
-	ArrayIndexes, NullStop bool
+	Elements, Repeats           int
+	ArrayIndexes, NullStop, Raw bool
 }
 
 // PrintLimiter is implemented by targets whose values' texts follow PrintLimits.

@@ -65,7 +65,12 @@ func formatPrinted(v Variable, format byte) string {
 		return head + formatPrinted(v, format)
 	}
 	keyed := strings.Contains(head, "map") // std::map, std::unordered_multimap: keys are values
-	items := splitElements(rest[1 : len(rest)-1])
+	inner := rest[1 : len(rest)-1]
+	lead, trail := inner[:len(inner)-len(strings.TrimLeft(inner, " "))], "" // std::atomic's "{ 5 }"
+	if strings.TrimSpace(inner) != "" {
+		trail = inner[len(strings.TrimRight(inner, " ")):]
+	}
+	items := splitElements(inner)
 	for i, it := range items {
 		name := ""
 		if strings.HasPrefix(it, "[") {
@@ -85,7 +90,7 @@ func formatPrinted(v Variable, format byte) string {
 		}
 		items[i] = name + it
 	}
-	return head + "{" + strings.Join(items, ", ") + "}"
+	return head + "{" + lead + strings.Join(items, ", ") + trail + "}"
 }
 
 // splitElements splits a braced value's inside at its top-level ", ".
@@ -100,7 +105,7 @@ func splitElements(s string) []string {
 			depth++
 		case c == ')' || c == ']' || c == '}' || c == '>':
 			depth--
-		case c == ',' && depth == 0:
+		case c == ',' && depth == 0 && !vectorLength.MatchString(s[start:i]): // (a vector's length and capacity)
 			out = append(out, strings.TrimSpace(s[start:i]))
 			start = i + 1
 		}
@@ -169,13 +174,16 @@ func (s *Session) cTypes() bool {
 	return !ok || !ix.PCsAreIndexes()
 }
 
-// cAggregate reports whether v is a C struct, union or array (not a pointer to one).
+// cAggregate reports whether v is a C struct, union or array (not a pointer to one), or a
+// C++ class object shown member by member ({<B> = {b = 1}, c = 120 'x'}: a library's
+// printer's text is not braced).
 func cAggregate(v Variable) bool {
 	t := strings.TrimSpace(v.Type)
-	if v.Ref == 0 || strings.HasSuffix(t, "*") {
+	if v.Ref == 0 || strings.HasSuffix(t, "*") || strings.HasSuffix(t, "&") {
 		return false
 	}
-	return strings.HasPrefix(t, "struct") || strings.HasPrefix(t, "union") || strings.HasSuffix(t, "]")
+	return strings.HasPrefix(t, "struct") || strings.HasPrefix(t, "union") || strings.HasSuffix(t, "]") ||
+		strings.HasPrefix(v.Value, "{{") || strings.HasPrefix(v.Value, "{") && memberName.MatchString(v.Value[1:])
 }
 
 // formatMembers formats a struct ({a = 0x7, b = 0xfffd}) or an array ({0x1, 0x2}) from its
@@ -189,15 +197,25 @@ func (s *Session) formatMembers(v Variable, format byte, depth int) string {
 	s.mu.Lock()
 	indexes := s.limits.ArrayIndexes
 	s.mu.Unlock()
+	labels, more := memberLabels(v.Value, len(kids))
 	parts := make([]string, 0, len(kids)+1)
 	for i, k := range kids {
 		var text string
-		if cAggregate(k) {
+		switch {
+		case cAggregate(k) || k.Name == "" && k.Ref != 0: // (an anonymous union or struct)
 			text = s.formatMembers(k, format, depth+1)
-		} else {
+		case printerHead(k.Value) != "": // a library printer's: its elements formatted
+			text = formatPrinted(k, format)
+		case strings.HasPrefix(k.Name, "_vptr.") && strings.Contains(k.Value, " <"): // gdb keeps the vtable's symbol
+			n, sym, _ := strings.Cut(k.Value, " <")
+			text = formatLeaf(Variable{Value: n, Type: k.Type}, format) + " <" + sym
+		default:
 			text = formatLeaf(s.enumNumber(k), format)
 		}
 		switch {
+		case !array && labels != nil && labels[i] == "", !array && labels == nil && k.Name == "": // an anonymous union or struct: its braces alone
+		case !array && labels != nil: // as the value's text names it: "static k", "<B>"
+			text = labels[i] + " = " + text
 		case !array:
 			text = k.Name + " = " + text
 		case indexes: // set print array-indexes on: the index in the format too, as gdb's [0x1] = 0x2
@@ -208,7 +226,33 @@ func (s *Session) formatMembers(v Variable, format byte, depth int) string {
 	if array && v.Len > len(kids) {
 		parts = append(parts, "...")
 	}
+	if more != "" {
+		parts = append(parts, more)
+	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// memberLabels are the names a struct's text gives its n members, in order ("c", "static
+// k", "<B>", "" for an anonymous union), and what it says after them (gdb's "<No data
+// fields>"); nil when the text does not list n members.
+func memberLabels(text string, n int) (labels []string, more string) {
+	if !strings.HasPrefix(text, "{") || !strings.HasSuffix(text, "}") {
+		return nil, ""
+	}
+	items := splitElements(text[1 : len(text)-1])
+	if len(items) == n+1 && items[n] == "<No data fields>" {
+		items, more = items[:n], items[n]
+	}
+	if len(items) != n {
+		return nil, ""
+	}
+	labels = make([]string, n)
+	for i, it := range items {
+		if !strings.HasPrefix(it, "{") {
+			labels[i], _, _ = strings.Cut(it, " = ")
+		}
+	}
+	return labels, more
 }
 
 // formatLeaf formats a C scalar as gdb: a char's 'x' or a char pointer's "string" is

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestFormatValue(t *testing.T) {
 	for _, tt := range []struct {
@@ -47,4 +50,46 @@ func TestFormatLeafAsGDB(t *testing.T) {
 			t.Errorf("formatLeaf(%q %s, %c) = %q, want %q", tt.v.Value, tt.v.Type, tt.format, got, tt.want)
 		}
 	}
+}
+
+// A library printer's text under a format: its words kept, its elements formatted, a
+// map's keys too, the positions it names not; a struct's text gives its members' labels.
+func TestFormatPrinted(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"std::vector of length 3, capacity 3 = {1, 2, 3}", "std::vector of length 3, capacity 3 = {0x1, 0x2, 0x3}"},
+		{`std::map with 2 elements = {[1] = "one", [2] = "two"}`, `std::map with 2 elements = {[0x1] = "one", [0x2] = "two"}`},
+		{"std::set with 2 elements = {[0] = 5, [1] = 6}", "std::set with 2 elements = {[0] = 0x5, [1] = 0x6}"},
+		{"std::vector<bool> of length 2, capacity 64 = {true, false}", "std::vector<bool> of length 2, capacity 64 = {0x1, 0x0}"},
+		{`filesystem::path "a = 1" = {[0] = "a = 1"}`, `filesystem::path "a = 1" = {[0] = "a = 1"}`},
+		{"std::vector of length 0, capacity 0", "std::vector of length 0, capacity 0"},
+		{"std::deque with 2 elements = {std::vector of length 1, capacity 1 = {7}, std::vector of length 0, capacity 0}",
+			"std::deque with 2 elements = {std::vector of length 1, capacity 1 = {0x7}, std::vector of length 0, capacity 0}"},
+	} {
+		if got := formatPrinted(Variable{Value: tt.in, Type: "std::x"}, 'x'); got != tt.want {
+			t.Errorf("formatPrinted(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	labels, more := memberLabels("{<B> = {b = 1}, static k = 4, {u = 2, f = 2.5}, v = std::vector of length 1, capacity 1 = {1}, <No data fields>}", 4)
+	if want := []string{"<B>", "static k", "", "v"}; len(labels) != 4 || labels[0] != want[0] || labels[1] != want[1] || labels[2] != want[2] ||
+		labels[3] != want[3] || more != "<No data fields>" {
+		t.Errorf("labels %q, then %q", labels, more)
+	}
+}
+
+// FuzzFormatPrinted: any text under any format comes back without a panic, and a
+// printer's text without digits as it was, but for its spaces.
+func FuzzFormatPrinted(f *testing.F) {
+	for _, s := range []string{"std::vector of length 3, capacity 3 = {1, 2, 3}", `std::map with 1 element = {["a"] = {x = 1}}`,
+		"std::x = {", `filesystem::path "\"" = {[0] = "}"}`, "std:: = {[", "{a = 1, {b = 2}}", "std::atomic<int> = { 5 }", "std::vector<bool> of length 1, capacity 64 = {true}"} {
+		f.Add(s, byte('x'))
+	}
+	f.Fuzz(func(t *testing.T, s string, format byte) {
+		got := formatPrinted(Variable{Value: s, Type: "std::x"}, format)
+		_, _ = memberLabels(s, 3)
+		squash := func(v string) string { return strings.ReplaceAll(v, " ", "") }
+		numbers := strings.ContainsAny(s, "0123456789") || strings.Contains(s, "true") || strings.Contains(s, "false")
+		if printerHead(s) != "" && !numbers && format == 'x' && squash(got) != squash(s) {
+			t.Fatalf("formatPrinted(%q) = %q: a text without numbers changed", s, got)
+		}
+	})
 }

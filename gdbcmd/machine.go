@@ -366,16 +366,14 @@ func (d *Debugger) setting(name, val string) bool {
 			d.setFrameMode(&d.frameArgs, frameArgModes, arg)
 		case opt == "frame-info":
 			d.setFrameMode(&d.frameInfo, frameInfoModes, arg)
-		case opt == "array-indexes" || opt == "null-stop":
-			on := &d.limits.ArrayIndexes
-			if opt == "null-stop" {
-				on = &d.limits.NullStop
-			}
+		case opt == "array-indexes" || opt == "null-stop" || opt == "raw-values":
+			on := map[string]*bool{"array-indexes": &d.limits.ArrayIndexes, "null-stop": &d.limits.NullStop,
+				"raw-values": &d.limits.Raw}[opt]
 			if d.setOnOff(on, arg); !d.failed {
 				d.s.SetPrintLimits(d.limits)
 			}
 		default:
-			d.fail("Undefined set print command: %q. (set print pretty on|off, object on|off, elements N, repeats N, array-indexes on|off, null-stop on|off)\n", opt)
+			d.fail("Undefined set print command: %q. (set print pretty on|off, object on|off, elements N, repeats N, array-indexes on|off, null-stop on|off, raw-values on|off)\n", opt)
 		}
 	default:
 		d.fail("Usage: set $REGISTER = VALUE, set context on|off, set listsize N or set print pretty on|off (variables are changed by the program, not the debugger).\n")

@@ -19,6 +19,12 @@ func cmdEcho(d *Debugger, args string) bool {
 
 // cmdOutput is gdb's output: an expression's value alone, with no $N and no newline.
 func cmdOutput(d *Debugger, args string) bool {
+	if strings.HasPrefix(args, "/") {
+		spec, rest, _ := strings.Cut(args, " ")
+		if f, raw := rawFormat(spec); raw { // output/r: without the library's printers
+			return d.withSet([]string{"print raw-values on"}, func() bool { return cmdOutput(d, f+rest) })
+		}
+	}
 	format, expr, err := splitFormat(args)
 	if err == nil && expr == "" {
 		err = fmt.Errorf("Argument required (expression to compute).")

@@ -25,6 +25,19 @@ func splitFormat(args string) (format byte, rest string, err error) {
 	return spec[0], strings.TrimSpace(rest), nil
 }
 
+// rawFormat takes gdb's r (raw: no library printers) off a print format ("/rx " is "/x ",
+// "/r " nothing), reporting whether it had one.
+func rawFormat(format string) (string, bool) {
+	f := strings.TrimSpace(format)
+	if len(f) < 2 || !strings.Contains(f[1:], "r") {
+		return format, false
+	}
+	if f = strings.Replace(f, "r", "", 1); f == "/" {
+		return "", true
+	}
+	return f + " ", true
+}
+
 // badFormat is a print format gdb does not have; as gdb, it is told where the value would
 // have been printed.
 type badFormat struct{ spec string }
@@ -43,6 +56,12 @@ func cmdPrint(d *Debugger, args string) bool {
 	if err != nil {
 		d.fail("%v\n", err)
 		return false
+	}
+	if f, raw := rawFormat(format); raw {
+		if format = f; sets == nil {
+			expr = args
+		}
+		sets = append(sets, "print raw-values on")
 	}
 	if sets == nil {
 		d.evaluate(format+args, d.cfg.ReadOnly, false)

@@ -110,7 +110,7 @@ var printOptions = []printOption{
 	{name: "address"}, {name: "array"}, {name: "array-indexes", setting: "array-indexes"},
 	{name: "elements", setting: "elements", numeric: true}, {name: "max-depth", numeric: true},
 	{name: "memory-tag-violations"}, {name: "nibbles"}, {name: "null-stop", setting: "null-stop"},
-	{name: "object", setting: "object"}, {name: "pretty", setting: "pretty"}, {name: "raw-values", ignored: true},
+	{name: "object", setting: "object"}, {name: "pretty", setting: "pretty"}, {name: "raw-values", setting: "raw-values"},
 	{name: "repeats", setting: "repeats", numeric: true}, {name: "static-members", ignored: true},
 	{name: "symbol"}, {name: "union"}, {name: "vtbl", ignored: true},
 }
@@ -146,7 +146,7 @@ func parsePrintOptions(args string) (sets []string, rest string, err error) {
 		switch {
 		case o.ignored:
 		case o.setting == "":
-			return nil, "", fmt.Errorf("polydbg does not take print -%s (options it takes: -pretty, -elements, -repeats, -array-indexes, -null-stop)", o.name)
+			return nil, "", fmt.Errorf("polydbg does not take print -%s (options it takes: -pretty, -elements, -repeats, -array-indexes, -null-stop, -raw-values)", o.name)
 		default:
 			sets = append(sets, "print "+o.setting+" "+val)
 		}

@@ -21,7 +21,7 @@ func TestPrintOptions(t *testing.T) {
 		{args: "-p off -e 3 -- /x gs", rest: "/x gs", sets: []string{"print pretty off", "print elements 3"}},
 		{args: "-elements unlimited -repeats 2 -null-stop -- a -- b", rest: "a -- b",
 			sets: []string{"print elements unlimited", "print repeats 2", "print null-stop on"}},
-		{args: "-raw-values -- v", rest: "v"},
+		{args: "-raw-values -- v", rest: "v", sets: []string{"print raw-values on"}},
 		{args: "-nosuch -- 1", err: "Unrecognized option at: -nosuch -- 1"},
 		{args: "-a -- 1", err: "Unrecognized option at: -a -- 1"}, // address, array, array-indexes
 		{args: "-elements -- 1", err: "-elements requires an argument"},

@@ -101,6 +101,9 @@ func membersOf(st *dwarf.StructType, d cxxDecl, with map[string]string) *classMe
 			if i := len(m.fields); i < len(st.Field) {
 				fl := st.Field[i]
 				text := Declare(typeName(fl.Type), fl.Name)
+				if inner, ok := fl.Type.(*dwarf.StructType); ok && inner.StructName == "" { // an anonymous union or struct: spelled out
+					text = strings.TrimSuffix(describeFields(inner, "")+" "+fl.Name, " ")
+				}
 				if fl.BitSize > 0 {
 					text += " : " + strconv.FormatInt(fl.BitSize, 10)
 				}
@@ -170,7 +173,7 @@ func describeClass(st *dwarf.StructType, d cxxDecl, indent string) string {
 				b.WriteString(indent + "  " + accessWords[l.access] + ":\n")
 				section = l.access
 			}
-			b.WriteString(indent + "    " + l.text + "\n")
+			b.WriteString(indent + "    " + strings.ReplaceAll(l.text, "\n", "\n"+indent+"    ") + "\n")
 		}
 	}
 	write(data)

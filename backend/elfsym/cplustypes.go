@@ -8,6 +8,7 @@ package elfsym
 
 import (
 	"debug/dwarf"
+	"encoding/binary"
 	"strings"
 	"sync"
 )
@@ -56,6 +57,9 @@ type Static struct {
 	Type    dwarf.Type
 	Linkage string // the symbol of its storage ("" when it has none: a constant)
 	Before  int    // how many of the class's members are declared before it
+	// Const is its value where the compiler gave it instead of storage (a constexpr
+	// one's DW_AT_const_value): an integer, or the bytes of a larger one.
+	Const any
 }
 
 // ClassOf returns the bases and statics of a C++ class type (nil for others).
@@ -232,6 +236,7 @@ func (f *File) static(e *dwarf.Entry, t dwarf.Type, before int) Static {
 	s := Static{Type: t, Before: before}
 	s.Name, _ = e.Val(dwarf.AttrName).(string)
 	s.Linkage, _ = e.Val(dwarf.AttrLinkageName).(string)
+	s.Const = e.Val(dwarf.AttrConstValue)
 	return s
 }
 
@@ -245,6 +250,10 @@ func (f *File) structValue(v *Value, st *dwarf.StructType, b []byte, addr uint64
 		text := c.Text
 		if c.Kind == "reference" && (c.Referent == nil || !c.Referent.printed) { // a reference member: its address alone, as gdb
 			text, _, _ = strings.Cut(text, ": ")
+		}
+		if label == "" { // an anonymous union or struct: its members' braces alone, as gdb
+			parts = append(parts, text)
+			return
 		}
 		parts = append(parts, label+" = "+text)
 	}
@@ -297,6 +306,26 @@ func (f *File) staticValue(s Static, mem Memory, depth int) Value {
 	out := Value{Name: s.Name, Type: TypeName(s.Type), Kind: "raw", Text: "<optimized out>"}
 	addr, _, ok := f.Symbol(s.Linkage)
 	sz := int(s.Type.Size())
+	if (s.Linkage == "" || !ok) && s.Const != nil && sz > 0 { // no storage: the value the compiler gave
+		b := make([]byte, sz)
+		switch c := s.Const.(type) {
+		case int64:
+			var w [8]byte
+			f.Arch.ByteOrder.PutUint64(w[:], uint64(c))
+			if f.Arch.ByteOrder == binary.BigEndian {
+				copy(b, w[max(0, 8-sz):])
+			} else {
+				copy(b, w[:])
+			}
+		case []byte:
+			copy(b, c)
+		default:
+			return out
+		}
+		out = f.FormatValue(s.Type, b, 0, false, mem, depth+1)
+		out.Name = s.Name
+		return out
+	}
 	if s.Linkage == "" || !ok || mem == nil || sz <= 0 {
 		return out
 	}

@@ -10,10 +10,10 @@ import (
 // an array (characters of a string) a value's text shows before "...", and how long a run
 // of one element must be to show as "<repeats N times>". 0 is unlimited. ArrayIndexes is
 // `set print array-indexes` ({[0] = 1, [1] = 2}), NullStop `set print null-stop` (a char
-// array shown up to its first NUL).
+// array shown up to its first NUL), Raw `set print raw-values` (no library printers).
 type PrintLimits struct {
-	Elements, Repeats      int
-	ArrayIndexes, NullStop bool
+	Elements, Repeats           int
+	ArrayIndexes, NullStop, Raw bool
 }
 
 // DefaultPrintLimits are gdb's defaults.

@@ -100,6 +100,14 @@ func (f *File) Member(p Place, key string, fr *Frame, mem Memory) (Place, error)
 				return q, nil
 			}
 		}
+		for _, fld := range tt.Field { // a member of an anonymous union or struct
+			if inner, ok := resolve(fld.Type).(*dwarf.StructType); ok && fld.Name == "" && inner.StructName == "" {
+				outer := Place{Name: p.Name, Loc: p.Loc, Off: p.Off + int(fld.ByteOffset), Type: fld.Type, frame: p.frame}
+				if q, err := f.Member(outer, key, fr, mem); err == nil {
+					return q, nil
+				}
+			}
+		}
 		return p, fmt.Errorf("%s has no member %s", p.Name, key)
 	case *dwarf.ArrayType:
 		i, err := index(key)

@@ -141,7 +141,7 @@ func describeFields(st *dwarf.StructType, indent string) string {
 	for _, f := range st.Field {
 		b.WriteString(indent + "    ")
 		if inner, ok := f.Type.(*dwarf.StructType); ok && inner.StructName == "" {
-			b.WriteString(describeFields(inner, indent+"    ") + " " + f.Name + ";\n")
+			b.WriteString(strings.TrimSuffix(describeFields(inner, indent+"    ")+" "+f.Name, " ") + ";\n") // (an anonymous one: "};")
 			continue
 		}
 		decl := Declare(TypeName(f.Type), f.Name)

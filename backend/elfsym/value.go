@@ -289,7 +289,7 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 	case *dwarf.StructType:
 		v.Kind = "struct"
 		f.structValue(&v, tt, b, addr, inMem, mem, depth)
-		if isCXX(tt) {
+		if isCXX(tt) && !f.PrintLimits().Raw {
 			v.printed = f.stdValue(&v, tt, b, addr, mem, depth) // std::string, std::vector: as libstdc++'s printers show them
 		}
 	case *dwarf.ArrayType:

@@ -208,8 +208,8 @@ func member(v elfsym.Value, key string) (elfsym.Value, bool) {
 			return c, true
 		}
 	}
-	for _, c := range v.Children {
-		if strings.HasPrefix(c.Name, "<") && c.Kind == "struct" {
+	for _, c := range v.Children { // a base class's members, an anonymous union's or struct's
+		if (strings.HasPrefix(c.Name, "<") || c.Name == "") && c.Kind == "struct" {
 			if m, ok := member(c, key); ok {
 				return m, true
 			}

@@ -40,6 +40,11 @@ func (t *Target) Modules(ctx context.Context) ([]engine.Module, error) {
 		return mods, err
 	}
 	interp := t.sym.Interpreter()
+	if len(libs) == 0 && interp != "" && t.started() { // at the first instruction (starti, an exec): the dynamic linker alone, where the kernel put it
+		if aux, err := t.c.Auxv(ctx, t.sym.Arch.PtrSize, t.sym.Arch.ByteOrder); err == nil && aux[7] != 0 {
+			libs = append(libs, engine.Module{Name: filepath.Base(interp), Path: interp, Base: aux[7]})
+		}
+	}
 	for i := range libs {
 		l := &libs[i]
 		l.Interpreter = interp != "" && l.Path == interp

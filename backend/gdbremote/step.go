@@ -46,11 +46,16 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 	// the function has returned (the pc matters where a function without a frame has its
 	// CFA at the stack pointer, as on ARM): a step that leaves it stops there, in the
 	// caller right after the call, as gdb's finish does.
+	// Where the backtrace ends at the function (main: its caller is libc's, without line
+	// information), the return is known by the stack pointer alone: the step stops in the
+	// caller's code, as gdb's next stops in __libc_start_call_main.
 	var startCFA, retAddr uint64
-	if fs, err := t.frames(); err == nil && len(fs) > 1 && startFn != nil && pc != startFn.Low+t.sym.Bias {
+	if fs, err := t.frames(); err == nil && len(fs) > 0 && startFn != nil && pc != startFn.Low+t.sym.Bias {
 		i := physicalFrame(fs)
 		if i+1 < len(fs) {
 			startCFA, retAddr = fs[i].CFA, fs[i+1].PC
+		} else if i == len(fs)-1 && startFn.Name == "main" {
+			startCFA = fs[i].CFA
 		}
 	}
 	for range 100000 {
@@ -66,7 +71,7 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 			return st, err
 		}
 		fn := t.sym.FuncAt(npc)
-		if startCFA != 0 && t.sp() >= startCFA && npc == retAddr {
+		if startCFA != 0 && t.sp() >= startCFA && (npc == retAddr || retAddr == 0 && !t.sym.HasCodeAt(npc)) {
 			return &engine.Stop{Reason: engine.ReasonStep, ReturnValue: t.returnValue(startFn)}, nil
 		}
 		// A call: the pc is at a function's first instruction (or in code without lines).

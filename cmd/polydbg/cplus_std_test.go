@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"regexp"
 	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
 )
 
 // stdProg holds the standard library's strings and containers, by value and by reference.
@@ -291,7 +293,9 @@ int main() {
 // without members of its own ends with gdb's <No data fields>; durations member by member,
 // as gdb with this libstdc++. /x formats the elements, not the printer's words
 // (std::vector of length 3, capacity 3 = {0x1, 0x2, 0x3}), a map's keys too, not the
-// positions a printer names; set print pretty lays out a path's components. Against gdb.
+// positions a printer names; set print pretty lays out a path's components. print/r, print
+// -raw-values and set print raw-values show values as they are laid out, without the
+// printers. Against gdb.
 func TestCPlusPlusIteratorsAsGDB(t *testing.T) {
 	bin := polydbgBinary(t)
 	dir, exe := buildCXX(t, "iterators", iteratorsProg, "-std=c++20")
@@ -301,6 +305,10 @@ func TestCPlusPlusIteratorsAsGDB(t *testing.T) {
 		"p vb.front()", "p vb.back()", "p vb.empty()", "p/x v", "p/x m", "p/x d", "p/x s", "p/x vb", "p/x fl", "p/d v",
 		"p/o d", "p/x um", "set print pretty on", "p p", "p mi", "p vb", "p ui", "info locals"))
 	compareLines(t, "C++ iterators", dir, ours, theirs)
+	ours, theirs = batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("break 39", "run", "p/r v", "p/rx v",
+		"p -raw-values -- m", "set print raw-values on", "p s", "p vi", "p p", "set print raw-values off", "p s", "p/x v",
+		"output/r li", "p -raw-values off -- s"))
+	compareLines(t, "raw values", dir, ours, theirs)
 }
 
 // *it and it->m read the element an iterator points at, where gdb says "Could not find
@@ -320,4 +328,55 @@ func TestIteratorDereference(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
 	}
+}
+
+// classFormatsProg has a class with a base, a char, a float, a static member, a double
+// and an anonymous union.
+const classFormatsProg = `struct B { int b = 1; };
+struct Q : B { char c = 'x'; float f = 2.5f; int i = -1; static int k; double d = 1.5; union { int u; float uf; }; };
+int Q::k = 4;
+int main() {
+  Q q;
+  q.u = 2;
+  return q.i;
+}
+`
+
+// classPrintersProg has a class whose members libstdc++'s printers show.
+const classPrintersProg = `#include <vector>
+#include <string>
+#include <map>
+struct H { static int n; std::vector<int> v{10, 20}; char c = 'a'; std::map<int, int> m{{1, 2}}; std::string s = "hi"; float f = 1.5f; };
+int H::n = 7;
+int main() {
+  H h;
+  return h.c;
+}
+`
+
+// anonymousProg is C with an anonymous union and struct among a struct's members.
+const anonymousProg = `struct S { int a; union { int b; float f; }; struct { char c; short d; }; int e; };
+struct S g = {1, {2}, {'x', 4}, 5};
+int main(void) { return g.a; }
+`
+
+// print/x and print/d of a C++ class format each member at its own type, as gdb: a char
+// as a number, a float's and a double's bits, an int at 32 bits, the base class and static
+// members named as printed, an anonymous union's braces alone, a printer's elements but
+// not its words (before, the whole text was formatted as text: c = 0x78 'x', f = 2.5, i =
+// 0xffffffffffffffff, "length 0x2"). An anonymous union's or struct's members are found
+// by their names (p g.b), printed as bare braces and spelled out by ptype, in C and C++.
+// next from main's last line stops in libc's code that called it, as gdb's.
+func TestClassFormatsAsGDB(t *testing.T) {
+	cxxAsGDB(t, "class formats", "classformats", classFormatsProg, "break 7", "run", "p/x q", "p/d q", "p q", "p q.uf",
+		"p/x q.u", "next", "next", "bt 1", "next", "p 1")
+	cxxAsGDB(t, "class printers formatted", "classprinters", classPrintersProg, "break 8", "run", "p/x h", "p/d h", "p h",
+		"set print pretty on", "p/x h")
+	cxxAsGDB(t, "anonymous members in C++", "anonymouscxx", anonymousProg, "break main", "run", "p g", "p g.b", "p g.d",
+		"set print pretty on", "p g", "ptype g", "p/x g")
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "anonymous", anonymousProg)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands("break main", "run", "p g",
+		"p g.b", "p g.d", "set var g.b = 9", "p g.f", "set print pretty on", "p g", "ptype g", "p/x g"))
+	compareLines(t, "anonymous members in C", dir, ours, theirs)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -391,6 +392,20 @@ func TestStartiAsGDB(t *testing.T) {
 	dir, exe := buildNative(t, "starti", pltProg)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
 	compareLines(t, "starti", dir, ours, theirs)
+}
+
+// At the first instruction the dynamic linker is the one library loaded, as gdb lists it
+// (its list in memory is not made yet): info sharedlibrary shows it where the kernel put
+// it, with its code's addresses.
+func TestStartiLibraries(t *testing.T) {
+	_, exe := buildNative(t, "startilibs", pltProg)
+	out, err := exec.Command(polydbgBinary(t), "debug", "-batch", "-ex", "starti", "-ex", "info sharedlibrary", exe).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !regexp.MustCompile(`(?m)^0x0000[0-9a-f]{12}  0x0000[0-9a-f]{12}  Yes.*/ld-linux[^ ]*\.so\.[0-9]$`).Match(out) {
+		t.Errorf("no dynamic linker listed:\n%s", out)
+	}
 }
 
 // enable once, count and delete replace a breakpoint's disposition as gdb's (a tbreak
