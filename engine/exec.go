@@ -10,14 +10,9 @@ import (
 	"sort"
 )
 
-// ReasonExec is the stop where the process ran a new program: Stop.Exec names it,
+// ReasonExec is the stop where the process ran a new program: Stop.Text is its path,
 // Stop.BreakpointID the catchpoint that caught it.
 const ReasonExec StopReason = "exec"
-
-// ExecStop is the exec of a ReasonExec stop.
-type ExecStop struct {
-	Path string // the program the process now runs
-}
 
 // ExecCatcher is implemented by targets that report the program's execs.
 type ExecCatcher interface {
@@ -48,9 +43,7 @@ func (h handler) followExec(stop Stop) {
 	for i := range s.catches {
 		if c := &s.catches[i]; !c.Disabled && c.OnExec {
 			c.Hits++
-			if stop.Exec != nil {
-				c.Program = stop.Exec.Path
-			}
+			c.Program = stop.Text
 			stop.BreakpointID = c.ID
 			h.publishStop(stop)
 			return

@@ -87,7 +87,7 @@ func TestCatchExec(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := wait(t, s, seq)
-	if h.Stop.Reason != ReasonExec || h.Stop.BreakpointID != c.ID || h.Stop.Exec == nil || h.Stop.Exec.Path != "/new.fake" {
+	if h.Stop.Reason != ReasonExec || h.Stop.BreakpointID != c.ID || h.Stop.Text != "/new.fake" {
 		t.Fatalf("stop: %+v", h.Stop)
 	}
 	if cs := s.Catchpoints(); cs[0].Hits != 1 || cs[0].Program != "/new.fake" {

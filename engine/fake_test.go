@@ -77,7 +77,7 @@ func (f *fakeTarget) run(entry bool) {
 				f.mu.Lock()
 				f.execed, f.file, f.traps = true, "/new.fake", map[int]bool{}
 				f.mu.Unlock()
-				stop = &Stop{Reason: ReasonExec, Exec: &ExecStop{Path: "/new.fake"}, Location: f.loc(line)}
+				stop = &Stop{Reason: ReasonExec, Text: "/new.fake", Location: f.loc(line)}
 			case entry:
 				entry, stop = false, &Stop{Reason: ReasonEntry, Location: f.loc(line)}
 			case trap:

@@ -80,7 +80,7 @@ type Stop struct {
 	Reason       StopReason
 	Location     Location
 	BreakpointID int    // for ReasonBreakpoint
-	Text         string // the exception message, or a condition's evaluation error
+	Text         string // the exception message, a condition's evaluation error, or (ReasonExec) the program run
 	// FrameIndex is, for console targets, the frame being run when the stop happened
 	// (taken then, so a client that reads the event later sees the right frame).
 	FrameIndex int64
@@ -97,9 +97,6 @@ type Stop struct {
 	// Fork says, with ReasonFork, which process the fork made; BreakpointID is its
 	// catchpoint.
 	Fork *ForkStop
-	// Exec says, with ReasonExec, which program the process now runs; BreakpointID is its
-	// catchpoint.
-	Exec *ExecStop
 }
 
 // SyscallStop is the system call of a ReasonSyscall stop.

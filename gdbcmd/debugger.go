@@ -391,11 +391,7 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 		}
 		d.printf("\n%sCatchpoint %d (%s process %d), %s\n", hit, st.BreakpointID, how, child, where())
 	case engine.ReasonExec:
-		program := ""
-		if st.Exec != nil {
-			program = st.Exec.Path
-		}
-		d.printf("\n%sCatchpoint %d (exec'd %s), %s\n", hit, st.BreakpointID, program, where())
+		d.printf("\n%sCatchpoint %d (exec'd %s), %s\n", hit, st.BreakpointID, st.Text, where())
 	case engine.ReasonPause:
 		if d.indexedPCs() { // a Kite program has no signals
 			d.printf("\nPaused in %s\n", where())

@@ -152,8 +152,8 @@ func stepCmd(mode engine.ResumeMode) cmdFunc {
 // information runs until the function returns; false, with gdb's error, where the
 // program is stopped outside any function it can name.
 func (d *Debugger) stepsWithoutLines() bool {
-	st := d.s.LastStop()
-	if d.s.State() != engine.Stopped || st == nil || st.Location.Line != 0 || d.indexedPCs() {
+	h := d.s.LastHalt() // (no copy of the stop: this is on every step's path)
+	if h.State != engine.Stopped || h.Stop == nil || h.Stop.Location.Line != 0 || d.indexedPCs() {
 		return true
 	}
 	frames, err := d.s.Stack() // the innermost frame's function, named by the symbol table too
