@@ -120,6 +120,9 @@ func (t *Target) call(addr uint64, args callArgs, memSize int64) (callOut, error
 	if memSize > 0 {
 		out.mem = (sp - uint64(memSize)) &^ 0xf
 		sp = out.mem - 64
+		if len(args.ints) == 0 {
+			args.ints = []uint64{0}
+		}
 		args.ints[0] = out.mem
 	}
 	if len(args.ints) > len(amd64ArgRegs) || len(args.sse) > 8 {

@@ -133,8 +133,9 @@ func (c *Client) plainThreads(ids []string) []string {
 }
 
 // forkStop lets the child of a fork or vfork stop go and resumes the program as it ran
-// (handled), and after a vfork puts the points back at the parent's vforkdone; any other
-// stop is the caller's.
+// (handled), and after a vfork puts the points back at the parent's vforkdone; an exec
+// stop (the caller's) makes the client forget the points, as the stub did; any other stop
+// is the caller's.
 func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
 	if sr.Kind != StopSignal {
 		return false, nil

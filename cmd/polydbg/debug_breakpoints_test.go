@@ -309,23 +309,6 @@ func TestVforkAsGDB(t *testing.T) {
 	}
 }
 
-// execProg runs itself again with an argument (exec), and then, so run, the program named
-// by its second argument.
-const execProg = `#include <string.h>
-#include <unistd.h>
-int helper(int x) { return x + 1; }
-int main(int argc, char **argv) {
-	if (argc > 1 && strcmp(argv[1], "again") == 0) {
-		int r = helper(41);
-		if (argc > 2) execl(argv[2], argv[2], (char *)0);
-		return r == 42 ? 0 : 1;
-	}
-	helper(1);
-	execl(argv[0], argv[0], "again", argv[1], (char *)0);
-	return 5;
-}
-`
-
 // A program that execs is followed as gdb follows it: "process N is executing new
 // program: ...", the breakpoints placed again in the new program and reached there (before,
 // the run went on in a program polydbg did not know: a stray SIGINT stop in the dynamic
@@ -335,7 +318,7 @@ int main(int argc, char **argv) {
 // re-setting breakpoint 1: Function "helper" not defined.". Against gdb.
 func TestExecAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	dir, exe := buildNative(t, "execs", execProg)
+	dir, exe := buildNative(t, "execs", realparts.ExecProg)
 	bin := polydbgBinary(t)
 	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("break helper", "catch exec",
 		"info breakpoints", "run", "continue", "info breakpoints", "next", "continue", "bt", "finish", "continue",
