@@ -156,7 +156,7 @@ func (s *Session) RemoveBreakpoint(id int) error {
 	delete(s.bps, id)
 	gone := b.bp
 	s.emit(Event{Kind: EventBreakpointRemoved, Breakpoint: &gone})
-	last := s.unlistLocked(b)
+	last := s.unlistLocked(b) && b.bp.Verified // (one without a place has no trap)
 	s.mu.Unlock()
 	if last {
 		return s.t.SetTrap(b.bp.Location, false)
@@ -266,6 +266,12 @@ func (s *Session) EnableBreakpoint(id int, on bool) error {
 	}
 	if on && !b.bp.Verified { // left without a place by an exec: placed again, if it can be
 		return s.placeAgain(b)
+	}
+	if !b.bp.Verified { // disabled, with no trap to take out
+		nb := *b
+		nb.bp.Spec.Disabled = true
+		s.replaceState(b, &nb)
+		return nil
 	}
 	nb := *b
 	nb.bp.Spec.Disabled = !on

@@ -87,17 +87,35 @@ func (s *Session) replaceSet(inSet func(BreakpointSpec) bool, specs []Breakpoint
 }
 
 // RestoreBreakpoints sets the breakpoints of an earlier session of the same program (a
-// restart) with their ids, so that a client's ids stay valid. Hit counts start again.
+// restart) with their ids, so that a client's ids stay valid. Hit counts start again. One
+// the program has no place for is kept without one (Verified false, Message saying why),
+// as an exec leaves one: enabling it places it again.
 func (s *Session) RestoreBreakpoints(bps []Breakpoint) []Breakpoint {
 	out := make([]Breakpoint, 0, len(bps))
 	for _, old := range bps {
 		bp, err := s.addBreakpoint(old.Spec, old.ID, true)
 		if err != nil {
-			bp = Breakpoint{ID: old.ID, Spec: old.Spec, Message: err.Error()}
+			bp = s.keepUnplaced(old.Spec, old.ID, err)
 		}
 		out = append(out, bp)
 	}
 	return out
+}
+
+// keepUnplaced keeps a breakpoint under id with no place in the program, for err.
+func (s *Session) keepUnplaced(spec BreakpointSpec, id int, err error) Breakpoint {
+	b := &bpState{bp: Breakpoint{ID: id, Spec: spec, Message: err.Error()}}
+	b.hit, _ = parseHitCondition(spec.HitCondition)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bps[id] != nil || id == 0 {
+		return b.bp
+	}
+	s.nextID = max(s.nextID, id)
+	s.bps[id] = b
+	bp := b.bp
+	s.emit(Event{Kind: EventBreakpointChanged, Breakpoint: &bp, Created: true})
+	return bp
 }
 
 // LastBreakpointID is the highest number given to a breakpoint or watchpoint so far.

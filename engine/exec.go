@@ -29,11 +29,22 @@ func (s *Session) CatchExecs() (Catchpoint, error) {
 	return s.addCatchpoint(Catchpoint{OnExec: true}), nil
 }
 
+// ExecedProgram is the program the last exec ran in the session's process, "" when it
+// ran none: what a run from the beginning starts, as gdb's.
+func (s *Session) ExecedProgram() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.execed
+}
+
 // followExec places the breakpoints in the program the process now runs, then stops when
 // an exec catchpoint is enabled, and otherwise resumes (a step in the old program has no
 // place to end: the new one runs, as under gdb).
 func (h handler) followExec(stop Stop) {
 	s := h.s
+	s.mu.Lock()
+	s.execed = stop.Text
+	s.mu.Unlock()
 	s.placeAllAgain()
 	s.mu.Lock()
 	if s.state.Ended() {

@@ -94,3 +94,29 @@ func TestCatchExec(t *testing.T) {
 		t.Errorf("catchpoint %+v", cs[0])
 	}
 }
+
+// A breakpoint without a place (an exec's, or a restart's in a program that has no place
+// for it) is kept under its number, disabled and deleted without a trap to take out.
+func TestUnplacedBreakpoints(t *testing.T) {
+	s, f := fakeSession(t, 4, 1)
+	bps := s.RestoreBreakpoints([]Breakpoint{{ID: 3, Spec: BreakpointSpec{Kind: FunctionBreakpoint, Function: "nosuch"}},
+		{ID: 4, Spec: BreakpointSpec{Kind: LineBreakpoint, File: f.file, Line: 2}}})
+	if bps[0].Verified || bps[0].Message == "" || !bps[1].Verified {
+		t.Fatalf("restored %+v", bps)
+	}
+	if got := s.Breakpoints(); len(got) != 2 || got[0].ID != 3 || got[0].Verified {
+		t.Fatalf("kept %+v", got)
+	}
+	if next, _ := s.SetBreakpoint(BreakpointSpec{Kind: FunctionBreakpoint, Function: "main"}); next.ID != 5 {
+		t.Errorf("a breakpoint after them is %d, want 5", next.ID)
+	}
+	if err := s.EnableBreakpoint(3, false); err != nil {
+		t.Errorf("disable: %v", err)
+	}
+	if err := s.EnableBreakpoint(3, true); err == nil {
+		t.Error("a breakpoint without a place enabled")
+	}
+	if err := s.RemoveBreakpoint(3); err != nil || len(s.Breakpoints()) != 2 {
+		t.Errorf("delete: %v, %d left", err, len(s.Breakpoints()))
+	}
+}

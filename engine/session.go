@@ -22,6 +22,7 @@ type Session struct {
 	byKey   map[locKey][]*bpState
 	nextID  int
 	catches []Catchpoint // catch syscall (catchpoints.go)
+	execed  string       // the program the last exec ran (exec.go)
 	// exceptionTraps are the sites of the exception catchpoints' traps, by event (exceptions.go).
 	exceptionTraps map[string]Location
 	trapAlso       []int       // the other breakpoints the last Trap's place stopped at too (as gdb counts them)

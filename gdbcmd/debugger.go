@@ -268,8 +268,12 @@ func (d *Debugger) newSession() error {
 		return err
 	}
 	if d.s != nil {
+		placed := map[int]bool{}
+		for _, bp := range d.s.Breakpoints() {
+			placed[bp.ID] = bp.Verified
+		}
 		for _, bp := range s.RestoreBreakpoints(d.s.Breakpoints()) {
-			if bp.Message != "" && !bp.Verified {
+			if bp.Message != "" && !bp.Verified && placed[bp.ID] { // (one an exec left without a place says nothing again)
 				d.printf("warning: breakpoint %d: %s\n", bp.ID, bp.Message)
 			}
 		}

@@ -1,6 +1,7 @@
 package gdbcmd
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -15,8 +16,9 @@ import (
 // Run is how a session's program is started: its arguments, its environment and the
 // redirections of its input and output.
 type Run struct {
-	Args []string
-	Env  []string // the complete environment ("NAME=value"); nil: the debugger's own
+	Program string // the program to run, when not the one the debugger was given (an exec ran it)
+	Args    []string
+	Env     []string // the complete environment ("NAME=value"); nil: the debugger's own
 	Redirect
 }
 
@@ -28,6 +30,7 @@ type runSettings struct {
 	env      []string
 	envSet   bool     // changed by set or unset environment
 	redirect Redirect // run ARGS < IN > OUT: from the next run on
+	program  string   // the program the last exec ran: run from the next run on, as gdb's
 	inUse    Run      // the current session's
 	change   bool     // the next run differs from inUse: it makes a new session
 }
@@ -54,7 +57,7 @@ func (d *Debugger) setArgs(text string) error {
 
 // nextRun is how the next run starts the program.
 func (d *Debugger) nextRun() Run {
-	r := Run{Args: d.cfg.Args, Redirect: d.startup.redirect}
+	r := Run{Program: d.startup.program, Args: d.cfg.Args, Redirect: d.startup.redirect}
 	if d.startup.argsSet {
 		r.Args = d.startup.args
 	}
@@ -104,6 +107,9 @@ func shellQuote(word string) string {
 func (d *Debugger) makeSession() (*engine.Session, error) {
 	if d.cfg.NewSessionFor == nil {
 		return d.cfg.NewSession()
+	}
+	if d.s != nil && d.s.ExecedProgram() != "" { // gdb runs what the exec ran
+		d.startup.program = d.s.ExecedProgram()
 	}
 	next := d.nextRun()
 	s, err := d.cfg.NewSessionFor(next)
@@ -197,7 +203,7 @@ func (d *Debugger) showEnvironment(name string) {
 // startingProgram is gdb's line before a run typed or piped: the program and its arguments.
 func (d *Debugger) startingProgram() {
 	if d.cfg.Program != "" && d.fromUser() {
-		d.printf("Starting program: %s %s\n", d.cfg.Program, d.argsText())
+		d.printf("Starting program: %s %s\n", cmp.Or(d.startup.program, d.cfg.Program), d.argsText())
 	}
 }
 

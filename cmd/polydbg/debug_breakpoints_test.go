@@ -315,7 +315,8 @@ func TestVforkAsGDB(t *testing.T) {
 // linker and no breakpoint); catch exec stops there ("Catchpoint 2 (exec'd ...)", its row
 // with the program); a step over the exec lets the new program run, as gdb; a breakpoint
 // the new program has no place for is disabled and pending, with gdb's "Error in
-// re-setting breakpoint 1: Function "helper" not defined.". Against gdb.
+// re-setting breakpoint 1: Function "helper" not defined."; a run after it starts the
+// program the exec ran (/bin/true), the breakpoint kept pending. Against gdb.
 func TestExecAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "execs", realparts.ExecProg)
@@ -325,7 +326,7 @@ func TestExecAsGDB(t *testing.T) {
 		"info breakpoints", "delete 2", "run", "continue", "p x", "continue", "break 11", "run", "next", "info breakpoints"))
 	compareLines(t, "exec", dir, ours, theirs)
 	ours, theirs = batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("set args /bin/true", "break helper",
-		"break main", "run", "continue", "continue", "continue", "info breakpoints"))
+		"break main", "run", "continue", "continue", "continue", "info breakpoints", "run", "info breakpoints", "run"))
 	compareLines(t, "exec of another program", dir, ours, theirs)
 }
 

@@ -63,6 +63,9 @@ func registeredWithArgs(spec launch.Spec, owner string) func(run gdbcmd.Run) (*e
 	return func(run gdbcmd.Run) (*engine.Session, error) {
 		spec := spec
 		spec.Args, spec.Env = run.Args, run.Env
+		if run.Program != "" { // what an exec ran
+			spec.Program = run.Program
+		}
 		spec.StdinFile, spec.StdoutFile, spec.StdoutAppend = run.Stdin, run.Stdout, run.Append
 		done := notifySlow(os.Stderr, waitingFor(spec))
 		d, err := launch.Start(context.Background(), spec)
