@@ -40,20 +40,23 @@ func (s *Session) FormatValue(v Variable, format byte) string {
 		return s.formatMembers(v, format, 0)
 	}
 	if printerHead(v.Value) != "" {
-		return formatPrinted(v, format)
+		return s.formatPrinted(v, format, 0)
 	}
 	return formatLeaf(s.enumNumber(v), format)
 }
 
 // formatPrinted formats what a library's printer shows as gdb does: its words as they are
 // (std::vector of length 3), the elements it names by position too ([1] = ), a map's keys
-// and every element in format.
-func formatPrinted(v Variable, format byte) string {
+// and every element in format, each at its own type where the value's children give it (a
+// tuple's double by its bits); s may be nil (no children then).
+func (s *Session) formatPrinted(v Variable, format byte, depth int) string {
 	head := printerHead(v.Value)
-	if head == "" {
-		if strings.HasPrefix(v.Value, "{") {
-			return formatText(v, format, true)
-		}
+	switch {
+	case head == "" && s != nil && v.Ref != 0 && cAggregate(v) && depth < 8:
+		return s.formatMembers(v, format, depth)
+	case head == "" && strings.HasPrefix(v.Value, "{"):
+		return formatText(v, format, true)
+	case head == "":
 		return formatLeaf(v, format)
 	}
 	rest := v.Value[len(head):]
@@ -62,7 +65,7 @@ func formatPrinted(v Variable, format byte) string {
 			return head
 		}
 		v.Value = rest
-		return head + formatPrinted(v, format)
+		return head + s.formatPrinted(v, format, depth)
 	}
 	keyed := strings.Contains(head, "map") // std::map, std::unordered_multimap: keys are values
 	inner := rest[1 : len(rest)-1]
@@ -71,24 +74,39 @@ func formatPrinted(v Variable, format byte) string {
 		trail = inner[len(strings.TrimRight(inner, " ")):]
 	}
 	items := splitElements(inner)
+	var kids []Variable // the elements with their types, where the printer made them children
+	if s != nil && v.Ref != 0 && depth < 8 {
+		if kids, _ = s.Variables(v.Ref); len(kids) != len(items) {
+			kids = nil
+		}
+	}
 	for i, it := range items {
-		name := ""
+		name, more := "", ""
+		if i == len(items)-1 && it != "..." { // the print limit's "..." after the last one shown
+			if cut, ok := strings.CutSuffix(it, "..."); ok {
+				it, more = cut, "..."
+			}
+		}
 		if strings.HasPrefix(it, "[") {
 			if j := strings.Index(it, "] = "); j > 0 {
 				name, it = it[:j+4], it[j+4:]
 				if keyed {
-					name = "[" + formatPrinted(Variable{Value: name[1:j], Type: v.Type}, format) + "] = "
+					name = "[" + s.formatPrinted(Variable{Value: name[1:j], Type: v.Type}, format, depth+1) + "] = "
 				}
 			}
 		}
-		switch it {
-		case "...":
-		case "true", "false": // a std::vector<bool>'s: a bool's number
+		switch {
+		case it == "...":
+		case it == "true" || it == "false": // a std::vector<bool>'s: a bool's number
 			it = formatLeaf(Variable{Value: map[string]string{"true": "1", "false": "0"}[it], Type: "bool"}, format)
+		case kids != nil && strings.HasPrefix(kids[i].Name, "["):
+			k := kids[i]
+			k.Value = it
+			it = s.formatPrinted(s.enumNumber(k), format, depth+1)
 		default:
-			it = formatPrinted(Variable{Value: it, Type: v.Type}, format)
+			it = s.formatPrinted(Variable{Value: it, Type: v.Type}, format, depth+1)
 		}
-		items[i] = name + it
+		items[i] = name + it + more
 	}
 	return head + "{" + lead + strings.Join(items, ", ") + trail + "}"
 }
@@ -205,7 +223,7 @@ func (s *Session) formatMembers(v Variable, format byte, depth int) string {
 		case cAggregate(k) || k.Name == "" && k.Ref != 0: // (an anonymous union or struct)
 			text = s.formatMembers(k, format, depth+1)
 		case printerHead(k.Value) != "": // a library printer's: its elements formatted
-			text = formatPrinted(k, format)
+			text = s.formatPrinted(k, format, depth+1)
 		case strings.HasPrefix(k.Name, "_vptr.") && strings.Contains(k.Value, " <"): // gdb keeps the vtable's symbol
 			n, sym, _ := strings.Cut(k.Value, " <")
 			text = formatLeaf(Variable{Value: n, Type: k.Type}, format) + " <" + sym

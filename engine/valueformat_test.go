@@ -65,7 +65,7 @@ func TestFormatPrinted(t *testing.T) {
 		{"std::deque with 2 elements = {std::vector of length 1, capacity 1 = {7}, std::vector of length 0, capacity 0}",
 			"std::deque with 2 elements = {std::vector of length 1, capacity 1 = {0x7}, std::vector of length 0, capacity 0}"},
 	} {
-		if got := formatPrinted(Variable{Value: tt.in, Type: "std::x"}, 'x'); got != tt.want {
+		if got := (*Session)(nil).formatPrinted(Variable{Value: tt.in, Type: "std::x"}, 'x', 0); got != tt.want {
 			t.Errorf("formatPrinted(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -84,7 +84,7 @@ func FuzzFormatPrinted(f *testing.F) {
 		f.Add(s, byte('x'))
 	}
 	f.Fuzz(func(t *testing.T, s string, format byte) {
-		got := formatPrinted(Variable{Value: s, Type: "std::x"}, format)
+		got := (*Session)(nil).formatPrinted(Variable{Value: s, Type: "std::x"}, format, 0)
 		_, _ = memberLabels(s, 3)
 		squash := func(v string) string { return strings.ReplaceAll(v, " ", "") }
 		numbers := strings.ContainsAny(s, "0123456789") || strings.Contains(s, "true") || strings.Contains(s, "false")

@@ -380,3 +380,14 @@ func TestClassFormatsAsGDB(t *testing.T) {
 		"p g.b", "p g.d", "set var g.b = 9", "p g.f", "set print pretty on", "p g", "ptype g", "p/x g"))
 	compareLines(t, "anonymous members in C", dir, ours, theirs)
 }
+
+// print/x and print/d of what libstdc++'s printers show format each element at its own
+// type, as gdb: a tuple's double by its bits, a vector's classes member by member, nested
+// containers, a map's keys and values, the elements before the print limit's "...".
+func TestCPlusPlusLibraryFormatsAsGDB(t *testing.T) {
+	cxxAsGDB(t, "library formats", "morestd", moreStdProg, "break printf", "run", "up", "p/x dq", "p/x vi", "p/x vs",
+		"p/x vv", "p/x tp", "p/x pr", "p/x ar", "p/x bs", "p/x st", "p/x pq", "p/x fl", "p/x vp", "p/x mm", "p/x ms",
+		"p/x umm", "p/x ums", "p/d tp")
+	cxxAsGDB(t, "library formats, containers", "std", stdProg, "break 36", "run", "p/x zeros", "p/x ps", "p/x nest",
+		"p/x ages", "p/x mv", "p/x one", "p/x um", "p/x big", "p/d ps", "set print pretty on", "p/x ps")
+}
