@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"github.com/polydbg/polydbg/engine"
-	"path/filepath"
 	"strings"
 )
 
@@ -44,9 +43,9 @@ func (d *Debugger) describeFrame(n int, selected bool) {
 	}
 	where := " in " + cmp.Or(f.Func, "??")
 	if f.Module != "" { // a library's function by its symbol: "in raise", "" without one, as gdb
-		where = " in " + strings.TrimSuffix(f.Func, " ("+filepath.Base(f.Module)+")")
-		if where == " in ??" || where == " in " {
-			where = ""
+		where = ""
+		if name := namedFunc(f); name != "" {
+			where = " in " + name
 		}
 	}
 	if f.Location.File != "" {

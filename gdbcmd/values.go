@@ -57,11 +57,8 @@ func cmdPrint(d *Debugger, args string) bool {
 		d.fail("%v\n", err)
 		return false
 	}
-	if f, raw := rawFormat(format); raw {
-		if format = f; sets == nil {
-			expr = args
-		}
-		sets = append(sets, "print raw-values on")
+	if f, raw := rawFormat(format); raw { // (without options, expr is all of args)
+		format, sets = f, append(sets, "print raw-values on")
 	}
 	if sets == nil {
 		d.evaluate(format+args, d.cfg.ReadOnly, false)

@@ -42,11 +42,7 @@ func (t *Target) followExec(sr StopReply) error {
 	pid := t.pid
 	t.mu.Unlock()
 	t.forgetThreads()
-	if interp, err := interpreter(sym.ELF); err == nil && interp != "" {
-		if aux, err := t.c.Auxv(t.ctx, sym.Arch.PtrSize, sym.Arch.ByteOrder); err == nil && aux[7] != 0 {
-			_ = sym.AddLibrary(sym.Interpreter(), aux[7]) // AT_BASE: named in frames, as gdb
-		}
-	}
+	t.noteInterpreter(sym)
 	if t.nptl && t.askReportEvents(t.ctx) != nil {
 		t.log.Warn("gdbremote: no live thread events for the program exec ran")
 	}

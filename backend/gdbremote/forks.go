@@ -200,16 +200,10 @@ func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
 	if vfork && c.vforkCatch.Load() || !vfork && c.forkCatch.Load() {
 		return false, nil // caught (catch fork, catch vfork): the stop is the caller's; the child goes as it resumes
 	}
-	if err := c.letChildGo(ex); err != nil {
+	if err := c.releaseChild(ex, true); err != nil {
 		return false, err
 	}
 	return true, c.send(ctx, c.lastResume)
-}
-
-// letChildGo detaches the child of the last fork, if it is still held, and says so as
-// gdb does. c.cmu held.
-func (c *Client) letChildGo(ex func(string) (string, error)) error {
-	return c.releaseChild(ex, true)
 }
 
 // dropHeldChild ends a caught fork's child with the program (gdb kills it too); a stub
@@ -222,8 +216,8 @@ func (c *Client) dropHeldChild(ctx context.Context) {
 	}
 }
 
-// releaseChild detaches the held child of a fork, saying so when say, or kills it
-// (extended mode) when not. c.cmu held.
+// releaseChild detaches the held child of the last fork, if there is one, saying so as gdb
+// does when say, or kills it (extended mode) when not. c.cmu held.
 func (c *Client) releaseChild(ex func(string) (string, error), say bool) error {
 	c.procs.mu.Lock()
 	pid, note := c.procs.detach, c.procs.note

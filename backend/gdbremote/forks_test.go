@@ -53,26 +53,7 @@ func TestForkedChildLetGoWithoutBreakpoints(t *testing.T) {
 // clears its breakpoint in the child, detaches the child, selects the parent again and
 // resumes as it was running; only the program's real end reaches the caller.
 func TestClientForkPackets(t *testing.T) {
-	var forked bool
-	s := newFakeStub(t, false, func(cmd string, w *stubWriter) bool {
-		switch {
-		case cmd == "?":
-			w.packet("T05thread:p1a.1a;")
-		case strings.HasPrefix(cmd, "Z0,") || strings.HasPrefix(cmd, "z0,") || strings.HasPrefix(cmd, "Hg") || strings.HasPrefix(cmd, "D;"):
-			w.packet("OK")
-		case cmd == "vCont;c" && !forked:
-			forked = true
-			w.packet("T05fork:p2b.2b;thread:p1a.1a;")
-		case cmd == "vCont;c":
-			w.packet("W00;process:1a")
-		default:
-			w.packet("")
-		}
-		return true
-	})
-	s.features(";multiprocess+;fork-events+")
-	c := dial(t, s.ln.Addr().String(), Options{FollowForks: true})
-	ctx := testCtx(t, 5*time.Second)
+	s, c, ctx := processStub(t, "", []string{"T05fork:p2b.2b;thread:p1a.1a;", "W00;process:1a"})
 	sr, err := c.HaltReason(ctx)
 	if err != nil || sr.Thread != "1a" {
 		t.Fatalf("halt reason %+v %v: want the thread in plain form", sr, err)

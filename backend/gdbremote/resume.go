@@ -51,7 +51,7 @@ func (c *Client) resume(ctx context.Context, action, thread string, start, end u
 	if c.running.Load() {
 		return ErrRunning
 	}
-	if err := c.letChildGo(c.heldExchange(ctx)); err != nil { // a caught fork's child
+	if err := c.releaseChild(c.heldExchange(ctx), true); err != nil { // a caught fork's child
 		return err
 	}
 	var cmd string

@@ -6,6 +6,7 @@ package gdbremote
 // libraries) is done at the first continue from there.
 
 import (
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
 )
 
@@ -22,13 +23,20 @@ func (t *Target) StartAtFirstInstruction(h engine.Handler) error {
 	go t.watchHangup()
 	t.notePID()
 	t.forgetThreads()
-	if interp, err := interpreter(t.sym.ELF); err == nil && interp != "" {
-		if aux, err := t.c.Auxv(t.ctx, t.sym.Arch.PtrSize, t.sym.Arch.ByteOrder); err == nil && aux[7] != 0 {
-			_ = t.sym.AddLibrary(t.sym.Interpreter(), aux[7]) // AT_BASE: named in frames, as gdb
-		}
-	}
+	t.noteInterpreter(t.sym)
 	t.reportStop(engine.Stop{Reason: engine.ReasonEntry})
 	return nil
+}
+
+// noteInterpreter adds the dynamic linker of sym's program to its libraries where the
+// kernel put it (AT_BASE), at the program's first instruction: its code is named in
+// frames, as gdb names it.
+func (t *Target) noteInterpreter(sym *elfsym.File) {
+	if interp, err := interpreter(sym.ELF); err == nil && interp != "" {
+		if aux, err := t.c.Auxv(t.ctx, sym.Arch.PtrSize, sym.Arch.ByteOrder); err == nil && aux[7] != 0 {
+			_ = sym.AddLibrary(sym.Interpreter(), aux[7])
+		}
+	}
 }
 
 // finishStart does, before the first continue after StartAtFirstInstruction, what Start
