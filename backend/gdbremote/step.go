@@ -211,8 +211,8 @@ func physicalFrame(fs []elfsym.Frame) int {
 // the unwinder cannot see through.
 var errNoCaller = errors.New("no caller to return to")
 
-// callerFrames returns the stack when it has a caller frame, or an error wrapping
-// errNoCaller.
+// callerFrames returns the stack when its innermost function has a caller frame, or an
+// error wrapping errNoCaller.
 func (t *Target) callerFrames() ([]elfsym.Frame, error) {
 	fs, err := t.frames()
 	if err != nil {
@@ -220,6 +220,11 @@ func (t *Target) callerFrames() ([]elfsym.Frame, error) {
 	}
 	if len(fs) < 2 {
 		return nil, fmt.Errorf("%w: this is the outermost frame", errNoCaller)
+	}
+	if i := physicalFrame(fs); i+1 < len(fs) && fs[i].Name() == "" && !t.sym.HasCodeAt(fs[i+1].PC) {
+		// Code no symbol names, unwound by guess (the dynamic linker's first
+		// instruction, where the "return address" is argc): no caller to run to.
+		return nil, fmt.Errorf("%w: no function holds %#x, and %#x is no code", errNoCaller, fs[i].PC, fs[i+1].PC)
 	}
 	return fs, nil
 }
