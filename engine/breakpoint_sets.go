@@ -1,12 +1,18 @@
 package engine
 
-import "path/filepath"
+import (
+	"cmp"
+	"errors"
+	"path/filepath"
+)
 
 // SetBreakpoints replaces the line breakpoints of one source file with specs, as DAP's
 // setBreakpoints does, and returns one Breakpoint per spec, in order. A breakpoint asked
 // for again on the same line keeps its id and hit count (with its options updated); lines
 // no longer asked for lose theirs. A spec that cannot be set comes back unverified with a
-// Message and is not kept. A condition that does not compile still gives a breakpoint,
+// Message and is not kept, unless a shared library the program loads later may bring its
+// file or function: then it is kept, pending, and placed when the library is loaded
+// (LibrariesLoaded), a change event saying so. A condition that does not compile still gives a breakpoint,
 // which stops at every hit and says why (its Message says it too): a typo in a condition
 // must not silently skip the stop. Temporary breakpoints are not part of any set.
 func (s *Session) SetBreakpoints(file string, specs []BreakpointSpec) []Breakpoint {
@@ -73,7 +79,9 @@ func (s *Session) replaceSet(inSet func(BreakpointSpec) bool, specs []Breakpoint
 			_ = s.RemoveBreakpoint(id)
 		}
 		bp, err := s.addBreakpoint(sp, id, true)
-		if err != nil {
+		if err != nil && mayComeWithLibrary(err) {
+			bp = s.keepUnplaced(sp, cmp.Or(id, s.newID()), err) // pending: placed when a library brings it
+		} else if err != nil {
 			bp = Breakpoint{ID: id, Spec: sp, Message: err.Error()}
 		}
 		out[i] = bp
@@ -116,6 +124,22 @@ func (s *Session) keepUnplaced(spec BreakpointSpec, id int, err error) Breakpoin
 	bp := b.bp
 	s.emit(Event{Kind: EventBreakpointChanged, Breakpoint: &bp, Created: true})
 	return bp
+}
+
+// newID is a breakpoint number not given yet.
+func (s *Session) newID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	return s.nextID
+}
+
+// mayComeWithLibrary says whether err, a breakpoint's failure to resolve, is one a shared
+// library loaded later may undo: its source file or function unknown so far.
+func mayComeWithLibrary(err error) bool {
+	var file NoSourceFileError
+	var fn NoFunctionError
+	return errors.As(err, &file) && file.Libraries || errors.As(err, &fn) && fn.Libraries
 }
 
 // LastBreakpointID is the highest number given to a breakpoint or watchpoint so far.

@@ -17,6 +17,7 @@ type LibraryLoads interface {
 // LibrariesLoaded implements LibraryLoads.
 func (h handler) LibrariesLoaded() {
 	h.s.rebindStandIns()
+	h.s.placePending()
 	_ = h.s.armExceptions() // catch throw: the C++ runtime is loaded now
 }
 
@@ -38,6 +39,23 @@ func (s *Session) rebindStandIns() {
 			continue
 		}
 		s.moveBreakpoint(b, loc)
+	}
+}
+
+// placePending places each breakpoint kept without a place (pending, not disabled) where
+// its spec now resolves: one the libraries just loaded brought.
+func (s *Session) placePending() {
+	s.mu.Lock()
+	var pending []*bpState
+	for _, b := range s.bps {
+		if !b.bp.Verified && !b.bp.Spec.Disabled && b.bp.Location == (Location{}) {
+			pending = append(pending, b)
+		}
+	}
+	s.mu.Unlock()
+	sort.Slice(pending, func(i, j int) bool { return pending[i].bp.ID < pending[j].bp.ID })
+	for _, b := range pending {
+		_ = s.placeAgain(b)
 	}
 }
 

@@ -267,7 +267,21 @@ var (
 	ErrNoVariable = errors.New("no such variable reference")
 )
 
-// NoFunctionError says a program has no function of that name (ResolveFunction).
-type NoFunctionError struct{ Name string }
+// NoSourceFileError says no line table of the program names the source file
+// (ResolveLine). Libraries is set where shared libraries the program loads later may
+// have it (a dynamically linked native program).
+type NoSourceFileError struct {
+	File      string
+	Libraries bool
+}
+
+func (e NoSourceFileError) Error() string { return fmt.Sprintf("no source file %q", e.File) }
+
+// NoFunctionError says a program has no function of that name (ResolveFunction);
+// Libraries as NoSourceFileError's.
+type NoFunctionError struct {
+	Name      string
+	Libraries bool
+}
 
 func (e NoFunctionError) Error() string { return fmt.Sprintf("no function %q", e.Name) }

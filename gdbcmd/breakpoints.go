@@ -127,6 +127,13 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 		}
 		return
 	}
+	if ns := (engine.NoSourceFileError{}); errors.As(err, &ns) && spec.Kind == engine.LineBreakpoint {
+		d.printf("No source file named %s.\n", ns.File) // as a function no program has, above
+		if d.cfg.Confirm == nil && !d.indexedPCs() {
+			d.printf("Make breakpoint pending on future shared library load? (y or [n]) [answered N; input not from terminal]\n")
+		}
+		return
+	}
 	if err != nil {
 		d.fail("No breakpoint set: %v\n", err)
 		return

@@ -53,6 +53,11 @@ func (d *Debuggee) Disassemble(ctx context.Context, pc uint64, count int) ([]Ins
 		return nil, errors.New("disassemble: no program file with machine code for this kind of target")
 	}
 	bias := d.loadBias(elf)
+	if t, ok := d.Target().(*gdbremote.Target); ok && d.Spec.Kind == Native {
+		if img := t.Symbols().ImageAt(pc); img != t.Symbols() && img.Path != "" {
+			elf, bias = img.Path, img.Bias // a loaded library's code, from its file
+		}
+	}
 	// Instructions are at most 4 bytes on Thumb and 15 on x86: read enough, keep count.
 	span := uint64(count) * 16
 	args := []string{"-d", "--no-show-raw-insn", "-z"}

@@ -49,7 +49,7 @@ func (d *Debuggee) DisassembleAround(ctx context.Context, pc uint64, offset, cou
 	sym := t.Symbols()
 	start := pc
 	if fn := sym.FuncAt(pc); fn != nil && offset < 0 {
-		start = fn.Low + sym.Bias
+		start = fn.Start()
 	}
 	n := min(int(pc-start)+max(offset+count, 1)+1, maxAround)
 	ins, err := d.Disassemble(ctx, start, n)
@@ -98,20 +98,20 @@ func (d *Debuggee) DisassembleFunction(ctx context.Context, pc uint64) (string, 
 		if fn == nil {
 			return "", nil, fmt.Errorf("No function contains specified address.")
 		}
-		ins, err := d.Disassemble(ctx, fn.Low+sym.Bias, int(fn.High-fn.Low))
+		ins, err := d.Disassemble(ctx, fn.Start(), int(fn.High-fn.Low))
 		var in []Instruction
 		for k, i := range ins {
-			if i.PC >= fn.High+sym.Bias {
+			if i.PC >= fn.End() {
 				break
 			}
-			i.Size = int(fn.High + sym.Bias - i.PC) // the last one: up to the function's end
-			if k+1 < len(ins) && ins[k+1].PC < fn.High+sym.Bias {
+			i.Size = int(fn.End() - i.PC) // the last one: up to the function's end
+			if k+1 < len(ins) && ins[k+1].PC < fn.End() {
 				i.Size = int(ins[k+1].PC - i.PC)
 			}
 			in = append(in, i)
 		}
 		name := fn.Name
-		if s, ok := sym.SymbolAt(fn.Low + sym.Bias); ok && fn.Name != s && !strings.Contains(s, "+") {
+		if s, ok := sym.SymbolAt(fn.Start()); ok && fn.Name != s && !strings.Contains(s, "+") {
 			name = s // as gdb names it, by its symbol: C++'s mangled name, main()
 		}
 		return name, in, err

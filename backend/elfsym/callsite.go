@@ -225,6 +225,9 @@ func linkCallers(fs []Frame) {
 // call site says what was passed in it; false otherwise (-O0 code keeps parameters in
 // memory: gdb shows no entry value there either).
 func (f *File) ParamEntryValue(fr *Frame, v *Var, mem Memory) (Value, bool) {
+	if o := f.fileOfVar(v); o != f {
+		return o.ParamEntryValue(fr, v, mem)
+	}
 	if fr == nil || fr.Func == nil || !v.IsParam || v.Type == nil {
 		return Value{}, false
 	}

@@ -102,7 +102,7 @@ func (f *File) funcValue(name string) (Value, *Func, *dwarf.Entry, bool) {
 	if !ok {
 		return Value{}, nil, nil, false
 	}
-	return f.valueOfFunc(fn, name)
+	return f.fileOf(fn).valueOfFunc(fn, name)
 }
 
 // valueOfFunc is the value of the function fn, named name (FuncValue).
@@ -137,6 +137,9 @@ func (f *File) FuncDecl(name string) (FuncDecl, bool) {
 	v, fn, e, ok := f.funcValue(name)
 	if !ok {
 		return FuncDecl{}, false
+	}
+	if o := f.fileOf(fn); o != f {
+		return o.FuncDecl(name) // a library's
 	}
 	ret, params, _ := strings.Cut(v.Type, " (")
 	text := ret + " " + name + "(" + params + ";"

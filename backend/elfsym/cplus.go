@@ -186,6 +186,9 @@ func (f *File) nameFromLinkage() {
 // linkage name or, without one (main, a static function), its parameters' types;
 // otherwise its name.
 func (f *File) Signature(fn *Func) string {
+	if o := f.fileOf(fn); o != f {
+		return o.Signature(fn)
+	}
 	if !fn.cplus {
 		return fn.Name
 	}
@@ -374,6 +377,9 @@ func withoutTemplateArgs(name string) string {
 // CXXAt reports whether the code at the run-time pc is C++ (a program with no function
 // there: whether it has any C++ at all).
 func (f *File) CXXAt(pc uint64) bool {
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		return lf.CXXAt(pc)
+	}
 	if !f.cplus {
 		return false
 	}

@@ -14,6 +14,9 @@ import (
 // expression:\n     0: DW_OP_fbreg -36\n", or "multi-location:\n  Range ...". A
 // multi-line description ends with its newline.
 func (f *File) DescribeLocation(v *Var) string {
+	if o := f.fileOfVar(v); o != f {
+		return o.DescribeLocation(v)
+	}
 	if v.locList < 0 {
 		if v.loc == nil {
 			return "optimized out"

@@ -112,6 +112,7 @@ type Func struct {
 	noPrologue bool
 	linkage    string // DW_AT_linkage_name (C++'s mangled name)
 	cplus      bool   // from a C++ unit
+	owner      *File  // the file that describes it (a library's, for a library's function)
 }
 
 // LineRow is one row of a line table.
@@ -222,6 +223,9 @@ func New(ef *elf.File) (*File, error) {
 	}
 	f.readSymtab()
 	sort.Slice(f.funcs, func(i, j int) bool { return f.funcs[i].Low < f.funcs[j].Low })
+	for _, fn := range f.funcs {
+		fn.owner = f
+	}
 	sort.SliceStable(f.rows, func(i, j int) bool { return f.rows[i].Addr < f.rows[j].Addr })
 	f.frames, err = readCFI(ef, arch)
 	if err != nil {
@@ -427,11 +431,17 @@ func (f *File) readSymtab() {
 	}
 }
 
-// Funcs returns every function (link-time addresses; add Bias for run time).
-func (f *File) Funcs() []*Func { return f.funcs }
+// Funcs returns every function, the program's then those of the loaded libraries with
+// debug information (link-time addresses: Start and End are the run-time ones).
+func (f *File) Funcs() []*Func {
+	return withLibraries(f, f.funcs, func(lf *File) []*Func { return lf.funcs })
+}
 
-// Files returns the source files of the line tables.
-func (f *File) Files() []string { return f.files }
+// Files returns the source files of the line tables: the program's, then those of the
+// loaded libraries with debug information.
+func (f *File) Files() []string {
+	return withLibraries(f, f.files, func(lf *File) []string { return lf.files })
+}
 
 // FuncByName finds a function by name (the first of those `break name` binds at, see
 // FuncsNamed).
@@ -446,6 +456,15 @@ func (f *File) FuncByName(name string) (*Func, bool) {
 // debug information describes by that name (C's static functions of several files, C++'s
 // overloads, template instances and scopes: see nameMatches), else the symbol table's.
 func (f *File) FuncsNamed(name string) []*Func {
+	out := f.ownFuncsNamed(name)
+	for _, lf := range f.debugLibraries() {
+		out = append(out, lf.ownFuncsNamed(name)...)
+	}
+	return out
+}
+
+// ownFuncsNamed is FuncsNamed among the file's own functions.
+func (f *File) ownFuncsNamed(name string) []*Func {
 	var out []*Func
 	var fromSymtab *Func
 	seen := map[dwarf.Offset]bool{}
@@ -482,6 +501,9 @@ func (f *File) FuncAt(pc uint64) *Func {
 			break
 		}
 	}
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		return lf.FuncAt(pc)
+	}
 	return nil
 }
 
@@ -508,6 +530,9 @@ func (l Location) String() string {
 // PCToLine maps a run-time pc to its source position. ok is false when no line table row
 // covers it (Function may still be set).
 func (f *File) PCToLine(pc uint64) (loc Location, ok bool) {
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		return lf.PCToLine(pc)
+	}
 	loc.PC = pc
 	if fn := f.FuncAt(pc); fn != nil {
 		loc.Function = fn.Name
@@ -554,6 +579,27 @@ func matchFile(tableName, want string) bool {
 // each function with is_stmt rows for the line, the lowest such address. A line without
 // code moves to the next line with code; line reports the line really used.
 func (f *File) LineToPCs(file string, line int) (pcs []uint64, got int, err error) {
+	pcs, got, err = f.ownLineToPCs(file, line)
+	if err != nil && errors.Is(err, ErrNoSourceFile) {
+		type found struct {
+			pcs []uint64
+			got int
+		}
+		if r, ok := inLibraries(f, func(lf *File) (found, bool) {
+			p, g, e := lf.ownLineToPCs(file, line)
+			return found{p, g}, e == nil
+		}); ok {
+			return r.pcs, r.got, nil
+		}
+	}
+	return pcs, got, err
+}
+
+// ErrNoSourceFile says that no line table names the source file.
+var ErrNoSourceFile = errors.New("no source file")
+
+// ownLineToPCs is LineToPCs in the file's own line tables.
+func (f *File) ownLineToPCs(file string, line int) (pcs []uint64, got int, err error) {
 	best := -1
 	found := false
 	for _, r := range f.rows {
@@ -571,7 +617,7 @@ func (f *File) LineToPCs(file string, line int) (pcs []uint64, got int, err erro
 				return nil, 0, fmt.Errorf("%w %s:%d", ErrNoCode, file, line)
 			}
 		}
-		return nil, 0, fmt.Errorf("elfsym: no source file %q in the line tables", file)
+		return nil, 0, fmt.Errorf("elfsym: %w %q in the line tables", ErrNoSourceFile, file)
 	}
 	if best != line && f.inDiscarded(file, line) {
 		// The line is in code the linker discarded: moving on to the next line with
@@ -624,12 +670,16 @@ func (f *File) FuncBreakpoint(name string) (uint64, error) {
 	if !ok {
 		return 0, f.noFunc(name)
 	}
-	return f.afterPrologue(fn) + f.Bias, nil
+	o := f.fileOf(fn)
+	return o.afterPrologue(fn) + o.Bias, nil
 }
 
 // LineRange returns the run-time range [start, end) of consecutive line table rows around
 // pc that belong to the same source line as pc (for stepping by statement).
 func (f *File) LineRange(pc uint64) (start, end uint64, ok bool) {
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		return lf.LineRange(pc)
+	}
 	a := f.clearThumb(pc - f.Bias)
 	i := sort.Search(len(f.rows), func(i int) bool { return f.rows[i].Addr > a }) - 1
 	if i < 0 || f.rows[i].End {
@@ -654,6 +704,9 @@ func (f *File) LineRange(pc uint64) (start, end uint64, ok bool) {
 // it, so that a stop there is shown without its address: an is_stmt row that gdb does not
 // merge into the one before (see LineRow.Merged).
 func (f *File) LineStart(pc uint64) bool {
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		return lf.LineStart(pc)
+	}
 	a := f.clearThumb(pc - f.Bias)
 	first := sort.Search(len(f.rows), func(i int) bool { return f.rows[i].Addr >= a })
 	for i := first; i < len(f.rows) && f.rows[i].Addr == a; i++ {
@@ -666,6 +719,9 @@ func (f *File) LineStart(pc uint64) bool {
 
 // IsStmt reports whether the run-time pc starts an is_stmt line table row.
 func (f *File) IsStmt(pc uint64) bool {
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		return lf.IsStmt(pc)
+	}
 	a := f.clearThumb(pc - f.Bias)
 	i := sort.Search(len(f.rows), func(i int) bool { return f.rows[i].Addr >= a })
 	for ; i < len(f.rows) && f.rows[i].Addr == a; i++ {

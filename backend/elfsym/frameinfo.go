@@ -53,6 +53,9 @@ type UnitInfo struct {
 
 // Unit describes the compilation unit of a frame's code; false for code no unit holds.
 func (f *File) Unit(fr *Frame) (UnitInfo, bool) {
+	if o := f.fileOfFrame(fr); o != f {
+		return o.Unit(fr)
+	}
 	if fr.Func == nil {
 		return UnitInfo{}, false
 	}
@@ -75,7 +78,7 @@ func (f *File) UnitOfFile(file string) (UnitInfo, bool) {
 			return UnitInfo{Name: cu.name, CompDir: cu.dir, Producer: cu.producer, Language: cu.lang, Version: cu.version, Macros: cu.macros}, true
 		}
 	}
-	return UnitInfo{}, false
+	return inLibraries(f, func(lf *File) (UnitInfo, bool) { return lf.UnitOfFile(file) })
 }
 
 // languages are gdb's names of DWARF's languages (DW_LANG_*).

@@ -68,6 +68,9 @@ func (f *File) inlineFromEntry(e *dwarf.Entry, files []*dwarf.LineFile, depth in
 
 // InlinesAt returns the inlined copies containing the run-time pc, outermost first.
 func (f *File) InlinesAt(pc uint64) []*Inline {
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		return lf.InlinesAt(pc)
+	}
 	a := f.clearThumb(pc - f.Bias)
 	var out []*Inline
 	for _, in := range f.inlines {
@@ -96,11 +99,13 @@ func (f *File) Inlines(name string) []*Inline {
 // inlined copy.
 func (f *File) FuncBreakpoints(name string) ([]uint64, error) {
 	var pcs []uint64
-	for _, fn := range f.FuncsNamed(name) {
-		pcs = append(pcs, f.afterPrologue(fn)+f.Bias)
-	}
-	for _, in := range f.Inlines(name) {
-		pcs = append(pcs, f.inlineBreakpoint(in)+f.Bias)
+	for _, g := range append([]*File{f}, f.debugLibraries()...) {
+		for _, fn := range g.ownFuncsNamed(name) {
+			pcs = append(pcs, g.afterPrologue(fn)+g.Bias)
+		}
+		for _, in := range g.Inlines(name) {
+			pcs = append(pcs, g.inlineBreakpoint(in)+g.Bias)
+		}
 	}
 	if len(pcs) == 0 {
 		return nil, f.noFunc(name)

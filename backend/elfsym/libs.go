@@ -3,7 +3,8 @@ package elfsym
 // Shared libraries the program has loaded, so that a backtrace goes on through their
 // frames (a thread waiting in libc's futex call, a callback from qsort) to the program's own
 // code, as gdb's does. A library is read for its call frame information (.eh_frame, which
-// even a stripped libc keeps) and its function symbols; its variables are not read.
+// even a stripped libc keeps) and its function symbols; one built with debug information
+// is read as fully as the program (libdebug.go).
 
 import (
 	"debug/elf"
@@ -19,7 +20,9 @@ type library struct {
 	f      *File
 	path   string
 	lo, hi uint64 // run-time range of its code
-	syms   []funcSym
+	// imageLo, imageHi is the run-time range of all it maps (code and data).
+	imageLo, imageHi uint64
+	syms             []funcSym
 }
 
 // funcSym is a function symbol of a library, at run time.
@@ -52,6 +55,12 @@ func (f *File) AddLibrary(path string, bias uint64) error {
 	lf.Bias, lf.isLibrary = bias, true
 	l := &library{f: lf, path: path}
 	for _, p := range lf.ELF.Progs {
+		if p.Type == elf.PT_LOAD && p.Memsz > 0 {
+			if l.imageHi == 0 || p.Vaddr+bias < l.imageLo {
+				l.imageLo = p.Vaddr + bias
+			}
+			l.imageHi = max(l.imageHi, p.Vaddr+p.Memsz+bias)
+		}
 		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 && p.Memsz > 0 {
 			lo, hi := p.Vaddr+bias, p.Vaddr+p.Memsz+bias
 			if l.hi == 0 || lo < l.lo {
@@ -84,6 +93,9 @@ func (f *File) AddLibrary(path string, bias uint64) error {
 func (f *File) HasCodeAt(pc uint64) bool {
 	return f.code.has(f.clearThumb(pc-f.Bias)) || f.libraryAt(pc) != nil
 }
+
+// OwnCodeAt reports whether the run-time pc is in the file's own code (not a library's).
+func (f *File) OwnCodeAt(pc uint64) bool { return f.code.has(f.clearThumb(pc - f.Bias)) }
 
 // libraryAt is the added library whose code holds the run-time pc, or nil.
 func (f *File) libraryAt(pc uint64) *library {

@@ -35,6 +35,30 @@ func (f *File) rowEnd(i int) uint64 {
 
 // LineCodeOf is the code of file:line (file as a user names it: a path or its end).
 func (f *File) LineCodeOf(file string, line int) (LineCode, error) {
+	lc, err := f.ownLineCodeOf(file, line)
+	if err != nil && !f.hasSourceFile(file) {
+		if lc, ok := inLibraries(f, func(lf *File) (LineCode, bool) {
+			lc, err := lf.ownLineCodeOf(file, line)
+			return lc, err == nil
+		}); ok {
+			return lc, nil
+		}
+	}
+	return lc, err
+}
+
+// hasSourceFile reports whether the file's own line tables name the source file.
+func (f *File) hasSourceFile(file string) bool {
+	for _, name := range f.files {
+		if matchFile(name, file) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownLineCodeOf is LineCodeOf in the file's own line tables.
+func (f *File) ownLineCodeOf(file string, line int) (LineCode, error) {
 	best, last, name := -1, 0, ""
 	for i, r := range f.rows {
 		if !f.kept(i) || !matchFile(r.File, file) {
@@ -60,6 +84,9 @@ func (f *File) LineCodeOf(file string, line int) (LineCode, error) {
 
 // LineCodeAt is the code of the line whose row holds the run-time pc.
 func (f *File) LineCodeAt(pc uint64) (LineCode, error) {
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		return lf.LineCodeAt(pc)
+	}
 	a := f.clearThumb(pc - f.Bias)
 	i := sort.Search(len(f.rows), func(i int) bool { return f.rows[i].Addr > a }) - 1
 	for ; i >= 0 && !f.kept(i); i-- {

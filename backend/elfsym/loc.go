@@ -35,6 +35,9 @@ func uintFrom(b []byte, a *Arch) uint64 {
 // Locate evaluates the variable's location in frame fr (nil for globals). A variable
 // that has no location at the frame's pc is LocOptimized.
 func (f *File) Locate(v *Var, fr *Frame, mem Memory) (Loc, error) {
+	if o := f.fileOfVar(v); o != f {
+		return o.Locate(v, fr, mem)
+	}
 	var pc uint64
 	if fr != nil {
 		pc = f.clearThumb(fr.LookupPC() - f.Bias) // for a caller, where the call is
@@ -101,6 +104,9 @@ type StaticLoc struct {
 // emits without optimisation are handled (DW_OP_addr, DW_OP_fbreg over DW_OP_call_frame_cfa
 // or a register, DW_OP_breg*, DW_OP_reg*).
 func (f *File) StaticLocation(v *Var, pc uint64) (StaticLoc, error) {
+	if o := f.fileOfVar(v); o != f {
+		return o.StaticLocation(v, pc)
+	}
 	if v.fn != nil && f.FuncAt(pc) != v.fn {
 		return StaticLoc{}, fmt.Errorf("elfsym: %s is not visible at %#x", v.Name, pc)
 	}

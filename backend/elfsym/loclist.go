@@ -20,6 +20,7 @@ type cuInfo struct {
 	name, dir    string // DW_AT_name, DW_AT_comp_dir
 	producer     string // DW_AT_producer: the compiler and its flags
 	macros       bool   // DW_AT_macros or DW_AT_macro_info
+	file         *File  // the file the unit is in (a library's, for a library's variables)
 }
 
 // section returns the contents of a section of the ELF file (nil when absent), cached.
@@ -51,7 +52,7 @@ func (f *File) dwarfType(off dwarf.Offset) (dwarf.Type, error) {
 }
 
 func (f *File) newCU(cu *dwarf.Entry) *cuInfo {
-	ci := &cuInfo{version: f.unitVersion(cu.Offset)}
+	ci := &cuInfo{version: f.unitVersion(cu.Offset), file: f}
 	ci.base, _ = cu.Val(dwarf.AttrLowpc).(uint64)
 	ci.lang = languageOf(cu)
 	ci.name, _ = cu.Val(dwarf.AttrName).(string)

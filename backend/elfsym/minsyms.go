@@ -64,7 +64,7 @@ func (f *File) readMinSyms() []MinSym {
 	}
 	described := map[string]bool{}
 	at := map[uint64]bool{} // C++'s functions' symbols are other names for them (_ZN3geo6SquareC1Ei)
-	for _, fn := range f.Funcs() {
+	for _, fn := range f.funcs {
 		if fn.entry != 0 { // not one known only from the symbol table
 			described[fn.Name] = true
 			if fn.cplus {

@@ -12,6 +12,11 @@ import "strings"
 // function (innermost first); overloads in the order the program defines them. nil when
 // none is.
 func (f *File) FuncValuesInScope(name string, pc uint64) []Value {
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		if vs := lf.FuncValuesInScope(name, pc); len(vs) > 0 {
+			return vs
+		}
+	}
 	var scopes []string // innermost first, the global one last
 	if fn := f.FuncAt(pc); fn != nil {
 		scope := plainName(fn.Name)

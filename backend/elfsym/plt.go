@@ -29,6 +29,21 @@ func (f *File) PLTEntry(name string) (uint64, bool) {
 	return 0, false
 }
 
+// PLTFunction names the function whose PLT entry (of the program or of a library with
+// debug information) starts at the run-time pc: foo for foo@plt.
+func (f *File) PLTFunction(pc uint64) (string, bool) {
+	g := f
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		g = lf
+	}
+	for _, e := range g.pltEntries() {
+		if e.addr+g.Bias == pc {
+			return e.name, true
+		}
+	}
+	return "", false
+}
+
 // pltEntries reads the PLT of an x86-64 program, once (nil for other machines and static
 // programs).
 func (f *File) pltEntries() []pltEntry {

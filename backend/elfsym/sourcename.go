@@ -34,5 +34,10 @@ func (f *File) SourceName(path string) string {
 	if name, ok := sn.names[filepath.Clean(path)]; ok {
 		return name
 	}
+	for _, lf := range f.debugLibraries() {
+		if name := lf.SourceName(path); name != path {
+			return name
+		}
+	}
 	return path
 }

@@ -36,6 +36,9 @@ var ErrNotStorable = errors.New("it has no storage that can be written")
 
 // PlaceOf locates a variable for writing in frame fr (nil for globals).
 func (f *File) PlaceOf(v *Var, fr *Frame, mem Memory) (Place, error) {
+	if o := f.fileOfVar(v); o != f {
+		return o.PlaceOf(v, fr, mem)
+	}
 	loc, err := f.Locate(v, fr, mem)
 	if errors.Is(err, ErrOptimizedOut) || err == nil && loc.Kind == LocOptimized {
 		return Place{}, fmt.Errorf("%s is optimized out here: %w", v.Name, ErrNotStorable)

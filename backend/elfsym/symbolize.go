@@ -13,6 +13,10 @@ import (
 type symRange struct {
 	addr, size uint64
 	name       string
+	// sized is false for a symbol given no size, which reaches to the next one within its
+	// section: section is its index.
+	sized   bool
+	section elf.SectionIndex
 }
 
 // symbols returns the functions and objects of the symbol table and the PLT's entries
@@ -20,6 +24,9 @@ type symRange struct {
 func (f *File) symbols() []symRange {
 	f.symOnce.Do(func() {
 		syms, _ := f.ELF.Symbols() // none in a stripped program: its PLT is still named
+		if len(syms) == 0 && f.isLibrary {
+			syms, _ = f.ELF.DynamicSymbols() // a stripped library keeps its exported ones
+		}
 		for _, s := range syms {
 			switch elf.ST_TYPE(s.Info) {
 			case elf.STT_FUNC, elf.STT_OBJECT:
@@ -29,10 +36,10 @@ func (f *File) symbols() []symRange {
 			if s.Value == 0 || s.Name == "" || s.Section == elf.SHN_UNDEF {
 				continue
 			}
-			f.syms = append(f.syms, symRange{f.clearThumb(s.Value), s.Size, f.cxxSymbolName(s)})
+			f.syms = append(f.syms, symRange{addr: f.clearThumb(s.Value), size: s.Size, name: f.cxxSymbolName(s), sized: s.Size > 0, section: s.Section})
 		}
 		for _, e := range f.pltEntries() {
-			f.syms = append(f.syms, symRange{e.addr, e.size, e.name + "@plt"})
+			f.syms = append(f.syms, symRange{addr: e.addr, size: e.size, name: e.name + "@plt", sized: true})
 		}
 		sort.Slice(f.syms, func(i, j int) bool { return f.syms[i].addr < f.syms[j].addr })
 		// One without a size (frame_dummy, written in assembly or by the linker) reaches to
@@ -69,13 +76,40 @@ func (f *File) SymbolAt(addr uint64) (string, bool) {
 	a := addr - f.Bias
 	syms := f.symbols()
 	i := sort.Search(len(syms), func(i int) bool { return syms[i].addr > a }) - 1
-	if i < 0 || a >= syms[i].addr+syms[i].size {
+	if i < 0 || a >= syms[i].addr+syms[i].size || !syms[i].sized && !f.inSection(syms[i].section, a) {
+		if img := f.ImageAt(addr); img != f {
+			return img.SymbolAt(addr) // a loaded library's function or object
+		}
 		return "", false
 	}
 	if off := a - syms[i].addr; off > 0 {
 		return fmt.Sprintf("%s+%d", syms[i].name, off), true
 	}
 	return syms[i].name, true
+}
+
+// inSection reports whether the link-time address a is in section i (as gdb names an
+// address by a symbol without a size only within the symbol's section: not .got's by
+// _DYNAMIC).
+func (f *File) inSection(i elf.SectionIndex, a uint64) bool {
+	if int(i) <= 0 || int(i) >= len(f.ELF.Sections) {
+		return true // an absolute symbol, or one the table places nowhere
+	}
+	s := f.ELF.Sections[i]
+	return a >= s.Addr && a < s.Addr+s.Size
+}
+
+// ImageAt is the file whose image holds the run-time address addr: a loaded library's
+// (AddLibrary) for its code and data, else f.
+func (f *File) ImageAt(addr uint64) *File {
+	f.libs.mu.Lock()
+	defer f.libs.mu.Unlock()
+	for _, l := range f.libs.list {
+		if addr >= l.imageLo && addr < l.imageHi {
+			return l.f
+		}
+	}
+	return f
 }
 
 // SectionAt is the name of the allocated section that holds the run-time address addr

@@ -28,7 +28,21 @@ type typeDecls struct {
 func (f *File) TypeDecls() []TypeDecl {
 	td := &f.typeDecls
 	td.once.Do(func() { td.decls = f.readTypeDecls() })
-	return td.decls
+	return withLibraries(f, td.decls, (*File).TypeDecls)
+}
+
+// withLibraries is own followed by what each loaded library with debug information
+// answers to the same question.
+func withLibraries[T any](f *File, own []T, of func(*File) []T) []T {
+	libs := f.debugLibraries()
+	if len(libs) == 0 {
+		return own
+	}
+	out := append([]T(nil), own...)
+	for _, lf := range libs {
+		out = append(out, of(lf)...)
+	}
+	return out
 }
 
 func (f *File) readTypeDecls() []TypeDecl {

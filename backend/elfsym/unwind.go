@@ -108,6 +108,10 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 			code, fr.Library, fr.LibraryPath = lib.f, lib.name(), lib.path
 			fr.Symbol, fr.SymbolAddr = lib.symbolAt(lookup)
 			fr.Loc = Location{Function: fr.Symbol}
+			if fn := lib.f.FuncAt(lookup); fn != nil && lib.f.DWARF != nil {
+				fr.Func = fn // a library with debug information: its functions and lines
+				fr.Loc, _ = lib.f.PCToLine(lookup)
+			}
 		} else {
 			fr.Func = f.FuncAt(lookup)
 			fr.Loc, _ = f.PCToLine(lookup)

@@ -75,6 +75,9 @@ const (
 // location at the frame's pc reads as gdb's "<optimized out>" with an error wrapping
 // ErrOptimizedOut.
 func (f *File) ReadVar(v *Var, fr *Frame, mem Memory) (Value, error) {
+	if o := f.fileOfVar(v); o != f {
+		return o.ReadVar(v, fr, mem)
+	}
 	val := Value{Name: v.Name, Type: v.TypeName(), Kind: "raw"}
 	loc, err := f.Locate(v, fr, mem)
 	if errors.Is(err, ErrOptimizedOut) || err == nil && loc.Kind == LocOptimized {

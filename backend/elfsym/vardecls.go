@@ -28,7 +28,7 @@ type varDecls struct {
 // read at the first call.
 func (f *File) VarDecls() []VarDecl {
 	vd := f.readVarDecls()
-	return vd.decls
+	return withLibraries(f, vd.decls, (*File).VarDecls)
 }
 
 func (f *File) readVarDecls() *varDecls {

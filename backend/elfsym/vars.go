@@ -118,13 +118,16 @@ func (f *File) Global(name string) (*Var, bool) {
 			return v, true
 		}
 	}
-	return nil, false
+	return inLibraries(f, func(lf *File) (*Var, bool) { return lf.Global(name) })
 }
 
 // FrameVars returns the parameters and the local variables visible at the run-time pc
 // (lexical blocks that contain it), innermost block last, of the innermost scope: the
 // inlined copy the pc is in, else its function.
 func (f *File) FrameVars(pc uint64) (params, locals []*Var, err error) {
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		return lf.FrameVars(pc)
+	}
 	fn := f.FuncAt(pc)
 	if fn == nil || fn.entry == 0 || f.DWARF == nil {
 		return nil, nil, nil
@@ -139,6 +142,9 @@ func (f *File) FrameVars(pc uint64) (params, locals []*Var, err error) {
 // FrameVarsOf is FrameVars for a frame of a backtrace: the variables of the inlined copy
 // the frame stands for, or of its function's own scope.
 func (f *File) FrameVarsOf(fr *Frame) (params, locals []*Var, err error) {
+	if o := f.fileOfFrame(fr); o != f {
+		return o.FrameVarsOf(fr)
+	}
 	if fr.Func == nil || fr.Func.entry == 0 || f.DWARF == nil {
 		return nil, nil, nil
 	}
@@ -260,6 +266,12 @@ func (f *File) blockContains(e *dwarf.Entry, a uint64) bool {
 // LookupVar finds the variable name visible at the run-time pc: innermost local first,
 // then parameters, from the innermost inlined copy out to the function, then globals.
 func (f *File) LookupVar(pc uint64, name string) (*Var, error) {
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		if v, err := lf.LookupVar(pc, name); err == nil {
+			return v, nil
+		}
+		pc = 0 // not the library's: the program's globals, and other libraries'
+	}
 	fn := f.FuncAt(pc)
 	if fn != nil && fn.entry != 0 && f.DWARF != nil {
 		scopes := []dwarf.Offset{fn.entry}

@@ -29,8 +29,8 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	if err := t.runToStart(); err != nil {
 		return err
 	}
-	if ll, ok := h.(engine.LibraryLoads); ok && t.core == nil {
-		ll.LibrariesLoaded() // at the entry point the dynamic linker has loaded them
+	if t.core == nil {
+		t.librariesLoaded(h) // at the entry point the dynamic linker has loaded them
 	}
 	if stopOnEntry {
 		t.reportStop(engine.Stop{Reason: engine.ReasonEntry})

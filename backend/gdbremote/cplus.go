@@ -93,7 +93,7 @@ func (t *Target) Vtable(frame int, expr string) (engine.Vtable, error) {
 func (t *Target) FunctionPlaces(name string) []engine.FunctionPlace {
 	var out []engine.FunctionPlace
 	for _, fn := range t.sym.FuncsNamed(name) {
-		l, ok := t.sym.PCToLine(fn.Low + t.sym.Bias)
+		l, ok := t.sym.PCToLine(fn.Start())
 		if !ok {
 			continue
 		}

@@ -27,7 +27,7 @@ func (t *Target) DescribeSymbol(frame int, name string) (shown, where string, er
 		return "", t.sym.DescribeLocation(v), nil
 	}
 	if fn, ok := t.sym.LastOverload(name); ok {
-		return t.sym.Signature(fn), fmt.Sprintf("a function at address %#x", t.clearThumb(fn.Low)+t.sym.Bias), nil
+		return t.sym.Signature(fn), fmt.Sprintf("a function at address %#x", fn.Start()), nil
 	}
 	if addr, _, ok := t.sym.Symbol(name); ok {
 		return "", fmt.Sprintf("at %#x in a file compiled without debugging", addr), nil
@@ -42,7 +42,7 @@ func (t *Target) ScopeFunction(name string) (engine.Location, error) {
 	if !ok {
 		return engine.Location{}, fmt.Errorf("Function %q not defined.", name)
 	}
-	return t.location(t.sym.Bias + fn.Low), nil
+	return t.location(fn.Start()), nil
 }
 
 // DescribeScope implements engine.SymbolDescriber.

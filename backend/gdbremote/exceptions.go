@@ -38,7 +38,7 @@ func (t *Target) ExceptionSite(event string) (engine.Location, error) {
 		return t.location(pc), nil
 	}
 	if f, ok := t.sym.FuncByName(fn); ok { // linked in statically
-		return t.location(f.Low + t.sym.Bias), nil
+		return t.location(f.Start()), nil
 	}
 	return engine.Location{}, fmt.Errorf("no C++ runtime loaded")
 }

@@ -47,5 +47,5 @@ func (t *Target) followExec(sr StopReply) error {
 		t.log.Warn("gdbremote: no live thread events for the program exec ran")
 	}
 	t.output("console", fmt.Sprintf("process %d is executing new program: %s\n", pid, sr.Exec))
-	return &trapStopError{&engine.Stop{Reason: engine.ReasonExec, Text: sr.Exec}}
+	return &trapStopError{st: &engine.Stop{Reason: engine.ReasonExec, Text: sr.Exec}}
 }

@@ -217,7 +217,7 @@ func (t *Target) stepOutOfInline(chain []*elfsym.Inline) (*engine.Stop, error) {
 		pc = npc
 		nf := t.sym.FuncAt(npc)
 		if nf != fn {
-			if nf != nil && npc == nf.Low+t.sym.Bias {
+			if nf != nil && npc == nf.Start() {
 				// a call: run over it
 				if err := t.finishCall(); err != nil {
 					return nil, err

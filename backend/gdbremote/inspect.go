@@ -380,9 +380,13 @@ func (t *Target) exprType(frame int, expr string) (dwarf.Type, error) {
 // SymbolAt implements engine.Symbolizer from the program's symbol table.
 func (t *Target) SymbolAt(addr uint64) (name, section string, ok bool) {
 	name, ok = t.sym.SymbolAt(addr)
-	section = t.sym.SectionAt(addr)
-	if t.sym.Bias != 0 && t.sym.Path != "" { // a position-independent program, as gdb says it
-		section += " of " + t.sym.Path
+	img := t.sym
+	if t.sym.SectionAt(addr) == "" {
+		img = t.sym.ImageAt(addr) // a loaded library's
+	}
+	section = img.SectionAt(addr)
+	if img.Bias != 0 && img.Path != "" { // a position-independent program or a library, as gdb says it
+		section += " of " + img.Path
 	}
 	return name, section, ok
 }
@@ -426,7 +430,7 @@ func (t *Target) FrameInfo(i int) (engine.FrameInfo, error) {
 		if t.desc.Arch == "i386:x86-64" {
 			start := fr.SymbolAddr // a library's function, by its symbol
 			if fr.Func != nil {
-				start = t.clearThumb(fr.Func.Low) + t.sym.Bias
+				start = fr.Func.Start()
 			}
 			info.Base = t.amd64FrameBase(fr, start)
 		}

@@ -7,6 +7,7 @@ package gdbremote
 
 import (
 	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/engine"
 )
 
 // unwindThroughLibraries returns fs, or the stack unwound again once the libraries are
@@ -52,6 +53,16 @@ func (t *Target) functionSymbol(name string) (elfsym.MinSym, bool) {
 		return elfsym.MinSym{}, false
 	}
 	return t.sym.FunctionSymbol(name)
+}
+
+// librariesLoaded reads the libraries the dynamic linker has loaded (their symbols, and
+// all of the debug information one was built with) and tells h, so that breakpoints
+// waiting for them are placed.
+func (t *Target) librariesLoaded(h engine.Handler) {
+	t.addLibraries()
+	if ll, ok := h.(engine.LibraryLoads); ok {
+		ll.LibrariesLoaded()
+	}
 }
 
 // addLibraries adds the loaded shared libraries found on this host to the symbols; it

@@ -77,8 +77,12 @@ func (t *Target) userTrap(pc uint64) *engine.Stop {
 	return t.trapHit(h, pc)
 }
 
-// trapStopError ends a step at a breakpoint the handler wants to stop at.
-type trapStopError struct{ st *engine.Stop }
+// trapStopError ends a step at a breakpoint the handler wants to stop at; arrived says
+// the breakpoint is where the step was going (a finish's return address).
+type trapStopError struct {
+	st      *engine.Stop
+	arrived bool
+}
 
 func (e *trapStopError) Error() string { return "stopped at a breakpoint" }
 

@@ -61,8 +61,6 @@ func (t *Target) finishStart() (*engine.Stop, error) {
 		}
 	}
 	t.armThreadEvents()
-	if ll, ok := h.(engine.LibraryLoads); ok {
-		ll.LibrariesLoaded()
-	}
+	t.librariesLoaded(h)
 	return t.trapAtStart(h), nil
 }

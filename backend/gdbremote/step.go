@@ -50,7 +50,7 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 	// information), the return is known by the stack pointer alone: the step stops in the
 	// caller's code, as gdb's next stops in __libc_start_call_main.
 	var startCFA, retAddr uint64
-	if fs, err := t.frames(); err == nil && len(fs) > 0 && startFn != nil && pc != startFn.Low+t.sym.Bias {
+	if fs, err := t.frames(); err == nil && len(fs) > 0 && startFn != nil && pc != startFn.Start() {
 		i := physicalFrame(fs)
 		if i+1 < len(fs) {
 			startCFA, retAddr = fs[i].CFA, fs[i+1].PC
@@ -71,12 +71,17 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 			return st, err
 		}
 		fn := t.sym.FuncAt(npc)
-		if startCFA != 0 && t.sp() >= startCFA && (npc == retAddr || retAddr == 0 && !t.sym.HasCodeAt(npc)) {
+		if startCFA != 0 && t.sp() >= startCFA && (npc == retAddr || retAddr == 0 && !t.sym.OwnCodeAt(npc)) {
 			return &engine.Stop{Reason: engine.ReasonStep, ReturnValue: t.returnValue(startFn)}, nil
 		}
 		// A call: the pc is at a function's first instruction (or in code without lines).
-		isCall := fn != nil && npc == fn.Low+t.sym.Bias && npc != pc
+		isCall := fn != nil && npc == fn.Start() && npc != pc
 		loc, hasLine := t.sym.PCToLine(npc)
+		if !over && fn == nil && npc != pc {
+			if st, done, err := t.stepThroughPLT(npc); done || err != nil {
+				return st, err
+			}
+		}
 		if (isCall && (over || t.skips(fn.Name, loc.File))) || !hasLine || fn == nil {
 			if err := t.finishCall(); errors.Is(err, errNoCaller) {
 				// Code without line information and no caller to return to (the
@@ -123,6 +128,30 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 		}
 	}
 	return &engine.Stop{Reason: engine.ReasonStep}, nil
+}
+
+// stepThroughPLT makes a step into a call through the PLT (npc is a PLT entry: a shared
+// library's function) stop at the function's first statement, as gdb's does, where a
+// library with debug information has the function; done is false otherwise (the call is
+// then stepped over, as one into code without lines).
+func (t *Target) stepThroughPLT(npc uint64) (*engine.Stop, bool, error) {
+	name, ok := t.sym.PLTFunction(npc)
+	if !ok || t.skips(name, "") {
+		return nil, false, nil
+	}
+	t.addLibraries()
+	fn, ok := t.sym.FuncByName(name)
+	if !ok || t.sym.Owns(fn) || fn.Line == 0 {
+		return nil, false, nil
+	}
+	bp, err := t.sym.FuncBreakpoint(name)
+	if err != nil {
+		return nil, false, nil
+	}
+	if err := t.runToTemp(bp, 0); err != nil {
+		return nil, true, err
+	}
+	return &engine.Stop{Reason: engine.ReasonStep}, true, nil
 }
 
 // returnedToNewLine says whether a call stepped over returned to the first instruction of
@@ -244,7 +273,7 @@ func (t *Target) runToTemp(addr, minCFA uint64) error {
 	}
 	if st, err := t.unparkOthers(); st != nil || err != nil { // every thread runs
 		if st != nil {
-			return &trapStopError{st}
+			return &trapStopError{st: st}
 		}
 		return err
 	}
@@ -270,14 +299,17 @@ func (t *Target) runToTemp(addr, minCFA uint64) error {
 			return nil
 		}
 		if st := t.watchStop(sr); st != nil {
-			return &trapStopError{st} // a data breakpoint hit in the call stepped over or finished
+			return &trapStopError{st: st} // a data breakpoint hit in the call stepped over or finished
 		}
 		if pc == addr && (minCFA == 0 || t.sp() >= minCFA) {
+			if st := t.userTrap(pc); st != nil {
+				return &trapStopError{st: st, arrived: true} // a breakpoint where the step ends: its stop, as gdb's
+			}
 			return nil
 		}
 		if moved || pc != start {
 			if st := t.userTrap(pc); st != nil {
-				return &trapStopError{st} // a breakpoint on the way stops the step, as in gdb
+				return &trapStopError{st: st} // a breakpoint on the way stops the step, as in gdb
 			}
 		}
 		// another trap (or a recursive hit of the return address): step off and go on
@@ -317,6 +349,9 @@ func (t *Target) doStepOut() (*engine.Stop, error) {
 	}
 	fn := t.sym.FuncAt(pc)
 	if err := t.finishCall(); err != nil {
+		if ts := (*trapStopError)(nil); errors.As(err, &ts) && ts.arrived {
+			ts.st.ReturnValue = t.returnValue(fn) // returned, onto a breakpoint: both said, as gdb
+		}
 		return nil, err
 	}
 	if st := t.pauseStop(); st != nil {

@@ -31,7 +31,7 @@ func (t *Target) StatementCalls() ([]engine.CallTarget, error) {
 	var out []engine.CallTarget
 	for _, to := range t.sym.CallTargets(code, pc) {
 		fn := t.sym.FuncAt(to)
-		if fn == nil || fn.Low+t.sym.Bias != t.sym.ClearThumb(to) {
+		if fn == nil || fn.Start() != t.sym.ClearThumb(to) {
 			continue
 		}
 		if _, hasLines := t.sym.PCToLine(to); !hasLines {

@@ -172,7 +172,7 @@ func (t *Target) steppedThreadExited() error {
 		return err
 	}
 	t.newStop(StopReply{Kind: StopSignal, Signal: int(syscall.SIGTRAP), Thread: ids[0], Core: -1})
-	return &trapStopError{&engine.Stop{Reason: engine.ReasonStep, Text: "the stepped thread exited"}}
+	return &trapStopError{st: &engine.Stop{Reason: engine.ReasonStep, Text: "the stepped thread exited"}}
 }
 
 // leaveDyingThread moves a stop made in a thread whose end was already told (a pause that

@@ -15,6 +15,12 @@ import (
 // covers the line in every other function and inlined copy it has code in (sites.go).
 func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
 	pcs, got, err := t.sym.LineToPCs(file, line)
+	if err != nil && t.loadsLibraries() && t.addLibraries() {
+		pcs, got, err = t.sym.LineToPCs(file, line) // a line of a loaded library's source
+	}
+	if errors.Is(err, elfsym.ErrNoSourceFile) {
+		return engine.Location{}, engine.NoSourceFileError{File: file, Libraries: t.loadsLaterLibraries()}
+	}
 	if err != nil {
 		return engine.Location{}, err
 	}
@@ -30,8 +36,11 @@ func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
 // the first inlined copy's. A trap there also covers every other copy (sites.go).
 func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 	pcs, err := t.sym.FuncBreakpoints(name)
-	if err != nil && t.started() && t.core == nil { // a loaded library's function (break write, break abort)
+	if err != nil && t.loadsLibraries() { // a loaded library's function (break write, break abort)
 		t.addLibraries()
+		pcs, err = t.sym.FuncBreakpoints(name) // one with debug information
+	}
+	if err != nil && t.loadsLibraries() {
 		if pc, _, ok := t.sym.LibraryFunction(name); ok {
 			shown := name
 			if n, ok := t.sym.LibrarySymbol(pc); ok { // the name gdb gives the address
@@ -48,7 +57,7 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 		}
 	}
 	if err != nil && !errors.Is(err, elfsym.ErrNoCode) {
-		return engine.Location{}, engine.NoFunctionError{Name: name}
+		return engine.Location{}, engine.NoFunctionError{Name: name, Libraries: t.loadsLaterLibraries()}
 	}
 	if err != nil {
 		return engine.Location{}, err
@@ -56,6 +65,14 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 	t.addSites(pcs, name)
 	return t.location(pcs[0]), nil
 }
+
+// loadsLibraries says whether the program runs with the shared libraries it loaded
+// known to the stub: started, and not a core file.
+func (t *Target) loadsLibraries() bool { return t.started() && t.core == nil }
+
+// loadsLaterLibraries says whether shared libraries may bring what the program does not
+// have: it is dynamically linked, and runs (not a core file's).
+func (t *Target) loadsLaterLibraries() bool { return t.core == nil && t.sym.Interpreter() != "" }
 
 // StatementStart implements engine.StatementStarts, by lines as gdb counts them.
 func (t *Target) StatementStart(pc uint64) bool { return t.sym.LineStart(pc) }

@@ -2,6 +2,13 @@ package realparts
 
 // Programs more than one package's tests run.
 
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
 // ExecProg is a C program that runs itself again (exec) with "again", and then, so run,
 // the program named by its first argument. Its helper's body is on line 3.
 const ExecProg = `#include <string.h>
@@ -18,3 +25,63 @@ int main(int argc, char **argv) {
 	return 5;
 }
 `
+
+// LibraryProg is a program whose work is done by its own shared library, built with
+// debug information (BuildWithLibrary): LibrarySrc's foo_add, called three times.
+const LibraryProg = `#include <stdio.h>
+struct acc { int total; const char *name; };
+int foo_add(struct acc *a, int v);
+int main(void) {
+	struct acc a = {0, "acc"};
+	int s = 0;
+	for (int i = 0; i < 3; i++)
+		s += foo_add(&a, i);
+	printf("%d\n", s);
+	return 0;
+}
+`
+
+// LibrarySrc is the library of LibraryProg, foo.c: a static function (twice, line 6 its
+// first statement), a static and a global variable; foo_add's statements are lines 10-13.
+const LibrarySrc = `#include <stdio.h>
+struct acc { int total; const char *name; };
+static int scale = 3;
+int counter;
+static int twice(int v) {
+	int r = v * 2;
+	return r;
+}
+int foo_add(struct acc *a, int v) {
+	int t = twice(v) + scale;
+	a->total += t;
+	counter++;
+	return a->total;
+}
+`
+
+// BuildWithLibrary builds LibrarySrc as dir/libfoo.so and LibraryProg as dir/prog linked
+// with it (found at run time by its rpath), both with gcc -g -O0; it returns the
+// directory, the program and the library's source.
+func BuildWithLibrary(t testing.TB) (dir, exe, libSource string) {
+	t.Helper()
+	Need(t, "gcc")
+	dir = t.TempDir()
+	libSource, main := filepath.Join(dir, "foo.c"), filepath.Join(dir, "main.c")
+	exe = filepath.Join(dir, "prog")
+	for path, src := range map[string]string{libSource: LibrarySrc, main: LibraryProg} {
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"-g", "-O0", "-shared", "-fPIC", "-o", "libfoo.so", "foo.c"}, // in dir: the units are named foo.c and main.c
+		{"-g", "-O0", "-o", "prog", "main.c", "-L.", "-lfoo", "-Wl,-rpath," + dir},
+	} {
+		cmd := exec.Command("gcc", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gcc %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir, exe, libSource
+}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// A program's own shared library built with -g is debugged as the program is, as gdb does
+// it: a breakpoint on its function or on a line of its source (once it is loaded; before,
+// gdb's "No source file named foo.c."), its frames with arguments and lines, its locals,
+// static and global variables and types, step into it through the PLT and within it,
+// finish with the returned value, a call of its static function, watch its global,
+// conditions, info line/scope/symbol/frame, x/i of its code, info functions, variables
+// and types listing its declarations. Against gdb.
+func TestSharedLibraryAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb", "gdbserver")
+	dir, exe, _ := realparts.BuildWithLibrary(t)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands(
+		"break foo.c:12", "break main", "run",
+		"info functions foo_", "info variables counter", "info types acc", "info scope foo_add",
+		"list foo.c:5", "info line foo.c:12", "info line foo_add", "p twice(21)", "break foo.c:twice",
+		"ptype foo_add", "whatis twice", "p foo_add", "p &counter", "ptype struct acc",
+		"info address twice", "info symbol foo_add",
+		"break main.c:8", "continue", "step", "bt", "info frame", "info locals", "p *a", "p scale", "p counter",
+		"step", "bt", "step", "up", "info locals", "down", "finish",
+		"next", "next", "x/2i $pc", "p $pc", "delete", "break foo_add", "info breakpoints",
+		"continue", "p v", "watch counter", "continue", "continue", "delete",
+		"break foo.c:11 if v == 2", "continue", "p v", "set var a->total = 5", "p *a", "p scale * 2",
+		"tbreak foo.c:7", "continue", "info args", "info source"))
+	compareLines(t, "shared library", dir, ours, theirs)
+}

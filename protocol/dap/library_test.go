@@ -1,0 +1,86 @@
+package dap
+
+import (
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// A program's own shared library built with -g, as an IDE debugs it: a breakpoint in the
+// library's source set before the program runs is pending (unverified, with an id), placed
+// when the library is loaded (a breakpoint event, verified) and reached; the stack shows
+// the library's frame with its source and the program's below it; its locals, its static
+// and global variables read; a step in from the program goes through the PLT into the
+// library's function; a function breakpoint on the library's static function, pending too.
+func TestSharedLibraryNative(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	dir, exe, libSrc := realparts.BuildWithLibrary(t)
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": exe})
+	c.event("initialized")
+	set := c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": libSrc},
+		"breakpoints": []any{map[string]any{"line": 12}}})["breakpoints"].([]any)
+	pending := set[0].(map[string]any)
+	if pending["verified"] != false || pending["id"] == nil {
+		t.Fatalf("a breakpoint in the library before it is loaded: %v, want unverified with an id", pending)
+	}
+	fset := c.do("setFunctionBreakpoints", map[string]any{"breakpoints": []any{map[string]any{"name": "twice"}}})["breakpoints"].([]any)
+	c.do("configurationDone", nil)
+	placed := map[any]bool{}
+	var stopped map[string]any
+	for _, e := range c.until("stopped") {
+		body, _ := e["body"].(map[string]any)
+		if e["event"] == "breakpoint" {
+			bp := body["breakpoint"].(map[string]any)
+			if bp["verified"] == true {
+				placed[bp["id"]] = true
+			}
+		}
+		stopped = body
+	}
+	if !placed[pending["id"]] || !placed[fset[0].(map[string]any)["id"]] {
+		t.Fatalf("the pending breakpoints were not placed when the library loaded: %v (line %v, function %v)", placed, pending["id"], fset[0])
+	}
+	tid := stopped["threadId"]
+	top := func() map[string]any {
+		return c.do("stackTrace", map[string]any{"threadId": tid})["stackFrames"].([]any)[0].(map[string]any)
+	}
+	eval := func(frame map[string]any, expr string) any {
+		return c.do("evaluate", map[string]any{"expression": expr, "frameId": frame["id"]})["result"]
+	}
+	if f := top(); f["name"] != "twice" || f["line"] != float64(6) || f["source"].(map[string]any)["path"] != libSrc {
+		t.Fatalf("first stop at %v, want twice at %s:6", f, libSrc)
+	}
+	c.do("continue", map[string]any{"threadId": tid})
+	c.event("stopped")
+	frames := c.do("stackTrace", map[string]any{"threadId": tid})["stackFrames"].([]any)
+	f0, f1 := frames[0].(map[string]any), frames[1].(map[string]any)
+	if f0["name"] != "foo_add" || f0["line"] != float64(12) || f1["name"] != "main" || f1["line"] != float64(8) {
+		t.Fatalf("stack at the line breakpoint: %v / %v, want foo_add:12 called from main:8", f0, f1)
+	}
+	for expr, want := range map[string]string{"t": "3", "v": "0", "scale": "3", "counter": "0", "a->name": `0x` /* prefix */} {
+		got, _ := eval(f0, expr).(string)
+		if expr == "a->name" {
+			if len(got) < 2 || got[:2] != want {
+				t.Errorf("%s = %q", expr, got)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("%s = %q, want %q", expr, got, want)
+		}
+	}
+	// Into the library through its PLT entry: from main's call, at foo_add's first line.
+	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": libSrc}, "breakpoints": []any{}})
+	c.do("setFunctionBreakpoints", map[string]any{"breakpoints": []any{}})
+	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": dir + "/main.c"},
+		"breakpoints": []any{map[string]any{"line": 8}}})
+	c.do("continue", map[string]any{"threadId": tid})
+	c.event("stopped")
+	c.do("stepIn", map[string]any{"threadId": tid})
+	c.event("stopped")
+	if f := top(); f["name"] != "foo_add" || f["line"] != float64(10) {
+		t.Fatalf("step in from main's call: %v, want foo_add at line 10", f)
+	}
+}
