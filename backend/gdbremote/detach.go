@@ -24,6 +24,9 @@ func (t *Target) Detach() error {
 	if err := t.c.DisableThreadEvents(t.ctx); err != nil {
 		errs = append(errs, err)
 	}
+	if err := t.disarmLibraryEvents(); err != nil {
+		errs = append(errs, err)
+	}
 	for pc, tr := range traps {
 		if err := t.c.ClearBreakpoint(t.ctx, tr.kind, pc, t.bpLen); err != nil {
 			errs = append(errs, err)

@@ -60,6 +60,7 @@ func (t *Target) functionSymbol(name string) (elfsym.MinSym, bool) {
 // waiting for them are placed.
 func (t *Target) librariesLoaded(h engine.Handler) {
 	t.addLibraries()
+	t.armLibraryEvents()
 	if ll, ok := h.(engine.LibraryLoads); ok {
 		ll.LibrariesLoaded()
 	}

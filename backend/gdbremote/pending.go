@@ -45,6 +45,10 @@ func (t *Target) doStopped(fn func() error, halt bool) error {
 	}
 	op := &pendingOp{fn: fn, done: make(chan error, 1)}
 	t.pending = append(t.pending, op)
+	select {
+	case t.opQueued <- struct{}{}: // for a run loop serving work while stopped (serveWhile)
+	default:
+	}
 	if t.wantInterrupt(false) {
 		t.c.Interrupt() // under t.mu: see wantInterrupt
 	}

@@ -191,6 +191,18 @@ func (t *Target) resumeWaitCatching(action string, start, end uint64, catching b
 		if sr.Reason == "exec" {
 			return sr, t.followExec(sr)
 		}
+		if action == "c" {
+			handled, other, err := t.libraryEvent(sr)
+			if err != nil {
+				return sr, err
+			}
+			if other != nil {
+				return *other, nil
+			}
+			if handled {
+				continue // the same continue goes on
+			}
+		}
 		t.mu.Lock()
 		ops = t.takePending()
 		t.mu.Unlock()

@@ -81,10 +81,12 @@ type Target struct {
 	pausing   bool
 	ended     bool
 	killing   bool
-	pending   []*pendingOp // work (trap changes, memory access) requested while running
-	waiting   bool         // the run loop waits for the stop of an interruptible resume
-	stepping  bool         // the run loop waits for a single step: only a pause interrupts it
-	intrSent  bool         // an interrupt was sent during that wait
+	pending   []*pendingOp  // work (trap changes, memory access) requested while running
+	opQueued  chan struct{} // told (without blocking) when work is added to pending
+	libEvent  uint64        // the dynamic linker's event breakpoint (solib.go), 0 when not set
+	waiting   bool          // the run loop waits for the stop of an interruptible resume
+	stepping  bool          // the run loop waits for a single step: only a pause interrupts it
+	intrSent  bool          // an interrupt was sent during that wait
 	runDone   chan struct{}
 	threadID  string
 	pid       int               // the program's process id (ProcessID)
@@ -262,7 +264,7 @@ func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, 
 		return nil, err
 	}
 	t := &Target{sym: sym, stub: stub, log: cfg.Logger, traps: map[uint64]*trap{}, refs: map[int]refEntry{},
-		handles: map[uint64]uint64{}, parked: map[string]uint64{}}
+		handles: map[uint64]uint64{}, parked: map[string]uint64{}, opQueued: make(chan struct{}, 1)}
 	t.elfPath, t.addr, t.local = elfPath, addr, stub != nil && extended
 	if stub != nil {
 		t.sink, _ = stub.outW.(*lineSink) // drained before the exit is reported

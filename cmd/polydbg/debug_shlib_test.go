@@ -30,3 +30,16 @@ func TestSharedLibraryAsGDB(t *testing.T) {
 		"tbreak foo.c:7", "continue", "info args", "info source"))
 	compareLines(t, "shared library", dir, ours, theirs)
 }
+
+// A plugin loaded with dlopen, as gdb debugs it once loaded: its function's breakpoint
+// (before, gdb's "Function \"plug_run\" not defined."), its frame called through a
+// pointer, a step into it, finish, info symbol; the run to the end through its dlclose.
+func TestDlopenAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb", "gdbserver")
+	dir, host, _, _ := realparts.BuildPlugin(t)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), host, noLibcDebugInfo, exCommands(
+		"break plug_run", "break main", "run", "next", "break plug_run", "info breakpoints", "continue", "bt", "p calls",
+		"info symbol plug_run", "finish", "next", "step", "bt", "next", "next", "next", "info locals", "delete",
+		"next", "next", "next", "continue"))
+	compareLines(t, "dlopen", dir, ours, theirs)
+}

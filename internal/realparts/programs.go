@@ -85,3 +85,53 @@ func BuildWithLibrary(t testing.TB) (dir, exe, libSource string) {
 	}
 	return dir, exe, libSource
 }
+
+// PluginHost is a program that loads the plugin library PLUGIN (a path BuildPlugin
+// defines) with dlopen and calls its plug_run twice (PluginSrc), printing the sum (13 + 17
+// = 30); it unloads the plugin before its end.
+const PluginHost = `#include <dlfcn.h>
+#include <stdio.h>
+int main(void) {
+	void *h = dlopen(PLUGIN, RTLD_NOW);
+	if (!h) { puts(dlerror()); return 1; }
+	int (*run)(int) = (int (*)(int))dlsym(h, "plug_run");
+	int r = run(4);
+	r += run(5);
+	printf("%d\n", r);
+	dlclose(h);
+	return 0;
+}
+`
+
+// PluginSrc is the plugin PluginHost loads, plug.c: plug_run's statements are lines 3-5.
+const PluginSrc = `static int calls;
+int plug_run(int x) {
+	int y = x * 3;
+	calls++;
+	return y + calls;
+}
+`
+
+// BuildPlugin builds PluginSrc as dir/libplug.so and PluginHost as dir/host, with gcc -g
+// -O0; it returns the directory, the host, the plugin and the plugin's source.
+func BuildPlugin(t testing.TB) (dir, host, plugin, pluginSource string) {
+	t.Helper()
+	Need(t, "gcc")
+	dir = t.TempDir()
+	for name, src := range map[string]string{"plug.c": PluginSrc, "host.c": PluginHost} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"-g", "-O0", "-shared", "-fPIC", "-o", "libplug.so", "plug.c"},
+		{"-g", "-O0", "-o", "host", "-DPLUGIN=\"" + filepath.Join(dir, "libplug.so") + "\"", "host.c", "-ldl"},
+	} {
+		cmd := exec.Command("gcc", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gcc %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir, filepath.Join(dir, "host"), filepath.Join(dir, "libplug.so"), filepath.Join(dir, "plug.c")
+}

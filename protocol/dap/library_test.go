@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
@@ -82,5 +83,57 @@ func TestSharedLibraryNative(t *testing.T) {
 	c.event("stopped")
 	if f := top(); f["name"] != "foo_add" || f["line"] != float64(10) {
 		t.Fatalf("step in from main's call: %v, want foo_add at line 10", f)
+	}
+}
+
+// A plugin the program loads with dlopen, as an IDE debugs it: a breakpoint in the plugin's
+// source, pending until the dynamic linker says it loaded the plugin (its event
+// breakpoint), is placed then, without a stop of its own, and reached, with the plugin's
+// frame, source and static variable; the program then runs to its end, its output whole.
+func TestDlopenedLibraryNative(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	_, host, _, src := realparts.BuildPlugin(t)
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": host})
+	c.event("initialized")
+	set := c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src},
+		"breakpoints": []any{map[string]any{"line": 4}}})["breakpoints"].([]any)
+	if bp := set[0].(map[string]any); bp["verified"] != false || bp["id"] == nil {
+		t.Fatalf("a breakpoint in a plugin not loaded yet: %v, want unverified with an id", bp)
+	}
+	c.do("configurationDone", nil)
+	verified := false
+	var stopped map[string]any
+	for _, e := range c.until("stopped") {
+		body, _ := e["body"].(map[string]any)
+		if e["event"] == "breakpoint" {
+			verified = verified || body["breakpoint"].(map[string]any)["verified"] == true
+		}
+		stopped = body
+	}
+	if !verified || stopped["reason"] != "breakpoint" {
+		t.Fatalf("the plugin's breakpoint: verified %v, stop %v", verified, stopped)
+	}
+	tid := stopped["threadId"]
+	f := c.do("stackTrace", map[string]any{"threadId": tid})["stackFrames"].([]any)[0].(map[string]any)
+	if f["name"] != "plug_run" || f["line"] != float64(4) || f["source"].(map[string]any)["path"] != src {
+		t.Fatalf("stopped at %v, want plug_run at %s:4", f, src)
+	}
+	if got := c.do("evaluate", map[string]any{"expression": "calls", "frameId": f["id"]})["result"]; got != "0" {
+		t.Errorf("calls = %v, want 0", got)
+	}
+	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{}})
+	c.do("continue", map[string]any{"threadId": tid})
+	out := ""
+	for _, e := range c.until("exited") {
+		if body, _ := e["body"].(map[string]any); e["event"] == "output" {
+			out += body["output"].(string)
+		} else if e["event"] == "exited" && body["exitCode"] != float64(0) {
+			t.Errorf("exit code %v", body["exitCode"])
+		}
+	}
+	if !strings.Contains(out, "30\n") {
+		t.Errorf("the program's output %q, want its sum 30", out)
 	}
 }

@@ -1,0 +1,106 @@
+package gdbremote
+
+// Target: the dynamic linker's library events. glibc's dynamic linker calls
+// _dl_debug_state (r_debug's r_brk) whenever its list of loaded objects changes, so that
+// debuggers may look: at dlopen and dlclose, before and after the change. A breakpoint
+// there, set once the program has started, tells polydbg of a library loaded later: its
+// symbols and debug information are read, the breakpoints waiting for it placed (the
+// engine's LibrariesLoaded), and the run goes on, as gdb's solib events do.
+
+import "syscall"
+
+// libraryEventFunc is the function of the dynamic linker a debugger breaks on.
+const libraryEventFunc = "_dl_debug_state"
+
+// armLibraryEvents sets the breakpoint on the dynamic linker's event function (the
+// program started, its libraries read); a static program or a stub that does not list
+// libraries has none.
+func (t *Target) armLibraryEvents() {
+	t.mu.Lock()
+	armed := t.libEvent != 0
+	t.mu.Unlock()
+	if armed || t.core != nil || t.sym.Interpreter() == "" || !t.c.Supports("qXfer:libraries-svr4:read") {
+		return
+	}
+	addr, _, ok := t.sym.LibraryFunction(libraryEventFunc)
+	if !ok {
+		return
+	}
+	if _, err := t.c.SetBreakpoint(t.ctx, addr, t.bpLen); err != nil {
+		t.log.Warn("gdbremote: no library events", "err", err)
+		return
+	}
+	t.mu.Lock()
+	t.libEvent = addr
+	t.mu.Unlock()
+}
+
+// disarmLibraryEvents takes the event breakpoint out (before a detach).
+func (t *Target) disarmLibraryEvents() error {
+	t.mu.Lock()
+	addr := t.libEvent
+	t.libEvent = 0
+	t.mu.Unlock()
+	if addr == 0 {
+		return nil
+	}
+	return t.c.ClearBreakpoint(t.ctx, SoftwareBreak, addr, t.bpLen)
+}
+
+// libraryEvent handles sr, the stop of a continue, when it is at the event breakpoint: the
+// libraries are read again and the handler told, the trap changes it asks for made
+// meanwhile, and the thread steps off the breakpoint. It reports whether sr was such a
+// stop, and the stop the step off ended with when that is not a plain step (a signal, the
+// end), which is then the caller's.
+func (t *Target) libraryEvent(sr StopReply) (handled bool, other *StopReply, err error) {
+	t.mu.Lock()
+	addr, h := t.libEvent, t.h
+	t.mu.Unlock()
+	if addr == 0 || sr.Kind != StopSignal || sr.Signal != int(syscall.SIGTRAP) {
+		return false, nil, nil
+	}
+	if pc, err := t.pc(); err != nil || pc != addr {
+		return false, nil, err
+	}
+	t.addLibraries()
+	if ll, ok := h.(interface{ LibrariesLoaded() }); ok {
+		t.serveWhile(ll.LibrariesLoaded)
+	}
+	step, err := t.c.StepOver(t.ctx, t.stepThread(), SoftwareBreak, addr, t.bpLen)
+	if err != nil {
+		return true, nil, err
+	}
+	t.newStop(step)
+	if step.Kind != StopSignal || step.Signal != int(syscall.SIGTRAP) {
+		return true, &step, nil
+	}
+	return true, nil, nil
+}
+
+// serveWhile runs fn, which may ask for work on the stopped target (whileStopped: trap
+// changes), and does that work here, in the run loop, until fn returns.
+func (t *Target) serveWhile(fn func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	for {
+		t.mu.Lock()
+		ops := t.takePending()
+		t.mu.Unlock()
+		if len(ops) > 0 {
+			runPending(ops)
+			continue
+		}
+		select {
+		case <-done:
+			t.mu.Lock()
+			ops := t.takePending()
+			t.mu.Unlock()
+			runPending(ops)
+			return
+		case <-t.opQueued:
+		}
+	}
+}
