@@ -39,6 +39,11 @@ type Catchpoint struct {
 	// last exec it caught ran.
 	OnExec  bool
 	Program string
+	// OnLibrary makes it a catchpoint on the libraries the program loads (gdb's catch
+	// load), or with Unload unloads (catch unload); Match, when set, the regular expression
+	// their paths must match (libraries.go).
+	OnLibrary bool
+	Unload    bool
 	// Exception makes it an exception catchpoint (gdb's catch throw, rethrow, catch): one
 	// of ExceptionThrow, ExceptionRethrow, ExceptionCatch (exceptions.go); Match, when
 	// set, the regular expression the exception's type must match.
@@ -48,7 +53,7 @@ type Catchpoint struct {
 
 // catchesSyscalls reports whether c is a system call catchpoint.
 func (c Catchpoint) catchesSyscalls() bool {
-	return !c.OnSignals && !c.OnFork && !c.OnExec && c.Exception == ""
+	return !c.OnSignals && !c.OnFork && !c.OnExec && !c.OnLibrary && c.Exception == ""
 }
 
 // ReasonFork is the stop at a fork a catchpoint caught: Stop.Fork says which child it made,
@@ -209,7 +214,13 @@ func (s *Session) armCatchpoints() error {
 		forks = forks || !c.Disabled && c.OnFork && !c.Vfork
 		vforks = vforks || !c.Disabled && c.OnFork && c.Vfork
 	}
+	libraries := s.catchesLibraries()
 	s.mu.Unlock()
+	if lc, ok := s.t.(LibraryCatcher); ok {
+		if err := lc.CatchLibraries(libraries); err != nil {
+			return err
+		}
+	}
 	if err := s.armExceptions(); err != nil {
 		return err
 	}

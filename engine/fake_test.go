@@ -21,6 +21,11 @@ type fakeTarget struct {
 	// binds to a stand-in at line 1 (0: there is no "lib").
 	libLine int
 	loaded  atomic.Bool
+	// libEventAt is the line at which the dynamic linker's event stops a continue, when
+	// catching (libFake), with libChanges (a ReasonLibrary stop's Text).
+	libEventAt int
+	libChanges string
+	catchLibs  atomic.Bool
 	// execAt is the line at which the program runs a new one (exec) the first time it
 	// gets there: its file is /new.fake, its traps gone (0: it never does).
 	execAt int
@@ -73,6 +78,8 @@ func (f *fakeTarget) run(entry bool) {
 			}
 			var stop *Stop
 			switch {
+			case line == f.libEventAt && f.catchLibs.Load() && !stepping:
+				stop = &Stop{Reason: ReasonLibrary, Text: f.libChanges, Location: f.loc(line)}
 			case line == f.execAt && !f.execed:
 				f.mu.Lock()
 				f.execed, f.file, f.traps = true, "/new.fake", map[int]bool{}
@@ -124,6 +131,14 @@ func (f *fakeTarget) Terminate() error {
 }
 
 func (f *fakeTarget) ResolveLine(file string, line int) (Location, error) {
+	if file == "/lib.fake" && f.libLine > 0 && f.loaded.Load() {
+		l := f.loc(f.libLine)
+		l.File, l.Func = file, "lib"
+		return l, nil
+	}
+	if file == "/lib.fake" && f.libLine > 0 {
+		return Location{}, NoSourceFileError{File: file, Libraries: true}
+	}
 	if file != f.file || line > f.lines {
 		return Location{}, fmt.Errorf("no code at %s:%d", file, line)
 	}

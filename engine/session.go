@@ -43,6 +43,7 @@ type Session struct {
 	snap      watchSnap // the watches' values at the current stop
 
 	noExceptionStops bool // exception stops are not wanted: the program goes on
+	libraryStops     bool // every library event stops a continue (StopOnLibraryEvents)
 
 	limits PrintLimits // the last SetPrintLimits: FormatValue shows array indexes by it
 
@@ -451,6 +452,11 @@ func (h handler) Stopped(stop Stop) {
 	if stop.Reason == ReasonExec {
 		s.mu.Unlock()
 		go h.followExec(stop) // the breakpoints placed in the new program once the target waits
+		return
+	}
+	if stop.Reason == ReasonLibrary && !s.libraryCaught(&stop) {
+		s.mu.Unlock()
+		go func() { _ = s.t.Resume(Continue) }() // no catchpoint wants it: the continue goes on
 		return
 	}
 	if match := s.exceptionMatch(stop); match != "" {

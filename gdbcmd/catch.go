@@ -15,9 +15,9 @@ import (
 func cmdCatch(d *Debugger, args string) bool {
 	what, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
 	switch what {
-	case "syscall", "signal", "fork", "vfork", "exec", engine.ExceptionThrow, engine.ExceptionRethrow, engine.ExceptionCatch:
+	case "syscall", "signal", "fork", "vfork", "exec", "load", "unload", engine.ExceptionThrow, engine.ExceptionRethrow, engine.ExceptionCatch:
 	default:
-		d.fail("Undefined catch command: \"%s\".  Try \"help catch\". (polydbg catches system calls, signals, forks and C++ exceptions: catch syscall [NAME|NUMBER]..., catch signal [SIGNAL...|all], catch fork, catch vfork, catch exec, catch throw|rethrow|catch)\n", what)
+		d.fail("Undefined catch command: \"%s\".  Try \"help catch\". (polydbg catches system calls, signals, forks, execs, library loads and C++ exceptions: catch syscall [NAME|NUMBER]..., catch signal [SIGNAL...|all], catch fork, catch vfork, catch exec, catch load|unload [REGEX], catch throw|rethrow|catch)\n", what)
 		return false
 	}
 	if d.s.State().Ended() { // for the next run, as gdb keeps it
@@ -31,14 +31,9 @@ func cmdCatch(d *Debugger, args string) bool {
 		d.catchSignals(strings.Fields(rest))
 		return false
 	case engine.ExceptionThrow, engine.ExceptionRethrow, engine.ExceptionCatch:
-		match := strings.TrimSpace(rest) // catch throw REGEX: of the types it matches, a basic regular expression as gdb reads one
-		if match != "" {
-			re, err := compileBRE(match)
-			if err != nil {
-				d.fail("invalid type-matching regexp: %v\n", err)
-				return false
-			}
-			match = re.String()
+		match, ok := d.catchRegexp(rest, "invalid type-matching regexp") // catch throw REGEX: of the types it matches
+		if !ok {
+			return false
 		}
 		c, err := d.s.CatchExceptionsMatching(what, match)
 		if err != nil {
@@ -46,6 +41,23 @@ func cmdCatch(d *Debugger, args string) bool {
 			return false
 		}
 		d.noteBreakpointNumber(c.ID)
+		d.printf("Catchpoint %d (%s)\n", c.ID, what)
+		return false
+	case "load", "unload":
+		match, ok := d.catchRegexp(rest, "Invalid regexp") // of the libraries whose path it matches
+		if !ok {
+			return false
+		}
+		c, err := d.s.CatchLibraries(what == "unload", match)
+		if err != nil {
+			d.fail("%s\n", explain(err))
+			return false
+		}
+		d.noteBreakpointNumber(c.ID)
+		if d.libraryMatches == nil {
+			d.libraryMatches = map[int]string{}
+		}
+		d.libraryMatches[c.ID] = strings.TrimSpace(rest)
 		d.printf("Catchpoint %d (%s)\n", c.ID, what)
 		return false
 	case "exec":
@@ -87,6 +99,22 @@ func cmdCatch(d *Debugger, args string) bool {
 	}
 	d.printf("Catchpoint %d (%s %s)\n", c.ID, plural, strings.Join(calls, " "))
 	return false
+}
+
+// catchRegexp is a catchpoint's REGEX argument, a basic regular expression as gdb reads
+// one, in Go's syntax ("" for none); false, said with gdb's words for it, when it is not
+// one.
+func (d *Debugger) catchRegexp(arg, invalid string) (string, bool) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		return "", true
+	}
+	re, err := compileBRE(arg)
+	if err != nil {
+		d.fail("%s: %v\n", invalid, err)
+		return "", false
+	}
+	return re.String(), true
 }
 
 // callName is a system call's name, or its number when the target cannot name it.
@@ -148,6 +176,11 @@ func (d *Debugger) catchpointRows() []bpRow {
 			what, placed = "exception "+c.Exception, true
 		} else if c.OnSignals {
 			what = signalsCaught(c, true)
+		} else if c.OnLibrary {
+			what = map[bool]string{false: "load of library", true: "unload of library"}[c.Unload]
+			if m := d.libraryMatches[c.ID]; m != "" {
+				what += " matching " + m
+			}
 		} else if c.OnExec {
 			what = "exec"
 			if c.Program != "" {
@@ -172,7 +205,7 @@ func (d *Debugger) catchpointRows() []bpRow {
 		if c.Disabled {
 			r.on = "n"
 		}
-		if c.Match != "" {
+		if c.Match != "" && !c.OnLibrary {
 			r.notes = append(r.notes, "\tmatching: "+c.Match)
 		}
 		if c.Hits == 1 {
@@ -204,4 +237,27 @@ func forkKind(c engine.Catchpoint) string {
 		return "vfork"
 	}
 	return "fork"
+}
+
+// reportLibraries tells a stop at a change of the loaded libraries as gdb does: a catch
+// load's "Catchpoint 1" and the changes, "  Inferior loaded /tmp/libplug.so", before where
+// the program is; set stop-on-solib-events's "Stopped due to shared library event:" and the
+// changes alone.
+func (d *Debugger) reportLibraries(st *engine.Stop, hit string, where func() string) {
+	var changes strings.Builder
+	for _, c := range engine.LibraryChanges(*st) {
+		verb := "loaded"
+		if c.Unloaded {
+			verb = "unloaded"
+		}
+		fmt.Fprintf(&changes, "  Inferior %s %s\n", verb, c.Path)
+	}
+	switch {
+	case st.BreakpointID != 0:
+		d.printf("\n%sCatchpoint %d\n%s%s\n", hit, st.BreakpointID, changes.String(), where())
+	case changes.Len() == 0:
+		d.printf("Stopped due to shared library event (no libraries added or removed)\n")
+	default:
+		d.printf("Stopped due to shared library event:\n%s", changes.String())
+	}
 }

@@ -137,6 +137,7 @@ type Debugger struct {
 	sourcing           []sourceLine                     // the line each of them is at
 	failed             bool                             // the command being run said an error (fail)
 	signals            map[string]engine.SignalHandling // handle's settings, kept across runs
+	libraryMatches     map[int]string                   // catch load's and unload's expressions, as given
 	threadNames        map[uint64]string                // thread name's names, by thread id
 	displayOff         map[int]bool                     // the displays disable display turned off
 	frameArgs          string                           // set print frame-arguments ("": scalars)
@@ -289,6 +290,9 @@ func (d *Debugger) newSession() error {
 	}
 	d.s, d.frame, d.stopThread, d.lastFrame = s, 0, 0, stopFrame{}
 	s.SetPrintLimits(d.limits) // set print elements and repeats hold across runs
+	if d.settings.solibStops != 0 {
+		_ = s.StopOnLibraryEvents(true)
+	}
 	s.SetSourcePath(d.srcPath)
 	d.applySkips()
 	d.current.Store(s)
@@ -396,6 +400,8 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 		d.printf("\n%sCatchpoint %d (%s process %d), %s\n", hit, st.BreakpointID, how, child, where())
 	case engine.ReasonExec:
 		d.printf("\n%sCatchpoint %d (exec'd %s), %s\n", hit, st.BreakpointID, st.Text, where())
+	case engine.ReasonLibrary:
+		d.reportLibraries(st, hit, where)
 	case engine.ReasonPause:
 		if d.indexedPCs() { // a Kite program has no signals
 			d.printf("\nPaused in %s\n", where())

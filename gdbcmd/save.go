@@ -89,6 +89,9 @@ func (d *Debugger) savedBreakpoints() string {
 		if c.OnExec {
 			text = "catch exec"
 		}
+		if c.OnLibrary {
+			text = strings.TrimSpace(map[bool]string{false: "catch load ", true: "catch unload "}[c.Unload] + d.libraryMatches[c.ID])
+		}
 		if c.OnSignals {
 			text = strings.TrimSpace("catch signal " + strings.Join(c.Signals, " "))
 			if c.AnySignal {

@@ -17,6 +17,7 @@ import (
 type settings struct {
 	noConfirm, noPagination, verbose, intel bool
 	height, width                           int // 0: unlimited
+	solibStops                              int // stop-on-solib-events
 }
 
 // setQuiet sets one of those settings; false when name is none of them.
@@ -45,6 +46,16 @@ func (d *Debugger) setQuiet(name, val string) bool {
 			d.settings.height = n
 		} else {
 			d.settings.width = n
+		}
+	case "stop-on-solib-events":
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			d.fail("Invalid number \"%s\".\n", val)
+			return true
+		}
+		d.settings.solibStops = n
+		if err := d.s.StopOnLibraryEvents(n != 0); err != nil {
+			d.fail("%s\n", explain(err))
 		}
 	case "disassembly-flavor":
 		switch val {
@@ -85,6 +96,8 @@ func (d *Debugger) showQuiet(name string) bool {
 		d.printf("Number of lines gdb thinks are in a page is %s.\n", limit(d.settings.height))
 	case "width":
 		d.printf("Number of characters gdb thinks are in a line is %s.\n", limit(d.settings.width))
+	case "stop-on-solib-events":
+		d.printf("Stopping for shared library events is %d.\n", d.settings.solibStops)
 	case "disassembly-flavor":
 		flavor := "att"
 		if d.settings.intel {

@@ -69,19 +69,23 @@ func (t *Target) librariesLoaded(h engine.Handler) {
 // addLibraries adds the loaded shared libraries found on this host to the symbols; it
 // reports whether the stub listed any.
 func (t *Target) addLibraries() bool {
-	if !t.c.Supports("qXfer:libraries-svr4:read") {
-		return false
-	}
-	b, err := t.c.ReadXfer(t.ctx, "libraries-svr4", "")
-	if err != nil {
-		return false
-	}
-	libs, err := parseLibrariesSVR4(b)
-	if err != nil || len(libs) == 0 {
-		return false
-	}
+	libs := t.readLibraries()
 	for _, l := range libs {
 		_ = t.sym.AddLibrary(l.Path, l.Base) // one that is not on this host is not walked through
 	}
-	return true
+	return len(libs) > 0
+}
+
+// readLibraries is the stub's list of the libraries the dynamic linker has loaded (nil
+// where it has none or lists none).
+func (t *Target) readLibraries() []engine.Module {
+	if !t.c.Supports("qXfer:libraries-svr4:read") {
+		return nil
+	}
+	b, err := t.c.ReadXfer(t.ctx, "libraries-svr4", "")
+	if err != nil {
+		return nil
+	}
+	libs, _ := parseLibrariesSVR4(b)
+	return libs
 }

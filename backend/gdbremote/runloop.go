@@ -192,7 +192,7 @@ func (t *Target) resumeWaitCatching(action string, start, end uint64, catching b
 			return sr, t.followExec(sr)
 		}
 		if action == "c" {
-			handled, other, err := t.libraryEvent(sr)
+			handled, other, err := t.libraryEvent(sr, catching)
 			if err != nil {
 				return sr, err
 			}
@@ -254,6 +254,9 @@ func (t *Target) stepOff() (StopReply, error) {
 	}
 	t.mu.Lock()
 	tr := t.traps[pc]
+	if tr == nil && pc == t.libEvent && pc != 0 {
+		tr = &trap{kind: SoftwareBreak} // the library event's (solib.go): stopped at by catch load
+	}
 	t.mu.Unlock()
 	var sr StopReply
 	if tr != nil && !t.c.keepsBreakpointOnStep() {
@@ -293,7 +296,7 @@ func (t *Target) doContinue() (*engine.Stop, error) {
 				return nil, err
 			}
 			t.mu.Lock()
-			atTrap := t.traps[pc] != nil
+			atTrap := t.traps[pc] != nil || pc != 0 && pc == t.libEvent
 			t.mu.Unlock()
 			if atTrap {
 				if _, err := t.stepOff(); err != nil {

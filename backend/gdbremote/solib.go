@@ -5,9 +5,27 @@ package gdbremote
 // debuggers may look: at dlopen and dlclose, before and after the change. A breakpoint
 // there, set once the program has started, tells polydbg of a library loaded later: its
 // symbols and debug information are read, the breakpoints waiting for it placed (the
-// engine's LibrariesLoaded), and the run goes on, as gdb's solib events do.
+// engine's LibrariesLoaded), and the run goes on, as gdb's solib events do; a continue
+// stops there when asked to (engine.LibraryCatcher: catch load, catch unload).
 
-import "syscall"
+import (
+	"syscall"
+
+	"github.com/polydbg/polydbg/engine"
+)
+
+var _ engine.LibraryCatcher = (*Target)(nil)
+
+// CatchLibraries implements engine.LibraryCatcher.
+func (t *Target) CatchLibraries(on bool) error {
+	if on && (t.sym.Interpreter() == "" || t.core != nil) {
+		return ErrUnsupported // a static program loads no library
+	}
+	t.mu.Lock()
+	t.catchLibs = on
+	t.mu.Unlock()
+	return nil
+}
 
 // libraryEventFunc is the function of the dynamic linker a debugger breaks on.
 const libraryEventFunc = "_dl_debug_state"
@@ -30,6 +48,7 @@ func (t *Target) armLibraryEvents() {
 		t.log.Warn("gdbremote: no library events", "err", err)
 		return
 	}
+	t.libraryChanges() // the libraries loaded so far: the events tell of others
 	t.mu.Lock()
 	t.libEvent = addr
 	t.mu.Unlock()
@@ -49,12 +68,14 @@ func (t *Target) disarmLibraryEvents() error {
 
 // libraryEvent handles sr, the stop of a continue, when it is at the event breakpoint: the
 // libraries are read again and the handler told, the trap changes it asks for made
-// meanwhile, and the thread steps off the breakpoint. It reports whether sr was such a
-// stop, and the stop the step off ended with when that is not a plain step (a signal, the
-// end), which is then the caller's.
-func (t *Target) libraryEvent(sr StopReply) (handled bool, other *StopReply, err error) {
+// meanwhile; then, when catching (a continue's own, catch load asked for), the error is
+// the stop there (ReasonLibrary, what changed), and otherwise the thread steps off the
+// breakpoint. It reports whether sr was such a stop, and the stop the step off ended with
+// when that is not a plain step (a signal, the end), which is then the caller's.
+func (t *Target) libraryEvent(sr StopReply, catching bool) (handled bool, other *StopReply, err error) {
 	t.mu.Lock()
 	addr, h := t.libEvent, t.h
+	catching = catching && t.catchLibs
 	t.mu.Unlock()
 	if addr == 0 || sr.Kind != StopSignal || sr.Signal != int(syscall.SIGTRAP) {
 		return false, nil, nil
@@ -62,19 +83,59 @@ func (t *Target) libraryEvent(sr StopReply) (handled bool, other *StopReply, err
 	if pc, err := t.pc(); err != nil || pc != addr {
 		return false, nil, err
 	}
-	t.addLibraries()
+	changes := t.libraryChanges()
 	if ll, ok := h.(interface{ LibrariesLoaded() }); ok {
 		t.serveWhile(ll.LibrariesLoaded)
 	}
+	if catching {
+		return true, nil, &trapStopError{st: &engine.Stop{Reason: engine.ReasonLibrary, Text: engine.LibraryChangeText(changes)}}
+	}
+	return true, nil, t.stepOffLibraryEvent(addr, &other)
+}
+
+// stepOffLibraryEvent steps the thread at the event breakpoint off it; *other is set to
+// the step's stop when that is not a plain step (a signal, the end).
+func (t *Target) stepOffLibraryEvent(addr uint64, other **StopReply) error {
 	step, err := t.c.StepOver(t.ctx, t.stepThread(), SoftwareBreak, addr, t.bpLen)
 	if err != nil {
-		return true, nil, err
+		return err
 	}
 	t.newStop(step)
 	if step.Kind != StopSignal || step.Signal != int(syscall.SIGTRAP) {
-		return true, &step, nil
+		*other = &step
 	}
-	return true, nil, nil
+	return nil
+}
+
+// libraryChanges reads the libraries again, adds the new ones to the symbols and says
+// what changed since the last event, in the stub's order: the loaded, then the unloaded.
+func (t *Target) libraryChanges() []engine.LibraryChange {
+	libs := t.readLibraries()
+	now := map[string]bool{}
+	var changes []engine.LibraryChange
+	t.mu.Lock()
+	before := t.libsKnown
+	t.mu.Unlock()
+	for _, l := range libs {
+		_ = t.sym.AddLibrary(l.Path, l.Base)
+		now[l.Path] = true
+		if before != nil && !before[l.Path] {
+			changes = append(changes, engine.LibraryChange{Path: l.Path})
+		}
+	}
+	for _, l := range t.libsOrder {
+		if !now[l] {
+			changes = append(changes, engine.LibraryChange{Path: l, Unloaded: true})
+		}
+	}
+	order := make([]string, 0, len(libs))
+	for _, l := range libs {
+		order = append(order, l.Path)
+	}
+	t.mu.Lock()
+	t.libsKnown, t.libsOrder = now, order
+	t.mu.Unlock()
+	return changes
 }
 
 // serveWhile runs fn, which may ask for work on the stopped target (whileStopped: trap

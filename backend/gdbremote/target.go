@@ -81,12 +81,15 @@ type Target struct {
 	pausing   bool
 	ended     bool
 	killing   bool
-	pending   []*pendingOp  // work (trap changes, memory access) requested while running
-	opQueued  chan struct{} // told (without blocking) when work is added to pending
-	libEvent  uint64        // the dynamic linker's event breakpoint (solib.go), 0 when not set
-	waiting   bool          // the run loop waits for the stop of an interruptible resume
-	stepping  bool          // the run loop waits for a single step: only a pause interrupts it
-	intrSent  bool          // an interrupt was sent during that wait
+	pending   []*pendingOp    // work (trap changes, memory access) requested while running
+	opQueued  chan struct{}   // told (without blocking) when work is added to pending
+	libEvent  uint64          // the dynamic linker's event breakpoint (solib.go), 0 when not set
+	catchLibs bool            // a continue stops at library events (CatchLibraries)
+	libsKnown map[string]bool // the libraries loaded at the last event, and in the stub's order
+	libsOrder []string
+	waiting   bool // the run loop waits for the stop of an interruptible resume
+	stepping  bool // the run loop waits for a single step: only a pause interrupts it
+	intrSent  bool // an interrupt was sent during that wait
 	runDone   chan struct{}
 	threadID  string
 	pid       int               // the program's process id (ProcessID)

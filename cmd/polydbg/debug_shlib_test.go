@@ -34,6 +34,9 @@ func TestSharedLibraryAsGDB(t *testing.T) {
 // A plugin loaded with dlopen, as gdb debugs it once loaded: its function's breakpoint
 // (before, gdb's "Function \"plug_run\" not defined."), its frame called through a
 // pointer, a step into it, finish, info symbol; the run to the end through its dlclose.
+// catch load REGEX and catch unload stop at the dynamic linker's event ("Catchpoint 1",
+// "  Inferior loaded /tmp/.../libplug.so"), listed, counted and deleted as gdb's; set
+// stop-on-solib-events 1 stops at every event, caught or not.
 func TestDlopenAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb", "gdbserver")
 	dir, host, _, _ := realparts.BuildPlugin(t)
@@ -42,4 +45,9 @@ func TestDlopenAsGDB(t *testing.T) {
 		"info symbol plug_run", "finish", "next", "step", "bt", "next", "next", "next", "info locals", "delete",
 		"next", "next", "next", "continue"))
 	compareLines(t, "dlopen", dir, ours, theirs)
+	ours, theirs = batchAndGDBWith(t, polydbgBinary(t), host, noLibcDebugInfo, exCommands(
+		"catch load plug", "catch unload", "break main", "run", "info breakpoints", "set stop-on-solib-events 1",
+		"show stop-on-solib-events", "continue", "continue", "set stop-on-solib-events 0", "continue", "bt 1",
+		"info breakpoints", "delete 2", "continue"))
+	compareLines(t, "catch load", dir, ours, theirs)
 }
