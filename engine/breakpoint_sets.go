@@ -95,15 +95,23 @@ func (s *Session) replaceSet(inSet func(BreakpointSpec) bool, specs []Breakpoint
 }
 
 // RestoreBreakpoints sets the breakpoints of an earlier session of the same program (a
-// restart) with their ids, so that a client's ids stay valid. Hit counts start again. One
+// restart) with their ids, so that a client's ids stay valid, and their hit counts (as gdb
+// keeps them until the next run starts: ClearHitCounts). One
 // the program has no place for is kept without one (Verified false, Message saying why),
 // as an exec leaves one: enabling it places it again.
 func (s *Session) RestoreBreakpoints(bps []Breakpoint) []Breakpoint {
 	out := make([]Breakpoint, 0, len(bps))
 	for _, old := range bps {
 		bp, err := s.addBreakpoint(old.Spec, old.ID, true)
+		if err == nil && old.Hits > 0 {
+			bp.Hits = s.setHits(bp.ID, old.Hits)
+		}
 		if err != nil {
 			bp = s.keepUnplaced(old.Spec, old.ID, err)
+			if bp.Pending && old.Verified {
+				s.showWhere(bp.ID, old.Location) // as gdb shows a library's breakpoint between runs
+				bp.Hits = s.setHits(bp.ID, old.Hits)
+			}
 		}
 		out = append(out, bp)
 	}
@@ -112,7 +120,7 @@ func (s *Session) RestoreBreakpoints(bps []Breakpoint) []Breakpoint {
 
 // keepUnplaced keeps a breakpoint under id with no place in the program, for err.
 func (s *Session) keepUnplaced(spec BreakpointSpec, id int, err error) Breakpoint {
-	b := &bpState{bp: Breakpoint{ID: id, Spec: spec, Message: err.Error()}}
+	b := &bpState{bp: Breakpoint{ID: id, Spec: spec, Message: err.Error(), Pending: mayComeWithLibrary(err)}}
 	b.hit, _ = parseHitCondition(spec.HitCondition)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -124,6 +132,40 @@ func (s *Session) keepUnplaced(spec BreakpointSpec, id int, err error) Breakpoin
 	bp := b.bp
 	s.emit(Event{Kind: EventBreakpointChanged, Breakpoint: &bp, Created: true})
 	return bp
+}
+
+// setHits sets the hit count of breakpoint id to n, and returns it.
+func (s *Session) setHits(id, n int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.bps[id]; b != nil {
+		b.bp.Hits = n
+	}
+	return n
+}
+
+// ClearHitCounts starts every breakpoint's and catchpoint's count of hits again (gdb's run
+// does).
+func (s *Session) ClearHitCounts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.bps {
+		b.bp.Hits = 0
+	}
+	for i := range s.catches {
+		s.catches[i].Hits = 0
+	}
+	s.watchHits = nil
+}
+
+// showWhere gives the pending breakpoint id the location it had in an earlier run, to be
+// shown until it is placed again.
+func (s *Session) showWhere(id int, loc Location) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.bps[id]; b != nil && b.bp.Pending {
+		b.bp.Location = loc
+	}
 }
 
 // newID is a breakpoint number not given yet.

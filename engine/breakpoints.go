@@ -46,6 +46,10 @@ type Breakpoint struct {
 	Verified bool
 	Hits     int    // times its location was reached with its condition true
 	Message  string // why it is not verified
+	// Pending is set on one kept without a place until a shared library brings its file or
+	// function (placed then, when the program loads it); Location is where it was in the
+	// run before, if any, for showing.
+	Pending bool
 }
 
 // hitCondition is a parsed HitCondition.

@@ -157,8 +157,7 @@ func (s *Session) RestoreCatchpoints(cs []Catchpoint) error {
 		return nil
 	}
 	s.mu.Lock()
-	for _, c := range cs {
-		c.Hits = 0
+	for _, c := range cs { // hits kept, as RestoreBreakpoints keeps them
 		s.catches = append(s.catches, c)
 		s.nextID = max(s.nextID, c.ID)
 	}

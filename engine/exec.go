@@ -123,7 +123,7 @@ func (s *Session) placeAgain(b *bpState) error {
 		return err
 	}
 	nb := &bpState{bp: b.bp, hit: b.hit, log: append([]logPart(nil), b.log...)}
-	nb.bp.Spec.Disabled = false
+	nb.bp.Spec.Disabled, nb.bp.Pending = false, false
 	if err := s.compileAt(nb, loc, true); err != nil {
 		return err
 	}

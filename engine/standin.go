@@ -48,7 +48,7 @@ func (s *Session) placePending() {
 	s.mu.Lock()
 	var pending []*bpState
 	for _, b := range s.bps {
-		if !b.bp.Verified && !b.bp.Spec.Disabled && b.bp.Location == (Location{}) {
+		if b.bp.Pending && !b.bp.Spec.Disabled {
 			pending = append(pending, b)
 		}
 	}

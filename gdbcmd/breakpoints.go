@@ -4,6 +4,7 @@ package gdbcmd
 // and the locations they take.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -57,7 +58,7 @@ func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
 		if n, ok := atoi(loc); ok { // a line of the current file, or of main's before the program stops
 			spec.Kind, spec.Line = engine.LineBreakpoint, n
 			if st := d.s.LastStop(); st != nil && st.Location.File != "" {
-				spec.File = st.Location.File
+				spec.File = cmp.Or(d.listFile, st.Location.File) // the file listed last, the stop's unless list showed another
 			} else { // (a stop in a library without lines too, as gdb)
 				spec.File = d.defaultFile()
 			}

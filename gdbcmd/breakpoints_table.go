@@ -136,7 +136,7 @@ func (d *Debugger) breakpointRows(b engine.Breakpoint) []bpRow {
 	}
 	sites := d.sites(b.ID)
 	switch {
-	case !b.Verified: // an exec left it without a place: what it was set on, as gdb
+	case !b.Verified && !(b.Pending && b.Location.HasPC): // an exec left it without a place: what it was set on, as gdb
 		r.addr, r.what = "<PENDING>", specText(b.Spec)
 	case len(sites) > 1:
 		r.addr = "<MULTIPLE>"

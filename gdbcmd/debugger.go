@@ -274,7 +274,7 @@ func (d *Debugger) newSession() error {
 			placed[bp.ID] = bp.Verified
 		}
 		for _, bp := range s.RestoreBreakpoints(d.s.Breakpoints()) {
-			if bp.Message != "" && !bp.Verified && placed[bp.ID] { // (one an exec left without a place says nothing again)
+			if bp.Message != "" && !bp.Verified && placed[bp.ID] && !bp.Pending { // (one an exec left without a place says nothing again; a library's waits for it quietly)
 				d.printf("warning: breakpoint %d: %s\n", bp.ID, bp.Message)
 			}
 		}

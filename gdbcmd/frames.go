@@ -235,7 +235,7 @@ func (d *Debugger) frameArg(args string) (int, bool) {
 // cmdUp is gdb's up [N]: N frames outwards, as far as there are.
 func cmdUp(d *Debugger, args string) bool {
 	n, ok := frameCount(d, args)
-	if !ok {
+	if !ok || d.notStarted("No stack.") {
 		return false
 	}
 	if frames, err := d.s.Stack(); err == nil {
@@ -251,7 +251,7 @@ func cmdUp(d *Debugger, args string) bool {
 // cmdDown is gdb's down [N]: N frames inwards, as far as there are.
 func cmdDown(d *Debugger, args string) bool {
 	n, ok := frameCount(d, args)
-	if !ok {
+	if !ok || d.notStarted("No stack.") {
 		return false
 	}
 	if d.frame == 0 && d.s.State() == engine.Stopped {

@@ -85,6 +85,7 @@ func (d *Debugger) runWith(start func() error) {
 			return
 		}
 	}
+	d.s.ClearHitCounts() // as gdb's run: kept from the last run until now
 	d.startingProgram()
 	d.ranOnce = true
 	d.lastListed = 0 // gdb forgets the lines listed when the program's libraries load

@@ -239,6 +239,7 @@ func (d *Debuggee) Restart(ctx context.Context) (*Debuggee, error) {
 	}
 	nd.RestoreBreakpoints(bps)
 	_ = nd.RestoreCatchpoints(catches) // (a DAP exception filter's catch throw)
+	nd.ClearHitCounts()                // a new run
 	for _, w := range watches {
 		nd.AddWatch(w.Expr)
 	}

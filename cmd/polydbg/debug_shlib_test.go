@@ -27,7 +27,8 @@ func TestSharedLibraryAsGDB(t *testing.T) {
 		"next", "next", "x/2i $pc", "p $pc", "delete", "break foo_add", "info breakpoints",
 		"continue", "p v", "watch counter", "continue", "continue", "delete",
 		"break foo.c:11 if v == 2", "continue", "p v", "set var a->total = 5", "p *a", "p scale * 2",
-		"tbreak foo.c:7", "continue", "info args", "info source"))
+		"tbreak foo.c:7", "continue", "info args", "info source", "list main.c:3", "break 9", "up", "break 11",
+		"info breakpoints"))
 	compareLines(t, "shared library", dir, ours, theirs)
 }
 
