@@ -16,7 +16,20 @@ func (s *Session) Finish(ctx context.Context, frame int) (Halt, error) {
 		return Halt{}, fmt.Errorf("finish: no frame %d", frame)
 	}
 	var h Halt
-	for range frame + 1 {
+	outs, dummy := frame+1, false
+	if fs, err := s.Stack(); err == nil && frame < len(fs) {
+		// A call from the debugger's frame goes with the return of the function it called: no
+		// step out of its own. Finishing one is running until the function above it returns.
+		dummy = fs[frame].Dummy
+		for _, f := range fs[:frame+1] {
+			if f.Dummy {
+				outs--
+			}
+		}
+	}
+	last := false // the stop is the last step out's
+	for i := range outs {
+		last = i == outs-1
 		seq := s.Seq()
 		if err := s.Step(StepOut); err != nil {
 			return h, err
@@ -28,6 +41,18 @@ func (s *Session) Finish(ctx context.Context, frame int) (Halt, error) {
 		if h.State != Stopped || h.Stop == nil || h.Stop.Reason != ReasonStep {
 			break // something else stopped it on the way, or it ended
 		}
+	}
+	if h.Stop != nil && h.Stop.Reason == ReasonCallReturned {
+		// A function called from the debugger returned. The finish of that very function
+		// is a finish's stop, with its value; one that was to go further stops there
+		// silently, as gdb's.
+		st := *h.Stop
+		if last && !dummy {
+			st.Reason = ReasonStep
+		} else {
+			st.ReturnValue = nil
+		}
+		h.Stop = &st
 	}
 	return h, nil
 }

@@ -114,6 +114,10 @@ type Frame struct {
 	// Module is the file of the shared library whose code the frame runs
 	// ("/lib/x86_64-linux-gnu/libc.so.6"), "" for the program's own.
 	Module string
+	// Dummy marks the frame a call from the debugger made on the stack (gdb's "<function
+	// called from gdb>"): the frames above it are the called function's, below it the
+	// program's where it was stopped before (CallStoppedError).
+	Dummy bool
 }
 
 // Scope is a group of variables of a frame ("Locals", "Globals", "Registers"...).
@@ -266,6 +270,25 @@ var (
 	ErrNoFrame    = errors.New("no such frame")
 	ErrNoVariable = errors.New("no such variable reference")
 )
+
+// CallStoppedError says that a function an expression called stopped at a breakpoint
+// before it returned: the program stays stopped there (Stop, published as the session's
+// stop), the called function's frame above a Dummy frame for the caller, as gdb leaves it;
+// when the function returns, the program stops where it was before the call (a stop with
+// ReasonCallReturned, or the finish's own).
+type CallStoppedError struct {
+	Func string // the function the expression called
+	Stop Stop
+}
+
+func (e CallStoppedError) Error() string {
+	return fmt.Sprintf("the program stopped in a function called from the debugger; the evaluation of the expression containing %s was abandoned", e.Func)
+}
+
+// ReasonCallReturned is the stop where a function an expression called, which had stopped
+// (CallStoppedError), returned: its frame is gone, the program is where it was before the
+// call.
+const ReasonCallReturned StopReason = "call returned"
 
 // NoSourceFileError says no line table of the program names the source file
 // (ResolveLine). Libraries is set where shared libraries the program loads later may

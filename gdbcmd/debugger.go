@@ -315,6 +315,10 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 	here := stopFrame{loc.Func, depth}
 	newFrame := here != d.lastFrame
 	d.lastFrame = here
+	if st.Reason == engine.ReasonCallReturned { // a called function returned: gdb stops silently
+		d.listFrom(loc.File, loc.Line)
+		return
+	}
 	where := func() string { // the innermost frame's line, told only when it is shown
 		if frames, err := d.s.Stack(); err == nil && len(frames) > 0 {
 			return d.frameLine(frames[0], d.midLine)

@@ -24,6 +24,9 @@ func (d *Debugger) frameLine(f engine.Frame, midLine bool) string {
 // frameLineAs is frameLine as a frame-info mode has it: "short-location" without the file
 // and line, "location-and-address" with the address also at a line's start.
 func (d *Debugger) frameLineAs(f engine.Frame, midLine bool, mode string) string {
+	if f.Dummy {
+		return "<function called from gdb>" // the frame of a call the debugger made, as gdb names it
+	}
 	args := ""
 	if vars, err := d.s.FrameArgs(f.Index); err == nil {
 		args = d.frameArgsText(vars)
@@ -56,6 +59,9 @@ func (d *Debugger) frameLineAs(f engine.Frame, midLine bool, mode string) string
 // in the thread that stopped, or by its pc in another thread.
 func (d *Debugger) frameMidLine(f engine.Frame) bool {
 	if f.Index > 0 {
+		if fs, err := d.s.Stack(); err == nil && f.Index < len(fs) && fs[f.Index-1].Dummy {
+			return d.s.MidStatement(f.Location) // where the program was when the debugger called: its pc
+		}
 		return true
 	}
 	if st := d.s.LastStop(); st != nil && (st.ThreadID == 0 || st.ThreadID == d.s.SelectedThread()) {

@@ -208,10 +208,25 @@ func (d *Debugger) evalWith(expr string, mode engine.EvalMode) (engine.Variable,
 		return engine.Variable{}, err
 	}
 	v, err := d.s.Evaluate(d.frame, sub, mode)
+	if cs := (engine.CallStoppedError{}); errors.As(err, &cs) {
+		d.report(engine.Halt{State: engine.Stopped, Stop: &cs.Stop}) // where the called function stopped, first
+		return v, calledStopped{cs.Func}
+	}
 	if err != nil && lone && !d.isRegister(name) && name != "_exception" { // a convenience variable never set, as gdb
 		return engine.Variable{Name: expr, Value: "void", Type: "void"}, nil
 	}
 	return v, err
+}
+
+// calledStopped is an evaluation's error where a function it called stopped at a
+// breakpoint, in gdb's words.
+type calledStopped struct{ fn string }
+
+func (e calledStopped) Error() string {
+	return "The program being debugged stopped while in a function called from GDB.\n" +
+		"Evaluation of the expression containing the function\n" +
+		"(" + e.fn + ") will be abandoned.\n" +
+		"When the function is done executing, GDB will silently stop."
 }
 
 // cmdWhatis prints an expression's type; ptype also lists the fields of a struct or union.

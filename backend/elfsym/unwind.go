@@ -18,6 +18,10 @@ type Frame struct {
 	// Interrupted is set when a Cortex-M exception interrupted this frame: the frame above
 	// it is the exception handler (gdb shows "<signal handler called>" between them).
 	Interrupted bool
+	// Dummy is set on the frame a debugger's call of a function made (gdb's "<function
+	// called from gdb>"): the frames below it are the caller's, unwound from the registers
+	// before the call.
+	Dummy bool
 	// Library is the shared library whose code the frame runs ("" for the program's own),
 	// LibraryPath the file read for it, and Symbol its function there, by the library's
 	// symbols, starting at SymbolAddr.

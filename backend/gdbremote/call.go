@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/engine"
 )
 
 // x86-64 System V: the registers of the first six integer arguments, in order.
@@ -29,7 +30,7 @@ func (t *Target) callFunction(addr uint64, args []uint64) (uint64, error) {
 	for _, a := range args {
 		ca.integer(a)
 	}
-	out, err := t.call(addr, ca, 0)
+	out, err := t.call(addr, ca, 0, "")
 	return out.ints[0], err
 }
 
@@ -38,6 +39,7 @@ func (t *Target) callFunction(addr uint64, args []uint64) (uint64, error) {
 type callArgs struct {
 	ints, sse []uint64
 	stack     []byte
+	scratch   int64 // how much of the scratch zone the expression's temporaries use
 }
 
 // integer passes an integer or a pointer: in the next integer register, else on the stack.
@@ -110,13 +112,15 @@ type callOut struct {
 // and passed as the hidden first argument (args leave the first integer register for
 // it). If the program stops anywhere else (a breakpoint, a signal) or ends, the call
 // fails, saying so; the registers are put back either way, and a signal the program had
-// stopped with stays to be delivered.
-func (t *Target) call(addr uint64, args callArgs, memSize int64) (callOut, error) {
+// stopped with stays to be delivered. The call of a function an expression names (named
+// name, "" for the debugger's own calls) that reaches a breakpoint leaves the program
+// stopped there instead, as gdb does (dummy.go): the error is a CallStoppedError.
+func (t *Target) call(addr uint64, args callArgs, memSize int64, name string) (callOut, error) {
 	var out callOut
 	if t.sym.Arch.Machine != elf.EM_X86_64 {
 		return out, errors.New("calling a function of the program is supported on x86-64 programs only")
 	}
-	sp := t.sp() - 256 - scratchZone // below the red zone and the expression's temporaries
+	sp := t.scratchAt(args.scratch) - 16 // below the red zone and the expression's temporaries, where gdb's frame goes
 	if memSize > 0 {
 		out.mem = (sp - uint64(memSize)) &^ 0xf
 		sp = out.mem - 64
@@ -134,7 +138,11 @@ func (t *Target) call(addr uint64, args callArgs, memSize int64) (callOut, error
 	}
 	before := t.lastStopReply()
 	held := t.c.holdSignal()
+	stayed := false // stopped in the called function, which the program stays in (dummy.go)
 	defer func() {
+		if stayed {
+			return
+		}
 		t.c.putSignal(held)
 		if err := t.c.WriteRegisters(t.ctx, saved); err != nil {
 			t.log.Warn("gdbremote: registers not restored after a call", "err", err)
@@ -169,19 +177,39 @@ func (t *Target) call(addr uint64, args callArgs, memSize int64) (callOut, error
 	t.mu.Lock()
 	_, user := t.traps[ret]
 	t.mu.Unlock()
-	if !user {
+	if !user && !t.dummyAt(ret) {
 		if _, err := t.c.SetBreakpoint(t.ctx, ret, t.bpLen); err != nil {
 			return out, err
 		}
-		defer t.c.ClearBreakpoint(t.ctx, SoftwareBreak, ret, t.bpLen)
+		defer func() {
+			if !stayed { // (the program returns there later: the trap stays for it)
+				t.c.ClearBreakpoint(t.ctx, SoftwareBreak, ret, t.bpLen)
+			}
+		}()
 	}
 	sr, err := t.resumeWait("c", 0, 0)
+	var hit *engine.Stop // a breakpoint the called function stopped at
+	for err == nil && name != "" {
+		var at bool
+		if hit, at = t.breakpointStop(sr); hit != nil || !at {
+			break
+		}
+		if sr, err = t.stepOff(); err == nil { // its condition is false: on
+			sr, err = t.resumeWait("c", 0, 0)
+		}
+	}
 	var ex *exitedError
 	switch {
 	case errors.As(err, &ex):
 		return out, errors.New("the program ended while in a function called from the debugger")
 	case err != nil:
 		return out, err
+	}
+	if hit != nil {
+		stayed = true
+		t.pushDummy(dummyFrame{ret: ret, sp: sp, saved: saved, before: before, held: held, ownTrap: !user})
+		t.reportStop(*hit)
+		return out, engine.CallStoppedError{Func: name, Stop: *hit}
 	}
 	if pc, _ := t.pc(); pc != ret || sr.Signal != int(syscall.SIGTRAP) {
 		where := fmt.Sprintf("%#x", pc)
@@ -361,7 +389,8 @@ func (p *arithParser) callWith(fn arithOperand, this *uint64, args []arithOperan
 			ca.integer(n.uint())
 		}
 	}
-	out, err := p.e.t.call(fn.obj.Addr, ca, room)
+	ca.scratch = p.e.scratch
+	out, err := p.e.t.call(fn.obj.Addr, ca, room, name)
 	if err != nil {
 		return fn, err
 	}

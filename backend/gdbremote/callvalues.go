@@ -17,8 +17,18 @@ import (
 )
 
 // scratchZone is the room below the red zone where an expression's temporaries are put
-// when a call takes them by reference or as this ((a + b) + a): calls go below it.
+// when a call takes them by reference or as this ((a + b) + a): calls go below the part
+// used, as gdb pushes them.
 const scratchZone = 4096
+
+// redZone is the x86-64 ABI's: the 128 bytes below the stack pointer a function may use
+// without moving it, which a call from the debugger leaves alone.
+const redZone = 128
+
+// scratchAt is where the temporary that ends used bytes into the scratch zone starts.
+func (t *Target) scratchAt(used int64) uint64 {
+	return (t.sp() - redZone - uint64(used)) &^ 0xf
+}
 
 // inMemory is v, a class object or an array that lives in no memory (a call's result
 // returned in registers, a string literal), put in the stack's scratch zone so that a call
@@ -33,7 +43,7 @@ func (p *arithParser) inMemory(v arithOperand) (arithOperand, error) {
 		return v, errors.New("the expression's temporaries fill the debugger's scratch room")
 	}
 	p.e.scratch += size
-	at := (p.e.t.sp() - 256 - uint64(p.e.scratch)) &^ 0xf
+	at := p.e.t.scratchAt(p.e.scratch)
 	if err := p.e.t.WriteMemory(at, v.obj.Bytes); err != nil {
 		return v, err
 	}
@@ -66,7 +76,7 @@ func (p *arithParser) passObject(ca *callArgs, o arithOperand) error {
 		return errors.New("the expression's temporaries fill the debugger's scratch room")
 	}
 	p.e.scratch += size
-	at := (p.e.t.sp() - 256 - uint64(p.e.scratch)) &^ 0xf
+	at := p.e.t.scratchAt(p.e.scratch)
 	if err := p.e.t.WriteMemory(at, v.Bytes); err != nil { // byte for byte, unless a constructor copies it
 		return err
 	}

@@ -150,6 +150,9 @@ func (t *Target) Stack() ([]engine.Frame, error) {
 		}
 		out[i] = engine.Frame{Index: i, Func: name, Module: f.LibraryPath, Location: engine.Location{File: f.Loc.File, Line: f.Loc.Line,
 			Col: f.Loc.Column, Func: f.Loc.Function, PC: f.PC, HasPC: true}}
+		if f.Dummy {
+			out[i] = engine.Frame{Index: i, Func: "<function called from the debugger>", Dummy: true, Location: engine.Location{PC: f.PC, HasPC: true}}
+		}
 	}
 	return out, nil
 }

@@ -33,6 +33,9 @@ func (t *Target) run(mode engine.ResumeMode) {
 	var hit *trapStopError
 	if errors.As(err, &hit) {
 		stop, err = hit.st, nil
+		if hit.returned {
+			t.popDummy() // the program where it was before the call
+		}
 	}
 	if err != nil {
 		var ex *exitedError
@@ -190,6 +193,9 @@ func (t *Target) resumeWaitCatching(action string, start, end uint64, catching b
 		}
 		if sr.Reason == "exec" {
 			return sr, t.followExec(sr)
+		}
+		if err := t.dummyReturn(sr); err != nil {
+			return sr, err // a function called from an expression returned
 		}
 		if action == "c" {
 			handled, other, err := t.libraryEvent(sr, catching)

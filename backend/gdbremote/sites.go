@@ -82,6 +82,9 @@ func (t *Target) userTrap(pc uint64) *engine.Stop {
 type trapStopError struct {
 	st      *engine.Stop
 	arrived bool
+	// returned: a function called from an expression returned (dummy.go), its frame to
+	// be popped once the stop is made.
+	returned bool
 }
 
 func (e *trapStopError) Error() string { return "stopped at a breakpoint" }

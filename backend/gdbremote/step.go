@@ -265,7 +265,7 @@ func (t *Target) runToTemp(addr, minCFA uint64) error {
 	t.mu.Lock()
 	_, had := t.traps[addr]
 	t.mu.Unlock()
-	if !had {
+	if !had && !t.dummyAt(addr) { // (a call's return address keeps its trap: dummy.go)
 		if _, err := t.c.SetBreakpoint(t.ctx, addr, t.bpLen); err != nil {
 			return err
 		}
@@ -349,8 +349,8 @@ func (t *Target) doStepOut() (*engine.Stop, error) {
 	}
 	fn := t.sym.FuncAt(pc)
 	if err := t.finishCall(); err != nil {
-		if ts := (*trapStopError)(nil); errors.As(err, &ts) && ts.arrived {
-			ts.st.ReturnValue = t.returnValue(fn) // returned, onto a breakpoint: both said, as gdb
+		if ts := (*trapStopError)(nil); errors.As(err, &ts) && (ts.arrived || ts.returned) {
+			ts.st.ReturnValue = t.returnValue(fn) // returned, onto a breakpoint or from a call of an expression: said, as gdb
 		}
 		return nil, err
 	}

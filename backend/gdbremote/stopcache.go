@@ -178,7 +178,7 @@ func (t *Target) frames() ([]elfsym.Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs = t.unwindThroughLibraries(fs)
+	fs = t.throughDummies(t.unwindThroughLibraries(fs))
 	sc.mu.Lock()
 	sc.frames = fs
 	sc.mu.Unlock()

@@ -84,6 +84,7 @@ type Target struct {
 	pending   []*pendingOp    // work (trap changes, memory access) requested while running
 	opQueued  chan struct{}   // told (without blocking) when work is added to pending
 	libEvent  uint64          // the dynamic linker's event breakpoint (solib.go), 0 when not set
+	dummies   []dummyFrame    // calls from expressions left on the stack, the innermost last (dummy.go)
 	catchLibs bool            // a continue stops at library events (CatchLibraries)
 	libsKnown map[string]bool // the libraries loaded at the last event, and in the stub's order
 	libsOrder []string

@@ -135,3 +135,23 @@ func BuildPlugin(t testing.TB) (dir, host, plugin, pluginSource string) {
 	}
 	return dir, filepath.Join(dir, "host"), filepath.Join(dir, "libplug.so"), filepath.Join(dir, "plug.c")
 }
+
+// CallStopProg is a program whose outer calls twice (whose body starts on line 4), and
+// whose main calls both (lines 12 and 13), to be called from expressions.
+const CallStopProg = `#include <stdio.h>
+int depth;
+int twice(int v) {
+	int r = v * 2;
+	depth++;
+	return r;
+}
+int outer(int v) {
+	return twice(v) + 1;
+}
+int main(void) {
+	int t = twice(3);
+	t += outer(4);
+	printf("%d\n", t);
+	return 0;
+}
+`

@@ -102,6 +102,13 @@ func (c *conn) stoppedBody(st *engine.Stop) godap.StoppedEventBody {
 		if st.BreakpointID != 0 && st.Signal == "" { // a C++ exception filter's: "exception thrown"
 			b.Description, b.Text = "Paused on "+st.Text, st.Text
 		}
+	case engine.ReasonCallReturned:
+		b.Description = "The function called from the debug console returned"
+	case engine.ReasonLibrary: // a catch load set in the debug console
+		b.Description = "Paused on a library event"
+		if st.BreakpointID != 0 {
+			b.HitBreakpointIds = []int{st.BreakpointID}
+		}
 	case engine.ReasonSyscall: // a catch syscall set in the debug console
 		sc := st.Syscall
 		if sc == nil {

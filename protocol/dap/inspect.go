@@ -47,6 +47,9 @@ func (c *conn) stackTrace(d *launch.Debuggee, a godap.StackTraceArguments) (any,
 		if f.Location.HasPC {
 			sf.InstructionPointerReference = pcRef(f.Location.PC)
 		}
+		if f.Dummy { // a call the debug console made: a label between the frames
+			sf.PresentationHint = "label"
+		}
 		out = append(out, sf)
 	}
 	return godap.StackTraceResponseBody{StackFrames: out, TotalFrames: total}, nil

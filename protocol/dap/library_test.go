@@ -137,3 +137,51 @@ func TestDlopenedLibraryNative(t *testing.T) {
 		t.Errorf("the program's output %q, want its sum 30", out)
 	}
 }
+
+// A function the debug console calls that reaches a breakpoint leaves the program stopped
+// there, as gdb does: the evaluation fails saying so, a stopped event (breakpoint) comes,
+// the stack shows the called function above a label frame for the call and the program's
+// frame where it was; on continue the function returns, the program stops where it was
+// before the call ("call returned"), and the stack is as it was.
+func TestCallStopsAtBreakpoint(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	src, exe := realparts.BuildC(t, "calls", realparts.CallStopProg)
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": exe})
+	c.event("initialized")
+	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{map[string]any{"line": 13}}})
+	c.do("configurationDone", nil)
+	tid := c.event("stopped")["threadId"]
+	stack := func() []any { return c.do("stackTrace", map[string]any{"threadId": tid})["stackFrames"].([]any) }
+	main := stack()[0].(map[string]any)
+	c.do("setFunctionBreakpoints", map[string]any{"breakpoints": []any{map[string]any{"name": "twice"}}})
+	msg := c.fail("evaluate", map[string]any{"expression": "outer(10)", "frameId": main["id"], "context": "repl"})
+	if !strings.Contains(msg, "stopped in a function called from the debugger") {
+		t.Errorf("the evaluation's error: %q", msg)
+	}
+	if st := c.event("stopped"); st["reason"] != "function breakpoint" {
+		t.Errorf("stop %v, want the breakpoint's", st)
+	}
+	var names []any
+	var label bool
+	for _, f := range stack() {
+		f := f.(map[string]any)
+		names = append(names, f["name"])
+		label = label || f["presentationHint"] == "label"
+	}
+	if len(names) != 4 || names[0] != "twice" || names[1] != "outer" || names[3] != "main" || !label {
+		t.Fatalf("stack in the called function: %v (a label frame: %v)", names, label)
+	}
+	c.do("continue", map[string]any{"threadId": tid})
+	if st := c.event("stopped"); st["reason"] != "call returned" {
+		t.Errorf("stop %v, want the call's return", st)
+	}
+	if fs := stack(); len(fs) != 1 || fs[0].(map[string]any)["line"] != float64(13) {
+		t.Errorf("after the call returned: %v, want main at line 13 alone", fs)
+	}
+	frame := stack()[0].(map[string]any)
+	if got := c.do("evaluate", map[string]any{"expression": "depth", "frameId": frame["id"]})["result"]; got != "2" {
+		t.Errorf("depth = %v, want 2 (the call ran to its end)", got)
+	}
+}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// A function print calls that reaches a breakpoint leaves the program stopped there, as
+// gdb does: the breakpoint's stop, gdb's "The program being debugged stopped while in a
+// function called from GDB." and the function named; bt with "<function called from gdb>"
+// between the called function's frames and the program's (at gdb's addresses); finish out
+// of the called function says its value; finish from the dummy frame, continue and next
+// out of it stop silently where the program was; calls within calls, each its own dummy
+// frame; kill and run again. Against gdb.
+func TestCallStopsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "callstop", realparts.CallStopProg)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands(
+		"break 13", "run", "break twice", "p outer(10)", "bt", "info frame", "finish", "bt", "finish", "bt",
+		"p t", "p depth", "p outer(1)", "continue", "bt", "p twice(5)", "next", "next", "next", "next", "bt",
+		"p outer(10)", "p twice(7)", "bt", "up 2", "frame 4", "finish", "bt", "continue", "bt", "p depth",
+		"info breakpoints", "p outer(2)", "kill", "run", "bt", "delete", "continue"))
+	compareLines(t, "calls that stop", dir, ours, theirs)
+}
