@@ -207,10 +207,17 @@ func (d *Debugger) evalWith(expr string, mode engine.EvalMode) (engine.Variable,
 	if err != nil {
 		return engine.Variable{}, err
 	}
+	if d.s.State().Ended() && !d.indexedPCs() && !d.cfg.Attach && !d.s.PostMortem() {
+		// as gdb: once the program has ended, expressions read the program's file again
+		// (a global's first value), in the session of the next run, made now
+		if err := d.newSession(); err != nil {
+			return engine.Variable{}, err
+		}
+	}
 	v, err := d.s.Evaluate(d.frame, sub, mode)
 	if cs := (engine.CallStoppedError{}); errors.As(err, &cs) {
-		d.report(engine.Halt{State: engine.Stopped, Stop: &cs.Stop}) // where the called function stopped, first
-		return v, calledStopped{cs.Func}
+		d.report(d.s.LastHalt()) // where the called function stopped, first
+		return v, calledStopped{cs.Func, cs.Stop.Signal != ""}
 	}
 	if err != nil && lone && !d.isRegister(name) && name != "_exception" { // a convenience variable never set, as gdb
 		return engine.Variable{Name: expr, Value: "void", Type: "void"}, nil
@@ -219,12 +226,20 @@ func (d *Debugger) evalWith(expr string, mode engine.EvalMode) (engine.Variable,
 }
 
 // calledStopped is an evaluation's error where a function it called stopped at a
-// breakpoint, in gdb's words.
-type calledStopped struct{ fn string }
+// breakpoint, or received a signal, in gdb's words.
+type calledStopped struct {
+	fn       string
+	signaled bool
+}
 
 func (e calledStopped) Error() string {
-	return "The program being debugged stopped while in a function called from GDB.\n" +
-		"Evaluation of the expression containing the function\n" +
+	what := "The program being debugged stopped while in a function called from GDB.\n"
+	if e.signaled {
+		what = "The program being debugged was signaled while in a function called from GDB.\n" +
+			"GDB remains in the frame where the signal was received.\n" +
+			"To change this behavior use \"set unwindonsignal on\".\n"
+	}
+	return what + "Evaluation of the expression containing the function\n" +
 		"(" + e.fn + ") will be abandoned.\n" +
 		"When the function is done executing, GDB will silently stop."
 }

@@ -205,7 +205,14 @@ func (t *Target) call(addr uint64, args callArgs, memSize int64, name string) (c
 	case err != nil:
 		return out, err
 	}
+	if sig := sr.Signal; hit == nil && name != "" && err == nil && sr.Kind == StopSignal && sig != 0 && sig != int(syscall.SIGTRAP) {
+		// a signal, as gdb's default (unwindonsignal off): the program stays where it came
+		hit = &engine.Stop{Reason: engine.ReasonException, Text: "signal " + engine.SignalText(SignalName(sig)), Signal: SignalName(sig)}
+	}
 	if hit != nil {
+		if fn := t.sym.FuncAt(addr); fn != nil && fn.Start() == addr {
+			name = t.sym.Signature(fn) // as gdb names it: a C++ function by its signature
+		}
 		stayed = true
 		t.pushDummy(dummyFrame{ret: ret, sp: sp, saved: saved, before: before, held: held, ownTrap: !user})
 		t.reportStop(*hit)

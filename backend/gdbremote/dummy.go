@@ -121,7 +121,7 @@ func (t *Target) throughDummies(fs []elfsym.Frame) []elfsym.Frame {
 			return fs[:i]
 		}
 		before = t.unwindThroughLibraries(before)
-		dummy := elfsym.Frame{Index: i, PC: d.ret, Dummy: true}
+		dummy := elfsym.Frame{Index: i, PC: d.ret, CFA: d.sp + 16, Dummy: true} // (at gdb's address for it)
 		fs = append(append(fs[:i:i], dummy), before...)
 		for j := range fs {
 			fs[j].Index = j

@@ -12,7 +12,8 @@ import (
 // between the called function's frames and the program's (at gdb's addresses); finish out
 // of the called function says its value; finish from the dummy frame, continue and next
 // out of it stop silently where the program was; calls within calls, each its own dummy
-// frame; kill and run again. Against gdb.
+// frame; kill and run again. Once the program has ended, print reads the program's file
+// again, as gdb's. Against gdb.
 func TestCallStopsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "callstop", realparts.CallStopProg)
@@ -20,6 +21,30 @@ func TestCallStopsAsGDB(t *testing.T) {
 		"break 13", "run", "break twice", "p outer(10)", "bt", "info frame", "finish", "bt", "finish", "bt",
 		"p t", "p depth", "p outer(1)", "continue", "bt", "p twice(5)", "next", "next", "next", "next", "bt",
 		"p outer(10)", "p twice(7)", "bt", "up 2", "frame 4", "finish", "bt", "continue", "bt", "p depth",
-		"info breakpoints", "p outer(2)", "kill", "run", "bt", "delete", "continue"))
+		"info breakpoints", "p outer(2)", "kill", "run", "bt", "delete", "continue", "p depth", "p 1", "p t",
+		"info breakpoints"))
 	compareLines(t, "calls that stop", dir, ours, theirs)
+}
+
+// A called function that receives a signal stays where the signal came, as gdb's default
+// (unwindonsignal off): the signal's stop, gdb's words, the dummy frame in bt, the
+// caller's frame beyond it; the signal is the program's on continue.
+func TestCallSignaledAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "callsig", `#include <stdio.h>
+int *nothing;
+int crash(int v) {
+	int r = v + 1;
+	r += *nothing;
+	return r;
+}
+int main(void) {
+	int t = 3;
+	printf("%d\n", t);
+	return 0;
+}
+`)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands(
+		"break 10", "run", "p crash(2)", "bt", "up", "p t", "up", "p t", "frame 0", "p r", "continue", "bt", "info breakpoints"))
+	compareLines(t, "a call signaled", dir, ours, theirs)
 }

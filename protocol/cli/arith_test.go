@@ -239,9 +239,10 @@ func TestCallAsGDB(t *testing.T) {
 	results := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?(\$\d+ = .*|\d+\t.*)$`)
 	agreeLines(t, "call", 9, captured(results, out, dir), captured(results, oracle, dir), out, oracle)
 	_, out = nativeScript(t, "break square\nrun\np square(2)\ncall square()\ncall square(3)\ninfo registers rip\n")
-	expect(t, out, "(polydbg) p square(2)\nthe program stopped in square (SIGTRAP) while in a function called from the debugger;",
+	expect(t, out, "(polydbg) p square(2)\n\nBreakpoint 1, square (x=2) at", // stopped there, as gdb leaves it
+		"The program being debugged stopped while in a function called from GDB.\nEvaluation of the expression containing the function\n(square) will be abandoned.",
 		"(polydbg) call square()\nToo few arguments in function call.\n",
-		"(polydbg) call square(3)\nthe program stopped in square (SIGTRAP) while in a function called from the debugger;",
+		"(polydbg) call square(3)\n\nBreakpoint 1, square (x=3) at",
 		"(polydbg) info registers rip\nrip            0x", " <square+")
 }
 
