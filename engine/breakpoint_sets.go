@@ -168,6 +168,18 @@ func (s *Session) showWhere(id int, loc Location) {
 	}
 }
 
+// SetBreakpointOrPending sets a breakpoint as SetBreakpoint does, but one a shared library
+// the program loads later may have a place for (its file or function unknown so far) is
+// kept, pending, and returned unverified with why, to be placed when the library is
+// loaded, as SetBreakpoints keeps it.
+func (s *Session) SetBreakpointOrPending(spec BreakpointSpec) (Breakpoint, error) {
+	bp, err := s.SetBreakpoint(spec)
+	if err != nil && mayComeWithLibrary(err) {
+		return s.keepUnplaced(spec, s.newID(), err), nil
+	}
+	return bp, err
+}
+
 // newID is a breakpoint number not given yet.
 func (s *Session) newID() int {
 	s.mu.Lock()

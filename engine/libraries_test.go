@@ -94,3 +94,18 @@ func TestCatchLibraries(t *testing.T) {
 		t.Error("catch load on a target without library events")
 	}
 }
+
+// A library event's text, whatever it holds, reads as changes that write back the same
+// text (LibraryChangeText after LibraryChanges is a fixed point).
+func FuzzLibraryChanges(f *testing.F) {
+	f.Add("loaded /tmp/libplug.so\nunloaded /lib/x.so\n")
+	f.Add("loaded \nunloaded\nloaded a\nb")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, text string) {
+		once := LibraryChangeText(LibraryChanges(Stop{Reason: ReasonLibrary, Text: text}))
+		twice := LibraryChangeText(LibraryChanges(Stop{Reason: ReasonLibrary, Text: once}))
+		if once != twice {
+			t.Fatalf("%q reads as %q, then %q", text, once, twice)
+		}
+	})
+}

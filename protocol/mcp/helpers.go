@@ -28,7 +28,7 @@ func (s *Server) setBreakpoint(g *debuggee, b BreakpointIn) (BP, error) {
 	default:
 		return BP{}, fmt.Errorf("a breakpoint needs a line (with a file), a function or an address")
 	}
-	bp, err := g.d.SetBreakpoint(spec)
+	bp, err := g.d.SetBreakpointOrPending(spec) // (one in a library not loaded yet waits for it)
 	if err != nil {
 		return BP{}, err
 	}
