@@ -9,6 +9,9 @@ package elfsym
 // debugLibraryAt is the File of the loaded library with DWARF whose code holds the
 // run-time pc: nil for the program's own code and for a library without debug information.
 func (f *File) debugLibraryAt(pc uint64) *File {
+	if !f.libs.debug.Load() {
+		return nil // (on every step's path: one load while no library has any)
+	}
 	if l := f.libraryAt(pc); l != nil && l.f.DWARF != nil {
 		return l.f
 	}
@@ -17,6 +20,9 @@ func (f *File) debugLibraryAt(pc uint64) *File {
 
 // debugLibraries are the Files of the loaded libraries with DWARF, in load order.
 func (f *File) debugLibraries() []*File {
+	if !f.libs.debug.Load() {
+		return nil
+	}
 	f.libs.mu.Lock()
 	defer f.libs.mu.Unlock()
 	var out []*File

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // library is a shared object mapped into the program.
@@ -35,6 +36,9 @@ type funcSym struct {
 type libraries struct {
 	mu   sync.Mutex
 	list []*library
+	// debug is set once a library with debug information is added: until then a question
+	// about a pc is the program's alone, without a look at the libraries (libdebug.go).
+	debug atomic.Bool
 }
 
 // AddLibrary makes the unwinder go through the frames of the shared object at path,
@@ -85,6 +89,9 @@ func (f *File) AddLibrary(path string, bias uint64) error {
 		return a.addr < b.addr || a.addr == b.addr && a.name < b.name
 	})
 	f.libs.list = append(f.libs.list, l)
+	if lf.DWARF != nil {
+		f.libs.debug.Store(true)
+	}
 	return nil
 }
 
