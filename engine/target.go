@@ -271,11 +271,11 @@ var (
 	ErrNoVariable = errors.New("no such variable reference")
 )
 
-// CallStoppedError says that a function an expression called stopped at a breakpoint
-// before it returned: the program stays stopped there (Stop, published as the session's
-// stop), the called function's frame above a Dummy frame for the caller, as gdb leaves it;
-// when the function returns, the program stops where it was before the call (a stop with
-// ReasonCallReturned, or the finish's own).
+// CallStoppedError says that a function an expression called stopped at a breakpoint, or
+// received a signal, before it returned: the program stays stopped there (Stop, published
+// as the session's stop), the called function's frame above a Dummy frame for the caller,
+// as gdb leaves it; when the function returns, the program stops where it was before the
+// call (a stop with ReasonCallReturned, or the finish's own).
 type CallStoppedError struct {
 	Func string // the function the expression called
 	Stop Stop

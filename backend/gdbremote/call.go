@@ -113,8 +113,9 @@ type callOut struct {
 // it). If the program stops anywhere else (a breakpoint, a signal) or ends, the call
 // fails, saying so; the registers are put back either way, and a signal the program had
 // stopped with stays to be delivered. The call of a function an expression names (named
-// name, "" for the debugger's own calls) that reaches a breakpoint leaves the program
-// stopped there instead, as gdb does (dummy.go): the error is a CallStoppedError.
+// name, "" for the debugger's own calls) that reaches a breakpoint or receives a signal
+// leaves the program stopped there instead, as gdb does (dummy.go): the error is an
+// engine.CallStoppedError.
 func (t *Target) call(addr uint64, args callArgs, memSize int64, name string) (callOut, error) {
 	var out callOut
 	if t.sym.Arch.Machine != elf.EM_X86_64 {

@@ -1,12 +1,13 @@
 package gdbremote
 
-// Target: functions an expression called that stopped at a breakpoint before they
-// returned. As gdb does, the program stays stopped in the called function, whose frames
-// show above a dummy frame ("<function called from gdb>") that stands for the call, the
-// program's frames where it was stopped below it. The call's return address (the entry
-// point) keeps its trap: when the function returns there, the registers are put back as
-// they were before the call and the run that got there stops (engine.ReasonCallReturned;
-// a finish out of the called function says the value it returned).
+// Target: functions an expression called that stopped at a breakpoint, or received a
+// signal, before they returned. As gdb does, the program stays stopped in the called
+// function, whose frames show above a dummy frame ("<function called from gdb>") that
+// stands for the call, the program's frames where it was stopped below it. The call's
+// return address (the entry point) keeps its trap: when the function returns there, the
+// registers are put back as they were before the call and the run that got there stops
+// (engine.ReasonCallReturned; a finish out of the called function says the value it
+// returned).
 
 import (
 	"slices"

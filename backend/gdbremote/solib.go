@@ -84,7 +84,7 @@ func (t *Target) libraryEvent(sr StopReply, catching bool) (handled bool, other 
 		return false, nil, err
 	}
 	changes := t.libraryChanges()
-	if ll, ok := h.(interface{ LibrariesLoaded() }); ok {
+	if ll, ok := h.(engine.LibraryLoads); ok {
 		t.serveWhile(ll.LibrariesLoaded)
 	}
 	if catching {
