@@ -319,7 +319,7 @@ func TestLocationLists(t *testing.T) {
 		if want := map[bool]int{true: 5, false: 0}[b.Native]; err != nil || !sl.InReg || sl.Reg != want {
 			t.Errorf("%s: v at leaf's entry: %+v %v", b, sl, err)
 		}
-		regs := regSet{0: 99, 5: 99, 7: 0x1000, 13: 0x1000}
+		regs := regsOf(map[int]uint64{0: 99, 5: 99, 7: 0x1000, 13: 0x1000})
 		val, err := f.ReadVar(v, &Frame{PC: leaf.Low + f.Bias, regs: regs}, fakeMem{})
 		if err != nil || val.Text != "99" {
 			t.Errorf("%s: v = %+v %v", b, val, err)
@@ -344,7 +344,7 @@ func TestTaskOutermostFrame(t *testing.T) {
 	_, f := openCorpus(t, firmware.Variant{Opt: "-O0"})
 	task := mustFunc(t, f, "leaf") // stands for a task function, stopped at its entry
 	exit := mustFunc(t, f, "prvTaskExitError")
-	regs := regSet{13: 0x20001000, 14: exit.Low | 1, 15: task.Low}
+	regs := regsOf(map[int]uint64{13: 0x20001000, 14: exit.Low | 1, 15: task.Low})
 	frames, err := f.Unwind(regs, fakeMem{}, 10)
 	if err != nil || len(frames) != 1 || frames[0].Func != task {
 		var names []string

@@ -213,7 +213,7 @@ func TestCortexMExceptionUnwind(t *testing.T) {
 		t.Fatalf("handler row %+v %v", row, err)
 	}
 	// Build the handler's frame: CFA = sp0 + cfaOff; saved lr at CFA+off(14).
-	regs := regSet{13: sp0, 7: sp0, 14: uint64(retInHandler), 15: tick.Low}
+	regs := regsOf(map[int]uint64{13: sp0, 7: sp0, 14: uint64(retInHandler), 15: tick.Low})
 	cfa := uint64(int64(sp0) + row.cfa.off)
 	for reg, r := range row.regs {
 		if r.kind == ruleOffset {

@@ -35,7 +35,7 @@ func (f *File) SavedRegisters(fr *Frame, mem Memory) map[int]uint64 {
 		case ruleOffset:
 			saved[reg] = uint64(int64(fr.CFA) + rule.off)
 		case ruleExpr:
-			if l, err := f.evalExpr(rule.expr, &exprEnv{regs: regSet(fr.regs), mem: mem}, []uint64{fr.CFA}); err == nil {
+			if l, err := f.evalExpr(rule.expr, &exprEnv{regs: fr.regs, mem: mem}, []uint64{fr.CFA}); err == nil {
 				saved[reg] = l.Addr
 			}
 		}

@@ -35,7 +35,7 @@ func FuzzEvalExpr(f *testing.F) {
 	}
 	fl := fuzzFile(elf.EM_ARM, map[string][]byte{})
 	f.Fuzz(func(t *testing.T, expr []byte) {
-		env := &exprEnv{regs: regSet{0: 0x20000000, 13: 0x20001000}, mem: fakeMem{},
+		env := &exprEnv{regs: regsOf(map[int]uint64{0: 0x20000000, 13: 0x20001000}), mem: fakeMem{},
 			frameBase: func() (uint64, error) { return 0x20001000, nil },
 			cfa:       func() (uint64, error) { return 0x20001008, nil }, cu: &cuInfo{version: 5}}
 		fl.evalExpr(expr, env, nil)

@@ -36,7 +36,7 @@ func basic(name string, size int64) dwarf.BasicType {
 func TestStoreEverywhereDWARFPutsIt(t *testing.T) {
 	f := fuzzFile(elf.EM_X86_64, nil)
 	m := &memRegs{mem: make([]byte, 32), regs: map[int]uint64{0: 0xdeadbeef_00000005, 1: 0x1111}}
-	fr := &Frame{regs: m.regs}
+	fr := &Frame{regs: &regSet{known: m.regs}} // (the map itself: what the stores write)
 	i32 := &dwarf.IntType{BasicType: basic("int", 4)}
 	i64 := &dwarf.IntType{BasicType: basic("long long", 8)}
 	uns := &dwarf.UintType{BasicType: basic("unsigned int", 4)}
@@ -58,7 +58,7 @@ func TestStoreEverywhereDWARFPutsIt(t *testing.T) {
 	if m.regs[1] != 0x55667788 || !bytes.Equal(m.mem[8:12], []byte{0x44, 0x33, 0x22, 0x11}) {
 		t.Fatalf("pieces: reg %#x mem % x", m.regs[1], m.mem[8:12])
 	}
-	fr.regs = m.regs
+	fr.regs = &regSet{known: m.regs}
 	if v, err := f.Read(Place{Name: "ll", Loc: pieces, Type: i64}, fr, m); err != nil || v.Text != "1234605616436508552" {
 		t.Fatalf("pieces read back %q %v", v.Text, err)
 	}

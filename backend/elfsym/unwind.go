@@ -3,6 +3,8 @@ package elfsym
 import (
 	"debug/elf"
 	"fmt"
+	"maps"
+	"sync"
 )
 
 // Frame is one frame of a backtrace.
@@ -27,7 +29,7 @@ type Frame struct {
 	// symbols, starting at SymbolAddr.
 	Library, LibraryPath, Symbol string
 	SymbolAddr                   uint64
-	regs                         map[int]uint64
+	regs                         *regSet
 	lookup                       uint64        // run-time pc to look up: PC, or PC-1 for a caller
 	inline                       *Inline       // the inlined copy this frame is (nil for a function's own frame)
 	caller                       *Frame        // the frame of the function that called this frame's function
@@ -60,17 +62,96 @@ func (fr *Frame) Name() string {
 }
 
 // Register returns the value of a DWARF register in this frame, where it is known.
-func (fr *Frame) Register(n int) (uint64, bool) {
-	v, ok := fr.regs[n]
+func (fr *Frame) Register(n int) (uint64, bool) { return fr.regs.Register(n) }
+
+// Regs returns the registers known in this frame, by DWARF number (each of the
+// architecture's read, where a frame reads them lazily).
+func (fr *Frame) Regs() map[int]uint64 { return fr.regs.all() }
+
+// regSet is a frame's registers by DWARF number: those its unwinding set, and where the
+// others are read when first asked for, the frame below's (a register the call kept) or,
+// for the innermost frame, the target's. A step unwinds a frame or two by the stack and
+// frame pointers, which a stub sends with its stop: reading every register at once made
+// it ask for all of them (gdbserver's 'g', a third of a native step's time).
+type regSet struct {
+	mu    sync.Mutex // a frame's registers are read from several goroutines (a stop's frames are shared)
+	known map[int]uint64
+	gone  map[int]bool // undefined in this frame (a rule of the call frame information)
+	from  Registers    // where one neither known nor gone is read; nil: nowhere
+	names int          // how many registers the architecture names (all's range)
+}
+
+// newRegSet is a register set read from from (nil: only what is set) lazily.
+func newRegSet(from Registers, names int) *regSet {
+	return &regSet{known: map[int]uint64{}, from: from, names: names}
+}
+
+// regsOf is a register set of fixed values.
+func regsOf(m map[int]uint64) *regSet {
+	r := newRegSet(nil, 0)
+	for n, v := range m {
+		r.known[n] = v
+		r.names = max(r.names, n+1)
+	}
+	return r
+}
+
+// Register implements Registers.
+func (r *regSet) Register(n int) (uint64, bool) {
+	if r == nil {
+		return 0, false
+	}
+	r.mu.Lock()
+	v, ok := r.known[n]
+	unknown := !ok && !r.gone[n] && r.from != nil
+	r.mu.Unlock()
+	if !unknown {
+		return v, ok
+	}
+	v, ok = r.from.Register(n) // (not under mu: from is another frame's, or the target)
+	r.mu.Lock()
+	if ok {
+		r.known[n] = v
+	} else {
+		r.dropLocked(n)
+	}
+	r.mu.Unlock()
 	return v, ok
 }
 
-// Regs returns the registers known in this frame, by DWARF number.
-func (fr *Frame) Regs() map[int]uint64 { return fr.regs }
+func (r *regSet) set(n int, v uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.known[n] = v
+	delete(r.gone, n)
+}
 
-type regSet map[int]uint64
+func (r *regSet) drop(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dropLocked(n)
+}
 
-func (r regSet) Register(n int) (uint64, bool) { v, ok := r[n]; return v, ok }
+func (r *regSet) dropLocked(n int) {
+	delete(r.known, n)
+	if r.gone == nil {
+		r.gone = map[int]bool{}
+	}
+	r.gone[n] = true
+}
+
+// all reads every register the architecture names and returns those known (a copy).
+func (r *regSet) all() map[int]uint64 {
+	if r == nil {
+		return nil
+	}
+	for n := range r.names {
+		r.Register(n)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.known)
+}
 
 // Unwind walks the stack from the current registers: through CFI (.debug_frame /
 // .eh_frame), through Cortex-M exception entries (EXC_RETURN in lr), and with a frame
@@ -78,12 +159,7 @@ func (r regSet) Register(n int) (uint64, bool) { v, ok := r[n]; return v, ok }
 // undefined return address, or after max frames.
 func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 	a := f.Arch
-	cur := regSet{}
-	for n := range a.RegNames {
-		if v, ok := regs.Register(n); ok {
-			cur[n] = v
-		}
-	}
+	cur := newRegSet(regs, len(a.RegNames)) // read as asked for
 	var psp uint64
 	var havePSP bool
 	if a.Machine == elf.EM_ARM {
@@ -93,7 +169,7 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 	if pcReg < 0 {
 		pcReg = a.RA // aarch64: the pc is not a DWARF register; the caller provides it as RA
 	}
-	pc, ok := cur[pcReg]
+	pc, ok := cur.Register(pcReg)
 	if !ok {
 		return nil, fmt.Errorf("elfsym: unwind: no pc")
 	}
@@ -146,7 +222,7 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 			}
 			w := func(k int) uint64 { return uint64(a.ByteOrder.Uint32(b[4*k:])) }
 			for k, reg := range []int{0, 1, 2, 3, 12, 14} {
-				caller[reg] = w(k)
+				caller.set(reg, w(k))
 			}
 			xpsr := w(7)
 			size := uint64(0x20)
@@ -156,9 +232,9 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 			if xpsr&(1<<9) != 0 {
 				size += 4 // the hardware aligned the stack
 			}
-			caller[13] = sp + size
+			caller.set(13, sp+size)
 			pc = w(6) &^ 1
-			caller[15] = pc
+			caller.set(15, pc)
 			interrupted = true
 			prevCFA = 0
 			cur = caller
@@ -170,7 +246,7 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		prevCFA = cfa
 		interrupted = false
 		pc = f.clearThumb(ra)
-		caller[pcReg] = pc
+		caller.set(pcReg, pc)
 		cur = caller
 	}
 	out := f.expandInlines(frames)
@@ -193,12 +269,10 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 // unwindStep computes the caller's registers, the return address and the CFA of the frame
 // whose registers are cur and whose pc (for lookup) is lookup.
 // With cfaOnly it computes just the CFA (no memory is read for the caller's registers).
-func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory, cfaOnly bool) (caller regSet, ra, cfa uint64, ok bool) {
+func (f *File) unwindStep(i int, lookup uint64, cur *regSet, mem Memory, cfaOnly bool) (caller *regSet, ra, cfa uint64, ok bool) {
 	a := f.Arch
-	caller = regSet{}
-	for k, v := range cur {
-		caller[k] = v
-	}
+	caller = newRegSet(cur, cur.names) // what no rule changes: as the callee has it
+
 	readPtr := func(addr uint64) (uint64, bool) {
 		b, err := mem.ReadMemory(addr, a.PtrSize)
 		if err != nil || len(b) < a.PtrSize {
@@ -221,7 +295,7 @@ func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory, cfaOnly 
 			}
 			cfa = v.Addr
 		} else {
-			base, ok := cur[row.cfa.reg]
+			base, ok := cur.Register(row.cfa.reg)
 			if !ok {
 				return nil, 0, 0, false
 			}
@@ -237,7 +311,7 @@ func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory, cfaOnly 
 		for reg, rule := range row.regs {
 			switch rule.kind {
 			case ruleUndefined:
-				delete(caller, reg)
+				caller.drop(reg)
 				if reg == row.ra {
 					raUndefined = true
 				}
@@ -247,57 +321,58 @@ func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory, cfaOnly 
 				if !ok {
 					return nil, 0, 0, false
 				}
-				caller[reg] = v
+				caller.set(reg, v)
 			case ruleValOffset:
-				caller[reg] = uint64(int64(cfa) + rule.off)
+				caller.set(reg, uint64(int64(cfa)+rule.off))
 			case ruleRegister:
-				if v, ok := cur[rule.reg]; ok {
-					caller[reg] = v
+				if v, ok := cur.Register(rule.reg); ok {
+					caller.set(reg, v)
 				} else {
-					delete(caller, reg)
+					caller.drop(reg)
 				}
 			case ruleExpr, ruleValExpr:
 				l, err := f.evalExpr(rule.expr, &exprEnv{regs: cur, mem: mem}, []uint64{cfa})
 				if err != nil {
-					delete(caller, reg)
+					caller.drop(reg)
 					continue
 				}
 				if rule.kind == ruleValExpr {
-					caller[reg] = l.Addr
+					caller.set(reg, l.Addr)
 				} else if v, ok := readPtr(l.Addr); ok {
-					caller[reg] = v
+					caller.set(reg, v)
 				}
 			}
 		}
 		if raUndefined {
 			return caller, 0, cfa, false
 		}
-		ra, ok = caller[row.ra]
+		ra, ok = caller.Register(row.ra)
 		if !ok {
 			return caller, 0, cfa, false
 		}
-		caller[a.SP] = cfa
+		caller.set(a.SP, cfa)
 		return caller, ra, cfa, true
 	}
 	// No CFI.
 	switch a.Machine {
 	case elf.EM_ARM:
 		if i == 0 { // a leaf: the return address is still in lr
-			ra, ok = cur[14]
-			return caller, ra, cur[13], ok
+			ra, ok = cur.Register(14)
+			sp, _ := cur.Register(13)
+			return caller, ra, sp, ok
 		}
 	case elf.EM_X86_64, elf.EM_386:
 		if f.isLibrary && i == 0 {
 			// Library code between CFI regions (right after a syscall, as in clone3)
 			// has pushed nothing: the return address is at the top of the stack.
-			sp := cur[a.SP]
+			sp, _ := cur.Register(a.SP)
 			if ra, ok = readPtr(sp); !ok {
 				return nil, 0, 0, false
 			}
-			caller[a.SP] = sp + uint64(a.PtrSize)
+			caller.set(a.SP, sp+uint64(a.PtrSize))
 			return caller, ra, sp + uint64(a.PtrSize), true
 		}
-		fp, ok := cur[a.FP]
+		fp, ok := cur.Register(a.FP)
 		if !ok || fp == 0 {
 			return nil, 0, 0, false
 		}
@@ -307,8 +382,8 @@ func (f *File) unwindStep(i int, lookup uint64, cur regSet, mem Memory, cfaOnly 
 			return nil, 0, 0, false
 		}
 		cfa = fp + 2*uint64(a.PtrSize)
-		caller[a.FP] = savedFP
-		caller[a.SP] = cfa
+		caller.set(a.FP, savedFP)
+		caller.set(a.SP, cfa)
 		return caller, ra, cfa, true
 	}
 	return nil, 0, 0, false
