@@ -18,6 +18,9 @@ type Module struct {
 	TextStart, TextEnd uint64
 	DebugInfo          bool
 	Interpreter        bool
+	// DebugRead: polydbg reads the library's debug information (its own file has it): its
+	// functions, lines and variables are known as the program's are.
+	DebugRead bool
 }
 
 // ModuleLister is implemented by targets that know their loaded modules (a program under

@@ -16,6 +16,8 @@ import (
 type LibraryInfo struct {
 	TextAddr, TextSize uint64
 	DebugInfo          bool
+	// OwnDebugInfo: the file itself has it (built with -g), which polydbg reads (AddLibrary).
+	OwnDebugInfo bool
 }
 
 // debugRoot is where distributions install separate debug information.
@@ -32,7 +34,8 @@ func ReadLibraryInfo(path string) (LibraryInfo, error) {
 	if s := f.Section(".text"); s != nil {
 		li.TextAddr, li.TextSize = s.Addr, s.Size
 	}
-	li.DebugInfo = f.Section(".debug_info") != nil || separateDebug(f, path)
+	li.OwnDebugInfo = f.Section(".debug_info") != nil
+	li.DebugInfo = li.OwnDebugInfo || separateDebug(f, path)
 	return li, nil
 }
 

@@ -49,7 +49,7 @@ func (t *Target) Modules(ctx context.Context) ([]engine.Module, error) {
 		l := &libs[i]
 		l.Interpreter = interp != "" && l.Path == interp
 		if li, ok := t.libraryInfo(l.Path); ok {
-			l.DebugInfo = li.DebugInfo
+			l.DebugInfo, l.DebugRead = li.DebugInfo, li.OwnDebugInfo
 			if li.TextSize > 0 {
 				l.TextStart, l.TextEnd = l.Base+li.TextAddr, l.Base+li.TextAddr+li.TextSize
 			}

@@ -72,6 +72,15 @@ func TestSharedLibraryNative(t *testing.T) {
 			t.Errorf("%s = %q, want %q", expr, got, want)
 		}
 	}
+	mods := c.do("modules", map[string]any{})["modules"].([]any)
+	status := map[string]any{}
+	for _, m := range mods {
+		m := m.(map[string]any)
+		status[m["name"].(string)] = m["symbolStatus"]
+	}
+	if status["libfoo.so"] != "Symbols loaded" || status["prog"] != "Symbols loaded" {
+		t.Errorf("modules' symbols: %v, want the program's and libfoo.so's loaded", status)
+	}
 	// Into the library through its PLT entry: from main's call, at foo_add's first line.
 	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": libSrc}, "breakpoints": []any{}})
 	c.do("setFunctionBreakpoints", map[string]any{"breakpoints": []any{}})

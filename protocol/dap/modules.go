@@ -24,7 +24,7 @@ func canModules(d *launch.Debuggee) bool {
 func dapModule(m engine.Module) godap.Module {
 	out := godap.Module{Id: m.Path, Name: m.Name, Path: m.Path, AddressRange: pcRef(m.Base),
 		SymbolStatus: "Symbols not loaded", IsUserCode: m.Symbols}
-	if m.Symbols {
+	if m.Symbols || m.DebugRead { // the program, or a library built with debug information
 		out.SymbolStatus, out.SymbolFilePath = "Symbols loaded", m.Path
 	}
 	return out
