@@ -197,7 +197,10 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 			fr.Loc, _ = f.PCToLine(lookup)
 		}
 		fr.Loc.PC = pc
-		caller, ra, cfa, ok := code.unwindStep(i, lookup, cur, mem, max == 1)
+		// main is the last frame shown: its CFA is all there is to know (no memory read for
+		// its caller's registers, which a step in main would pay for).
+		last := max == 1 || fr.Func != nil && fr.Func.Name == "main"
+		caller, ra, cfa, ok := code.unwindStep(i, lookup, cur, mem, last)
 		fr.CFA = cfa
 		frames = append(frames, fr)
 		if max == 1 {
