@@ -5,6 +5,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -279,6 +280,29 @@ var (
 type CallStoppedError struct {
 	Func string // the function the expression called
 	Stop Stop
+}
+
+// CallAbandoner is implemented by targets that can abandon the innermost call from an
+// expression left on the stack (CallStoppedError): the program is put back where it was
+// before the call and a ReasonCallReturned stop says so (gdb's set unwindonsignal on does
+// it at once for a signal).
+type CallAbandoner interface {
+	AbandonCall() error
+}
+
+// AbandonCall abandons the innermost call from an expression the program stopped in
+// (CallAbandoner).
+func (s *Session) AbandonCall() error {
+	a, ok := s.t.(CallAbandoner)
+	if !ok {
+		return fmt.Errorf("abandoning a call: %w", ErrUnsupported)
+	}
+	seq := s.Seq()
+	if err := a.AbandonCall(); err != nil {
+		return err
+	}
+	_, err := s.WaitStop(context.Background(), seq)
+	return err
 }
 
 func (e CallStoppedError) Error() string {

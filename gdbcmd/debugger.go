@@ -293,6 +293,7 @@ func (d *Debugger) newSession() error {
 	if d.settings.solibStops != 0 {
 		_ = s.StopOnLibraryEvents(true)
 	}
+
 	s.SetSourcePath(d.srcPath)
 	d.applySkips()
 	d.current.Store(s)

@@ -18,6 +18,7 @@ type settings struct {
 	noConfirm, noPagination, verbose, intel bool
 	height, width                           int // 0: unlimited
 	solibStops                              int // stop-on-solib-events
+	unwindOnSignal                          bool
 }
 
 // setQuiet sets one of those settings; false when name is none of them.
@@ -47,6 +48,8 @@ func (d *Debugger) setQuiet(name, val string) bool {
 		} else {
 			d.settings.width = n
 		}
+	case "unwindonsignal": // a called function's signal: abandon the call (evalWith)
+		d.setOnOff(&d.settings.unwindOnSignal, val)
 	case "stop-on-solib-events":
 		n, err := strconv.Atoi(val)
 		if err != nil {
@@ -98,6 +101,8 @@ func (d *Debugger) showQuiet(name string) bool {
 		d.printf("Number of characters gdb thinks are in a line is %s.\n", limit(d.settings.width))
 	case "stop-on-solib-events":
 		d.printf("Stopping for shared library events is %d.\n", d.settings.solibStops)
+	case "unwindonsignal":
+		d.printf("Unwinding of stack if a signal is received while in a call dummy is %s.\n", onOff(!d.settings.unwindOnSignal))
 	case "disassembly-flavor":
 		flavor := "att"
 		if d.settings.intel {

@@ -216,8 +216,14 @@ func (d *Debugger) evalWith(expr string, mode engine.EvalMode) (engine.Variable,
 	}
 	v, err := d.s.Evaluate(d.frame, sub, mode)
 	if cs := (engine.CallStoppedError{}); errors.As(err, &cs) {
+		last, mid := d.lastFrame, d.midLine
 		d.report(d.s.LastHalt()) // where the called function stopped, first
-		return v, calledStopped{cs.Func, cs.Stop.Signal != ""}
+		signaled := cs.Stop.Signal != ""
+		if signaled && d.settings.unwindOnSignal && d.s.AbandonCall() == nil { // the program back where it was
+			d.lastFrame, d.midLine, d.frame = last, mid, 0
+			return v, calledStopped{fn: cs.Func, signaled: true, unwound: true}
+		}
+		return v, calledStopped{fn: cs.Func, signaled: signaled}
 	}
 	if err != nil && lone && !d.isRegister(name) && name != "_exception" { // a convenience variable never set, as gdb
 		return engine.Variable{Name: expr, Value: "void", Type: "void"}, nil
@@ -228,12 +234,19 @@ func (d *Debugger) evalWith(expr string, mode engine.EvalMode) (engine.Variable,
 // calledStopped is an evaluation's error where a function it called stopped at a
 // breakpoint, or received a signal, in gdb's words.
 type calledStopped struct {
-	fn       string
-	signaled bool
+	fn                string
+	signaled, unwound bool
 }
 
 func (e calledStopped) Error() string {
 	what := "The program being debugged stopped while in a function called from GDB.\n"
+	if e.unwound { // (set unwindonsignal on)
+		return "The program being debugged was signaled while in a function called from GDB.\n" +
+			"GDB has restored the context to what it was before the call.\n" +
+			"To change this behavior use \"set unwindonsignal off\".\n" +
+			"Evaluation of the expression containing the function\n" +
+			"(" + e.fn + ") will be abandoned."
+	}
 	if e.signaled {
 		what = "The program being debugged was signaled while in a function called from GDB.\n" +
 			"GDB remains in the frame where the signal was received.\n" +

@@ -207,13 +207,11 @@ func (t *Target) call(addr uint64, args callArgs, memSize int64, name string) (c
 		return out, err
 	}
 	if sig := sr.Signal; hit == nil && name != "" && err == nil && sr.Kind == StopSignal && sig != 0 && sig != int(syscall.SIGTRAP) {
-		// a signal, as gdb's default (unwindonsignal off): the program stays where it came
+		// a signal: as gdb's default (unwindonsignal off) the program stays where it came
 		hit = &engine.Stop{Reason: engine.ReasonException, Text: "signal " + engine.SignalText(SignalName(sig)), Signal: SignalName(sig)}
 	}
 	if hit != nil {
-		if fn := t.sym.FuncAt(addr); fn != nil && fn.Start() == addr {
-			name = t.sym.Signature(fn) // as gdb names it: a C++ function by its signature
-		}
+		name = t.calledName(addr, name)
 		stayed = true
 		t.pushDummy(dummyFrame{ret: ret, sp: sp, saved: saved, before: before, held: held, ownTrap: !user})
 		t.reportStop(*hit)
@@ -246,6 +244,15 @@ func (t *Target) call(addr uint64, args callArgs, memSize int64, name string) (c
 		out.x87, _ = t.reg(r.Num)
 	}
 	return out, nil
+}
+
+// calledName is the function at addr as gdb names it in its words about a call: a C++
+// function by its signature; name where no function starts there.
+func (t *Target) calledName(addr uint64, name string) string {
+	if fn := t.sym.FuncAt(addr); fn != nil && fn.Start() == addr {
+		return t.sym.Signature(fn)
+	}
+	return name
 }
 
 // arguments reads a call's arguments after its "(", up to and past the ")".

@@ -10,6 +10,7 @@ package gdbremote
 // returned).
 
 import (
+	"errors"
 	"slices"
 	"syscall"
 
@@ -25,6 +26,26 @@ type dummyFrame struct {
 	before  StopReply
 	held    pendingSignal // the signal the program had stopped with before the call
 	ownTrap bool          // the trap at ret is the call's, not a user breakpoint's
+}
+
+var _ engine.CallAbandoner = (*Target)(nil)
+
+// AbandonCall implements engine.CallAbandoner: the innermost call left on the stack is
+// popped, the program put back where it was before it (the signal it got dropped), and a
+// ReasonCallReturned stop reported.
+func (t *Target) AbandonCall() error {
+	if err := t.needStopped(); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	n := len(t.dummies)
+	t.mu.Unlock()
+	if n == 0 {
+		return errors.New("gdbremote: no function called from an expression is on the stack")
+	}
+	t.popDummy()
+	t.reportStop(engine.Stop{Reason: engine.ReasonCallReturned})
+	return nil
 }
 
 // pushDummy records a call left on the stack, the innermost last.

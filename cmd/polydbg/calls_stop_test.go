@@ -28,7 +28,8 @@ func TestCallStopsAsGDB(t *testing.T) {
 
 // A called function that receives a signal stays where the signal came, as gdb's default
 // (unwindonsignal off): the signal's stop, gdb's words, the dummy frame in bt, the
-// caller's frame beyond it; the signal is the program's on continue.
+// caller's frame beyond it; the signal is the program's on continue. With set unwindonsignal
+// on, the call is abandoned after the signal's stop is told, the program back where it was.
 func TestCallSignaledAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "callsig", `#include <stdio.h>
@@ -47,4 +48,8 @@ int main(void) {
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands(
 		"break 10", "run", "p crash(2)", "bt", "up", "p t", "up", "p t", "frame 0", "p r", "continue", "bt", "info breakpoints"))
 	compareLines(t, "a call signaled", dir, ours, theirs)
+	ours, theirs = batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands(
+		"break 10", "run", "set unwindonsignal on", "show unwindonsignal", "p crash(2)", "bt", "next",
+		"set unwindonsignal off", "show unwindonsignal", "p crash(3)", "bt"))
+	compareLines(t, "set unwindonsignal", dir, ours, theirs)
 }
