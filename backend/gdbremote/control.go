@@ -26,7 +26,15 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 		return nil
 	}
 	go t.watchHangup()
+	t.armLibraryEventsAtStart()
 	if err := t.runToStart(); err != nil {
+		if ts := (*trapStopError)(nil); errors.As(err, &ts) { // a library caught before the entry point
+			t.mu.Lock()
+			t.entryPending = true // the rest of the start is the next resume's (finishStart)
+			t.mu.Unlock()
+			t.reportStop(*ts.st)
+			return nil
+		}
 		return err
 	}
 	if t.core == nil {
@@ -72,12 +80,39 @@ func (t *Target) runTo(addr uint64) error {
 			return err
 		}
 	}
-	if err := t.c.Continue(ctx); err != nil {
-		return err
+	var sr StopReply
+	var err error
+	if t.atLibraryEvent(t.lastStopReply()) { // stopped there by a catch load: off it first
+		var other *StopReply
+		if err := t.stepOffLibraryEvent(t.libEvent, &other); err != nil {
+			return err
+		}
 	}
-	wctx, cancel := context.WithTimeout(ctx, entryTimeout)
-	sr, err := t.c.Wait(wctx)
-	cancel()
+	for {
+		if err := t.c.Continue(ctx); err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, entryTimeout)
+		sr, err = t.c.Wait(wctx)
+		cancel()
+		if err != nil {
+			break
+		}
+		t.newStop(sr) // (what atLibraryEvent reads the pc of)
+		if !t.atLibraryEvent(sr) {
+			break
+		}
+		// the dynamic linker's event, armed before the start for catch load (solib.go)
+		if st, err := t.startupLibraryEvent(); st != nil || err != nil {
+			if !had {
+				t.c.ClearBreakpoint(ctx, SoftwareBreak, addr, t.bpLen)
+			}
+			if err != nil {
+				return err
+			}
+			return &trapStopError{st: st}
+		}
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		// it never gets there: stop it where it is
 		t.c.Interrupt()

@@ -9,6 +9,7 @@ package gdbremote
 // stops there when asked to (engine.LibraryCatcher: catch load, catch unload).
 
 import (
+	"fmt"
 	"syscall"
 
 	"github.com/polydbg/polydbg/engine"
@@ -52,6 +53,58 @@ func (t *Target) armLibraryEvents() {
 	t.mu.Lock()
 	t.libEvent = addr
 	t.mu.Unlock()
+}
+
+// armLibraryEventsAtStart sets the event breakpoint at the program's first instruction,
+// when a catch load asks for the libraries loaded before the entry point too, as gdb stops
+// for the C library's load (the events are otherwise read from the entry point on).
+func (t *Target) armLibraryEventsAtStart() {
+	t.mu.Lock()
+	catching := t.catchLibs
+	t.mu.Unlock()
+	if !catching || t.attached || t.core != nil {
+		return
+	}
+	t.noteInterpreter(t.sym)
+	t.armLibraryEvents()
+	t.mu.Lock()
+	if t.libsKnown != nil {
+		t.libsKnown[t.sym.Interpreter()] = true // known from the start, as gdb knows it
+	}
+	t.mu.Unlock()
+}
+
+// atLibraryEvent says whether sr is a stop at the event breakpoint.
+func (t *Target) atLibraryEvent(sr StopReply) bool {
+	t.mu.Lock()
+	addr := t.libEvent
+	t.mu.Unlock()
+	if addr == 0 || sr.Kind != StopSignal || sr.Signal != int(syscall.SIGTRAP) {
+		return false
+	}
+	pc, err := t.pc()
+	return err == nil && pc == addr
+}
+
+// startupLibraryEvent handles the event breakpoint's stop on the way to the entry point:
+// the stop to report when libraries are caught, else nil once the thread stepped off it.
+func (t *Target) startupLibraryEvent() (*engine.Stop, error) {
+	changes := t.libraryChanges()
+	t.mu.Lock()
+	catching := t.catchLibs
+	addr := t.libEvent
+	t.mu.Unlock()
+	if catching { // (the engine lets the program go on when no catchpoint wants the stop)
+		return &engine.Stop{Reason: engine.ReasonLibrary, Text: engine.LibraryChangeText(changes)}, nil
+	}
+	var other *StopReply
+	if err := t.stepOffLibraryEvent(addr, &other); err != nil {
+		return nil, err
+	}
+	if other != nil {
+		return nil, fmt.Errorf("gdbremote: the program stopped with signal %d before its entry point", other.Signal)
+	}
+	return nil, nil
 }
 
 // disarmLibraryEvents takes the event breakpoint out (before a detach).

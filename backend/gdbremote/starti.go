@@ -6,6 +6,8 @@ package gdbremote
 // libraries) is done at the first continue from there.
 
 import (
+	"errors"
+
 	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
 )
@@ -57,6 +59,12 @@ func (t *Target) finishStart() (*engine.Stop, error) {
 	}
 	if entry, err := t.startAddress(); err == nil && pc != entry && t.sym.SectionAt(pc) == "" { // not yet in the program's own code
 		if err := t.runTo(entry); err != nil {
+			if ts := (*trapStopError)(nil); errors.As(err, &ts) { // another library caught on the way
+				t.mu.Lock()
+				t.entryPending = true
+				t.mu.Unlock()
+				return ts.st, nil
+			}
 			return nil, err
 		}
 	}

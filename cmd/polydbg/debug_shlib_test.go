@@ -51,4 +51,15 @@ func TestDlopenAsGDB(t *testing.T) {
 		"show stop-on-solib-events", "continue", "continue", "set stop-on-solib-events 0", "continue", "bt 1",
 		"info breakpoints", "delete 2", "continue"))
 	compareLines(t, "catch load", dir, ours, theirs)
+	// set before the run: the C library's load at the start is caught too, as gdb's
+	ours, theirs = batchAndGDBWith(t, polydbgBinary(t), host, noLibcDebugInfo, exCommands(
+		"catch load", "catch unload plug", "info breakpoints", "run", "bt 1", "continue", "info breakpoints",
+		"continue", "continue"))
+	compareLines(t, "catch load from the start", dir, ours, theirs)
+	ours, theirs = batchAndGDBWith(t, polydbgBinary(t), host, noLibcDebugInfo, exCommands(
+		"set stop-on-solib-events 1", "run", "continue", "continue", "continue", "continue", "info breakpoints"))
+	compareLines(t, "stop-on-solib-events from the start", dir, ours, theirs)
+	ours, theirs = batchAndGDBWith(t, polydbgBinary(t), host, noLibcDebugInfo, exCommands(
+		"catch load plug", "break main", "run", "continue", "bt 1", "continue"))
+	compareLines(t, "catch load REGEX from the start", dir, ours, theirs)
 }
