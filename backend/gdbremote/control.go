@@ -83,9 +83,10 @@ func (t *Target) runTo(addr uint64) error {
 	var sr StopReply
 	var err error
 	if t.atLibraryEvent(t.lastStopReply()) { // stopped there by a catch load: off it first
-		var other *StopReply
-		if err := t.stepOffLibraryEvent(t.libEvent, &other); err != nil {
+		if other, err := t.stepOffLibraryEvent(); err != nil {
 			return err
+		} else if other != nil {
+			return stoppedBeforeEntry(*other)
 		}
 	}
 	for {

@@ -6,6 +6,8 @@ package gdbremote
 // is unwound again, through the libraries' call frame information.
 
 import (
+	"context"
+
 	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
 )
@@ -69,23 +71,22 @@ func (t *Target) librariesLoaded(h engine.Handler) {
 // addLibraries adds the loaded shared libraries found on this host to the symbols; it
 // reports whether the stub listed any.
 func (t *Target) addLibraries() bool {
-	libs := t.readLibraries()
+	libs, _ := t.readLibraries(t.ctx)
 	for _, l := range libs {
 		_ = t.sym.AddLibrary(l.Path, l.Base) // one that is not on this host is not walked through
 	}
 	return len(libs) > 0
 }
 
-// readLibraries is the stub's list of the libraries the dynamic linker has loaded (nil
-// where it has none or lists none).
-func (t *Target) readLibraries() []engine.Module {
+// readLibraries is the stub's list of the libraries the dynamic linker has loaded; none
+// from a stub that does not list them.
+func (t *Target) readLibraries(ctx context.Context) ([]engine.Module, error) {
 	if !t.c.Supports("qXfer:libraries-svr4:read") {
-		return nil
+		return nil, nil
 	}
-	b, err := t.c.ReadXfer(t.ctx, "libraries-svr4", "")
+	b, err := t.c.ReadXfer(ctx, "libraries-svr4", "")
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	libs, _ := parseLibrariesSVR4(b)
-	return libs
+	return parseLibrariesSVR4(b)
 }

@@ -28,16 +28,9 @@ func (t *Target) Modules(ctx context.Context) ([]engine.Module, error) {
 		path = abs
 	}
 	mods := []engine.Module{{Name: filepath.Base(path), Path: path, Base: t.sym.Bias, Symbols: true}}
-	if !t.c.Supports("qXfer:libraries-svr4:read") {
-		return mods, nil
-	}
-	b, err := t.c.ReadXfer(ctx, "libraries-svr4", "")
+	libs, err := t.readLibraries(ctx)
 	if err != nil {
 		return mods, EngineError(err)
-	}
-	libs, err := parseLibrariesSVR4(b)
-	if err != nil {
-		return mods, err
 	}
 	interp := t.sym.Interpreter()
 	if len(libs) == 0 && interp != "" && t.started() { // at the first instruction (starti, an exec): the dynamic linker alone, where the kernel put it

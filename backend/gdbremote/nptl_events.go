@@ -48,11 +48,7 @@ func (t *Target) askReportEvents(ctx context.Context) error {
 // armNPTLEvents asks libc for the create and death events and sets the breakpoints that
 // report them (at the entry point, libc loaded).
 func (t *Target) armNPTLEvents(ctx context.Context) error {
-	b, err := t.c.ReadXfer(ctx, "libraries-svr4", "")
-	if err != nil {
-		return err
-	}
-	libs, err := parseLibrariesSVR4(b)
+	libs, err := t.readLibraries(ctx)
 	if err != nil {
 		return err
 	}

@@ -92,19 +92,27 @@ func (t *Target) startupLibraryEvent() (*engine.Stop, error) {
 	changes := t.libraryChanges()
 	t.mu.Lock()
 	catching := t.catchLibs
-	addr := t.libEvent
 	t.mu.Unlock()
 	if catching { // (the engine lets the program go on when no catchpoint wants the stop)
-		return &engine.Stop{Reason: engine.ReasonLibrary, Text: engine.LibraryChangeText(changes)}, nil
+		return libraryStop(changes), nil
 	}
-	var other *StopReply
-	if err := t.stepOffLibraryEvent(addr, &other); err != nil {
+	other, err := t.stepOffLibraryEvent()
+	if err != nil {
 		return nil, err
 	}
 	if other != nil {
-		return nil, fmt.Errorf("gdbremote: the program stopped with signal %d before its entry point", other.Signal)
+		return nil, stoppedBeforeEntry(*other)
 	}
 	return nil, nil
+}
+
+// stoppedBeforeEntry says that the program ended or got a signal on its way to its entry
+// point, as a step off the event breakpoint found it.
+func stoppedBeforeEntry(sr StopReply) error {
+	if sr.Exited() {
+		return fmt.Errorf("gdbremote: the program ended before its entry point")
+	}
+	return fmt.Errorf("gdbremote: the program stopped with signal %s before its entry point", SignalName(sr.Signal))
 }
 
 // disarmLibraryEvents takes the event breakpoint out (before a detach).
@@ -126,44 +134,50 @@ func (t *Target) disarmLibraryEvents() error {
 // breakpoint. It reports whether sr was such a stop, and the stop the step off ended with
 // when that is not a plain step (a signal, the end), which is then the caller's.
 func (t *Target) libraryEvent(sr StopReply, catching bool) (handled bool, other *StopReply, err error) {
-	t.mu.Lock()
-	addr, h := t.libEvent, t.h
-	catching = catching && t.catchLibs
-	t.mu.Unlock()
-	if addr == 0 || sr.Kind != StopSignal || sr.Signal != int(syscall.SIGTRAP) {
+	if !t.atLibraryEvent(sr) {
 		return false, nil, nil
 	}
-	if pc, err := t.pc(); err != nil || pc != addr {
-		return false, nil, err
-	}
+	t.mu.Lock()
+	h := t.h
+	catching = catching && t.catchLibs
+	t.mu.Unlock()
 	changes := t.libraryChanges()
 	if ll, ok := h.(engine.LibraryLoads); ok {
 		t.serveWhile(ll.LibrariesLoaded)
 	}
 	if catching {
-		return true, nil, &trapStopError{st: &engine.Stop{Reason: engine.ReasonLibrary, Text: engine.LibraryChangeText(changes)}}
+		return true, nil, &trapStopError{st: libraryStop(changes)}
 	}
-	return true, nil, t.stepOffLibraryEvent(addr, &other)
+	other, err = t.stepOffLibraryEvent()
+	return true, other, err
 }
 
-// stepOffLibraryEvent steps the thread at the event breakpoint off it; *other is set to
-// the step's stop when that is not a plain step (a signal, the end).
-func (t *Target) stepOffLibraryEvent(addr uint64, other **StopReply) error {
+// libraryStop is the stop at the event breakpoint, saying what changed.
+func libraryStop(changes []engine.LibraryChange) *engine.Stop {
+	return &engine.Stop{Reason: engine.ReasonLibrary, Text: engine.LibraryChangeText(changes)}
+}
+
+// stepOffLibraryEvent steps the thread at the event breakpoint off it; other is the
+// step's stop when that is not a plain step (a signal, the end).
+func (t *Target) stepOffLibraryEvent() (other *StopReply, err error) {
+	t.mu.Lock()
+	addr := t.libEvent
+	t.mu.Unlock()
 	step, err := t.c.StepOver(t.ctx, t.stepThread(), SoftwareBreak, addr, t.bpLen)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t.newStop(step)
 	if step.Kind != StopSignal || step.Signal != int(syscall.SIGTRAP) {
-		*other = &step
+		return &step, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // libraryChanges reads the libraries again, adds the new ones to the symbols and says
 // what changed since the last event, in the stub's order: the loaded, then the unloaded.
 func (t *Target) libraryChanges() []engine.LibraryChange {
-	libs := t.readLibraries()
+	libs, _ := t.readLibraries(t.ctx)
 	now := map[string]bool{}
 	var changes []engine.LibraryChange
 	t.mu.Lock()

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
@@ -62,4 +64,22 @@ func TestDlopenAsGDB(t *testing.T) {
 	ours, theirs = batchAndGDBWith(t, polydbgBinary(t), host, noLibcDebugInfo, exCommands(
 		"catch load plug", "break main", "run", "continue", "bt 1", "continue"))
 	compareLines(t, "catch load REGEX from the start", dir, ours, theirs)
+}
+
+// Bad arguments to the library catchpoints and settings are answered with gdb's words, and
+// nothing is set: a regular expression that does not parse, a count that is no number,
+// an on/off setting given neither.
+func TestLibraryCatchBadInput(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	_, host, _, _ := realparts.BuildPlugin(t)
+	out, _ := exec.Command(polydbgBinary(t), "debug", "-batch", "-ex", `catch load \(`, "-ex", "catch unload [",
+		"-ex", "set stop-on-solib-events x", "-ex", "set unwindonsignal maybe", "-ex", "show unwindonsignal",
+		"-ex", "show stop-on-solib-events", "-ex", "info breakpoints", host).CombinedOutput()
+	for _, want := range []string{"Invalid regexp: ", "Invalid regexp: Unmatched [ or [^\n", `Invalid number "x".`,
+		`"on" or "off" expected.`, "call dummy is off.\n", "Stopping for shared library events is 0.\n",
+		"No breakpoints or watchpoints.\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
 }
