@@ -113,3 +113,19 @@ func (s *Session) libraryCaught(stop *Stop) bool {
 	}
 	return s.libraryStops
 }
+
+// DebugFileReader is implemented by targets that read separate debug files (a stripped
+// library's DWARF installed apart, by build id or debug link).
+type DebugFileReader interface {
+	// SetDebugDirs sets the folders searched for the debug files of the libraries loaded
+	// from now on: nil for the default (/usr/lib/debug), empty for none.
+	SetDebugDirs(dirs []string)
+}
+
+// SetDebugDirs sets where the target looks for separate debug files (gdb's
+// debug-file-directory), when it reads any; others have nothing to set.
+func (s *Session) SetDebugDirs(dirs []string) {
+	if r, ok := s.t.(DebugFileReader); ok {
+		r.SetDebugDirs(dirs)
+	}
+}

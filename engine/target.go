@@ -119,6 +119,10 @@ type Frame struct {
 	// called from gdb>"): the frames above it are the called function's, below it the
 	// program's where it was stopped before (CallStoppedError).
 	Dummy bool
+	// AtInlinedCall marks the frame a copy of a function inlined in it was called from
+	// (the frame before it is that copy's): it is at the call's line, not at an address of
+	// its own, and gdb shows it without one.
+	AtInlinedCall bool
 }
 
 // Scope is a group of variables of a frame ("Locals", "Globals", "Registers"...).

@@ -147,10 +147,11 @@ type Debugger struct {
 	ranOnce            bool                             // the program has been run: addresses are the loaded ones from then on
 	settings           settings                         // confirm, pagination, height, width, verbose, disassembly-flavor (settings.go)
 	srcPath            engine.SourcePath                // directory and set substitute-path (srcpath.go)
-	missing            map[string]bool                  // source files said to be missing once
-	skips              []skipEntry                      // functions and files step passes over (skip.go)
-	skipsMade          int                              // the skips made, deleted ones too: the next one's number
-	logging            logging                          // set logging (logging.go)
+	lastSource         string                           // the file whose lines were last shown or said missing (noSource)
+	lastSourceMissing  bool
+	skips              []skipEntry // functions and files step passes over (skip.go)
+	skipsMade          int         // the skips made, deleted ones too: the next one's number
+	logging            logging     // set logging (logging.go)
 }
 
 // examineState is what x remembers between runs of it, as gdb's.
@@ -295,6 +296,9 @@ func (d *Debugger) newSession() error {
 	}
 
 	s.SetSourcePath(d.srcPath)
+	if d.settings.debugDirs != nil {
+		s.SetDebugDirs(d.debugDirs())
+	}
 	d.applySkips()
 	d.current.Store(s)
 	d.output = startOutput(d.out, d.cfg.Out, s)

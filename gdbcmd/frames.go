@@ -46,7 +46,7 @@ func (d *Debugger) frameLineAs(f engine.Frame, midLine bool, mode string) string
 		where = fmt.Sprintf("%s (%s)", f.Func, args)
 	}
 	switch {
-	case !midLine || !l.HasPC:
+	case !midLine || !l.HasPC || f.AtInlinedCall:
 		return where
 	case d.indexedPCs():
 		return fmt.Sprintf("%s:%d", where, l.Col)

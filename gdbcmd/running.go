@@ -231,7 +231,7 @@ func cmdFinish(d *Debugger, _ string) bool {
 	d.report(h)
 	if h.State == engine.Stopped && h.Stop.ReturnValue != nil {
 		v := *h.Stop.ReturnValue
-		d.printf("Value returned is $%d = %s\n", d.values.Record(v), v.Value)
+		d.printf("Value returned is $%d = %s%s\n", d.values.Record(v), pointerPrefix(v, 0), v.Value)
 	}
 	return false
 }

@@ -1,8 +1,10 @@
 package gdbcmd
 
 import (
+	"cmp"
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/polydbg/polydbg/launch"
 )
@@ -19,6 +21,11 @@ type settings struct {
 	height, width                           int // 0: unlimited
 	solibStops                              int // stop-on-solib-events
 	unwindOnSignal                          bool
+	// debugDirs is debug-file-directory, as set ("" for none); unset (nil) it is
+	// the default, launch.DefaultDebugDir.
+	debugDirs *string
+	// debuginfod is debuginfod enabled as set: polydbg downloads nothing, whatever it is.
+	debuginfod string
 }
 
 // setQuiet sets one of those settings; false when name is none of them.
@@ -59,6 +66,19 @@ func (d *Debugger) setQuiet(name, val string) bool {
 		d.settings.solibStops = n
 		if err := d.s.StopOnLibraryEvents(n != 0); err != nil {
 			d.fail("%s\n", explain(err))
+		}
+	case "debug-file-directory": // where a stripped library's debug file is looked for
+		d.settings.debugDirs = &val
+		d.s.SetDebugDirs(d.debugDirs())
+	case "debuginfod": // accepted as gdb scripts set it; polydbg has no debuginfod client
+		what, v, _ := strings.Cut(val, " ")
+		switch v = strings.TrimSpace(v); {
+		case what != "enabled":
+			d.fail("Undefined set debuginfod command: \"%s\".  Try \"help set debuginfod\".\n", what)
+		case v == "on" || v == "off" || v == "ask":
+			d.settings.debuginfod = v
+		default:
+			d.fail("Undefined item: \"%s\".\n", v)
 		}
 	case "disassembly-flavor":
 		switch val {
@@ -103,6 +123,14 @@ func (d *Debugger) showQuiet(name string) bool {
 		d.printf("Stopping for shared library events is %d.\n", d.settings.solibStops)
 	case "unwindonsignal":
 		d.printf("Unwinding of stack if a signal is received while in a call dummy is %s.\n", onOff(!d.settings.unwindOnSignal))
+	case "debug-file-directory":
+		dirs := launch.DefaultDebugDir
+		if d.settings.debugDirs != nil {
+			dirs = *d.settings.debugDirs
+		}
+		d.printf("The directory where separate debug symbols are searched for is \"%s\".\n", dirs)
+	case "debuginfod": // (show debuginfod enabled)
+		d.printf("Debuginfod functionality is currently set to \"%s\".\n", cmp.Or(d.settings.debuginfod, "off"))
 	case "disassembly-flavor":
 		flavor := "att"
 		if d.settings.intel {
@@ -113,6 +141,36 @@ func (d *Debugger) showQuiet(name string) bool {
 		return false
 	}
 	return true
+}
+
+// debugDirs are the folders of debug-file-directory (gdb's colon-separated list): nil
+// while it is not set.
+func (d *Debugger) debugDirs() []string {
+	if d.settings.debugDirs == nil {
+		return nil
+	}
+	return splitDebugDirs(*d.settings.debugDirs)
+}
+
+func splitDebugDirs(val string) []string {
+	dirs := []string{}
+	for _, dir := range strings.Split(val, ":") {
+		if dir != "" {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
+}
+
+// DebugDirsSet reads the folders a command line "set debug-file-directory DIRS" sets:
+// what a debugger started with that setting (gdb's -iex) reads its program and libraries
+// with, before any command runs.
+func DebugDirsSet(line string) ([]string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "set debug-file-directory")
+	if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return nil, false
+	}
+	return splitDebugDirs(strings.TrimSpace(rest)), true
 }
 
 // disasmContext is the context a disassembly runs in: Intel's syntax when set.

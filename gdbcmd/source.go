@@ -1,6 +1,7 @@
 package gdbcmd
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -39,6 +40,7 @@ func (d *Debugger) listSize() int {
 
 func (d *Debugger) showLine(file string, line int) {
 	if text, ok := d.s.SourceLine(file, line); ok {
+		d.sourceShown(file)
 		d.printf("%d\t%s\n", line, d.colour(file, text))
 	} else if file != "" && line > 0 && !d.indexedPCs() && d.s.SourceFile(file) == "" {
 		d.noSource(file, line) // as gdb: the program's source is not where it says
@@ -66,6 +68,9 @@ func (d *Debugger) here() (engine.Location, bool) {
 // '*' a line with a breakpoint; as gdb's list without marks.
 func (d *Debugger) printSource(file string, from, to int, marks bool) {
 	src := d.source(file)
+	if len(src) > 0 {
+		d.sourceShown(file)
+	}
 	if !marks {
 		for i := from; i <= to && i <= len(src); i++ {
 			d.printf("%d\t%s\n", i, d.colour(file, src[i-1]))
@@ -165,6 +170,9 @@ func cmdList(d *Debugger, args string) bool {
 		return false
 	default: // lines around one: LINE, FILE:LINE, FUNCTION, FILE:FUNCTION
 		f, n, err := d.listLine(args, file)
+		if err == errNoLines {
+			return false
+		}
 		if err != nil {
 			d.fail("%v\n", err)
 			return false
@@ -229,6 +237,9 @@ func (d *Debugger) listOverloads(name string, size int) bool {
 
 // listLine is the line one argument of list names, in file unless it says another: LINE,
 // FILE:LINE, FUNCTION (the line it starts at) or FILE:FUNCTION.
+// errNoLines is listLine's answer for a function that has no lines to list.
+var errNoLines = errors.New("no lines")
+
 func (d *Debugger) listLine(arg, file string) (string, int, error) {
 	if expr, ok := strings.CutPrefix(arg, "*"); ok { // list *ADDR: the lines around the code at ADDR
 		a, err := d.s.Address(d.frame, strings.TrimSpace(expr))
@@ -254,6 +265,9 @@ func (d *Debugger) listLine(arg, file string) (string, int, error) {
 		loc, err := d.functionStart(arg)
 		if err != nil {
 			return "", 0, fmt.Errorf("Function %q not defined.", arg)
+		}
+		if loc.File == "" {
+			return "", 0, errNoLines // a function without debug information: gdb lists nothing
 		}
 		return loc.File, loc.Line, nil
 	}

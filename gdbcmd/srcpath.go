@@ -85,16 +85,18 @@ func (d *Debugger) showSubstitutePath() {
 }
 
 // noSource says, in place of a line of a file that cannot be read, gdb's words: the error
-// the first time, "in FILE" after.
+// the first time, "in FILE" while no other file's lines are shown in between (gdb's
+// last_source_visited).
 func (d *Debugger) noSource(file string, line int) {
 	name := d.fileName(file)
-	if d.missing[file] {
+	if d.lastSource == file && d.lastSourceMissing {
 		d.printf("%d\tin %s\n", line, name)
 		return
 	}
-	if d.missing == nil {
-		d.missing = map[string]bool{}
-	}
-	d.missing[file] = true
+	d.lastSource, d.lastSourceMissing = file, true
 	d.printf("%d\t%s: No such file or directory.\n", line, name)
 }
+
+// sourceShown notes that lines of file were shown: a missing file is said to be missing
+// again after them.
+func (d *Debugger) sourceShown(file string) { d.lastSource, d.lastSourceMissing = file, false }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/backend/core"
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/backend/gdbremote"
 	"github.com/polydbg/polydbg/backend/kitevm"
 	"github.com/polydbg/polydbg/backend/mcu"
@@ -358,3 +359,7 @@ func (d *Debuggee) ProcessStatus() (st process.Status, ok bool) {
 	}
 	return process.Status{}, false
 }
+
+// DefaultDebugDir is where a stripped program's or library's separate debug file is looked
+// for while no other folder is set (engine.Session.SetDebugDirs; gdb's debug-file-directory).
+const DefaultDebugDir = elfsym.DefaultDebugDir

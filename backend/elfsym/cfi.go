@@ -36,19 +36,23 @@ type cfiTable struct {
 
 var errCFI = errors.New("elfsym: bad call frame information")
 
-func readCFI(ef *elf.File, arch *Arch) (*cfiTable, error) {
+// readCFI reads the call frame information of the files (a stripped file's .eh_frame,
+// its separate debug file's .debug_frame).
+func readCFI(files []*elf.File, arch *Arch) (*cfiTable, error) {
 	t := &cfiTable{order: arch.ByteOrder, ptr: arch.PtrSize}
-	for _, name := range []string{".debug_frame", ".eh_frame"} {
-		s := ef.Section(name)
-		if s == nil || s.Type == elf.SHT_NOBITS {
-			continue
-		}
-		data, err := s.Data()
-		if err != nil {
-			continue
-		}
-		if err := t.parse(data, name == ".eh_frame", s.Addr, arch); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+	for _, ef := range files {
+		for _, name := range []string{".debug_frame", ".eh_frame"} {
+			s := ef.Section(name)
+			if s == nil || s.Type == elf.SHT_NOBITS {
+				continue
+			}
+			data, err := s.Data()
+			if err != nil {
+				continue
+			}
+			if err := t.parse(data, name == ".eh_frame", s.Addr, arch); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
 		}
 	}
 	sort.Slice(t.fdes, func(i, j int) bool { return t.fdes[i].low < t.fdes[j].low })

@@ -6,6 +6,7 @@ package elfsym
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -54,31 +55,33 @@ func (f *File) staticAddr(expr []byte) (uint64, bool) {
 
 // DWARF operations the describer names.
 const (
-	opAddr          = 0x03
-	opDeref         = 0x06
-	opConst1u       = 0x08
-	opConst1s       = 0x09
-	opConst2u       = 0x0a
-	opConst2s       = 0x0b
-	opConst4u       = 0x0c
-	opConst4s       = 0x0d
-	opConst8u       = 0x0e
-	opConst8s       = 0x0f
-	opConstu        = 0x10
-	opConsts        = 0x11
-	opPlusUconst    = 0x23
-	opLit0          = 0x30
-	opReg0          = 0x50
-	opBreg0         = 0x70
-	opRegx          = 0x90
-	opFbreg         = 0x91
-	opBregx         = 0x92
-	opPiece         = 0x93
-	opCallFrameCFA  = 0x9c
-	opImplicitValue = 0x9e
-	opStackValue    = 0x9f
-	opEntryValue    = 0xa3
-	opGNUEntryValue = 0xf3
+	opAddr              = 0x03
+	opDeref             = 0x06
+	opConst1u           = 0x08
+	opConst1s           = 0x09
+	opConst2u           = 0x0a
+	opConst2s           = 0x0b
+	opConst4u           = 0x0c
+	opConst4s           = 0x0d
+	opConst8u           = 0x0e
+	opConst8s           = 0x0f
+	opConstu            = 0x10
+	opConsts            = 0x11
+	opPlusUconst        = 0x23
+	opLit0              = 0x30
+	opReg0              = 0x50
+	opBreg0             = 0x70
+	opRegx              = 0x90
+	opFbreg             = 0x91
+	opBregx             = 0x92
+	opPiece             = 0x93
+	opCallFrameCFA      = 0x9c
+	opImplicitValue     = 0x9e
+	opStackValue        = 0x9f
+	opEntryValue        = 0xa3
+	opFormTLSAddress    = 0x9b
+	opGNUPushTLSAddress = 0xe0
+	opGNUEntryValue     = 0xf3
 )
 
 // describeExpr is one location expression as gdb describes it: the simple forms in words
@@ -100,10 +103,27 @@ func (f *File) describeExpr(expr []byte) string {
 			return fmt.Sprintf("a variable at offset %d from base reg $%s", off, f.regName(int(expr[0]-opBreg0)))
 		}
 	}
+	if n := len(expr); n > 1 && (expr[n-1] == opFormTLSAddress || expr[n-1] == opGNUPushTLSAddress) {
+		if l, err := f.evalExpr(expr[:n-1], &exprEnv{}, nil); err == nil && l.Kind == LocMemory {
+			return fmt.Sprintf("a thread-local variable at offset %#x in the thread-local storage for `%s'", l.Addr, f.absPath())
+		}
+	}
 	var b strings.Builder
 	b.WriteString("a complex DWARF expression:\n")
 	f.disassembleExpr(&b, expr, 0, 0)
 	return b.String()
+}
+
+// absPath is the file's path made absolute (gdb's name of an objfile): its separate debug
+// file's, when the information came from one.
+func (f *File) absPath() string {
+	if f.DebugPath != "" {
+		return f.DebugPath
+	}
+	if abs, err := filepath.Abs(f.Path); err == nil {
+		return abs
+	}
+	return f.Path
 }
 
 func (f *File) regName(n int) string {
@@ -184,7 +204,7 @@ var opNames = map[byte]string{0x03: "DW_OP_addr", 0x06: "DW_OP_deref", 0x08: "DW
 	0x21: "DW_OP_or", 0x22: "DW_OP_plus", 0x23: "DW_OP_plus_uconst", 0x24: "DW_OP_shl", 0x25: "DW_OP_shr",
 	0x26: "DW_OP_shra", 0x27: "DW_OP_xor", 0x29: "DW_OP_eq", 0x2a: "DW_OP_ge", 0x2b: "DW_OP_gt", 0x2c: "DW_OP_le",
 	0x2d: "DW_OP_lt", 0x2e: "DW_OP_ne", 0x90: "DW_OP_regx", 0x91: "DW_OP_fbreg", 0x92: "DW_OP_bregx", 0x93: "DW_OP_piece",
-	0x96: "DW_OP_nop", 0x9c: "DW_OP_call_frame_cfa", 0x9e: "DW_OP_implicit_value", 0x9f: "DW_OP_stack_value",
+	0x96: "DW_OP_nop", 0x9b: "DW_OP_form_tls_address", 0x9c: "DW_OP_call_frame_cfa", 0xe0: "DW_OP_GNU_push_tls_address", 0x9e: "DW_OP_implicit_value", 0x9f: "DW_OP_stack_value",
 	0xa3: "DW_OP_entry_value", 0xf3: "DW_OP_GNU_entry_value"}
 
 func opName(op byte) string {

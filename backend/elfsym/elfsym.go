@@ -133,8 +133,10 @@ type File struct {
 	Arch  *Arch
 	// Bias is added to every link-time address (the load bias of a PIE; 0 otherwise).
 	Bias uint64
-	// Path is the file Open read ("" for one made by New).
-	Path string
+	// Path is the file Open read ("" for one made by New); DebugPath its separate debug
+	// file, "" when it has none or holds its own debug information.
+	Path, DebugPath string
+	dbg             *elf.File // the separate debug file, nil when none
 
 	funcs  []*Func   // sorted by Low
 	rows   []LineRow // sorted by Addr; sequences separated by End rows
@@ -148,6 +150,7 @@ type File struct {
 	// set on each of them.
 	libs      libraries
 	isLibrary bool
+	program   *File // a library's: the program that loaded it
 	// lazy guards what is read on first use by several goroutines: sections, and
 	// debug/dwarf's type cache.
 	lazy sync.Mutex
@@ -171,6 +174,7 @@ type File struct {
 	cus         map[dwarf.Offset]*cuInfo
 	sourceNames sourceNames // SourceName's table, made at its first call
 	typeDecls   typeDecls   // TypeDecls' list, read at its first call
+	types       typeIndex   // LookupType's index, read at its first call
 	varDecls    varDecls    // VarDecls' list, read at its first call
 	minSyms     minSyms     // MinSyms' own list, read at its first call
 	limits      printLimits // how values are shortened (SetPrintLimits)
@@ -184,8 +188,23 @@ type File struct {
 	plt         []pltEntry // the PLT's entries (plt.go)
 }
 
-// Open opens and reads an ELF file.
-func Open(path string) (*File, error) {
+// Open opens and reads an ELF file; a stripped one with its separate debug file, when
+// there is one where gdb looks by default (DefaultDebugDir, beside it).
+func Open(path string) (*File, error) { return OpenWith(path, nil) }
+
+// OpenWith is Open looking for a separate debug file in dirs, and for those of the
+// libraries added later (SetDebugDirs).
+func OpenWith(path string, dirs DebugDirs) (*File, error) {
+	f, err := open(path, "?", dirs)
+	if err == nil {
+		f.libs.dirs = dirs
+	}
+	return f, err
+}
+
+// open opens and reads the ELF file at path, with the separate debug file at debugPath
+// ("" for none; "?" for the one findDebugFile finds in dirs).
+func open(path, debugPath string, dirs DebugDirs) (*File, error) {
 	file, err := fileload.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("elfsym: %w", err)
@@ -195,25 +214,54 @@ func Open(path string) (*File, error) {
 		file.Close()
 		return nil, fmt.Errorf("elfsym: %w", err)
 	}
-	f, err := New(ef)
+	closers := []func() error{file.Close}
+	var dbg *elf.File
+	if debugPath == "?" {
+		debugPath = ""
+		if !hasDWARF(ef) {
+			debugPath = findDebugFile(ef, path, dirs)
+		}
+	}
+	if debugPath != "" {
+		d, closeDebug, err := openDebugFile(debugPath, ef)
+		if err != nil {
+			file.Close()
+			return nil, fmt.Errorf("elfsym: %s: %w", debugPath, err)
+		}
+		dbg, closers = d, append(closers, closeDebug)
+	}
+	closeAll := func() error {
+		var first error
+		for _, c := range closers {
+			if err := c(); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	f, err := newFile(ef, dbg)
 	if err != nil {
-		file.Close()
+		closeAll()
 		return nil, err
 	}
-	f.closer = file.Close
-	f.Path = path
+	f.closer = closeAll
+	f.Path, f.DebugPath = path, debugPath
 	return f, nil
 }
 
 // New reads symbols from an opened ELF file.
-func New(ef *elf.File) (*File, error) {
+func New(ef *elf.File) (*File, error) { return newFile(ef, nil) }
+
+// newFile reads symbols from an opened ELF file, and from its separate debug file dbg when
+// not nil: its DWARF, its symbol table and its .debug_frame.
+func newFile(ef, dbg *elf.File) (*File, error) {
 	arch, err := archOf(ef)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{ELF: ef, Arch: arch, code: codeRanges(ef), discarded: map[string]bool{},
+	f := &File{ELF: ef, dbg: dbg, Arch: arch, code: codeRanges(ef), discarded: map[string]bool{},
 		cus: map[dwarf.Offset]*cuInfo{}, sections: map[string][]byte{}}
-	if d, err := ef.DWARF(); err == nil {
+	if d, err := f.symELF().DWARF(); err == nil {
 		f.DWARF = d
 		if err := f.readDWARF(); err != nil {
 			return nil, err
@@ -225,12 +273,29 @@ func New(ef *elf.File) (*File, error) {
 		fn.owner = f
 	}
 	sort.SliceStable(f.rows, func(i, j int) bool { return f.rows[i].Addr < f.rows[j].Addr })
-	f.frames, err = readCFI(ef, arch)
+	files := []*elf.File{ef}
+	if dbg != nil {
+		files = append(files, dbg)
+	}
+	f.frames, err = readCFI(files, arch)
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
 }
+
+// symELF is the ELF file of the symbol table and the .debug_ sections: the separate debug
+// file when there is one.
+func (f *File) symELF() *elf.File {
+	if f.dbg != nil {
+		return f.dbg
+	}
+	return f.ELF
+}
+
+// symtab is the full symbol table (.symtab): the separate debug file's when there is one,
+// as a stripped file keeps none.
+func (f *File) symtab() ([]elf.Symbol, error) { return f.symELF().Symbols() }
 
 // Close closes the ELF file when Open opened it.
 func (f *File) Close() error {
@@ -322,9 +387,7 @@ func (f *File) funcsFromEntry(e *dwarf.Entry, cu dwarf.Offset) []*Func {
 	if len(ranges) == 0 {
 		return nil
 	}
-	if !strings.HasPrefix(linkage, "_Z") { // C++'s: named from it once every unit is read (nameFromLinkage)
-		linkage = ""
-	}
+	name, linkage = cLinkageName(name, linkage)
 	cplus := f.cus[cu] != nil && f.cus[cu].lang == "c++"
 	var out []*Func
 	for _, rg := range ranges {
@@ -346,6 +409,20 @@ func (f *File) funcsFromEntry(e *dwarf.Entry, cu dwarf.Offset) []*Func {
 		f.discarded[name] = true
 	}
 	return out
+}
+
+// cLinkageName is the name gdb gives a function whose DW_AT_linkage_name is not C++'s
+// mangled one: that name, an assembler name given in C (glibc's __GI__IO_puts for
+// _IO_puts); linkage is kept for C++'s alone (named from it once every unit is read:
+// nameFromLinkage).
+func cLinkageName(name, linkage string) (string, string) {
+	switch {
+	case strings.HasPrefix(linkage, "_Z"):
+		return name, linkage
+	case linkage != "":
+		return linkage, ""
+	}
+	return name, ""
 }
 
 // originNames are e's DW_AT_name and DW_AT_linkage_name, each its own or of the entry
@@ -404,7 +481,7 @@ func (f *File) originVal(e *dwarf.Entry, a dwarf.Attr) any {
 
 // readSymtab adds functions of the symbol table that DWARF does not describe.
 func (f *File) readSymtab() {
-	syms, err := f.ELF.Symbols()
+	syms, err := f.symtab()
 	if err != nil {
 		return
 	}
@@ -512,13 +589,19 @@ func (f *File) FuncBreakpoint(name string) (uint64, error) {
 	if !ok {
 		return 0, f.noFunc(name)
 	}
+	return f.BreakpointAt(fn), nil
+}
+
+// BreakpointAt is the run-time address for a breakpoint on fn: after its prologue, as
+// FuncBreakpoint's.
+func (f *File) BreakpointAt(fn *Func) uint64 {
 	o := f.fileOf(fn)
-	return o.afterPrologue(fn) + o.Bias, nil
+	return o.afterPrologue(fn) + o.Bias
 }
 
 // Symbol finds an ELF symbol (function or object) by name: its run-time address and size.
 func (f *File) Symbol(name string) (addr, size uint64, ok bool) {
-	syms, err := f.ELF.Symbols()
+	syms, err := f.symtab()
 	if err != nil {
 		return 0, 0, false
 	}

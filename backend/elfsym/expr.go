@@ -42,6 +42,16 @@ type Piece struct {
 // ErrUnsupportedExpr is wrapped for location expressions outside what the evaluator knows.
 var ErrUnsupportedExpr = errors.New("elfsym: unsupported DWARF expression")
 
+// ThreadLocals is implemented by a Memory that can find thread-local storage (a __thread
+// variable's location, DW_OP_form_tls_address): the address of the block of the module
+// (a library's path, "" for the program) in the thread being looked at.
+type ThreadLocals interface {
+	ThreadLocalBlock(module string) (uint64, error)
+}
+
+// errNoThreadLocals is gdb's answer where a target cannot find thread-local storage.
+var errNoThreadLocals = errors.New("Cannot find thread-local variables on this target")
+
 // ErrOptimizedOut is wrapped when a variable has no location at the pc: gdb's
 // <optimized out>.
 var ErrOptimizedOut = errors.New("optimized out")
@@ -276,6 +286,24 @@ func (m *exprMachine) step(r *cfiReader) error {
 		size, off := int(r.uleb()), int(r.uleb())
 		m.pieces = append(m.pieces, Piece{Loc: m.current(), BitSize: size, BitOff: off})
 	case 0x96: // nop
+	case 0x9b, 0xe0: // form_tls_address, GNU_push_tls_address: a __thread variable's offset in its module's block
+		off, err := m.pop()
+		if err != nil {
+			return err
+		}
+		tl, ok := m.env.mem.(ThreadLocals)
+		if !ok {
+			return errNoThreadLocals
+		}
+		module := ""
+		if f.isLibrary {
+			module = f.Path
+		}
+		block, err := tl.ThreadLocalBlock(module)
+		if err != nil {
+			return err
+		}
+		m.push(block + off)
 	case 0x9c: // call_frame_cfa
 		if m.env.cfa == nil {
 			return fmt.Errorf("elfsym: no CFA here")

@@ -15,7 +15,7 @@ import (
 // is among them (Arch.RA).
 func (f *File) SavedRegisters(fr *Frame, mem Memory) map[int]uint64 {
 	if lib := f.libraryAt(fr.lookup); lib != nil {
-		f = lib.f // a library's frame: its own call frame information says
+		f = lib.file() // a library's frame: its own call frame information says
 	}
 	saved := map[int]uint64{}
 	fde := f.frames.find(fr.lookup - f.Bias)

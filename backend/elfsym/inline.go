@@ -8,7 +8,6 @@ package elfsym
 import (
 	"debug/dwarf"
 	"sort"
-	"strings"
 )
 
 // Inline is one inlined copy of a function.
@@ -39,10 +38,8 @@ func (f *File) inlineFromEntry(e *dwarf.Entry, files []*dwarf.LineFile, depth in
 	if err != nil || len(rs) == 0 || name == "" {
 		return nil
 	}
-	in := &Inline{Name: name, Depth: depth, die: e.Offset}
-	if strings.HasPrefix(linkage, "_Z") {
-		in.linkage = linkage
-	}
+	name, linkage = cLinkageName(name, linkage)
+	in := &Inline{Name: name, Depth: depth, die: e.Offset, linkage: linkage}
 	for _, r := range rs {
 		lo, hi := f.clearThumb(r[0]), f.clearThumb(r[1])
 		if f.code.has(lo) {
@@ -117,7 +114,7 @@ func (f *File) FuncBreakpoints(name string) ([]uint64, error) {
 // gdb does: the innermost copy at the pc's line, each outer one at the line of the call
 // of the copy inside it.
 func (f *File) expandInlines(phys []Frame) []Frame {
-	if len(f.inlines) == 0 {
+	if len(f.inlines) == 0 && !f.libs.debug.Load() {
 		return phys
 	}
 	var out []Frame

@@ -12,8 +12,10 @@ func (f *File) debugLibraryAt(pc uint64) *File {
 	if !f.libs.debug.Load() {
 		return nil // (on every step's path: one load while no library has any)
 	}
-	if l := f.libraryAt(pc); l != nil && l.f.DWARF != nil {
-		return l.f
+	if l := f.libraryAt(pc); l != nil {
+		if lf := l.debugged(); lf.DWARF != nil {
+			return lf
+		}
 	}
 	return nil
 }
@@ -24,14 +26,24 @@ func (f *File) debugLibraries() []*File {
 		return nil
 	}
 	f.libs.mu.Lock()
-	defer f.libs.mu.Unlock()
+	libs := append([]*library(nil), f.libs.list...)
+	f.libs.mu.Unlock()
 	var out []*File
-	for _, l := range f.libs.list {
-		if l.f.DWARF != nil {
-			out = append(out, l.f)
+	for _, l := range libs {
+		if lf := l.debugged(); lf.DWARF != nil {
+			out = append(out, lf)
 		}
 	}
 	return out
+}
+
+// LinkAddr is the link-time address of the run-time pc in the file whose code holds it:
+// a library's with debug information, else the program's (as its Inlines' ranges are).
+func (f *File) LinkAddr(pc uint64) uint64 {
+	if lf := f.debugLibraryAt(pc); lf != nil {
+		return lf.clearThumb(pc - lf.Bias)
+	}
+	return f.clearThumb(pc - f.Bias)
 }
 
 // fileOf is the File that describes fn: a library's for its functions, else f.

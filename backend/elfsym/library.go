@@ -4,27 +4,21 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
 // LibraryInfo is what a debugger tells of a shared object it did not load symbols from:
 // where its code (.text) lies in the file's own addresses, and whether debug information
-// for it is at hand, as gdb looks for it (in the file, or under /usr/lib/debug by build id
-// or debug link).
+// for it is at hand, as gdb looks for it (in the file, or in a separate debug file by
+// build id or debug link: findDebugFile), which polydbg reads (AddLibrary).
 type LibraryInfo struct {
 	TextAddr, TextSize uint64
 	DebugInfo          bool
-	// OwnDebugInfo: the file itself has it (built with -g), which polydbg reads (AddLibrary).
-	OwnDebugInfo bool
 }
 
-// debugRoot is where distributions install separate debug information.
-const debugRoot = "/usr/lib/debug"
-
-// ReadLibraryInfo reads a shared object's LibraryInfo from its section headers and notes.
-func ReadLibraryInfo(path string) (LibraryInfo, error) {
+// ReadLibraryInfo reads a shared object's LibraryInfo from its section headers and notes,
+// looking for a separate debug file in dirs.
+func ReadLibraryInfo(path string, dirs DebugDirs) (LibraryInfo, error) {
 	f, err := elf.Open(path)
 	if err != nil {
 		return LibraryInfo{}, err
@@ -34,38 +28,15 @@ func ReadLibraryInfo(path string) (LibraryInfo, error) {
 	if s := f.Section(".text"); s != nil {
 		li.TextAddr, li.TextSize = s.Addr, s.Size
 	}
-	li.OwnDebugInfo = f.Section(".debug_info") != nil
-	li.DebugInfo = li.OwnDebugInfo || separateDebug(f, path)
+	li.DebugInfo = hasDWARF(f) || findDebugFile(f, path, dirs) != ""
 	return li, nil
 }
 
-// separateDebug says whether a debug file for f exists where gdb looks: by its build id,
-// then by its .gnu_debuglink name beside it, in its .debug folder or under debugRoot.
-func separateDebug(f *elf.File, path string) bool {
-	if id := buildID(f); id != "" && len(id) > 2 {
-		if _, err := os.Stat(filepath.Join(debugRoot, ".build-id", id[:2], id[2:]+".debug")); err == nil {
-			return true
-		}
-	}
-	s := f.Section(".gnu_debuglink")
-	if s == nil {
-		return false
-	}
-	b, err := s.Data()
-	if err != nil {
-		return false
-	}
-	name, _, _ := strings.Cut(string(b), "\x00")
-	if name == "" || strings.Contains(name, "/") {
-		return false
-	}
-	dir := filepath.Dir(path)
-	for _, p := range []string{filepath.Join(dir, ".debug", name), filepath.Join(debugRoot, dir, name)} {
-		if _, err := os.Stat(p); err == nil {
-			return true
-		}
-	}
-	return false
+// DebugDirs are the folders SetDebugDirs set for the libraries' debug files.
+func (f *File) DebugDirs() DebugDirs {
+	f.libs.mu.Lock()
+	defer f.libs.mu.Unlock()
+	return f.libs.dirs
 }
 
 // buildID is the hex of f's GNU build id note, "" when it has none.

@@ -29,12 +29,12 @@ func TestReadLibraryInfo(t *testing.T) {
 		if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
 			t.Fatalf("gcc: %v\n%s", err, out)
 		}
-		li, err := ReadLibraryInfo(lib)
+		li, err := ReadLibraryInfo(lib, nil)
 		if err != nil || li.TextAddr == 0 || li.TextSize == 0 || li.DebugInfo != g {
 			t.Errorf("-g %v: %+v %v", g, li, err)
 		}
 	}
-	if _, err := ReadLibraryInfo(filepath.Join(dir, "none.so")); err == nil {
+	if _, err := ReadLibraryInfo(filepath.Join(dir, "none.so"), nil); err == nil {
 		t.Error("a missing file read")
 	}
 }

@@ -18,9 +18,15 @@ import (
 
 // library is a shared object mapped into the program.
 type library struct {
-	f      *File
-	path   string
-	lo, hi uint64 // run-time range of its code
+	base *File // read from the library's own file
+	// mayHaveDebug says it has no DWARF of its own but names a separate debug file (by
+	// build id or debug link): looked for, and read into full, when first needed
+	// (debugged: a frame in its code, a name looked up in it), in the folders set then.
+	mayHaveDebug bool
+	once         sync.Once
+	full         atomic.Pointer[File]
+	path         string
+	lo, hi       uint64 // run-time range of its code
 	// imageLo, imageHi is the run-time range of all it maps (code and data).
 	imageLo, imageHi uint64
 	syms             []funcSym
@@ -39,6 +45,15 @@ type libraries struct {
 	// debug is set once a library with debug information is added: until then a question
 	// about a pc is the program's alone, without a look at the libraries (libdebug.go).
 	debug atomic.Bool
+	dirs  DebugDirs // where their separate debug files are looked for (SetDebugDirs)
+}
+
+// SetDebugDirs sets the folders searched for the separate debug files of the libraries
+// added from now on (gdb's debug-file-directory).
+func (f *File) SetDebugDirs(dirs DebugDirs) {
+	f.libs.mu.Lock()
+	defer f.libs.mu.Unlock()
+	f.libs.dirs = dirs
 }
 
 // AddLibrary makes the unwinder go through the frames of the shared object at path,
@@ -48,16 +63,16 @@ func (f *File) AddLibrary(path string, bias uint64) error {
 	f.libs.mu.Lock()
 	defer f.libs.mu.Unlock()
 	for _, l := range f.libs.list {
-		if l.path == path && l.f.Bias == bias {
+		if l.path == path && l.base.Bias == bias {
 			return nil
 		}
 	}
-	lf, err := Open(path)
+	lf, err := open(path, "", nil)
 	if err != nil {
 		return err
 	}
-	lf.Bias, lf.isLibrary = bias, true
-	l := &library{f: lf, path: path}
+	lf.Bias, lf.isLibrary, lf.program = bias, true, f
+	l := &library{base: lf, path: path, mayHaveDebug: lf.DWARF == nil && mayHaveDebugFile(lf.ELF)}
 	for _, p := range lf.ELF.Progs {
 		if p.Type == elf.PT_LOAD && p.Memsz > 0 {
 			if l.imageHi == 0 || p.Vaddr+bias < l.imageLo {
@@ -73,7 +88,7 @@ func (f *File) AddLibrary(path string, bias uint64) error {
 			l.hi = max(l.hi, hi)
 		}
 	}
-	syms, err := lf.ELF.Symbols()
+	syms, err := lf.symtab()
 	if err != nil || len(syms) == 0 {
 		syms, _ = lf.ELF.DynamicSymbols() // a stripped library keeps its exported ones
 	}
@@ -89,10 +104,40 @@ func (f *File) AddLibrary(path string, bias uint64) error {
 		return a.addr < b.addr || a.addr == b.addr && a.name < b.name
 	})
 	f.libs.list = append(f.libs.list, l)
-	if lf.DWARF != nil {
+	if lf.DWARF != nil || l.mayHaveDebug {
 		f.libs.debug.Store(true)
 	}
 	return nil
+}
+
+// file is the library's File as read so far: with its separate debug information once
+// debugged has read it.
+func (l *library) file() *File {
+	if full := l.full.Load(); full != nil {
+		return full
+	}
+	return l.base
+}
+
+// debugged is the library's File with its separate debug information, read at the first
+// call (the file as it is when it has none, or it cannot be read).
+func (l *library) debugged() *File {
+	l.once.Do(func() {
+		if !l.mayHaveDebug {
+			return
+		}
+		debugPath := findDebugFile(l.base.ELF, l.path, l.base.program.DebugDirs())
+		if debugPath == "" {
+			return
+		}
+		full, err := open(l.path, debugPath, nil)
+		if err != nil || full.DWARF == nil {
+			return
+		}
+		full.Bias, full.isLibrary, full.program = l.base.Bias, true, l.base.program
+		l.full.Store(full)
+	})
+	return l.file()
 }
 
 // HasCodeAt reports whether the run-time pc is in the program's own code or in a library
@@ -173,13 +218,14 @@ func (f *File) AnySymbol(name string) (uint64, bool) {
 	libs := append([]*library(nil), f.libs.list...)
 	f.libs.mu.Unlock()
 	for _, l := range libs {
-		if a, _, ok := l.f.Symbol(name); ok {
+		lf := l.file()
+		if a, _, ok := lf.Symbol(name); ok {
 			return a, true
 		}
-		syms, _ := l.f.ELF.DynamicSymbols() // a stripped library keeps its exported ones
+		syms, _ := lf.ELF.DynamicSymbols() // a stripped library keeps its exported ones
 		for _, s := range syms {
 			if s.Name == name && s.Value != 0 {
-				return l.f.clearThumb(s.Value) + l.f.Bias, true
+				return lf.clearThumb(s.Value) + lf.Bias, true
 			}
 		}
 	}

@@ -7,6 +7,7 @@ package elfsym
 
 import (
 	"debug/dwarf"
+	"debug/elf"
 	"fmt"
 )
 
@@ -31,7 +32,7 @@ func (f *File) section(name string) []byte {
 		return b
 	}
 	var b []byte
-	if s := f.ELF.Section(name); s != nil {
+	if s := f.symELF().Section(name); s != nil && s.Type != elf.SHT_NOBITS {
 		b, _ = s.Data()
 	}
 	f.sections[name] = b

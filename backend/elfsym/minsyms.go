@@ -40,7 +40,7 @@ func (f *File) MinSyms() []MinSym {
 	interp := f.Interpreter()
 	sort.SliceStable(libs, func(i, j int) bool { return libs[i].path == interp && libs[j].path != interp })
 	for _, l := range libs {
-		out = append(out, l.f.ownMinSyms()...)
+		out = append(out, l.file().ownMinSyms()...)
 	}
 	return out
 }
@@ -58,7 +58,7 @@ func (f *File) ownMinSyms() []MinSym {
 }
 
 func (f *File) readMinSyms() []MinSym {
-	syms, err := f.ELF.Symbols()
+	syms, err := f.symtab()
 	if err != nil || len(syms) == 0 {
 		syms, _ = f.ELF.DynamicSymbols() // a stripped library keeps its exported ones
 	}
@@ -118,7 +118,8 @@ func (f *File) readMinSyms() []MinSym {
 
 // executableSection reports whether section i holds code.
 func (f *File) executableSection(i elf.SectionIndex) bool {
-	return int(i) < len(f.ELF.Sections) && i != elf.SHN_ABS && f.ELF.Sections[i].Flags&elf.SHF_EXECINSTR != 0
+	secs := f.symELF().Sections // the table's own: a debug file has the same headers
+	return int(i) < len(secs) && i != elf.SHN_ABS && secs[i].Flags&elf.SHF_EXECINSTR != 0
 }
 
 func allDigits(s string) bool {

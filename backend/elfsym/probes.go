@@ -100,7 +100,7 @@ func (f *File) FindProbe(provider, name string) (Probe, bool) {
 	files := []*File{f}
 	f.libs.mu.Lock()
 	for _, l := range f.libs.list {
-		files = append(files, l.f)
+		files = append(files, l.file())
 	}
 	f.libs.mu.Unlock()
 	for _, lf := range files {

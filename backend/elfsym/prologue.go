@@ -108,6 +108,20 @@ func (f *File) x86Prologue(fn *Func) uint64 {
 	return pc
 }
 
+// SymbolBreakpoint is where a breakpoint on the function of a loaded library that starts
+// at the run-time address pc, known by its symbol alone, goes: after its frame's setup
+// (push %rbp; mov %rsp,%rbp) on x86-64, as gdb's prologue analysis puts it; at pc
+// elsewhere.
+func (f *File) SymbolBreakpoint(pc uint64) uint64 {
+	l := f.libraryAt(pc)
+	if l == nil || f.Arch.Machine != elf.EM_X86_64 {
+		return pc
+	}
+	lf := l.file()
+	low := pc - lf.Bias
+	return lf.x86Prologue(&Func{Low: low, High: low + 16}) + lf.Bias
+}
+
 // codeBytes reads n bytes of the file's code at link-time address a (fewer at the end of
 // a section, none when no section holds a).
 func (f *File) codeBytes(a uint64, n int) []byte {

@@ -23,7 +23,7 @@ type symRange struct {
 // (puts@plt) sorted by address, read once.
 func (f *File) symbols() []symRange {
 	f.symOnce.Do(func() {
-		syms, _ := f.ELF.Symbols() // none in a stripped program: its PLT is still named
+		syms, _ := f.symtab() // none in a stripped program: its PLT is still named
 		if len(syms) == 0 && f.isLibrary {
 			syms, _ = f.ELF.DynamicSymbols() // a stripped library keeps its exported ones
 		}
@@ -80,6 +80,9 @@ func (f *File) SymbolAt(addr uint64) (string, bool) {
 		if img := f.ImageAt(addr); img != f {
 			return img.SymbolAt(addr) // a loaded library's function or object
 		}
+		if f.program != nil && !f.inImage(addr) {
+			return f.program.SymbolAt(addr) // a library's pointer to the program (qsort's cmp)
+		}
 		return "", false
 	}
 	if off := a - syms[i].addr; off > 0 {
@@ -88,14 +91,25 @@ func (f *File) SymbolAt(addr uint64) (string, bool) {
 	return syms[i].name, true
 }
 
+// inImage reports whether the run-time address addr is in what the file maps.
+func (f *File) inImage(addr uint64) bool {
+	for _, p := range f.ELF.Progs {
+		if p.Type == elf.PT_LOAD && addr-f.Bias >= p.Vaddr && addr-f.Bias < p.Vaddr+p.Memsz {
+			return true
+		}
+	}
+	return false
+}
+
 // inSection reports whether the link-time address a is in section i (as gdb names an
 // address by a symbol without a size only within the symbol's section: not .got's by
 // _DYNAMIC).
 func (f *File) inSection(i elf.SectionIndex, a uint64) bool {
-	if int(i) <= 0 || int(i) >= len(f.ELF.Sections) {
+	secs := f.symELF().Sections // the table's own: a debug file has the same headers
+	if int(i) <= 0 || int(i) >= len(secs) {
 		return true // an absolute symbol, or one the table places nowhere
 	}
-	s := f.ELF.Sections[i]
+	s := secs[i]
 	return a >= s.Addr && a < s.Addr+s.Size
 }
 
@@ -106,7 +120,7 @@ func (f *File) ImageAt(addr uint64) *File {
 	defer f.libs.mu.Unlock()
 	for _, l := range f.libs.list {
 		if addr >= l.imageLo && addr < l.imageHi {
-			return l.f
+			return l.file()
 		}
 	}
 	return f

@@ -5,13 +5,44 @@ package elfsym
 import (
 	"debug/dwarf"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // LookupType finds the type a C name says: "struct point", "union u", "enum color", or a
 // typedef or base type by its own name ("node", "int"). A struct known only by a
-// declaration is skipped for its definition.
+// declaration is skipped for its definition. The program's types come first, then those
+// of the loaded libraries with debug information (FILE, from libc's).
 func (f *File) LookupType(name string) (dwarf.Type, error) {
+	t, err := f.ownType(name)
+	if err != nil && !f.isLibrary && !f.namesCode(name) {
+		if lt, ok := inLibraries(f, func(lf *File) (dwarf.Type, bool) {
+			t, err := lf.ownType(name)
+			return t, err == nil
+		}); ok {
+			return lt, nil
+		}
+	}
+	return t, err
+}
+
+// namesCode says whether the program's own function or global variable has the name: a
+// library's type of that name is then hidden, as gdb looks in the program first (name(1)
+// calls the program's name, not a cast to a typedef of libc's).
+func (f *File) namesCode(name string) bool {
+	if len(f.ownFuncsNamed(name)) > 0 {
+		return true
+	}
+	for _, v := range f.Globals() {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *File) ownType(name string) (dwarf.Type, error) {
 	if f.DWARF == nil {
 		return nil, fmt.Errorf("elfsym: no debug information")
 	}
@@ -27,31 +58,62 @@ func (f *File) LookupType(name string) (dwarf.Type, error) {
 			notFound = fmt.Errorf("No %s type named %s.", kw, name)
 		}
 	}
-	r := f.DWARF.Reader()
-	for {
-		e, err := r.Next()
-		if err != nil || e == nil {
-			return nil, notFound
+	for _, e := range f.typesNamed(name) {
+		if slices.Contains(tags, e.tag) {
+			return f.dwarfType(e.off)
 		}
-		match := false
-		for _, tag := range tags {
-			match = match || e.Tag == tag
-		}
-		if !match {
-			continue
-		}
-		n, _ := e.Val(dwarf.AttrName).(string)
-		if q := f.typeScope[e.Offset]; q != "" {
-			n = q + "::" + n
-		}
-		if n != name && canonicalArgs(n) != name { // Arr<short int, 3> as gdb spells it: Arr<short, 3>
-			continue
-		}
-		if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); decl {
-			continue
-		}
-		return f.dwarfType(e.Offset)
 	}
+	return nil, notFound
+}
+
+// namedType is a type's definition in the DWARF: its entry and tag.
+type namedType struct {
+	off dwarf.Offset
+	tag dwarf.Tag
+}
+
+// typeIndex is the file's named type definitions by name, in the order of the DWARF,
+// read at the first lookup (one walk, not one per lookup: a library's DWARF is large).
+type typeIndex struct {
+	once   sync.Once
+	byName map[string][]namedType
+}
+
+// typesNamed are the type definitions named name (C++'s with their scope, template
+// arguments also as gdb spells them: Arr<short, 3>).
+func (f *File) typesNamed(name string) []namedType {
+	ix := &f.types
+	ix.once.Do(func() {
+		ix.byName = map[string][]namedType{}
+		r := f.DWARF.Reader()
+		for {
+			e, err := r.Next()
+			if err != nil || e == nil {
+				return
+			}
+			switch e.Tag {
+			case dwarf.TagTypedef, dwarf.TagBaseType, dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType:
+			default:
+				continue
+			}
+			if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); decl {
+				continue
+			}
+			n, _ := e.Val(dwarf.AttrName).(string)
+			if n == "" {
+				continue
+			}
+			if q := f.typeScope[e.Offset]; q != "" {
+				n = q + "::" + n
+			}
+			nt := namedType{e.Offset, e.Tag}
+			ix.byName[n] = append(ix.byName[n], nt)
+			if c := canonicalArgs(n); c != n {
+				ix.byName[c] = append(ix.byName[c], nt)
+			}
+		}
+	})
+	return ix.byName[name]
 }
 
 // DescribeType is t as gdb's ptype prints it (expand: a struct's or union's fields, an

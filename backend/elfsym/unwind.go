@@ -185,12 +185,13 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		fr := Frame{Index: i, PC: pc, regs: cur, Interrupted: interrupted, lookup: lookup}
 		code := f // the file whose frame information describes this frame
 		if lib := f.libraryAt(lookup); lib != nil {
-			code, fr.Library, fr.LibraryPath = lib.f, lib.name(), lib.path
+			lf := lib.debugged()
+			code, fr.Library, fr.LibraryPath = lf, lib.name(), lib.path
 			fr.Symbol, fr.SymbolAddr = lib.symbolAt(lookup)
 			fr.Loc = Location{Function: fr.Symbol}
-			if fn := lib.f.FuncAt(lookup); fn != nil && lib.f.DWARF != nil {
+			if fn := lf.FuncAt(lookup); fn != nil && lf.DWARF != nil {
 				fr.Func = fn // a library with debug information: its functions and lines
-				fr.Loc, _ = lib.f.PCToLine(lookup)
+				fr.Loc, _ = lf.PCToLine(lookup)
 			}
 		} else {
 			fr.Func = f.FuncAt(lookup)

@@ -111,12 +111,16 @@ func (f *File) Globals() []*Var {
 	return out
 }
 
-// Global finds a global variable by name.
+// Global finds a global variable by name: the program's, else a loaded library's unless
+// the program has a function of that name (gdb looks in the program first).
 func (f *File) Global(name string) (*Var, bool) {
 	for _, v := range f.Globals() {
 		if v.Name == name {
 			return v, true
 		}
+	}
+	if len(f.ownFuncsNamed(name)) > 0 {
+		return nil, false
 	}
 	return inLibraries(f, func(lf *File) (*Var, bool) { return lf.Global(name) })
 }

@@ -40,7 +40,7 @@ func (t *Target) DescribeSymbol(frame int, name string) (shown, where string, er
 func (t *Target) ScopeFunction(name string) (engine.Location, error) {
 	fn, ok := t.sym.LastOverload(name)
 	if !ok {
-		return engine.Location{}, fmt.Errorf("Function %q not defined.", name)
+		return t.ResolveFunction(name) // one without debug information: a scope without variables
 	}
 	return t.location(fn.Start()), nil
 }

@@ -26,7 +26,7 @@ func (t *Target) ReportsExecs() bool {
 // followExec makes the program an exec stop names the target's, and returns the stop to
 // report (as a trapStopError, which ends any run mode).
 func (t *Target) followExec(sr StopReply) error {
-	sym, err := elfsym.Open(sr.Exec)
+	sym, err := elfsym.OpenWith(sr.Exec, t.sym.DebugDirs())
 	if err != nil {
 		return fmt.Errorf("gdbremote: the process runs %s now, whose symbols cannot be read: %w", sr.Exec, err)
 	}

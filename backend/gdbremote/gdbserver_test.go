@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
+	"github.com/polydbg/polydbg/internal/realparts"
 )
 
 // native is one debugging session of testdata/native/loop.c under gdbserver.
@@ -257,6 +258,7 @@ func TestGdbserverWrites(t *testing.T) {
 // A write watchpoint (Z2) stops where the program writes the variable, with the address
 // in the stop reply; detaching (D) lets the program run to its end.
 func TestGdbserverWatchAndDetach(t *testing.T) {
+	realparts.NeedHardwareWatchpoints(t)
 	n := newNative(t)
 	c, ctx := n.c, n.ctx
 	n.setBP(n.sym.Entry())

@@ -54,7 +54,7 @@ func (t *Target) visible(fs []elfsym.Frame) []elfsym.Frame {
 // the start of each of its address ranges that is not reached from inside it (gdb's
 // block_starting_point_at).
 func (t *Target) entryInlines(chain []*elfsym.Inline, pc uint64) int {
-	a := t.clearThumb(pc) - t.sym.Bias
+	a := t.sym.LinkAddr(pc)
 	n := 0
 	for k := len(chain) - 1; k >= 0 && startsAt(chain[k], a); k-- {
 		n++

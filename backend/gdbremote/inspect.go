@@ -149,7 +149,7 @@ func (t *Target) Stack() ([]engine.Frame, error) {
 			name = "?? (" + f.Library + ")" // a library function without a symbol, as gdb's ??
 		}
 		out[i] = engine.Frame{Index: i, Func: name, Module: f.LibraryPath, Location: engine.Location{File: f.Loc.File, Line: f.Loc.Line,
-			Col: f.Loc.Column, Func: f.Loc.Function, PC: f.PC, HasPC: true}}
+			Col: f.Loc.Column, Func: f.Loc.Function, PC: f.PC, HasPC: true}, AtInlinedCall: i > 0 && fs[i-1].Inline() != nil}
 		if f.Dummy {
 			out[i] = engine.Frame{Index: i, Func: "<function called from the debugger>", Dummy: true, Location: engine.Location{PC: f.PC, HasPC: true}}
 		}

@@ -42,7 +42,7 @@ func (t *Target) Modules(ctx context.Context) ([]engine.Module, error) {
 		l := &libs[i]
 		l.Interpreter = interp != "" && l.Path == interp
 		if li, ok := t.libraryInfo(l.Path); ok {
-			l.DebugInfo, l.DebugRead = li.DebugInfo, li.OwnDebugInfo
+			l.DebugInfo, l.DebugRead = li.DebugInfo, li.DebugInfo
 			if li.TextSize > 0 {
 				l.TextStart, l.TextEnd = l.Base+li.TextAddr, l.Base+li.TextAddr+li.TextSize
 			}
@@ -59,7 +59,7 @@ func (t *Target) libraryInfo(path string) (elfsym.LibraryInfo, bool) {
 	if li, ok := t.libs[path]; ok {
 		return li, li != (elfsym.LibraryInfo{})
 	}
-	li, err := elfsym.ReadLibraryInfo(path)
+	li, err := elfsym.ReadLibraryInfo(path, t.sym.DebugDirs())
 	if t.libs == nil {
 		t.libs = map[string]elfsym.LibraryInfo{}
 	}

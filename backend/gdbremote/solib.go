@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
 )
 
@@ -232,3 +233,8 @@ func (t *Target) serveWhile(fn func()) {
 		}
 	}
 }
+
+var _ engine.DebugFileReader = (*Target)(nil)
+
+// SetDebugDirs implements engine.DebugFileReader.
+func (t *Target) SetDebugDirs(dirs []string) { t.sym.SetDebugDirs(elfsym.DebugDirs(dirs)) }

@@ -140,18 +140,29 @@ func (t *Target) stepThroughPLT(npc uint64) (*engine.Stop, bool, error) {
 		return nil, false, nil
 	}
 	t.addLibraries()
-	fn, ok := t.sym.FuncByName(name)
-	if !ok || t.sym.Owns(fn) || fn.Line == 0 {
+	fn, ok := t.libraryFunc(name)
+	if !ok || fn.Line == 0 {
 		return nil, false, nil
 	}
-	bp, err := t.sym.FuncBreakpoint(name)
-	if err != nil {
-		return nil, false, nil
-	}
-	if err := t.runToTemp(bp, 0); err != nil {
+	if err := t.runToTemp(t.sym.BreakpointAt(fn), 0); err != nil {
 		return nil, true, err
 	}
 	return &engine.Stop{Reason: engine.ReasonStep}, true, nil
+}
+
+// libraryFunc is the function of a loaded library with debug information that the
+// program calls by name: by its name there, or by the library's symbol of that name at its
+// first instruction (printf is __printf in glibc's debug information, puts __GI__IO_puts).
+func (t *Target) libraryFunc(name string) (*elfsym.Func, bool) {
+	if fn, ok := t.sym.FuncByName(name); ok {
+		return fn, !t.sym.Owns(fn)
+	}
+	if pc, _, ok := t.sym.LibraryFunction(name); ok {
+		if fn := t.sym.FuncAt(pc); fn != nil && fn.Start() == pc {
+			return fn, true
+		}
+	}
+	return nil, false
 }
 
 // returnedToNewLine says whether a call stepped over returned to the first instruction of

@@ -28,6 +28,9 @@ type Config struct {
 	// NoThreadEvents leaves threads to be seen at stops only. Live thread events cost a
 	// stop in the kernel at every system call on gdbserver before 15 (threadevents.go).
 	NoThreadEvents bool
+	// DebugDirs are where separate debug files are looked for (gdb's
+	// debug-file-directory): nil for elfsym.DefaultDebugDir.
+	DebugDirs []string
 }
 
 // Target is an engine.Target for a program behind a GDB stub. Besides the engine's
@@ -263,7 +266,7 @@ func (t *Target) flushOutput() {
 }
 
 func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, extended bool) (*Target, error) {
-	sym, err := elfsym.Open(elfPath)
+	sym, err := elfsym.OpenWith(elfPath, cfg.DebugDirs)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,13 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 		pcs, err = t.sym.FuncBreakpoints(name) // one with debug information
 	}
 	if err != nil && t.loadsLibraries() {
+		if fn, ok := t.libraryFunc(name); ok { // debug information names it otherwise (puts: __GI__IO_puts)
+			bp := t.sym.BreakpointAt(fn)
+			t.addSites([]uint64{bp}, fn.Name)
+			return t.location(bp), nil
+		}
 		if pc, _, ok := t.sym.LibraryFunction(name); ok {
+			pc = t.sym.SymbolBreakpoint(pc) // after the frame's setup, as gdb analyses a prologue without lines
 			shown := name
 			if n, ok := t.sym.LibrarySymbol(pc); ok { // the name gdb gives the address
 				shown = n

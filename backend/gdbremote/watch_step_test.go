@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/realparts"
 )
 
 const watchCallProg = `#include <stdio.h>
@@ -73,6 +74,7 @@ func TestWriteWatchpointStopsOnChange(t *testing.T) {
 // data breakpoint on expr there.
 func watchedAtMain(t *testing.T, src, expr string) *sess {
 	t.Helper()
+	realparts.NeedHardwareWatchpoints(t)
 	tg, err := LaunchNative(testCtx(t, 20*time.Second), buildC(t, src), nil, Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -56,6 +56,11 @@ func debugCmd(args []string) int {
 		commands = append(commands, c)
 		return nil
 	})
+	var initial []string
+	fs.Func("iex", "run `COMMAND` before the -ex ones (gdb's -iex; polydbg reads the program first, and debug-file-directory applies to its libraries)", func(c string) error {
+		initial = append(initial, c)
+		return nil
+	})
 	fs.Func("x", "run the commands in `FILE` first (repeatable; gdb's -x, the source command)", func(f string) error {
 		commands = append(commands, "source "+f)
 		return nil
@@ -69,6 +74,7 @@ func debugCmd(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	commands = append(initial, commands...)
 	spec, err := debugSpec(fs.Args(), *native, *gdbAddr, *elf, *machine, pid, *coreFile)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "polydbg debug:", err)
@@ -77,6 +83,11 @@ func debugCmd(args []string) int {
 			return 2
 		}
 		return 1
+	}
+	for _, c := range initial { // read the program and its libraries as they say (the commands run too)
+		if dirs, ok := gdbcmd.DebugDirsSet(c); ok {
+			spec.Remote.DebugDirs = dirs
+		}
 	}
 	stopWeb, err := startWeb(*webAddr, os.Stderr)
 	if err != nil {

@@ -26,7 +26,7 @@ func TestAttachAsGDB(t *testing.T) {
 	cmds := []string{"-ex", "break " + strconv.Itoa(realparts.LoopLine), "-ex", "continue", "-ex", "print n > 0", "-ex", "print i < 3000",
 		"-ex", "bt", "-ex", "info inferiors", "-ex", "delete", "-ex", "detach"}
 	mine := realparts.StartReady(t, exe, "ready")
-	ours, err := exec.Command(polydbgBinary(t), append([]string{"debug", "-batch", "-p", strconv.Itoa(mine.Pid())}, cmds...)...).CombinedOutput()
+	ours, err := exec.Command(polydbgBinary(t), append(append(append([]string{"debug", "-batch"}, noLibcDebugInfo...), "-p", strconv.Itoa(mine.Pid())), cmds...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("polydbg: %v\n%s", err, ours)
 	}
@@ -64,7 +64,7 @@ func TestAttachedProgramOutlivesTheDebugger(t *testing.T) {
 	input := "break 9\ncontinue\nrun\nquit\n"
 	mine := realparts.StartReady(t, exe, "ready")
 	pid := strconv.Itoa(mine.Pid())
-	cmd := exec.Command(polydbgBinary(t), "debug", "-p", pid)
+	cmd := exec.Command(polydbgBinary(t), append(append([]string{"debug"}, noLibcDebugInfo...), "-p", pid)...)
 	cmd.Stdin = strings.NewReader(input)
 	ours, err := cmd.CombinedOutput()
 	if err != nil {
@@ -104,7 +104,7 @@ func TestAttachedProgramOutlivesTheDebugger(t *testing.T) {
 	// -batch without detach: the end lets it go.
 	again := realparts.StartReady(t, exe, "ready")
 	if out, err := exec.Command(polydbgBinary(t), "debug", "-batch", "-p", strconv.Itoa(again.Pid()),
-		"-ex", "break 9", "-ex", "continue").CombinedOutput(); err != nil || !strings.Contains(string(out), "Breakpoint 1, main () at ") {
+		"-ex", "break attach.c:9", "-ex", "continue").CombinedOutput(); err != nil || !strings.Contains(string(out), "Breakpoint 1, main () at ") {
 		t.Fatalf("polydbg: %v\n%s", err, out)
 	}
 	again.EndedNormally(t, "done 3000\n")

@@ -99,7 +99,7 @@ func pipedAsGDB(t *testing.T, what, name, src, input string, args ...string) {
 // args: both outputs with the prompts, gdb's first line and the last line's end taken out.
 func pipedAndGDB(t *testing.T, input, exe string, args ...string) (ours, theirs []byte) {
 	t.Helper()
-	cmd := exec.Command(polydbgBinary(t), append([]string{"debug", exe}, args...)...)
+	cmd := exec.Command(polydbgBinary(t), append(append(append([]string{"debug"}, noLibcDebugInfo...), exe), args...)...)
 	cmd.Stdin = strings.NewReader(input)
 	ours, err := cmd.CombinedOutput()
 	if err != nil {

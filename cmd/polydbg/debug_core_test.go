@@ -63,7 +63,7 @@ func TestCoreDumpAsGDB(t *testing.T) {
 	}
 	bin := polydbgBinary(t)
 	for name, core := range cores {
-		ours, ourErr := exec.Command(bin, append(append([]string{"debug", "-batch"}, coreCommands...), exe, core)...).CombinedOutput()
+		ours, ourErr := exec.Command(bin, append(append(append([]string{"debug", "-batch"}, noLibcDebugInfo...), coreCommands...), exe, core)...).CombinedOutput()
 		theirs, theirErr := exec.Command("gdb", append(append([]string{"-nx", "-batch", "-iex", "set debug-file-directory /nonexistent"},
 			coreCommands...), exe, core)...).CombinedOutput()
 		if fmt.Sprint(ourErr) != fmt.Sprint(theirErr) { // both fail, as the last command (kill) does
@@ -119,7 +119,7 @@ func TestGcoreAsGDB(t *testing.T) {
 	}
 	cmds := []string{"-ex", "info threads", "-ex", "bt", "-ex", "p *p", "-ex", "p total", "-ex", "up", "-ex", "info locals",
 		"-ex", "info registers rip rsp", "-ex", "thread 2", "-ex", "bt", "-ex", "info sharedlibrary"}
-	ours, err := exec.Command(polydbgBinary(t), append(append([]string{"debug", "-batch"}, cmds...), exe, core)...).CombinedOutput()
+	ours, err := exec.Command(polydbgBinary(t), append(append(append([]string{"debug", "-batch"}, noLibcDebugInfo...), cmds...), exe, core)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("polydbg: %v\n%s", err, ours)
 	}

@@ -283,15 +283,15 @@ func batchAndGDB(t *testing.T, bin, exe string, exCmds []string, args ...string)
 	return batchAndGDBWith(t, bin, exe, nil, exCmds, args...)
 }
 
-// batchAndGDBWith is batchAndGDB with gdbOnly given to gdb first (its settings).
-func batchAndGDBWith(t *testing.T, bin, exe string, gdbOnly, exCmds []string, args ...string) (ours, theirs []byte) {
+// batchAndGDBWith is batchAndGDB with settings (-iex options) given to both first.
+func batchAndGDBWith(t *testing.T, bin, exe string, settings, exCmds []string, args ...string) (ours, theirs []byte) {
 	t.Helper()
 	cmds := append([]string{"-batch"}, exCmds...)
-	ours, err := exec.Command(bin, append(append(append([]string{"debug"}, cmds...), exe), args...)...).CombinedOutput()
+	ours, err := exec.Command(bin, append(append(append(append([]string{"debug"}, settings...), cmds...), exe), args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("polydbg: %v\n%s", err, ours)
 	}
-	gdbArgs := append(append([]string{"-nx"}, gdbOnly...), "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS")
+	gdbArgs := append(append([]string{"-nx"}, settings...), "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS")
 	gdbArgs = append(gdbArgs, cmds...)
 	theirs, err = exec.Command("gdb", append(append(gdbArgs, "--args", exe), args...)...).CombinedOutput()
 	if err != nil {
@@ -421,8 +421,9 @@ func exCommands(commands ...string) []string {
 	return args
 }
 
-// noLibcDebugInfo keeps gdb from reading libc's separate debug information, which polydbg
-// does not read (terminal.md's Limits): both then name a library's frames by its symbols.
+// noLibcDebugInfo keeps gdb and polydbg from reading libc's separate debug information
+// (Debian's libc6-dbg, where it is installed): both then name a library's frames by its
+// symbols, as on a machine without it.
 var noLibcDebugInfo = []string{"-iex", "set debug-file-directory /nonexistent"}
 
 // -batch -x in polydbg and in gdb: the build directory and both outputs.

@@ -43,10 +43,16 @@ func writeSource(t *testing.T, name, text string) (dir, file string) {
 // buildNative builds C source with gcc -g -O0 into dir/name, for a test under gdbserver.
 func buildNative(t *testing.T, name, src string) (dir, exe string) {
 	t.Helper()
+	return buildNativeWith(t, name, src)
+}
+
+// buildNativeWith is buildNative with more flags for gcc (-pthread).
+func buildNativeWith(t *testing.T, name, src string, flags ...string) (dir, exe string) {
+	t.Helper()
 	realparts.Need(t, "gcc", "gdbserver")
 	dir, file := writeSource(t, name+".c", src)
 	exe = filepath.Join(dir, name)
-	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, file).CombinedOutput(); err != nil {
+	if out, err := exec.Command("gcc", append(append([]string{"-g", "-O0"}, flags...), "-o", exe, file)...).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	return dir, exe

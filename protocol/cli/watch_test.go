@@ -18,6 +18,7 @@ var watchHit = regexp.MustCompile(`(Hardware [a-z/() ]*watchpoint \d+: \S+)\n\n(
 // executable: every stop at a watchpoint says the same values at the same line.
 func TestWatchpointsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
+	realparts.NeedHardwareWatchpoints(t)
 	const commands = "break main\nrun\nwatch counter\ninfo breakpoints\ncontinue\ncontinue\nawatch sum\ncontinue\ndelete\ncontinue\n"
 	dir, out := nativeScript(t, commands)
 	expect(t, out,
@@ -266,6 +267,7 @@ func TestFinishValuesAsGDB(t *testing.T) {
 // watchpoint whose hits that change the value are writes and pass; info watchpoints counts
 // each watchpoint's hits.
 func TestReadWatchpointAsGDB(t *testing.T) {
+	realparts.NeedHardwareWatchpoints(t)
 	const commands = "break 8\nrun\nwatch sum\nrwatch counter\nc\nc\nc\nc\ninfo watchpoints\n"
 	_, out, oracle := loopAndGDB(t, commands)
 	said := regexp.MustCompile(`(?m)^(?:\(polydbg\) )?((?:Hardware |Value = |Old value|New value|Num |\d+ +\S+ watchpoint|\tbreakpoint already).*)$`)

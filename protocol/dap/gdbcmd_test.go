@@ -62,7 +62,9 @@ func TestExecCommandsAsGDB(t *testing.T) {
 				t.Errorf("completion of %q starts at %v", text, g.(map[string]any)["start"])
 			}
 		}
-		if strings.Join(labels, " ") != want {
+		// (libc's own arena.c and arena_get2 follow where its debug information is installed, as in gdb)
+		word := text[strings.LastIndex(text, " ")+1:]
+		if got := strings.Join(labels, " "); got != want && !(strings.HasPrefix(got, want+" ") && allPrefixed(labels, word)) {
 			t.Errorf("completions of %q: %q, want %s", text, labels, want)
 		}
 	}
@@ -117,4 +119,14 @@ func TestExecCatchSyscall(t *testing.T) {
 	if e := c.event("exited"); e["exitCode"] != float64(0) {
 		t.Errorf("exit code %v, want 0", e["exitCode"])
 	}
+}
+
+// allPrefixed reports whether every word starts with prefix.
+func allPrefixed(words []string, prefix string) bool {
+	for _, w := range words {
+		if !strings.HasPrefix(w, prefix) {
+			return false
+		}
+	}
+	return true
 }

@@ -51,6 +51,7 @@ func TestWatch(t *testing.T) {
 	}
 
 	realparts.Need(t, "gcc", "gdbserver")
+	realparts.NeedHardwareWatchpoints(t)
 	csrc := testdata(t, "average.c")
 	exe := filepath.Join(t.TempDir(), "average")
 	if out, err := exec.Command("gcc", "-g", "-O0", "-o", exe, csrc).CombinedOutput(); err != nil {

@@ -131,7 +131,9 @@ describe('native under gdbserver, more', () => {
     assert.equal((await s.exited()).body.exitCode, 0);
   });
 
-  test('data breakpoints: a write to a global stops with its old and new value, where its condition holds', async () => {
+  test('data breakpoints: a write to a global stops with its old and new value, where its condition holds', {
+    skip: process.env.NO_HW_WATCH ? "this machine's debug registers do not trigger (gdb's watchpoints do not stop either)" : false,
+  }, async () => {
     const WRITE = line(SRC, 'write');
     s = new Session();
     await s.start({ kind: 'native', program: EXE, args: ['watch'] },
@@ -220,7 +222,7 @@ describe('native under gdbserver, more', () => {
     const ev = await s.stoppedAt('function breakpoint');
     assert.deepEqual(ev.body.hitBreakpointIds, [set[0].id]);
     const frames = (await s.dc.stackTraceRequest({ threadId: 1 })).body.stackFrames;
-    assert.equal(frames[0].name, 'getcwd', JSON.stringify(frames));
+    assert.match(frames[0].name, /getcwd$/, JSON.stringify(frames)); // (__GI___getcwd where libc's debug information is installed)
     assert.equal(frames[1].name, 'main', JSON.stringify(frames));
     const moved = changed.find((b) => b.reason === 'changed' && b.breakpoint.id === set[0].id);
     assert.ok(moved, `a breakpoint event moved it: ${JSON.stringify(changed)}`);

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"debug/elf"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+const sepLibSrc = `static int twice(int x) { return 2 * x; }
+int scale(int v, int by) {
+	int r = twice(v) * by;
+	return r;
+}
+`
+
+const sepProgSrc = `#include <stdio.h>
+int scale(int v, int by);
+static int total;
+int add(int a, int b) {
+	int s = a + b;
+	total += s;
+	return s;
+}
+int main(void) {
+	int n = add(2, 3);
+	n = scale(n, 4);
+	printf("%d %d\n", n, total);
+	return 0;
+}
+`
+
+// buildStripped builds a program and its library with debug information, then moves the
+// information into separate files as distributions ship it: the program's beside it in
+// .debug/, found by its debug link; the library's under debugDir by its build id.
+func buildStripped(t *testing.T) (dir, exe, debugDir string) {
+	t.Helper()
+	realparts.Need(t, "gcc", "gdbserver", "objcopy", "strip")
+	dir, _ = writeSource(t, "prog.c", sepProgSrc)
+	if err := os.WriteFile(filepath.Join(dir, "lib.c"), []byte(sepLibSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib, exe := filepath.Join(dir, "libsc.so"), filepath.Join(dir, "prog")
+	debugDir = filepath.Join(dir, "debug")
+	run := func(name string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+	}
+	run("gcc", "-g", "-O0", "-shared", "-fPIC", "-Wl,--build-id", "-o", lib, "lib.c")
+	run("gcc", "-g", "-O0", "-Wl,--build-id", "-o", exe, "prog.c", "-L.", "-lsc", "-Wl,-rpath,"+dir)
+	id := buildIDOf(t, lib)
+	byID := filepath.Join(debugDir, ".build-id", id[:2], id[2:]+".debug")
+	if err := os.MkdirAll(filepath.Dir(byID), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".debug"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run("objcopy", "--only-keep-debug", lib, byID)
+	run("strip", "-g", lib)
+	run("objcopy", "--only-keep-debug", exe, filepath.Join(dir, ".debug", "prog.debug"))
+	run("strip", "-g", exe)
+	run("objcopy", "--add-gnu-debuglink="+filepath.Join(dir, ".debug", "prog.debug"), exe)
+	return dir, exe, debugDir
+}
+
+// buildIDOf is the hex of the file's GNU build id.
+func buildIDOf(t *testing.T, path string) string {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := f.Section(".note.gnu.build-id")
+	if s == nil {
+		t.Fatalf("%s has no build id", path)
+	}
+	b, err := s.Data()
+	if err != nil || len(b) < 16 {
+		t.Fatalf("%s: build id note: %v", path, err)
+	}
+	return hex.EncodeToString(b[16:]) // after the 12-byte header and "GNU\0"
+}
+
+// A stripped program and library whose debug information is in separate files, as gdb
+// finds them: the program's by its .gnu_debuglink (in .debug/ beside it), the library's by
+// its build id under debug-file-directory. Its functions, lines, frames with arguments,
+// locals, a static function's call, finish's value and info sharedlibrary, as gdb says
+// them; with the folder elsewhere the library is read by its symbols alone, as in gdb.
+func TestSeparateDebugFilesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe, debugDir := buildStripped(t)
+	cmds := exCommands("show debug-file-directory", "break add", "break scale", "info line twice", "run", "bt", "info locals",
+		"finish", "continue", "bt", "info frame", "p by", "p twice(5)", "info sharedlibrary", "list scale", "info symbol scale",
+		"info scope scale", "ptype scale", "continue")
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, []string{"-iex", "set debug-file-directory " + debugDir}, cmds)
+	if !strings.Contains(string(ours), "Breakpoint 2, scale (v=5, by=4) at lib.c:3\n") {
+		t.Errorf("the library's debug file was not read:\n%s", ours)
+	}
+	compareLines(t, "separate debug files", dir, ours, theirs)
+
+	ours, theirs = batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, cmds)
+	if !strings.Contains(string(ours), "Breakpoint 1, add (a=2, b=3) at prog.c:5\n") ||
+		!regexp.MustCompile(`Yes \(\*\) +\S+libsc\.so`).Match(ours) {
+		t.Errorf("the program's debug link, or the library without its debug file:\n%s", ours)
+	}
+	compareLines(t, "no debug folder", dir, ours, theirs)
+}
+
+// The program of the libc tests: qsort calling back, puts and printf.
+const libcCallsProg = `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static int cmp(const void *a, const void *b) {
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+int main(void) {
+	int v[4] = {3, 1, 2, 0};
+	qsort(v, 4, sizeof v[0], cmp);
+	char buf[16];
+	strcpy(buf, "hi");
+	puts(buf);
+	printf("%d %d\n", v[0], v[3]);
+	return 0;
+}
+`
+
+// needLibcDebugFile skips t where libc's separate debug information is not installed.
+func needLibcDebugFile(t *testing.T) {
+	t.Helper()
+	for _, libc := range []string{"/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6"} {
+		if _, err := os.Stat(libc); err != nil {
+			continue
+		}
+		id := buildIDOf(t, libc)
+		if _, err := os.Stat(filepath.Join("/usr/lib/debug/.build-id", id[:2], id[2:]+".debug")); err == nil {
+			return
+		}
+	}
+	t.Skip("libc's separate debug information (Debian's libc6-dbg) is not installed")
+}
+
+// With Debian's libc6-dbg installed, libc's frames are read from its debug file as gdb
+// reads them: their functions by their assembler names (__GI___qsort_r), arguments with
+// @entry values and <optimized out>, the inlined copies of msort_with_tmp as frames of
+// their own (the one just entered hidden after finish), source files named as the
+// compiler was given them (./stdlib/msort.c), a step into printf, a breakpoint on puts at
+// its source line, libc's FILE type, and errno, a thread-local variable.
+func TestLibcDebugInfoAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	needLibcDebugFile(t)
+	dir, exe := buildNative(t, "calls", libcCallsProg)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, nil, exCommands(
+		"break cmp", "run", "bt", "up", "info frame", "finish", "bt 3", "delete",
+		"break puts", "continue", "bt", "info args", "finish", "step", "bt", "info args", "whatis format",
+		"ptype FILE", "p stdout->_fileno", "p errno", "info address errno", "finish", "next",
+		"info sharedlibrary", "continue"))
+	for _, want := range []string{"__GI___qsort_r (", "at ./stdlib/msort.c:", "__printf (format=", "at ./libio/ioputs.c:35\n"} {
+		if !strings.Contains(string(ours), want) {
+			t.Errorf("libc's debug information was not read (no %q):\n%s", want, ours)
+		}
+	}
+	compareLines(t, "libc's debug file", dir, ours, theirs)
+}
+
+const threadLocalProg = `#include <pthread.h>
+#include <stdio.h>
+static __thread int counter = 7;
+__thread long slots[3] = {1, 2, 3};
+static void *work(void *arg) {
+	counter += (int)(long)arg;
+	slots[1] = counter;
+	return NULL;
+}
+int main(void) {
+	pthread_t th;
+	pthread_create(&th, NULL, work, (void *)5);
+	pthread_join(th, NULL);
+	counter++;
+	printf("%d %ld\n", counter, slots[1]);
+	return 0;
+}
+`
+
+// Thread-local variables (__thread) are each thread's own, as gdb finds them: through
+// the module's TLS id and the thread's dtv, as libthread_db reads them (the offsets of
+// glibc's structures from libc's _thread_db_ descriptions). The worker's copy, then the
+// main thread's, their addresses, info address; finish out of the worker with its pointer.
+func TestThreadLocalsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNativeWith(t, "tls", threadLocalProg, "-pthread")
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands(
+		"break work", "break 15", "run", "p counter", "p slots", "finish", "p counter", "p slots[1]",
+		"continue", "p counter", "p slots", "p &slots[2]", "whatis counter", "ptype slots", "info address counter",
+		"info address slots", "continue"))
+	lwp := regexp.MustCompile(`LWP \d+`)
+	ours, theirs = lwp.ReplaceAll(ours, []byte("LWP N")), lwp.ReplaceAll(theirs, []byte("LWP N"))
+	if !strings.Contains(string(ours), "$4 = 12\n") || !strings.Contains(string(ours), "$6 = 8\n") {
+		t.Errorf("the threads' own counters are not told:\n%s", ours)
+	}
+	compareLines(t, "thread-local variables", dir, ours, theirs)
+}
