@@ -67,25 +67,44 @@ func (t *Target) libraryInfo(path string) (elfsym.LibraryInfo, bool) {
 	return li, err == nil
 }
 
-// parseLibrariesSVR4 reads a <library-list-svr4> document: one <library name=... l_addr=...>
-// per object the dynamic linker has mapped (the vDSO has no file name and is left out).
-func parseLibrariesSVR4(b []byte) ([]engine.Module, error) {
-	var doc struct {
-		Libraries []struct {
-			Name  string `xml:"name,attr"`
-			LAddr string `xml:"l_addr,attr"`
-		} `xml:"library"`
-	}
+// svr4List is a <library-list-svr4> document: the program's link_map (main-lm) and one
+// <library name=... lm=... l_addr=...> per object the dynamic linker has mapped.
+type svr4List struct {
+	MainLM    string `xml:"main-lm,attr"`
+	Libraries []struct {
+		Name  string `xml:"name,attr"`
+		LM    string `xml:"lm,attr"`
+		LAddr string `xml:"l_addr,attr"`
+	} `xml:"library"`
+}
+
+func parseSVR4(b []byte) (svr4List, error) {
+	var doc svr4List
 	if err := xml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%w: libraries-svr4: %v", ErrGarbage, err)
+		return doc, fmt.Errorf("%w: libraries-svr4: %v", ErrGarbage, err)
+	}
+	return doc, nil
+}
+
+// hexAttr is an attribute's 0x-prefixed hex number, 0 when it is not one.
+func hexAttr(s string) uint64 {
+	v, _ := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
+	return v
+}
+
+// parseLibrariesSVR4 reads the modules of a <library-list-svr4> document (the vDSO, which
+// has no file name, left out).
+func parseLibrariesSVR4(b []byte) ([]engine.Module, error) {
+	doc, err := parseSVR4(b)
+	if err != nil {
+		return nil, err
 	}
 	var out []engine.Module
 	for _, l := range doc.Libraries {
 		if l.Name == "" || !strings.Contains(l.Name, "/") { // the vDSO ("linux-vdso.so.1")
 			continue
 		}
-		base, _ := strconv.ParseUint(strings.TrimPrefix(l.LAddr, "0x"), 16, 64)
-		out = append(out, engine.Module{Name: filepath.Base(l.Name), Path: l.Name, Base: base})
+		out = append(out, engine.Module{Name: filepath.Base(l.Name), Path: l.Name, Base: hexAttr(l.LAddr)})
 	}
 	return out, nil
 }

@@ -9,11 +9,9 @@ package gdbremote
 
 import (
 	"encoding/binary"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
@@ -171,23 +169,13 @@ func (t *Target) linkMaps() (linkMapList, error) {
 	if err != nil {
 		return linkMapList{}, err
 	}
-	var doc struct {
-		MainLM    string `xml:"main-lm,attr"`
-		Libraries []struct {
-			Name string `xml:"name,attr"`
-			LM   string `xml:"lm,attr"`
-		} `xml:"library"`
+	doc, err := parseSVR4(b)
+	if err != nil {
+		return linkMapList{}, err
 	}
-	if err := xml.Unmarshal(b, &doc); err != nil {
-		return linkMapList{}, fmt.Errorf("%w: libraries-svr4: %v", ErrGarbage, err)
-	}
-	hex := func(s string) uint64 {
-		v, _ := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
-		return v
-	}
-	out := linkMapList{main: hex(doc.MainLM)}
+	out := linkMapList{main: hexAttr(doc.MainLM)}
 	for _, l := range doc.Libraries {
-		out.libs = append(out.libs, linkMap{name: l.Name, lm: hex(l.LM)})
+		out.libs = append(out.libs, linkMap{name: l.Name, lm: hexAttr(l.LM)})
 	}
 	return out, nil
 }

@@ -1,97 +1,12 @@
 package main
 
 import (
-	"debug/elf"
-	"encoding/hex"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
 )
-
-const sepLibSrc = `static int twice(int x) { return 2 * x; }
-int scale(int v, int by) {
-	int r = twice(v) * by;
-	return r;
-}
-`
-
-const sepProgSrc = `#include <stdio.h>
-int scale(int v, int by);
-static int total;
-int add(int a, int b) {
-	int s = a + b;
-	total += s;
-	return s;
-}
-int main(void) {
-	int n = add(2, 3);
-	n = scale(n, 4);
-	printf("%d %d\n", n, total);
-	return 0;
-}
-`
-
-// buildStripped builds a program and its library with debug information, then moves the
-// information into separate files as distributions ship it: the program's beside it in
-// .debug/, found by its debug link; the library's under debugDir by its build id.
-func buildStripped(t *testing.T) (dir, exe, debugDir string) {
-	t.Helper()
-	realparts.Need(t, "gcc", "gdbserver", "objcopy", "strip")
-	dir, _ = writeSource(t, "prog.c", sepProgSrc)
-	if err := os.WriteFile(filepath.Join(dir, "lib.c"), []byte(sepLibSrc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lib, exe := filepath.Join(dir, "libsc.so"), filepath.Join(dir, "prog")
-	debugDir = filepath.Join(dir, "debug")
-	run := func(name string, args ...string) {
-		t.Helper()
-		cmd := exec.Command(name, args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, out)
-		}
-	}
-	run("gcc", "-g", "-O0", "-shared", "-fPIC", "-Wl,--build-id", "-o", lib, "lib.c")
-	run("gcc", "-g", "-O0", "-Wl,--build-id", "-o", exe, "prog.c", "-L.", "-lsc", "-Wl,-rpath,"+dir)
-	id := buildIDOf(t, lib)
-	byID := filepath.Join(debugDir, ".build-id", id[:2], id[2:]+".debug")
-	if err := os.MkdirAll(filepath.Dir(byID), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, ".debug"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	run("objcopy", "--only-keep-debug", lib, byID)
-	run("strip", "-g", lib)
-	run("objcopy", "--only-keep-debug", exe, filepath.Join(dir, ".debug", "prog.debug"))
-	run("strip", "-g", exe)
-	run("objcopy", "--add-gnu-debuglink="+filepath.Join(dir, ".debug", "prog.debug"), exe)
-	return dir, exe, debugDir
-}
-
-// buildIDOf is the hex of the file's GNU build id.
-func buildIDOf(t *testing.T, path string) string {
-	t.Helper()
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s := f.Section(".note.gnu.build-id")
-	if s == nil {
-		t.Fatalf("%s has no build id", path)
-	}
-	b, err := s.Data()
-	if err != nil || len(b) < 16 {
-		t.Fatalf("%s: build id note: %v", path, err)
-	}
-	return hex.EncodeToString(b[16:]) // after the 12-byte header and "GNU\0"
-}
 
 // A stripped program and library whose debug information is in separate files, as gdb
 // finds them: the program's by its .gnu_debuglink (in .debug/ beside it), the library's by
@@ -100,7 +15,8 @@ func buildIDOf(t *testing.T, path string) string {
 // them; with the folder elsewhere the library is read by its symbols alone, as in gdb.
 func TestSeparateDebugFilesAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	dir, exe, debugDir := buildStripped(t)
+	realparts.Need(t, "gdbserver")
+	dir, exe, debugDir := realparts.BuildStripped(t)
 	cmds := exCommands("show debug-file-directory", "break add", "break scale", "info line twice", "run", "bt", "info locals",
 		"finish", "continue", "bt", "info frame", "p by", "p twice(5)", "info sharedlibrary", "list scale", "info symbol scale",
 		"info scope scale", "ptype scale", "continue")
@@ -137,21 +53,6 @@ int main(void) {
 }
 `
 
-// needLibcDebugFile skips t where libc's separate debug information is not installed.
-func needLibcDebugFile(t *testing.T) {
-	t.Helper()
-	for _, libc := range []string{"/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6"} {
-		if _, err := os.Stat(libc); err != nil {
-			continue
-		}
-		id := buildIDOf(t, libc)
-		if _, err := os.Stat(filepath.Join("/usr/lib/debug/.build-id", id[:2], id[2:]+".debug")); err == nil {
-			return
-		}
-	}
-	t.Skip("libc's separate debug information (Debian's libc6-dbg) is not installed")
-}
-
 // With Debian's libc6-dbg installed, libc's frames are read from its debug file as gdb
 // reads them: their functions by their assembler names (__GI___qsort_r), arguments with
 // @entry values and <optimized out>, the inlined copies of msort_with_tmp as frames of
@@ -160,7 +61,7 @@ func needLibcDebugFile(t *testing.T) {
 // its source line, libc's FILE type, and errno, a thread-local variable.
 func TestLibcDebugInfoAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	needLibcDebugFile(t)
+	realparts.NeedLibcDebugFile(t)
 	dir, exe := buildNative(t, "calls", libcCallsProg)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, nil, exCommands(
 		"break cmp", "run", "bt", "up", "info frame", "finish", "bt 3", "delete",

@@ -48,6 +48,9 @@ type launchArgs struct {
 	// SourceFileMap maps the directories the program was built in to where those files are
 	// on this machine (VS Code's C/C++ adapter's "sourceFileMap").
 	SourceFileMap map[string]string `json:"sourceFileMap,omitempty"`
+	// DebugFileDirectory are where a stripped program's and its libraries' separate debug
+	// files are looked for (gdb's debug-file-directory): absent, /usr/lib/debug; [] none.
+	DebugFileDirectory []string `json:"debugFileDirectory,omitempty"`
 
 	attach bool // the session attached: disconnect detaches
 }
@@ -61,6 +64,7 @@ func (a launchArgs) spec(attach bool) (launch.Spec, error) {
 	s := launch.Spec{Kind: launch.Kind(a.Kind), Program: a.Program, Args: a.Args, ELF: a.ELF,
 		Machine: a.Machine, Address: a.Address, SVD: a.SVD, QEMUSerial: a.Serial, Seed: a.Seed}
 	s.Remote.NoThreadEvents = a.ThreadEvents != nil && !*a.ThreadEvents
+	s.Remote.DebugDirs = a.DebugFileDirectory
 	switch {
 	case attach && a.ProcessID != 0 && a.Address != "":
 		return s, errors.New("attach takes \"processId\" or \"address\", not both")
