@@ -16,8 +16,9 @@ func (s *Session) Finish(ctx context.Context, frame int) (Halt, error) {
 		return Halt{}, fmt.Errorf("finish: no frame %d", frame)
 	}
 	var h Halt
-	outs, dummy := frame+1, false
+	outs, dummy, want := frame+1, false, -1
 	if fs, err := s.Stack(); err == nil && frame < len(fs) {
+		want = len(fs) - frame - 1 // the frames left once the selected one has returned
 		// A call from the debugger's frame goes with the return of the function it called: no
 		// step out of its own. Finishing one is running until the function above it returns.
 		dummy = fs[frame].Dummy
@@ -40,6 +41,14 @@ func (s *Session) Finish(ctx context.Context, frame int) (Halt, error) {
 		}
 		if h.State != Stopped || h.Stop == nil || h.Stop.Reason != ReasonStep {
 			break // something else stopped it on the way, or it ended
+		}
+		if !last && want >= 0 {
+			// A step out of an inlined copy that ends its function returns from both:
+			// the frames left say when the selected one has returned.
+			if fs, err := s.Stack(); err == nil && len(fs) <= want {
+				last = true
+				break
+			}
 		}
 	}
 	if h.Stop != nil && h.Stop.Reason == ReasonCallReturned {

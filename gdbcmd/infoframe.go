@@ -110,8 +110,11 @@ func (d *Debugger) infoSource() {
 	if u.CompDir != "" {
 		d.printf("Compilation directory is %s\n", u.CompDir)
 	}
-	d.printf("Located in %s\n", cmp.Or(d.s.SourceFile(loc.File), loc.File)) // where it was found
-	if lines, err := d.s.Source(loc.File); err == nil {
+	lines, err := d.s.Source(loc.File)
+	if found := d.s.SourceFile(loc.File); found != "" || err == nil { // where it was found (gdb says nothing of a missing file)
+		d.printf("Located in %s\n", cmp.Or(found, loc.File))
+	}
+	if err == nil {
 		d.printf("Contains %d lines.\n", len(lines))
 	}
 	if info.Language != "" {

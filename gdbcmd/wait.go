@@ -124,6 +124,9 @@ func (d *Debugger) waitFrom(seq uint64) (engine.Halt, bool) {
 // Finish): the output printer prints meanwhile, and what the program wrote before the halt
 // is printed before the halt is reported. false when the command failed (said).
 func (d *Debugger) await(run func(context.Context) (engine.Halt, error)) (engine.Halt, bool) {
+	if d.s.State() == engine.Stopped {
+		d.stopThread = d.s.SelectedThread() // (as resume)
+	}
 	d.release()
 	h, err := run(context.Background())
 	if err != nil {

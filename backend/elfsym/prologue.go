@@ -122,6 +122,18 @@ func (f *File) SymbolBreakpoint(pc uint64) uint64 {
 	return lf.x86Prologue(&Func{Low: low, High: low + 16}) + lf.Bias
 }
 
+// FileCode reads n bytes of code at the run-time address pc from the file that holds it
+// (the program's or a loaded library's), as the file has them: false where no file's code
+// section holds them all.
+func (f *File) FileCode(pc uint64, n int) ([]byte, bool) {
+	g := f
+	if l := f.libraryAt(pc); l != nil {
+		g = l.file()
+	}
+	b := g.codeBytes(g.clearThumb(pc-g.Bias), n)
+	return b, len(b) == n
+}
+
 // codeBytes reads n bytes of the file's code at link-time address a (fewer at the end of
 // a section, none when no section holds a).
 func (f *File) codeBytes(a uint64, n int) []byte {

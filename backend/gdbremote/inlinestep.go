@@ -227,7 +227,7 @@ func (t *Target) stepOutOfInline(chain []*elfsym.Inline) (*engine.Stop, error) {
 				}
 				continue
 			}
-			return &engine.Stop{Reason: engine.ReasonStep}, nil // returned from the function
+			return &engine.Stop{Reason: engine.ReasonStep, ReturnValue: t.returnValue(fn)}, nil // returned from the function, with its value
 		}
 		if !left && commonInlines(t.sym.InlinesAt(npc), chain) < len(chain) {
 			left = true

@@ -33,7 +33,16 @@ func (c *Client) Step(ctx context.Context) error { return c.Resume(ctx, ActStep,
 // Resume sends a resume action ("c" or "s") for thread (empty: the current one), using
 // vCont when the stub offered that action and the plain packets otherwise.
 func (c *Client) Resume(ctx context.Context, action, thread string) error {
-	return c.resume(ctx, action, thread, 0, 0)
+	return c.resume(ctx, action, thread, 0, 0, false)
+}
+
+// StepOthersRunning single-steps thread while the other threads run (vCont;s:T;c, gdb's
+// step without scheduler locking); ErrUnsupported from a stub without vCont's s and c.
+func (c *Client) StepOthersRunning(ctx context.Context, thread string) error {
+	if !c.vcont["s"] || !c.vcont["c"] || thread == "" {
+		return fmt.Errorf("%w: vCont;s:T;c", ErrUnsupported)
+	}
+	return c.resume(ctx, "s", thread, 0, 0, true)
 }
 
 // StepRange steps thread while its pc stays in [start, end) (vCont;r, where the stub offers
@@ -42,10 +51,10 @@ func (c *Client) StepRange(ctx context.Context, thread string, start, end uint64
 	if !c.vcont["r"] {
 		return fmt.Errorf("%w: vCont;r", ErrUnsupported)
 	}
-	return c.resume(ctx, "r", thread, start, end)
+	return c.resume(ctx, "r", thread, start, end, false)
 }
 
-func (c *Client) resume(ctx context.Context, action, thread string, start, end uint64) error {
+func (c *Client) resume(ctx context.Context, action, thread string, start, end uint64, othersRun bool) error {
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
 	if c.running.Load() {
@@ -62,6 +71,9 @@ func (c *Client) resume(ctx context.Context, action, thread string, start, end u
 		}
 		if thread != "" {
 			cmd += ":" + thread
+		}
+		if othersRun {
+			cmd += ";c"
 		}
 	} else {
 		if thread != "" {

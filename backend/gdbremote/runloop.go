@@ -138,7 +138,7 @@ func (t *Target) resumeWait(action string, start, end uint64) (StopReply, error)
 // (catch syscall): the continue of the run loop does; steps, a step's own continues and
 // calls of the program's functions do not.
 func (t *Target) resumeWaitCatching(action string, start, end uint64, catching bool) (StopReply, error) {
-	interruptible := action != "s"
+	interruptible := action != "s" // ("s+" may wait long: interruptible)
 	for {
 		t.mu.Lock()
 		ops := t.takePending()
@@ -162,6 +162,8 @@ func (t *Target) resumeWaitCatching(action string, start, end uint64, catching b
 			err = t.c.StepRange(t.ctx, t.threadID, start, end)
 		} else if action == "s" {
 			err = t.c.Resume(t.ctx, action, t.stepThread()) // the others stay stopped
+		} else if action == "s+" {
+			err = t.c.StepOthersRunning(t.ctx, t.stepThread()) // (blockedStep)
 		} else {
 			err = t.c.Resume(t.ctx, action, "")
 		}

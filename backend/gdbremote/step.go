@@ -12,8 +12,14 @@ import (
 )
 
 func (t *Target) doStepInstruction() (*engine.Stop, error) {
-	sr, err := t.stepOff()
-	if err != nil {
+	var sr StopReply
+	var err error
+	if pc, _ := t.pc(); t.blockedInSyscall(pc) {
+		var st *engine.Stop
+		if sr, st, err = t.stepBlocked(); st != nil || err != nil {
+			return st, err
+		}
+	} else if sr, err = t.stepOff(); err != nil {
 		return nil, err
 	}
 	if st := t.watchStop(sr); st != nil {
@@ -185,7 +191,11 @@ func (t *Target) stepInLine(pc uint64) (uint64, *engine.Stop, error) {
 	t.mu.Lock()
 	atTrap := t.traps[pc] != nil
 	t.mu.Unlock()
-	if ok && !atTrap && t.c.HasVCont("r") && pc >= s && pc < e {
+	if t.blockedInSyscall(pc) {
+		if _, st, err := t.stepBlocked(); st != nil || err != nil {
+			return 0, st, err
+		}
+	} else if ok && !atTrap && t.c.HasVCont("r") && pc >= s && pc < e {
 		if _, err := t.resumeWait("r", s, e); err != nil {
 			return 0, nil, err
 		}
@@ -209,6 +219,42 @@ func (t *Target) stepInLine(pc uint64) (uint64, *engine.Stop, error) {
 		}
 	}
 	return npc, nil, nil
+}
+
+// stepBlocked steps the selected thread, blocked in a system call (a futex wait) that only
+// another thread can end, with the other threads running, as gdb's steps let them run
+// (off their breakpoints first). One of them stopping first ends the step with its stop.
+func (t *Target) stepBlocked() (StopReply, *engine.Stop, error) {
+	stepping := thread(t.stepThread(), "").ID
+	if st, err := t.unparkOthers(); st != nil || err != nil {
+		return StopReply{}, st, err
+	}
+	sr, err := t.resumeWait("s+", 0, 0)
+	if err != nil {
+		return sr, nil, err
+	}
+	if sr.Thread != "" && thread(sr.Thread, "").ID != stepping {
+		if st := t.classify(sr); st != nil {
+			return sr, st, nil
+		}
+	}
+	return sr, nil, nil
+}
+
+// blockedInSyscall says whether the selected thread, at pc, was stopped inside a system
+// call it goes back into when resumed (x86-64 Linux: pc follows a syscall instruction and
+// orig_rax holds the call's number). The code is read from the file: no packet but in that
+// case.
+func (t *Target) blockedInSyscall(pc uint64) bool {
+	r, ok := t.desc.Reg("orig_rax")
+	if !ok || pc < 2 {
+		return false
+	}
+	if code, ok := t.sym.FileCode(pc-2, 2); !ok || code[0] != 0x0f || code[1] != 0x05 {
+		return false
+	}
+	b, err := t.reg(r.Num)
+	return err == nil && len(b) == 8 && t.order.Uint64(b) != ^uint64(0)
 }
 
 // pauseStop is the stop to report when a pause was asked for, or nil.

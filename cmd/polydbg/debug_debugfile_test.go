@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/polydbg/polydbg/internal/realparts"
 )
@@ -112,4 +115,61 @@ func TestThreadLocalsAsGDB(t *testing.T) {
 		t.Errorf("the threads' own counters are not told:\n%s", ours)
 	}
 	compareLines(t, "thread-local variables", dir, ours, theirs)
+}
+
+// condWaitProg has a worker waiting on a condition variable that main signals after its
+// breakpoint on line 19.
+const condWaitProg = `#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int ready;
+static int work(int x) { return x * 2; }
+static void *worker(void *arg) {
+	pthread_mutex_lock(&mu);
+	while (!ready)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	return (void *)(long)work((int)(long)arg);
+}
+int main(void) {
+	pthread_t th;
+	pthread_create(&th, 0, worker, (void *)7L);
+	usleep(100000);
+	pthread_mutex_lock(&mu);
+	ready = 1;
+	pthread_cond_signal(&cv);
+	pthread_mutex_unlock(&mu);
+	void *r;
+	pthread_join(th, &r);
+	printf("%ld\n", (long)r);
+	return 0;
+}
+`
+
+// A thread stopped inside a system call that only another thread can end (a futex wait)
+// is stepped with the other threads running, as gdb's steps let them run: stepi there, and
+// finish out of libc's inlined futex wait where its debug information is installed, end
+// instead of waiting forever (main, off its breakpoint first, signals the worker).
+func TestBlockedThreadStepsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNativeWith(t, "condwait", condWaitProg, "-pthread")
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands(
+		"break 19", "run", "thread 2", "stepi", "bt 1", "thread 1", "next", "next", "continue"))
+	lwp := regexp.MustCompile(`LWP \d+`)
+	compareLines(t, "stepi in a blocked thread", dir, lwp.ReplaceAll(ours, []byte("LWP N")), lwp.ReplaceAll(theirs, []byte("LWP N")))
+
+	realparts.NeedLibcDebugFile(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // (it used to wait forever)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, polydbgBinary(t), "debug", "-batch", "-ex", "break 19", "-ex", "run", "-ex", "thread 2",
+		"-ex", "finish", "-ex", "bt 1", "-ex", "finish", exe).CombinedOutput()
+	if err != nil {
+		t.Fatalf("polydbg: %v\n%s", err, out)
+	}
+	if !regexp.MustCompile(`\n__futex_abstimed_wait_common \(.*\) at \./nptl/futex-internal\.c:\d+\n`).Match(out) ||
+		strings.Contains(string(out), "Thread 1 \"condwait\" hit Breakpoint 1") && strings.Count(string(out), "hit Breakpoint 1") > 1 {
+		t.Errorf("finish out of the inlined futex wait:\n%s", out)
+	}
 }
