@@ -109,11 +109,19 @@ type FrameInfo struct {
 	CFA      uint64 // the frame's address: the stack pointer before the call that made it
 	PC       uint64
 	PCName   string // the program counter's register ("rip", "pc")
+	SPName   string // the stack pointer's ("rsp", "sp")
 	SavedPC  uint64 // where it returns to (0 for the outermost frame)
 	Base     uint64 // the frame pointer's value, from which its arguments and locals are addressed (0: none)
 	Language string // of its code, as gdb names it ("c"); "" when unknown
 	Saved    []SavedRegister
 	Unit     SourceUnit // how its code was compiled (gdb's info source)
+	// TailCall marks the frame of a function that ended with a jump to its callee's: its own
+	// frame is gone (no arguments' or locals' address, no saved registers).
+	TailCall bool
+	// Inlined marks the frame of an inlined copy, without a frame of its own; InlinedInto
+	// is the frame of the code it was inlined into (gdb's "inlined into frame N").
+	Inlined     bool
+	InlinedInto int
 }
 
 // SourceUnit is what a compilation unit tells of itself: its file as the compiler was given

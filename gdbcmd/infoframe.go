@@ -57,7 +57,11 @@ func (d *Debugger) describeFrame(n int, selected bool) {
 	}
 	d.printf("\n")
 	var near []string
-	if caller, err := d.s.FrameInfo(n + 1); err == nil {
+	if info.TailCall {
+		near = append(near, " tail call frame") // (its caller is not said, as gdb)
+	} else if info.Inlined {
+		near = append(near, fmt.Sprintf(" inlined into frame %d", info.InlinedInto))
+	} else if caller, err := d.s.FrameInfo(n + 1); err == nil {
 		near = append(near, fmt.Sprintf(" called by frame at %#x", caller.CFA))
 	}
 	if n > 0 {
@@ -71,14 +75,18 @@ func (d *Debugger) describeFrame(n int, selected bool) {
 	if info.Language != "" {
 		d.printf(" source language %s.\n", info.Language)
 	}
-	if info.Base != 0 {
+	switch {
+	case info.TailCall || info.Inlined:
+		d.printf(" Arglist at unknown address.\n")
+		d.printf(" Locals at unknown address, Previous frame's sp in %s\n", info.SPName)
+	case info.Base != 0:
 		args := ""
 		if vars, err := d.s.FrameArgs(n); err == nil {
 			args = d.frameArgsText(vars)
 		}
 		d.printf(" Arglist at %#x, args: %s\n", info.Base, args)
 		d.printf(" Locals at %#x, Previous frame's sp is %#x\n", info.Base, info.CFA)
-	} else {
+	default:
 		d.printf(" Previous frame's sp is %#x\n", info.CFA)
 	}
 	if len(info.Saved) > 0 {

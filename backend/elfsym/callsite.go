@@ -27,6 +27,8 @@ const (
 	attrCallTarget      dwarf.Attr = 0x83
 	attrGNUCallValue    dwarf.Attr = 0x2111
 	attrGNUCallTarget   dwarf.Attr = 0x2113
+	attrCallTailCall    dwarf.Attr = 0x82
+	attrGNUTailCall     dwarf.Attr = 0x2115
 )
 
 // maxEntryDepth bounds the callers asked for one value (a call value may itself be an
@@ -36,6 +38,7 @@ const maxEntryDepth = 8
 // callSite is one call in a function, by its return address.
 type callSite struct {
 	origin dwarf.Offset // the DIE of the function called (0 when unknown)
+	tail   bool         // a tail call (a jump): its function's frame is gone when the callee runs
 	target []byte       // an expression for the address called (indirect calls)
 	params []callParam
 	cu     *cuInfo
@@ -48,6 +51,10 @@ type callParam struct {
 type callSiteIndex struct {
 	once  sync.Once
 	sites map[uint64]*callSite // link-time return address -> call
+	tails []uint64             // the return addresses of the tail calls
+	// byFunc are the tail calls by the function that makes them (tailCallsIn), made once.
+	tailOnce sync.Once
+	byFunc   map[string][]tailCall
 }
 
 // callSiteAt is the call whose link-time return address is ret, or nil.
@@ -93,7 +100,15 @@ func (f *File) readCallSites() {
 			} else if t, ok := e.Val(attrGNUCallTarget).([]byte); ok {
 				cs.target = t
 			}
+			if t, _ := e.Val(attrCallTailCall).(bool); t {
+				cs.tail = true
+			} else if t, _ := e.Val(attrGNUTailCall).(bool); t {
+				cs.tail = true
+			}
 			f.calls.sites[f.clearThumb(ret)] = cs
+			if cs.tail && cs.origin != 0 {
+				f.calls.tails = append(f.calls.tails, f.clearThumb(ret))
+			}
 			if e.Children {
 				cur = cs
 			}
@@ -143,7 +158,7 @@ func (f *File) entryValue(fr *Frame, mem Memory, sub []byte, depth int) (uint64,
 	env := f.frameEnv(caller, mem, f.cus[caller.Func.cu], caller.Func, depth+1)
 	switch {
 	case cs.origin != 0:
-		if f.dieName(cs.origin) != fr.Func.Name {
+		if f.calleeName(cs.origin) != fr.Func.Name {
 			return optimized("the call at %#x is not to %s", caller.PC, fr.Func.Name)
 		}
 	case cs.target != nil:
@@ -211,7 +226,7 @@ func (f *File) dieName(off dwarf.Offset) string {
 func linkCallers(fs []Frame) {
 	for i := range fs {
 		p := i
-		for p < len(fs) && fs[p].inline != nil {
+		for p < len(fs) && fs[p].inline != nil && !fs[p].TailCall { // (a tail call frame is its function's own)
 			p++
 		}
 		if p+1 < len(fs) {
@@ -231,7 +246,11 @@ func (f *File) ParamEntryValue(fr *Frame, v *Var, mem Memory) (Value, bool) {
 	if fr == nil || fr.Func == nil || !v.IsParam || v.Type == nil {
 		return Value{}, false
 	}
-	expr, err := f.locExpr(v, fr.Func.Low)
+	at := fr.Func.Low
+	if fr.Func.entryPC != 0 {
+		at = fr.Func.entryPC // (a cold part's frame: the function's entry is in its hot part)
+	}
+	expr, err := f.locExpr(v, at)
 	if _, isReg := regOf(expr); err != nil || !isReg {
 		return Value{}, false
 	}

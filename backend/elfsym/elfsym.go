@@ -17,8 +17,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/polydbg/polydbg/internal/fileload"
 )
 
 // Memory reads target memory.
@@ -111,6 +109,9 @@ type Func struct {
 	linkage    string // DW_AT_linkage_name (C++'s mangled name)
 	cplus      bool   // from a C++ unit
 	owner      *File  // the file that describes it (a library's, for a library's function)
+	// entryPC is where the function is entered (link-time): its first range's start, the
+	// same for each part of a function split in hot and cold parts.
+	entryPC uint64
 }
 
 // LineRow is one row of a line table.
@@ -187,115 +188,6 @@ type File struct {
 	pltOnce     sync.Once
 	plt         []pltEntry // the PLT's entries (plt.go)
 }
-
-// Open opens and reads an ELF file; a stripped one with its separate debug file, when
-// there is one where gdb looks by default (DefaultDebugDir, beside it).
-func Open(path string) (*File, error) { return OpenWith(path, nil) }
-
-// OpenWith is Open looking for a separate debug file in dirs, and for those of the
-// libraries added later (SetDebugDirs).
-func OpenWith(path string, dirs DebugDirs) (*File, error) {
-	f, err := open(path, "?", dirs)
-	if err == nil {
-		f.libs.dirs = dirs
-	}
-	return f, err
-}
-
-// open opens and reads the ELF file at path, with the separate debug file at debugPath
-// ("" for none; "?" for the one findDebugFile finds in dirs).
-func open(path, debugPath string, dirs DebugDirs) (*File, error) {
-	file, err := fileload.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("elfsym: %w", err)
-	}
-	ef, err := elf.NewFile(file)
-	if err != nil {
-		file.Close()
-		return nil, fmt.Errorf("elfsym: %w", err)
-	}
-	closers := []func() error{file.Close}
-	var dbg *elf.File
-	if debugPath == "?" {
-		debugPath = ""
-		if !hasDWARF(ef) {
-			debugPath = findDebugFile(ef, path, dirs)
-		}
-	}
-	if debugPath != "" {
-		d, closeDebug, err := openDebugFile(debugPath, ef)
-		if err != nil {
-			file.Close()
-			return nil, fmt.Errorf("elfsym: %s: %w", debugPath, err)
-		}
-		dbg, closers = d, append(closers, closeDebug)
-	}
-	closeAll := func() error {
-		var first error
-		for _, c := range closers {
-			if err := c(); err != nil && first == nil {
-				first = err
-			}
-		}
-		return first
-	}
-	f, err := newFile(ef, dbg)
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	f.closer = closeAll
-	f.Path, f.DebugPath = path, debugPath
-	return f, nil
-}
-
-// New reads symbols from an opened ELF file.
-func New(ef *elf.File) (*File, error) { return newFile(ef, nil) }
-
-// newFile reads symbols from an opened ELF file, and from its separate debug file dbg when
-// not nil: its DWARF, its symbol table and its .debug_frame.
-func newFile(ef, dbg *elf.File) (*File, error) {
-	arch, err := archOf(ef)
-	if err != nil {
-		return nil, err
-	}
-	f := &File{ELF: ef, dbg: dbg, Arch: arch, code: codeRanges(ef), discarded: map[string]bool{},
-		cus: map[dwarf.Offset]*cuInfo{}, sections: map[string][]byte{}}
-	if d, err := f.symELF().DWARF(); err == nil {
-		f.DWARF = d
-		if err := f.readDWARF(); err != nil {
-			return nil, err
-		}
-	}
-	f.readSymtab()
-	sort.Slice(f.funcs, func(i, j int) bool { return f.funcs[i].Low < f.funcs[j].Low })
-	for _, fn := range f.funcs {
-		fn.owner = f
-	}
-	sort.SliceStable(f.rows, func(i, j int) bool { return f.rows[i].Addr < f.rows[j].Addr })
-	files := []*elf.File{ef}
-	if dbg != nil {
-		files = append(files, dbg)
-	}
-	f.frames, err = readCFI(files, arch)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
-}
-
-// symELF is the ELF file of the symbol table and the .debug_ sections: the separate debug
-// file when there is one.
-func (f *File) symELF() *elf.File {
-	if f.dbg != nil {
-		return f.dbg
-	}
-	return f.ELF
-}
-
-// symtab is the full symbol table (.symtab): the separate debug file's when there is one,
-// as a stripped file keeps none.
-func (f *File) symtab() ([]elf.Symbol, error) { return f.symELF().Symbols() }
 
 // Close closes the ELF file when Open opened it.
 func (f *File) Close() error {
@@ -389,13 +281,17 @@ func (f *File) funcsFromEntry(e *dwarf.Entry, cu dwarf.Offset) []*Func {
 	}
 	name, linkage = cLinkageName(name, linkage)
 	cplus := f.cus[cu] != nil && f.cus[cu].lang == "c++"
+	entryPC := f.clearThumb(ranges[0][0])
+	if ep, ok := e.Val(dwarf.AttrEntrypc).(uint64); ok {
+		entryPC = f.clearThumb(ep)
+	}
 	var out []*Func
 	for _, rg := range ranges {
 		low := f.clearThumb(rg[0])
 		if !f.code.has(low) {
 			continue
 		}
-		fn := &Func{Name: name, Low: low, High: f.clearThumb(rg[1]), entry: e.Offset, cu: cu}
+		fn := &Func{Name: name, Low: low, High: f.clearThumb(rg[1]), entry: e.Offset, cu: cu, entryPC: entryPC}
 		fn.linkage, fn.cplus = linkage, cplus
 		if l, ok := f.originVal(e, dwarf.AttrDeclLine).(int64); ok {
 			fn.Line = int(l)

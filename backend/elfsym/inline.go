@@ -120,7 +120,7 @@ func (f *File) expandInlines(phys []Frame) []Frame {
 	var out []Frame
 	for _, fr := range phys {
 		chain := f.InlinesAt(fr.LookupPC())
-		if fr.Func == nil || len(chain) == 0 {
+		if fr.Func == nil || len(chain) == 0 || fr.TailCall {
 			out = append(out, fr)
 			continue
 		}

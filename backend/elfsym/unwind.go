@@ -24,6 +24,10 @@ type Frame struct {
 	// called from gdb>"): the frames below it are the caller's, unwound from the registers
 	// before the call.
 	Dummy bool
+	// TailCall is set on the frame of a function that ended with a jump to the function of
+	// the frame above it (tailcalls.go): its own frame is gone, its pc is the jump's return
+	// address, its registers its caller's.
+	TailCall bool
 	// Library is the shared library whose code the frame runs ("" for the program's own),
 	// LibraryPath the file read for it, and Symbol its function there, by the library's
 	// symbols, starting at SymbolAddr.
@@ -253,7 +257,7 @@ func (f *File) Unwind(regs Registers, mem Memory, max int) ([]Frame, error) {
 		caller.set(pcReg, pc)
 		cur = caller
 	}
-	out := f.expandInlines(frames)
+	out := f.expandInlines(f.insertTailCalls(frames))
 	linkCallers(out)
 	if max == 1 {
 		// the innermost frame alone: its caller, for entry values, only when asked

@@ -149,7 +149,7 @@ func (t *Target) Stack() ([]engine.Frame, error) {
 			name = "?? (" + f.Library + ")" // a library function without a symbol, as gdb's ??
 		}
 		out[i] = engine.Frame{Index: i, Func: name, Module: f.LibraryPath, Location: engine.Location{File: f.Loc.File, Line: f.Loc.Line,
-			Col: f.Loc.Column, Func: f.Loc.Function, PC: f.PC, HasPC: true}, AtInlinedCall: i > 0 && fs[i-1].Inline() != nil}
+			Col: f.Loc.Column, Func: f.Loc.Function, PC: f.PC, HasPC: true}, AtInlinedCall: i > 0 && fs[i-1].Inline() != nil && !fs[i-1].TailCall}
 		if f.Dummy {
 			out[i] = engine.Frame{Index: i, Func: "<function called from the debugger>", Dummy: true, Location: engine.Location{PC: f.PC, HasPC: true}}
 		}
@@ -428,6 +428,24 @@ func (t *Target) FrameInfo(i int) (engine.FrameInfo, error) {
 	if info.PCName == "" {
 		info.PCName = "pc"
 	}
+	info.SPName = a.RegName(a.SP)
+	if fr.Inline() != nil && !fr.TailCall && i+1 < len(fs) { // no frame of its own: where its function returns
+		info.Inlined, info.InlinedInto = true, i+1
+		if p := physicalFrame(fs[i:]) + i; p+1 < len(fs) {
+			info.SavedPC = fs[p+1].PC // (its function's frame's caller: a tail call frame too)
+		}
+		return info, nil
+	}
+	if fr.TailCall { // its frame is gone: where it returns is its caller's return address
+		info.TailCall = true
+		for k := i + 1; k < len(fs); k++ {
+			if fs[k].PC != fs[i+1].PC {
+				info.SavedPC = fs[k].PC
+				break
+			}
+		}
+		return info, nil
+	}
 	if a.FP >= 0 {
 		info.Base, _ = fr.Register(a.FP)
 		if t.desc.Arch == "i386:x86-64" {
@@ -452,7 +470,11 @@ func (t *Target) FrameInfo(i int) (engine.FrameInfo, error) {
 		nums = append(nums, n)
 	}
 	sort.Ints(nums)
+	tailCaller := i+1 < len(fs) && fs[i+1].TailCall // (whose return address is not saved by this frame, as gdb says)
 	for _, n := range nums {
+		if tailCaller && n == a.RA {
+			continue
+		}
 		if name := a.RegName(n); name != "" {
 			info.Saved = append(info.Saved, engine.SavedRegister{Name: name, Addr: saved[n]})
 		}

@@ -59,7 +59,7 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 	if fs, err := t.frames(); err == nil && len(fs) > 0 && startFn != nil && pc != startFn.Start() {
 		i := physicalFrame(fs)
 		if i+1 < len(fs) {
-			startCFA, retAddr = fs[i].CFA, fs[i+1].PC
+			startCFA, retAddr = fs[i].CFA, fs[elfsym.PhysicalCaller(fs, i)].PC
 		} else if i == len(fs)-1 && startFn.Name == "main" {
 			startCFA = fs[i].CFA
 		}
@@ -280,14 +280,14 @@ func (t *Target) finishCall() error {
 	if i+1 >= len(fs) {
 		return fmt.Errorf("%w: this is the outermost frame", errNoCaller)
 	}
-	return t.runToTemp(fs[i+1].PC, fs[i].CFA)
+	return t.runToTemp(fs[elfsym.PhysicalCaller(fs, i)].PC, fs[i].CFA)
 }
 
 // physicalFrame is the index of the innermost frame's function's own frame: below the
 // frames of the inlined copies the pc is in.
 func physicalFrame(fs []elfsym.Frame) int {
 	i := 0
-	for i < len(fs)-1 && fs[i].Inline() != nil {
+	for i < len(fs)-1 && fs[i].Inline() != nil && !fs[i].TailCall {
 		i++
 	}
 	return i

@@ -155,8 +155,10 @@ int main(void) {
 func TestBlockedThreadStepsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNativeWith(t, "condwait", condWaitProg, "-pthread")
+	// (where main is when the worker's step ends is the scheduler's: only the worker's
+	// place is compared, then the run to the end)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands(
-		"break 19", "run", "thread 2", "stepi", "bt 1", "thread 1", "next", "next", "continue"))
+		"break 19", "run", "thread 2", "stepi", "delete", "continue"))
 	lwp := regexp.MustCompile(`LWP \d+`)
 	compareLines(t, "stepi in a blocked thread", dir, lwp.ReplaceAll(ours, []byte("LWP N")), lwp.ReplaceAll(theirs, []byte("LWP N")))
 
@@ -172,4 +174,37 @@ func TestBlockedThreadStepsAsGDB(t *testing.T) {
 		strings.Contains(string(out), "Thread 1 \"condwait\" hit Breakpoint 1") && strings.Count(string(out), "hit Breakpoint 1") > 1 {
 		t.Errorf("finish out of the inlined futex wait:\n%s", out)
 	}
+}
+
+const abortProg = `#include <assert.h>
+#include <stdio.h>
+static int check(int v) {
+	assert(v < 3);
+	return v;
+}
+int main(void) {
+	int s = 0;
+	for (int i = 0; i < 5; i++)
+		s += check(i);
+	printf("%d\n", s);
+	return 0;
+}
+`
+
+// A failed assert's backtrace through libc, with its debug information, as gdb shows it:
+// the tail call frame of __pthread_kill_internal (which jumped to
+// __pthread_kill_implementation, its own frame gone) found from the call sites, parameters
+// with their @entry values (also in __assert_fail_base's cold part), and info frame of the
+// frames around it ("tail call frame", "Arglist at unknown address.").
+func TestAbortBacktraceAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	realparts.NeedLibcDebugFile(t)
+	dir, exe := buildNative(t, "aborts", abortProg)
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, nil, exCommands(
+		"run", "bt", "info frame", "up", "info frame", "info args", "up", "info frame", "frame 4", "info args", "kill"))
+	if !strings.Contains(string(ours), "#1  0x") || !strings.Contains(string(ours), " in __pthread_kill_internal (") ||
+		!strings.Contains(string(ours), " tail call frame, caller of frame at ") {
+		t.Errorf("no tail call frame:\n%s", ours)
+	}
+	compareLines(t, "abort's backtrace", dir, ours, theirs)
 }
