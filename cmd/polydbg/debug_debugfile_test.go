@@ -155,10 +155,11 @@ int main(void) {
 func TestBlockedThreadStepsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNativeWith(t, "condwait", condWaitProg, "-pthread")
-	// (where main is when the worker's step ends is the scheduler's: only the worker's
-	// place is compared, then the run to the end)
+	// (where main is when the worker's step ends is the scheduler's, and the order of the
+	// program's last line and the worker's end the pipes': only the worker's place is
+	// compared)
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands(
-		"break 19", "run", "thread 2", "stepi", "delete", "continue"))
+		"break 19", "run", "thread 2", "stepi", "kill"))
 	lwp := regexp.MustCompile(`LWP \d+`)
 	compareLines(t, "stepi in a blocked thread", dir, lwp.ReplaceAll(ours, []byte("LWP N")), lwp.ReplaceAll(theirs, []byte("LWP N")))
 
