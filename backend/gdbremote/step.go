@@ -250,7 +250,20 @@ func (t *Target) blockedInSyscall(pc uint64) bool {
 	if !ok || pc < 2 {
 		return false
 	}
-	if code, ok := t.sym.FileCode(pc-2, 2); !ok || code[0] != 0x0f || code[1] != 0x05 {
+	t.mu.Lock()
+	after, known := t.afterSyscall[pc]
+	t.mu.Unlock()
+	if !known {
+		code, ok := t.sym.FileCode(pc-2, 2)
+		after = ok && code[0] == 0x0f && code[1] == 0x05
+		t.mu.Lock()
+		if t.afterSyscall == nil {
+			t.afterSyscall = map[uint64]bool{}
+		}
+		t.afterSyscall[pc] = after
+		t.mu.Unlock()
+	}
+	if !after {
 		return false
 	}
 	b, err := t.reg(r.Num)

@@ -99,15 +99,18 @@ type Target struct {
 	pid       int               // the program's process id (ProcessID)
 	handles   map[uint64]uint64 // threads' pthread_t by thread id (threadHandles)
 	parked    map[string]uint64 // threads stopped at a breakpoint, by stub id: its address (parked.go)
-	lastStop  StopReply
-	stopCache *stopCache
-	refs      map[int]refEntry
-	nextRef   int
-	watches   []*watch // armed watchpoints (watch.go)
-	nptl      bool     // glibc's thread events are asked for (nptl_events.go)
-	elfPath   string   // the program's file, as given (modules.go)
-	libsMu    sync.Mutex
-	libs      map[string]elfsym.LibraryInfo // the libraries' files, read once (modules.go)
+	// afterSyscall remembers, by pc, whether a syscall instruction ends right before it
+	// (blockedInSyscall: read from the file once per pc, not at every step).
+	afterSyscall map[uint64]bool
+	lastStop     StopReply
+	stopCache    *stopCache
+	refs         map[int]refEntry
+	nextRef      int
+	watches      []*watch // armed watchpoints (watch.go)
+	nptl         bool     // glibc's thread events are asked for (nptl_events.go)
+	elfPath      string   // the program's file, as given (modules.go)
+	libsMu       sync.Mutex
+	libs         map[string]elfsym.LibraryInfo // the libraries' files, read once (modules.go)
 }
 
 // Connect attaches to a stub at addr (HOST:PORT) debugging the ELF file elfPath.
