@@ -38,7 +38,7 @@ func (t *Target) followExec(sr StopReply) error {
 	t.mu.Lock()
 	t.sym, t.elfPath = sym, sr.Exec // (the old symbols stay for what still reads them)
 	t.traps, t.sites, t.keyFn, t.watches = map[uint64]*trap{}, nil, nil, nil
-	t.afterSyscall = nil // (another program's code)
+	t.afterSyscall = nil                                  // (another program's code)
 	t.entryPending, t.catchSent, t.libEvent = true, "", 0 // (the event breakpoint went with the old image)
 	pid := t.pid
 	t.mu.Unlock()
