@@ -8,10 +8,10 @@ package elfsym
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -87,6 +87,12 @@ func debugLink(ef *elf.File) (name string, crc uint32, ok bool) {
 	if err != nil {
 		return "", 0, false
 	}
+	return parseDebugLink(b, ef.ByteOrder)
+}
+
+// parseDebugLink reads a .gnu_debuglink section: a file name (no folder), NUL-terminated,
+// then the debug file's CRC-32 aligned to 4 bytes.
+func parseDebugLink(b []byte, order binary.ByteOrder) (name string, crc uint32, ok bool) {
 	i := strings.IndexByte(string(b), 0)
 	if i <= 0 || strings.Contains(string(b[:i]), "/") {
 		return "", 0, false
@@ -95,7 +101,7 @@ func debugLink(ef *elf.File) (name string, crc uint32, ok bool) {
 	if at+4 > len(b) {
 		return "", 0, false
 	}
-	return string(b[:i]), ef.ByteOrder.Uint32(b[at:]), true
+	return string(b[:i]), order.Uint32(b[at:]), true
 }
 
 // fileCRC is the CRC-32 of the file at path (gdb's gnu_debuglink_crc32), 0 when it cannot
@@ -115,9 +121,6 @@ func fileCRC(path string) uint32 {
 
 // sameBuildID reports whether the ELF file at path has the build id id.
 func sameBuildID(path, id string) bool {
-	if _, err := os.Stat(path); err != nil {
-		return false
-	}
 	ef, err := elf.Open(path)
 	if err != nil {
 		return false

@@ -49,8 +49,8 @@ type ThreadLocals interface {
 	ThreadLocalBlock(module string) (uint64, error)
 }
 
-// errNoThreadLocals is gdb's answer where a target cannot find thread-local storage.
-var errNoThreadLocals = errors.New("Cannot find thread-local variables on this target")
+// ErrNoThreadLocals is gdb's answer where a target cannot find thread-local storage.
+var ErrNoThreadLocals = errors.New("Cannot find thread-local variables on this target")
 
 // ErrOptimizedOut is wrapped when a variable has no location at the pc: gdb's
 // <optimized out>.
@@ -293,7 +293,7 @@ func (m *exprMachine) step(r *cfiReader) error {
 		}
 		tl, ok := m.env.mem.(ThreadLocals)
 		if !ok {
-			return errNoThreadLocals
+			return ErrNoThreadLocals
 		}
 		module := ""
 		if f.isLibrary {

@@ -51,3 +51,27 @@ func FuzzNoteDesc(f *testing.F) {
 		}
 	})
 }
+
+// A .gnu_debuglink section's name and CRC; a name with a folder, without its NUL or without
+// the CRC's 4 bytes is none. Any bytes are read without a panic.
+func FuzzParseDebugLink(f *testing.F) {
+	link := []byte{'p', 'r', 'o', 'g', '.', 'd', 'e', 'b', 'u', 'g', 0, 0, 0x78, 0x56, 0x34, 0x12}
+	f.Add(link)
+	f.Add(link[:14])
+	f.Add([]byte("a/b.debug\x00\x00\x00\x01\x02\x03\x04"))
+	f.Add([]byte{0, 1, 2, 3, 4})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		name, _, ok := parseDebugLink(b, binary.LittleEndian)
+		if ok && (name == "" || strings.ContainsAny(name, "/\x00") || len(name)+5 > len(b)) {
+			t.Fatalf("parseDebugLink(%q) = %q", b, name)
+		}
+	})
+	if name, crc, ok := parseDebugLink(link, binary.LittleEndian); !ok || name != "prog.debug" || crc != 0x12345678 {
+		f.Errorf("prog.debug's link: %q %#x %v", name, crc, ok)
+	}
+	for _, bad := range [][]byte{link[:14], []byte("a/b.debug\x00\x00\x00\x01\x02\x03\x04"), []byte("nonul")} {
+		if _, _, ok := parseDebugLink(bad, binary.LittleEndian); ok {
+			f.Errorf("%q read as a link", bad)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func (f *File) AddLibrary(path string, bias uint64) error {
 			return nil
 		}
 	}
-	lf, err := open(path, "", nil)
+	lf, err := open(path, nil) // (its separate debug file read when needed: debugged)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func (l *library) debugged() *File {
 		if debugPath == "" {
 			return
 		}
-		full, err := open(l.path, debugPath, nil)
+		full, err := open(l.path, func(*elf.File) string { return debugPath })
 		if err != nil || full.DWARF == nil {
 			return
 		}

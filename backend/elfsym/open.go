@@ -19,16 +19,21 @@ func Open(path string) (*File, error) { return OpenWith(path, nil) }
 // OpenWith is Open looking for a separate debug file in dirs, and for those of the
 // libraries added later (SetDebugDirs).
 func OpenWith(path string, dirs DebugDirs) (*File, error) {
-	f, err := open(path, "?", dirs)
+	f, err := open(path, func(ef *elf.File) string {
+		if hasDWARF(ef) {
+			return ""
+		}
+		return findDebugFile(ef, path, dirs)
+	})
 	if err == nil {
 		f.libs.dirs = dirs
 	}
 	return f, err
 }
 
-// open opens and reads the ELF file at path, with the separate debug file at debugPath
-// ("" for none; "?" for the one findDebugFile finds in dirs).
-func open(path, debugPath string, dirs DebugDirs) (*File, error) {
+// open opens and reads the ELF file at path, with the separate debug file debugFile names
+// for it ("" or a nil debugFile: none).
+func open(path string, debugFile func(*elf.File) string) (*File, error) {
 	file, err := fileload.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("elfsym: %w", err)
@@ -40,11 +45,9 @@ func open(path, debugPath string, dirs DebugDirs) (*File, error) {
 	}
 	closers := []func() error{file.Close}
 	var dbg *elf.File
-	if debugPath == "?" {
-		debugPath = ""
-		if !hasDWARF(ef) {
-			debugPath = findDebugFile(ef, path, dirs)
-		}
+	debugPath := ""
+	if debugFile != nil {
+		debugPath = debugFile(ef)
 	}
 	if debugPath != "" {
 		d, closeDebug, err := openDebugFile(debugPath, ef)

@@ -24,18 +24,7 @@ func TestNextPackets(t *testing.T) {
 	return (int)(s & 1);
 }
 `)
-	tg, err := LaunchNative(testCtx(t, 60*time.Second), prog, nil, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := newSess(t, tg)
-	if _, err := x.s.SetBreakpoint(engine.BreakpointSpec{Kind: engine.FunctionBreakpoint, Function: "main"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := x.s.Start(false); err != nil {
-		t.Fatal(err)
-	}
-	x.stopped()
+	tg, x := stoppedAtMain(t, prog, 60*time.Second)
 	for range 5 {
 		x.resume(engine.StepOver)
 	}

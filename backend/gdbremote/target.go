@@ -102,6 +102,7 @@ type Target struct {
 	// afterSyscall remembers, by pc, whether a syscall instruction ends right before it
 	// (blockedInSyscall: read from the file once per pc, not at every step).
 	afterSyscall map[uint64]bool
+	tlsOf        map[string]tlsLayout // glibc's TLS layout, by libc's path, read once (tls.go)
 	lastStop     StopReply
 	stopCache    *stopCache
 	refs         map[int]refEntry

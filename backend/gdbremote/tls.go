@@ -32,9 +32,6 @@ func (m directMem) ThreadLocalBlock(module string) (uint64, error) {
 	return m.t.threadLocalBlock(module)
 }
 
-// errNoTLS is gdb's answer where it cannot find a thread's storage.
-var errNoTLS = errors.New("Cannot find thread-local variables on this target")
-
 // threadLocalBlock is the address of module's TLS block ("" for the program's) in the
 // selected thread.
 func (t *Target) threadLocalBlock(module string) (uint64, error) {
@@ -43,7 +40,7 @@ func (t *Target) threadLocalBlock(module string) (uint64, error) {
 	}
 	reg, ok := t.desc.Reg("fs_base")
 	if !ok || t.core != nil {
-		return 0, t.tlsError(module, errNoTLS)
+		return 0, t.tlsError(module, elfsym.ErrNoThreadLocals)
 	}
 	maps, err := t.linkMaps()
 	if err != nil {
@@ -59,11 +56,22 @@ func (t *Target) threadLocalBlock(module string) (uint64, error) {
 		}
 	}
 	if lm == 0 || libc == "" {
-		return 0, t.tlsError(module, errNoTLS)
+		return 0, t.tlsError(module, elfsym.ErrNoThreadLocals)
 	}
-	d, err := readTLSLayout(libc, t.order)
-	if err != nil {
-		return 0, t.tlsError(module, errNoTLS)
+	t.mu.Lock()
+	d, ok := t.tlsOf[libc]
+	t.mu.Unlock()
+	if !ok {
+		var err error
+		if d, err = readTLSLayout(libc, t.order); err != nil {
+			return 0, t.tlsError(module, elfsym.ErrNoThreadLocals)
+		}
+		t.mu.Lock()
+		if t.tlsOf == nil {
+			t.tlsOf = map[string]tlsLayout{}
+		}
+		t.tlsOf[libc] = d
+		t.mu.Unlock()
 	}
 	modid, err := t.readField(lm, d.modid)
 	if err != nil {
@@ -71,7 +79,7 @@ func (t *Target) threadLocalBlock(module string) (uint64, error) {
 	}
 	b, err := t.reg(reg.Num)
 	if err != nil || len(b) != 8 {
-		return 0, t.tlsError(module, errNoTLS)
+		return 0, t.tlsError(module, elfsym.ErrNoThreadLocals)
 	}
 	tp := t.order.Uint64(b)
 	dtv, err := t.readField(tp, d.dtvp)
@@ -137,7 +145,7 @@ func readTLSLayout(libc string, order binary.ByteOrder) (tlsLayout, error) {
 func (t *Target) readField(base uint64, f dbField) (uint64, error) {
 	n := int(f.bits / 8)
 	if n != 4 && n != 8 {
-		return 0, errNoTLS
+		return 0, elfsym.ErrNoThreadLocals
 	}
 	b, err := t.readCached(base+uint64(f.offset), n)
 	if err != nil {
@@ -163,7 +171,7 @@ type linkMap struct {
 // linkMaps reads the stub's svr4 library list with its link_map addresses.
 func (t *Target) linkMaps() (linkMapList, error) {
 	if !t.c.Supports("qXfer:libraries-svr4:read") {
-		return linkMapList{}, errNoTLS
+		return linkMapList{}, elfsym.ErrNoThreadLocals
 	}
 	b, err := t.c.ReadXfer(t.ctx, "libraries-svr4", "")
 	if err != nil {

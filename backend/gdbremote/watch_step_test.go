@@ -70,12 +70,10 @@ func TestWriteWatchpointStopsOnChange(t *testing.T) {
 	}
 }
 
-// watchedAtMain builds the C program src, runs it under gdbserver to main and sets a write
-// data breakpoint on expr there.
-func watchedAtMain(t *testing.T, src, expr string) *sess {
+// stoppedAtMain runs the program exe under gdbserver to main, within timeout.
+func stoppedAtMain(t *testing.T, exe string, timeout time.Duration) (*Target, *sess) {
 	t.Helper()
-	realparts.NeedHardwareWatchpoints(t)
-	tg, err := LaunchNative(testCtx(t, 20*time.Second), buildC(t, src), nil, Config{})
+	tg, err := LaunchNative(testCtx(t, timeout), exe, nil, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +85,15 @@ func watchedAtMain(t *testing.T, src, expr string) *sess {
 		t.Fatal(err)
 	}
 	x.stopped()
+	return tg, x
+}
+
+// watchedAtMain builds the C program src, runs it under gdbserver to main and sets a write
+// data breakpoint on expr there.
+func watchedAtMain(t *testing.T, src, expr string) *sess {
+	t.Helper()
+	realparts.NeedHardwareWatchpoints(t)
+	_, x := stoppedAtMain(t, buildC(t, src), 20*time.Second)
 	w, _, err := x.s.DataBreakpointInfo(0, expr)
 	if err != nil {
 		t.Fatal(err)

@@ -68,7 +68,10 @@ func TestSettingsAsGDB(t *testing.T) {
 		"show pagination", "show height", "set height 30", "show height", "set height unlimited", "show width", "set width 0",
 		"show width", "show verbose", "show disassembly-flavor", "set disassembly-flavor intel", "show disassembly-flavor",
 		"set disassembly-flavor x", "set confirm maybe", "set height x", "break down", "run", "x/2i $pc", "disassemble",
-		"set disassembly-flavor att", "x/i $pc", "kill")
+		"set disassembly-flavor att", "x/i $pc", "kill",
+		"show debug-file-directory", "set debug-file-directory /a:/b", "show debug-file-directory",
+		"set debug-file-directory", "show debug-file-directory", "set debuginfod enabled maybe", "set debuginfod nonsense",
+		"set debuginfod enabled off", "show debuginfod enabled") // (gdb's is "ask" until set: polydbg has no client)
 	dir, exe := buildNative(t, "settings", downProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
 	compareLines(t, "settings", dir, ours, theirs)
