@@ -47,7 +47,9 @@ type Session struct {
 
 	limits PrintLimits // the last SetPrintLimits: FormatValue shows array indexes by it
 
-	threadNums map[uint64]int // gdb's thread numbers, by thread id
+	threadNums map[uint64]int // gdb's thread numbers in the inferior numsOf, by thread id
+	numsOf     int            // the inferior threadNums numbers (ForkFollower.Inferior)
+	numbered   int            // the threads numbered since the session began (ThreadsNumbered)
 
 	into stepInto // the step filter while a step into a call runs (stepin.go)
 }

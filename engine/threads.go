@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strconv"
 )
 
 // ThreadSelector is implemented by targets whose threads can be selected, as gdb's
@@ -34,18 +35,32 @@ func (s *Session) Threads(ctx context.Context) ([]Thread, error) {
 
 // ThreadNum is gdb's number for thread id: threads are numbered 1, 2, 3... in the order the
 // session first saw them, because a Linux thread id is not something a person wants to type.
+// A process followed after a fork (ForkFollower) numbers its threads from 1 again.
 func (s *Session) ThreadNum(id uint64) int {
+	inf := s.Inferior()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.threadNums == nil {
-		s.threadNums = map[uint64]int{}
+	if s.threadNums == nil || s.numsOf != inf {
+		s.threadNums, s.numsOf = map[uint64]int{}, inf
+		s.numbered = max(s.numbered, inf-1) // each process before had its first thread at least
 	}
 	n, ok := s.threadNums[id]
 	if !ok {
 		n = len(s.threadNums) + 1
 		s.threadNums[id] = n
+		s.numbered++
 	}
 	return n
+}
+
+// ThreadLabel is gdb's id of thread id as it shows it: its number ("2"), qualified by its
+// inferior's ("2.1") once the session has followed a fork's child.
+func (s *Session) ThreadLabel(id uint64) string {
+	n := s.ThreadNum(id)
+	if inf := s.Inferior(); inf > 1 {
+		return fmt.Sprintf("%d.%d", inf, n)
+	}
+	return strconv.Itoa(n)
 }
 
 // ThreadsNumbered is how many threads the session has numbered (ThreadNum) since it began:
@@ -53,7 +68,47 @@ func (s *Session) ThreadNum(id uint64) int {
 func (s *Session) ThreadsNumbered() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.threadNums)
+	return s.numbered
+}
+
+// ForkFollower is implemented by targets that can follow the child of a fork instead of
+// the parent (gdb's follow-fork-mode child; the parent is let go, as detach-on-fork does).
+type ForkFollower interface {
+	FollowForkChild(on bool)
+	// Inferior is gdb's number of the process debugged: 1, then one more at each fork
+	// whose child was followed.
+	Inferior() int
+	// InferiorFile is the program file an earlier inferior n ran when it was left, and
+	// its process id while it is still held (a vfork's parent, until its child execs or
+	// exits), else 0.
+	InferiorFile(n int) (file string, heldPID int)
+}
+
+// FollowForkChild makes the program's forks followed into the child (on) or the parent;
+// false when the target cannot follow a child.
+func (s *Session) FollowForkChild(on bool) bool {
+	f, ok := s.t.(ForkFollower)
+	if ok {
+		f.FollowForkChild(on)
+	}
+	return ok
+}
+
+// InferiorFile is the program file an earlier inferior (ForkFollower) ran when it was left
+// ("" when there was none), and its process id while it is held (a vfork's parent).
+func (s *Session) InferiorFile(n int) (file string, heldPID int) {
+	if f, ok := s.t.(ForkFollower); ok {
+		return f.InferiorFile(n)
+	}
+	return "", 0
+}
+
+// Inferior is gdb's number of the process debugged (ForkFollower), 1 on other targets.
+func (s *Session) Inferior() int {
+	if f, ok := s.t.(ForkFollower); ok {
+		return f.Inferior()
+	}
+	return 1
 }
 
 // SelectedThread is the thread the stack, variables and steps apply to: the one that

@@ -100,6 +100,6 @@ func (d *Debugger) detach(loud bool) {
 		return
 	}
 	if inf != "" {
-		d.printf("[Inferior 1 (%s) detached]\n", inf)
+		d.printf("[Inferior %d (%s) detached]\n", d.s.Inferior(), inf)
 	}
 }

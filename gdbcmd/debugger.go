@@ -296,6 +296,7 @@ func (d *Debugger) newSession() error {
 	}
 
 	s.SetSourcePath(d.srcPath)
+	s.FollowForkChild(d.settings.followFork == "child")
 	if d.settings.debugDirs != nil {
 		s.SetDebugDirs(d.debugDirs())
 	}
@@ -331,24 +332,32 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 		return d.frameLine(engine.Frame{Func: loc.Func, Location: loc}, d.midLine)
 	}
 	hit := "" // gdb names the thread of a stop once the program has had more than one
+	switching := false
 	if st.ThreadID != 0 {
 		prev := d.stopThread
 		if prev == 0 {
 			prev = uint64(d.s.ProcessID()) // the program's first thread, where it was run
 		}
-		switching, several := prev != 0 && st.ThreadID != prev, d.s.ThreadsNumbered() > 1
+		label := d.s.ThreadLabel(st.ThreadID) // numbered first, as gdb numbers a thread when it sees it
+		// (a first stop after a fork's child was followed is in another process than the one run)
+		switching = prev != 0 && st.ThreadID != prev || d.stopThread == 0 && d.s.Inferior() > 1
+		several := d.s.ThreadsNumbered() > 1
 		th := engine.Thread{ID: st.ThreadID}
 		if switching || several {
 			th = d.thread(st.ThreadID) // its name and handle
 		}
 		if switching { // as gdb: the stop is not in the thread that was resumed
-			d.printf("[Switching to %s]\n", threadName(th))
+			name := threadName(th)
+			if pid := d.s.ProcessID(); th.Handle == 0 && pid > 1 && th.ID == uint64(pid) {
+				name = fmt.Sprintf("process %d", pid) // gdb's name of a process's only thread before its C library runs
+			}
+			d.printf("[Switching to %s]\n", name)
 		}
 		d.stopThread = st.ThreadID
 		if several {
-			hit = fmt.Sprintf("Thread %d hit ", d.s.ThreadNum(st.ThreadID))
+			hit = fmt.Sprintf("Thread %s hit ", label)
 			if th.Name != "" && !strings.HasPrefix(th.Name, "thread ") {
-				hit = fmt.Sprintf("Thread %d %q hit ", d.s.ThreadNum(st.ThreadID), th.Name)
+				hit = fmt.Sprintf("Thread %s %q hit ", label, th.Name)
 			}
 		}
 	}
@@ -430,8 +439,8 @@ func (d *Debugger) reportStop(st *engine.Stop) {
 		d.printf("Stopped at entry, %s\n", where())
 	case engine.ReasonFrame:
 		d.printf("Frame boundary, %s\n", where())
-	default: // a step: the frame line only when it stepped into another frame
-		if newFrame || loc.Line == 0 {
+	default: // a step: the frame line only when it stepped into another frame (another thread's)
+		if newFrame || switching || loc.Line == 0 {
 			d.printf("%s\n", where())
 		} else if d.midLine && !d.indexedPCs() && !d.context && loc.Line > 0 {
 			d.printf("%s\t", d.pcText(loc.PC)) // as gdb: the line, after the pc inside it

@@ -17,16 +17,33 @@ var (
 	frameInfoModes = []string{"auto", "source-line", "location", "source-and-location", "location-and-address", "short-location"}
 )
 
-// setFrameMode sets one of the two settings (to the value named, gdb's words for a bad one).
-func (d *Debugger) setFrameMode(setting *string, modes []string, val string) {
-	switch {
-	case val == "":
+// setEnum sets a setting of a few named values (to the one val names, or starts; gdb's
+// words for a bad one) and reports whether it did.
+func (d *Debugger) setEnum(setting *string, modes []string, val string) bool {
+	if val == "" {
 		d.fail("Requires an argument. Valid arguments are %s.\n", strings.Join(modes, ", "))
-	case !slices.Contains(modes, val):
-		d.fail("Undefined item: %q.\n", val)
-	default:
-		*setting = val
+		return false
 	}
+	var found []string
+	for _, m := range modes {
+		if m == val {
+			found = []string{m}
+			break
+		}
+		if strings.HasPrefix(m, val) {
+			found = append(found, m)
+		}
+	}
+	switch len(found) {
+	case 0:
+		d.fail("Undefined item: %q.\n", val)
+	case 1:
+		*setting = found[0]
+		return true
+	default:
+		d.fail("Ambiguous item %q.\n", val)
+	}
+	return false
 }
 
 // frameArgsText is a frame's arguments as frame-arguments shows them: all of them; the

@@ -3,6 +3,7 @@ package gdbcmd
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -10,7 +11,8 @@ import (
 )
 
 // infoInferiors is gdb's info inferiors: the one program polydbg debugs, its process while
-// it lives, how it is reached, and its file, in gdb's table.
+// it lives, how it is reached, and its file, in gdb's table; after the child of a fork was
+// followed, the processes let go before it are there without one, as gdb keeps them.
 func (d *Debugger) infoInferiors() {
 	desc, conn, exe := "<null>", "", ""
 	if d.live() {
@@ -24,7 +26,21 @@ func (d *Debugger) infoInferiors() {
 	exe = d.executable()
 	width := max(20, len(conn))
 	d.printf("  %-4s %-17s %-*s %-17s \n", "Num", "Description", width, "Connection", "Executable")
-	d.printf("* %-4s %-17s %-*s %-17s \n", "1", desc, width, conn, exe)
+	cur, parent := d.s.Inferior(), 0
+	for n := 1; n < cur; n++ {
+		file, held := d.s.InferiorFile(n)
+		file, _ = filepath.Abs(file)
+		if held == 0 {
+			d.printf("  %-4d %-17s %-*s %-17s \n", n, "<null>", width, "", file)
+			continue
+		}
+		d.printf("  %-4d %-17s %-*s %-17s \n\tis vfork parent of inferior %d\n", n, fmt.Sprintf("process %d", held), width, conn, file, n+1)
+		parent = n
+	}
+	d.printf("* %-4d %-17s %-*s %-17s \n", cur, desc, width, conn, exe)
+	if parent > 0 {
+		d.printf("\tis vfork child of inferior %d\n", parent)
+	}
 }
 
 // procWhat are the answers of info proc WHAT, in gdb's order: the files of /proc they read.

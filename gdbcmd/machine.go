@@ -363,9 +363,9 @@ func (d *Debugger) setting(name, val string) bool {
 		case len(opt) >= 2 && strings.HasPrefix("repeats", opt):
 			d.setLimit(&d.limits.Repeats, arg)
 		case opt == "frame-arguments":
-			d.setFrameMode(&d.frameArgs, frameArgModes, arg)
+			d.setEnum(&d.frameArgs, frameArgModes, arg)
 		case opt == "frame-info":
-			d.setFrameMode(&d.frameInfo, frameInfoModes, arg)
+			d.setEnum(&d.frameInfo, frameInfoModes, arg)
 		case opt == "array-indexes" || opt == "null-stop" || opt == "raw-values":
 			on := map[string]*bool{"array-indexes": &d.limits.ArrayIndexes, "null-stop": &d.limits.NullStop,
 				"raw-values": &d.limits.Raw}[opt]

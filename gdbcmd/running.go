@@ -5,6 +5,7 @@ package gdbcmd
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/polydbg/polydbg/engine"
@@ -356,7 +357,7 @@ func cmdQuit(d *Debugger, _ string) bool {
 	}
 	what := "The program"
 	if inf := d.inferior(); inf != "" {
-		what = "Inferior 1 [" + inf + "]"
+		what = fmt.Sprintf("Inferior %d [%s]", d.s.Inferior(), inf)
 	}
 	fate := "killed"
 	if d.s.Attached() {

@@ -26,7 +26,12 @@ type settings struct {
 	debugDirs *string
 	// debuginfod is debuginfod enabled as set: polydbg downloads nothing, whatever it is.
 	debuginfod string
+	// followFork is follow-fork-mode ("": parent).
+	followFork string
 }
+
+// forkModes are follow-fork-mode's values, the default first.
+var forkModes = []string{"parent", "child"}
 
 // setQuiet sets one of those settings; false when name is none of them.
 func (d *Debugger) setQuiet(name, val string) bool {
@@ -80,6 +85,15 @@ func (d *Debugger) setQuiet(name, val string) bool {
 		default:
 			d.fail("Undefined item: \"%s\".\n", v)
 		}
+	case "follow-fork-mode": // which process a fork leaves under the debugger
+		if d.setEnum(&d.settings.followFork, forkModes, val) {
+			d.s.FollowForkChild(d.settings.followFork == "child")
+		}
+	case "detach-on-fork": // polydbg debugs one process at a time: the other is let go
+		var detach bool
+		if d.setOnOff(&detach, val); !d.failed && !detach {
+			d.fail("polydbg debugs one process of a fork: detach-on-fork stays on.\n")
+		}
 	case "disassembly-flavor":
 		switch val {
 		case "intel", "att":
@@ -131,6 +145,10 @@ func (d *Debugger) showQuiet(name string) bool {
 		d.printf("The directory where separate debug symbols are searched for is \"%s\".\n", dirs)
 	case "debuginfod": // (show debuginfod enabled)
 		d.printf("Debuginfod functionality is currently set to \"%s\".\n", cmp.Or(d.settings.debuginfod, "off"))
+	case "follow-fork-mode":
+		d.printf("Debugger response to a program call of fork or vfork is \"%s\".\n", cmp.Or(d.settings.followFork, forkModes[0]))
+	case "detach-on-fork":
+		d.printf("Whether gdb will detach the child of a fork is on.\n")
 	case "disassembly-flavor":
 		flavor := "att"
 		if d.settings.intel {

@@ -41,7 +41,7 @@ func cmdInfoThreads(d *Debugger) {
 		if t.ID == current {
 			mark = "*"
 		}
-		d.printf("%s %-4d %-*s %s\n", mark, t.Num, width, d.targetID(t), where)
+		d.printf("%s %-4s %-*s %s\n", mark, d.s.ThreadLabel(t.ID), width, d.targetID(t), where)
 	}
 	if current != 0 { // reading the other threads' frames selected them in turn
 		if err := d.s.SelectThread(current); err != nil {
@@ -184,10 +184,10 @@ func cmdThread(d *Debugger, args string) bool {
 				t = ts[i] // with its name
 			}
 		}
-		d.printf("[Current thread is %d (%s)]\n", d.s.ThreadNum(t.ID), threadName(t))
+		d.printf("[Current thread is %s (%s)]\n", d.s.ThreadLabel(t.ID), threadName(t))
 		return false
 	}
-	n, ok := atoi(args)
+	n, ok := d.threadNumArg(args)
 	if !ok || n < 1 {
 		d.fail("Invalid thread ID: %s\n", args)
 		return false
@@ -207,8 +207,20 @@ func cmdThread(d *Debugger, args string) bool {
 		d.fail("%s\n", explain(err))
 		return false
 	}
-	d.printf("[Switching to thread %d (%s)]\n", n, threadName(t))
+	d.printf("[Switching to thread %s (%s)]\n", d.s.ThreadLabel(t.ID), threadName(t))
 	return d.selectFrame(0)
+}
+
+// threadNumArg is the thread number a thread ID names: "N", or "I.N" of the current
+// inferior I (gdb's qualified form, once a fork's child was followed).
+func (d *Debugger) threadNumArg(arg string) (int, bool) {
+	if inf, num, ok := strings.Cut(arg, "."); ok {
+		if i, ok := atoi(inf); !ok || i != d.s.Inferior() {
+			return 0, false
+		}
+		arg = num
+	}
+	return atoi(arg)
 }
 
 // threadApply is gdb's thread apply all|N... [FLAGS] COMMAND: the command run in each
@@ -246,7 +258,7 @@ func (d *Debugger) threadApply(args string) {
 			continue
 		}
 		d.frame = 0
-		if !d.applyOne(flags, fmt.Sprintf("\nThread %d (%s):\n", t.Num, d.targetID(t)), cmd) {
+		if !d.applyOne(flags, fmt.Sprintf("\nThread %s (%s):\n", d.s.ThreadLabel(t.ID), d.targetID(t)), cmd) {
 			return
 		}
 	}

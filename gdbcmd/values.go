@@ -469,7 +469,7 @@ func (d *Debugger) layoutValue(text, expr, typ string) string {
 }
 
 // stateVariable is one of gdb's convenience variables of the debugger's state: $_thread
-// (the selected thread's number, 0 without a live program), $_inferior (1), and
+// (the selected thread's number, 0 without a live program), $_inferior (the process's, 1 until a fork's child is followed), and
 // $_gdb_major, $_gdb_minor: the gdb whose behaviour polydbg's terminal follows (13.1), for
 // scripts that test it.
 func (d *Debugger) stateVariable(name string) (engine.Variable, bool) {
@@ -480,7 +480,7 @@ func (d *Debugger) stateVariable(name string) (engine.Variable, bool) {
 			n = d.s.ThreadNum(d.s.SelectedThread())
 		}
 	case "$_inferior":
-		n = 1
+		n = d.s.Inferior()
 	case "$_gdb_major":
 		n = 13
 	case "$_gdb_minor":

@@ -158,16 +158,16 @@ func (d *Debugger) report(h engine.Halt) {
 		case inf == "":
 			d.printf("[program exited with code %d]\n", h.ExitCode)
 		case h.ExitCode == 0:
-			d.printf("[Inferior 1 (%s) exited normally]\n", inf)
+			d.printf("[Inferior %d (%s) exited normally]\n", d.s.Inferior(), inf)
 		default: // gdb's code is octal
-			d.printf("[Inferior 1 (%s) exited with code %#o]\n", inf, h.ExitCode)
+			d.printf("[Inferior %d (%s) exited with code %#o]\n", d.s.Inferior(), inf, h.ExitCode)
 		}
 	case engine.Terminated:
 		switch inf := d.inferior(); {
 		case h.Reason != "": // the target was lost, nobody terminated it
 			d.printf("[program terminated: %s]\n", h.Reason)
 		case inf != "":
-			d.printf("[Inferior 1 (%s) killed]\n", inf)
+			d.printf("[Inferior %d (%s) killed]\n", d.s.Inferior(), inf)
 		default:
 			d.printf("[program terminated]\n")
 		}

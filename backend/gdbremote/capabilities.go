@@ -10,6 +10,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,7 +96,9 @@ func (t *Target) Threads(ctx context.Context) ([]engine.Thread, error) {
 				out := make([]engine.Thread, 0, len(doc.Threads))
 				ids := make([]string, 0, len(doc.Threads))
 				for _, th := range doc.Threads {
-					out, ids = append(out, thread(th.ID, th.Name)), append(ids, th.ID)
+					if !t.c.OtherProcess(th.ID) { // (a vfork's held parent)
+						out, ids = append(out, thread(th.ID, th.Name)), append(ids, th.ID)
+					}
 				}
 				t.threadHandles(ctx, out, ids)
 				return t.withoutDying(out), nil
@@ -107,6 +110,7 @@ func (t *Target) Threads(ctx context.Context) ([]engine.Thread, error) {
 		return nil, EngineError(err)
 	}
 	out := make([]engine.Thread, 0, len(ids))
+	ids = slices.DeleteFunc(ids, t.c.OtherProcess)
 	for _, id := range ids {
 		out = append(out, thread(id, ""))
 	}
@@ -160,6 +164,43 @@ func (t *Target) notePID() {
 func (t *Target) forgetThreads() {
 	t.mu.Lock()
 	t.handles, t.parked = map[uint64]uint64{}, map[string]uint64{}
+	t.mu.Unlock()
+}
+
+// FollowForkChild implements engine.ForkFollower: from now on the child of a fork is
+// followed, the parent let go (gdb's follow-fork-mode child), or the parent (off).
+func (t *Target) FollowForkChild(on bool) { t.c.FollowForkChild(on) }
+
+// Inferior implements engine.ForkFollower.
+func (t *Target) Inferior() int { return t.c.Inferior() }
+
+// InferiorFile implements engine.ForkFollower.
+func (t *Target) InferiorFile(n int) (string, int) {
+	held := t.c.VforkParent()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n < 1 || n > len(t.letGo) {
+		return "", 0
+	}
+	if n < len(t.letGo) {
+		held = 0 // (only the last one left can be held)
+	}
+	return t.letGo[n-1], held
+}
+
+// followed makes the child of a fork the program (Options.Followed): its process, its
+// thread (the one that forked, by its handle) selected; what was known of the parent's
+// threads and registers is forgotten.
+func (t *Target) followed(f Followed) {
+	t.forgetThreads()
+	t.mu.Lock()
+	t.pid, t.threadID = f.Child, f.Thread
+	t.letGo = append(t.letGo, t.elfPath)
+	if f.Handle != 0 {
+		t.handles[thread(f.Thread, "").ID] = f.Handle
+	}
+	t.stopCache = &stopCache{regs: map[int][]byte{}, mem: map[uint64][]byte{}}
+	t.refs, t.nextRef = map[int]refEntry{}, 0
 	t.mu.Unlock()
 }
 

@@ -68,6 +68,9 @@ type Options struct {
 	// a child the program forks is let go without the parent's breakpoints (forks.go); for
 	// programs under an operating system, not firmware.
 	FollowForks bool
+	// Followed is told of each fork whose child the client followed (FollowForkChild),
+	// before the program resumes; it must not use the client.
+	Followed func(Followed)
 	// Output receives console output the stub sends in "O" packets while the target runs
 	// or a monitor command executes (nil: logged at debug level).
 	Output func(text string)
@@ -91,6 +94,8 @@ type Client struct {
 	// forkCatch, vforkCatch: a fork or vfork stop is returned by Wait, not resumed
 	// after (CatchForks).
 	forkCatch, vforkCatch atomic.Bool
+	followChild           atomic.Bool // follow a fork's child, not its parent (FollowForkChild)
+	trace                 bool        // log every packet (the logger logs debug messages)
 	pkts                  chan []byte
 	acks                  chan rsp.Kind
 	done                  chan struct{} // closed when the reader ends
@@ -164,6 +169,7 @@ func NewClient(ctx context.Context, conn net.Conn, opts Options) (*Client, error
 	if c.log == nil {
 		c.log = slog.Default()
 	}
+	c.trace = c.log.Enabled(ctx, slog.LevelDebug)
 	go c.readLoop()
 	if err := c.handshake(ctx); err != nil {
 		c.Close()

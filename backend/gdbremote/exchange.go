@@ -24,6 +24,9 @@ func (c *Client) send(ctx context.Context, payload []byte) error {
 		return err
 	}
 	buf := rsp.AppendFrame(make([]byte, 0, len(payload)+4), payload)
+	if c.trace {
+		c.log.Debug("gdbremote: sent", "packet", truncs(string(payload)))
+	}
 	c.stats.sent.Add(1)
 	c.stats.bsent.Add(int64(len(payload)))
 	for try := 0; ; try++ {
@@ -62,6 +65,14 @@ func (c *Client) fail(err error) {
 
 // recv waits for the next packet.
 func (c *Client) recv(ctx context.Context) ([]byte, error) {
+	p, err := c.recvPacket(ctx)
+	if c.trace && err == nil {
+		c.log.Debug("gdbremote: received", "packet", truncs(string(p)))
+	}
+	return p, err
+}
+
+func (c *Client) recvPacket(ctx context.Context) ([]byte, error) {
 	select {
 	case p := <-c.pkts:
 		return p, nil

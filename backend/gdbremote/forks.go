@@ -35,12 +35,17 @@ type processes struct {
 	mu     sync.Mutex
 	main   string           // the program's process id (hex), from the first "pPID.TID" seen
 	points map[point]string // the breakpoints and watchpoints inserted (Z), with their conditions' suffix
-	// detach is a caught fork's child (hex pid), kept stopped while the program is, as
-	// gdb keeps it, and let go at the next resume with note ("[Detaching after fork ...]").
-	detach, note string
+	// held is a caught fork, its child kept stopped while the program is, as gdb keeps
+	// it, and let go (or followed) at the next resume.
+	held *heldFork
+	// inferior is gdb's number of the process debugged: 1, then one more at each fork
+	// whose child was followed (0 is 1).
+	inferior int
 	// vforked: the points are out of memory until the vfork child execs or exits
 	// (the parent's vforkdone); Z and z are only noted meanwhile.
 	vforked bool
+	// vforkParent is held while the vfork child followed shares its memory.
+	vforkParent *vforkParent
 }
 
 // point is one inserted breakpoint or watchpoint, as its Z packet named it.
@@ -111,7 +116,7 @@ func (c *Client) plainThread(id string) string {
 // a new process.
 func (c *Client) newProcess() {
 	c.procs.mu.Lock()
-	c.procs.main, c.procs.points, c.procs.vforked, c.procs.detach, c.procs.note = "", nil, false, "", ""
+	c.procs.main, c.procs.points, c.procs.vforked, c.procs.held, c.procs.vforkParent = "", nil, false, nil, nil
 	c.procs.mu.Unlock()
 }
 
@@ -132,10 +137,19 @@ func (c *Client) plainThreads(ids []string) []string {
 	return ids
 }
 
-// forkStop lets the child of a fork or vfork stop go and resumes the program as it ran
-// (handled), and after a vfork puts the points back at the parent's vforkdone; an exec
-// stop (the caller's) makes the client forget the points, as the stub did; any other stop
-// is the caller's.
+// heldFork is a fork stop whose child is not yet let go or followed.
+type heldFork struct {
+	reason        string // "fork" or "vfork"
+	child, parent string // the child's thread and the thread that forked, in "pPID.TID" form
+	childPid      int
+	follow        bool // follow the child (FollowForkChild), detaching the parent
+}
+
+// forkStop lets the child of a fork or vfork stop go, or follows it (FollowForkChild), and
+// resumes the program as it ran (handled); after a vfork it puts the points back at the
+// parent's vforkdone; an exec stop (the caller's) makes the client forget the points, as
+// the stub did; any other stop is the caller's. A caught fork (CatchForks) is the caller's
+// too, its child held until the next resume.
 func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
 	if sr.Kind != StopSignal {
 		return false, nil
@@ -144,6 +158,12 @@ func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
 	case "vforkdone":
 		return true, c.vforkDone(ctx)
 	case "exec": // the stub forgot the old program's points with its memory
+		c.cmu.Lock()
+		err := c.releaseVforkParent(c.heldExchange(ctx), "exec") // (a vfork's parent: its memory is its own again)
+		c.cmu.Unlock()
+		if err != nil {
+			return false, err
+		}
 		c.procs.mu.Lock()
 		c.procs.points, c.procs.vforked = nil, false
 		c.procs.mu.Unlock()
@@ -167,43 +187,63 @@ func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
 	case parent != "" && !strings.HasPrefix(back, "p"):
 		back = "p" + parent + "." + back
 	}
-	// A fork's child has copies of the points to clear; a vfork's child shares the
-	// parent's memory, cleared in the parent so that the stub forgets them there too.
-	clearIn := sr.Child
-	if vfork {
-		clearIn = back
-	}
-	var errs []error
-	if err := c.expectOKWith(ex, "Hg"+clearIn); err != nil {
-		return false, fmt.Errorf("gdbremote: selecting %s to clear its breakpoints: %w", clearIn, err)
-	}
-	for _, p := range c.insertedPoints() {
-		if err := c.expectOKWith(ex, fmt.Sprintf("z%d,%x,%x", p.kind, p.addr, p.size)); err != nil {
-			errs = append(errs, err) // the child may still run into it; it is let go all the same
+	hf := &heldFork{reason: sr.Reason, child: sr.Child, parent: back, childPid: pid,
+		follow: c.followChild.Load() && parent != "" && sr.Thread != ""}
+	if !hf.follow {
+		if err := c.clearForked(ex, hf, vfork); err != nil {
+			return false, err
 		}
 	}
+	c.procs.mu.Lock()
+	c.procs.held = hf
+	c.procs.mu.Unlock()
+	if vfork && c.vforkCatch.Load() || !vfork && c.forkCatch.Load() {
+		return false, nil // caught (catch fork, catch vfork): the stop is the caller's; the child goes as it resumes
+	}
+	ids, err := c.settleFork(ex, true)
+	if err != nil {
+		return false, err
+	}
+	c.lastResume = []byte(c.forStub(retarget(string(c.lastResume), ids)))
+	return true, c.send(ctx, c.lastResume)
+}
+
+// clearForked takes the points out of a fork's child, which has copies of them, or, after
+// a vfork, out of the memory the child shares with the parent (in the parent, so that the
+// stub forgets them there too, until vforkDone). c.cmu held.
+func (c *Client) clearForked(ex func(string) (string, error), hf *heldFork, vfork bool) error {
+	clearIn := hf.child
+	if vfork {
+		clearIn = hf.parent
+	}
+	if err := c.expectOKWith(ex, "Hg"+clearIn); err != nil {
+		return fmt.Errorf("gdbremote: selecting %s to clear its breakpoints: %w", clearIn, err)
+	}
+	pointsErr := c.removePoints(ex) // the child may still run into one; it is let go all the same
 	if vfork {
 		c.procs.mu.Lock()
 		c.procs.vforked = true
 		c.procs.mu.Unlock()
 	}
-	if err := c.expectOKWith(ex, "Hg"+back); err != nil {
-		return false, err
+	if err := c.expectOKWith(ex, "Hg"+hf.parent); err != nil {
+		return err
 	}
-	if len(errs) > 0 {
-		c.log.Warn("gdbremote: a breakpoint stayed in a forked child", "pid", pid, "err", errors.Join(errs...))
+	if pointsErr != nil {
+		c.log.Warn("gdbremote: a breakpoint stayed in a forked child", "pid", hf.childPid, "err", pointsErr)
 	}
-	c.procs.mu.Lock()
-	c.procs.detach = fmt.Sprintf("%x", pid)
-	c.procs.note = fmt.Sprintf("[Detaching after %s from child process %d]\n", sr.Reason, pid) // as gdb says it
-	c.procs.mu.Unlock()
-	if vfork && c.vforkCatch.Load() || !vfork && c.forkCatch.Load() {
-		return false, nil // caught (catch fork, catch vfork): the stop is the caller's; the child goes as it resumes
+	return nil
+}
+
+// removePoints takes the inserted points out of the selected thread's process (the stub
+// forgets them there), all it can. c.cmu held.
+func (c *Client) removePoints(ex func(string) (string, error)) error {
+	var errs []error
+	for _, p := range c.insertedPoints() {
+		if err := c.expectOKWith(ex, fmt.Sprintf("z%d,%x,%x", p.kind, p.addr, p.size)); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if err := c.releaseChild(ex, true); err != nil {
-		return false, err
-	}
-	return true, c.send(ctx, c.lastResume)
+	return errors.Join(errs...)
 }
 
 // dropHeldChild ends a caught fork's child with the program (gdb kills it too); a stub
@@ -211,32 +251,43 @@ func (c *Client) forkStop(ctx context.Context, sr StopReply) (bool, error) {
 func (c *Client) dropHeldChild(ctx context.Context) {
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
-	if err := c.releaseChild(c.heldExchange(ctx), false); err != nil {
+	c.procs.mu.Lock()
+	hf := c.procs.held
+	c.procs.held = nil
+	c.procs.mu.Unlock()
+	if hf == nil {
+		return
+	}
+	how := "D;"
+	if c.extended {
+		how = "vKill;"
+	}
+	if err := c.expectOKWith(c.heldExchange(ctx), fmt.Sprintf("%s%x", how, hf.childPid)); err != nil {
 		c.log.Debug("gdbremote: a forked child held", "err", err)
 	}
 }
 
-// releaseChild detaches the held child of the last fork, if there is one, saying so as gdb
-// does when say, or kills it (extended mode) when not. c.cmu held.
-func (c *Client) releaseChild(ex func(string) (string, error), say bool) error {
+// settleFork lets the held child of the last fork go, saying so as gdb does when say, or
+// follows it when asked to (followFork); it returns the thread ids the program's threads
+// had before, for a resume that names one, in plain form: old -> new. c.cmu held.
+func (c *Client) settleFork(ex func(string) (string, error), say bool) (map[string]string, error) {
 	c.procs.mu.Lock()
-	pid, note := c.procs.detach, c.procs.note
-	c.procs.detach, c.procs.note = "", ""
+	hf := c.procs.held
+	c.procs.held = nil
 	c.procs.mu.Unlock()
-	if pid == "" {
-		return nil
+	switch {
+	case hf == nil:
+		return nil, nil
+	case hf.follow:
+		return c.followFork(ex, hf)
 	}
-	how := "D;"
-	if !say && c.extended {
-		how = "vKill;"
-	}
-	if err := c.expectOKWith(ex, how+pid); err != nil {
-		return fmt.Errorf("gdbremote: letting the forked child %s go: %w", pid, err)
+	if err := c.expectOKWith(ex, fmt.Sprintf("D;%x", hf.childPid)); err != nil {
+		return nil, fmt.Errorf("gdbremote: letting the forked child %d go: %w", hf.childPid, err)
 	}
 	if say {
-		c.say(note)
+		c.say(fmt.Sprintf("[Detaching after %s from child process %d]\n", hf.reason, hf.childPid)) // as gdb says it
 	}
-	return nil
+	return nil, nil
 }
 
 // vforkDone puts the points back in memory once the vfork child no longer shares it, and

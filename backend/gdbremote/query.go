@@ -46,7 +46,7 @@ func listThreads(ex func(cmd string) (string, error)) ([]string, error) {
 
 // SetThread selects the thread for register and memory operations (Hg).
 func (c *Client) SetThread(ctx context.Context, id string) error {
-	return c.expectOK(ctx, "Hg"+id)
+	return c.expectOK(ctx, "Hg"+c.qualify(id))
 }
 
 // ReadXfer reads a whole qXfer object (e.g. object "features", annex "target.xml").

@@ -60,8 +60,12 @@ func (c *Client) resume(ctx context.Context, action, thread string, start, end u
 	if c.running.Load() {
 		return ErrRunning
 	}
-	if err := c.releaseChild(c.heldExchange(ctx), true); err != nil { // a caught fork's child
+	ids, err := c.settleFork(c.heldExchange(ctx), true) // a caught fork's child
+	if err != nil {
 		return err
+	}
+	if to, ok := ids[thread]; ok {
+		thread = to
 	}
 	var cmd string
 	if c.vcont[action] {
@@ -78,7 +82,7 @@ func (c *Client) resume(ctx context.Context, action, thread string, start, end u
 	} else {
 		if thread != "" {
 			c.cmu.Unlock()
-			err := c.expectOK(ctx, "Hc"+thread)
+			err := c.expectOK(ctx, "Hc"+c.qualify(thread))
 			c.cmu.Lock()
 			if err != nil {
 				return err
@@ -90,10 +94,11 @@ func (c *Client) resume(ctx context.Context, action, thread string, start, end u
 	defer cancel()
 	c.running.Store(true)
 	c.intrRun.Store(false)
-	c.lastResume = []byte(cmd) // sent again after a thread event (threadevents.go)
+	c.lastResume = []byte(c.forStub(cmd)) // sent again after a thread event (threadevents.go)
 	if withSig, ok := c.withSignal(cmd, c.pendingSig); ok {
 		cmd, c.pendingSig = withSig, pendingSignal{}
 	}
+	cmd = c.forStub(cmd)
 	if err := c.send(ctx, []byte(cmd)); err != nil {
 		c.running.Store(false)
 		return err
@@ -135,6 +140,14 @@ func (c *Client) Wait(ctx context.Context) (StopReply, error) {
 			c.fail(err)
 			c.running.Store(false)
 			return sr, err
+		}
+		if sr.Exited() { // the program's end: a vfork's parent held no longer shares its memory
+			c.cmu.Lock()
+			err := c.releaseVforkParent(c.heldExchange(ctx), "exit")
+			c.cmu.Unlock()
+			if err != nil {
+				c.log.Warn("gdbremote: the parent of a vfork", "err", err)
+			}
 		}
 		if handled, err := c.forkStop(ctx, sr); err != nil {
 			c.running.Store(false)

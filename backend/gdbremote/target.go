@@ -97,6 +97,7 @@ type Target struct {
 	runDone   chan struct{}
 	threadID  string
 	pid       int               // the program's process id (ProcessID)
+	letGo     []string          // the files of the processes let go after a fork, their children followed
 	handles   map[uint64]uint64 // threads' pthread_t by thread id (threadHandles)
 	parked    map[string]uint64 // threads stopped at a breakpoint, by stub id: its address (parked.go)
 	// afterSyscall remembers, by pc, whether a syscall instruction ends right before it
@@ -286,7 +287,8 @@ func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, 
 	t.ctx, t.stop = context.WithCancel(context.Background())
 	c, err := Dial(ctx, addr, Options{Timeout: cfg.Timeout, Extended: extended, Logger: cfg.Logger,
 		FollowForks: !sym.BareMetalARM(), // a program under an operating system may fork
-		Output:      func(s string) { t.output("console", s) }})
+		Output:      func(s string) { t.output("console", s) },
+		Followed:    t.followed})
 	if err != nil {
 		sym.Close()
 		return nil, err

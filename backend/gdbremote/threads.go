@@ -113,10 +113,11 @@ func (t *Target) threadHandles(ctx context.Context, ths []engine.Thread, ids []s
 			if err != nil || len(b) != 8 {
 				continue
 			}
-			h = t.order.Uint64(b)
-			t.mu.Lock()
-			t.handles[ths[i].ID] = h
-			t.mu.Unlock()
+			if h = t.order.Uint64(b); h != 0 { // (0 before the C library set it up: read again later)
+				t.mu.Lock()
+				t.handles[ths[i].ID] = h
+				t.mu.Unlock()
+			}
 		}
 		ths[i].Handle = h
 	}

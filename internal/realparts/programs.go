@@ -155,3 +155,27 @@ int main(void) {
 	return 0;
 }
 `
+
+// ForkProg forks: the child calls work (line 6), prints "child 10" and ends with 3, the
+// parent waits for it quietly and ends with 0.
+const ForkProg = `#include <stdio.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+static int work(int n) {
+	int r = n * 2;
+	return r;
+}
+
+int main(void) {
+	int x = 5;
+	pid_t pid = fork();
+	if (pid == 0) {
+		x = work(x);
+		printf("child %d\n", x);
+		return 3;
+	}
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+`

@@ -51,6 +51,9 @@ type launchArgs struct {
 	// DebugFileDirectory are where a stripped program's and its libraries' separate debug
 	// files are looked for (gdb's debug-file-directory): absent, /usr/lib/debug; [] none.
 	DebugFileDirectory []string `json:"debugFileDirectory,omitempty"`
+	// FollowForkMode "child" debugs the child of each fork the program makes, letting the
+	// parent go (gdb's follow-fork-mode); "parent" (the default) lets the child go.
+	FollowForkMode string `json:"followForkMode,omitempty"`
 
 	attach bool // the session attached: disconnect detaches
 }
@@ -66,6 +69,8 @@ func (a launchArgs) spec(attach bool) (launch.Spec, error) {
 	s.Remote.NoThreadEvents = a.ThreadEvents != nil && !*a.ThreadEvents
 	s.Remote.DebugDirs = a.DebugFileDirectory
 	switch {
+	case a.FollowForkMode != "" && a.FollowForkMode != "parent" && a.FollowForkMode != "child":
+		return s, fmt.Errorf("followForkMode is \"parent\" or \"child\", not %q", a.FollowForkMode)
 	case attach && a.ProcessID != 0 && a.Address != "":
 		return s, errors.New("attach takes \"processId\" or \"address\", not both")
 	case attach && a.ProcessID < 0:
@@ -129,6 +134,10 @@ func (c *conn) start(ctx context.Context, req *rawRequest, attach bool) (any, er
 	if err != nil {
 		return nil, err
 	}
+	if a.FollowForkMode == "child" && !d.FollowForkChild(true) {
+		d.Close()
+		return nil, fmt.Errorf("followForkMode \"child\": a %s target does not follow forks (native programs do)", spec.Kind)
+	}
 	a.attach = attach
 	c.args, c.srcMap = a, newSourceMap(a.SourceFileMap)
 	c.adopt(d)
@@ -141,6 +150,9 @@ func (c *conn) adopt(d *launch.Debuggee) {
 	c.d = d
 	if len(c.srcMap) > 0 {
 		d.SetSourcePath(c.srcMap.rules())
+	}
+	if c.args.FollowForkMode == "child" { // (again after a restart)
+		d.FollowForkChild(true)
 	}
 	c.sub = d.SubscribeWith(engine.SubscribeOptions{MaxQueued: MaxQueued})
 	select { // the pump waits on the new subscription
