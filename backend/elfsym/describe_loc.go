@@ -19,7 +19,10 @@ func (f *File) DescribeLocation(v *Var) string {
 		return o.DescribeLocation(v)
 	}
 	if v.locList < 0 {
-		if v.loc == nil {
+		switch {
+		case v.constant:
+			return "constant"
+		case v.loc == nil:
 			return "optimized out"
 		}
 		if addr, ok := f.staticAddr(v.loc); ok {

@@ -2,6 +2,7 @@ package elfsym
 
 import (
 	"debug/dwarf"
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -14,7 +15,9 @@ type Var struct {
 	Global  bool
 	Line    int
 	loc     []byte // DW_AT_location exprloc (nil: no location)
-	fn      *Func  // enclosing function (nil for globals)
+	// constant: loc is DW_AT_const_value's (the compiler's constant), not where it lives
+	constant bool
+	fn       *Func // enclosing function (nil for globals)
 	// locList is the offset (or, when locIndexed, the DW_FORM_loclistx index) of the
 	// variable's location list; -1 when DW_AT_location is an expression.
 	locList    int64
@@ -58,8 +61,40 @@ func (f *File) varFromEntry(e *dwarf.Entry, cu *cuInfo) *Var {
 		case int64:
 			v.locList, v.locIndexed = x, fl.Class == dwarf.ClassLocList
 		}
+	} else if fl := e.AttrField(dwarf.AttrConstValue); fl != nil {
+		v.loc, v.constant = f.constLocation(fl, v.Type), true
 	}
 	return v
+}
+
+// constLocation is a DW_AT_const_value (a constant the compiler knew: a const variable,
+// an inlined copy's parameter given a constant) as the location expression that yields
+// it: DW_OP_implicit_value of its bytes, as gdb reads it. nil for a form it cannot be.
+func (f *File) constLocation(fl *dwarf.Field, typ dwarf.Type) []byte {
+	var b []byte
+	switch x := fl.Val.(type) {
+	case []byte: // a block: the value's bytes as stored
+		b = x
+	case string:
+		b = append([]byte(x), 0)
+	case int64: // in the type's size and the target's order
+		n := 8
+		if typ != nil && typ.Size() > 0 && typ.Size() <= 8 {
+			n = int(typ.Size())
+		}
+		b = make([]byte, 8)
+		f.Arch.ByteOrder.PutUint64(b, uint64(x))
+		if f.Arch.ByteOrder == binary.BigEndian {
+			b = b[8-n:]
+		} else {
+			b = b[:n]
+		}
+	default:
+		return nil
+	}
+	expr := []byte{opImplicitValue}
+	expr = binary.AppendUvarint(expr, uint64(len(b)))
+	return append(expr, b...)
 }
 
 // Globals returns the variables defined at file scope (with a location).

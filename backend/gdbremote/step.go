@@ -3,8 +3,10 @@ package gdbremote
 // Target: statement and instruction steps, step out.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
@@ -41,6 +43,10 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 	}
 	startLoc, _ := t.sym.PCToLine(pc)
 	startFn := t.sym.FuncAt(pc)
+	var startSym string // a function without lines is known by its symbol
+	if startLoc.Line == 0 {
+		startSym = t.symbolHolding(pc)
+	}
 	// The inlined copies the step starts in; hidden ones at the pc are calls to come.
 	shown := t.shownInlines(pc)
 	if h := t.hiddenFrames(); h > 0 {
@@ -88,6 +94,9 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 				return st, err
 			}
 		}
+		if startLoc.Line == 0 && !isCall && !hasLine && npc != pc && t.leftSymbol(startSym, npc) {
+			return &engine.Stop{Reason: engine.ReasonStep}, nil // returned into code without lines: gdb's step until exit ends there
+		}
 		if (isCall && (over || t.skips(fn.Name, loc.File))) || !hasLine || fn == nil {
 			if err := t.finishCall(); errors.Is(err, errNoCaller) {
 				// Code without line information and no caller to return to (the
@@ -100,8 +109,8 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 			if st := t.pauseStop(); st != nil {
 				return st, nil
 			}
-			if t.returnedToNewLine(startFn, startLoc) {
-				return &engine.Stop{Reason: engine.ReasonStep}, nil
+			if t.returnedToNewLine(startFn, startLoc) || startLoc.Line == 0 && t.inCodeWithoutLines() {
+				return &engine.Stop{Reason: engine.ReasonStep}, nil // (as gdb's step until exit, back in code without lines too)
 			}
 			continue
 		}
@@ -173,14 +182,39 @@ func (t *Target) libraryFunc(name string) (*elfsym.Func, bool) {
 
 // returnedToNewLine says whether a call stepped over returned to the first instruction of
 // another line of the function the step started in (a call whose result is not used ends
-// its line): the step ends there, as gdb's next does, before that line runs.
+// its line), or of any function when the step started in code without lines: the step
+// ends there, as gdb's next does, before that line runs.
 func (t *Target) returnedToNewLine(startFn *elfsym.Func, startLoc elfsym.Location) bool {
 	pc, err := t.pc()
-	if err != nil || t.sym.FuncAt(pc) != startFn || !t.sym.IsStmt(pc) {
-		return false
+	if err != nil || !t.sym.IsStmt(pc) || t.sym.FuncAt(pc) != startFn && startLoc.Line != 0 {
+		return false // (from code without lines, as gdb's step until exit, any line is new)
 	}
 	loc, ok := t.sym.PCToLine(pc)
 	return ok && (loc.Line != startLoc.Line || loc.File != startLoc.File)
+}
+
+// leftSymbol says whether pc is outside the function the symbol sym named (a step from
+// code without lines that returned).
+func (t *Target) leftSymbol(sym string, pc uint64) bool {
+	return sym != "" && t.symbolHolding(pc) != sym
+}
+
+// symbolHolding is the name of the symbol whose code holds pc ("write" for write+7), ""
+// for none.
+func (t *Target) symbolHolding(pc uint64) string {
+	name, _ := t.sym.SymbolAt(pc)
+	name, _, _ = strings.Cut(name, "+")
+	return name
+}
+
+// inCodeWithoutLines says whether the pc is in code without line information.
+func (t *Target) inCodeWithoutLines() bool {
+	pc, err := t.pc()
+	if err != nil {
+		return false
+	}
+	_, ok := t.sym.PCToLine(pc)
+	return !ok
 }
 
 // stepInLine runs from pc to the end of its line's range (a range step where the stub has
@@ -349,9 +383,12 @@ func (t *Target) runToTemp(addr, minCFA uint64) error {
 	}
 	start, _ := t.pc()
 	for moved := false; ; moved = true {
-		sr, err := t.resumeWait("c", 0, 0)
+		sr, err := t.resumeWaitCatching("c", 0, 0, true) // (a catchpoint stops the step, as gdb's)
 		if err != nil {
 			return err
+		}
+		if st := cmp.Or(t.syscallStop(sr), forkStop(sr)); st != nil {
+			return &trapStopError{st: st}
 		}
 		pc, err := t.pc()
 		if err != nil {
