@@ -38,6 +38,8 @@ type Event struct {
 
 	// Thread is the thread an EventThread is about (thread_events.go).
 	Thread *ThreadChange
+	// Modules are the program's modules after an EventModules (modules.go).
+	Modules []Module
 }
 
 // SubscribeOptions tune one subscription.

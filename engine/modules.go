@@ -50,3 +50,26 @@ func (s *Session) checkHalted(what string) error {
 	}
 	return s.checkStopped(what)
 }
+
+// EventModules says that the program's modules changed while it ran (a library loaded or
+// unloaded): Event.Modules lists them all as they are now.
+const EventModules EventKind = "modules"
+
+// ModuleReporter is implemented by the Handler a session gives its target: a target that
+// sees the dynamic linker load or unload a library while the program runs reports the
+// modules then (found by type assertion on the Handler), so that subscribers learn of them
+// without waiting for a stop.
+type ModuleReporter interface {
+	ModulesChanged(mods []Module)
+}
+
+var _ ModuleReporter = handler{}
+
+// ModulesChanged implements ModuleReporter.
+func (h handler) ModulesChanged(mods []Module) {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	if !h.s.state.Ended() {
+		h.s.emit(Event{Kind: EventModules, Modules: mods})
+	}
+}

@@ -42,6 +42,15 @@ func (mc *ModuleChanges) Update(ctx context.Context, s *Session) (loaded, unload
 	return loaded, unloaded, nil
 }
 
+// Note takes the modules an EventModules lists as seen, and returns those loaded and
+// unloaded since what was seen before; a later Update reports only what changed after.
+func (mc *ModuleChanges) Note(e Event) (loaded, unloaded []Module) {
+	if e.Kind != EventModules {
+		return nil, nil
+	}
+	return mc.set.update(e.Modules, func(m Module) string { return m.Path })
+}
+
 // Last is the modules seen at the last Update.
 func (mc *ModuleChanges) Last() []Module { return mc.set.list }
 

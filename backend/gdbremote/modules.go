@@ -23,6 +23,12 @@ func (t *Target) Modules(ctx context.Context) ([]engine.Module, error) {
 	if err := t.needStopped(); err != nil {
 		return nil, EngineError(err)
 	}
+	return t.moduleList(ctx)
+}
+
+// moduleList is Modules of the target stopped, whatever its state says (the run loop at a
+// library event).
+func (t *Target) moduleList(ctx context.Context) ([]engine.Module, error) {
 	path := t.elfPath
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs

@@ -146,6 +146,11 @@ func (t *Target) libraryEvent(sr StopReply, catching bool) (handled bool, other 
 	if ll, ok := h.(engine.LibraryLoads); ok {
 		t.serveWhile(ll.LibrariesLoaded)
 	}
+	if mr, ok := h.(engine.ModuleReporter); ok && len(changes) > 0 {
+		if mods, err := t.moduleList(t.ctx); err == nil {
+			mr.ModulesChanged(mods) // (told now, not at the next stop)
+		}
+	}
 	if catching {
 		return true, nil, &trapStopError{st: libraryStop(changes)}
 	}

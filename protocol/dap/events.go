@@ -69,6 +69,8 @@ func (c *conn) translate(e engine.Event) {
 		c.event("breakpoint", godap.BreakpointEventBody{Reason: reason, Breakpoint: c.breakpoint(*e.Breakpoint)})
 	case engine.EventThread:
 		c.liveThread(e)
+	case engine.EventModules:
+		c.liveModules(e)
 	case engine.EventReset:
 		c.event("output", godap.OutputEventBody{Category: "console", Output: "target reset\n"})
 	}

@@ -196,3 +196,28 @@ func TestCallStopsAtBreakpoint(t *testing.T) {
 		t.Errorf("depth = %v, want 2 (the call ran to its end)", got)
 	}
 }
+
+// Module events are sent when the dynamic linker says a library was loaded or unloaded,
+// while the program runs: a program that loads a plugin with dlopen and unloads it with
+// dlclose, without a stop, gets "new" then "removed" for it before it exits (before, both
+// waited for a stop that never came).
+func TestModuleEventsWhileRunning(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	_, host, plugin, _ := realparts.BuildPlugin(t)
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": host, "debugFileDirectory": []string{}})
+	c.event("initialized")
+	c.do("configurationDone", nil)
+	var told []string
+	for _, e := range c.until("exited") {
+		if body, _ := e["body"].(map[string]any); e["event"] == "module" {
+			if m := body["module"].(map[string]any); m["path"] == plugin {
+				told = append(told, body["reason"].(string))
+			}
+		}
+	}
+	if strings.Join(told, " ") != "new removed" {
+		t.Errorf("module events for the plugin: %v, want new then removed, before the exit", told)
+	}
+}

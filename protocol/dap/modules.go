@@ -11,9 +11,9 @@ import (
 )
 
 // Modules of native programs (engine.ModuleLister): the executable and the shared
-// libraries it loaded. A module event goes out, before the stop, for every module loaded
-// or unloaded since the last stop: libraries loaded while the program ran are told at the
-// next stop.
+// libraries it loaded. A module event goes out for every module loaded or unloaded: when
+// the dynamic linker says so while the program runs (engine.EventModules), else before
+// the next stop.
 
 // canModules says whether d lists modules: programs under gdbserver, launched or attached.
 func canModules(d *launch.Debuggee) bool {
@@ -68,6 +68,19 @@ func (c *conn) moduleEvents() {
 	if err != nil {
 		return
 	}
+	c.moduleChanges(loaded, unloaded)
+}
+
+// liveModules tells the modules an EventModules loaded and unloaded.
+func (c *conn) liveModules(e engine.Event) {
+	if c.d == nil || !canModules(c.d) {
+		return
+	}
+	c.moduleChanges(c.mods.Note(e))
+}
+
+// moduleChanges sends a module event for each module loaded and unloaded.
+func (c *conn) moduleChanges(loaded, unloaded []engine.Module) {
 	for _, m := range loaded {
 		c.event("module", godap.ModuleEventBody{Reason: "new", Module: dapModule(m)})
 	}
