@@ -9,7 +9,6 @@ import (
 	"debug/elf"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/polydbg/polydbg/internal/cxxname"
@@ -79,12 +78,7 @@ func (f *File) readMinSyms() []MinSym {
 		if s.Name == "" || s.Section == elf.SHN_UNDEF {
 			continue
 		}
-		name := s.Name
-		if elf.ST_BIND(s.Info) == elf.STB_LOCAL { // a function's static, calls.0: gdb's calls
-			if i := strings.LastIndexByte(name, '.'); i > 0 && allDigits(name[i+1:]) {
-				name = name[:i]
-			}
-		}
+		name := gdbSymbolName(s.Name) // (a function's static calls.0 is gdb's calls)
 		var m MinSym
 		switch elf.ST_TYPE(s.Info) {
 		case elf.STT_FUNC, elf.STT_GNU_IFUNC:
@@ -120,15 +114,6 @@ func (f *File) readMinSyms() []MinSym {
 func (f *File) executableSection(i elf.SectionIndex) bool {
 	secs := f.symELF().Sections // the table's own: a debug file has the same headers
 	return int(i) < len(secs) && i != elf.SHN_ABS && secs[i].Flags&elf.SHF_EXECINSTR != 0
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // FunctionSymbol is the function of the program or a loaded library that only its symbol

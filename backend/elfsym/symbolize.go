@@ -36,7 +36,7 @@ func (f *File) symbols() []symRange {
 			if s.Value == 0 || s.Name == "" || s.Section == elf.SHN_UNDEF {
 				continue
 			}
-			f.syms = append(f.syms, symRange{addr: f.clearThumb(s.Value), size: s.Size, name: f.cxxSymbolName(s), sized: s.Size > 0, section: s.Section})
+			f.syms = append(f.syms, symRange{addr: f.clearThumb(s.Value), size: s.Size, name: gdbSymbolName(f.cxxSymbolName(s)), sized: s.Size > 0, section: s.Section})
 		}
 		for _, e := range f.pltEntries() {
 			f.syms = append(f.syms, symRange{addr: e.addr, size: e.size, name: e.name + "@plt", sized: true})
@@ -85,10 +85,14 @@ func (f *File) SymbolAt(addr uint64) (string, bool) {
 		}
 		return "", false
 	}
-	if off := a - syms[i].addr; off > 0 {
-		return fmt.Sprintf("%s+%d", syms[i].name, off), true
+	name := syms[i].name
+	if fn := f.FuncAt(addr); fn != nil && fn.Low == syms[i].addr && strings.HasPrefix(name, fn.Name+".") {
+		name = fn.Name // a clone GCC made (weigh.constprop.0): gdb names it by its function
 	}
-	return syms[i].name, true
+	if off := a - syms[i].addr; off > 0 {
+		return fmt.Sprintf("%s+%d", name, off), true
+	}
+	return name, true
 }
 
 // inImage reports whether the run-time address addr is in what the file maps.
