@@ -73,7 +73,7 @@ func (d *Debuggee) Disassemble(ctx context.Context, pc uint64, count int) ([]Ins
 	ins := objdumpInstructions(out, count)
 	var name func(uint64) (string, bool)
 	if t, ok := d.Target().(*gdbremote.Target); ok {
-		name = t.Symbols().SymbolAt
+		name = t.Symbols().AsmSymbolAt // (count.0, as gdb's disassembly names it)
 	}
 	for i := range ins {
 		ins[i].PC += bias

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Memory reads target memory.
@@ -134,6 +135,9 @@ type File struct {
 	Arch  *Arch
 	// Bias is added to every link-time address (the load bias of a PIE; 0 otherwise).
 	Bias uint64
+	// fileAddrs: an address below Bias is the file's (link-time), as gdb has a program's
+	// addresses before it runs (SetFileAddresses).
+	fileAddrs atomic.Bool
 	// Path is the file Open read ("" for one made by New); DebugPath its separate debug
 	// file, "" when it has none or holds its own debug information.
 	Path, DebugPath string

@@ -9,7 +9,7 @@ func (f *File) ReadFileMemory(addr uint64, n int) ([]byte, bool) {
 	if f.ELF == nil || n < 0 {
 		return nil, false
 	}
-	a := addr - f.Bias
+	a := f.LoadedAddress(addr) - f.Bias // (a file's address before run too)
 	for _, s := range f.ELF.Sections {
 		if s.Flags&elf.SHF_ALLOC == 0 || a < s.Addr || a+uint64(n) > s.Addr+s.Size {
 			continue

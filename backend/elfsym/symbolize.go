@@ -36,7 +36,7 @@ func (f *File) symbols() []symRange {
 			if s.Value == 0 || s.Name == "" || s.Section == elf.SHN_UNDEF {
 				continue
 			}
-			f.syms = append(f.syms, symRange{addr: f.clearThumb(s.Value), size: s.Size, name: gdbSymbolName(f.cxxSymbolName(s)), sized: s.Size > 0, section: s.Section})
+			f.syms = append(f.syms, symRange{addr: f.clearThumb(s.Value), size: s.Size, name: f.cxxSymbolName(s), sized: s.Size > 0, section: s.Section})
 		}
 		for _, e := range f.pltEntries() {
 			f.syms = append(f.syms, symRange{addr: e.addr, size: e.size, name: e.name + "@plt", sized: true})
@@ -71,21 +71,46 @@ func (f *File) cxxSymbolName(s elf.Symbol) string {
 }
 
 // SymbolAt names the run-time address addr by the function or object that holds it:
-// "vals+4", "main". ok is false for an address no symbol covers (the stack, the heap).
-func (f *File) SymbolAt(addr uint64) (string, bool) {
+// "vals+4", "main"; a symbol-table name as gdb prints it (gdbSymbolName: count.0 is
+// count). ok is false for an address no symbol covers (the stack, the heap).
+func (f *File) SymbolAt(addr uint64) (string, bool) { return f.symbolAt(addr, true) }
+
+// AsmSymbolAt is SymbolAt with symbol-table names as they are (count.0), as gdb's
+// disassembly names what an instruction refers to.
+func (f *File) AsmSymbolAt(addr uint64) (string, bool) { return f.symbolAt(addr, false) }
+
+// SetFileAddresses says whether an address below the load bias is one of the file's, to
+// be named as the address it will have loaded: before the program runs, as gdb names
+// 0x1139 <main+4> then.
+func (f *File) SetFileAddresses(on bool) { f.fileAddrs.Store(on) }
+
+// LoadedAddress is addr as the program has it loaded: a file's address before it runs
+// (SetFileAddresses) moved by the load bias, else addr.
+func (f *File) LoadedAddress(addr uint64) uint64 {
+	if f.fileAddrs.Load() && addr < f.Bias {
+		return addr + f.Bias
+	}
+	return addr
+}
+
+func (f *File) symbolAt(addr uint64, decode bool) (string, bool) {
+	addr = f.LoadedAddress(addr)
 	a := addr - f.Bias
 	syms := f.symbols()
 	i := sort.Search(len(syms), func(i int) bool { return syms[i].addr > a }) - 1
 	if i < 0 || a >= syms[i].addr+syms[i].size || !syms[i].sized && !f.inSection(syms[i].section, a) {
 		if img := f.ImageAt(addr); img != f {
-			return img.SymbolAt(addr) // a loaded library's function or object
+			return img.symbolAt(addr, decode) // a loaded library's function or object
 		}
 		if f.program != nil && !f.inImage(addr) {
-			return f.program.SymbolAt(addr) // a library's pointer to the program (qsort's cmp)
+			return f.program.symbolAt(addr, decode) // a library's pointer to the program (qsort's cmp)
 		}
 		return "", false
 	}
 	name := syms[i].name
+	if decode {
+		name = gdbSymbolName(name)
+	}
 	if fn := f.FuncAt(addr); fn != nil && fn.Low == syms[i].addr && strings.HasPrefix(name, fn.Name+".") {
 		name = fn.Name // a clone GCC made (weigh.constprop.0): gdb names it by its function
 	}

@@ -21,6 +21,7 @@ func (t *Target) Start(h engine.Handler, stopOnEntry bool) error {
 	t.mu.Lock()
 	t.h = h
 	t.mu.Unlock()
+	t.sym.SetFileAddresses(false) // (the program's own from now on)
 	if t.core != nil {
 		t.startCore()
 		return nil

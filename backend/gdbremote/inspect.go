@@ -382,6 +382,7 @@ func (t *Target) exprType(frame int, expr string) (dwarf.Type, error) {
 
 // SymbolAt implements engine.Symbolizer from the program's symbol table.
 func (t *Target) SymbolAt(addr uint64) (name, section string, ok bool) {
+	addr = t.sym.LoadedAddress(addr) // (before run, a file's address)
 	name, ok = t.sym.SymbolAt(addr)
 	img := t.sym
 	if t.sym.SectionAt(addr) == "" {

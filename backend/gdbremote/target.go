@@ -325,6 +325,7 @@ func connect(ctx context.Context, addr, elfPath string, cfg Config, stub *Stub, 
 		if entry, ok := aux[9]; ok { // AT_ENTRY
 			sym.Bias = entry - sym.ELF.Entry
 		}
+		sym.SetFileAddresses(true) // until Start: before run, as gdb, addresses are the file's
 	}
 	if !cfg.NoThreadEvents {
 		err := c.EnableThreadEvents(ctx, t.threadEvent)

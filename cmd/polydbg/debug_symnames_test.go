@@ -34,11 +34,19 @@ int main(int argc, char **argv) {
 }
 `
 
+// globalPtrProg has a global pointer to a global, relocated when the program loads.
+const globalPtrProg = `int glob = 3;
+int *gp = &glob;
+int main(void) { return *gp; }
+`
+
 // An address is named as gdb names it where the symbol's name has dots the compiler
 // added: a function's static variable count.0 is <count>, a clone x.part.0 is x.part, a
-// cold part y.cold is y[cold] (info symbol, a pointer's <...>); an address at the start of a
-// function GCC cloned is named by the function (<weigh>, <weigh+11> in info line and x/i).
-// Against gdb.
+// cold part y.cold is y[cold] (info symbol, a pointer's <...>), while x/i keeps count.0 as
+// gdb's disassembly does; an address at the start of a function GCC cloned is named by the
+// function (<weigh>, <weigh+11> in info line and x/i). Before a position-independent
+// program runs, an address is the file's (gdb's then): a pointer the file holds (gp is
+// 0x4010 <glob>), a code address and info symbol of one are named. Against gdb.
 func TestSymbolNamesAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	bin := polydbgBinary(t)
@@ -49,7 +57,7 @@ func TestSymbolNamesAsGDB(t *testing.T) {
 	}
 	syms, _ := f.Symbols()
 	f.Close()
-	cmds := []string{"break get", "run", "finish", "p &count", "info symbol &count"}
+	cmds := []string{"break get", "run", "x/3i $pc+16", "finish", "p &count", "info symbol &count"}
 	for _, s := range syms {
 		switch s.Name {
 		case "x.part.0", "y.cold", "z.isra.3", "w.lto_priv.0":
@@ -64,4 +72,9 @@ func TestSymbolNamesAsGDB(t *testing.T) {
 	ours, theirs = batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("break weigh", "run", "info line weigh",
 		"x/3i $pc", "p $pc", "p weigh"))
 	compareLines(t, "a clone", dir, ours, theirs)
+
+	dir, exe = buildNative(t, "globalptr", globalPtrProg)
+	ours, theirs = batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("p &glob", "p gp", "p *gp",
+		"p (void *)((char *)&main + 4)", "info symbol (char *)&main + 4", "info symbol gp", "x/2i main"))
+	compareLines(t, "before run", dir, ours, theirs)
 }
