@@ -111,7 +111,9 @@ func (f *File) symbolAt(addr uint64, decode bool) (string, bool) {
 	if decode {
 		name = gdbSymbolName(name)
 	}
-	if fn := f.FuncAt(addr); fn != nil && fn.Low == syms[i].addr && strings.HasPrefix(name, fn.Name+".") {
+	if strings.IndexByte(name, '.') < 0 {
+		// (no clone: the usual case asks nothing more)
+	} else if fn := f.FuncAt(addr); fn != nil && fn.Low == syms[i].addr && strings.HasPrefix(name, fn.Name+".") {
 		name = fn.Name // a clone GCC made (weigh.constprop.0): gdb names it by its function
 	}
 	if off := a - syms[i].addr; off > 0 {
