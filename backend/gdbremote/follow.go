@@ -148,7 +148,8 @@ type Followed struct {
 }
 
 // FollowForkChild makes the client follow the child of each fork from now on instead of
-// the parent (gdb's follow-fork-mode child; a vfork's parent is still followed).
+// the parent (gdb's follow-fork-mode child): a fork's parent is let go, a vfork's held
+// until its child execs or exits.
 func (c *Client) FollowForkChild(on bool) { c.followChild.Store(on) }
 
 // Inferior is gdb's number of the process the client debugs: 1, and one more at each fork
