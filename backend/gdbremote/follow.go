@@ -9,6 +9,7 @@ package gdbremote
 // the stub takes a plain id for its first process, the parent's), then let go as above.
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"strconv"
@@ -177,21 +178,15 @@ func (c *Client) forStub(cmd string) string {
 	c.procs.mu.Lock()
 	held, main := c.procs.vforkParent != nil, c.procs.main
 	c.procs.mu.Unlock()
-	rest, ok := strings.CutPrefix(cmd, "vCont;")
-	if !held || !ok {
+	if !held {
 		return cmd
 	}
-	parts := strings.Split(rest, ";")
-	for i, part := range parts {
-		action, id, ok := strings.Cut(part, ":")
-		if !ok {
-			id = "-1"
+	return eachAction(cmd, func(id string) string {
+		if strings.HasPrefix(id, "p") {
+			return id
 		}
-		if !strings.HasPrefix(id, "p") {
-			parts[i] = action + ":p" + main + "." + id
-		}
-	}
-	return "vCont;" + strings.Join(parts, ";")
+		return "p" + main + "." + cmp.Or(id, "-1")
+	})
 }
 
 // qualify is thread id as the stub must read it while the parent of a vfork is held: with
@@ -223,13 +218,22 @@ func retarget(cmd string, ids map[string]string) string {
 	if len(ids) == 0 {
 		return cmd
 	}
-	parts := strings.Split(cmd, ";")
+	return eachAction(cmd, func(id string) string { return cmp.Or(ids[id], id) })
+}
+
+// eachAction is the vCont command cmd with each action's thread id ("" for an action
+// without one) as to gives it; another command as it is.
+func eachAction(cmd string, to func(id string) string) string {
+	rest, ok := strings.CutPrefix(cmd, "vCont;")
+	if !ok {
+		return cmd
+	}
+	parts := strings.Split(rest, ";")
 	for i, part := range parts {
-		if action, id, ok := strings.Cut(part, ":"); ok {
-			if to, ok := ids[id]; ok {
-				parts[i] = action + ":" + to
-			}
+		action, id, _ := strings.Cut(part, ":")
+		if nid := to(id); nid != id {
+			parts[i] = action + ":" + nid
 		}
 	}
-	return strings.Join(parts, ";")
+	return "vCont;" + strings.Join(parts, ";")
 }

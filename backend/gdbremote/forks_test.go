@@ -194,3 +194,30 @@ func processStub(t *testing.T, features string, stops []string) (*fakeStub, *Cli
 	}
 	return s, c, ctx
 }
+
+// A resume command names its threads as the stub must read them: the forking thread's id
+// becomes the child's (retarget), and while a vfork's parent is held the program's are
+// qualified with its process and the actions for all threads limited to it (forStub).
+func TestResumeCommandsAfterAFork(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"vCont;c": "vCont;c", "vCont;s:1d2a;c": "vCont;s:1d2b;c", "vCont;r10,20:1d2a": "vCont;r10,20:1d2b",
+		"vCont;s:77;c": "vCont;s:77;c", "c": "c",
+	} {
+		if got := retarget(cmd, map[string]string{"1d2a": "1d2b"}); got != want {
+			t.Errorf("retarget(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+	c := &Client{}
+	if got := c.forStub("vCont;s:1d2b;c"); got != "vCont;s:1d2b;c" {
+		t.Errorf("without a held parent: %q", got)
+	}
+	c.procs.main, c.procs.vforkParent = "1d2b", &vforkParent{pid: 0x1d2a, thread: "p1d2a.1d2a"}
+	for cmd, want := range map[string]string{
+		"vCont;c": "vCont;c:p1d2b.-1", "vCont;s:1d2b;c": "vCont;s:p1d2b.1d2b;c:p1d2b.-1",
+		"vCont;C05:p1d2b.1d2b;c": "vCont;C05:p1d2b.1d2b;c:p1d2b.-1", "c": "c",
+	} {
+		if got := c.forStub(cmd); got != want {
+			t.Errorf("forStub(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
