@@ -432,6 +432,9 @@ func (f *File) FuncByName(name string) (*Func, bool) {
 // overloads, template instances and scopes: see nameMatches), else the symbol table's.
 func (f *File) FuncsNamed(name string) []*Func {
 	out := f.ownFuncsNamed(name)
+	if isCKeyword(name) {
+		return out // (ptype struct point reads no library to find a function "struct")
+	}
 	for _, lf := range f.debugLibraries() {
 		out = append(out, lf.ownFuncsNamed(name)...)
 	}

@@ -93,6 +93,9 @@ func inLibraries[T any](f *File, ask func(*File) (T, bool)) (T, bool) {
 // load bias: a library's function is where that library was loaded).
 func (fn *Func) Start() uint64 { return fn.Low + fn.bias() }
 
+// IsCXX reports whether the function is C++'s (it may be a method, with this).
+func (fn *Func) IsCXX() bool { return fn.cplus }
+
 // End is the run-time address after the function's last instruction.
 func (fn *Func) End() uint64 { return fn.High + fn.bias() }
 

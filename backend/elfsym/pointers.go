@@ -340,12 +340,25 @@ func (f *File) AddressOf(v Value, mem Memory) (Value, error) {
 	return out, nil
 }
 
-// IsTypeName reports whether name begins a C type name (a cast's or sizeof's): a base type
-// keyword, struct, union, enum, or a typedef of the program.
-func (f *File) IsTypeName(name string) bool {
+// IsTypeKeyword reports whether name is one of C's type keywords (a base type, struct,
+// union, enum, void, a qualifier): never a variable's name.
+func IsTypeKeyword(name string) bool {
 	switch name {
 	case "char", "short", "int", "long", "unsigned", "signed", "float", "double", "_Bool",
 		"struct", "union", "enum", "void", "const", "volatile":
+		return true
+	}
+	return false
+}
+
+// isCKeyword reports whether name is a C keyword an expression may begin with (a type's,
+// sizeof): no function or variable of any library has it, so none is read to look.
+func isCKeyword(name string) bool { return IsTypeKeyword(name) || name == "sizeof" }
+
+// IsTypeName reports whether name begins a C type name (a cast's or sizeof's): a base type
+// keyword, struct, union, enum, or a typedef of the program.
+func (f *File) IsTypeName(name string) bool {
+	if IsTypeKeyword(name) {
 		return true
 	}
 	t, err := f.LookupType(name)

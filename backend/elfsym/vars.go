@@ -154,8 +154,8 @@ func (f *File) Global(name string) (*Var, bool) {
 			return v, true
 		}
 	}
-	if len(f.ownFuncsNamed(name)) > 0 {
-		return nil, false
+	if len(f.ownFuncsNamed(name)) > 0 || isCKeyword(name) {
+		return nil, false // (a keyword of ptype struct point: no library's variable to read)
 	}
 	return inLibraries(f, func(lf *File) (*Var, bool) { return lf.Global(name) })
 }

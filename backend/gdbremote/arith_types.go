@@ -58,14 +58,7 @@ var errNoProgram = errors.New("no program to read types from")
 
 // isTypeKeyword reports whether a name is one of C's type keywords (all that checkArith,
 // which has no program, can tell a cast by; a typedef's name is looked up).
-func isTypeKeyword(s string) bool {
-	switch s {
-	case "char", "short", "int", "long", "unsigned", "signed", "float", "double", "_Bool",
-		"struct", "union", "enum", "void", "const", "volatile":
-		return true
-	}
-	return false
-}
+func isTypeKeyword(s string) bool { return elfsym.IsTypeKeyword(s) }
 
 // cast is (name) v: a scalar or pointer converted as C converts it.
 func (p *arithParser) cast(name string, v arithOperand) (arithOperand, error) {

@@ -118,6 +118,9 @@ func (e *evaluator) thisMember(name string) (elfsym.Value, bool) {
 
 // thisObject is, in a C++ method, the object this points to.
 func (e *evaluator) thisObject() (elfsym.Value, bool) {
+	if e.fr != nil && e.fr.Func != nil && !e.fr.Func.IsCXX() {
+		return elfsym.Value{}, false // (C has no this: not looked for in the libraries either)
+	}
 	v, err := e.t.sym.LookupVar(lookupPC(e.fr), "this")
 	if err != nil {
 		return elfsym.Value{}, false
