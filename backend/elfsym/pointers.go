@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -245,7 +246,11 @@ func (f *File) ParseType(name string) (dwarf.Type, error) {
 		}
 		return t, nil
 	}
-	t, err := f.LookupType(base)
+	lookup := f.LookupType
+	if !slices.ContainsFunc(words, func(w string) bool { return !IsTypeKeyword(w) }) {
+		lookup = f.ownType // C's own (unsigned long): the program's, else builtinType, no library's
+	}
+	t, err := lookup(base)
 	if err != nil {
 		var ok bool
 		if t, ok = f.builtinType(base); !ok {
