@@ -30,8 +30,9 @@ type settings struct {
 	followFork string
 }
 
-// forkModes are follow-fork-mode's values, the default first.
-var forkModes = []string{"parent", "child"}
+// forkModes are follow-fork-mode's values, in the order gdb lists them (parent is the
+// default).
+var forkModes = []string{"child", "parent"}
 
 // setQuiet sets one of those settings; false when name is none of them.
 func (d *Debugger) setQuiet(name, val string) bool {
@@ -146,7 +147,7 @@ func (d *Debugger) showQuiet(name string) bool {
 	case "debuginfod": // (show debuginfod enabled)
 		d.printf("Debuginfod functionality is currently set to \"%s\".\n", cmp.Or(d.settings.debuginfod, "off"))
 	case "follow-fork-mode":
-		d.printf("Debugger response to a program call of fork or vfork is \"%s\".\n", cmp.Or(d.settings.followFork, forkModes[0]))
+		d.printf("Debugger response to a program call of fork or vfork is \"%s\".\n", cmp.Or(d.settings.followFork, "parent"))
 	case "detach-on-fork":
 		d.printf("Whether gdb will detach the child of a fork is on.\n")
 	case "disassembly-flavor":

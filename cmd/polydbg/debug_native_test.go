@@ -206,6 +206,7 @@ func TestDebugBatchAsGDB(t *testing.T) {
 // thread library left out.
 func gdbLines(out []byte, dir string) []string {
 	pid := regexp.MustCompile(`process [0-9]+( +)?`) // (and a table's padding after it, which a pid's digits change)
+	lwp := regexp.MustCompile(`LWP [0-9]+`)          // a thread's, which differs from run to run too
 	text := string(out)
 	if dir != "" {
 		text = strings.ReplaceAll(text, dir+"/", "")
@@ -215,6 +216,7 @@ func gdbLines(out []byte, dir string) []string {
 		if strings.HasPrefix(l, "[Thread debugging using libthread_db") || strings.HasPrefix(l, "Using host libthread_db") {
 			continue
 		}
+		l = lwp.ReplaceAllString(l, "LWP N")
 		ls = append(ls, pid.ReplaceAllStringFunc(l, func(m string) string {
 			if strings.HasSuffix(m, " ") {
 				return "process PID "
