@@ -470,8 +470,8 @@ func (h handler) Stopped(stop Stop) {
 }
 
 // publishStop makes stop the session's: its state, its catchpoint or watchpoint counted,
-// its event, a temporary breakpoint deleted or a counted one counted down. s.mu is held and
-// released.
+// a temporary breakpoint deleted or a counted one counted down, then its event and halt
+// (a front end that asks at the stop sees the table as gdb's). s.mu is held and released.
 func (h handler) publishStop(stop Stop) {
 	s := h.s
 	s.state = Stopped
@@ -491,8 +491,6 @@ func (h handler) publishStop(stop Stop) {
 		}
 		s.watchHits[stop.BreakpointID]++
 	}
-	s.emit(Event{Kind: EventStopped, Stop: &stop})
-	s.halted(Stopped, &stop, 0)
 	var temporary, counted []int // what the stop deletes or counts down
 	if stop.Reason == ReasonBreakpoint {
 		also := s.trapAlso
@@ -509,13 +507,19 @@ func (h handler) publishStop(stop Stop) {
 			}
 		}
 	}
+	if len(temporary)+len(counted) > 0 { // done before the stop is told, so that the first
+		s.mu.Unlock() // question after it sees the table as the stop left it
+		for _, id := range temporary {
+			_ = s.RemoveBreakpoint(id)
+		}
+		for _, id := range counted {
+			s.countStop(id)
+		}
+		s.mu.Lock()
+	}
+	s.emit(Event{Kind: EventStopped, Stop: &stop})
+	s.halted(Stopped, &stop, 0)
 	s.mu.Unlock()
-	for _, id := range temporary {
-		_ = s.RemoveBreakpoint(id)
-	}
-	for _, id := range counted {
-		s.countStop(id)
-	}
 }
 
 func (h handler) Output(category, text string) {
