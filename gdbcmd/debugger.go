@@ -180,6 +180,9 @@ func New(cfg Config) (*Debugger, error) {
 	if err := d.newSession(); err != nil {
 		return nil, err
 	}
+	for _, w := range d.s.LoadWarnings() { // as gdb says them when it reads the program
+		d.printf("%s\n", w)
+	}
 	switch {
 	case cfg.Attach:
 		d.attach()

@@ -19,6 +19,7 @@ parts=(
   "/usr/lib/python3/dist-packages/grpc_tools:python3-grpc-tools"
   "chromium:chromium"
   "/usr/share/doc/libc6-dbg:libc6-dbg"
+  "dwz:dwz"
 )
 
 if [[ $# -gt 0 ]]; then

@@ -142,6 +142,7 @@ type File struct {
 	// file, "" when it has none or holds its own debug information.
 	Path, DebugPath string
 	dbg             *elf.File // the separate debug file, nil when none
+	warnings        []string  // Warnings
 
 	funcs  []*Func   // sorted by Low
 	rows   []LineRow // sorted by Addr; sequences separated by End rows

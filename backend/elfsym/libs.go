@@ -46,6 +46,19 @@ type libraries struct {
 	// about a pc is the program's alone, without a look at the libraries (libdebug.go).
 	debug atomic.Bool
 	dirs  DebugDirs // where their separate debug files are looked for (SetDebugDirs)
+	// warnings are what reading the libraries added found wrong, not yet taken
+	// (TakeLibraryWarnings).
+	warnings []string
+}
+
+// TakeLibraryWarnings returns what reading the libraries added since the last call found
+// wrong and left out, in gdb's words (a supplementary debug file not found), once each.
+func (f *File) TakeLibraryWarnings() []string {
+	f.libs.mu.Lock()
+	defer f.libs.mu.Unlock()
+	w := f.libs.warnings
+	f.libs.warnings = nil
+	return w
 }
 
 // SetDebugDirs sets the folders searched for the separate debug files of the libraries
@@ -67,12 +80,18 @@ func (f *File) AddLibrary(path string, bias uint64) error {
 			return nil
 		}
 	}
-	lf, err := open(path, nil) // (its separate debug file read when needed: debugged)
+	lf, err := open(path, f.libs.dirs, nil) // (its separate debug file read when needed: debugged)
 	if err != nil {
 		return err
 	}
 	lf.Bias, lf.isLibrary, lf.program = bias, true, f
 	l := &library{base: lf, path: path, mayHaveDebug: lf.DWARF == nil && mayHaveDebugFile(lf.ELF)}
+	f.libs.warnings = append(f.libs.warnings, lf.Warnings()...)
+	if l.mayHaveDebug { // told now, as gdb does when it reads the library, not when it is read
+		if w := supFileMissing(lf.ELF, path, f.libs.dirs); w != "" {
+			f.libs.warnings = append(f.libs.warnings, w)
+		}
+	}
 	for _, p := range lf.ELF.Progs {
 		if p.Type == elf.PT_LOAD && p.Memsz > 0 {
 			if l.imageHi == 0 || p.Vaddr+bias < l.imageLo {
@@ -130,7 +149,7 @@ func (l *library) debugged() *File {
 		if debugPath == "" {
 			return
 		}
-		full, err := open(l.path, func(*elf.File) string { return debugPath })
+		full, err := open(l.path, l.base.program.DebugDirs(), func(*elf.File) string { return debugPath })
 		if err != nil || full.DWARF == nil {
 			return
 		}

@@ -19,7 +19,7 @@ func Open(path string) (*File, error) { return OpenWith(path, nil) }
 // OpenWith is Open looking for a separate debug file in dirs, and for those of the
 // libraries added later (SetDebugDirs).
 func OpenWith(path string, dirs DebugDirs) (*File, error) {
-	f, err := open(path, func(ef *elf.File) string {
+	f, err := open(path, dirs, func(ef *elf.File) string {
 		if hasDWARF(ef) {
 			return ""
 		}
@@ -32,8 +32,8 @@ func OpenWith(path string, dirs DebugDirs) (*File, error) {
 }
 
 // open opens and reads the ELF file at path, with the separate debug file debugFile names
-// for it ("" or a nil debugFile: none).
-func open(path string, debugFile func(*elf.File) string) (*File, error) {
+// for it ("" or a nil debugFile: none); a supplementary debug file is looked for in dirs.
+func open(path string, dirs DebugDirs, debugFile func(*elf.File) string) (*File, error) {
 	file, err := fileload.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("elfsym: %w", err)
@@ -66,7 +66,11 @@ func open(path string, debugFile func(*elf.File) string) (*File, error) {
 		}
 		return first
 	}
-	f, err := newFile(ef, dbg)
+	symPath := path
+	if debugPath != "" {
+		symPath = debugPath
+	}
+	f, err := newFile(ef, dbg, symPath, dirs)
 	if err != nil {
 		closeAll()
 		return nil, err
@@ -77,19 +81,27 @@ func open(path string, debugFile func(*elf.File) string) (*File, error) {
 }
 
 // New reads symbols from an opened ELF file.
-func New(ef *elf.File) (*File, error) { return newFile(ef, nil) }
+func New(ef *elf.File) (*File, error) { return newFile(ef, nil, "", nil) }
 
 // newFile reads symbols from an opened ELF file, and from its separate debug file dbg when
-// not nil: its DWARF, its symbol table and its .debug_frame.
-func newFile(ef, dbg *elf.File) (*File, error) {
+// not nil: its DWARF (with its supplementary file's, looked for beside symPath, the path of
+// the file that has the DWARF, and in dirs), its symbol table and its .debug_frame.
+func newFile(ef, dbg *elf.File, symPath string, dirs DebugDirs) (*File, error) {
 	arch, err := archOf(ef)
 	if err != nil {
 		return nil, err
 	}
 	f := &File{ELF: ef, dbg: dbg, Arch: arch, code: codeRanges(ef), discarded: map[string]bool{},
 		cus: map[dwarf.Offset]*cuInfo{}, sections: map[string][]byte{}}
-	if d, err := f.symELF().DWARF(); err == nil {
+	d, merged, warning, err := loadDWARF(f.symELF(), symPath, dirs)
+	if warning != "" {
+		f.warnings = append(f.warnings, warning)
+	}
+	if err == nil && d != nil {
 		f.DWARF = d
+		for name, b := range merged {
+			f.sections[name] = b
+		}
 		if err := f.readDWARF(); err != nil {
 			return nil, err
 		}
@@ -110,6 +122,10 @@ func newFile(ef, dbg *elf.File) (*File, error) {
 	}
 	return f, nil
 }
+
+// Warnings are what reading the file found wrong and left out, in gdb's words ("could not
+// find '.gnu_debugaltlink' file for PATH").
+func (f *File) Warnings() []string { return f.warnings }
 
 // symELF is the ELF file of the symbol table and the .debug_ sections: the separate debug
 // file when there is one.

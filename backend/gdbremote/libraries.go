@@ -75,7 +75,16 @@ func (t *Target) addLibraries() bool {
 	for _, l := range libs {
 		_ = t.sym.AddLibrary(l.Path, l.Base) // one that is not on this host is not walked through
 	}
+	t.tellLibraryWarnings()
 	return len(libs) > 0
+}
+
+// tellLibraryWarnings writes what reading the libraries just added found wrong, as gdb
+// says it when it reads them.
+func (t *Target) tellLibraryWarnings() {
+	for _, w := range t.sym.TakeLibraryWarnings() {
+		t.output("console", w+"\n")
+	}
 }
 
 // readLibraries is the stub's list of the libraries the dynamic linker has loaded; none

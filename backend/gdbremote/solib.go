@@ -196,6 +196,7 @@ func (t *Target) libraryChanges() []engine.LibraryChange {
 			changes = append(changes, engine.LibraryChange{Path: l.Path})
 		}
 	}
+	t.tellLibraryWarnings()
 	for _, l := range t.libsOrder {
 		if !now[l] {
 			changes = append(changes, engine.LibraryChange{Path: l, Unloaded: true})

@@ -352,3 +352,6 @@ func (t *Target) output(cat, s string) {
 		h.Output(cat, s)
 	}
 }
+
+// LoadWarnings implements engine.LoadWarner: what reading the program's symbols left out.
+func (t *Target) LoadWarnings() []string { return t.sym.Warnings() }

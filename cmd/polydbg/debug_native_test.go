@@ -288,18 +288,31 @@ func batchAndGDB(t *testing.T, bin, exe string, exCmds []string, args ...string)
 // batchAndGDBWith is batchAndGDB with settings (-iex options) given to both first.
 func batchAndGDBWith(t *testing.T, bin, exe string, settings, exCmds []string, args ...string) (ours, theirs []byte) {
 	t.Helper()
+	return runBatch(t, bin, exe, settings, exCmds, args...), runGDB(t, exe, settings, exCmds, args...)
+}
+
+// runBatch is polydbg debug -batch with settings (-iex options) and the commands.
+func runBatch(t *testing.T, bin, exe string, settings, exCmds []string, args ...string) []byte {
+	t.Helper()
 	cmds := append([]string{"-batch"}, exCmds...)
 	ours, err := exec.Command(bin, append(append(append(append([]string{"debug"}, settings...), cmds...), exe), args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("polydbg: %v\n%s", err, ours)
 	}
-	gdbArgs := append(append([]string{"-nx"}, settings...), "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS")
-	gdbArgs = append(gdbArgs, cmds...)
-	theirs, err = exec.Command("gdb", append(append(gdbArgs, "--args", exe), args...)...).CombinedOutput()
+	return ours
+}
+
+// runGDB is gdb -batch with settings and the commands, in polydbg's environment (no LINES
+// or COLUMNS in the program's).
+func runGDB(t *testing.T, exe string, settings, exCmds []string, args ...string) []byte {
+	t.Helper()
+	gdbArgs := append(append([]string{"-nx"}, settings...), "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS", "-batch")
+	gdbArgs = append(gdbArgs, exCmds...)
+	theirs, err := exec.Command("gdb", append(append(gdbArgs, "--args", exe), args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gdb: %v\n%s", err, theirs)
 	}
-	return ours, theirs
+	return theirs
 }
 
 // A program built from its own directory ("gcc -g prog.c") has its source named as the

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -75,7 +76,9 @@ func TestRunFlameGraph(t *testing.T) {
 	if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "<title>fib (") {
 		t.Fatalf("not a flame graph of fib:\n%.300s", b)
 	}
-	if !strings.Contains(stderr.String(), "flame graph: "+svg) || !strings.Contains(stderr.String(), "main;fib") {
+	// The summary's five hottest stacks depend on the clock (a loaded machine can charge a
+	// top-level statement more than fib); its table of functions lists fib whatever the times.
+	if !strings.Contains(stderr.String(), "flame graph: "+svg) || !regexp.MustCompile(`(?m)^ +\d+ +\d+ +\d+  fib$`).MatchString(stderr.String()) {
 		t.Fatalf("summary %q", stderr.String())
 	}
 }
