@@ -37,6 +37,22 @@ func (f *File) debugLibraries() []*File {
 	return out
 }
 
+// readLibraries are the Files of the loaded libraries whose DWARF has been read already
+// (debugLibraries without reading any).
+func (f *File) readLibraries() []*File {
+	f.libs.mu.Lock()
+	defer f.libs.mu.Unlock()
+	var out []*File
+	for _, l := range f.libs.list {
+		if lf := l.full.Load(); lf != nil && lf.DWARF != nil {
+			out = append(out, lf)
+		} else if l.base.DWARF != nil {
+			out = append(out, l.base)
+		}
+	}
+	return out
+}
+
 // LinkAddr is the link-time address of the run-time pc in the file whose code holds it:
 // a library's with debug information, else the program's (as its Inlines' ranges are).
 func (f *File) LinkAddr(pc uint64) uint64 {

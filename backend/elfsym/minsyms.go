@@ -6,6 +6,7 @@ package elfsym
 // once the program runs every loaded library's functions and data.
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"fmt"
 	"sort"
@@ -22,6 +23,11 @@ type MinSym struct {
 	// IFunc marks a GNU indirect function: its address is a resolver's, which returns the
 	// implementation's for this machine (glibc's strlen).
 	IFunc bool
+	// TLS marks a thread-local variable: its value is an offset in each thread's block.
+	TLS bool
+	// symbol is the name in the symbol table, when Name is gdb's reading of it (count.0
+	// is shown as count, but found only by its own name).
+	symbol string
 }
 
 type minSyms struct {
@@ -91,7 +97,10 @@ func (f *File) readMinSyms() []MinSym {
 			if !code && (vars[name] || vars[cxxname.Symbol(name)]) || code && described[name] {
 				continue
 			}
-			m = MinSym{Name: name, Addr: s.Value, Data: !code}
+			m = MinSym{Name: name, Addr: s.Value, Data: !code, TLS: elf.ST_TYPE(s.Info) == elf.STT_TLS}
+			if name != s.Name {
+				m.symbol = s.Name
+			}
 		default:
 			continue
 		}
@@ -125,6 +134,45 @@ func (f *File) FunctionSymbol(name string) (MinSym, bool) {
 		}
 	}
 	return MinSym{}, false
+}
+
+// DataSymbol is the variable of the program or a loaded library that only its symbol
+// table names (a program built without -g: its counter; a library's environ), the
+// program's own first; thread-local ones are left out.
+func (f *File) DataSymbol(name string) (MinSym, bool) {
+	for _, m := range f.MinSyms() {
+		if m.Data && !m.TLS && m.Name == name && (m.symbol == "" || m.symbol == name) {
+			return m, true
+		}
+	}
+	if _, _, ok := f.ExternType(name); ok { // left out of the lists by its declaration (libc's environ)
+		if a, ok := f.AnySymbol(name); ok {
+			return MinSym{Name: name, Addr: a, Data: true}, true
+		}
+	}
+	return MinSym{}, false
+}
+
+// NoDebugDataType is gdb's type of a variable known by its symbol alone.
+const NoDebugDataType = "<data variable, no debug info>"
+
+// NoDebugData is a variable known by its symbol alone, as gdb has one: without a type it is
+// read only through a cast ((int)counter, ReadAs) or its address (&counter).
+func NoDebugData(m MinSym) Value {
+	return Value{Name: m.Name, Type: NoDebugDataType, Kind: "nodebug", Addr: m.Addr, InMemory: true}
+}
+
+// UnknownTypeError is gdb's error for a use of a variable without a type (NoDebugData)
+// that needs one.
+func UnknownTypeError(name string) error {
+	return fmt.Errorf("'%s' has unknown type; cast it to its declared type", name)
+}
+
+// ReadAs reads the object of type t at v's address, as gdb's cast of a variable without
+// debug information ((int)counter) reads it.
+func (f *File) ReadAs(t dwarf.Type, v Value, mem Memory) (Value, error) {
+	pt := &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: int64(f.Arch.PtrSize)}, Type: t}
+	return f.Element(f.FormatValue(pt, f.wordBytes(v.Addr, f.Arch.PtrSize), 0, false, mem, 0), 0, mem)
 }
 
 // NoDebugFunc is the value of a function known only by its symbol, as gdb shows one:

@@ -332,7 +332,7 @@ func (f *File) AddressOf(v Value, mem Memory) (Value, error) {
 	if !v.InMemory {
 		return Value{}, errors.New("attempt to take address of value not located in memory")
 	}
-	if v.typ == nil && v.Kind == "func" { // a function known by its symbol alone: gdb's (<text variable, no debug info> *)
+	if v.typ == nil && (v.Kind == "func" || v.Kind == "nodebug") { // known by its symbol alone: gdb's (<text variable, no debug info> *)
 		return Value{Name: "&" + v.Name, Type: v.Type + " *", Kind: "pointer", Bytes: f.wordBytes(v.Addr, f.Arch.PtrSize),
 			Text: fmt.Sprintf("%#x <%s>", v.Addr, v.Name)}, nil
 	}

@@ -67,6 +67,9 @@ func (e *evaluator) arith(expr string) (elfsym.Value, error) {
 	if err != nil {
 		return elfsym.Value{}, err
 	}
+	if v.obj != nil && v.obj.Kind == "nodebug" && !e.typeOnly { // it has no type to print it by
+		return elfsym.Value{}, elfsym.UnknownTypeError(v.obj.Name)
+	}
 	if v.obj != nil {
 		out := *v.obj
 		out.Name = expr
@@ -412,6 +415,13 @@ func (p *arithParser) constant(name string) (arithOperand, bool) {
 		fv := elfsym.NoDebugFunc(m)
 		return arithOperand{obj: &fv, ifunc: m.IFunc}, true
 	}
+	if m, ok := p.e.t.dataSymbol(name); ok { // a variable without debug information: read through a cast
+		dv, err := p.e.t.symbolVariable(m)
+		if err != nil {
+			return arithOperand{}, false
+		}
+		return arithOperand{obj: &dv}, true
+	}
 	return arithOperand{}, false
 }
 
@@ -481,6 +491,9 @@ func (v arithOperand) referred() arithOperand {
 func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 	if v.obj == nil {
 		return v, nil
+	}
+	if v.obj.Kind == "nodebug" {
+		return v, elfsym.UnknownTypeError(v.obj.Name)
 	}
 	v = v.referred()
 	o := v.obj

@@ -73,6 +73,14 @@ func (p *arithParser) cast(name string, v arithOperand) (arithOperand, error) {
 	if err != nil {
 		return v, err
 	}
+	if v.obj != nil && v.obj.Kind == "nodebug" { // (int)counter: the variable read as the cast says
+		c, err := p.e.t.sym.ReadAs(t, *v.obj, cachedMem{p.e.t})
+		if err != nil {
+			return v, err
+		}
+		c.Name = "(" + name + ")" + v.obj.Name
+		return arithOperand{obj: &c}, nil
+	}
 	n, err := p.number(v)
 	if err != nil {
 		return v, err
@@ -112,6 +120,9 @@ func (p *arithParser) sizeof() (arithOperand, error) {
 	}
 	if v.obj != nil && v.obj.Kind == "func" { // gdb's sizeof of a function, as GNU C's
 		return arithOperand{kind: "int", i: 1, ct: tInt}, nil
+	}
+	if v.obj != nil && v.obj.Kind == "nodebug" {
+		return v, elfsym.UnknownTypeError(v.obj.Name)
 	}
 	if v.obj == nil {
 		size := uint64(8)
@@ -176,8 +187,17 @@ func (p *arithParser) pointedFunc(v arithOperand) (elfsym.Value, bool) {
 	return p.e.t.sym.FuncValue(name)
 }
 
+// noDebugPtr reports whether v is the address of a variable known by its symbol alone
+// (&counter), whose type gdb does not know the size of.
+func noDebugPtr(v arithOperand) bool {
+	return v.obj != nil && v.obj.Kind == "pointer" && !v.obj.Typed() && v.obj.Type == elfsym.NoDebugDataType+" *"
+}
+
 // index is v[idx]: an element of an array, or p[0] of a pointer.
 func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
+	if v.obj != nil && v.obj.Kind == "nodebug" {
+		return v, elfsym.UnknownTypeError(v.obj.Name)
+	}
 	if p.skip {
 		return v, nil
 	}
@@ -212,6 +232,9 @@ func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
 func (p *arithParser) pointerOp(op string, l, r arithOperand) (arithOperand, bool, error) {
 	ptr := func(v arithOperand) bool {
 		return v.obj != nil && v.obj.Typed() && (v.obj.Kind == "pointer" || v.obj.Kind == "array" || v.obj.Kind == "func")
+	}
+	if (op == "+" || op == "-") && (noDebugPtr(l) || op == "+" && noDebugPtr(r)) {
+		return l, true, fmt.Errorf("Cannot perform pointer math on incomplete type \"%s\", try casting to a known type, or void *.", elfsym.NoDebugDataType)
 	}
 	if op != "@" && !ptr(l) && !ptr(r) {
 		return l, false, nil

@@ -29,7 +29,10 @@ func (t *Target) DescribeSymbol(frame int, name string) (shown, where string, er
 	if fn, ok := t.sym.LastOverload(name); ok {
 		return t.sym.Signature(fn), fmt.Sprintf("a function at address %#x", fn.Start()), nil
 	}
-	if addr, _, ok := t.sym.Symbol(name); ok {
+	if addr, ok := t.anySymbol(name); ok { // the program's or a library's
+		if _, _, declared := t.sym.ExternType(name); declared { // extern int counter; as gdb reads it
+			return "", fmt.Sprintf("static storage at address %#x", addr), nil
+		}
 		return "", fmt.Sprintf("at %#x in a file compiled without debugging", addr), nil
 	}
 	return "", "", fmt.Errorf("No symbol %q in current context.", name)

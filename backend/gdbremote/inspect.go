@@ -340,6 +340,9 @@ func (t *Target) DescribeExprType(frame int, expr string, expand bool) (string, 
 		}
 		return "<text variable, no debug info>", nil
 	}
+	if errors.Is(err, errNoDebugData) {
+		return elfsym.NoDebugDataType, nil
+	}
 	if err != nil {
 		return "", err
 	}
@@ -351,6 +354,9 @@ func (t *Target) DescribeExprType(frame int, expr string, expand bool) (string, 
 
 // errNoDebugFunc says an expression is a function known by its symbol alone: it has no type.
 var errNoDebugFunc = errors.New("a function without debug information has no type")
+
+// errNoDebugData says an expression is a variable known by its symbol alone.
+var errNoDebugData = errors.New("a variable without debug information has no type")
 
 // exprType is the DWARF type of the value expr reads in the frame (pure).
 func (t *Target) exprType(frame int, expr string) (dwarf.Type, error) {
@@ -373,6 +379,9 @@ func (t *Target) exprType(frame int, expr string) (dwarf.Type, error) {
 	}
 	if v.DWARFType() == nil && v.Kind == "func" {
 		return nil, errNoDebugFunc
+	}
+	if v.DWARFType() == nil && v.Kind == "nodebug" {
+		return nil, errNoDebugData
 	}
 	if v.DWARFType() == nil {
 		return nil, fmt.Errorf("%s has no type of the program: %w", expr, engine.ErrUnsupported)

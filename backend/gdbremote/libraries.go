@@ -48,13 +48,39 @@ func (t *Target) anySymbol(name string) (uint64, bool) {
 // functionSymbol is the function of the program or a library it loaded that only a symbol
 // table names (the libraries read first when they were not yet).
 func (t *Target) functionSymbol(name string) (elfsym.MinSym, bool) {
-	if m, ok := t.sym.FunctionSymbol(name); ok {
+	return t.loadedSymbol(name, t.sym.FunctionSymbol)
+}
+
+// dataSymbol is the variable of the program or a library it loaded that only a symbol
+// table names (the libraries read first when they were not yet).
+func (t *Target) dataSymbol(name string) (elfsym.MinSym, bool) {
+	return t.loadedSymbol(name, t.sym.DataSymbol)
+}
+
+// loadedSymbol is what find finds of name, with the loaded libraries read first when it
+// finds nothing and they were not yet.
+func (t *Target) loadedSymbol(name string, find func(string) (elfsym.MinSym, bool)) (elfsym.MinSym, bool) {
+	if m, ok := find(name); ok {
 		return m, true
 	}
 	if !t.started() || !t.addLibraries() {
 		return elfsym.MinSym{}, false
 	}
-	return t.sym.FunctionSymbol(name)
+	return find(name)
+}
+
+// symbolVariable is the variable a data symbol without debug information is: read with the
+// type an extern declaration gives it (extern int counter;), as gdb reads it, else without
+// a type (elfsym.NoDebugData).
+func (t *Target) symbolVariable(m elfsym.MinSym) (elfsym.Value, error) {
+	dv := elfsym.NoDebugData(m)
+	typ, declaredIn, ok := t.sym.ExternType(m.Name)
+	if !ok {
+		return dv, nil
+	}
+	v, err := declaredIn.ReadAs(typ, dv, cachedMem{t})
+	v.Name = m.Name
+	return v, err
 }
 
 // librariesLoaded reads the libraries the dynamic linker has loaded (their symbols, and

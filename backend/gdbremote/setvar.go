@@ -3,6 +3,7 @@ package gdbremote
 // Changing variables of a stopped program: engine.VariableSetter over elfsym's places.
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -48,7 +49,10 @@ func (t *Target) SetVariable(frame, ref int, name, valueExpr string) (engine.Var
 		}
 		var err error
 		if path, err = parsePath(name); err != nil {
-			return engine.Variable{}, err
+			if !strings.HasPrefix(strings.TrimSpace(name), "*") {
+				return engine.Variable{}, err
+			}
+			return t.setThroughPointer(frame, name, valueExpr) // *(int *)&counter = 2
 		}
 	}
 	fr, err := t.frame(frame)
@@ -59,16 +63,7 @@ func (t *Target) SetVariable(frame, ref int, name, valueExpr string) (engine.Var
 	if err != nil {
 		return engine.Variable{}, err
 	}
-	text := valueExpr
-	if _, err := t.sym.Encode(p.Type, valueExpr); err != nil {
-		var aerr error
-		if text, aerr = t.valueText(fr, valueExpr); aerr == errNotArith {
-			return engine.Variable{}, err
-		} else if aerr != nil {
-			return engine.Variable{}, aerr
-		}
-	}
-	if err := t.sym.Store(p, text, fr, cachedMem{t}, storer{t}); err != nil {
+	if err := t.store(fr, p, valueExpr); err != nil {
 		return engine.Variable{}, err
 	}
 	// Read it back from the target, through a fresh unwind (a register may have changed).
@@ -78,12 +73,56 @@ func (t *Target) SetVariable(frame, ref int, name, valueExpr string) (engine.Var
 	if p, err = t.place(fr, path, global); err != nil {
 		return engine.Variable{}, err
 	}
+	return t.readBack(frame, fr, p, name, path)
+}
+
+// setThroughPointer sets what a pointer expression points to, as gdb's set var *EXPR =
+// VALUE does for any pointer the program's types describe (*(int *)&counter = 2, *(p + 1)
+// = 0): the place is where the pointer points, of the type it points to.
+func (t *Target) setThroughPointer(frame int, lhs, valueExpr string) (engine.Variable, error) {
+	fr, err := t.frame(frame)
+	if err != nil {
+		return engine.Variable{}, err
+	}
+	ev := &evaluator{t: t, fr: fr}
+	target, err := ev.arith(strings.TrimSpace(lhs))
+	if err != nil {
+		return engine.Variable{}, err
+	}
+	if !target.InMemory || !target.Typed() {
+		return engine.Variable{}, errNotLvalue
+	}
+	p := elfsym.Place{Name: lhs, Loc: elfsym.Loc{Kind: elfsym.LocMemory, Addr: target.Addr}, Type: target.DWARFType()}
+	if err := t.store(fr, p, valueExpr); err != nil {
+		return engine.Variable{}, err
+	}
+	return t.readBack(frame, fr, p, lhs, nil)
+}
+
+// readBack is the variable at p after it was set, named name (path: what it was read
+// through, for its children).
+func (t *Target) readBack(frame int, fr *elfsym.Frame, p elfsym.Place, name string, path []string) (engine.Variable, error) {
 	val, err := t.sym.Read(p, fr, cachedMem{t})
 	val.Name = name
 	if err != nil {
 		return engine.Variable{}, err
 	}
 	return t.pathVariable(frame, val, path), nil
+}
+
+// store writes the value valueExpr gives (a constant the place's type reads, or else an
+// expression computed in the frame) to the place.
+func (t *Target) store(fr *elfsym.Frame, p elfsym.Place, valueExpr string) error {
+	text := valueExpr
+	if _, err := t.sym.Encode(p.Type, valueExpr); err != nil {
+		var aerr error
+		if text, aerr = t.valueText(fr, valueExpr); aerr == errNotArith {
+			return err
+		} else if aerr != nil {
+			return aerr
+		}
+	}
+	return t.sym.Store(p, text, fr, cachedMem{t}, storer{t})
 }
 
 // globalRoot starts the first element of a path read from the Globals scope: that name is
@@ -107,10 +146,27 @@ func (t *Target) place(fr *elfsym.Frame, path []string, global bool) (elfsym.Pla
 		v, err = t.sym.LookupVar(lookupPC(fr), path[0])
 	}
 	if err != nil {
-		return elfsym.Place{}, err
+		m, ok := t.dataSymbol(path[0])
+		if !ok || global {
+			return elfsym.Place{}, err
+		}
+		typ, _, declared := t.sym.ExternType(path[0]) // extern int counter; of a library's variable
+		if !declared {
+			return elfsym.Place{}, elfsym.UnknownTypeError(path[0]) // known by its symbol alone: no type to store by
+		}
+		return t.members(elfsym.Place{Name: path[0], Loc: elfsym.Loc{Kind: elfsym.LocMemory, Addr: m.Addr}, Type: typ}, path[1:], fr)
 	}
 	p, err := t.sym.PlaceOf(v, fr, cachedMem{t})
-	for _, k := range path[1:] {
+	if err != nil {
+		return p, err
+	}
+	return t.members(p, path[1:], fr)
+}
+
+// members is the place of the member path names of the object at p.
+func (t *Target) members(p elfsym.Place, path []string, fr *elfsym.Frame) (elfsym.Place, error) {
+	var err error
+	for _, k := range path {
 		if err != nil {
 			break
 		}
@@ -178,6 +234,10 @@ func (s storer) WriteRegister(dwarfReg int, value uint64) error {
 }
 
 // parsePath splits an lvalue (x, s.f, p->f, a[2], *p, combinations) into a variable and
+// errNotLvalue is gdb's error for an assignment to what is not stored anywhere (3 = 4, a
+// cast).
+var errNotLvalue = errors.New("Left operand of assignment is not an lvalue.")
+
 // the keys below it, as Variables names children: field names, "[i]" and "*".
 func parsePath(expr string) ([]string, error) {
 	s := strings.TrimSpace(expr)
@@ -212,7 +272,7 @@ func parsePath(expr string) ([]string, error) {
 		var name string
 		name, rest = ident(s)
 		if name == "" || name[0] >= '0' && name[0] <= '9' {
-			return nil, fmt.Errorf("cannot assign to %q: not a variable, member or element", expr)
+			return nil, errNotLvalue
 		}
 		path = []string{name}
 	}
@@ -235,7 +295,7 @@ func parsePath(expr string) ([]string, error) {
 			}
 			key, rest = "["+strconv.FormatInt(n, 10)+"]", rest[j+1:]
 		default:
-			return nil, fmt.Errorf("cannot assign to %q: not a variable, member or element", expr)
+			return nil, errNotLvalue
 		}
 		if key == "" {
 			return nil, fmt.Errorf("a member name is missing in %q", expr)

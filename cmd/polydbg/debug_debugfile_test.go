@@ -61,7 +61,8 @@ int main(void) {
 // @entry values and <optimized out>, the inlined copies of msort_with_tmp as frames of
 // their own (the one just entered hidden after finish), source files named as the
 // compiler was given them (./stdlib/msort.c), a step into printf, a breakpoint on puts at
-// its source line, libc's FILE type, and errno, a thread-local variable.
+// its source line, libc's FILE type, errno, a thread-local variable, and environ, which libc
+// declares extern and defines under another name (__environ).
 func TestLibcDebugInfoAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	realparts.NeedLibcDebugFile(t)
@@ -69,7 +70,8 @@ func TestLibcDebugInfoAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, nil, exCommands(
 		"break cmp", "run", "bt", "up", "info frame", "finish", "bt 3", "delete",
 		"break puts", "continue", "bt", "info args", "finish", "step", "bt", "info args", "whatis format",
-		"ptype FILE", "p stdout->_fileno", "p errno", "info address errno", "finish", "next",
+		"ptype FILE", "p stdout->_fileno", "p errno", "info address errno", "whatis environ", "p *environ != 0",
+		"info address environ", "finish", "next",
 		"info sharedlibrary", "continue"))
 	for _, want := range []string{"__GI___qsort_r (", "at ./stdlib/msort.c:", "__printf (format=", "at ./libio/ioputs.c:35\n"} {
 		if !strings.Contains(string(ours), want) {

@@ -51,6 +51,6 @@ func TestDWZCommonFileMissingAsGDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	settings := []string{"-iex", "set debug-file-directory " + d.DebugDir}
-	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), d.Exe, settings, exCommands("break area", "run", "bt", "kill"))
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), d.Exe, settings, exCommands("break area", "run", "bt", "p (int)tint", "kill"))
 	compareLines(t, "missing common file", d.Dir, ours, theirs)
 }
