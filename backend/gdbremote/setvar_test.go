@@ -99,7 +99,7 @@ func TestSetVariableNative(t *testing.T) {
 	}
 	for _, bad := range [][3]string{
 		{"pt", "1", "whole struct"}, {"arr[9]", "1", "out of range"}, {"nope", "1", `No symbol "nope" in current context.`},
-		{"ch", "'ab'", "not a value"}, {"len(x)", "1", "cannot assign"}, {"pp->nothing", "1", "no member"},
+		{"ch", "'ab'", "not a value"}, {"len(x)", "1", "Left operand of assignment is not an lvalue."}, {"pp->nothing", "1", "no member"},
 		{"i32", "i32 / 0", "division by zero"}, {"i32", "nosuch + 1", `No symbol "nosuch" in current context.`}, {"i32", "(1 + 2", "missing )"},
 	} {
 		if _, err := x.s.SetVariable(0, 0, bad[0], bad[1]); err == nil || !strings.Contains(err.Error(), bad[2]) {
