@@ -196,7 +196,7 @@ func (d *Debugger) infoFunctions(args string) {
 		if _, seen := byFile[file]; !seen {
 			files = append(files, file)
 		}
-		byFile[file] = append(byFile[file], fmt.Sprintf("%d:\t%s", decl.Line, decl.Text))
+		byFile[file] = append(byFile[file], declLine(decl.Line, decl.Text))
 	}
 	slices.Sort(files)
 	for _, file := range files {
@@ -240,9 +240,18 @@ func (d *Debugger) infoVariables(args string) {
 		if i == 0 || v.File != vs[i-1].File {
 			d.printf("\nFile %s:\n", v.File)
 		}
-		d.printf("%d:\t%s\n", v.Line, v.Text)
+		d.printf("%s\n", declLine(v.Line, v.Text))
 	}
 	d.nondebugSymbols(q, re, true, nil)
+}
+
+// declLine is a declaration as gdb lists it, after its line ("12:\tint n;"; a tab alone
+// when its line is not known, as for a function of assembly).
+func declLine(line int, text string) string {
+	if line == 0 {
+		return "\t" + text
+	}
+	return fmt.Sprintf("%d:\t%s", line, text)
 }
 
 // infoTypes is gdb's info types [REGEXP]: the program's named types whose names match, by

@@ -142,6 +142,9 @@ func (f *File) FuncDecl(name string) (FuncDecl, bool) {
 		return o.FuncDecl(name) // a library's
 	}
 	ret, params, _ := strings.Cut(v.Type, " (")
+	if ret == "?" { // no DW_AT_type: a function of assembly, void as gdb declares it
+		ret = "void"
+	}
 	text := ret + " " + name + "(" + params + ";"
 	if fn.cplus { // int geo::Shape::scaled(int) const;
 		text = ret + " " + f.Signature(fn) + ";"

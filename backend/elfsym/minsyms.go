@@ -88,8 +88,8 @@ func (f *File) readMinSyms() []MinSym {
 		var m MinSym
 		switch elf.ST_TYPE(s.Info) {
 		case elf.STT_FUNC, elf.STT_GNU_IFUNC:
-			if described[name] || at[f.clearThumb(s.Value)] {
-				continue
+			if described[name] || at[f.clearThumb(s.Value)] || f.describedCodeAt(f.clearThumb(s.Value)) {
+				continue // (gdb lists no function symbol in code its debug information covers)
 			}
 			m = MinSym{Name: name, Addr: f.clearThumb(s.Value), IFunc: elf.ST_TYPE(s.Info) == elf.STT_GNU_IFUNC}
 		case elf.STT_OBJECT, elf.STT_NOTYPE, elf.STT_TLS:
@@ -117,6 +117,18 @@ func (f *File) readMinSyms() []MinSym {
 		return a.Addr < b.Addr || a.Addr == b.Addr && a.Name < b.Name
 	})
 	return out
+}
+
+// describedCodeAt reports whether the link-time address a is in a function the file's debug
+// information describes (libc's _IO_free_backup_area is its __GI__IO_free_backup_area).
+func (f *File) describedCodeAt(a uint64) bool {
+	i := sort.Search(len(f.funcs), func(i int) bool { return f.funcs[i].Low > a }) - 1
+	for ; i >= 0 && f.funcs[i].Low+1<<20 >= a; i-- {
+		if fn := f.funcs[i]; fn.entry != 0 && a >= fn.Low && a < fn.High {
+			return true
+		}
+	}
+	return false
 }
 
 // executableSection reports whether section i holds code.
