@@ -141,6 +141,10 @@ type Variable struct {
 	Len   int // number of children, when known
 	// Arg is set on a frame's parameters in its Locals scope (gdb's `info args`).
 	Arg bool
+	// Constant marks a value the compiler knew instead of storing it (a const local of
+	// optimised code): it cannot be set. ConstantBytes says it was given as bytes (a double,
+	// a string), which gdb's info locals leaves out.
+	Constant, ConstantBytes bool
 }
 
 // EvalMode says what an evaluation may do.

@@ -168,7 +168,7 @@ func (d *Debugger) frameLocals(i int) {
 			continue
 		}
 		for _, v := range vars {
-			if !v.Arg {
+			if !v.Arg && !v.ConstantBytes {
 				d.printf("        %s = %s\n", v.Name, v.Value)
 				printed = true
 			}

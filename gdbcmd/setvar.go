@@ -67,7 +67,7 @@ func (d *Debugger) showLocals(args bool) {
 	}
 	n := 0
 	for _, v := range vars {
-		if v.Arg == args {
+		if v.Arg == args && (args || !v.ConstantBytes) { // (gdb lists no local whose value is constant bytes)
 			d.printf("%s = %s\n", v.Name, d.layout(v.Value))
 			n++
 		}

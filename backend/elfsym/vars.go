@@ -15,8 +15,9 @@ type Var struct {
 	Global  bool
 	Line    int
 	loc     []byte // DW_AT_location exprloc (nil: no location)
-	// constant: loc is DW_AT_const_value's (the compiler's constant), not where it lives
-	constant bool
+	// constant: loc is DW_AT_const_value's (the compiler's constant), not where it lives;
+	// constBytes: given as bytes (a block or string form), gdb's LOC_CONST_BYTES
+	constant, constBytes bool
 	fn       *Func // enclosing function (nil for globals)
 	// locList is the offset (or, when locIndexed, the DW_FORM_loclistx index) of the
 	// variable's location list; -1 when DW_AT_location is an expression.
@@ -63,9 +64,18 @@ func (f *File) varFromEntry(e *dwarf.Entry, cu *cuInfo) *Var {
 		}
 	} else if fl := e.AttrField(dwarf.AttrConstValue); fl != nil {
 		v.loc, v.constant = f.constLocation(fl, v.Type), true
+		switch fl.Val.(type) {
+		case []byte, string:
+			v.constBytes = true
+		}
 	}
 	return v
 }
+
+// Constant says whether the variable's value is one the compiler knew (DW_AT_const_value)
+// rather than stored, and whether it was given as bytes (a double, a string) rather than
+// as a number.
+func (v *Var) Constant() (known, asBytes bool) { return v.constant, v.constBytes }
 
 // constLocation is a DW_AT_const_value (a constant the compiler knew: a const variable,
 // an inlined copy's parameter given a constant) as the location expression that yields

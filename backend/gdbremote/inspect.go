@@ -223,6 +223,7 @@ func (t *Target) Variables(ref int) ([]engine.Variable, error) {
 			}
 			ev := t.pathVariable(e.frame, val, []string{root})
 			ev.Arg = i < nparams
+			ev.Constant, ev.ConstantBytes = v.Constant()
 			out = append(out, ev)
 		}
 		return out, nil

@@ -37,7 +37,7 @@ func TestConstantValuesAsGDB(t *testing.T) {
 	dir, exe := buildNativeWith(t, "consts", constProg, "-O2")
 	ours, theirs := batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("break use", "run", "bt", "up",
 		"info args", "p f", "p tag", "info address f", "up", "p k", "p half", "p k * 2", "p half * 4",
-		"info address k", "info address half", "whatis k", "whatis half"))
+		"info address k", "info address half", "whatis k", "whatis half", "info locals"))
 	compareLines(t, "constants", dir, ours, theirs)
 
 	realparts.NeedLibcDebugFile(t)

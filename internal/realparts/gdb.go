@@ -9,10 +9,10 @@ import (
 )
 
 // BuildC writes the C program src as NAME.c in a temporary directory and builds it with
-// debug information and no optimisation (gcc -g -O0); it returns both paths.
-func BuildC(t testing.TB, name, src string) (source, exe string) {
+// debug information and no optimisation (gcc -g -O0, then flags); it returns both paths.
+func BuildC(t testing.TB, name, src string, flags ...string) (source, exe string) {
 	t.Helper()
-	return build(t, "gcc", name+".c", src)
+	return build(t, "gcc", name+".c", src, flags...)
 }
 
 // BuildCXX is BuildC for C++ source, with g++ and its flags (-std=c++20).

@@ -99,6 +99,9 @@ func inFormat(d *launch.Debuggee, v engine.Variable, f *godap.ValueFormat) engin
 
 func variable(v engine.Variable) godap.Variable {
 	out := godap.Variable{Name: v.Name, Value: engine.ClipValue(v.Value, 0), Type: v.Type, VariablesReference: v.Ref}
+	if v.Constant { // the compiler's value, stored nowhere: shown read-only
+		out.PresentationHint = &godap.VariablePresentationHint{Attributes: []string{"constant", "readOnly"}}
+	}
 	if v.Ref > 0 && v.Len > pageOver {
 		out.IndexedVariables = v.Len
 	}
