@@ -18,7 +18,7 @@ type Var struct {
 	// constant: loc is DW_AT_const_value's (the compiler's constant), not where it lives;
 	// constBytes: given as bytes (a block or string form), gdb's LOC_CONST_BYTES
 	constant, constBytes bool
-	fn       *Func // enclosing function (nil for globals)
+	fn                   *Func // enclosing function (nil for globals)
 	// locList is the offset (or, when locIndexed, the DW_FORM_loclistx index) of the
 	// variable's location list; -1 when DW_AT_location is an expression.
 	locList    int64
