@@ -38,6 +38,12 @@ func (d *Debugger) infoLine(arg string) {
 				d.fail("Function %q not defined.\n", spec.Function)
 				return
 			}
+			if fn.File == "" { // known by its symbol alone
+				if pc, aerr := d.s.Address(d.frame, spec.Function); aerr == nil {
+					d.fail("No line number information available for address %s\n", d.codeAddress(pc))
+					return
+				}
+			}
 			file, line = fn.File, fn.Line
 		}
 		lc, err = d.s.LineCode(file, line)

@@ -43,9 +43,6 @@ func (f *File) namesCode(name string) bool {
 }
 
 func (f *File) ownType(name string) (dwarf.Type, error) {
-	if f.DWARF == nil {
-		return nil, fmt.Errorf("elfsym: no debug information")
-	}
 	name = strings.Join(strings.Fields(name), " ")
 	tags := []dwarf.Tag{dwarf.TagTypedef, dwarf.TagBaseType}
 	if f.cplus { // C++ names a class or enum without its keyword
@@ -85,6 +82,9 @@ func (f *File) typesNamed(name string) []namedType {
 	ix := &f.types
 	ix.once.Do(func() {
 		ix.byName = map[string][]namedType{}
+		if f.DWARF == nil { // no types: each lookup answers what it did not find, in gdb's words
+			return
+		}
 		r := f.DWARF.Reader()
 		for {
 			e, err := r.Next()

@@ -260,6 +260,8 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 					s = s[:max]
 				}
 				v.Text += " " + f.charsText([]byte(s), more)
+			} else { // as gdb says a string it cannot read
+				v.Text += fmt.Sprintf(" <error: Cannot access memory at address %#x>", u)
 			}
 		case *dwarf.VoidType, *dwarf.FuncType, nil:
 		default:

@@ -62,6 +62,9 @@ var convenienceFuncs = map[string]func(p *arithParser, args []arithOperand) (ari
 				return arithOperand{}, fmt.Errorf("$_memeq: argument %d is not an array or a pointer", i+1)
 			}
 			if b[i], err = p.e.t.sym.BytesOf(*args[i].obj, int(n.sint()), cachedMem{p.e.t}); err != nil {
+				if o := args[i].obj; o.Kind == "pointer" && len(o.Bytes) > 0 {
+					err = pythonMemoryError(Uint(o.Bytes, p.e.t.order))
+				}
 				return arithOperand{}, err
 			}
 		}
@@ -95,12 +98,22 @@ func (p *arithParser) stringArgs(name string, args []arithOperand, n int) ([][]b
 			return nil, fmt.Errorf("Trying to read string with inappropriate type `%s'.", promote(a.ct).name)
 		}
 		s, err := p.e.t.sym.StringOf(*a.obj, cachedMem{p.e.t}, maxStringFunc)
+		if err != nil && a.obj.Kind == "pointer" && len(a.obj.Bytes) > 0 {
+			return nil, pythonMemoryError(Uint(a.obj.Bytes, p.e.t.order))
+		}
 		if err != nil {
 			return nil, err
 		}
 		out[i] = s
 	}
 	return out, nil
+}
+
+// pythonMemoryError is gdb's error for a string function (written in Python there) that
+// could not read the memory at addr.
+func pythonMemoryError(addr uint64) error {
+	return fmt.Errorf("Python Exception <class 'gdb.MemoryError'>: Cannot access memory at address %#x\n"+
+		"Error occurred in Python: Cannot access memory at address %#x", addr, addr)
 }
 
 // truthOperand is a truth value as gdb's string functions give it: 1 or 0, an int.

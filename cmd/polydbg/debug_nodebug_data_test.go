@@ -38,6 +38,19 @@ func TestDataSymbolsWithoutDebugInfoAsGDB(t *testing.T) {
 		"set var *(int *)&counter = 7", "p (int)counter", "p *(int *)&counter = 9", "p (int)counter",
 		"info symbol &counter", "finish"))
 	compareLines(t, "variables without debug information", dir, ours, theirs)
+
+	// The rest of a session on such a program: displays, strings read through a cast (a
+	// char array's bytes read as a pointer: gdb's <error: Cannot access memory ...>, its
+	// string functions' Python error), info line of a function without lines, a struct the
+	// program has no type for, and the same before the program runs.
+	ours, theirs = batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands("info line work",
+		"p (int)counter", "break work", "run", "display (int)counter", "display/x (int)counter", "info display",
+		"p (char *)greeting", "p (char *)table", "x/s *(char **)&greeting", "output (int)counter",
+		"printf \"%d\\n\", (int)counter", "p $_strlen(*(char **)&greeting)", "p $_strlen((char *)table)",
+		"p $_memeq((char *)table, (char *)16, 2)", "p (int)counter + (int)counter", "ptype (int)counter",
+		"info line work", "p *(struct item *)&table", "whatis (struct item *)0", "p (char *)16", "undisplay 1",
+		"finish", "continue"))
+	compareLines(t, "a program without debug information", dir, ours, theirs)
 }
 
 // externLib, built without -g, defines what externMain, built with -g, declares extern.
