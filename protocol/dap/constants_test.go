@@ -1,7 +1,9 @@
 package dap
 
 import (
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
@@ -53,4 +55,28 @@ func TestConstantLocalsReadOnly(t *testing.T) {
 	if _, ok := hints["r"]; !ok || len(hints["r"]) != 0 {
 		t.Errorf("r: attributes %v (present %v), want none", hints["r"], ok)
 	}
+}
+
+// What reading the program left out is told on the console at launch, in gdb's words: a
+// dwz-compressed program whose common file is missing is debugged without its DWARF.
+func TestLaunchTellsLoadWarnings(t *testing.T) {
+	realparts.Need(t, "gdbserver")
+	d := realparts.BuildDWZ(t, "-r")
+	if err := os.Remove(d.Common); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestClient(t, Options{})
+	c.do("initialize", map[string]any{"adapterID": "polydbg", "linesStartAt1": true})
+	c.do("launch", map[string]any{"kind": "native", "program": d.Exe, "debugFileDirectory": []string{d.DebugDir}})
+	told := false
+	for _, e := range c.until("initialized") {
+		body, _ := e["body"].(map[string]any)
+		out, _ := body["output"].(string)
+		told = told || e["event"] == "output" && strings.HasPrefix(out, "could not find '.gnu_debugaltlink' file for "+d.DebugDir)
+	}
+	if !told {
+		t.Error("the launch did not tell that the common debug file is missing")
+	}
+	c.do("configurationDone", nil)
+	c.until("exited")
 }

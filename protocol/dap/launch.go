@@ -177,6 +177,9 @@ func (c *conn) adopt(d *launch.Debuggee) {
 // the capabilities the debuggee's kind adds.
 func (c *conn) afterResponse(command string) {
 	if (command == "launch" || command == "attach") && c.d != nil && !c.configured {
+		for _, w := range c.d.LoadWarnings() { // what reading the program left out (a missing dwz file)
+			c.event("output", godap.OutputEventBody{Category: "console", Output: w + "\n"})
+		}
 		c.event("capabilities", struct {
 			Capabilities capabilities `json:"capabilities"`
 		}{targetCapabilities(c.d)})
