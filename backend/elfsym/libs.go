@@ -159,6 +159,20 @@ func (l *library) debugged() *File {
 	return l.file()
 }
 
+// DebugFilesRead are the separate debug files of the libraries added that have been read
+// so far (each is read the first time it is needed, libc's taking about a second).
+func (f *File) DebugFilesRead() []string {
+	f.libs.mu.Lock()
+	defer f.libs.mu.Unlock()
+	var out []string
+	for _, l := range f.libs.list {
+		if full := l.full.Load(); full != nil {
+			out = append(out, full.DebugPath)
+		}
+	}
+	return out
+}
+
 // HasCodeAt reports whether the run-time pc is in the program's own code or in a library
 // added with AddLibrary.
 func (f *File) HasCodeAt(pc uint64) bool {

@@ -122,9 +122,9 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 			}
 		}
 		if isCall {
-			// step into: stop at the first statement after the callee's prologue
-			bp, err := t.sym.FuncBreakpoint(fn.Name)
-			if err == nil && bp != npc {
+			// step into: stop at the first statement after the callee's prologue (of the
+			// function entered, not one looked up by its name in every library)
+			if bp := t.sym.BreakpointAt(fn); bp != npc {
 				if err := t.runToTemp(bp, 0); err != nil {
 					return nil, err
 				}
