@@ -192,6 +192,23 @@ type Symbolizer interface {
 	SymbolAt(addr uint64) (name, section string, ok bool)
 }
 
+// TableSymbolizer is implemented by targets whose symbol table can name an address
+// otherwise than SymbolAt does: a clone GCC made is weigh.constprop to gdb's info symbol,
+// where a pointer to it shows <weigh>.
+type TableSymbolizer interface {
+	TableSymbolAt(addr uint64) (name, section string, ok bool)
+}
+
+// TableSymbolAt names an address by the symbol table alone (TableSymbolizer), else as
+// SymbolAt does.
+func (s *Session) TableSymbolAt(addr uint64) (name, section string, ok bool, err error) {
+	if ts, has := s.t.(TableSymbolizer); has {
+		name, section, ok = ts.TableSymbolAt(addr)
+		return name, section, ok, nil
+	}
+	return s.SymbolAt(addr)
+}
+
 // SymbolAt names an address (Symbolizer); ErrUnsupported for targets without symbols.
 func (s *Session) SymbolAt(addr uint64) (name, section string, ok bool, err error) {
 	sz, has := s.t.(Symbolizer)

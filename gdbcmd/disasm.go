@@ -213,7 +213,7 @@ func (d *Debugger) infoSymbol(expr string) {
 		d.fail("%s is not an address.\n", expr)
 		return
 	}
-	name, section, ok, err := d.s.SymbolAt(uint64(addr))
+	name, section, ok, err := d.s.TableSymbolAt(uint64(addr)) // (a clone by its own symbol, as gdb)
 	switch {
 	case err != nil:
 		d.fail("%s\n", explain(err))

@@ -73,11 +73,15 @@ func (f *File) cxxSymbolName(s elf.Symbol) string {
 // SymbolAt names the run-time address addr by the function or object that holds it:
 // "vals+4", "main"; a symbol-table name as gdb prints it (gdbSymbolName: count.0 is
 // count). ok is false for an address no symbol covers (the stack, the heap).
-func (f *File) SymbolAt(addr uint64) (string, bool) { return f.symbolAt(addr, true) }
+func (f *File) SymbolAt(addr uint64) (string, bool) { return f.symbolAt(addr, true, true) }
+
+// TableSymbolAt is SymbolAt by the symbol table alone, as gdb's info symbol names an
+// address: a clone's first address is its own (weigh.constprop), not its function's.
+func (f *File) TableSymbolAt(addr uint64) (string, bool) { return f.symbolAt(addr, true, false) }
 
 // AsmSymbolAt is SymbolAt with symbol-table names as they are (count.0), as gdb's
 // disassembly names what an instruction refers to.
-func (f *File) AsmSymbolAt(addr uint64) (string, bool) { return f.symbolAt(addr, false) }
+func (f *File) AsmSymbolAt(addr uint64) (string, bool) { return f.symbolAt(addr, false, true) }
 
 // SetFileAddresses says whether an address below the load bias is one of the file's, to
 // be named as the address it will have loaded: before the program runs, as gdb names
@@ -93,17 +97,19 @@ func (f *File) LoadedAddress(addr uint64) uint64 {
 	return addr
 }
 
-func (f *File) symbolAt(addr uint64, decode bool) (string, bool) {
+// symbolAt names addr by the symbol that holds it: decoded as gdb shows symbol-table names
+// (decode), a clone's first address by its function (byFunction).
+func (f *File) symbolAt(addr uint64, decode, byFunction bool) (string, bool) {
 	addr = f.LoadedAddress(addr)
 	a := addr - f.Bias
 	syms := f.symbols()
 	i := sort.Search(len(syms), func(i int) bool { return syms[i].addr > a }) - 1
 	if i < 0 || a >= syms[i].addr+syms[i].size || !syms[i].sized && !f.inSection(syms[i].section, a) {
 		if img := f.ImageAt(addr); img != f {
-			return img.symbolAt(addr, decode) // a loaded library's function or object
+			return img.symbolAt(addr, decode, byFunction) // a loaded library's function or object
 		}
 		if f.program != nil && !f.inImage(addr) {
-			return f.program.symbolAt(addr, decode) // a library's pointer to the program (qsort's cmp)
+			return f.program.symbolAt(addr, decode, byFunction) // a library's pointer to the program (qsort's cmp)
 		}
 		return "", false
 	}
@@ -111,7 +117,7 @@ func (f *File) symbolAt(addr uint64, decode bool) (string, bool) {
 	if decode {
 		name = gdbSymbolName(name)
 	}
-	if strings.IndexByte(name, '.') < 0 {
+	if strings.IndexByte(name, '.') < 0 || !byFunction {
 		// (no clone: the usual case asks nothing more)
 	} else if fn := f.FuncAt(addr); fn != nil && fn.Low == syms[i].addr && strings.HasPrefix(name, fn.Name+".") {
 		name = fn.Name // a clone GCC made (weigh.constprop.0): gdb names it by its function

@@ -392,8 +392,18 @@ func (t *Target) exprType(frame int, expr string) (dwarf.Type, error) {
 
 // SymbolAt implements engine.Symbolizer from the program's symbol table.
 func (t *Target) SymbolAt(addr uint64) (name, section string, ok bool) {
+	return t.symbolAt(addr, t.sym.SymbolAt)
+}
+
+// TableSymbolAt implements engine.TableSymbolizer: a clone by its own symbol.
+func (t *Target) TableSymbolAt(addr uint64) (name, section string, ok bool) {
+	return t.symbolAt(addr, t.sym.TableSymbolAt)
+}
+
+// symbolAt is addr named by name, with the section it is in.
+func (t *Target) symbolAt(addr uint64, named func(uint64) (string, bool)) (name, section string, ok bool) {
 	addr = t.sym.LoadedAddress(addr) // (before run, a file's address)
-	name, ok = t.sym.SymbolAt(addr)
+	name, ok = named(addr)
 	img := t.sym
 	if t.sym.SectionAt(addr) == "" {
 		img = t.sym.ImageAt(addr) // a loaded library's

@@ -70,7 +70,7 @@ func TestSymbolNamesAsGDB(t *testing.T) {
 
 	dir, exe = buildNativeWith(t, "clones", cloneProg, "-O2")
 	ours, theirs = batchAndGDBWith(t, bin, exe, noLibcDebugInfo, exCommands("break weigh", "run", "info line weigh",
-		"x/3i $pc", "p $pc", "p weigh"))
+		"x/3i $pc", "p $pc", "p weigh", "info symbol $pc", "info symbol weigh", "info symbol (char *)weigh + 3"))
 	compareLines(t, "a clone", dir, ours, theirs)
 
 	dir, exe = buildNative(t, "globalptr", globalPtrProg)
