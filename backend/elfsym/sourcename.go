@@ -39,7 +39,7 @@ func (f *File) SourceName(path string) string {
 	if name, ok := sn.names[filepath.Clean(path)]; ok {
 		return name
 	}
-	for _, lf := range f.debugLibraries() {
+	for _, lf := range f.readLibraries() { // (a library's path came from its DWARF, read already)
 		if name := lf.SourceName(path); name != path {
 			return name
 		}
