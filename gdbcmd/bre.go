@@ -3,6 +3,7 @@ package gdbcmd
 import (
 	"errors"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 )
 
@@ -46,7 +47,12 @@ func compileBRE(expr string) (*regexp.Regexp, error) {
 		}
 		atStart = c == '^' && b.Len() == 1
 	}
-	return regexp.Compile(b.String())
+	re, err := regexp.Compile(b.String())
+	var perr *syntax.Error
+	if errors.As(err, &perr) && (perr.Code == syntax.ErrMissingParen || perr.Code == syntax.ErrUnexpectedParen) {
+		return nil, errors.New(`Unmatched ( or \(`) // gdb's (glibc's) words
+	}
+	return re, err
 }
 
 // bracketEnd is the index of the ] that closes the bracket expression opening at expr[i],

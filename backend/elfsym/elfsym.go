@@ -231,6 +231,12 @@ func (f *File) readDWARF() error {
 		if cu == nil {
 			break
 		}
+		if cu.Tag == dwarf.TagPartialUnit && cu.Children { // what dwz moved out of the units: the
+			if _, err := f.walkCU(r, cu.Offset, nil); err != nil { // scopes of its types and variables
+				return err
+			}
+			continue
+		}
 		if cu.Tag != dwarf.TagCompileUnit {
 			r.SkipChildren()
 			continue

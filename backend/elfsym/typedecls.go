@@ -76,7 +76,7 @@ func (f *File) eachUnitEntry(visit func(e *dwarf.Entry, files []*dwarf.LineFile,
 		if lr, err := f.DWARF.LineReader(cu); err == nil && lr != nil {
 			files = lr.Files()
 		}
-		unitFile, cxx := "", false
+		unitFile, cxx := "", f.cplus // (a partial unit dwz made says no language: the file's)
 		if info := f.cus[cu.Offset]; info != nil {
 			cxx = info.lang == "c++"
 		}

@@ -1,10 +1,12 @@
 package gdbremote
 
 import (
-	"github.com/polydbg/polydbg/backend/elfsym"
 	"path/filepath"
+	"strings"
 
+	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
+	"github.com/polydbg/polydbg/internal/cxxname"
 )
 
 // FunctionNames implements engine.Names: the program's own functions (libraries are not
@@ -63,9 +65,23 @@ func (t *Target) NondebugSymbols() []engine.Symbol {
 	ms := t.sym.MinSyms()
 	out := make([]engine.Symbol, len(ms))
 	for i, m := range ms {
-		out[i] = engine.Symbol{Name: m.Name, Addr: m.Addr, Data: m.Data}
+		out[i] = engine.Symbol{Name: demangledSymbol(m.Name), Addr: m.Addr, Data: m.Data}
 	}
 	return out
+}
+
+// demangledSymbol is a symbol-table name as gdb lists it: a C++ one demangled, a PLT
+// entry's too (std::filesystem::path::lexically_normal() const@plt).
+func demangledSymbol(name string) string {
+	base, plt := strings.CutSuffix(name, "@plt")
+	if !strings.HasPrefix(base, "_Z") {
+		return name
+	}
+	base = cxxname.Symbol(base)
+	if plt {
+		base += "@plt"
+	}
+	return base
 }
 
 // SetPrintLimits implements engine.PrintLimiter.

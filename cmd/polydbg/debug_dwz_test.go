@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
@@ -53,4 +55,62 @@ func TestDWZCommonFileMissingAsGDB(t *testing.T) {
 	settings := []string{"-iex", "set debug-file-directory " + d.DebugDir}
 	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), d.Exe, settings, exCommands("break area", "run", "bt", "p (int)tint", "kill"))
 	compareLines(t, "missing common file", d.Dir, ours, theirs)
+}
+
+// The C++ program of TestDWZCPlusPlusAsGDB: a namespace's types that both units use, which
+// dwz moves into the common file with their namespace.
+const (
+	dwzGeoHeader = `namespace geo {
+struct Point { int x, y; int norm() const { return x * x + y * y; } };
+class Shape { public: Shape(int n) : n_(n) {} virtual ~Shape() {} virtual int sides() const { return n_; } int n_; };
+int area(const Point &a, const Point &b);
+}
+`
+	dwzGeoMain = `#include "geo.h"
+#include <cstdio>
+int main() {
+	geo::Point p{3, 4};
+	geo::Shape s(4);
+	int a = geo::area(p, geo::Point{1, 1});
+	std::printf("%d %d %d\n", a, p.norm(), s.sides());
+	return 0;
+}
+`
+	dwzGeoArea = `#include "geo.h"
+namespace geo {
+int area(const Point &a, const Point &b) {
+	Shape s(3);
+	return (a.x - b.x) * (a.y - b.y) * s.sides();
+}
+}
+`
+)
+
+// A C++ program compressed by dwz: the types dwz moved keep their namespace (geo::Point in
+// a reference's type, ptype, whatis), their methods are called and listed; the C++
+// library's symbols without debug information are listed demangled. Against gdb.
+func TestDWZCPlusPlusAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb", "g++", "dwz")
+	dir := t.TempDir()
+	for name, src := range map[string]string{"geo.h": dwzGeoHeader, "main.cc": dwzGeoMain, "area.cc": dwzGeoArea} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := filepath.Join(dir, "geo")
+	for _, cmd := range [][]string{
+		{"g++", "-g", "-O0", "-o", exe, "main.cc", "area.cc"},
+		{"cp", exe, exe + "2"}, // (dwz -m shares what two files have in common)
+		{"dwz", "-m", "common.debug", "-r", exe, exe + "2"},
+	} {
+		c := exec.Command(cmd[0], cmd[1:]...)
+		c.Dir = dir
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", cmd, err, out)
+		}
+	}
+	ours, theirs := batchAndGDBWith(t, polydbgBinary(t), exe, noLibcDebugInfo, exCommands("break geo::area", "run", "bt",
+		"p a", "ptype geo::Point", "ptype s", "p a.norm()", "up", "p p", "whatis s", "p s.sides()",
+		"info functions geo::", "info functions lexically_normal", "info functions ^operator new\\(", "continue"))
+	compareLines(t, "C++ with dwz", dir, ours, theirs)
 }
