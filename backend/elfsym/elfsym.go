@@ -181,6 +181,7 @@ type File struct {
 	sourceNames sourceNames // SourceName's table, made at its first call
 	typeDecls   typeDecls   // TypeDecls' list, read at its first call
 	types       typeIndex   // LookupType's index, read at its first call
+	globalIx    globalIndex // Global's index, read at its first call
 	varDecls    varDecls    // VarDecls' list, read at its first call
 	minSyms     minSyms     // MinSyms' own list, read at its first call
 	limits      printLimits // how values are shortened (SetPrintLimits)

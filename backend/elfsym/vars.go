@@ -1,6 +1,7 @@
 package elfsym
 
 import (
+	"sync"
 	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
@@ -109,10 +110,35 @@ func (f *File) constLocation(fl *dwarf.Field, typ dwarf.Type) []byte {
 
 // Globals returns the variables defined at file scope (with a location).
 func (f *File) Globals() []*Var {
-	if f.DWARF == nil {
+	var out []*Var
+	f.eachGlobalEntry(func(e *dwarf.Entry, cu dwarf.Offset) {
+		if v := f.globalFromEntry(e, cu); v != nil {
+			out = append(out, v)
+		}
+	})
+	return out
+}
+
+// globalFromEntry is the variable at file scope of entry e of unit cu, named with its
+// scopes (C++: geo::origin, geo::Shape::count); nil when it has no location.
+func (f *File) globalFromEntry(e *dwarf.Entry, cu dwarf.Offset) *Var {
+	v := f.varFromEntry(e, f.cus[cu])
+	if v == nil || v.loc == nil && v.locList < 0 {
 		return nil
 	}
-	var out []*Var
+	v.Global = true
+	if q := f.varQualifier(e); q != "" {
+		v.Name = q + "::" + v.Name
+	}
+	return v
+}
+
+// eachGlobalEntry calls visit with each variable entry at file scope (in a namespace too)
+// of the compilation units, and the unit's offset.
+func (f *File) eachGlobalEntry(visit func(e *dwarf.Entry, cu dwarf.Offset)) {
+	if f.DWARF == nil {
+		return
+	}
 	r := f.DWARF.Reader()
 	for {
 		cu, err := r.Next()
@@ -136,13 +162,7 @@ func (f *File) Globals() []*Var {
 				continue
 			}
 			if e.Tag == dwarf.TagVariable {
-				if v := f.varFromEntry(e, f.cus[cu.Offset]); v != nil && (v.loc != nil || v.locList >= 0) {
-					v.Global = true
-					if q := f.varQualifier(e); q != "" { // C++: geo::origin, geo::Shape::count
-						v.Name = q + "::" + v.Name
-					}
-					out = append(out, v)
-				}
+				visit(e, cu.Offset)
 			}
 			if e.Tag == dwarf.TagNamespace && e.Children {
 				depth++
@@ -153,16 +173,54 @@ func (f *File) Globals() []*Var {
 			}
 		}
 	}
+}
+
+// globalIndex is where the variables at file scope are by name (qualified in C++), read
+// in one walk at the first lookup: a library's DWARF is large, and reading every global's
+// type to find one took half a second in libc's at each name looked up.
+type globalIndex struct {
+	once   sync.Once
+	byName map[string][]globalAt
+}
+
+// globalAt is a variable's entry and the unit it is in.
+type globalAt struct{ entry, cu dwarf.Offset }
+
+// globalsNamed are the variables at file scope named name that have a location, in the
+// order of the DWARF (Globals' order).
+func (f *File) globalsNamed(name string) []*Var {
+	ix := &f.globalIx
+	ix.once.Do(func() {
+		ix.byName = map[string][]globalAt{}
+		f.eachGlobalEntry(func(e *dwarf.Entry, cu dwarf.Offset) {
+			n, _ := f.originVal(e, dwarf.AttrName).(string)
+			if n == "" {
+				return
+			}
+			if q := f.varQualifier(e); q != "" {
+				n = q + "::" + n
+			}
+			ix.byName[n] = append(ix.byName[n], globalAt{e.Offset, cu})
+		})
+	})
+	var out []*Var
+	for _, at := range ix.byName[name] {
+		r := f.DWARF.Reader()
+		r.Seek(at.entry)
+		if e, err := r.Next(); err == nil && e != nil {
+			if v := f.globalFromEntry(e, at.cu); v != nil {
+				out = append(out, v)
+			}
+		}
+	}
 	return out
 }
 
 // Global finds a global variable by name: the program's, else a loaded library's unless
 // the program has a function of that name (gdb looks in the program first).
 func (f *File) Global(name string) (*Var, bool) {
-	for _, v := range f.Globals() {
-		if v.Name == name {
-			return v, true
-		}
+	if vs := f.globalsNamed(name); len(vs) > 0 {
+		return vs[0], true
 	}
 	if len(f.ownFuncsNamed(name)) > 0 || isCKeyword(name) {
 		return nil, false // (a keyword of ptype struct point: no library's variable to read)
