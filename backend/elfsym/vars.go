@@ -1,11 +1,11 @@
 package elfsym
 
 import (
-	"sync"
 	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Var is a variable or parameter described by DWARF.
