@@ -405,12 +405,16 @@ func shiftLineHeaders(b []byte, order binary.ByteOrder, shift supShift) error {
 		end := r.pos + int(length)
 		version := r.u16()
 		if version >= 5 {
-			skip(r, 2) // address size, segment selector size
+			addrSize := int(r.u8())
+			skip(r, 1) // segment selector size
 			r.addr(offSize)
 			skip(r, 4) // minimum instruction length, maximum operations, default_is_stmt, line_base
 			r.u8()     // line_range
 			opcodeBase := r.u8()
 			skip(r, int(opcodeBase)-1)
+			// the entries' values read as the supplementary file's unit values are: a string's
+			// offset moved past the file's own strings
+			lw := unitWalk{b: b, h: unitHeader{version: 5, offSize: offSize, addrSize: addrSize}, order: order, shift: shift, sup: true}
 			for list := 0; list < 2 && r.err == nil; list++ { // directories, then files
 				var forms []uint64
 				n := int(r.u8())
@@ -421,19 +425,7 @@ func shiftLineHeaders(b []byte, order binary.ByteOrder, shift supShift) error {
 				count := r.uleb()
 				for i := uint64(0); i < count && r.err == nil; i++ {
 					for _, form := range forms {
-						at := r.pos
-						lw := unitWalk{b: b, h: unitHeader{version: 5, offSize: offSize, addrSize: 8}, order: order}
 						lw.value(r, 0, form)
-						move := int64(0)
-						switch form {
-						case formLineStrp:
-							move = shift.lineStr
-						case formStrp:
-							move = shift.str
-						}
-						if move != 0 && r.err == nil {
-							putOffset(b[at:], offSize, order, readOffset(b[at:], offSize, order)+uint64(move))
-						}
 					}
 				}
 			}

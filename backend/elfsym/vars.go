@@ -16,10 +16,10 @@ type Var struct {
 	Global  bool
 	Line    int
 	loc     []byte // DW_AT_location exprloc (nil: no location)
+	fn      *Func  // enclosing function (nil for globals)
 	// constant: loc is DW_AT_const_value's (the compiler's constant), not where it lives;
 	// constBytes: given as bytes (a block or string form), gdb's LOC_CONST_BYTES
 	constant, constBytes bool
-	fn                   *Func // enclosing function (nil for globals)
 	// locList is the offset (or, when locIndexed, the DW_FORM_loclistx index) of the
 	// variable's location list; -1 when DW_AT_location is an expression.
 	locList    int64
@@ -186,9 +186,9 @@ type globalIndex struct {
 // globalAt is a variable's entry and the unit it is in.
 type globalAt struct{ entry, cu dwarf.Offset }
 
-// globalsNamed are the variables at file scope named name that have a location, in the
+// globalNamed is the first variable at file scope named name that has a location, in the
 // order of the DWARF (Globals' order).
-func (f *File) globalsNamed(name string) []*Var {
+func (f *File) globalNamed(name string) (*Var, bool) {
 	ix := &f.globalIx
 	ix.once.Do(func() {
 		ix.byName = map[string][]globalAt{}
@@ -203,24 +203,23 @@ func (f *File) globalsNamed(name string) []*Var {
 			ix.byName[n] = append(ix.byName[n], globalAt{e.Offset, cu})
 		})
 	})
-	var out []*Var
 	for _, at := range ix.byName[name] {
 		r := f.DWARF.Reader()
 		r.Seek(at.entry)
 		if e, err := r.Next(); err == nil && e != nil {
 			if v := f.globalFromEntry(e, at.cu); v != nil {
-				out = append(out, v)
+				return v, true
 			}
 		}
 	}
-	return out
+	return nil, false
 }
 
 // Global finds a global variable by name: the program's, else a loaded library's unless
 // the program has a function of that name (gdb looks in the program first).
 func (f *File) Global(name string) (*Var, bool) {
-	if vs := f.globalsNamed(name); len(vs) > 0 {
-		return vs[0], true
+	if v, ok := f.globalNamed(name); ok {
+		return v, true
 	}
 	if len(f.ownFuncsNamed(name)) > 0 || isCKeyword(name) {
 		return nil, false // (a keyword of ptype struct point: no library's variable to read)

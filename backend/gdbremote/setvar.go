@@ -233,11 +233,11 @@ func (s storer) WriteRegister(dwarfReg int, value uint64) error {
 	return nil
 }
 
-// parsePath splits an lvalue (x, s.f, p->f, a[2], *p, combinations) into a variable and
 // errNotLvalue is gdb's error for an assignment to what is not stored anywhere (3 = 4, a
 // cast).
 var errNotLvalue = errors.New("Left operand of assignment is not an lvalue.")
 
+// parsePath splits an lvalue (x, s.f, p->f, a[2], *p, combinations) into a variable and
 // the keys below it, as Variables names children: field names, "[i]" and "*".
 func parsePath(expr string) ([]string, error) {
 	s := strings.TrimSpace(expr)
