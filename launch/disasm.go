@@ -52,11 +52,17 @@ func (d *Debuggee) Disassemble(ctx context.Context, pc uint64, count int) ([]Ins
 	if elf == "" {
 		return nil, errors.New("disassemble: no program file with machine code for this kind of target")
 	}
-	bias := d.loadBias(elf)
-	if t, ok := d.Target().(*gdbremote.Target); ok && d.Spec.Kind == Native {
-		if img := t.Symbols().ImageAt(pc); img != t.Symbols() && img.Path != "" {
+	var bias uint64
+	if t, ok := d.Target().(*gdbremote.Target); ok {
+		sym := t.Symbols()
+		if sym.LoadedAddress(pc) == pc { // (before the program runs, its addresses are the file's)
+			bias = sym.Bias
+		}
+		if img := sym.ImageAt(pc); d.Spec.Kind == Native && img != sym && img.Path != "" {
 			elf, bias = img.Path, img.Bias // a loaded library's code, from its file
 		}
+	} else {
+		bias = d.loadBias(elf)
 	}
 	// Instructions are at most 4 bytes on Thumb and 15 on x86: read enough, keep count.
 	span := uint64(count) * 16

@@ -45,8 +45,9 @@ func TestGDBToolAsGDB(t *testing.T) {
 			t.Errorf("gdb without --allow-write: no %q in\n%s", want, r["output"])
 		}
 	}
-	if sc := must(t, ctx, cs, "continue", map[string]any{"session": id}); !strings.Contains(str(sc["output"]), "average: 4") {
-		t.Errorf("the program went on to print %q, want average: 4 (sum unchanged)", sc["output"])
+	if sc := must(t, ctx, cs, "continue", map[string]any{"session": id, "waitMs": 30000}); !strings.Contains(str(sc["output"]), "average: 4") {
+		later := must(t, ctx, cs, "output", map[string]any{"session": id})
+		t.Errorf("the program went on to print %q, want average: 4 (sum unchanged); the answer: %v; its whole output now: %v", sc["output"], sc, later)
 	}
 }
 
