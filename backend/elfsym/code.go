@@ -75,9 +75,9 @@ type lineSpan struct {
 
 // dropSpan remembers the lines of a discarded line sequence.
 func (f *File) dropSpan(seq []LineRow) {
-	sp := lineSpan{file: seq[0].File, first: seq[0].Line, last: seq[0].Line, lo: seq[0].Addr, hi: seq[len(seq)-1].Addr}
+	sp := lineSpan{file: f.rowFiles[seq[0].file], first: seq[0].Line, last: seq[0].Line, lo: seq[0].Addr, hi: seq[len(seq)-1].Addr}
 	for _, r := range seq {
-		if r.End || r.File != sp.file || r.Line == 0 {
+		if r.End || r.file != seq[0].file || r.Line == 0 {
 			continue
 		}
 		sp.first, sp.last = min(sp.first, r.Line), max(sp.last, r.Line)

@@ -5,42 +5,48 @@ package elfsym
 
 import "debug/dwarf"
 
-// readLines reads the line table of unit cu into f.rows and returns its file table (what
+// readLines reads the line table of unit cu into rows and returns its file table (what
 // DW_AT_call_file and DW_AT_decl_file index).
-func (f *File) readLines(cu *dwarf.Entry, seenFile map[string]bool) []*dwarf.LineFile {
+func (f *File) readLines(cu *dwarf.Entry, fileIdx map[string]uint32, rows *rowChunks) []*dwarf.LineFile {
 	lr, err := f.DWARF.LineReader(cu)
 	if err != nil || lr == nil {
 		return nil
 	}
 	var le dwarf.LineEntry
 	var seq []LineRow
+	var lastFile *dwarf.LineFile
+	file := uint32(0)
 	lineDisc := false // the current line has a non-zero discriminator (LineRow.Merged)
 	for {
 		if err := lr.Next(&le); err != nil {
 			break
 		}
-		name := ""
-		if le.File != nil {
-			name = le.File.Name
-		}
-		if name != "" && !seenFile[name] {
-			seenFile[name] = true
-			f.files = append(f.files, name)
+		if le.File != lastFile {
+			name := ""
+			if le.File != nil {
+				name = le.File.Name
+			}
+			i, ok := fileIdx[name]
+			if !ok {
+				i = uint32(len(f.rowFiles))
+				fileIdx[name], f.rowFiles, f.files = i, append(f.rowFiles, name), append(f.files, name)
+			}
+			lastFile, file = le.File, i
 		}
 		merged := false
-		if n := len(seq); n > 0 && seq[n-1].Line == le.Line && seq[n-1].File == name {
+		if n := len(seq); n > 0 && seq[n-1].Line == le.Line && seq[n-1].file == file {
 			lineDisc = lineDisc || le.Discriminator != 0
 			merged = lineDisc
 		} else {
 			lineDisc = le.Discriminator != 0
 		}
-		seq = append(seq, LineRow{Addr: f.clearThumb(le.Address), File: name, Line: le.Line,
+		seq = append(seq, LineRow{Addr: f.clearThumb(le.Address), file: file, Line: le.Line,
 			Column: le.Column, IsStmt: le.IsStmt, End: le.EndSequence, Merged: merged})
 		if le.EndSequence {
 			// A sequence of code the linker discarded (--gc-sections) keeps its rows,
 			// relocated to 0: addr2line and gdb ignore it, and so do we.
 			if f.code.has(seq[0].Addr) {
-				f.rows = append(f.rows, seq...)
+				rows.add(seq)
 			} else {
 				f.dropSpan(seq)
 			}
@@ -48,6 +54,35 @@ func (f *File) readLines(cu *dwarf.Entry, seenFile map[string]bool) []*dwarf.Lin
 		}
 	}
 	return lr.Files()
+}
+
+// rowChunks collect the rows of a file's line tables without copying them again as they
+// grow (a big library has hundreds of thousands): all of them are copied once, into a
+// table of the right size.
+type rowChunks struct {
+	chunks [][]LineRow
+	n      int
+}
+
+const rowChunk = 1 << 14
+
+func (c *rowChunks) add(seq []LineRow) {
+	last := len(c.chunks) - 1
+	if last < 0 || cap(c.chunks[last])-len(c.chunks[last]) < len(seq) {
+		c.chunks = append(c.chunks, make([]LineRow, 0, max(rowChunk, len(seq))))
+		last++
+	}
+	c.chunks[last] = append(c.chunks[last], seq...)
+	c.n += len(seq)
+}
+
+// table returns all the rows added, in order.
+func (c *rowChunks) table() []LineRow {
+	out := make([]LineRow, 0, c.n)
+	for _, ch := range c.chunks {
+		out = append(out, ch...)
+	}
+	return out
 }
 
 // walkCU reads the entries of the unit whose first entry r just returned: functions at any
@@ -59,6 +94,7 @@ func (f *File) walkCU(r *dwarf.Reader, cuOff dwarf.Offset, files []*dwarf.LineFi
 	firstFunc, firstInline := len(f.funcs), len(f.inlines)
 	defer func() { f.qualifyUnit(&scopes, firstFunc, firstInline) }()
 	inlineDepth := 0
+	flat := f.cus[cuOff] != nil && f.cus[cuOff].lang == "c" // (no scopes: a struct's members are all plain)
 	for {
 		e, err := r.Next()
 		if err != nil {
@@ -96,6 +132,10 @@ func (f *File) walkCU(r *dwarf.Reader, cuOff dwarf.Offset, files []*dwarf.LineFi
 		if fl := e.AttrField(dwarf.AttrLocation); fl != nil && (fl.Class == dwarf.ClassLocListPtr || fl.Class == dwarf.ClassLocList) {
 			hasLoclist = true
 		}
+		if e.Children && childrenUnread(e, flat) {
+			r.SkipChildren()
+			continue
+		}
 		if e.Children {
 			open = append(open, e.Tag)
 			scopes.open(e)
@@ -104,4 +144,22 @@ func (f *File) walkCU(r *dwarf.Reader, cuOff dwarf.Offset, files []*dwarf.LineFi
 			}
 		}
 	}
+}
+
+// childrenUnread reports whether the children of entry e hold nothing walkCU reads: an
+// array's bounds, a function type's or a declared function's parameters, an
+// enumeration's values, and in C (flat) a struct's or union's members. They are skipped
+// without being decoded (GCC gives such entries DW_AT_sibling): libc's units are mostly
+// declarations.
+func childrenUnread(e *dwarf.Entry, flat bool) bool {
+	switch e.Tag {
+	case dwarf.TagArrayType, dwarf.TagSubroutineType, dwarf.TagEnumerationType:
+		return true
+	case dwarf.TagStructType, dwarf.TagUnionType:
+		return flat
+	case dwarf.TagSubprogram:
+		decl, _ := e.Val(dwarf.AttrDeclaration).(bool)
+		return decl
+	}
+	return false
 }

@@ -13,7 +13,6 @@ package elfsym
 
 import (
 	"bytes"
-	"debug/dwarf"
 	"debug/elf"
 	"encoding/hex"
 	"fmt"
@@ -88,35 +87,6 @@ func findSupFile(link supLink, path string, dirs DebugDirs) string {
 	return ""
 }
 
-// loadDWARF reads the DWARF of ef, the file at path (a separate debug file's path when it
-// is one). A file that names a supplementary file found where gdb looks has the two merged
-// (the merged sections are returned too, for the package's own reads of them). When the
-// supplementary file is not found, no DWARF is read (half of it would name nothing), as
-// gdb does, and warning says so in gdb's words.
-func loadDWARF(ef *elf.File, path string, dirs DebugDirs) (d *dwarf.Data, merged mergedSections, warning string, err error) {
-	link, ok := readSupLink(ef)
-	if !ok {
-		d, err := ef.DWARF()
-		return d, nil, "", err
-	}
-	missing := supMissingWarning(link, path)
-	supPath := findSupFile(link, path, dirs)
-	if supPath == "" {
-		return nil, nil, missing, nil
-	}
-	sup, err := elf.Open(supPath)
-	if err != nil {
-		return nil, nil, missing, nil
-	}
-	defer sup.Close()
-	merged, err = mergeSupplementary(debugSections(ef), debugSections(sup), ef.ByteOrder)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("%s with %s: %w", path, supPath, err)
-	}
-	d, err = dwarfFrom(merged)
-	return d, merged, "", err
-}
-
 // supFileMissing is loadDWARF's warning for the separate debug file of ef (the file at
 // path) when that names a supplementary file that is not found, without reading its DWARF;
 // "" when there is nothing to say.
@@ -144,40 +114,4 @@ func supMissingWarning(link supLink, path string) string {
 		what = "supplementary DWARF"
 	}
 	return fmt.Sprintf("could not find %s file for %s", what, path)
-}
-
-// debugSections are the .debug_ sections of ef by name, uncompressed.
-func debugSections(ef *elf.File) map[string][]byte {
-	out := map[string][]byte{}
-	for _, s := range ef.Sections {
-		if !strings.HasPrefix(s.Name, ".debug_") || s.Type == elf.SHT_NOBITS {
-			continue
-		}
-		if b, err := s.Data(); err == nil {
-			out[s.Name] = b
-		}
-	}
-	return out
-}
-
-// dwarfFrom makes debug/dwarf's Data of sections, as elf.File.DWARF does of a file's.
-func dwarfFrom(secs map[string][]byte) (*dwarf.Data, error) {
-	d, err := dwarf.New(secs[".debug_abbrev"], nil, nil, secs[".debug_info"], secs[".debug_line"], nil,
-		secs[".debug_ranges"], secs[".debug_str"])
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range []string{".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists"} {
-		if b := secs[name]; b != nil {
-			if err := d.AddSection(name, b); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if b := secs[".debug_types"]; b != nil {
-		if err := d.AddTypes("types", b); err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
 }

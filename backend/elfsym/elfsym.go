@@ -115,12 +115,14 @@ type Func struct {
 	entryPC uint64
 }
 
-// LineRow is one row of a line table.
+// LineRow is one row of a line table. It holds no pointer (its file is an index), so a
+// big library's table of hundreds of thousands is neither scanned by the collector nor
+// copied with write barriers.
 type LineRow struct {
 	Addr   uint64 // link-time
-	File   string
 	Line   int
 	Column int
+	file   uint32 // File.rowFiles[file]
 	IsStmt bool
 	End    bool // end of a sequence: Addr is the first address after it
 	// Merged is set on a row gdb leaves out of its line table: one that continues the line
@@ -144,11 +146,13 @@ type File struct {
 	dbg             *elf.File // the separate debug file, nil when none
 	warnings        []string  // Warnings
 
-	funcs  []*Func   // sorted by Low
-	rows   []LineRow // sorted by Addr; sequences separated by End rows
-	files  []string  // every source file of the line tables
-	frames *cfiTable
-	closer func() error
+	funcs []*Func   // sorted by Low
+	rows  []LineRow // sorted by Addr; sequences separated by End rows
+	// rowFiles are the file names the rows index ("" first: a row without a file).
+	rowFiles []string
+	files    []string // every source file of the line tables
+	frames   *cfiTable
+	closer   func() error
 	// code is where the file has code: DWARF for anything else describes what the linker
 	// discarded.
 	code codeSet
@@ -223,7 +227,10 @@ func (f *File) clearThumb(a uint64) uint64 {
 
 func (f *File) readDWARF() error {
 	r := f.DWARF.Reader()
-	seenFile := map[string]bool{}
+	fileIdx := map[string]uint32{"": 0}
+	f.rowFiles = []string{""}
+	var rows rowChunks
+	defer func() { f.rows = rows.table() }()
 	for {
 		cu, err := r.Next()
 		if err != nil {
@@ -242,7 +249,7 @@ func (f *File) readDWARF() error {
 			r.SkipChildren()
 			continue
 		}
-		files := f.readLines(cu, seenFile)
+		files := f.readLines(cu, fileIdx, &rows)
 		cuOff := cu.Offset
 		f.cus[cuOff] = f.newCU(cu)
 		f.cplus = f.cplus || f.cus[cuOff].lang == "c++"

@@ -60,14 +60,15 @@ func (f *File) hasSourceFile(file string) bool {
 // ownLineCodeOf is LineCodeOf in the file's own line tables.
 func (f *File) ownLineCodeOf(file string, line int) (LineCode, error) {
 	best, last, name := -1, 0, ""
+	named := f.rowFilesNamed(file)
 	for i, r := range f.rows {
-		if !f.kept(i) || !matchFile(r.File, file) {
+		if !f.kept(i) || !named[r.file] {
 			continue
 		}
 		last = max(last, r.Line)
 		if r.Line >= line && r.IsStmt && (best < 0 || r.Line < f.rows[best].Line ||
 			r.Line == f.rows[best].Line && r.Addr < f.rows[best].Addr) {
-			best, name = i, r.File
+			best, name = i, f.rowFiles[r.file]
 		}
 	}
 	if best < 0 {
@@ -98,5 +99,5 @@ func (f *File) LineCodeAt(pc uint64) (LineCode, error) {
 		return LineCode{}, fmt.Errorf("No line number information available for address %#x", pc)
 	}
 	r := f.rows[i]
-	return LineCode{File: r.File, Line: r.Line, Start: r.Addr + f.Bias, End: f.rowEnd(i) + f.Bias}, nil
+	return LineCode{File: f.rowFiles[r.file], Line: r.Line, Start: r.Addr + f.Bias, End: f.rowEnd(i) + f.Bias}, nil
 }

@@ -59,8 +59,18 @@ func (f *File) PCToLine(pc uint64) (loc Location, ok bool) {
 		}
 	}
 	r := f.rows[i]
-	loc.File, loc.Line, loc.Column = r.File, r.Line, r.Column
+	loc.File, loc.Line, loc.Column = f.rowFiles[r.file], r.Line, r.Column
 	return loc, true
+}
+
+// rowFilesNamed tells, for each of the rows' files by index, whether it is the file a user
+// named (matchFile).
+func (f *File) rowFilesNamed(file string) []bool {
+	named := make([]bool, len(f.rowFiles))
+	for i, name := range f.rowFiles {
+		named[i] = matchFile(name, file)
+	}
+	return named
 }
 
 // ErrNoCode means a function or a line (and every line after it in its function) has no
@@ -106,8 +116,9 @@ var ErrNoSourceFile = errors.New("no source file")
 func (f *File) ownLineToPCs(file string, line int) (pcs []uint64, got int, err error) {
 	best := -1
 	found := false
+	named := f.rowFilesNamed(file)
 	for _, r := range f.rows {
-		if r.End || !r.IsStmt || r.Line < line || !matchFile(r.File, file) {
+		if r.End || !r.IsStmt || r.Line < line || !named[r.file] {
 			continue
 		}
 		found = true
@@ -137,7 +148,7 @@ func (f *File) ownLineToPCs(file string, line int) (pcs []uint64, got int, err e
 	perBlock := map[block]uint64{}
 	var loose []uint64
 	for _, r := range f.rows {
-		if r.End || !r.IsStmt || r.Line != best || !matchFile(r.File, file) {
+		if r.End || !r.IsStmt || r.Line != best || !named[r.file] {
 			continue
 		}
 		fn := f.FuncAt(r.Addr + f.Bias)
@@ -178,13 +189,13 @@ func (f *File) LineRange(pc uint64) (start, end uint64, ok bool) {
 	if i < 0 || f.rows[i].End {
 		return 0, 0, false
 	}
-	line, file := f.rows[i].Line, f.rows[i].File
+	line, file := f.rows[i].Line, f.rows[i].file
 	s := i
-	for s > 0 && !f.rows[s-1].End && f.rows[s-1].Line == line && f.rows[s-1].File == file {
+	for s > 0 && !f.rows[s-1].End && f.rows[s-1].Line == line && f.rows[s-1].file == file {
 		s--
 	}
 	e := i + 1
-	for e < len(f.rows) && !f.rows[e].End && f.rows[e].Line == line && f.rows[e].File == file {
+	for e < len(f.rows) && !f.rows[e].End && f.rows[e].Line == line && f.rows[e].file == file {
 		e++
 	}
 	if e >= len(f.rows) {

@@ -4,9 +4,11 @@ package elfsym
 // itself or, for a stripped one, from its separate debug file (debugfile.go).
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/polydbg/polydbg/internal/fileload"
@@ -93,13 +95,13 @@ func newFile(ef, dbg *elf.File, symPath string, dirs DebugDirs) (*File, error) {
 	}
 	f := &File{ELF: ef, dbg: dbg, Arch: arch, code: codeRanges(ef), discarded: map[string]bool{},
 		cus: map[dwarf.Offset]*cuInfo{}, sections: map[string][]byte{}}
-	d, merged, warning, err := loadDWARF(f.symELF(), symPath, dirs)
+	d, secs, warning, err := loadDWARF(f.symELF(), symPath, dirs)
 	if warning != "" {
 		f.warnings = append(f.warnings, warning)
 	}
 	if err == nil && d != nil {
 		f.DWARF = d
-		for name, b := range merged {
+		for name, b := range secs {
 			f.sections[name] = b
 		}
 		if err := f.readDWARF(); err != nil {
@@ -111,7 +113,10 @@ func newFile(ef, dbg *elf.File, symPath string, dirs DebugDirs) (*File, error) {
 	for _, fn := range f.funcs {
 		fn.owner = f
 	}
-	sort.SliceStable(f.rows, func(i, j int) bool { return f.rows[i].Addr < f.rows[j].Addr })
+	byAddr := func(a, b LineRow) int { return cmp.Compare(a.Addr, b.Addr) }
+	if !slices.IsSortedFunc(f.rows, byAddr) { // (the units' tables are often in order already)
+		slices.SortStableFunc(f.rows, byAddr)
+	}
 	files := []*elf.File{ef}
 	if dbg != nil {
 		files = append(files, dbg)
