@@ -67,7 +67,7 @@ func (e *evaluator) arith(expr string) (elfsym.Value, error) {
 	if err != nil {
 		return elfsym.Value{}, err
 	}
-	if v.obj != nil && v.obj.Kind == "nodebug" && !e.typeOnly { // it has no type to print it by
+	if v.obj != nil && v.obj.Kind == "nodebug" && v.obj.Text == "" && !e.typeOnly { // it has no type to print it by
 		return elfsym.Value{}, elfsym.UnknownTypeError(v.obj.Name)
 	}
 	if v.obj != nil {
@@ -493,6 +493,9 @@ func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 		return v, nil
 	}
 	if v.obj.Kind == "nodebug" {
+		if v.obj.Text != "" { // *&counter
+			return v, errors.New("Argument to arithmetic operation not a number or boolean.")
+		}
 		return v, elfsym.UnknownTypeError(v.obj.Name)
 	}
 	v = v.referred()

@@ -122,6 +122,9 @@ func (p *arithParser) sizeof() (arithOperand, error) {
 		return arithOperand{kind: "int", i: 1, ct: tInt}, nil
 	}
 	if v.obj != nil && v.obj.Kind == "nodebug" {
+		if v.obj.Text != "" { // *&counter: gdb's size of no type
+			return arithOperand{kind: "int", ct: tInt}, nil
+		}
 		return v, elfsym.UnknownTypeError(v.obj.Name)
 	}
 	if v.obj == nil {
@@ -150,6 +153,19 @@ func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
 	}
 	if f, ok := p.pointedFunc(v); ok { // *fp of a pointer to a function is the function
 		return arithOperand{obj: &f}, nil
+	}
+	if noDebugPtr(v) { // *&counter: an object without a type, which gdb prints as its type's name
+		n, err := p.number(v)
+		if err != nil {
+			return v, err
+		}
+		name := "*" + v.obj.Name
+		if _, sym, ok := strings.Cut(v.obj.Text, " <"); ok { // the symbol the address names: &*&counter is <counter>
+			name = strings.TrimSuffix(sym, ">")
+		}
+		c := elfsym.Value{Name: name, Type: elfsym.NoDebugDataType, Kind: "nodebug", Addr: n.u, InMemory: true,
+			Text: elfsym.NoDebugDataType}
+		return arithOperand{obj: &c}, nil
 	}
 	if v.obj != nil && v.obj.Kind == "pointer" {
 		c, err := p.e.t.sym.Element(*v.obj, 0, cachedMem{p.e.t})

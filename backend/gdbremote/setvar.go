@@ -89,6 +89,9 @@ func (t *Target) setThroughPointer(frame int, lhs, valueExpr string) (engine.Var
 	if err != nil {
 		return engine.Variable{}, err
 	}
+	if target.Kind == "nodebug" { // *&counter: no type to convert the value to
+		return engine.Variable{}, errors.New("Invalid cast.")
+	}
 	if !target.InMemory || !target.Typed() {
 		return engine.Variable{}, errNotLvalue
 	}

@@ -25,7 +25,9 @@ int main(void) {
 // unknown type; cast it to its declared type) until a cast says it, which reads it
 // ((int)counter, (char *)greeting); its address is (<data variable, no debug info> *), read
 // with x and through a typed pointer, written with set var *(int *)&counter = 7 (and a
-// cast or a number is not a place to assign to, in gdb's words). Against gdb.
+// cast or a number is not a place to assign to, in gdb's words); *&counter is an object
+// of no type, printed as its type's name, which arithmetic refuses and a cast reads.
+// Against gdb.
 func TestDataSymbolsWithoutDebugInfoAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNativeWith(t, "nodebug", noDebugDataProg, "-g0") // (after buildNativeWith's -g)
@@ -36,7 +38,9 @@ func TestDataSymbolsWithoutDebugInfoAsGDB(t *testing.T) {
 		"p sizeof(counter)", "p counter + 1", "p -counter", "p counter[0]", "p &counter + 1",
 		"set var (int)counter = 2", "set var 3 = 4", "p counter = 1",
 		"set var *(int *)&counter = 7", "p (int)counter", "p *(int *)&counter = 9", "p (int)counter",
-		"info symbol &counter", "finish"))
+		"info symbol &counter", "p *&counter", "whatis *&counter", "ptype *&counter", "p *&counter + 1",
+		"p (int)*&counter", "output *&counter", "p sizeof(*&counter)", "p &*&counter", "set var *&counter = 3", "p $",
+		"finish"))
 	compareLines(t, "variables without debug information", dir, ours, theirs)
 
 	// The rest of a session on such a program: displays, strings read through a cast (a
