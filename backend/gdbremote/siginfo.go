@@ -59,7 +59,7 @@ var errNoSiginfo = errors.New("no siginfo")
 // siginfo is $_siginfo: the siginfo_t of the signal that stopped the selected thread.
 func (e *evaluator) siginfo() (elfsym.Value, error) {
 	t := e.t
-	if !t.started() || t.core != nil || t.desc == nil || t.desc.Arch != "i386:x86-64" || e.fr.Index != 0 {
+	if !t.started() || t.core != nil || t.desc == nil || t.desc.Arch != "i386:x86-64" {
 		return elfsym.Value{}, errNoSiginfo
 	}
 	if v, _ := t.c.Feature("qXfer:siginfo:read"); v != "+" {

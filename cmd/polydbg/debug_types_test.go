@@ -407,18 +407,20 @@ func TestVectorRegistersAsGDB(t *testing.T) {
 	compareLines(t, "vector registers", dir, ours, theirs)
 }
 
-// segvProg faults at address 0x10.
+// segvProg faults at address 0x10, in a function main calls.
 const segvProg = `int *p = (int *)0x10;
-int main(void) { return *p; }
+int load(void) { return *p; }
+int main(void) { return load(); }
 `
 
 // $_siginfo as gdb's: void before the program runs, the siginfo_t of the signal that
 // stopped it (a breakpoint's SIGTRAP, then a SIGSEGV with the address it faulted at),
-// its members and elements, in arithmetic and under a format.
+// its members and elements, in arithmetic and under a format, in any frame (it is the
+// thread's).
 func TestSiginfoAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
-	cmds := exCommands("p $_siginfo", "break main", "run", "p $_siginfo.si_signo", "p $_siginfo.si_code", "continue",
-		"p $_siginfo", "p $_siginfo._sifields._sigfault.si_addr", "p $_siginfo._sifields._sigfault", "whatis $_siginfo",
+	cmds := exCommands("p $_siginfo", "break load", "run", "p $_siginfo.si_signo", "p $_siginfo.si_code", "up", "p $_siginfo.si_code",
+		"continue", "p $_siginfo", "up", "p $_siginfo._sifields._sigfault.si_addr", "p $_siginfo._sifields._sigfault", "whatis $_siginfo",
 		"p $_siginfo._sifields._pad[0]", "p/x $_siginfo.si_code", "p $_siginfo.si_signo == 11")
 	dir, exe := buildNative(t, "segv", segvProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
