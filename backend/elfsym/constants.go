@@ -141,11 +141,15 @@ func (f *File) FuncDecl(name string) (FuncDecl, bool) {
 	if o := f.fileOf(fn); o != f {
 		return o.FuncDecl(name) // a library's
 	}
-	ret, params, _ := strings.Cut(v.Type, " (")
-	if ret == "?" { // no DW_AT_type: a function of assembly, void as gdb declares it
+	ft, _ := v.FuncType()
+	ret, params := "void", "void" // (no type: a function of assembly, void as gdb declares it)
+	if ft != nil {
+		ret, params = funcTypeParts(ft)
+	}
+	if ret == "?" {
 		ret = "void"
 	}
-	text := ret + " " + name + "(" + params + ";"
+	text := ret + " " + name + "(" + params + ");"
 	if fn.cplus { // int geo::Shape::scaled(int) const;
 		text = ret + " " + f.Signature(fn) + ";"
 	}
@@ -163,24 +167,39 @@ func (f *File) FuncDecl(name string) (FuncDecl, bool) {
 	return FuncDecl{Text: text, File: file, Line: int(line)}, true
 }
 
-// funcTypeName is a DWARF function type in C: "int (int, char **)".
-func funcTypeName(ft *dwarf.FuncType) string {
-	ret := "void"
+// funcTypeName is a DWARF function type in C: "int (int, char **)", "char *(void)".
+func funcTypeName(ft *dwarf.FuncType) string { return funcTypeAround(ft, "") }
+
+// funcTypeAround is the function type with mid between its return type and its
+// parameters, as gdb spells it: "int (*)(int)", "struct node *(*)(int)" (no space after a
+// pointer's star).
+func funcTypeAround(ft *dwarf.FuncType, mid string) string {
+	ret, params := funcTypeParts(ft)
+	if !strings.HasSuffix(ret, "*") && !strings.HasSuffix(ret, "&") {
+		ret += " "
+	}
+	return ret + mid + "(" + params + ")"
+}
+
+// funcTypeParts are a function type's return type and its parameters' types ("void" for
+// none).
+func funcTypeParts(ft *dwarf.FuncType) (ret, params string) {
+	ret = "void"
 	if ft.ReturnType != nil {
 		ret = TypeName(ft.ReturnType)
 	}
-	params := make([]string, 0, len(ft.ParamType))
+	names := make([]string, 0, len(ft.ParamType))
 	for _, p := range ft.ParamType {
 		if _, dots := p.(*dwarf.DotDotDotType); dots {
-			params = append(params, "...")
+			names = append(names, "...")
 			continue
 		}
-		params = append(params, TypeName(p))
+		names = append(names, TypeName(p))
 	}
-	if len(params) == 0 {
-		params = []string{"void"}
+	if len(names) == 0 {
+		return ret, "void"
 	}
-	return ret + " (" + strings.Join(params, ", ") + ")"
+	return ret, strings.Join(names, ", ")
 }
 
 // FuncType is the function type of a FuncValue; false for any other value.

@@ -86,11 +86,8 @@ func (f *File) readAt(name string, t dwarf.Type, addr uint64, n int, mem Memory)
 		return Value{}, errors.New("elfsym: no memory here")
 	}
 	b, err := mem.ReadMemory(addr, n)
-	if err == nil && len(b) < n {
-		err = fmt.Errorf("Cannot access memory at address %#x", addr)
-	}
-	if err != nil {
-		return Value{}, err
+	if err != nil || len(b) < n { // (a stub's error, E01, in gdb's words)
+		return Value{}, fmt.Errorf("Cannot access memory at address %#x", addr)
 	}
 	out := f.FormatValue(t, b, addr, true, mem, 0)
 	out.Name = name

@@ -133,10 +133,7 @@ func (f *File) Member(p Place, key string, fr *Frame, mem Memory) (Place, error)
 		if err != nil {
 			return p, err
 		}
-		addr := uintFrom(b, f.Arch)
-		if addr == 0 {
-			return p, fmt.Errorf("%s is a null pointer", p.Name)
-		}
+		addr := uintFrom(b, f.Arch) // (0: the write fails as gdb's, at the member's address)
 		if _, void := resolve(tt.Type).(*dwarf.VoidType); void || tt.Type == nil {
 			return p, fmt.Errorf("%s points to void", p.Name)
 		}

@@ -18,9 +18,7 @@ func TypeName(t dwarf.Type) string {
 			return "void *"
 		}
 		if ft, ok := tt.Type.(*dwarf.FuncType); ok { // int (*)(int)
-			sig := funcTypeName(ft)
-			i := strings.Index(sig, " (")
-			return sig[:i] + " (*)" + sig[i+1:]
+			return funcTypeAround(ft, "(*)")
 		}
 		inner := TypeName(tt.Type)
 		if i := strings.Index(inner, " ["); i >= 0 { // a pointer to an array: int (*)[3]

@@ -70,6 +70,9 @@ func (e *evaluator) arith(expr string) (elfsym.Value, error) {
 	if v.obj != nil && v.obj.Kind == "nodebug" && v.obj.Text == "" && !e.typeOnly { // it has no type to print it by
 		return elfsym.Value{}, elfsym.UnknownTypeError(v.obj.Name)
 	}
+	if v.obj != nil && v.obj.Kind == elfsym.KindUnread && !e.typeOnly { // a place whose contents cannot be read
+		return elfsym.Value{}, elfsym.UnreadError(*v.obj)
+	}
 	if v.obj != nil {
 		out := *v.obj
 		out.Name = expr
@@ -471,6 +474,16 @@ func (p *arithParser) child(v arithOperand, key string) (arithOperand, error) {
 	}
 	c, err := child(*v.obj, key)
 	if err != nil {
+		// what cannot be read is a place still: h->next of a null h is at 0x10 (&h->next)
+		if u, ok := p.e.t.sym.Within(v.obj.Referred(), key, cachedMem{p.e.t}); ok {
+			return arithOperand{obj: &u}, nil
+		}
+		if u, ok := elfsym.Pointee(*v.obj); ok && key == "*" && p.e.typeOnly {
+			return arithOperand{obj: &u}, nil
+		}
+		if v.obj.Kind == elfsym.KindUnread {
+			return v, elfsym.UnreadError(*v.obj)
+		}
 		return v, err
 	}
 	return arithOperand{obj: &c}, nil
@@ -491,6 +504,9 @@ func (v arithOperand) referred() arithOperand {
 func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 	if v.obj == nil {
 		return v, nil
+	}
+	if v.obj.Kind == elfsym.KindUnread {
+		return v, elfsym.UnreadError(*v.obj)
 	}
 	if v.obj.Kind == "nodebug" {
 		if v.obj.Text != "" { // *&counter

@@ -114,7 +114,10 @@ func (p *arithParser) sizeof() (arithOperand, error) {
 		n, err := elfsym.TypeSize(t)
 		return arithOperand{kind: "int", i: int64(n), ct: tInt}, err
 	}
+	typeOnly := p.e.typeOnly
+	p.e.typeOnly = true // (the operand is not evaluated: its type alone counts)
 	v, err := p.unary()
+	p.e.typeOnly = typeOnly
 	if err != nil || p.skip {
 		return v, err
 	}
@@ -167,11 +170,20 @@ func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
 			Text: elfsym.NoDebugDataType}
 		return arithOperand{obj: &c}, nil
 	}
+	if v.obj != nil && v.obj.Kind == elfsym.KindUnread {
+		if u, ok := elfsym.Pointee(*v.obj); ok && p.e.typeOnly { // whatis *h->next
+			return arithOperand{obj: &u}, nil
+		}
+		return v, elfsym.UnreadError(*v.obj)
+	}
 	if v.obj != nil && v.obj.Kind == "pointer" {
 		c, err := p.e.t.sym.Element(*v.obj, 0, cachedMem{p.e.t})
 		if err == nil {
 			c.Name = "*" + v.obj.Name
 			return arithOperand{obj: &c}, nil
+		}
+		if u, ok := p.e.t.sym.Within(*v.obj, "*", cachedMem{p.e.t}); ok { // *h of a null h: the place alone (&*h)
+			return arithOperand{obj: &u}, nil
 		}
 	}
 	if c, err := p.child(v, "*"); err == nil || v.obj == nil || v.obj.Kind != "struct" || !v.obj.IsCXX() {
@@ -229,8 +241,17 @@ func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
 	if n.kind == "uint" {
 		i = int64(n.u)
 	}
+	if v.obj != nil && v.obj.Kind == elfsym.KindUnread {
+		return p.child(v, "["+strconv.FormatInt(i, 10)+"]")
+	}
 	if v.obj != nil && (v.obj.Kind == "pointer" || v.obj.Kind == "array" || v.obj.Kind == "struct") { // a standard container's too
-		if c, err := p.e.t.sym.Element(*v.obj, i, cachedMem{p.e.t}); err == nil || v.obj.Kind == "pointer" {
+		c, err := p.e.t.sym.Element(*v.obj, i, cachedMem{p.e.t})
+		if err != nil && v.obj.Kind == "pointer" { // p[1] where nothing can be read: the place alone (&p[1])
+			if u, ok := p.e.t.sym.Within(*v.obj, "["+strconv.FormatInt(i, 10)+"]", cachedMem{p.e.t}); ok {
+				return arithOperand{obj: &u}, nil
+			}
+		}
+		if err == nil || v.obj.Kind == "pointer" {
 			return arithOperand{obj: &c}, err
 		}
 	}

@@ -208,7 +208,11 @@ type storer struct{ t *Target }
 
 func (s storer) WriteMemory(addr uint64, data []byte) error {
 	s.t.cache().forget(-1, nil)
-	return s.t.c.WriteMemory(s.t.ctx, addr, data)
+	err := s.t.c.WriteMemory(s.t.ctx, addr, data)
+	if se := (*StubError)(nil); errors.As(err, &se) { // (E01: gdb's words)
+		return fmt.Errorf("Cannot access memory at address %#x", addr)
+	}
+	return err
 }
 
 func (s storer) WriteRegister(dwarfReg int, value uint64) error {

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/polydbg/polydbg/internal/realparts"
+)
+
+// nullListProg stops with a list head that is still null.
+const nullListProg = `#include <stdlib.h>
+struct node { int val; char tag[8]; struct node *next; };
+struct node *push(struct node *head, int v) {
+	struct node *n = calloc(1, sizeof *n);
+	n->val = v;
+	n->next = head;
+	return n;
+}
+int main(void) {
+	struct node *h = NULL;
+	h = push(h, 1);
+	return h->val;
+}
+`
+
+// What a null pointer leads to is a place still, as gdb reads lazily: h->next of a null h
+// is at 0x10, and its address, size and type answer; its contents fail with the address
+// that could not be read (0x10, 0x4 for a member's element, 0x18 for h[1]), as does a write
+// to it. A function returning a pointer is typed as gdb spells it (struct node *(struct
+// node *, int), no space after the star). Against gdb.
+func TestPlacesThroughANullPointerAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "nulllist", nullListProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, exCommands("break 11", "run",
+		"p h", "p h->val", "p h->next", "p &h->next", "p h->tag", "p *h", "p h->tag[2]", "p &h->tag", "p &h->tag[1]",
+		"p h[1]", "p &h[1]", "p &h->next->val", "whatis h->next->val", "p sizeof(h->tag)", "ptype h->next", "p &*h",
+		"p h->val + 1", "p (long)h->next", "output h->tag", "whatis *h", "p sizeof(*h)", "p h->tag[1]@2",
+		"x/2x &h->next", "set var h->val = 3", "set var h->next = 0", "whatis *h->next", "ptype h->next->tag",
+		"p sizeof(h->next->next->tag)", "p h->next->val", "p sizeof(push(h, 1))", "next", "p h->next", "p *h",
+		"p push", "p &push", "whatis push", "whatis &push", "p *push"))
+	compareLines(t, "places through a null pointer", dir, ours, theirs)
+}
