@@ -18,7 +18,7 @@ func srcLine(t *testing.T, src, name string) int {
 	return firmware.MarkerLine(t, src, name)
 }
 
-func build(t *testing.T, cc string, args ...string) *File {
+func build(t testing.TB, cc string, args ...string) *File {
 	t.Helper()
 	realparts.Need(t, cc)
 	out := filepath.Join(t.TempDir(), "a.out")
@@ -34,7 +34,7 @@ func build(t *testing.T, cc string, args ...string) *File {
 	return f
 }
 
-func buildNative(t *testing.T, extra ...string) *File {
+func buildNative(t testing.TB, extra ...string) *File {
 	return build(t, "gcc", append([]string{"-g", "-O0", nativeSrc}, extra...)...)
 }
 

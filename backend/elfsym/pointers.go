@@ -219,6 +219,9 @@ func (f *File) StringLiteral(b []byte) Value {
 // ParseType reads a C type name as a cast or sizeof writes it: a base type ("unsigned
 // long"), "struct s", a typedef, each followed by any number of "*".
 func (f *File) ParseType(name string) (dwarf.Type, error) {
+	if i := strings.IndexByte(name, '('); i > 0 { // int (*)(int), char (*)[8]
+		return f.declaratorType(name[:i], name[i:])
+	}
 	if i := strings.IndexByte(name, '['); i > 0 && strings.HasSuffix(name, "]") { // int[3], char *[2][4]
 		return f.arrayType(name[:i], name[i:])
 	}
@@ -232,7 +235,7 @@ func (f *File) ParseType(name string) (dwarf.Type, error) {
 			words = append(words, w)
 		}
 	}
-	base = strings.Join(words, " ")
+	base = cIntegerName(words)
 	if base == "void" {
 		if stars == 0 {
 			return nil, errors.New("Invalid cast to void.")
@@ -403,3 +406,93 @@ func TypeOnly(t dwarf.Type, name string) Value { return Value{Name: name, Type: 
 // Typed reports whether v was read with a type of the program (a register's word was not):
 // only such a pointer moves by the size of what it points to.
 func (v Value) Typed() bool { return v.typ != nil }
+
+// declaratorType is the type of C's abstract declarator in parentheses after base: a
+// pointer to a function, "(*)(int, char *)", or to an array, "(*)[8]" (more stars, more
+// pointers).
+func (f *File) declaratorType(base, decl string) (dwarf.Type, error) {
+	bad := fmt.Errorf("A syntax error in expression, near `%s'.", strings.TrimSpace(decl))
+	inner, rest, ok := strings.Cut(strings.TrimSpace(decl)[1:], ")")
+	inner = strings.TrimSpace(inner)
+	if !ok || inner == "" || strings.Trim(inner, "* ") != "" {
+		return nil, bad
+	}
+	rest = strings.TrimSpace(rest)
+	var t dwarf.Type
+	switch {
+	case strings.HasPrefix(rest, "(") && strings.HasSuffix(rest, ")"):
+		ft := &dwarf.FuncType{CommonType: dwarf.CommonType{ByteSize: 1}}
+		if b := strings.TrimSpace(base); b != "void" {
+			ret, err := f.ParseType(b)
+			if err != nil {
+				return nil, err
+			}
+			ft.ReturnType = ret
+		}
+		params := strings.TrimSpace(rest[1 : len(rest)-1])
+		if params != "" && params != "void" {
+			for _, p := range strings.Split(params, ",") {
+				pt, err := f.ParseType(strings.TrimSpace(p))
+				if err != nil {
+					return nil, err
+				}
+				ft.ParamType = append(ft.ParamType, pt)
+			}
+		}
+		t = ft
+	case strings.HasPrefix(rest, "[") && strings.HasSuffix(rest, "]"):
+		at, err := f.arrayType(strings.TrimSpace(base), strings.ReplaceAll(rest, " ", ""))
+		if err != nil {
+			return nil, err
+		}
+		t = at
+	default:
+		return nil, bad
+	}
+	for range strings.Count(inner, "*") {
+		t = &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: int64(f.Arch.PtrSize)}, Type: t}
+	}
+	return t, nil
+}
+
+// cIntegerName is the type the words name, a C integer type spelled as gdb names it
+// ("unsigned" is unsigned int, "long unsigned int" unsigned long, "short unsigned" unsigned
+// short), or the words as they are.
+func cIntegerName(words []string) string {
+	var longs int
+	var unsigned, signed, short, char bool
+	for _, w := range words {
+		switch w {
+		case "long":
+			longs++
+		case "unsigned":
+			unsigned = true
+		case "signed":
+			signed = true
+		case "short":
+			short = true
+		case "char":
+			char = true
+		case "int":
+		default:
+			return strings.Join(words, " ")
+		}
+	}
+	name := "int"
+	switch {
+	case char && signed:
+		return "signed char"
+	case char:
+		name = "char"
+	case short:
+		name = "short"
+	case longs >= 2:
+		name = "long long"
+	case longs == 1:
+		name = "long"
+	}
+	if unsigned {
+		return "unsigned " + name
+	}
+	return name
+}

@@ -17,8 +17,22 @@ func TypeName(t dwarf.Type) string {
 		if _, ok := tt.Type.(*dwarf.VoidType); ok || tt.Type == nil {
 			return "void *"
 		}
-		if ft, ok := tt.Type.(*dwarf.FuncType); ok { // int (*)(int)
-			return funcTypeAround(ft, "(*)")
+		stars, to := "*", tt.Type // a chain of pointers to a function or an array: int (**)(int)
+		for {
+			next, ok := to.(*dwarf.PtrType)
+			if !ok {
+				break
+			}
+			stars, to = stars+"*", next.Type
+		}
+		if ft, ok := to.(*dwarf.FuncType); ok { // int (*)(int)
+			return funcTypeAround(ft, "("+stars+")")
+		}
+		if _, ok := to.(*dwarf.ArrayType); ok && len(stars) > 1 { // char (**)[8]
+			inner := TypeName(to)
+			if i := strings.Index(inner, " ["); i >= 0 {
+				return inner[:i] + " (" + stars + ")" + inner[i+1:]
+			}
 		}
 		inner := TypeName(tt.Type)
 		if i := strings.Index(inner, " ["); i >= 0 { // a pointer to an array: int (*)[3]

@@ -47,7 +47,8 @@ func TestArithConstants(t *testing.T) {
 func FuzzArith(f *testing.F) {
 	for _, s := range []string{"1 + 2 * 3", "a->b.c[i + 1] * -2", "(x > 3 && !y) || z", "~0u >> 3",
 		"'\\x41' + 1.5e3", "$rax & 0xff", "*p + &q", "((((", "1 ? 2 : 3", "a[", "s->", "0x", "1e+", "'",
-		"(unsigned char)300", "sizeof(struct s *) + sizeof x", "xs[1]@3", "(char *)p - (char *)q", "(int)", "sizeof", "1@2", "a ? b", "? :", "1 ? 2 : 3 ? 4 : 5", "(a ? b : c)[d ? e : f]"} {
+		"(unsigned char)300", "sizeof(struct s *) + sizeof x", "xs[1]@3", "(char *)p - (char *)q", "(int)", "sizeof", "1@2", "a ? b", "? :", "1 ? 2 : 3 ? 4 : 5", "(a ? b : c)[d ? e : f]",
+		"(int (*)(char, long))0", "(char (*)[4])x", "(int (,))1", "(int (()))1", "(int (*)(int (*)(int)))f"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -25,11 +25,20 @@ func (p *arithParser) typeName() (string, bool) {
 		return "", false
 	}
 	var words []string
+	depth := 0 // inside an abstract declarator's parentheses: int (*)(int, char)
 	for i := p.pos + 1; i < len(p.toks); i++ {
 		switch t := p.toks[i]; {
-		case t == ")":
+		case t == ")" && depth == 0:
 			p.pos = i + 1
 			return strings.Join(words, " "), true
+		case t == "(" && len(words) > 0:
+			depth++
+			words = append(words, t)
+		case t == ")" || t == "," && depth > 0:
+			if t == ")" {
+				depth--
+			}
+			words = append(words, t)
 		case t == "*" || isIdent(t):
 			words = append(words, t)
 		case t == "[" && i+2 < len(p.toks) && p.toks[i+2] == "]" && len(words) > 0: // int[10]
