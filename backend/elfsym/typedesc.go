@@ -167,12 +167,25 @@ func DescribeType(t dwarf.Type, expand bool) string {
 			amp = " &&"
 		}
 		return quals + DescribeType(tt.Type, true) + amp
+	case *dwarf.FuncType: // struct node {...} *(int): its return type expanded
+		return quals + describeAround(tt, "")
 	case *dwarf.PtrType: // struct pt {...} *, as gdb expands what a pointer points to
 		if tt.Type == nil {
 			break
 		}
-		if _, ok := resolve(tt.Type).(*dwarf.FuncType); ok {
-			break
+		stars, to := "*", tt.Type // pointers to a function or an array: struct node {...} *(*)(int)
+		for next, ok := to.(*dwarf.PtrType); ok; next, ok = to.(*dwarf.PtrType) {
+			stars, to = stars+"*", next.Type
+		}
+		if ft, ok := to.(*dwarf.FuncType); ok {
+			return describeAround(ft, "("+stars+")")
+		}
+		if at, ok := to.(*dwarf.ArrayType); ok { // struct {...} (*)[2]
+			dims, elem := "", dwarf.Type(at)
+			for a, ok := elem.(*dwarf.ArrayType); ok; a, ok = elem.(*dwarf.ArrayType) {
+				dims, elem = dims+fmt.Sprintf("[%d]", a.Count), a.Type
+			}
+			return DescribeType(elem, true) + " (" + stars + ")" + dims
 		}
 		inner := DescribeType(tt.Type, true)
 		if !strings.HasSuffix(inner, "*") {
@@ -184,6 +197,20 @@ func DescribeType(t dwarf.Type, expand bool) string {
 		return inner + "*"
 	}
 	return quals + TypeName(u)
+}
+
+// describeAround is function type ft with mid before its parameters, its return type
+// expanded as ptype expands it.
+func describeAround(ft *dwarf.FuncType, mid string) string {
+	ret := "void"
+	if ft.ReturnType != nil {
+		ret = DescribeType(ft.ReturnType, true)
+	}
+	if !strings.HasSuffix(ret, "*") && !strings.HasSuffix(ret, "&") {
+		ret += " "
+	}
+	_, params := funcTypeParts(ft)
+	return ret + mid + "(" + params + ")"
 }
 
 // describeFields is a struct's or union's name and fields as ptype lists them, a nested

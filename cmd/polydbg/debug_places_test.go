@@ -26,7 +26,8 @@ int main(void) {
 // is at 0x10, and its address, size and type answer; its contents fail with the address
 // that could not be read (0x10, 0x4 for a member's element, 0x18 for h[1]), as does a write
 // to it. A function returning a pointer is typed as gdb spells it (struct node *(struct
-// node *, int), no space after the star). Against gdb.
+// node *, int), no space after the star), and ptype expands its return type (struct node
+// {...} *(struct node *, int)). Against gdb.
 func TestPlacesThroughANullPointerAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "nulllist", nullListProg)
@@ -36,6 +37,7 @@ func TestPlacesThroughANullPointerAsGDB(t *testing.T) {
 		"p h->val + 1", "p (long)h->next", "output h->tag", "whatis *h", "p sizeof(*h)", "p h->tag[1]@2",
 		"x/2x &h->next", "set var h->val = 3", "set var h->next = 0", "whatis *h->next", "ptype h->next->tag",
 		"p sizeof(h->next->next->tag)", "p h->next->val", "p sizeof(push(h, 1))", "next", "p h->next", "p *h",
-		"p push", "p &push", "whatis push", "whatis &push", "p *push"))
+		"p push", "p &push", "whatis push", "whatis &push", "p *push", "ptype push", "ptype &push",
+		"ptype (struct node *(**)(int))0", "ptype (struct node (*)[2])0", "whatis (char (**)[2])0"))
 	compareLines(t, "places through a null pointer", dir, ours, theirs)
 }
