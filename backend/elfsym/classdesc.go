@@ -123,10 +123,12 @@ func membersOf(st *dwarf.StructType, d cxxDecl, with map[string]string) *classMe
 }
 
 // labelled reports whether gdb labels the class's sections by their access: when any
-// member's, static member's or method's is not the default.
+// member's, static member's or method's is not the default. gdb takes an artificial member
+// (the vtable pointer, not shown) for a private one: a struct with virtual methods is
+// labelled.
 func (m *classMembers) labelled() bool {
 	for _, fl := range m.fields {
-		if !fl.hidden && fl.access != m.deflt {
+		if fl.hidden && m.deflt != accessPrivate || !fl.hidden && fl.access != m.deflt {
 			return true
 		}
 	}

@@ -99,8 +99,8 @@ func TestCPlusPlusValuesAsGDB(t *testing.T) {
 
 // ptype and whatis of C++ types as gdb's: a class by its qualified name, its bases, its
 // data and static members and its methods (virtual, const, a constructor without a return
-// type) under their access labels when the class needs them; this as a const pointer; a
-// reference's type expanded with its &.
+// type) under their access labels when the class needs them (a struct with virtual
+// methods does); this as a const pointer; a reference's type expanded with its &.
 func TestCPlusPlusTypesAsGDB(t *testing.T) {
 	cxxAsGDB(t, "C++ types", "shapes", shapesProg,
 		"ptype geo::Shape", "ptype geo::Square", "ptype geo::Point", "whatis geo::Point",
@@ -108,6 +108,14 @@ func TestCPlusPlusTypesAsGDB(t *testing.T) {
 		"ptype this", "whatis this", "ptype *this", "whatis *this",
 		"up", "ptype sq", "ptype sh", "whatis sh", "ptype p",
 		"continue", "ptype p", "whatis p", "ptype flag")
+	// A struct with virtual methods: gdb takes its vtable pointer for a private member, and
+	// so labels its sections (public: before the first member, a blank line before the
+	// methods); one without needs no label but before its methods.
+	cxxAsGDB(t, "C++ struct types", "vstruct", `struct Shape { virtual ~Shape() {} virtual double area() const { return 0; } int id = 7; };
+struct Plain { int x = 1; int get() const { return x; } };
+struct Rect : Shape { double w = 2, h = 3; double area() const override { return w * h; } };
+int main() { Rect r; Plain p; Shape *s = &r; return (int)s->area() + p.get(); }
+`, "ptype Shape", "ptype Plain", "ptype Rect", "break main", "run", "ptype s", "ptype r", "ptype p")
 }
 
 // The commands that name functions and variables take and show C++'s names as gdb's:
