@@ -105,7 +105,7 @@ func (s *Session) compileAt(b *bpState, loc Location, keepBadCondition bool) err
 	b.cond, b.condErr, b.bp.Message = nil, "", ""
 	if spec := b.bp.Spec; spec.Condition != "" {
 		if b.cond, err = s.t.CompileCondition(loc, spec.Condition); err != nil {
-			err = fmt.Errorf("condition %q: %w", spec.Condition, err)
+			err = ConditionError{Condition: spec.Condition, Err: err}
 			if !keepBadCondition {
 				return err
 			}
@@ -218,7 +218,7 @@ func (s *Session) SetCondition(id int, cond string) error {
 	if cond != "" {
 		var err error
 		if c, err = s.t.CompileCondition(b.bp.Location, cond); err != nil {
-			return fmt.Errorf("condition %q: %w", cond, err)
+			return ConditionError{Condition: cond, Err: err}
 		}
 	}
 	nb := &bpState{bp: b.bp, key: b.key, cond: c, hit: b.hit, log: b.log}
@@ -369,3 +369,14 @@ func (s *Session) countStop(id int) {
 
 // errNoChange leaves a breakpoint as it is (changeState).
 var errNoChange = errors.New("no change")
+
+// ConditionError is a breakpoint's condition that does not compile where the breakpoint
+// is (a syntax error, an operation its types do not allow).
+type ConditionError struct {
+	Condition string
+	Err       error
+}
+
+func (e ConditionError) Error() string { return fmt.Sprintf("condition %q: %v", e.Condition, e.Err) }
+
+func (e ConditionError) Unwrap() error { return e.Err }

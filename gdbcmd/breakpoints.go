@@ -135,6 +135,10 @@ func (d *Debugger) setBreak(args, kind string, adjust func(*engine.BreakpointSpe
 		}
 		return
 	}
+	if ce := (engine.ConditionError{}); errors.As(err, &ce) {
+		d.fail("%v\n", ce.Err) // gdb's error alone: A syntax error in expression, near `'.
+		return
+	}
 	if err != nil {
 		d.fail("No breakpoint set: %v\n", err)
 		return
@@ -271,6 +275,9 @@ func cmdCondition(d *Debugger, args string) bool {
 	found, err := d.s.SetWatchCondition(n, cond) // a watchpoint's
 	if !found {
 		err = d.s.SetCondition(n, strings.TrimSpace(cond))
+	}
+	if ce := (engine.ConditionError{}); errors.As(err, &ce) {
+		err = ce.Err // gdb's error alone
 	}
 	if err != nil {
 		d.fail("%v\n", err)

@@ -38,6 +38,8 @@ type arithOperand struct {
 type arithParser struct {
 	e    *evaluator
 	toks []string
+	at   []int  // where each token starts in src
+	src  string // the expression
 	pos  int
 	skip bool
 	// castType is the type the expression being read is cast to: (int)abs(-3) says abs's
@@ -48,14 +50,17 @@ type arithParser struct {
 
 // runArith parses expr whole and evaluates it (skip: parses only, reading nothing).
 func runArith(e *evaluator, expr string, skip bool) (arithOperand, *arithParser, error) {
-	toks, err := lexArith(expr)
+	toks, at, err := lexArithAt(expr)
 	if err != nil {
 		return arithOperand{}, nil, err
 	}
-	p := &arithParser{e: e, toks: toks, skip: skip}
+	p := &arithParser{e: e, toks: toks, at: at, src: expr, skip: skip}
 	v, err := p.conditional()
 	if err == nil && p.pos != len(p.toks) {
-		err = fmt.Errorf("unexpected %q in %q", p.toks[p.pos], expr)
+		err = p.syntaxError(p.pos)
+		if p.toks[p.pos] == ")" { // gdb's parser ends the expression at a ) it did not open
+			err = errors.New("Junk after end of expression.")
+		}
 	}
 	return v, p, err
 }
@@ -247,7 +252,7 @@ func (p *arithParser) unary() (arithOperand, error) {
 			p.pos++
 			field := p.peek()
 			if field == "" || !isIdent(field) {
-				return v, fmt.Errorf("a field name must follow %q", p.toks[p.pos-1])
+				return v, p.syntaxError(p.pos)
 			}
 			p.pos++
 			field += p.operatorSymbol(field) // a.operator+(b)
@@ -315,14 +320,14 @@ func isIdent(s string) bool {
 func (p *arithParser) primary() (arithOperand, error) {
 	t := p.peek()
 	if t == "" {
-		return arithOperand{}, errors.New("the expression ends early")
+		return arithOperand{}, p.syntaxError(p.pos)
 	}
 	p.pos++
 	switch {
 	case t == "(":
 		v, err := p.conditional()
 		if err == nil && p.peek() != ")" {
-			err = errors.New("missing )")
+			err = p.syntaxError(p.pos)
 		}
 		if err == nil {
 			p.pos++
@@ -386,7 +391,7 @@ func (p *arithParser) primary() (arithOperand, error) {
 		}
 		return arithOperand{obj: &v}, nil
 	}
-	return arithOperand{}, fmt.Errorf("unexpected %q", t)
+	return arithOperand{}, p.syntaxError(p.pos - 1)
 }
 
 // constant is a name that is not a variable but a value: an enumeration constant, or a

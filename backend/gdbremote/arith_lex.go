@@ -24,9 +24,17 @@ func nameEnd(s string, i int) int {
 // lexArith splits a C expression into numbers, names, $registers, character literals and
 // operators.
 func lexArith(s string) ([]string, error) {
-	var toks []string
+	toks, _, err := lexArithAt(s)
+	return toks, err
+}
+
+// lexArithAt is lexArith with where each token starts in s.
+func lexArithAt(s string) (toks []string, at []int, err error) {
 	for i := 0; i < len(s); {
 		c := s[i]
+		if c != ' ' && c != '\t' {
+			at = append(at, i)
+		}
 		switch {
 		case c == ' ' || c == '\t':
 			i++
@@ -39,7 +47,7 @@ func lexArith(s string) ([]string, error) {
 				j++
 			}
 			if j >= len(s) {
-				return nil, fmt.Errorf("unterminated %s literal in %q", map[byte]string{'\'': "character", '"': "string"}[c], s)
+				return nil, nil, fmt.Errorf("unterminated %s literal in %q", map[byte]string{'\'': "character", '"': "string"}[c], s)
 			}
 			toks = append(toks, s[i:j+1])
 			i = j + 1
@@ -62,12 +70,29 @@ func lexArith(s string) ([]string, error) {
 					n = 2
 				}
 			}
-			if !strings.ContainsRune("+-*/%<>=!&|^~()[].@,?:", rune(c)) || n == 1 && c == '=' {
-				return nil, fmt.Errorf("unexpected %q in %q", c, s)
+			if n == 1 && c == '=' {
+				return nil, nil, syntaxError(s[i:])
+			}
+			if !strings.ContainsRune("+-*/%<>=!&|^~()[].@,?:", rune(c)) {
+				return nil, nil, fmt.Errorf("Invalid character '%c' in expression.", c) // gdb's words
 			}
 			toks = append(toks, s[i:i+n])
 			i += n
 		}
 	}
-	return toks, nil
+	return toks, at, nil
+}
+
+// syntaxError is gdb's error for an expression it cannot parse, naming the text from where
+// it stopped making sense.
+func syntaxError(near string) error {
+	return fmt.Errorf("A syntax error in expression, near `%s'.", near)
+}
+
+// syntaxError is the parser's syntax error at token pos (at the end: near nothing).
+func (p *arithParser) syntaxError(pos int) error {
+	if pos < len(p.at) {
+		return syntaxError(p.src[p.at[pos]:])
+	}
+	return syntaxError("")
 }

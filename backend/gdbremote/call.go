@@ -267,7 +267,7 @@ func (p *arithParser) arguments() ([]arithOperand, error) {
 		if p.peek() == "," {
 			p.pos++
 		} else if p.peek() != ")" {
-			return nil, errors.New("missing ) after the arguments")
+			return nil, p.syntaxError(p.pos)
 		}
 	}
 	p.pos++ // ")"

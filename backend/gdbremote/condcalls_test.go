@@ -16,7 +16,7 @@ func TestConditionWithCalls(t *testing.T) {
 		{`f(1, g(2)) > 3`, "calls a function of the program"},
 		{`x > 1 && y < 2`, ""},
 		{`x + (y) * 2 == 3`, ""},
-		{`f(1`, "missing )"},
+		{`f(1`, "A syntax error in expression, near `'."},
 	} {
 		err := checkArith(c.expr)
 		switch {

@@ -41,3 +41,16 @@ func TestPlacesThroughANullPointerAsGDB(t *testing.T) {
 		"ptype (struct node *(**)(int))0", "ptype (struct node (*)[2])0", "whatis (char (**)[2])0"))
 	compareLines(t, "places through a null pointer", dir, ours, theirs)
 }
+
+// An expression that does not parse gets gdb's words, naming the text from where it went
+// wrong (A syntax error in expression, near `.val'.), an unopened ) gdb's Junk after end of
+// expression., a character C has not gdb's Invalid character; a breakpoint's or a
+// condition command's condition says the same alone. Against gdb.
+func TestSyntaxErrorsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "nulllist", nullListProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, exCommands("break 11", "run",
+		"p &&h", "p h +", "p 1 2", "p )", "p h->", "p (1", "p #", "p h..val", "p [1]", "p h->val)", "output 1 +",
+		"x/2x h +", "break push if v %", "condition 1 h +", "p push(h, 1", "info breakpoints"))
+	compareLines(t, "syntax errors", dir, ours, theirs)
+}
