@@ -23,7 +23,7 @@ func cmdSetVar(d *Debugger, args string) bool {
 	lhs, rhs, ok := cutAssign(rest)
 	if !ok || (!explicit && strings.HasPrefix(lhs, "$")) {
 		if explicit {
-			d.fail("Usage: set var VARIABLE = VALUE\n")
+			d.setVarExpression(rest, lhs)
 			return false
 		}
 		return cmdSet(d, args)
@@ -36,6 +36,27 @@ func cmdSetVar(d *Debugger, args string) bool {
 		d.fail("%s\n", explain(err))
 	}
 	return false
+}
+
+// setVarExpression is set var of what is not "X = V", as gdb runs it: "X =" is a syntax
+// error, ++X and X-- change X, anything else is evaluated after gdb's warning.
+func (d *Debugger) setVarExpression(expr, lhs string) {
+	switch {
+	case strings.TrimSpace(expr) == "":
+		d.fail("Argument required (expression to compute).\n")
+		return
+	case lhs != "": // an assignment without its value
+		d.fail("A syntax error in expression, near `'.\n")
+		return
+	}
+	if se, ok := parseSideEffect(expr); ok { // ++s, s--
+		d.apply(se)
+		return
+	}
+	d.printf("warning: Expression is not an assignment (and might have no effect)\n")
+	if _, err := d.eval(expr, false); err != nil {
+		d.fail("%s\n", explain(err))
+	}
 }
 
 // cutAssign splits "X = V" at its assignment (not at ==, <=, >= or !=).

@@ -70,8 +70,8 @@ func lexArithAt(s string) (toks []string, at []int, err error) {
 					n = 2
 				}
 			}
-			if n == 1 && c == '=' {
-				return nil, nil, syntaxError(s[i:])
+			if n == 1 && c == '=' { // an assignment gdb's parser would read the value of
+				return nil, nil, syntaxError(strings.TrimSpace(s[i+1:]))
 			}
 			if !strings.ContainsRune("+-*/%<>=!&|^~()[].@,?:", rune(c)) {
 				return nil, nil, fmt.Errorf("Invalid character '%c' in expression.", c) // gdb's words

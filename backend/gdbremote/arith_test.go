@@ -32,7 +32,7 @@ func TestArithConstants(t *testing.T) {
 	}
 	for _, c := range []struct{ expr, want string }{
 		{"1 / 0", "Division by zero"}, {"5 % 0", "Division by zero"}, {"(1 + 2", "A syntax error in expression, near `'."},
-		{"1 +", "A syntax error in expression, near `'."}, {"2 = 3", "A syntax error in expression, near `= 3'."}, {"1.5 % 2", "Integer-only operation"},
+		{"1 +", "A syntax error in expression, near `'."}, {"2 = 3", "A syntax error in expression, near `3'."}, {"1.5 % 2", "Integer-only operation"},
 		{"'a", "unterminated"}, {"09", "invalid number"}, {"*3", "non-pointer"}, {"&3", "not located in memory"},
 		{"1 2", "A syntax error in expression, near `2'."}, {"(1) + 2)", "Junk after end of expression."}, {"1 # 2", "Invalid character '#' in expression."}, {"3[1]", "no field"},
 	} {

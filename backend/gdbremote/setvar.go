@@ -116,6 +116,9 @@ func (t *Target) readBack(frame int, fr *elfsym.Frame, p elfsym.Place, name stri
 // store writes the value valueExpr gives (a constant the place's type reads, or else an
 // expression computed in the frame) to the place.
 func (t *Target) store(fr *elfsym.Frame, p elfsym.Place, valueExpr string) error {
+	if v := strings.TrimSpace(valueExpr); v == "" || v[0] == '=' { // x =, x = = 1: gdb's parser stops there
+		return syntaxError(v)
+	}
 	text := valueExpr
 	if _, err := t.sym.Encode(p.Type, valueExpr); err != nil {
 		var aerr error

@@ -45,12 +45,15 @@ func TestPlacesThroughANullPointerAsGDB(t *testing.T) {
 // An expression that does not parse gets gdb's words, naming the text from where it went
 // wrong (A syntax error in expression, near `.val'.), an unopened ) gdb's Junk after end of
 // expression., a character C has not gdb's Invalid character; a breakpoint's or a
-// condition command's condition says the same alone. Against gdb.
+// condition command's condition says the same alone; set var of what is not an
+// assignment warns and runs it (an increment without the warning). Against gdb.
 func TestSyntaxErrorsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "nulllist", nullListProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, exCommands("break 11", "run",
 		"p &&h", "p h +", "p 1 2", "p )", "p h->", "p (1", "p #", "p h..val", "p [1]", "p h->val)", "output 1 +",
-		"x/2x h +", "break push if v %", "condition 1 h +", "p push(h, 1", "info breakpoints"))
+		"x/2x h +", "break push if v %", "condition 1 h +", "p push(h, 1", "p h = = 1", "p h =", "set var h = ",
+		"next", "set var h->val++", "p h->val", "set var ++h->val", "p h->val", "set var", "set var h->val + 1",
+		"set var h == 0", "info breakpoints"))
 	compareLines(t, "syntax errors", dir, ours, theirs)
 }

@@ -82,7 +82,7 @@ c
 		"(polydbg) set var p.a = $1\n",                                             // a struct from the history is no number
 		"(polydbg) set var nosuch = 1\nNo symbol \"nosuch\" in current context.\n", // gdb's words
 		"(polydbg) set var p = 1\n", "cannot set a whole struct pair",
-		"(polydbg) set var r\nUsage: set var VARIABLE = VALUE\n",
+		"(polydbg) set var r\nwarning: Expression is not an assignment (and might have no effect)\n", // gdb's
 		"(polydbg) print r\n$4 = 100\n",
 		"100 7 -2 Hi\n",
 	)
@@ -95,7 +95,7 @@ func TestSetVarKite(t *testing.T) {
 		"(polydbg) info args\nn = 3\n",
 		"(polydbg) set var n = 4\n(polydbg) set total = total + 100\n(polydbg) p n\n$1 = 4\n",
 		"(polydbg) info locals\nNo locals.\n",
-		"(polydbg) set var n == 1\nUsage: set var VARIABLE = VALUE\n",
+		"(polydbg) set var n == 1\nwarning: Expression is not an assignment (and might have no effect)\n",
 	)
 }
 
