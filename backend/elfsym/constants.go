@@ -175,10 +175,7 @@ func funcTypeName(ft *dwarf.FuncType) string { return funcTypeAround(ft, "") }
 // pointer's star).
 func funcTypeAround(ft *dwarf.FuncType, mid string) string {
 	ret, params := funcTypeParts(ft)
-	if !strings.HasSuffix(ret, "*") && !strings.HasSuffix(ret, "&") {
-		ret += " "
-	}
-	return ret + mid + "(" + params + ")"
+	return declarator(ret, mid, "("+params+")")
 }
 
 // funcTypeParts are a function type's return type and its parameters' types ("void" for

@@ -130,10 +130,7 @@ func DescribeType(t dwarf.Type, expand bool) string {
 	case *dwarf.StructType:
 		return quals + describeFields(tt, "")
 	case *dwarf.ArrayType: // struct node {...} *[2], as gdb: the element expanded, then the counts
-		dims, elem := "", dwarf.Type(tt)
-		for a, ok := elem.(*dwarf.ArrayType); ok; a, ok = elem.(*dwarf.ArrayType) {
-			dims, elem = dims+fmt.Sprintf("[%d]", a.Count), a.Type
-		}
+		dims, elem := arrayDims(tt)
 		inner := DescribeType(elem, true)
 		if strings.HasSuffix(inner, "*") {
 			return quals + inner + dims
@@ -173,19 +170,12 @@ func DescribeType(t dwarf.Type, expand bool) string {
 		if tt.Type == nil {
 			break
 		}
-		stars, to := "*", tt.Type // pointers to a function or an array: struct node {...} *(*)(int)
-		for next, ok := to.(*dwarf.PtrType); ok; next, ok = to.(*dwarf.PtrType) {
-			stars, to = stars+"*", next.Type
-		}
-		if ft, ok := to.(*dwarf.FuncType); ok {
-			return describeAround(ft, "("+stars+")")
-		}
-		if at, ok := to.(*dwarf.ArrayType); ok { // struct {...} (*)[2]
-			dims, elem := "", dwarf.Type(at)
-			for a, ok := elem.(*dwarf.ArrayType); ok; a, ok = elem.(*dwarf.ArrayType) {
-				dims, elem = dims+fmt.Sprintf("[%d]", a.Count), a.Type
-			}
-			return DescribeType(elem, true) + " (" + stars + ")" + dims
+		switch stars, to := pointerChain(tt); to := to.(type) { // struct node {...} *(*)(int), struct {...} (*)[2]
+		case *dwarf.FuncType:
+			return describeAround(to, "("+stars+")")
+		case *dwarf.ArrayType:
+			dims, elem := arrayDims(to)
+			return declarator(DescribeType(elem, true), "("+stars+")", dims)
 		}
 		inner := DescribeType(tt.Type, true)
 		if !strings.HasSuffix(inner, "*") {
@@ -206,11 +196,8 @@ func describeAround(ft *dwarf.FuncType, mid string) string {
 	if ft.ReturnType != nil {
 		ret = DescribeType(ft.ReturnType, true)
 	}
-	if !strings.HasSuffix(ret, "*") && !strings.HasSuffix(ret, "&") {
-		ret += " "
-	}
 	_, params := funcTypeParts(ft)
-	return ret + mid + "(" + params + ")"
+	return declarator(ret, mid, "("+params+")")
 }
 
 // describeFields is a struct's or union's name and fields as ptype lists them, a nested

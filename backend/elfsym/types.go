@@ -17,27 +17,14 @@ func TypeName(t dwarf.Type) string {
 		if _, ok := tt.Type.(*dwarf.VoidType); ok || tt.Type == nil {
 			return "void *"
 		}
-		stars, to := "*", tt.Type // a chain of pointers to a function or an array: int (**)(int)
-		for {
-			next, ok := to.(*dwarf.PtrType)
-			if !ok {
-				break
-			}
-			stars, to = stars+"*", next.Type
-		}
-		if ft, ok := to.(*dwarf.FuncType); ok { // int (*)(int)
-			return funcTypeAround(ft, "("+stars+")")
-		}
-		if _, ok := to.(*dwarf.ArrayType); ok && len(stars) > 1 { // char (**)[8]
-			inner := TypeName(to)
-			if i := strings.Index(inner, " ["); i >= 0 {
-				return inner[:i] + " (" + stars + ")" + inner[i+1:]
-			}
+		switch stars, to := pointerChain(tt); to := to.(type) {
+		case *dwarf.FuncType: // int (*)(int), int (**)(int)
+			return funcTypeAround(to, "("+stars+")")
+		case *dwarf.ArrayType: // int (*)[3], char (**)[8]
+			dims, elem := arrayDims(to)
+			return declarator(TypeName(elem), "("+stars+")", dims)
 		}
 		inner := TypeName(tt.Type)
-		if i := strings.Index(inner, " ["); i >= 0 { // a pointer to an array: int (*)[3]
-			return inner[:i] + " (*)" + inner[i+1:]
-		}
 		if strings.HasSuffix(inner, "*") {
 			return inner + "*"
 		}
@@ -141,4 +128,37 @@ func IntKind(t dwarf.Type) (isInt, signed bool) {
 		return true, false
 	}
 	return false, false
+}
+
+// pointerChain is the stars of p and of the pointers it points to, and what the last one
+// points to: int (**)(int) is "**" and the function type.
+func pointerChain(p *dwarf.PtrType) (stars string, to dwarf.Type) {
+	stars, to = "*", p.Type
+	for next, ok := to.(*dwarf.PtrType); ok; next, ok = to.(*dwarf.PtrType) {
+		stars, to = stars+"*", next.Type
+	}
+	return stars, to
+}
+
+// arrayDims are the bounds of array type a and of the arrays it holds ("[2][3]", "[]" for
+// one of unknown bound), and their element type.
+func arrayDims(a *dwarf.ArrayType) (dims string, elem dwarf.Type) {
+	for t, ok := a, true; ok; t, ok = elem.(*dwarf.ArrayType) {
+		if t.Count < 0 {
+			dims += "[]"
+		} else {
+			dims += fmt.Sprintf("[%d]", t.Count)
+		}
+		elem = t.Type
+	}
+	return dims, elem
+}
+
+// declarator is base with mid and suffix after it, as gdb spells C's declarators:
+// "int (*)(int)", "struct node *(*)[2]" (no space after a pointer's star or a reference's &).
+func declarator(base, mid, suffix string) string {
+	if !strings.HasSuffix(base, "*") && !strings.HasSuffix(base, "&") {
+		base += " "
+	}
+	return base + mid + suffix
 }

@@ -50,7 +50,7 @@ func (f *File) Within(v Value, key string, mem Memory) (Value, bool) {
 			return f.readOrUnread(v.Name, key, et, uintFrom(v.Bytes, f.Arch)+uint64(i*int64(size)), size, mem), true
 		case *dwarf.ArrayType:
 			size, err := TypeSize(tt.Type)
-			if err != nil || v.Kind != KindUnread || key == "*" && tt.Count == 0 {
+			if err != nil || v.Kind != KindUnread {
 				return v, false
 			}
 			return f.readOrUnread(v.Name, key, tt.Type, v.Addr+uint64(i*int64(size)), size, mem), true

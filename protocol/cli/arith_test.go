@@ -58,7 +58,7 @@ var arithExprs = []string{
 	"&values", "&values[1]", "-1", "1", "5000000000", "0xffffffff", // pointers to arrays, a literal's type
 	"$1", "$2 + 1", "$$3", // history: a pointer, a number, a char
 	"(int (*)(struct shape *, int, unsigned))measure", "(void (*)(void))0", "(int (**)(int))0", // abstract declarators
-	"(struct point *(*)(int))0", "(char (*)[4])values", "*(char (*)[4])values", "(char (**)[4])0",
+	"(struct point *(*)(int))0", "(char (*)[4])values", "*(char (*)[4])values", "(char (**)[4])0", "(int *(*)[3])0",
 	"(unsigned)n", "(short unsigned)-1", "(long unsigned int *)0", "(signed)mask", // C's other spellings
 }
 
