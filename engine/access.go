@@ -167,7 +167,7 @@ func (s *Session) DescribeExprType(frame int, expr string, expand bool) (string,
 	if !ok {
 		return "", fmt.Errorf("expression types: %w", ErrUnsupported)
 	}
-	if err := s.checkStopped("describe a type"); err != nil {
+	if err := s.checkInspectable("describe a type"); err != nil {
 		return "", err
 	}
 	return td.DescribeExprType(frame, expr, expand)

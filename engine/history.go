@@ -2,8 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ValueHistory numbers the values a person printed, as gdb's $1, $2..., so that later
@@ -11,6 +13,9 @@ import (
 // set $i = 0). It outlives a run (gdb keeps both across runs), so a front end holds one
 // beside its sessions. The zero value is an empty history.
 type ValueHistory struct {
+	// mu guards the history against a target reading it (HistoryUser) while a front end
+	// records.
+	mu     sync.Mutex
 	values []Variable
 	conv   map[string]Variable
 	// objects are the C++ objects recorded by their dynamic class as well (RecordObject),
@@ -30,6 +35,8 @@ type HistoryObject struct {
 // asks for, as gdb's does.
 func (h *ValueHistory) RecordObject(static Variable, object HistoryObject) int {
 	n := h.Record(static)
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.objects == nil {
 		h.objects = map[int]HistoryObject{}
 	}
@@ -40,6 +47,8 @@ func (h *ValueHistory) RecordObject(static Variable, object HistoryObject) int {
 // LookupObject is the dynamic object recorded for the history value expr names ($, $N...);
 // ok is false when it names none or none was recorded.
 func (h *ValueHistory) LookupObject(expr string) (HistoryObject, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	n, ok := h.number(expr)
 	if !ok {
 		return HistoryObject{}, false
@@ -50,6 +59,8 @@ func (h *ValueHistory) LookupObject(expr string) (HistoryObject, bool) {
 
 // SetConvenience sets convenience variable $name.
 func (h *ValueHistory) SetConvenience(name string, v Variable) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.conv == nil {
 		h.conv = map[string]Variable{}
 	}
@@ -59,27 +70,38 @@ func (h *ValueHistory) SetConvenience(name string, v Variable) {
 
 // Convenience is convenience variable $name, if it was set.
 func (h *ValueHistory) Convenience(name string) (Variable, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	v, ok := h.conv[name]
 	return v, ok
 }
 
 // Record adds a value and returns its number (1 for the first).
 func (h *ValueHistory) Record(v Variable) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.values = append(h.values, v)
 	return len(h.values)
 }
 
 // Values lists the history, $1 first.
-func (h *ValueHistory) Values() []Variable { return h.values }
+func (h *ValueHistory) Values() []Variable {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.values)
+}
 
 // Substitute replaces the history references in expr by the values they name, in
 // parentheses: `$` (the last value), `$$` (the one before), `$$N` (N back), `$N` (value
 // N) and `$name` when it is a convenience variable. Any other `$name` (a register) and text
-// inside quotes are left alone.
+// inside quotes are left alone. A value the target keeps whole (Variable.Kept) is left
+// for the target to read (HistoryUser), as $N by its number or $name.
 func (h *ValueHistory) Substitute(expr string) (string, error) {
 	if !strings.Contains(expr, "$") {
 		return expr, nil
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	var b strings.Builder
 	for i := 0; i < len(expr); {
 		c := expr[i]
@@ -108,7 +130,7 @@ func (h *ValueHistory) Substitute(expr string) (string, error) {
 			for e < len(expr) && isNameByte(expr[e]) {
 				e++
 			}
-			if v, ok := h.conv[expr[k:e]]; ok {
+			if v, ok := h.conv[expr[k:e]]; ok && v.Kept == nil {
 				b.WriteString("(" + asExpression(v) + ")")
 				i = e
 				continue
@@ -125,15 +147,55 @@ func (h *ValueHistory) Substitute(expr string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		b.WriteString("(" + asExpression(v) + ")")
+		if v.Kept != nil {
+			b.WriteString("$" + strconv.Itoa(h.index(back, n)))
+		} else {
+			b.WriteString("(" + asExpression(v) + ")")
+		}
 		i = k
 	}
 	return b.String(), nil
 }
 
+// Kept is the target's own value (Variable.Kept) of the history value or convenience
+// variable ref names ($N, $name; as Substitute leaves them), when it has one.
+func (h *ValueHistory) Kept(ref string) (any, bool) {
+	name, ok := strings.CutPrefix(ref, "$")
+	if !ok || name == "" {
+		return nil, false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n, err := strconv.Atoi(name); err == nil && name[0] != '+' && name[0] != '-' {
+		if n < 1 || n > len(h.values) || h.values[n-1].Kept == nil {
+			return nil, false
+		}
+		return h.values[n-1].Kept, true
+	}
+	v, ok := h.conv[name]
+	return v.Kept, ok && v.Kept != nil
+}
+
+// HistoryUser is a Target whose expressions may name the values a front end keeps whole
+// (Variable.Kept) by the references Substitute leaves: it is given the history to read
+// them from.
+type HistoryUser interface {
+	UseHistory(h *ValueHistory)
+}
+
+// UseHistory gives the target h to read the values expressions name ($1.x, $v[2]), when it
+// keeps values whole (HistoryUser).
+func (s *Session) UseHistory(h *ValueHistory) {
+	if u, ok := s.t.(HistoryUser); ok {
+		u.UseHistory(h)
+	}
+}
+
 // Lookup is the history value expr names when it is nothing else: $, $$, $N or $$N (ok
 // false for any other expression); err says why there is none ("History is empty.").
 func (h *ValueHistory) Lookup(expr string) (v Variable, ok bool, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	expr = strings.TrimSpace(expr)
 	rest, isRef := strings.CutPrefix(expr, "$")
 	if !isRef {

@@ -98,3 +98,34 @@ func TestHistoryObjects(t *testing.T) {
 		}
 	}
 }
+
+// A value the target keeps whole is left for it to read, as $N by its number (also when
+// named $ or $$2) or as $name, and Kept finds what it kept.
+func TestHistoryKeptWhole(t *testing.T) {
+	var h ValueHistory
+	whole := &struct{ x int }{1}
+	h.Record(Variable{Value: "{x = 1}", Kept: whole})
+	h.Record(Variable{Value: "7"})
+	h.SetConvenience("v", Variable{Value: "{x = 1}", Kept: whole})
+	h.SetConvenience("n", Variable{Value: "3"})
+	for _, tt := range []struct{ in, want string }{
+		{"$1.x + $2", "$1.x + (7)"},
+		{"$$.x", "$1.x"},
+		{"$$1[0]", "$1[0]"},
+		{"$v.x + $n", "$v.x + (3)"},
+	} {
+		if got, err := h.Substitute(tt.in); err != nil || got != tt.want {
+			t.Errorf("%q = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	for _, ref := range []string{"$1", "$v"} {
+		if o, ok := h.Kept(ref); !ok || o != any(whole) {
+			t.Errorf("Kept(%s) = %v, %v", ref, o, ok)
+		}
+	}
+	for _, ref := range []string{"$2", "$n", "$3", "$0", "$", "$nosuch", "1"} {
+		if o, ok := h.Kept(ref); ok {
+			t.Errorf("Kept(%s) = %v, want none", ref, o)
+		}
+	}
+}

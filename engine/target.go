@@ -145,6 +145,10 @@ type Variable struct {
 	// optimised code): it cannot be set. ConstantBytes says it was given as bytes (a double,
 	// a string), which gdb's info locals leaves out.
 	Constant, ConstantBytes bool
+	// Kept is the target's own reading of the value, kept with it in a front end's
+	// history (ValueHistory) so that a later expression can use it whole ($1.x, $[2]),
+	// as gdb's history does; nil when the target keeps none (the value's text serves).
+	Kept any `json:"-"`
 }
 
 // EvalMode says what an evaluation may do.

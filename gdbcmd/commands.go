@@ -275,7 +275,11 @@ func cmdInfo(d *Debugger, args string) bool {
 		}
 		d.printf("Auto-display expressions now in effect:\nNum Enb Expression\n")
 		for _, w := range ws {
-			d.printf("%d:   %s  %s\n", w.ID, map[bool]string{false: "y", true: "n"}[d.displayOff[w.ID]], d.displaySpec(w))
+			note := ""
+			if d.outOfScope(w) {
+				note = " (cannot be evaluated in the current context)"
+			}
+			d.printf("%d:   %s  %s%s\n", w.ID, map[bool]string{false: "y", true: "n"}[d.displayOff[w.ID]], d.displaySpec(w), note)
 		}
 	case strings.HasPrefix("frame", what):
 		d.infoFrame(strings.TrimSpace(strings.TrimPrefix(args, what)))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -140,6 +141,8 @@ type Debugger struct {
 	libraryMatches     map[int]string                   // catch load's and unload's expressions, as given
 	threadNames        map[uint64]string                // thread name's names, by thread id
 	displayOff         map[int]bool                     // the displays disable display turned off
+	displayScope       map[int]string                   // the function whose locals a display reads (displayScopeOf)
+	displayTyped       map[int]string                   // a display's expression as typed, where the engine's binds a name (displayScopeOf)
 	frameArgs          string                           // set print frame-arguments ("": scalars)
 	frameInfo          string                           // set print frame-info ("": auto)
 	atFirstInstruction bool                             // starti's stop is to be told
@@ -294,6 +297,7 @@ func (d *Debugger) newSession() error {
 	}
 	d.s, d.frame, d.stopThread, d.lastFrame = s, 0, 0, stopFrame{}
 	s.SetPrintLimits(d.limits) // set print elements and repeats hold across runs
+	s.UseHistory(&d.values)    // $1.x: the values kept whole
 	if d.settings.solibStops != 0 {
 		_ = s.StopOnLibraryEvents(true)
 	}
@@ -465,11 +469,17 @@ func (d *Debugger) showDisplays(only int) {
 	if err != nil { // not stopped
 		return
 	}
+	fn := d.lastFrame.fn
+	if d.frame != 0 { // display in a frame selected: its values there, as gdb's
+		values, fn = d.displayValuesIn(values)
+	}
 	for _, w := range values {
 		spec := d.displaySpec(w.Watch)
 		n, insns := d.insnDisplays[w.ID]
+		scope := d.displayScope[w.ID]
 		switch {
 		case only != 0 && w.ID != only, only == 0 && d.displayOff[w.ID]:
+		case scope != "" && (scope != fn || strings.HasPrefix(w.Err, "No symbol ")): // out of its block: not shown, as gdb's
 		case insns && w.Err == "": // display/i: x/i at the expression's address
 			d.printf("%d: x/%s\n", w.ID, strings.TrimPrefix(spec, "/"))
 			if addr, ok := engine.IntegerOf(w.Value.Value); ok {
@@ -483,6 +493,27 @@ func (d *Debugger) showDisplays(only int) {
 	}
 }
 
+// displayValuesIn is the displays' values read again in the selected frame, and that
+// frame's function.
+func (d *Debugger) displayValuesIn(values []engine.WatchValue) ([]engine.WatchValue, string) {
+	frames, err := d.s.Stack()
+	if err != nil || d.frame >= len(frames) {
+		return values, d.lastFrame.fn
+	}
+	out := slices.Clone(values)
+	for i, w := range out {
+		v, err := d.s.Evaluate(d.frame, w.Expr, engine.EvalMode{Pure: true})
+		out[i].Err = ""
+		if err != nil {
+			out[i].Err = explain(err)
+			continue
+		}
+		v.Value = d.s.FormatValue(v, w.Format)
+		out[i].Value = v
+	}
+	return out, frames[d.frame].Func
+}
+
 // displaySpec is a display as typed: "[/F ]EXPR".
 func (d *Debugger) displaySpec(w engine.Watch) string {
 	if n, ok := d.insnDisplays[w.ID]; ok {
@@ -491,10 +522,14 @@ func (d *Debugger) displaySpec(w engine.Watch) string {
 		}
 		return fmt.Sprintf("/%di %s", n, w.Expr)
 	}
-	if w.Format != 0 {
-		return "/" + string(w.Format) + " " + w.Expr
+	expr := w.Expr
+	if typed, ok := d.displayTyped[w.ID]; ok {
+		expr = typed
 	}
-	return w.Expr
+	if w.Format != 0 {
+		return "/" + string(w.Format) + " " + expr
+	}
+	return expr
 }
 
 // instructionFormat reads display's "/i EXPR" or "/Ni EXPR" (N instructions).

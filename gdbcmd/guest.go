@@ -19,6 +19,7 @@ func Attach(s *engine.Session, cfg Config) *Debugger {
 	cfg.NewSession = nil
 	d := &Debugger{cfg: cfg, out: wire.NewSyncWriter(cfg.Out), s: s, guest: true, context: cfg.Context, limits: gdbPrintLimits}
 	d.current.Store(s)
+	s.UseHistory(&d.values)
 	return d
 }
 

@@ -272,13 +272,30 @@ func cmdSet(d *Debugger, args string) bool {
 
 // setDollar sets register name, or else the convenience variable name, to the value of rhs.
 func (d *Debugger) setDollar(name, rhs string) error {
-	if !d.isRegister(name) {
+	if i := strings.IndexAny(name, ".[-"); i > 0 && validName(name[:i]) && !d.isRegister(name[:i]) { // $v.x = 1
+		if v, ok := d.values.Convenience(name[:i]); ok && v.Kept != nil {
+			return fmt.Errorf("polydbg sets a convenience variable whole: set $%s = EXPR", name[:i])
+		}
+		return errors.New("Attempt to extract a component of a value that is not a structure.") // gdb's
+	}
+	if _, conv := d.values.Convenience(name); conv || !d.isRegister(name) {
 		if !validName(name) {
 			return fmt.Errorf("Invalid convenience variable name \"$%s\".", name)
 		}
 		v, err := d.eval(rhs, false)
 		if err != nil {
 			return err
+		}
+		t := strings.TrimSpace(v.Type)
+		switch { // an array of the program's is its first element's address, a function its own, as gdb keeps them
+		case strings.HasSuffix(t, "]") && v.Kept != nil:
+			if p, perr := d.eval("&("+rhs+")[0]", false); perr == nil {
+				v = p
+			}
+		case strings.HasPrefix(v.Value, "{"+t+"} "):
+			if p, perr := d.eval("&("+rhs+")", false); perr == nil {
+				v = p
+			}
 		}
 		d.values.SetConvenience(name, v)
 		return nil

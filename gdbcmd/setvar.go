@@ -21,6 +21,10 @@ func cmdSetVar(d *Debugger, args string) bool {
 		rest, explicit = strings.TrimSpace(tail), true
 	}
 	lhs, rhs, ok := cutAssign(rest)
+	if ok && historyRef(lhs) { // $1 = ..., $$2.x = ...: gdb's history is not assigned to
+		d.fail("Left operand of assignment is not a modifiable lvalue.\n")
+		return false
+	}
 	if !ok || (!explicit && strings.HasPrefix(lhs, "$")) {
 		if explicit {
 			d.setVarExpression(rest, lhs)
@@ -36,6 +40,17 @@ func cmdSetVar(d *Debugger, args string) bool {
 		d.fail("%s\n", explain(err))
 	}
 	return false
+}
+
+// historyRef reports whether expr starts with a history value's name: $, $N, $$ or $$N.
+func historyRef(expr string) bool {
+	rest, ok := strings.CutPrefix(expr, "$")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimPrefix(rest, "$")
+	rest = strings.TrimLeft(rest, "0123456789")
+	return rest == "" || strings.IndexByte(".[- ", rest[0]) >= 0
 }
 
 // setVarExpression is set var of what is not "X = V", as gdb runs it: "X =" is a syntax

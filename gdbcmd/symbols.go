@@ -64,7 +64,7 @@ func (d *Debugger) infoScope(args string) {
 	}
 	d.printf("Scope for %s:\n", args)
 	for _, s := range syms {
-		d.printf("Symbol %s is %s, length %d.\n", s.Name, s.Where, s.Size)
+		d.printf("Symbol %s is %s, length %d.\n", s.Name, d.fileText(s.Where), s.Size)
 	}
 }
 

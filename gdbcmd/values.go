@@ -154,7 +154,7 @@ func pointerPrefix(v engine.Variable, format byte) string {
 	if format == 0 && t != "" && strings.HasPrefix(v.Value, "@0x") { // a C++ reference: (int &) @0x7ffe...: 5
 		return "(" + t + ") "
 	}
-	if format != 0 || !strings.HasPrefix(v.Value, "0x") || t == "" {
+	if format != 0 || !strings.HasPrefix(v.Value, "0x") || t == "" || strings.HasSuffix(t, "]") && !strings.Contains(t, "(*") { // (a flexible array member shows its address alone)
 		return ""
 	}
 	// gdb leaves it out for a pointer to char alone (const or not), whose string says what

@@ -102,7 +102,7 @@ func membersOf(st *dwarf.StructType, d cxxDecl, with map[string]string) *classMe
 				fl := st.Field[i]
 				text := Declare(typeName(fl.Type), fl.Name)
 				if inner, ok := fl.Type.(*dwarf.StructType); ok && inner.StructName == "" { // an anonymous union or struct: spelled out
-					text = strings.TrimSuffix(describeFields(inner, "")+" "+fl.Name, " ")
+					text = strings.TrimSuffix(describeFields(inner, "", 0)+" "+fl.Name, " ")
 				}
 				if fl.BitSize > 0 {
 					text += " : " + strconv.FormatInt(fl.BitSize, 10)

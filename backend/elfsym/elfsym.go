@@ -172,6 +172,7 @@ type File struct {
 	varScope  map[dwarf.Offset]string // variables declared in namespaces and classes
 	fixed     map[dwarf.Offset]dwarf.Type
 	classes   map[*dwarf.StructType]*Class
+	flexDone  map[dwarf.Offset]bool // the type entries whose flexible array members are restored (flexible.go)
 	sigMu     sync.Mutex
 	sigs      map[*Func]string // C++ functions' signatures, read when first asked for
 	// enums are the enumeration constants by name, read on first use (Enumerator).

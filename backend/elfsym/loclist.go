@@ -48,6 +48,8 @@ func (f *File) dwarfType(off dwarf.Offset) (dwarf.Type, error) {
 	t, err := f.DWARF.Type(off)
 	if err == nil && f.cplus {
 		t = f.fixCXXType(off, t)
+	} else if err == nil {
+		f.restoreFlexible(off, t)
 	}
 	return t, err
 }

@@ -68,7 +68,10 @@ func (f *File) Element(v Value, i int64, mem Memory) (Value, error) {
 			return v, err
 		}
 		if i < 0 || i >= int64(len(v.Bytes)/n) {
-			return v, fmt.Errorf("no element %d in %s (it has %d)", i, v.Name, len(v.Bytes)/n)
+			if v.InMemory && v.Addr != 0 { // past its bounds (a flexible array member's elements): memory, as gdb reads it
+				return f.readAt(fmt.Sprintf("%s[%d]", v.Name, i), t.Type, v.Addr+uint64(i*int64(n)), n, mem)
+			}
+			return v, errors.New("no such vector element") // gdb's, for a value not in memory
 		}
 		out := f.FormatValue(t.Type, v.Bytes[i*int64(n):(i+1)*int64(n)], v.Addr+uint64(i*int64(n)), v.InMemory, mem, 0)
 		out.Name = fmt.Sprintf("%s[%d]", v.Name, i)
@@ -171,6 +174,8 @@ func (f *File) Convert(t dwarf.Type, i int64, x float64, isFloat bool, mem Memor
 		if isFloat {
 			u = uint64(int64(x))
 		}
+	case *dwarf.ArrayType, *dwarf.FuncType:
+		return Value{}, errors.New("Invalid cast.") // gdb's
 	default:
 		return Value{}, fmt.Errorf("Invalid cast to %s.", TypeName(t))
 	}
@@ -407,52 +412,141 @@ func TypeOnly(t dwarf.Type, name string) Value { return Value{Name: name, Type: 
 // only such a pointer moves by the size of what it points to.
 func (v Value) Typed() bool { return v.typ != nil }
 
-// declaratorType is the type of C's abstract declarator in parentheses after base: a
-// pointer to a function, "(*)(int, char *)", or to an array, "(*)[8]" (more stars, more
-// pointers).
+// declaratorType is the type of C's abstract declarator decl, which starts with a
+// parenthesis, after base: a pointer to a function, "(*)(int, char *)", or to an array,
+// "(*)[8]", nested as C nests them ("(*[2])(int)" an array of pointers to functions,
+// "(*(*)[2])(int)" a pointer to one).
 func (f *File) declaratorType(base, decl string) (dwarf.Type, error) {
 	bad := fmt.Errorf("A syntax error in expression, near `%s'.", strings.TrimSpace(decl))
-	inner, rest, ok := strings.Cut(strings.TrimSpace(decl)[1:], ")")
-	inner = strings.TrimSpace(inner)
-	if !ok || inner == "" || strings.Trim(inner, "* ") != "" {
-		return nil, bad
+	var t dwarf.Type = &dwarf.VoidType{}
+	if b := strings.TrimSpace(base); b != "void" {
+		var err error
+		if t, err = f.ParseType(b); err != nil {
+			return nil, err
+		}
 	}
-	rest = strings.TrimSpace(rest)
-	var t dwarf.Type
-	switch {
-	case strings.HasPrefix(rest, "(") && strings.HasSuffix(rest, ")"):
-		ft := &dwarf.FuncType{CommonType: dwarf.CommonType{ByteSize: 1}}
-		if b := strings.TrimSpace(base); b != "void" {
-			ret, err := f.ParseType(b)
+	t, err := f.applyDeclarator(t, decl, bad)
+	if _, void := t.(*dwarf.VoidType); void && err == nil {
+		return nil, errors.New("Invalid cast to void.")
+	}
+	return t, err
+}
+
+// applyDeclarator is type t with C's abstract declarator decl around it: its stars first,
+// then its suffixes ([N], (params)) right to left, then what a parenthesis groups.
+func (f *File) applyDeclarator(t dwarf.Type, decl string, bad error) (dwarf.Type, error) {
+	d := strings.TrimSpace(decl)
+	for strings.HasPrefix(d, "*") {
+		t = &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: int64(f.Arch.PtrSize)}, Type: t}
+		d = strings.TrimSpace(d[1:])
+		for _, q := range []string{"const", "volatile"} { // (a pointer's own qualifiers are not kept)
+			d = strings.TrimSpace(strings.TrimPrefix(d, q))
+		}
+	}
+	grouped, inner := false, ""
+	if strings.HasPrefix(d, "(") {
+		j := closing(d)
+		if j < 0 {
+			return nil, bad
+		}
+		if body := strings.TrimSpace(d[1:j]); body != "" && strings.ContainsAny(body[:1], "*([") {
+			grouped, inner, d = true, body, d[j+1:]
+		}
+	}
+	var suffixes []string
+	for d = strings.TrimSpace(d); d != ""; d = strings.TrimSpace(d) {
+		j := -1
+		switch d[0] {
+		case '[':
+			j = strings.IndexByte(d, ']')
+		case '(':
+			j = closing(d)
+		}
+		if j < 0 {
+			return nil, bad
+		}
+		suffixes, d = append(suffixes, d[:j+1]), d[j+1:]
+	}
+	for i := len(suffixes) - 1; i >= 0; i-- {
+		var err error
+		if t, err = f.suffixed(t, suffixes[i], bad); err != nil {
+			return nil, err
+		}
+	}
+	if grouped {
+		return f.applyDeclarator(t, inner, bad)
+	}
+	return t, nil
+}
+
+// suffixed is t with one declarator suffix after it: an array's "[N]" ("[]": of unknown
+// bound) or a function's "(params)" returning t.
+func (f *File) suffixed(t dwarf.Type, sfx string, bad error) (dwarf.Type, error) {
+	body := strings.TrimSpace(sfx[1 : len(sfx)-1])
+	if sfx[0] == '[' {
+		n := int64(-1)
+		if body != "" {
+			v, err := strconv.ParseInt(body, 0, 64)
+			if err != nil || v < 0 {
+				return nil, bad
+			}
+			n = v
+		}
+		size := t.Size()
+		if _, void := t.(*dwarf.VoidType); void || size < 0 {
+			return nil, fmt.Errorf("array of incomplete type %s", TypeName(t))
+		}
+		return &dwarf.ArrayType{CommonType: dwarf.CommonType{ByteSize: size * max(n, 0)}, Type: t, Count: n}, nil
+	}
+	ft := &dwarf.FuncType{CommonType: dwarf.CommonType{ByteSize: 1}}
+	if _, void := t.(*dwarf.VoidType); !void {
+		ft.ReturnType = t
+	}
+	if body != "" && body != "void" {
+		for _, p := range splitTopLevel(body) {
+			pt, err := f.ParseType(strings.TrimSpace(p))
 			if err != nil {
 				return nil, err
 			}
-			ft.ReturnType = ret
+			ft.ParamType = append(ft.ParamType, pt)
 		}
-		params := strings.TrimSpace(rest[1 : len(rest)-1])
-		if params != "" && params != "void" {
-			for _, p := range strings.Split(params, ",") {
-				pt, err := f.ParseType(strings.TrimSpace(p))
-				if err != nil {
-					return nil, err
-				}
-				ft.ParamType = append(ft.ParamType, pt)
+	}
+	return ft, nil
+}
+
+// closing is the index of the parenthesis that closes the one s starts with, -1 if none.
+func closing(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i
 			}
 		}
-		t = ft
-	case strings.HasPrefix(rest, "[") && strings.HasSuffix(rest, "]"):
-		at, err := f.arrayType(strings.TrimSpace(base), strings.ReplaceAll(rest, " ", ""))
-		if err != nil {
-			return nil, err
+	}
+	return -1
+}
+
+// splitTopLevel splits a parameter list at its commas outside parentheses.
+func splitTopLevel(s string) []string {
+	var parts []string
+	depth, from := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts, from = append(parts, s[from:i]), i+1
+			}
 		}
-		t = at
-	default:
-		return nil, bad
 	}
-	for range strings.Count(inner, "*") {
-		t = &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: int64(f.Arch.PtrSize)}, Type: t}
-	}
-	return t, nil
+	return append(parts, s[from:])
 }
 
 // cIntegerName is the type the words name, a C integer type spelled as gdb names it

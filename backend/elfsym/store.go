@@ -117,7 +117,7 @@ func (f *File) Member(p Place, key string, fr *Frame, mem Memory) (Place, error)
 		if err != nil {
 			return p, err
 		}
-		if tt.Count >= 0 && int64(i) >= tt.Count {
+		if tt.Count >= 0 && int64(i) >= tt.Count && p.Loc.Kind != LocMemory { // (in memory past its bounds is written, as gdb's: a flexible array member's elements)
 			return p, fmt.Errorf("index %d out of range (%s has %d elements)", i, p.Name, tt.Count)
 		}
 		return Place{Name: p.Name + key, Loc: p.Loc, Off: p.Off + i*int(tt.Type.Size()), Type: tt.Type, frame: p.frame}, nil

@@ -128,8 +128,11 @@ func DescribeType(t dwarf.Type, expand bool) string {
 	quals, u := qualified(t)
 	switch tt := u.(type) {
 	case *dwarf.StructType:
-		return quals + describeFields(tt, "")
+		return quals + describeFields(tt, "", 1)
 	case *dwarf.ArrayType: // struct node {...} *[2], as gdb: the element expanded, then the counts
+		if needsParens(tt) {
+			return quals + declare(tt, "", expanded)
+		}
 		dims, elem := arrayDims(tt)
 		inner := DescribeType(elem, true)
 		if strings.HasSuffix(inner, "*") {
@@ -137,27 +140,7 @@ func DescribeType(t dwarf.Type, expand bool) string {
 		}
 		return quals + inner + " " + dims
 	case *dwarf.EnumType:
-		vals := make([]string, len(tt.Val))
-		next := int64(0)
-		for i, v := range tt.Val {
-			vals[i] = v.Name
-			if v.Val != next {
-				vals[i] += fmt.Sprintf(" = %d", v.Val)
-			}
-			next = v.Val + 1
-		}
-		head := TypeName(tt)
-		if d, ok := cxxTypes.Load(tt); ok { // C++: enum class geo::Dir : char
-			cd := d.(cxxDecl)
-			head = "enum " + tt.EnumName
-			if cd.scoped {
-				head = "enum class " + tt.EnumName
-			}
-			if cd.underlying != "" {
-				head += " : " + cd.underlying
-			}
-		}
-		return quals + head + " {" + strings.Join(vals, ", ") + "}"
+		return quals + describeEnum(tt)
 	case *RefType: // const struct geo::Point {...} &
 		amp := " &"
 		if tt.RValue {
@@ -170,12 +153,8 @@ func DescribeType(t dwarf.Type, expand bool) string {
 		if tt.Type == nil {
 			break
 		}
-		switch stars, to := pointerChain(tt); to := to.(type) { // struct node {...} *(*)(int), struct {...} (*)[2]
-		case *dwarf.FuncType:
-			return describeAround(to, "("+stars+")")
-		case *dwarf.ArrayType:
-			dims, elem := arrayDims(to)
-			return declarator(DescribeType(elem, true), "("+stars+")", dims)
+		if needsParens(tt) { // struct node {...} *(*)(int), struct {...} (*)[2]
+			return declare(tt, "", expanded)
 		}
 		inner := DescribeType(tt.Type, true)
 		if !strings.HasSuffix(inner, "*") {
@@ -189,6 +168,9 @@ func DescribeType(t dwarf.Type, expand bool) string {
 	return quals + TypeName(u)
 }
 
+// expanded is t as ptype expands it.
+func expanded(t dwarf.Type) string { return DescribeType(t, true) }
+
 // describeAround is function type ft with mid before its parameters, its return type
 // expanded as ptype expands it.
 func describeAround(ft *dwarf.FuncType, mid string) string {
@@ -200,9 +182,39 @@ func describeAround(ft *dwarf.FuncType, mid string) string {
 	return declarator(ret, mid, "("+params+")")
 }
 
-// describeFields is a struct's or union's name and fields as ptype lists them, a nested
-// struct or union without a name of its own expanded in place, indent deeper.
-func describeFields(st *dwarf.StructType, indent string) string {
+// describeEnum is an enum's name and constants as ptype lists them.
+func describeEnum(tt *dwarf.EnumType) string {
+	vals := make([]string, len(tt.Val))
+	next := int64(0)
+	for i, v := range tt.Val {
+		vals[i] = v.Name
+		if v.Val != next {
+			vals[i] += fmt.Sprintf(" = %d", v.Val)
+		}
+		next = v.Val + 1
+	}
+	head := "enum"
+	if tt.EnumName != "" {
+		head = TypeName(tt)
+	}
+	if d, ok := cxxTypes.Load(tt); ok { // C++: enum class geo::Dir : char
+		cd := d.(cxxDecl)
+		head = "enum " + tt.EnumName
+		if cd.scoped {
+			head = "enum class " + tt.EnumName
+		}
+		if cd.underlying != "" {
+			head += " : " + cd.underlying
+		}
+	}
+	return head + " {" + strings.Join(vals, ", ") + "}"
+}
+
+// describeFields is a struct's or union's name and fields as ptype lists them, indent
+// deeper. show is gdb's: 1 at the top, one less for each level of members; a type without
+// a name of its own (struct {...}, also pointed to or in an array) is expanded in place
+// down to show 0, below it is struct {...}.
+func describeFields(st *dwarf.StructType, indent string, show int) string {
 	if d, ok := cxxTypes.Load(st); ok && st.StructName != "" {
 		if text := describeClass(st, d.(cxxDecl), indent); text != "" {
 			return text
@@ -216,11 +228,7 @@ func describeFields(st *dwarf.StructType, indent string) string {
 	}
 	for _, f := range st.Field {
 		b.WriteString(indent + "    ")
-		if inner, ok := f.Type.(*dwarf.StructType); ok && inner.StructName == "" {
-			b.WriteString(strings.TrimSuffix(describeFields(inner, indent+"    ")+" "+f.Name, " ") + ";\n") // (an anonymous one: "};")
-			continue
-		}
-		decl := Declare(TypeName(f.Type), f.Name)
+		decl := declareMember(f.Type, f.Name, indent+"    ", show-1)
 		if f.BitSize > 0 { // a bit field: its width, as gdb's "unsigned int a : 3;"
 			decl += fmt.Sprintf(" : %d", f.BitSize)
 		}
@@ -228,6 +236,45 @@ func describeFields(st *dwarf.StructType, indent string) string {
 	}
 	b.WriteString(indent + "}")
 	return b.String()
+}
+
+// declareMember is the declaration of a member name of type t, indent deep, at gdb's show
+// level show (describeFields): a struct, union or enum without a name, also one pointed to
+// or in an array, expanded in place while show >= 0.
+func declareMember(t dwarf.Type, name, indent string, show int) string {
+	decl := strings.TrimSuffix(Declare(TypeName(t), name), " ") // (an anonymous member: "union {...}")
+	if show < 0 {
+		return decl
+	}
+	switch bt := declaredBase(t).(type) {
+	case *dwarf.StructType:
+		if bt.StructName == "" {
+			return strings.Replace(decl, TypeName(bt), describeFields(bt, indent, show), 1)
+		}
+	case *dwarf.EnumType:
+		if bt.EnumName == "" {
+			return strings.Replace(decl, TypeName(bt), describeEnum(bt), 1)
+		}
+	}
+	return decl
+}
+
+// declaredBase is the type a declarator of t is built on: t without its pointers, arrays
+// and qualifiers (struct {...} of struct {...} *p[2]).
+func declaredBase(t dwarf.Type) dwarf.Type {
+	for range 32 {
+		switch tt := t.(type) {
+		case *dwarf.PtrType:
+			t = tt.Type
+		case *dwarf.ArrayType:
+			t = tt.Type
+		case *dwarf.QualType:
+			t = tt.Type
+		default:
+			return t
+		}
+	}
+	return t
 }
 
 // qualified strips typedefs and qualifiers off t as resolve does, and returns the

@@ -23,7 +23,10 @@ func DescribeOffsets(t dwarf.Type) (string, bool) {
 	if m := layoutMembers(st, with); m != nil && len(m.bases) > 0 {
 		header += " : " + strings.Join(m.bases, ", ")
 	}
-	b.WriteString("/* offset      |    size */  type = " + st.Kind + structName(st) + header + " {\n")
+	if _, typedef := t.(*dwarf.TypedefType); !typedef { // (gdb heads a struct's layout, not a typedef's)
+		b.WriteString("/* offset      |    size */  ")
+	}
+	b.WriteString("type = " + st.Kind + structName(st) + header + " {\n")
 	writeLayout(&b, st, 0, 1, with)
 	fmt.Fprintf(&b, "\n%s/* total size (bytes): %4d */\n", strings.Repeat(" ", offsetColumn+4), st.ByteSize)
 	b.WriteString(strings.Repeat(" ", offsetColumn+2) + "}")
@@ -112,9 +115,12 @@ func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int
 			fmt.Fprintf(b, "%s%s%s%s {\n", indent, inner.Kind, structName(inner), header)
 			writeLayout(b, inner, startBits/8, depth+1, innerWith)
 			fmt.Fprintf(b, "\n%s/* total size (bytes): %4d */\n", strings.Repeat(" ", offsetColumn+4*(depth+1)), inner.ByteSize)
-			fmt.Fprintf(b, "%s} %s;\n", strings.Repeat(" ", offsetColumn+4*depth), f.Name)
+			fmt.Fprintf(b, "%s%s;\n", strings.Repeat(" ", offsetColumn+4*depth), strings.TrimSuffix("} "+f.Name, " "))
 		} else {
 			decl := Declare(named, f.Name)
+			if named == typ {
+				decl = expandAnonymousEnum(f.Type, decl)
+			}
 			if f.BitSize > 0 {
 				decl += fmt.Sprintf(" : %d", f.BitSize)
 			}
@@ -130,6 +136,15 @@ func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int
 	if !union && len(st.Field) > 0 { // (an empty class's one byte is no padding, as gdb says)
 		writeHole(b, (base+st.ByteSize)*8-endBits, "padding")
 	}
+}
+
+// expandAnonymousEnum is decl, the declaration of a member of type t, with an enum
+// without a name (also pointed to) spelled with its constants, as ptype/o shows it.
+func expandAnonymousEnum(t dwarf.Type, decl string) string {
+	if et, ok := declaredBase(t).(*dwarf.EnumType); ok && et.EnumName == "" {
+		return strings.Replace(decl, TypeName(et), describeEnum(et), 1)
+	}
+	return decl
 }
 
 // layoutMembers is membersOf the C++ class st for ptype/o: nil for a C struct, or when its

@@ -17,12 +17,8 @@ func TypeName(t dwarf.Type) string {
 		if _, ok := tt.Type.(*dwarf.VoidType); ok || tt.Type == nil {
 			return "void *"
 		}
-		switch stars, to := pointerChain(tt); to := to.(type) {
-		case *dwarf.FuncType: // int (*)(int), int (**)(int)
-			return funcTypeAround(to, "("+stars+")")
-		case *dwarf.ArrayType: // int (*)[3], char (**)[8]
-			dims, elem := arrayDims(to)
-			return declarator(TypeName(elem), "("+stars+")", dims)
+		if needsParens(tt) { // int (*)(int), int (**)(int), char (*)[8], int (*(*)[2])(int)
+			return declare(tt, "", TypeName)
 		}
 		inner := TypeName(tt.Type)
 		if strings.HasSuffix(inner, "*") {
@@ -35,6 +31,9 @@ func TypeName(t dwarf.Type) string {
 		}
 		return tt.Qual + " " + TypeName(tt.Type)
 	case *dwarf.ArrayType:
+		if needsParens(tt) { // int (*[2])(int, int)
+			return declare(tt, "", TypeName)
+		}
 		n := TypeName(tt.Type)
 		bound := fmt.Sprintf(" [%d]", tt.Count)
 		if tt.Count < 0 { // of unknown bound: int []
@@ -130,16 +129,6 @@ func IntKind(t dwarf.Type) (isInt, signed bool) {
 	return false, false
 }
 
-// pointerChain is the stars of p and of the pointers it points to, and what the last one
-// points to: int (**)(int) is "**" and the function type.
-func pointerChain(p *dwarf.PtrType) (stars string, to dwarf.Type) {
-	stars, to = "*", p.Type
-	for next, ok := to.(*dwarf.PtrType); ok; next, ok = to.(*dwarf.PtrType) {
-		stars, to = stars+"*", next.Type
-	}
-	return stars, to
-}
-
 // arrayDims are the bounds of array type a and of the arrays it holds ("[2][3]", "[]" for
 // one of unknown bound), and their element type.
 func arrayDims(a *dwarf.ArrayType) (dims string, elem dwarf.Type) {
@@ -152,6 +141,69 @@ func arrayDims(a *dwarf.ArrayType) (dims string, elem dwarf.Type) {
 		elem = t.Type
 	}
 	return dims, elem
+}
+
+// needsParens reports whether C's declarator for t puts a pointer in parentheses: t is, or
+// holds, a pointer to a function or to an array (int (*)(int), int (*[2])(int, int)).
+func needsParens(t dwarf.Type) bool {
+	for range 64 {
+		switch tt := t.(type) {
+		case *dwarf.PtrType:
+			switch tt.Type.(type) {
+			case *dwarf.FuncType, *dwarf.ArrayType:
+				return true
+			}
+			t = tt.Type
+		case *dwarf.ArrayType:
+			t = tt.Type
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// declare is C's declaration of inner as type t, the way gdb spells it: pointers, arrays
+// and functions wrapped around inner inside out, a pointer to a function or an array in
+// parentheses (int (*(*)[2])(int, int), struct node *(*[3])(int)); name spells the type
+// the declarator is built on (TypeName, or ptype's expanded) and a function's return type.
+func declare(t dwarf.Type, inner string, name func(dwarf.Type) string) string {
+	for range 64 {
+		switch tt := t.(type) {
+		case *dwarf.PtrType:
+			if tt.Type == nil {
+				return declarator("void", "*"+inner, "")
+			}
+			inner = "*" + inner
+			switch tt.Type.(type) {
+			case *dwarf.FuncType, *dwarf.ArrayType:
+				inner = "(" + inner + ")"
+			}
+			t = tt.Type
+			continue
+		case *dwarf.ArrayType:
+			if tt.Count < 0 {
+				inner += "[]"
+			} else {
+				inner += fmt.Sprintf("[%d]", tt.Count)
+			}
+			t = tt.Type
+			continue
+		case *dwarf.FuncType:
+			_, params := funcTypeParts(tt)
+			inner += "(" + params + ")"
+			if tt.ReturnType == nil {
+				return declarator("void", inner, "")
+			}
+			t = tt.ReturnType
+			continue
+		}
+		break
+	}
+	if inner == "" {
+		return name(t)
+	}
+	return declarator(name(t), inner, "")
 }
 
 // declarator is base with mid and suffix after it, as gdb spells C's declarators:

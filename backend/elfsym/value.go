@@ -305,6 +305,11 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 			break
 		}
 		cnt := n / es
+		if n == 0 && tt.Count <= 0 && inMem && addr != 0 { // a flexible array member (int data[]): its address, as gdb shows it
+			ptr := &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: int64(f.Arch.PtrSize)}, Type: tt.Type}
+			v.Text = f.FormatValue(ptr, f.wordBytes(addr, f.Arch.PtrSize), 0, false, mem, depth).Text
+			break
+		}
 		elem := func(i int) Value {
 			c := f.FormatValue(tt.Type, b[i*es:(i+1)*es], addr+uint64(i*es), inMem, mem, depth+1)
 			c.Name = fmt.Sprintf("[%d]", i)

@@ -423,3 +423,72 @@ func (v *Var) addTo(tag dwarf.Tag, params, locals []*Var) ([]*Var, []*Var) {
 	}
 	return params, append(locals, v)
 }
+
+// FuncScopeVar is the variable name declared in the outermost scope of the function
+// fnName, a parameter or a local, static or not: gdb's fact::calls. err is in gdb's words
+// when there is no such function or no such variable in it.
+func (f *File) FuncScopeVar(fnName, name string) (*Var, *Func, error) {
+	fn, ok := f.LastOverload(fnName)
+	if !ok || fn.entry == 0 || f.DWARF == nil {
+		return nil, nil, fmt.Errorf("No symbol %q in current context.", fnName)
+	}
+	params, locals, err := f.varsIn(fn.entry, fn, fn.Low+f.Bias)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, v := range locals {
+		if v.Name == name && v.Depth == 0 {
+			return v, fn, nil
+		}
+	}
+	for _, v := range params {
+		if v.Name == name {
+			return v, fn, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("No symbol %q in specified context.", name)
+}
+
+// NeedsFrame reports whether reading v needs a frame of its function: false for a static
+// local (at an address of its own) or a constant.
+func (v *Var) NeedsFrame() bool {
+	if v.Global || v.constant {
+		return false
+	}
+	if v.locList >= 0 {
+		return true
+	}
+	if v.cu == nil || v.cu.file == nil {
+		return true
+	}
+	_, static := v.cu.file.staticAddr(v.loc)
+	return !static
+}
+
+// FileGlobal is the global or file-static variable name that the source file file defines
+// (gdb's 'file.c'::name): file is its unit's name, or that name's last elements.
+func (f *File) FileGlobal(file, name string) (*Var, bool) {
+	for _, v := range f.Globals() {
+		if v.Name == name && v.cu != nil && unitIs(v.cu, file) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// HasSourceFile reports whether a unit of the program is the source file file (its name,
+// or that name's last elements).
+func (f *File) HasSourceFile(file string) bool {
+	for _, cu := range f.cus {
+		if unitIs(cu, file) {
+			return true
+		}
+	}
+	return false
+}
+
+// unitIs reports whether cu is the source file file: its name, or that name's last
+// elements.
+func unitIs(cu *cuInfo, file string) bool {
+	return cu.name == file || strings.HasSuffix(cu.name, "/"+file)
+}

@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"debug/dwarf"
 	"errors"
 	"fmt"
 	"math"
@@ -255,10 +256,14 @@ func (p *arithParser) unary() (arithOperand, error) {
 				return v, p.syntaxError(p.pos)
 			}
 			p.pos++
-			field += p.operatorSymbol(field) // a.operator+(b)
-			if arrow {
-				if v, err = p.child(v, "*"); err != nil {
-					return v, err
+			field += p.operatorSymbol(field)   // a.operator+(b)
+			if arrow || isPointerToStruct(v) { // (gdb's p.f of a pointer is p->f)
+				d, derr := p.child(v, "*")
+				if derr != nil && (!arrow || !isStruct(v)) { // and s->f of a struct s.f
+					return d, derr
+				}
+				if derr == nil {
+					v = d
 				}
 			}
 			if p.peek() == "(" && !p.skip { // C++: obj.method(...)
@@ -333,6 +338,18 @@ func (p *arithParser) primary() (arithOperand, error) {
 			p.pos++
 		}
 		return v, err
+	case t[0] == '\'' && strings.Contains(t, "'::"): // 'file.c'::name
+		if p.skip {
+			return arithOperand{kind: "int"}, nil
+		}
+		v, err := p.e.value(t)
+		if err != nil {
+			if c, ok := p.constant(t[strings.Index(t, "'::")+3:]); ok { // 'file.c'::fact
+				return c, nil
+			}
+			return arithOperand{}, err
+		}
+		return arithOperand{obj: &v}, nil
 	case t[0] == '\'':
 		c, ok := elfsym.CharLiteral(t)
 		if !ok {
@@ -474,7 +491,10 @@ func (p *arithParser) child(v arithOperand, key string) (arithOperand, error) {
 		if key == "*" {
 			return v, errors.New("attempt to take contents of a non-pointer value")
 		}
-		return v, fmt.Errorf("a number has no field %s", key)
+		if strings.HasPrefix(key, "[") { // gdb's words
+			return v, fmt.Errorf("cannot subscript something of type `%s'", promote(v.ct).name)
+		}
+		return v, errors.New("Attempt to extract a component of a value that is not a structure.")
 	}
 	c, err := child(*v.obj, key)
 	if err != nil {
@@ -491,6 +511,25 @@ func (p *arithParser) child(v arithOperand, key string) (arithOperand, error) {
 		return v, err
 	}
 	return arithOperand{obj: &c}, nil
+}
+
+// isStruct reports whether v is a struct, union or class (a reference to one too).
+func isStruct(v arithOperand) bool {
+	v = v.referred()
+	return v.obj != nil && (v.obj.Kind == "struct" || v.obj.Kind == "union")
+}
+
+// isPointerToStruct reports whether v is a pointer to a struct, union or class.
+func isPointerToStruct(v arithOperand) bool {
+	if v.obj == nil || v.obj.Kind != "pointer" {
+		return false
+	}
+	pt, ok := elfsym.Underlying(v.obj.DWARFType()).(*dwarf.PtrType)
+	if !ok {
+		return false
+	}
+	_, ok = elfsym.Underlying(pt.Type).(*dwarf.StructType)
+	return ok
 }
 
 // referred is the object a C++ reference refers to (elfsym.Value.Referred); any other

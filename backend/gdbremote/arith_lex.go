@@ -49,8 +49,12 @@ func lexArithAt(s string) (toks []string, at []int, err error) {
 			if j >= len(s) {
 				return nil, nil, fmt.Errorf("unterminated %s literal in %q", map[byte]string{'\'': "character", '"': "string"}[c], s)
 			}
-			toks = append(toks, s[i:j+1])
-			i = j + 1
+			j++
+			if c == '\'' && strings.HasPrefix(s[j:], "::") && j+2 < len(s) && isIdent(s[j+2:j+3]) { // 'file.c'::name
+				j = nameEnd(s, j+2)
+			}
+			toks = append(toks, s[i:j])
+			i = j
 		case c == '$' || isIdent(s[i:i+1]):
 			j := nameEnd(s, i+1)
 			toks = append(toks, s[i:j])

@@ -34,7 +34,7 @@ func TestArithConstants(t *testing.T) {
 		{"1 / 0", "Division by zero"}, {"5 % 0", "Division by zero"}, {"(1 + 2", "A syntax error in expression, near `'."},
 		{"1 +", "A syntax error in expression, near `'."}, {"2 = 3", "A syntax error in expression, near `3'."}, {"1.5 % 2", "Integer-only operation"},
 		{"'a", "unterminated"}, {"09", "invalid number"}, {"*3", "non-pointer"}, {"&3", "not located in memory"},
-		{"1 2", "A syntax error in expression, near `2'."}, {"(1) + 2)", "Junk after end of expression."}, {"1 # 2", "Invalid character '#' in expression."}, {"3[1]", "no field"},
+		{"1 2", "A syntax error in expression, near `2'."}, {"(1) + 2)", "Junk after end of expression."}, {"1 # 2", "Invalid character '#' in expression."}, {"3[1]", "cannot subscript something of type `int'"}, {"(1).x", "not a structure"},
 	} {
 		if _, err := evalConst(c.expr); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one saying %q", c.expr, err, c.want)

@@ -41,6 +41,9 @@ func (p *arithParser) typeName() (string, bool) {
 			words = append(words, t)
 		case t == "*" || isIdent(t):
 			words = append(words, t)
+		case t == "[" && i+1 < len(p.toks) && p.toks[i+1] == "]" && len(words) > 0: // int (*)[]
+			words[len(words)-1] += "[]"
+			i++
 		case t == "[" && i+2 < len(p.toks) && p.toks[i+2] == "]" && len(words) > 0: // int[10]
 			if _, err := strconv.Atoi(p.toks[i+1]); err != nil {
 				return "", false

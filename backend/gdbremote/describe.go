@@ -3,6 +3,7 @@ package gdbremote
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
 	"github.com/polydbg/polydbg/engine"
@@ -56,7 +57,11 @@ func (t *Target) DescribeScope(pc uint64) ([]engine.ScopeSymbol, error) {
 	}
 	var out []engine.ScopeSymbol
 	add := func(v *elfsym.Var) {
-		out = append(out, engine.ScopeSymbol{Name: v.Name, Where: t.sym.DescribeLocation(v), Size: max(v.Size(), 0)})
+		where := t.sym.DescribeLocation(v)
+		if strings.HasPrefix(where, "static storage") { // info scope's words, not info address's
+			where = "in " + where
+		}
+		out = append(out, engine.ScopeSymbol{Name: v.Name, Where: where, Size: max(v.Size(), 0)})
 	}
 	// The innermost block first, as gdb walks blocks outwards; a block's own in their order.
 	byDepth := slices.Clone(locals)

@@ -71,6 +71,22 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 		}
 		return e.register(expr)
 	}
+	if file, rest, ok := strings.Cut(expr, "'::"); ok && file != "" && file[0] == '\'' { // 'file.c'::name
+		file = file[1:]
+		i := nameEnd(rest, 0)
+		if !e.t.sym.HasSourceFile(file) {
+			return elfsym.Value{}, fmt.Errorf("No symbol %q in current context.", file)
+		}
+		v, ok := e.t.sym.FileGlobal(file, rest[:i])
+		if !ok {
+			return elfsym.Value{}, fmt.Errorf("No symbol %q in specified context.", rest[:i])
+		}
+		val, err := e.t.sym.ReadVar(v, e.fr, cachedMem{e.t})
+		if err != nil {
+			return val, err
+		}
+		return e.walk(val, rest[i:], expr)
+	}
 	if strings.Contains(expr, "(") { // (*p).f, (s).a[1]: through the places of setvar.go
 		if p, err := parsePath(expr); err == nil {
 			return e.t.readPath(e.fr, p, expr)
@@ -84,13 +100,17 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 		return elfsym.Value{}, fmt.Errorf("cannot evaluate %q", expr)
 	}
 	v, err := e.t.sym.LookupVar(lookupPC(e.fr), name)
+	fr := e.fr
 	if err != nil {
 		if m, ok := e.thisMember(name); ok { // in a C++ method, w_ is this->w_
 			return e.walk(m, rest, expr)
 		}
-		return elfsym.Value{}, err
+		var scoped bool
+		if v, fr, scoped, err = e.funcScopeVar(name, err); !scoped || err != nil {
+			return elfsym.Value{}, err
+		}
 	}
-	val, err := e.t.sym.ReadVar(v, e.fr, cachedMem{e.t})
+	val, err := e.t.sym.ReadVar(v, fr, cachedMem{e.t})
 	if err != nil {
 		return val, err
 	}
@@ -104,6 +124,40 @@ func (e *evaluator) value(expr string) (elfsym.Value, error) {
 		val.Name = expr
 	}
 	return val, nil
+}
+
+// funcScopeVar reads gdb's FUNCTION::NAME, a variable of a function's outermost scope:
+// a static one anywhere, another in the innermost frame running the function. scoped is
+// false (and notFound the error) when name is not of that form or FUNCTION is no function.
+func (e *evaluator) funcScopeVar(name string, notFound error) (v *elfsym.Var, fr *elfsym.Frame, scoped bool, err error) {
+	i := strings.LastIndex(name, "::")
+	if i <= 0 {
+		return nil, nil, false, notFound
+	}
+	fnName := name[:i]
+	if _, ok := e.t.sym.LastOverload(fnName); !ok {
+		if !e.t.sym.CXXAt(lookupPC(e.fr)) && !strings.Contains(fnName, "::") { // C has no namespaces: the function is what is missing
+			return nil, nil, false, fmt.Errorf("No symbol %q in current context.", fnName)
+		}
+		return nil, nil, false, notFound
+	}
+	v, fn, err := e.t.sym.FuncScopeVar(fnName, name[i+2:])
+	if err != nil || !v.NeedsFrame() {
+		return v, nil, true, err
+	}
+	if !e.t.started() {
+		return nil, nil, true, errors.New("No frame selected.")
+	}
+	frames, err := e.t.frames()
+	if err != nil {
+		return nil, nil, true, err
+	}
+	for i := range frames { // from the selected frame out, as gdb's block_innermost_frame
+		if i >= e.fr.Index && frames[i].Func == fn && frames[i].Inline() == nil {
+			return v, &frames[i], true, nil
+		}
+	}
+	return nil, nil, true, fmt.Errorf("No frame is currently executing in block %s.", fnName)
 }
 
 // thisMember is, in a C++ method, the member name of the object this points to (its
@@ -140,8 +194,10 @@ func (e *evaluator) walk(val elfsym.Value, rest, expr string) (elfsym.Value, err
 		var key string
 		switch {
 		case strings.HasPrefix(rest, "->"):
-			if val, err = child(val, "*"); err != nil {
-				return val, err
+			if d, derr := child(val, "*"); derr == nil {
+				val = d
+			} else if r := val.Referred(); r.Kind != "struct" && r.Kind != "union" { // (s->f of a struct s is s.f, as gdb's)
+				return d, derr
 			}
 			rest = rest[2:]
 			key, rest = ident(rest)
@@ -536,6 +592,9 @@ func (e *evaluator) isRegister(name string) bool {
 // As in gdb, $pc (and a register the target describes as code_ptr, $rip) is a code
 // pointer, $sp and $fp (and a data_ptr, $rsp) data pointers, the others longs.
 func (e *evaluator) register(expr string) (elfsym.Value, error) {
+	if v, ok := e.t.historyValue(expr); ok { // $1, $v: a value a front end kept whole
+		return v, nil
+	}
 	name, arch := expr[1:], e.t.sym.Arch
 	if !e.t.started() && e.isRegister(name) { // before run there is the file only, as gdb says
 		return elfsym.Value{}, errors.New("No registers.")

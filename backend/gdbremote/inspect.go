@@ -273,6 +273,9 @@ func (t *Target) Variables(ref int) ([]engine.Variable, error) {
 // the members, elements or "*" below), so that its children can be set.
 func (t *Target) pathVariable(frame int, v elfsym.Value, path []string) engine.Variable {
 	ev := engine.Variable{Name: v.Name, Value: v.Text, Type: v.Type}
+	if keptWhole(v) {
+		ev.Kept = &v
+	}
 	if len(v.Children) > 0 {
 		ev.Ref = t.newRef(refEntry{frame: frame, kind: "value", val: v, path: path})
 		ev.Len = len(v.Children)
@@ -563,4 +566,34 @@ func (t *Target) FileInfo(file string) (engine.FrameInfo, bool) {
 	}
 	return engine.FrameInfo{Language: u.Language,
 		Unit: engine.SourceUnit{Name: u.Name, CompDir: u.CompDir, Producer: u.Producer, DWARFVersion: u.Version, Macros: u.Macros}}, true
+}
+
+// keptWhole reports whether a history keeps v whole (Variable.Kept): a struct, union or
+// array, whose text cannot be read back as an expression (a number's or a pointer's can).
+func keptWhole(v elfsym.Value) bool {
+	return v.Typed() && (v.Kind == "struct" || v.Kind == "union" || v.Kind == "array")
+}
+
+// UseHistory implements engine.HistoryUser: the values Evaluate gives are kept whole
+// (Variable.Kept), and an expression reads them back by the names h knows them by.
+func (t *Target) UseHistory(h *engine.ValueHistory) { t.history.Store(h) }
+
+// historyValue is the value a front end's history keeps whole under ref ($5, $v), as read
+// when it was recorded (gdb's history holds contents, not a place to read again).
+func (t *Target) historyValue(ref string) (elfsym.Value, bool) {
+	h := t.history.Load()
+	if h == nil {
+		return elfsym.Value{}, false
+	}
+	o, ok := h.Kept(ref)
+	if !ok {
+		return elfsym.Value{}, false
+	}
+	v, ok := o.(*elfsym.Value)
+	if !ok {
+		return elfsym.Value{}, false
+	}
+	out := *v
+	out.Name = ref
+	return out, true
 }

@@ -49,10 +49,10 @@ func (t *Target) SetVariable(frame, ref int, name, valueExpr string) (engine.Var
 		}
 		var err error
 		if path, err = parsePath(name); err != nil {
-			if !strings.HasPrefix(strings.TrimSpace(name), "*") {
+			if !strings.HasPrefix(strings.TrimSpace(name), "*") && !strings.Contains(name, "::") {
 				return engine.Variable{}, err
 			}
-			return t.setThroughPointer(frame, name, valueExpr) // *(int *)&counter = 2
+			return t.setThroughPointer(frame, name, valueExpr) // *(int *)&counter = 2, fact::calls = 0 (in memory)
 		}
 	}
 	fr, err := t.frame(frame)

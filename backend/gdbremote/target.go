@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
@@ -112,7 +113,8 @@ type Target struct {
 	nptl         bool     // glibc's thread events are asked for (nptl_events.go)
 	elfPath      string   // the program's file, as given (modules.go)
 	libsMu       sync.Mutex
-	libs         map[string]elfsym.LibraryInfo // the libraries' files, read once (modules.go)
+	libs         map[string]elfsym.LibraryInfo       // the libraries' files, read once (modules.go)
+	history      atomic.Pointer[engine.ValueHistory] // a front end's $1, $v, for values kept whole (UseHistory)
 }
 
 // Connect attaches to a stub at addr (HOST:PORT) debugging the ELF file elfPath.
