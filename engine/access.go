@@ -277,6 +277,12 @@ type SymbolDescriber interface {
 	DescribeScope(pc uint64) ([]ScopeSymbol, error)
 }
 
+// FunctionLocator is implemented by targets whose ResolveFunction prepares a breakpoint
+// (its other copies): FunctionLocation finds the function alone, for a look at it.
+type FunctionLocator interface {
+	FunctionLocation(name string) (Location, error)
+}
+
 // ScopeFunctioner is implemented by targets that say which of the functions a name names
 // a scope is described for (gdb's info scope takes the last of a C++ function's overloads).
 type ScopeFunctioner interface {

@@ -19,6 +19,12 @@ func ParseAddress(text string) (uint64, error) {
 	return v, nil
 }
 
+// AddressEvaluator is implemented by targets that read an expression's value as an
+// address from the value itself, not its text (which print address off leaves without one).
+type AddressEvaluator interface {
+	AddressOf(frame int, expr string) (uint64, error)
+}
+
 // Address finds the address expr names in frame: a number, or an expression the target
 // evaluates to a pointer or an integer ($sp, $pc, &counter, buf).
 func (s *Session) Address(frame int, expr string) (uint64, error) {
@@ -28,6 +34,11 @@ func (s *Session) Address(frame int, expr string) (uint64, error) {
 	}
 	if a, err := ParseAddress(strings.Trim(expr, "()")); err == nil {
 		return a, nil
+	}
+	if ae, ok := s.t.(AddressEvaluator); ok && s.checkInspectable("evaluate") == nil {
+		if a, err := ae.AddressOf(frame, expr); err == nil {
+			return a, nil
+		}
 	}
 	v, err := s.Evaluate(frame, expr, EvalMode{Pure: true})
 	if err != nil {

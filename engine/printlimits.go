@@ -9,6 +9,10 @@ package engine
 type PrintLimits struct {
 	Elements, Repeats           int
 	ArrayIndexes, NullStop, Raw bool
+	// HideAddresses (print address off) leaves pointers' and functions' addresses out,
+	// HideSymbols (print symbol off) the symbol a data pointer points into, HideUnions
+	// (print union off) the members of a union inside a struct or union ({...}).
+	HideAddresses, HideSymbols, HideUnions bool
 }
 
 // PrintLimiter is implemented by targets whose values' texts follow PrintLimits.

@@ -164,8 +164,37 @@ func (s *Session) enumNumber(v Variable) Variable {
 	}
 	if n, ok := e.EnumeratorValue(strings.TrimSpace(v.Value)); ok {
 		v.Value, v.Type = strconv.FormatInt(n, 10), "int"
+	} else if n, ok := flagsNumber(e, v.Value); ok {
+		v.Value, v.Type = strconv.FormatUint(n, 10), "unsigned int"
 	}
 	return v
+}
+
+// flagsNumber is the number a flag enum's text stands for: (F_READ | F_WRITE) is 3,
+// (F_EXEC | unknown: 0x10) 20.
+func flagsNumber(e Enumerators, text string) (uint64, bool) {
+	inner, open := strings.CutPrefix(strings.TrimSpace(text), "(")
+	inner, closed := strings.CutSuffix(inner, ")")
+	if !open || !closed {
+		return 0, false
+	}
+	var n uint64
+	for _, part := range strings.Split(inner, " | ") {
+		if rest, unknown := strings.CutPrefix(part, "unknown: "); unknown {
+			u, err := strconv.ParseUint(rest, 0, 64)
+			if err != nil {
+				return 0, false
+			}
+			n |= u
+			continue
+		}
+		v, ok := e.EnumeratorValue(part)
+		if !ok {
+			return 0, false
+		}
+		n |= uint64(v)
+	}
+	return n, true
 }
 
 // enumeratorLike reports whether a value's text may be a C++ enumerator (Color::Green,
@@ -213,7 +242,7 @@ func (s *Session) formatMembers(v Variable, format byte, depth int) string {
 	}
 	array := strings.HasSuffix(v.Type, "]")
 	s.mu.Lock()
-	indexes := s.limits.ArrayIndexes
+	indexes, repeats := s.limits.ArrayIndexes, s.limits.Repeats
 	s.mu.Unlock()
 	labels, more := memberLabels(v.Value, len(kids))
 	parts := make([]string, 0, len(kids)+1)
@@ -236,10 +265,16 @@ func (s *Session) formatMembers(v Variable, format byte, depth int) string {
 			text = labels[i] + " = " + text
 		case !array:
 			text = k.Name + " = " + text
-		case indexes: // set print array-indexes on: the index in the format too, as gdb's [0x1] = 0x2
-			text = "[" + formatLeaf(Variable{Value: strconv.Itoa(i), Type: "long"}, format) + "] = " + text
 		}
 		parts = append(parts, text)
+	}
+	if array {
+		parts = collapseRepeats(parts, repeats, func(i int) string {
+			if !indexes {
+				return ""
+			}
+			return "[" + formatLeaf(Variable{Value: strconv.Itoa(i), Type: "long"}, format) + "] = " // set print array-indexes on: gdb's [0x1] = 0x2
+		})
 	}
 	if array && v.Len > len(kids) {
 		parts = append(parts, "...")
@@ -248,6 +283,27 @@ func (s *Session) formatMembers(v Variable, format byte, depth int) string {
 		parts = append(parts, more)
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// collapseRepeats writes a run of more than repeats equal elements once, as gdb's
+// "0x0 <repeats 20 times>" (repeats 0: never), each element or run after label(its index).
+func collapseRepeats(parts []string, repeats int, label func(int) string) []string {
+	out := parts[:0:0]
+	for i := 0; i < len(parts); {
+		j := i + 1
+		for repeats > 0 && j < len(parts) && parts[j] == parts[i] {
+			j++
+		}
+		if j-i > repeats && repeats > 0 {
+			out = append(out, fmt.Sprintf("%s%s <repeats %d times>", label(i), parts[i], j-i))
+		} else {
+			for k := i; k < j; k++ {
+				out = append(out, label(k)+parts[k])
+			}
+		}
+		i = j
+	}
+	return out
 }
 
 // memberLabels are the names a struct's text gives its n members, in order ("c", "static
@@ -279,6 +335,9 @@ func memberLabels(text string, n int) (labels []string, more string) {
 func formatLeaf(v Variable, format byte) string {
 	if f := strings.Fields(v.Value); len(f) > 1 && (f[0][0] >= '0' && f[0][0] <= '9' || f[0][0] == '-') {
 		v.Value = f[0]
+	}
+	if t := strings.TrimSpace(v.Type); (t == "_Bool" || t == "bool") && (v.Value == "true" || v.Value == "false") && format != 0 && format != 's' {
+		v.Value = map[string]string{"true": "1", "false": "0"}[v.Value] // a bool's number, as gdb formats it
 	}
 	if bits, ok := floatBits(v); ok && format != 'c' { // as gdb: the float's own bits
 		v.Value = strconv.FormatUint(bits, 10)

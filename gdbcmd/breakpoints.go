@@ -49,6 +49,10 @@ func (d *Debugger) parseLocation(arg string) (engine.BreakpointSpec, error) {
 			if names, ok := d.s.Target().(engine.Names); ok && !slices.ContainsFunc(names.SourceFiles(), func(f string) bool { return engine.SourceFileIs(f, file) }) {
 				return spec, fmt.Errorf("No source file named %s.", file)
 			}
+			if _, err := d.s.Target().ResolveFunction(loc); err == nil { // a target that binds FILE:FUNCTION itself: that file's alone
+				spec.Kind, spec.Function = engine.FunctionBreakpoint, loc
+				return spec, nil
+			}
 			if l, err := d.s.Target().ResolveFunction(fn); err != nil || !engine.SourceFileIs(l.File, file) {
 				return spec, fmt.Errorf("Function %q not defined in %q.", fn, file)
 			}

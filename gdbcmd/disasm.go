@@ -199,6 +199,9 @@ func (d *Debugger) infoSymbol(expr string) {
 	}
 	v, err := d.eval(expr, true)
 	addr, isAddr := engine.IntegerOf(v.Value)
+	if a, aerr := d.s.Address(d.frame, expr); err == nil && !isAddr && aerr == nil && d.limits.HideAddresses { // (its text has no address)
+		addr, isAddr = int64(a), true
+	}
 	if err != nil || !isAddr {
 		if a, err2 := d.eval("&"+expr, true); err2 == nil { // an array, as C takes it: its address
 			err = nil

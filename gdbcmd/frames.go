@@ -35,6 +35,14 @@ func (d *Debugger) frameLineAs(f engine.Frame, midLine bool, mode string) string
 		midLine = true
 	}
 	l := f.Location
+	if d.limits.HideAddresses { // print address off: no pc before the frame, as gdb's
+		if l.Line == 0 && l.HasPC && f.Module != "" {
+			return fmt.Sprintf("%s (%s) from %s", cmp.Or(namedFunc(f), "??"), args, f.Module)
+		} else if l.Line == 0 && l.HasPC {
+			return fmt.Sprintf("%s (%s)", cmp.Or(namedFunc(f), "??"), args)
+		}
+		midLine = false
+	}
 	if l.Line == 0 && l.HasPC {
 		if f.Module != "" { // "?? (libc.so.6)" is "?? () from /lib/.../libc.so.6" in gdb's words
 			return fmt.Sprintf("%s in %s (%s) from %s", d.pcText(l.PC), cmp.Or(namedFunc(f), "??"), args, f.Module)

@@ -389,8 +389,15 @@ func (d *Debugger) setting(name, val string) bool {
 			if d.setOnOff(on, arg); !d.failed {
 				d.s.SetPrintLimits(d.limits)
 			}
+		case len(opt) >= 3 && (strings.HasPrefix("address", opt) || strings.HasPrefix("symbol", opt) || strings.HasPrefix("union", opt)):
+			hide := map[byte]*bool{'a': &d.limits.HideAddresses, 's': &d.limits.HideSymbols, 'u': &d.limits.HideUnions}[opt[0]]
+			show := !*hide
+			if d.setOnOff(&show, arg); !d.failed { // (gdb's settings say what is shown)
+				*hide = !show
+				d.s.SetPrintLimits(d.limits)
+			}
 		default:
-			d.fail("Undefined set print command: %q. (set print pretty on|off, object on|off, elements N, repeats N, array-indexes on|off, null-stop on|off, raw-values on|off)\n", opt)
+			d.fail("Undefined set print command: %q. (set print pretty on|off, object on|off, elements N, repeats N, array-indexes on|off, null-stop on|off, raw-values on|off, address on|off, symbol on|off, union on|off)\n", opt)
 		}
 	default:
 		d.fail("Usage: set $REGISTER = VALUE, set context on|off, set listsize N or set print pretty on|off (variables are changed by the program, not the debugger).\n")

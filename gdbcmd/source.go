@@ -278,6 +278,9 @@ func (d *Debugger) listLine(arg, file string) (string, int, error) {
 	if n, ok := atoi(what); ok {
 		return full, max(1, n), nil
 	}
+	if loc, err := d.functionStart(arg); err == nil && engine.SourceFileIs(loc.File, where) { // a target that finds FILE:FUNCTION itself
+		return loc.File, loc.Line, nil
+	}
 	if loc, err := d.functionStart(what); err == nil && engine.SourceFileIs(loc.File, where) {
 		return loc.File, loc.Line, nil
 	}
@@ -287,11 +290,19 @@ func (d *Debugger) listLine(arg, file string) (string, int, error) {
 // functionStart is where function name begins as gdb's list and info line take it: the
 // line of its first instruction (its declaration's), not the one after its prologue.
 func (d *Debugger) functionStart(name string) (engine.Location, error) {
-	loc, err := d.s.Target().ResolveFunction(name)
+	resolve := d.s.Target().ResolveFunction
+	if fl, ok := d.s.Target().(engine.FunctionLocator); ok {
+		resolve = fl.FunctionLocation
+	}
+	loc, err := resolve(name)
 	if err != nil || d.indexedPCs() {
 		return loc, err
 	}
-	if pc, err := d.s.Address(d.frame, name); err == nil {
+	expr := name
+	if i := singleColon(name); i > 0 { // b.c:helper: 'b.c'::helper
+		expr = "'" + name[:i] + "'::" + name[i+1:]
+	}
+	if pc, err := d.s.Address(d.frame, expr); err == nil {
 		if lc, err := d.s.LineCodeAt(pc); err == nil && lc.Line > 0 && sameFile(lc.File, loc.File) {
 			loc.Line, loc.PC = lc.Line, pc
 		}

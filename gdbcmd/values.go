@@ -146,11 +146,28 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	d.printf("$%d = %s%s\n", record(v), prefix, d.fileText(d.layoutValue(d.s.FormatValue(v, format), expr, v.Type)))
 }
 
+// pointerType reports whether a C type's name is a pointer's: int *, int (*)(int),
+// char (**)[4]; not an array of pointers, int (*[2])(int).
+func pointerType(t string) bool {
+	if strings.HasSuffix(t, "*") {
+		return true
+	}
+	i := strings.Index(t, "(*")
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimLeft(t[i+1:], "*")
+	return strings.HasPrefix(rest, ")")
+}
+
 // pointerPrefix is what gdb's print puts before a C pointer (a value shown as an address,
 // of a pointer type or a typedef of one): its type, "(int *) ", "(op_t) ", except for a
 // string (char *), which shows its text instead, and under a format letter.
 func pointerPrefix(v engine.Variable, format byte) string {
 	t := strings.TrimSpace(v.Type)
+	if hidden := pointerType(t) && !strings.HasPrefix(v.Value, "0x") && !strings.HasPrefix(v.Value, "{"); hidden {
+		v.Value = "0x" + v.Value // print address off: the type before it still, as gdb's ((struct rect *) )
+	}
 	if format == 0 && t != "" && strings.HasPrefix(v.Value, "@0x") { // a C++ reference: (int &) @0x7ffe...: 5
 		return "(" + t + ") "
 	}
@@ -161,7 +178,7 @@ func pointerPrefix(v engine.Variable, format byte) string {
 	// it is: not for unsigned char *, a typedef of char or of the pointer
 	if base, ok := strings.CutSuffix(t, "*"); ok && !strings.Contains(base, "*") {
 		base = strings.TrimSpace(strings.NewReplacer("const ", "", " const", "", "volatile ", "", " volatile", "").Replace(base))
-		if base == "char" {
+		if base == "char" || base == "wchar_t" || base == "char16_t" || base == "char32_t" { // (their strings say what they are)
 			return ""
 		}
 	}
@@ -384,6 +401,12 @@ func cmdShow(d *Debugger, args string) bool {
 			d.showFrameMode(opt)
 		case len(opt) >= 2 && strings.HasPrefix("object", opt):
 			d.printf("Printing of object's derived type based on vtable info is %s.\n", onOff(d.printObject))
+		case len(opt) >= 3 && strings.HasPrefix("address", opt):
+			d.printf("Printing of addresses is %s.\n", onOff(!d.limits.HideAddresses))
+		case len(opt) >= 3 && strings.HasPrefix("symbol", opt):
+			d.printf("Printing of symbols when printing pointers is %s.\n", onOff(!d.limits.HideSymbols))
+		case len(opt) >= 3 && strings.HasPrefix("union", opt):
+			d.printf("Printing of unions interior to structures is %s.\n", onOff(!d.limits.HideUnions))
 		default:
 			d.printf("Pretty formatting of structures is %s.\n", onOff(d.pretty))
 		}

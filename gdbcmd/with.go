@@ -107,12 +107,12 @@ type printOption struct {
 }
 
 var printOptions = []printOption{
-	{name: "address"}, {name: "array"}, {name: "array-indexes", setting: "array-indexes"},
+	{name: "address", setting: "address"}, {name: "array"}, {name: "array-indexes", setting: "array-indexes"},
 	{name: "elements", setting: "elements", numeric: true}, {name: "max-depth", numeric: true},
 	{name: "memory-tag-violations"}, {name: "nibbles"}, {name: "null-stop", setting: "null-stop"},
 	{name: "object", setting: "object"}, {name: "pretty", setting: "pretty"}, {name: "raw-values", setting: "raw-values"},
 	{name: "repeats", setting: "repeats", numeric: true}, {name: "static-members", ignored: true},
-	{name: "symbol"}, {name: "union"}, {name: "vtbl", ignored: true},
+	{name: "symbol", setting: "symbol"}, {name: "union", setting: "union"}, {name: "vtbl", ignored: true},
 }
 
 // parsePrintOptions reads print's options before "--" into set print lines ("print

@@ -25,7 +25,9 @@ func TestPrintOptions(t *testing.T) {
 		{args: "-nosuch -- 1", err: "Unrecognized option at: -nosuch -- 1"},
 		{args: "-a -- 1", err: "Unrecognized option at: -a -- 1"}, // address, array, array-indexes
 		{args: "-elements -- 1", err: "-elements requires an argument"},
-		{args: "-address -- p", err: "polydbg does not take print -address"},
+		{args: "-address -- p", rest: "p", sets: []string{"print address on"}},
+		{args: "-symbol off -union off -- p", rest: "p", sets: []string{"print symbol off", "print union off"}},
+		{args: "-nibbles -- p", err: "polydbg does not take print -nibbles"},
 	} {
 		sets, rest, err := parsePrintOptions(c.args)
 		if c.err != "" {

@@ -119,8 +119,11 @@ func (f *File) valueOfFunc(fn *Func, name string) (Value, *Func, *dwarf.Entry, b
 	ft := f.funcType(e, r)
 	addr := fn.Low + f.Bias
 	sig := funcTypeName(ft)
-	return Value{Name: name, Type: sig, Kind: "func", Addr: addr, InMemory: true,
-		Text: fmt.Sprintf("{%s} %#x <%s>", sig, addr, f.Signature(fn)), typ: ft}, fn, e, true
+	text := fmt.Sprintf("{%s} %#x <%s>", sig, addr, f.Signature(fn))
+	if f.PrintLimits().HideAddresses { // print address off: {int (int)} <fact>
+		text = fmt.Sprintf("{%s} <%s>", sig, f.Signature(fn))
+	}
+	return Value{Name: name, Type: sig, Kind: "func", Addr: addr, InMemory: true, Text: text, typ: ft}, fn, e, true
 }
 
 // FuncDecl is a function of the program as C declares it, and where: its declaration line
@@ -208,3 +211,29 @@ func (v Value) FuncType() (*dwarf.FuncType, bool) {
 // SetFuncType gives the function value v the type ft: a function without debug
 // information, whose call a cast says the return type of.
 func (v *Value) SetFuncType(ft *dwarf.FuncType) { v.typ = ft }
+
+// FuncValueAt is FuncValue as seen from the code at pc: of the functions named name, the
+// one the unit of pc's function defines first (a file's static function before another
+// file's of the same name, as gdb looks in the file's own scope first).
+func (f *File) FuncValueAt(name string, pc uint64) (Value, bool) {
+	if here := f.FuncAt(pc); here != nil {
+		for _, fn := range f.ownFuncsNamed(name) {
+			if fn.cu == here.cu && fn != here || fn == here {
+				v, _, _, ok := f.valueOfFunc(fn, name)
+				return v, ok
+			}
+		}
+	}
+	return f.FuncValue(name)
+}
+
+// FileFuncValue is the function name that source file file defines (gdb's 'b.c'::helper).
+func (f *File) FileFuncValue(file, name string) (Value, bool) {
+	for _, fn := range f.ownFuncsNamed(name) {
+		if c := f.cus[fn.cu]; c != nil && unitIs(c, file) {
+			v, _, _, ok := f.valueOfFunc(fn, name)
+			return v, ok
+		}
+	}
+	return Value{}, false
+}

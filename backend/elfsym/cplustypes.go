@@ -251,6 +251,9 @@ func (f *File) structValue(v *Value, st *dwarf.StructType, b []byte, addr uint64
 		if c.Kind == "reference" && (c.Referent == nil || !c.Referent.printed) { // a reference member: its address alone, as gdb
 			text, _, _ = strings.Cut(text, ": ")
 		}
+		if st, ok := resolve(c.typ).(*dwarf.StructType); ok && st.Kind == "union" && f.PrintLimits().HideUnions {
+			text = "{...}" // print union off: a union inside is not shown, as gdb's
+		}
 		if label == "" { // an anonymous union or struct: its members' braces alone, as gdb
 			parts = append(parts, text)
 			return

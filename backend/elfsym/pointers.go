@@ -42,8 +42,8 @@ func (v Value) pointee() (dwarf.Type, int, error) {
 	if !ok {
 		return nil, 0, fmt.Errorf("%s is not a pointer", v.Name)
 	}
-	if _, void := pt.Type.(*dwarf.VoidType); void || pt.Type == nil {
-		return nil, 0, errors.New("attempt to take contents of a non-pointer value") // void *, as gdb
+	if _, void := pt.Type.(*dwarf.VoidType); void || pt.Type == nil { // gdb moves a void * byte by byte
+		return &dwarf.VoidType{}, 1, nil
 	}
 	if _, fn := pt.Type.(*dwarf.FuncType); fn { // gdb moves a function pointer byte by byte
 		return pt.Type, 1, nil
@@ -60,6 +60,9 @@ func (f *File) Element(v Value, i int64, mem Memory) (Value, error) {
 		et, n, err := v.pointee()
 		if err != nil {
 			return v, err
+		}
+		if _, void := et.(*dwarf.VoidType); void {
+			return v, errors.New("Attempt to dereference a generic pointer.") // gdb's
 		}
 		return f.readAt(fmt.Sprintf("%s[%d]", v.Name, i), et, uintFrom(v.Bytes, f.Arch)+uint64(i*int64(n)), n, mem)
 	case *dwarf.ArrayType:

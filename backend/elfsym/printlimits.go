@@ -14,6 +14,10 @@ import (
 type PrintLimits struct {
 	Elements, Repeats           int
 	ArrayIndexes, NullStop, Raw bool
+	// HideAddresses (print address off) leaves pointers' and functions' addresses out,
+	// HideSymbols (print symbol off) the symbol a data pointer points into, HideUnions
+	// (print union off) the members of a union inside a struct or union ({...}).
+	HideAddresses, HideSymbols, HideUnions bool
 }
 
 // DefaultPrintLimits are gdb's defaults.
@@ -83,13 +87,23 @@ func (f *File) arrayText(cnt int, elem func(i int) string, same func(i, j int) b
 // once the elements limit of characters has been shown with more to come (cut, as gdb
 // cuts, after the run that reaches it).
 func (f *File) charsText(b []byte, more bool) string {
+	units := make([]uint32, len(b))
+	for i, c := range b {
+		units[i] = uint32(c)
+	}
+	return f.unitsText(units, "", more)
+}
+
+// unitsText is charsText of characters of any width, quoted after prefix (L, u, U for
+// wide ones).
+func (f *File) unitsText(b []uint32, prefix string, more bool) string {
 	l := f.PrintLimits()
 	max, repeats := unlimited(l.Elements), unlimited(l.Repeats)
 	var parts []string
-	var quoted []byte
+	var quoted []uint32
 	flush := func() {
 		if quoted != nil {
-			parts = append(parts, `"`+escapeChars(quoted)+`"`)
+			parts = append(parts, `"`+escapeUnits(quoted, prefix != "")+`"`)
 			quoted = nil
 		}
 	}
@@ -101,16 +115,16 @@ func (f *File) charsText(b []byte, more bool) string {
 		}
 		if j-i > repeats {
 			flush()
-			parts = append(parts, fmt.Sprintf("%s <repeats %d times>", charLit(b[i]), j-i))
+			parts = append(parts, fmt.Sprintf("%s <repeats %d times>", unitLit("", b[i]), j-i))
 		} else {
 			quoted = append(quoted, b[i:j]...)
 		}
 		i = j
 	}
 	flush()
-	text := strings.Join(parts, ", ")
+	text := prefix + strings.Join(parts, ", ") // (a wide string's L once, at its start, as gdb's)
 	if len(parts) == 0 {
-		text = `""`
+		text = prefix + `""`
 	}
 	if i < len(b) || more {
 		text += "..."

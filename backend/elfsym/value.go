@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/polydbg/polydbg/internal/cxxname"
 	"math/big"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -210,11 +211,17 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 		if n == 16 {
 			v.Text = f.wideInt(b, true)
 		}
+		if p, ok := wideChar(t); ok && n <= 4 { // 81 L'Q'
+			v.Text += " " + unitLit(p, uint32(u))
+		}
 	case *dwarf.UintType:
 		v.Kind = "uint"
 		v.Text = strconv.FormatUint(u, 10)
 		if n == 16 {
 			v.Text = f.wideInt(b, false)
+		}
+		if p, ok := wideChar(t); ok && n <= 4 { // 90 U'Z'
+			v.Text += " " + unitLit(p, uint32(u))
 		}
 	case *dwarf.FloatType:
 		v.Kind = "float"
@@ -236,10 +243,14 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 		v.Kind = "enum"
 		x := sext()
 		v.Text = strconv.FormatInt(x, 10)
+		named := false
 		for _, e := range tt.Val {
 			if e.Val == x {
-				v.Text = e.Name
+				v.Text, named = e.Name, true
 			}
+		}
+		if !named && flagEnum(tt) {
+			v.Text = flagsText(tt, uint64(x))
 		}
 	case *dwarf.PtrType:
 		v.Kind = "pointer"
@@ -249,6 +260,15 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 			v.Text += " <" + cxxname.Symbol(name) + ">"
 		}
 		if u == 0 || mem == nil || depth >= maxDepth {
+			break
+		}
+		if p, ok := wideChar(tt.Type); ok && target.Size() <= 4 { // 0x2004 L"ptr"
+			max := unlimited(f.PrintLimits().Elements)
+			if units, more, err := f.readWideString(mem, u, int(target.Size()), min(max, 1<<20)); err == nil {
+				v.Text += " " + f.unitsText(units, p, more)
+			} else {
+				v.Text += fmt.Sprintf(" <error: Cannot access memory at address %#x>", u)
+			}
 			break
 		}
 		switch target.(type) {
@@ -322,6 +342,10 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 			v.Text = f.charArray(b)
 			break
 		}
+		if p, ok := wideChar(tt.Type); ok && es <= 4 { // L"wide"
+			v.Text = f.wideArray(p, f.unitsOf(b, es))
+			break
+		}
 		v.Text = f.arrayText(cnt, func(i int) string {
 			if i < len(v.Children) {
 				return v.Children[i].Text
@@ -337,7 +361,65 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 		v.Kind = "raw"
 		v.Text = fmt.Sprintf("%x", b)
 	}
+	if v.Kind == "pointer" {
+		v.Text = f.addressShown(v.Text, t)
+	}
 	return v
+}
+
+// addressShown is a pointer's text (0x5555555580d0 <grid+16> "..."), of type t, as print
+// address and print symbol have it: without the address (<grid+16>, "alpha", and nothing
+// for a null pointer), without the symbol of data (the function a pointer to one points to
+// is named still), as gdb's.
+func (f *File) addressShown(text string, t dwarf.Type) string {
+	l := f.PrintLimits()
+	if !l.HideAddresses && !l.HideSymbols {
+		return text
+	}
+	hex, rest, _ := strings.Cut(text, " ")
+	if pt, ok := resolve(t).(*dwarf.PtrType); ok && l.HideSymbols && strings.HasPrefix(rest, "<") {
+		if _, fn := resolve(pt.Type).(*dwarf.FuncType); !fn {
+			if _, after, ok := strings.Cut(rest, "> "); ok {
+				rest = after
+			} else if strings.HasSuffix(rest, ">") {
+				rest = ""
+			}
+		}
+	}
+	if l.HideAddresses {
+		return rest
+	}
+	return strings.TrimSuffix(hex+" "+rest, " ")
+}
+
+// flagEnum reports whether gdb takes enum t for one of flags: each of its values a single
+// bit (or none), never negative.
+func flagEnum(t *dwarf.EnumType) bool {
+	for _, e := range t.Val {
+		if e.Val < 0 || bits.OnesCount64(uint64(e.Val)) > 1 {
+			return false
+		}
+	}
+	return len(t.Val) > 0
+}
+
+// flagsText is value x of flag enum t as gdb writes it: the names of its bits, the first
+// of each, and what is left in hex ((F_READ | F_WRITE), (F_EXEC | unknown: 0x10)).
+func flagsText(t *dwarf.EnumType, x uint64) string {
+	var parts []string
+	for _, e := range t.Val {
+		if b := uint64(e.Val); b != 0 && x&b != 0 {
+			parts = append(parts, e.Name)
+			x &^= b
+		}
+	}
+	if x != 0 {
+		parts = append(parts, fmt.Sprintf("unknown: %#x", x))
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return "(" + strings.Join(parts, " | ") + ")"
 }
 
 func (f *File) bitfield(fld *dwarf.StructField, b []byte, c Value) Value {

@@ -189,6 +189,11 @@ type globalAt struct{ entry, cu dwarf.Offset }
 // globalNamed is the first variable at file scope named name that has a location, in the
 // order of the DWARF (Globals' order).
 func (f *File) globalNamed(name string) (*Var, bool) {
+	return f.globalIn(name, func(dwarf.Offset) bool { return true })
+}
+
+// globalIn is globalNamed of the units in accepts (by their entries' offsets).
+func (f *File) globalIn(name string, in func(cu dwarf.Offset) bool) (*Var, bool) {
 	ix := &f.globalIx
 	ix.once.Do(func() {
 		ix.byName = map[string][]globalAt{}
@@ -204,6 +209,9 @@ func (f *File) globalNamed(name string) (*Var, bool) {
 		})
 	})
 	for _, at := range ix.byName[name] {
+		if !in(at.cu) {
+			continue
+		}
 		r := f.DWARF.Reader()
 		r.Seek(at.entry)
 		if e, err := r.Next(); err == nil && e != nil {
@@ -409,6 +417,11 @@ func (f *File) LookupVar(pc uint64, name string) (*Var, error) {
 			}
 		}
 	}
+	if fn != nil { // the unit's own first: a file's static before another file's of the same name
+		if v, ok := f.globalIn(name, func(cu dwarf.Offset) bool { return cu == fn.cu }); ok {
+			return v, nil
+		}
+	}
 	if v, ok := f.Global(name); ok {
 		return v, nil
 	}
@@ -468,12 +481,7 @@ func (v *Var) NeedsFrame() bool {
 // FileGlobal is the global or file-static variable name that the source file file defines
 // (gdb's 'file.c'::name): file is its unit's name, or that name's last elements.
 func (f *File) FileGlobal(file, name string) (*Var, bool) {
-	for _, v := range f.Globals() {
-		if v.Name == name && v.cu != nil && unitIs(v.cu, file) {
-			return v, true
-		}
-	}
-	return nil, false
+	return f.globalIn(name, func(cu dwarf.Offset) bool { c := f.cus[cu]; return c != nil && unitIs(c, file) })
 }
 
 // HasSourceFile reports whether a unit of the program is the source file file (its name,

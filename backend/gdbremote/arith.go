@@ -338,14 +338,17 @@ func (p *arithParser) primary() (arithOperand, error) {
 			p.pos++
 		}
 		return v, err
+	case len(t) > 2 && strings.ContainsRune("LuU", rune(t[0])) && (t[1] == '\'' || t[1] == '"'): // L'a', L"ab"
+		return p.wideLiteral(t)
 	case t[0] == '\'' && strings.Contains(t, "'::"): // 'file.c'::name
 		if p.skip {
 			return arithOperand{kind: "int"}, nil
 		}
 		v, err := p.e.value(t)
 		if err != nil {
-			if c, ok := p.constant(t[strings.Index(t, "'::")+3:]); ok { // 'file.c'::fact
-				return c, nil
+			file, name, _ := strings.Cut(t[1:], "'::")
+			if fv, ok := p.program().FileFuncValue(file, name); ok { // 'file.c'::fact
+				return arithOperand{obj: &fv}, nil
 			}
 			return arithOperand{}, err
 		}
@@ -353,7 +356,7 @@ func (p *arithParser) primary() (arithOperand, error) {
 	case t[0] == '\'':
 		c, ok := elfsym.CharLiteral(t)
 		if !ok {
-			return arithOperand{}, fmt.Errorf("bad character literal %s", t)
+			return arithOperand{}, charConstantError(t)
 		}
 		v := arithOperand{kind: "int", i: int64(c), ct: tChar}
 		if !p.skip && p.program() != nil { // a char, as gdb prints it: 65 'A'
@@ -411,6 +414,37 @@ func (p *arithParser) primary() (arithOperand, error) {
 	return arithOperand{}, p.syntaxError(p.pos - 1)
 }
 
+// wideLiteral is a wide character or string literal: L'a' (97 L'a'), u"ab".
+func (p *arithParser) wideLiteral(t string) (arithOperand, error) {
+	if p.skip {
+		return arithOperand{kind: "int"}, nil
+	}
+	if p.program() == nil {
+		return arithOperand{}, errNoProgram
+	}
+	prefix, body := t[:1], cstring.Unescape(t[2:len(t)-1])
+	if t[1] == '"' {
+		s := p.e.t.sym.WideStringLiteral(prefix, body)
+		s.Name = t
+		return arithOperand{obj: &s}, nil
+	}
+	r := []rune(body)
+	if len(r) != 1 {
+		return arithOperand{}, charConstantError(t[1:])
+	}
+	c := p.e.t.sym.WideCharLiteral(prefix, r[0])
+	c.Name = t
+	return arithOperand{obj: &c}, nil
+}
+
+// charConstantError is gdb's word for a character literal that is none: empty, or 'ab'.
+func charConstantError(lit string) error {
+	if lit == "''" {
+		return errors.New("Empty character constant.")
+	}
+	return errors.New("Invalid character constant.")
+}
+
 // constant is a name that is not a variable but a value: an enumeration constant, or a
 // function.
 func (p *arithParser) constant(name string) (arithOperand, bool) {
@@ -431,7 +465,7 @@ func (p *arithParser) constant(name string) (arithOperand, bool) {
 		}
 	}
 	if fn, _ := sym.FuncByName(name); fn != nil && (fn.Name == name || !p.cplusFrame()) { // (add is not geo::add, B not B::B)
-		if fv, ok := sym.FuncValue(name); ok {
+		if fv, ok := sym.FuncValueAt(name, p.framePC()); ok { // (a file's own static function first)
 			return arithOperand{obj: &fv}, true
 		}
 	}
@@ -489,7 +523,7 @@ func (p *arithParser) child(v arithOperand, key string) (arithOperand, error) {
 	}
 	if v.obj == nil {
 		if key == "*" {
-			return v, errors.New("attempt to take contents of a non-pointer value")
+			return v, errors.New("Attempt to take contents of a non-pointer value.")
 		}
 		if strings.HasPrefix(key, "[") { // gdb's words
 			return v, fmt.Errorf("cannot subscript something of type `%s'", promote(v.ct).name)

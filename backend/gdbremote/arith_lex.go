@@ -38,7 +38,11 @@ func lexArithAt(s string) (toks []string, at []int, err error) {
 		switch {
 		case c == ' ' || c == '\t':
 			i++
-		case c == '\'' || c == '"':
+		case c == '\'' || c == '"' || strings.ContainsRune("LuU", rune(c)) && i+1 < len(s) && (s[i+1] == '\'' || s[i+1] == '"'):
+			if c != '\'' && c != '"' { // a wide literal: L'a', u"ab"
+				c = s[i+1]
+				i++
+			}
 			j := i + 1
 			for j < len(s) && s[j] != c {
 				if s[j] == '\\' {
@@ -53,7 +57,7 @@ func lexArithAt(s string) (toks []string, at []int, err error) {
 			if c == '\'' && strings.HasPrefix(s[j:], "::") && j+2 < len(s) && isIdent(s[j+2:j+3]) { // 'file.c'::name
 				j = nameEnd(s, j+2)
 			}
-			toks = append(toks, s[i:j])
+			toks = append(toks, s[at[len(at)-1]:j])
 			i = j
 		case c == '$' || isIdent(s[i:i+1]):
 			j := nameEnd(s, i+1)

@@ -119,6 +119,9 @@ func (p *arithParser) sizeof() (arithOperand, error) {
 		if p.program() == nil {
 			return arithOperand{}, errNoProgram
 		}
+		if strings.TrimSpace(name) == "void" { // GNU C's 1, as gdb's
+			return arithOperand{kind: "int", i: 1, ct: tInt}, nil
+		}
 		t, err := p.e.t.sym.ParseType(name)
 		if err != nil {
 			return arithOperand{}, err
@@ -133,7 +136,7 @@ func (p *arithParser) sizeof() (arithOperand, error) {
 	if err != nil || p.skip {
 		return v, err
 	}
-	if v.obj != nil && v.obj.Kind == "func" { // gdb's sizeof of a function, as GNU C's
+	if v.obj != nil && (v.obj.Kind == "func" || v.obj.Kind == "void") { // gdb's sizeof of a function or void, as GNU C's
 		return arithOperand{kind: "int", i: 1, ct: tInt}, nil
 	}
 	if v.obj != nil && v.obj.Kind == "nodebug" {
@@ -156,6 +159,18 @@ func (p *arithParser) sizeof() (arithOperand, error) {
 // deref is *v: what a pointer points to (the first element of an array).
 func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
 	v = v.referred()
+	if v.obj != nil && v.obj.Kind == "pointer" && pointsToVoid(*v.obj) { // a void * has nothing to read
+		if p.e.typeOnly { // whatis *vp, sizeof *vp: void, as gdb's
+			void := elfsym.Value{Name: "*" + v.obj.Name, Type: "void", Kind: "void", Text: "void"}
+			return arithOperand{obj: &void}, nil
+		}
+		return v, errors.New("Attempt to dereference a generic pointer.") // gdb's
+	}
+	if integerOperand(v) && !p.skip && p.program() != nil { // *24 is the int at 0x18, as gdb reads it
+		if pv, err := p.cast("int *", v); err == nil {
+			return p.deref(pv)
+		}
+	}
 	if v.obj != nil && v.obj.Kind == "func" { // *fact is fact, as in C
 		return v, nil
 	}
@@ -207,6 +222,29 @@ func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
 	return v, errors.New("Could not find operator*.") // gdb's words
 }
 
+// pointsToVoid reports whether v is a void *.
+func pointsToVoid(v elfsym.Value) bool {
+	pt, ok := elfsym.Underlying(v.DWARFType()).(*dwarf.PtrType)
+	if !ok {
+		return false
+	}
+	_, void := pt.Type.(*dwarf.VoidType)
+	return void || pt.Type == nil
+}
+
+// integerOperand reports whether v is an integer: a number computed, or a variable of an
+// integer type (not a pointer, a float or an aggregate).
+func integerOperand(v arithOperand) bool {
+	if v.obj == nil {
+		return v.kind == "int" || v.kind == "uint"
+	}
+	switch v.obj.Kind {
+	case "int", "uint", "char", "bool":
+		return v.obj.Typed()
+	}
+	return false
+}
+
 // pointedFunc is the function a pointer to a function points to, when it points to the
 // start of one of the program's functions.
 func (p *arithParser) pointedFunc(v arithOperand) (elfsym.Value, bool) {
@@ -255,6 +293,9 @@ func (p *arithParser) index(v, idx arithOperand) (arithOperand, error) {
 	}
 	if v.obj != nil && v.obj.Kind == elfsym.KindUnread {
 		return p.child(v, "["+strconv.FormatInt(i, 10)+"]")
+	}
+	if v.obj != nil && v.obj.Kind == "pointer" && pointsToVoid(*v.obj) { // vp[1]: *(vp + 1), nothing to read
+		return p.deref(v)
 	}
 	if v.obj != nil && (v.obj.Kind == "pointer" || v.obj.Kind == "array" || v.obj.Kind == "struct") { // a standard container's too
 		c, err := p.e.t.sym.Element(*v.obj, i, cachedMem{p.e.t})

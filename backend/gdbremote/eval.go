@@ -246,7 +246,7 @@ func child(v elfsym.Value, key string) (elfsym.Value, error) {
 		if v.Kind == "pointer" && (v.Text == "0x0" || strings.HasPrefix(v.Text, "0x0 ")) {
 			return v, errors.New("Cannot access memory at address 0x0") // gdb's words
 		}
-		return v, fmt.Errorf("%s is not a pointer that can be followed", v.Name)
+		return v, errors.New("Attempt to take contents of a non-pointer value.") // gdb's words
 	}
 	switch {
 	case strings.HasPrefix(key, "["):
@@ -534,6 +534,9 @@ func (t *Target) CompileCondition(loc engine.Location, expr string) (engine.Cond
 	case strings.ContainsAny(expr, "=<>&|!%+-*/"):
 		return nil, checkArith(expr)
 	}
+	if err := t.checkNames(loc, expr); err != nil {
+		return nil, err
+	}
 	t.mu.Lock()
 	oneSite := len(t.sites[loc.PC]) == 0 // the stub's bytecode reads the variables of one place only
 	t.mu.Unlock()
@@ -543,6 +546,45 @@ func (t *Target) CompileCondition(loc engine.Location, expr string) (engine.Cond
 		}
 	}
 	return c, nil
+}
+
+// checkNames refuses a condition at loc that names what is nowhere in its scope, as gdb
+// refuses it when it is set (No symbol "nosuch" in current context.), in C code: each name
+// that is not a member, a call, a type or a scoped name must be a variable there, an
+// enumerator, a function or a symbol of the program.
+func (t *Target) checkNames(loc engine.Location, expr string) error {
+	if !loc.HasPC || t.sym.CXXAt(loc.PC) || t.sym.FuncAt(loc.PC) == nil {
+		return nil
+	}
+	toks, err := lexArith(expr)
+	if err != nil {
+		return nil
+	}
+	for i, tok := range toks {
+		switch {
+		case !isIdent(tok) || strings.Contains(tok, "::") || isTypeKeyword(tok):
+			continue
+		case i > 0 && (toks[i-1] == "." || toks[i-1] == "->"), i+1 < len(toks) && toks[i+1] == "(":
+			continue // a member's name, a call's function
+		}
+		if _, err := t.sym.LookupVar(loc.PC, tok); err == nil {
+			continue
+		}
+		if _, _, ok := t.sym.Enumerator(tok); ok || t.sym.IsTypeName(tok) {
+			continue
+		}
+		if _, ok := t.sym.FuncByName(tok); ok {
+			continue
+		}
+		if _, ok := t.functionSymbol(tok); ok {
+			continue
+		}
+		if _, ok := t.dataSymbol(tok); ok {
+			continue
+		}
+		return fmt.Errorf("No symbol %q in current context.", tok)
+	}
+	return nil
 }
 
 // agentResolver locates variables for agent expressions at pc.

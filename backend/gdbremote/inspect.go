@@ -571,7 +571,8 @@ func (t *Target) FileInfo(file string) (engine.FrameInfo, bool) {
 // keptWhole reports whether a history keeps v whole (Variable.Kept): a struct, union or
 // array, whose text cannot be read back as an expression (a number's or a pointer's can).
 func keptWhole(v elfsym.Value) bool {
-	return v.Typed() && (v.Kind == "struct" || v.Kind == "union" || v.Kind == "array")
+	return v.Typed() && (v.Kind == "struct" || v.Kind == "union" || v.Kind == "array" ||
+		v.Kind == "pointer" && !strings.HasPrefix(v.Text, "0x")) // (print address off: no address to read back)
 }
 
 // UseHistory implements engine.HistoryUser: the values Evaluate gives are kept whole
@@ -596,4 +597,30 @@ func (t *Target) historyValue(ref string) (elfsym.Value, bool) {
 	out := *v
 	out.Name = ref
 	return out, true
+}
+
+// AddressOf implements engine.AddressEvaluator: expr's value as an address, from its
+// bytes (a pointer's, an integer's), a function's or an array's place.
+func (t *Target) AddressOf(frame int, expr string) (uint64, error) {
+	if err := t.needStopped(); err != nil {
+		return 0, err
+	}
+	fr, err := t.frame(frame)
+	if err != nil {
+		return 0, err
+	}
+	op, p, err := runArith(&evaluator{t: t, fr: fr, pure: true}, strings.TrimSpace(expr), false)
+	if err != nil {
+		return 0, err
+	}
+	n, err := p.number(op)
+	switch {
+	case err != nil:
+		return 0, err
+	case n.kind == "float":
+		return 0, fmt.Errorf("%s is not an address", expr)
+	case n.kind == "uint":
+		return n.u, nil
+	}
+	return uint64(n.i), nil
 }

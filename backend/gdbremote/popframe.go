@@ -99,12 +99,10 @@ func (t *Target) returnValueBytes(fr *elfsym.Frame, value string) (dwarf.Type, [
 	if err != nil || typ == nil {
 		text, aerr := t.valueText(fr, value)
 		switch {
-		case aerr != nil && aerr != errNotArith:
+		case aerr != nil:
 			return nil, nil, aerr
 		case typ == nil: // void: the value is dropped, as gdb drops it
 			return nil, nil, nil
-		case aerr != nil:
-			return nil, nil, err
 		}
 		if b, err = t.sym.Encode(typ, truncated(typ, text)); err != nil {
 			return nil, nil, err

@@ -25,7 +25,11 @@ func (t *Target) returnValue(fn *elfsym.Func) *engine.Variable {
 		return nil
 	}
 	v := t.sym.FormatValue(typ, b, 0, false, cachedMem{t}, 0)
-	return &engine.Variable{Name: fn.Name, Value: v.Text, Type: v.Type}
+	out := &engine.Variable{Name: fn.Name, Value: v.Text, Type: v.Type}
+	if keptWhole(v) { // $.hi after finish, as gdb's history
+		out.Kept = &v
+	}
+	return out
 }
 
 // returnedBytes are the size bytes of a value of type typ just returned.

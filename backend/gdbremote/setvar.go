@@ -122,9 +122,7 @@ func (t *Target) store(fr *elfsym.Frame, p elfsym.Place, valueExpr string) error
 	text := valueExpr
 	if _, err := t.sym.Encode(p.Type, valueExpr); err != nil {
 		var aerr error
-		if text, aerr = t.valueText(fr, valueExpr); aerr == errNotArith {
-			return err
-		} else if aerr != nil {
+		if text, aerr = t.valueText(fr, valueExpr); aerr != nil {
 			return aerr
 		}
 	}

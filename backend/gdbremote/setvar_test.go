@@ -99,8 +99,8 @@ func TestSetVariableNative(t *testing.T) {
 	}
 	for _, bad := range [][3]string{
 		{"pt", "1", "whole struct"}, {"nope", "1", `No symbol "nope" in current context.`},
-		{"ch", "'ab'", "not a value"}, {"len(x)", "1", "Left operand of assignment is not an lvalue."}, {"pp->nothing", "1", "no member"},
-		{"i32", "i32 / 0", "division by zero"}, {"i32", "nosuch + 1", `No symbol "nosuch" in current context.`}, {"i32", "(1 + 2", "missing )"},
+		{"ch", "'ab'", "Invalid character constant."}, {"len(x)", "1", "Left operand of assignment is not an lvalue."}, {"pp->nothing", "1", "no member"},
+		{"i32", "i32 / 0", "Division by zero"}, {"i32", "nosuch + 1", `No symbol "nosuch" in current context.`}, {"i32", "(1 + 2", "A syntax error in expression, near `'."}, {"i32", "F_NOSUCH | 1", `No symbol "F_NOSUCH" in current context.`},
 	} {
 		if _, err := x.s.SetVariable(0, 0, bad[0], bad[1]); err == nil || !strings.Contains(err.Error(), bad[2]) {
 			t.Errorf("set var %s = %s: %v, want %q", bad[0], bad[1], err, bad[2])

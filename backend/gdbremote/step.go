@@ -61,15 +61,7 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 	// Where the backtrace ends at the function (main: its caller is libc's, without line
 	// information), the return is known by the stack pointer alone: the step stops in the
 	// caller's code, as gdb's next stops in __libc_start_call_main.
-	var startCFA, retAddr uint64
-	if fs, err := t.frames(); err == nil && len(fs) > 0 && startFn != nil && pc != startFn.Start() {
-		i := physicalFrame(fs)
-		if i+1 < len(fs) {
-			startCFA, retAddr = fs[i].CFA, fs[elfsym.PhysicalCaller(fs, i)].PC
-		} else if i == len(fs)-1 && startFn.Name == "main" {
-			startCFA = fs[i].CFA
-		}
-	}
+	startCFA, retAddr := t.returnPoint(startFn, pc)
 	for range 100000 {
 		if st := t.pauseStop(); st != nil {
 			return st, nil
@@ -84,6 +76,12 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 		}
 		fn := t.sym.FuncAt(npc)
 		if startCFA != 0 && t.sp() >= startCFA && (npc == retAddr || retAddr == 0 && !t.sym.OwnCodeAt(npc)) {
+			if cloc, ok := t.sym.PCToLine(npc); ok && retAddr != 0 && !t.sym.IsStmt(npc) {
+				// back in the middle of the caller's line: on to its end, as gdb's next
+				startLoc, startFn, shown = cloc, t.sym.FuncAt(npc), t.shownInlines(npc)
+				startCFA, retAddr = t.returnPoint(startFn, npc)
+				continue
+			}
 			return &engine.Stop{Reason: engine.ReasonStep, ReturnValue: t.returnValue(startFn)}, nil
 		}
 		// A call: the pc is at a function's first instruction (or in code without lines).
@@ -143,6 +141,24 @@ func (t *Target) doStepLine(over bool) (*engine.Stop, error) {
 		}
 	}
 	return &engine.Stop{Reason: engine.ReasonStep}, nil
+}
+
+// returnPoint is where the function fn, stopped at pc, returns to: its frame's CFA and the
+// caller's pc (0 for main without a caller with lines, whose return is known by the stack
+// pointer alone; both 0 at the function's first instruction or without a frame).
+func (t *Target) returnPoint(fn *elfsym.Func, pc uint64) (cfa, ret uint64) {
+	fs, err := t.frames()
+	if err != nil || len(fs) == 0 || fn == nil || pc == fn.Start() {
+		return 0, 0
+	}
+	i := physicalFrame(fs)
+	if i+1 < len(fs) {
+		return fs[i].CFA, fs[elfsym.PhysicalCaller(fs, i)].PC
+	}
+	if i == len(fs)-1 && fn.Name == "main" {
+		return fs[i].CFA, 0
+	}
+	return 0, 0
 }
 
 // stepThroughPLT makes a step into a call through the PLT (npc is a PLT entry: a shared

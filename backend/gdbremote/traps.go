@@ -35,6 +35,25 @@ func (t *Target) ResolveLine(file string, line int) (engine.Location, error) {
 // ResolveFunction implements engine.Target: the out-of-line copy's first statement, else
 // the first inlined copy's. A trap there also covers every other copy (sites.go).
 func (t *Target) ResolveFunction(name string) (engine.Location, error) {
+	return t.resolveFunction(name, true)
+}
+
+// FunctionLocation implements engine.FunctionLocator: ResolveFunction for a look alone
+// (list, info line), which leaves the traps' sites as they are.
+func (t *Target) FunctionLocation(name string) (engine.Location, error) {
+	return t.resolveFunction(name, false)
+}
+
+// resolveFunction is ResolveFunction; record says a breakpoint will be bound there, its
+// other copies to be covered by the trap (addSites).
+func (t *Target) resolveFunction(name string, record bool) (engine.Location, error) {
+	addSites := t.addSites
+	if !record {
+		addSites = func([]uint64, string) {}
+	}
+	if file, fn, ok := fileAndFunction(name); ok { // b.c:helper, of the functions named helper the one b.c defines
+		return t.resolveFunctionIn(file, fn, addSites)
+	}
 	pcs, err := t.sym.FuncBreakpoints(name)
 	if err != nil && t.loadsLibraries() { // a loaded library's function (break write, break abort)
 		t.addLibraries()
@@ -43,7 +62,7 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 	if err != nil && t.loadsLibraries() {
 		if fn, ok := t.libraryFunc(name); ok { // debug information names it otherwise (puts: __GI__IO_puts)
 			bp := t.sym.BreakpointAt(fn)
-			t.addSites([]uint64{bp}, fn.Name)
+			addSites([]uint64{bp}, fn.Name)
 			return t.location(bp), nil
 		}
 		if pc, _, ok := t.sym.LibraryFunction(name); ok {
@@ -68,7 +87,36 @@ func (t *Target) ResolveFunction(name string) (engine.Location, error) {
 	if err != nil {
 		return engine.Location{}, err
 	}
-	t.addSites(pcs, name)
+	addSites(pcs, name)
+	return t.location(pcs[0]), nil
+}
+
+// fileAndFunction splits FILE:FUNCTION at its colon (not one of C++'s ::).
+func fileAndFunction(s string) (file, fn string, ok bool) {
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] != ':':
+		case i+1 < len(s) && s[i+1] == ':':
+			i++
+		default:
+			return s[:i], s[i+1:], i > 0 && i+1 < len(s)
+		}
+	}
+	return "", "", false
+}
+
+// resolveFunctionIn is ResolveFunction of the copies of function fn that source file file
+// has (gdb's break FILE:FUNCTION).
+func (t *Target) resolveFunctionIn(file, fn string, addSites func([]uint64, string)) (engine.Location, error) {
+	pcs, err := t.sym.FuncBreakpoints(fn)
+	if err != nil {
+		return engine.Location{}, err
+	}
+	pcs = slices.DeleteFunc(pcs, func(pc uint64) bool { return !engine.SourceFileIs(t.location(pc).File, file) })
+	if len(pcs) == 0 {
+		return engine.Location{}, fmt.Errorf("Function %q not defined in %q.", fn, file)
+	}
+	addSites(pcs, fn)
 	return t.location(pcs[0]), nil
 }
 

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/polydbg/polydbg/internal/realparts"
@@ -61,4 +64,65 @@ func TestDisplayScopesAsGDB(t *testing.T) {
 		"display fact::calls * 2", "continue", "up", "display", "down", "display", "info display", "delete",
 		"finish", "finish", "info display", "next", "next", "undisplay 4", "next", "info display"))
 	compareLines(t, "display scopes", dir, ours, theirs)
+}
+
+// twoFilesA and twoFilesB each have a static variable and a static function named alike.
+const twoFilesA = `#include <stdio.h>
+static int counter = 1;
+static int helper(int x) { return x + counter; }
+int shared_total;
+int run_b(int);
+int main(void) {
+	int v = helper(2);
+	shared_total = run_b(v);
+	printf("%d\n", shared_total);
+	return 0;
+}
+`
+
+const twoFilesB = `static int counter = 100;
+static int helper(int x) { return x * counter; }
+extern int shared_total;
+int run_b(int v) {
+	int r = helper(v);
+	return r + shared_total;
+}
+`
+
+// Two files with statics of one name: break FILE:FUNCTION binds in that file alone, a
+// name reads the frame's file's own first (counter is b.c's in b.c, a.c's after up, a call
+// of helper calls the file's own), 'FILE'::NAME picks either. Against gdb.
+func TestStaticsOfTwoFilesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb", "gcc", "gdbserver")
+	dir := t.TempDir()
+	for name, src := range map[string]string{"a.c": twoFilesA, "b.c": twoFilesB} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := filepath.Join(dir, "twofiles")
+	cmd := exec.Command("gcc", "-g", "-O0", "-o", exe, "a.c", "b.c")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, exCommands("break b.c:helper", "break a.c:helper",
+		"info breakpoints", "run", "bt", "p counter", "p 'a.c'::counter", "p 'b.c'::counter", "p helper",
+		"p 'a.c'::helper", "p 'b.c'::helper", "list a.c:helper", "list b.c:helper", "list helper", "up", "p counter", "p helper",
+		"p helper(1)", "info source", "continue", "p counter", "info breakpoints"))
+	compareLines(t, "statics of two files", dir, ours, theirs)
+}
+
+// A condition naming what is nowhere in the breakpoint's scope is refused when it is set,
+// as gdb refuses it (No symbol "nosuch" in current context.): the breakpoint is not made,
+// or keeps its condition; names of the scope's blocks, static locals, enumerators and
+// scoped names are accepted. Against gdb.
+func TestConditionNamesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "scopes", scopesProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, exCommands("break fact if nosuch > 1", "break fact if n > 1",
+		"condition 1 nosuch == 2", "condition 1 calls + n > 3", "condition 1 fact::calls > 3", "break twice if w > 1",
+		"break twice if ww > 1", "break 15 if i == 1", "break 15 if j == 1", "break fact if twice::w", "info breakpoints",
+		"run", "p n", "info breakpoints"))
+	compareLines(t, "condition names", dir, ours, theirs)
 }

@@ -73,7 +73,7 @@ func TestSetVariableNativeGuarded(t *testing.T) {
 	if v := must(t, ctx, cs, "set_variable", map[string]any{"session": id, "name": "xs[2]", "value": "0x10"}); v["value"] != "16" {
 		t.Fatalf("set xs[2] through the pointer: %v", v)
 	}
-	mustFail(t, ctx, cs, "set_variable", map[string]any{"session": id, "name": "sum", "value": "'ab'"}, "not a value of type int")
+	mustFail(t, ctx, cs, "set_variable", map[string]any{"session": id, "name": "sum", "value": "'ab'"}, "Invalid character constant.")
 	sc := must(t, ctx, cs, "finish", map[string]any{"session": id})
 	if get(sc, "returnValue", "value") != "6" {
 		t.Fatalf("average returned %v after sum = 18", get(sc, "returnValue"))
