@@ -1,6 +1,7 @@
 package gdbcmd
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -177,6 +178,10 @@ func cmdExamine(d *Debugger, args string) bool {
 	d.examined.format, d.examined.unit, d.examined.count = format, unit, count
 	switch format {
 	case 's':
+		if sized && (unit == 2 || unit == 4) { // x/hs, x/ws: char16_t's and char32_t's strings, as gdb's u"..." and U"..."
+			d.examineWideStrings(addr, count, unit)
+			return false
+		}
 		d.examineStrings(addr, count)
 		return false
 	case 'i':
@@ -465,16 +470,59 @@ func (d *Debugger) examineStrings(addr uint64, count int) {
 			d.printf("%s:\t<error: Cannot access memory at address %#x>\n", d.labelled(addr), addr)
 			return
 		}
-		d.printf("%s:\t%s", d.labelled(addr), cstring.Quote(text))
-		if !ended {
-			d.printf("...")
+		units := make([]uint32, len(text))
+		for i, c := range text {
+			units[i] = uint32(c)
 		}
-		d.printf("\n")
+		d.printf("%s:\t%s\n", d.labelled(addr), cstring.UnitsText(units, "", !ended, len(units), d.repeatsLimit()))
 		// gdb's $_ is the last string's address, as an int8_t *; its $__ is not read (void)
 		d.values.SetConvenience("_", engine.Variable{Name: "$_", Value: d.labelled(addr), Type: "int8_t *"})
 		d.values.SetConvenience("__", engine.Variable{Name: "$__", Value: "void", Type: "void"})
 		addr += uint64(len(text)) + 1
 	}
+}
+
+// examineWideStrings is x/hs and x/ws: count strings of width-byte characters from addr.
+func (d *Debugger) examineWideStrings(addr uint64, count, width int) {
+	prefix := map[int]string{2: "u", 4: "U"}[width]
+	for range count {
+		units, ended, ok := d.wideString(addr, width, 200)
+		if !ok {
+			d.printf("%s:\t<error: Cannot access memory at address %#x>\n", d.labelled(addr), addr)
+			return
+		}
+		d.printf("%s:\t%s\n", d.labelled(addr), cstring.UnitsText(units, prefix, !ended, len(units), d.repeatsLimit()))
+		addr += uint64((len(units) + 1) * width)
+	}
+}
+
+// repeatsLimit is set print repeats as a run's length to pass (unlimited: any).
+func (d *Debugger) repeatsLimit() int {
+	if d.limits.Repeats <= 0 {
+		return int(^uint(0) >> 1)
+	}
+	return d.limits.Repeats
+}
+
+// wideString reads a string of width-byte characters at addr, at most max of them.
+func (d *Debugger) wideString(addr uint64, width, max int) (units []uint32, ended, ok bool) {
+	for len(units) < max && !ended {
+		at := addr + uint64(len(units)*width)
+		b, err := d.s.ReadMemory(at, width)
+		if err != nil || len(b) < width {
+			return units, false, len(units) > 0
+		}
+		u := uint32(binary.LittleEndian.Uint16(b)) // (as x reads every unit: the targets here are little-endian)
+		if width == 4 {
+			u = binary.LittleEndian.Uint32(b)
+		}
+		if u == 0 {
+			ended = true
+			break
+		}
+		units = append(units, u)
+	}
+	return units, ended, true
 }
 
 // examineInstructions is x/i: count instructions from addr, "=>" at the selected frame's pc.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+
+	"github.com/polydbg/polydbg/internal/cstring"
 )
 
 // PrintLimits are gdb's `set print elements` and `set print repeats`: how many elements of
@@ -98,36 +100,5 @@ func (f *File) charsText(b []byte, more bool) string {
 // wide ones).
 func (f *File) unitsText(b []uint32, prefix string, more bool) string {
 	l := f.PrintLimits()
-	max, repeats := unlimited(l.Elements), unlimited(l.Repeats)
-	var parts []string
-	var quoted []uint32
-	flush := func() {
-		if quoted != nil {
-			parts = append(parts, `"`+escapeUnits(quoted, prefix != "")+`"`)
-			quoted = nil
-		}
-	}
-	i := 0
-	for i < len(b) && i < max {
-		j := i
-		for j < len(b) && b[j] == b[i] {
-			j++
-		}
-		if j-i > repeats {
-			flush()
-			parts = append(parts, fmt.Sprintf("%s <repeats %d times>", unitLit("", b[i]), j-i))
-		} else {
-			quoted = append(quoted, b[i:j]...)
-		}
-		i = j
-	}
-	flush()
-	text := prefix + strings.Join(parts, ", ") // (a wide string's L once, at its start, as gdb's)
-	if len(parts) == 0 {
-		text = prefix + `""`
-	}
-	if i < len(b) || more {
-		text += "..."
-	}
-	return text
+	return cstring.UnitsText(b, prefix, more, unlimited(l.Elements), unlimited(l.Repeats))
 }

@@ -470,24 +470,7 @@ func (f *File) charArray(b []byte) string {
 	return f.charsText(b, false)
 }
 
-// escapeChars escapes bytes for a C string literal as gdb prints them.
-func escapeChars(b []byte) string { return cstring.Escape(b) }
-
-func charLit(c byte) string {
-	switch {
-	case c == '\'':
-		return `'\''`
-	case c >= 0x20 && c < 0x7f:
-		return "'" + string(rune(c)) + "'"
-	case c == 0:
-		return `'\000'`
-	case c == '\n':
-		return `'\n'`
-	case c == '\t':
-		return `'\t'`
-	}
-	return fmt.Sprintf(`'\%03o'`, c)
-}
+func charLit(c byte) string { return cstring.CharLit(c) }
 
 // ReadCString reads the NUL-terminated string at addr, at most max bytes of it.
 func (f *File) ReadCString(mem Memory, addr uint64, max int) (string, error) {

@@ -7,8 +7,8 @@ package elfsym
 import (
 	"debug/dwarf"
 	"fmt"
-	"strings"
-	"unicode"
+
+	"github.com/polydbg/polydbg/internal/cstring"
 )
 
 // widePrefixes are the quote prefixes of the wide character types, by name.
@@ -90,36 +90,8 @@ func (f *File) readWideString(mem Memory, addr uint64, size, max int) (units []u
 	return units, true, nil
 }
 
-// unitLit is one character as a C literal with its prefix: 'A', L'Q', U'\000'.
-func unitLit(prefix string, u uint32) string {
-	if u < 0x80 || prefix == "" && u < 0x100 {
-		return prefix + charLit(byte(u))
-	}
-	return prefix + "'" + escapeUnits([]uint32{u}, true) + "'"
-}
-
-// escapeUnits is characters as they are written inside C quotes: a char string's bytes as
-// escapeChars writes them; a wide string's ASCII ones the same, the others as themselves
-// when printable, else in hex.
-func escapeUnits(units []uint32, wide bool) string {
-	var b strings.Builder
-	var narrow []byte
-	for _, u := range units {
-		if u < 0x80 || !wide {
-			narrow = append(narrow, byte(u))
-			continue
-		}
-		b.WriteString(escapeChars(narrow))
-		narrow = narrow[:0]
-		if r := rune(u); u <= unicode.MaxRune && unicode.IsPrint(r) {
-			b.WriteRune(r)
-		} else {
-			fmt.Fprintf(&b, `\x%x`, u)
-		}
-	}
-	b.WriteString(escapeChars(narrow))
-	return b.String()
-}
+// unitLit is one character as a C literal with its prefix (cstring.UnitLit).
+func unitLit(prefix string, u uint32) string { return cstring.UnitLit(prefix, u) }
 
 // wideTypeOf is the type a literal's prefix (L, u, U) gives its characters: the program's
 // wchar_t, char16_t or char32_t, else C's int, unsigned short or unsigned int of gdb's own.

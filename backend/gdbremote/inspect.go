@@ -568,37 +568,6 @@ func (t *Target) FileInfo(file string) (engine.FrameInfo, bool) {
 		Unit: engine.SourceUnit{Name: u.Name, CompDir: u.CompDir, Producer: u.Producer, DWARFVersion: u.Version, Macros: u.Macros}}, true
 }
 
-// keptWhole reports whether a history keeps v whole (Variable.Kept): a struct, union or
-// array, whose text cannot be read back as an expression (a number's or a pointer's can).
-func keptWhole(v elfsym.Value) bool {
-	return v.Typed() && (v.Kind == "struct" || v.Kind == "union" || v.Kind == "array" ||
-		v.Kind == "pointer" && !strings.HasPrefix(v.Text, "0x")) // (print address off: no address to read back)
-}
-
-// UseHistory implements engine.HistoryUser: the values Evaluate gives are kept whole
-// (Variable.Kept), and an expression reads them back by the names h knows them by.
-func (t *Target) UseHistory(h *engine.ValueHistory) { t.history.Store(h) }
-
-// historyValue is the value a front end's history keeps whole under ref ($5, $v), as read
-// when it was recorded (gdb's history holds contents, not a place to read again).
-func (t *Target) historyValue(ref string) (elfsym.Value, bool) {
-	h := t.history.Load()
-	if h == nil {
-		return elfsym.Value{}, false
-	}
-	o, ok := h.Kept(ref)
-	if !ok {
-		return elfsym.Value{}, false
-	}
-	v, ok := o.(*elfsym.Value)
-	if !ok {
-		return elfsym.Value{}, false
-	}
-	out := *v
-	out.Name = ref
-	return out, true
-}
-
 // AddressOf implements engine.AddressEvaluator: expr's value as an address, from its
 // bytes (a pointer's, an integer's), a function's or an array's place.
 func (t *Target) AddressOf(frame int, expr string) (uint64, error) {

@@ -24,14 +24,16 @@ int main(void) { return wide[0] + wp[0] + wc + u16[0] + u32[0] + c32 + wrep[0] +
 // Wide characters print as gdb prints them: 81 L'Q', L"wide", u"sixteen", U"thirty", a
 // pointer with its string and no type before it, repeats and the elements limit as a char
 // string's, a struct's member; wide literals (L'a', L"ab", u'x', U"yz") are read and typed;
-// a format prints the numbers. Against gdb, before the run and at a stop.
+// a format prints the numbers; x/hs and x/ws read strings of char16_t and char32_t.
+// Against gdb, before the run and at a stop.
 func TestWideCharactersAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "wide", wideProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, exCommands("p wide", "p wp", "p wc", "p u16", "p u32",
 		"p c32", "p wrep", "p wempty", "p ss", "p wide[1]", "p *wp", "p/x wide", "p/d wc", "whatis wide", "p &wide",
 		"p &wide[1]", "p wide + 1", "output wide", "p sizeof(wide)", "p L'a'", `p L"ab"`, "p -elements 2 -- wide",
-		"p wc == L'Q'", "whatis L'a'", `whatis L"ab"`, `p sizeof(L"ab")`, "p u'x'", `p U"yz"`, "break main", "run",
+		"p wc == L'Q'", "whatis L'a'", `whatis L"ab"`, `p sizeof(L"ab")`, "p u'x'", `p U"yz"`, "x/ws wide", "x/hs u16",
+		"x/2ws wrep", "x/s wide", "break main", "run", "x/ws wp",
 		"p wp", "p *wp@3", "p wp[1]", "set var wc = 66", "p wc", "set print repeats 3", "p wrep", "p/x wrep"))
 	compareLines(t, "wide characters", dir, ours, theirs)
 }

@@ -5,6 +5,7 @@ package cstring
 import (
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // Escape escapes bytes for a C string literal as gdb prints them: \" \\ \n \t, the
@@ -31,6 +32,29 @@ func Escape(b []byte) string {
 
 // Quote is b as a quoted C string: "hi\tthere".
 func Quote(b []byte) string { return `"` + Escape(b) + `"` }
+
+// EscapeUnits is Escape of characters of any width: a char string's (wide false) bytes as
+// Escape writes them; a wide string's ASCII ones the same, the others as themselves when
+// printable, else in hex (\x4e2d).
+func EscapeUnits(units []uint32, wide bool) string {
+	var b strings.Builder
+	var narrow []byte
+	for _, u := range units {
+		if u < 0x80 || !wide {
+			narrow = append(narrow, byte(u))
+			continue
+		}
+		b.WriteString(Escape(narrow))
+		narrow = narrow[:0]
+		if r := rune(u); u <= unicode.MaxRune && unicode.IsPrint(r) {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, `\x%x`, u)
+		}
+	}
+	b.WriteString(Escape(narrow))
+	return b.String()
+}
 
 // Unescape replaces C's escapes in s: \n \t \r \a \b \f \v \e \\ \" \' and octal \NNN;
 // a backslash before any other character stands for that character.
@@ -76,4 +100,67 @@ func Unescape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// CharLit is one byte as a C character literal, as gdb prints it: 'a', '\000', '\n',
+// '\310', a quote escaped.
+func CharLit(c byte) string {
+	switch {
+	case c == '\'':
+		return `'\''`
+	case c >= 0x20 && c < 0x7f:
+		return "'" + string(rune(c)) + "'"
+	case c == 0:
+		return `'\000'`
+	case c == '\n':
+		return `'\n'`
+	case c == '\t':
+		return `'\t'`
+	}
+	return fmt.Sprintf(`'\%03o'`, c)
+}
+
+// UnitLit is one character as a C literal with its prefix: 'A', L'Q', U'\000'.
+func UnitLit(prefix string, u uint32) string {
+	if u < 0x80 || prefix == "" && u < 0x100 {
+		return prefix + CharLit(byte(u))
+	}
+	return prefix + "'" + EscapeUnits([]uint32{u}, true) + "'"
+}
+
+// UnitsText is a string's characters as gdb prints them: quoted after prefix (L, u, U for
+// wide ones, written once), a run of more than repeats equal characters as 'a' <repeats
+// 12 times>, at most max characters, then "..." (also when more says the string goes on).
+func UnitsText(units []uint32, prefix string, more bool, max, repeats int) string {
+	var parts []string
+	var quoted []uint32
+	flush := func() {
+		if quoted != nil {
+			parts = append(parts, `"`+EscapeUnits(quoted, prefix != "")+`"`)
+			quoted = nil
+		}
+	}
+	i := 0
+	for i < len(units) && i < max {
+		j := i
+		for j < len(units) && units[j] == units[i] {
+			j++
+		}
+		if j-i > repeats {
+			flush()
+			parts = append(parts, fmt.Sprintf("%s <repeats %d times>", UnitLit("", units[i]), j-i))
+		} else {
+			quoted = append(quoted, units[i:j]...)
+		}
+		i = j
+	}
+	flush()
+	text := prefix + strings.Join(parts, ", ") // (a wide string's L once, at its start, as gdb's)
+	if len(parts) == 0 {
+		text = prefix + `""`
+	}
+	if i < len(units) || more {
+		text += "..."
+	}
+	return text
 }
