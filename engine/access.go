@@ -281,6 +281,9 @@ type SymbolDescriber interface {
 // (its other copies): FunctionLocation finds the function alone, for a look at it.
 type FunctionLocator interface {
 	FunctionLocation(name string) (Location, error)
+	// FunctionFiles are the source files that define a function of that name, each once
+	// (two files' static functions of one name: both).
+	FunctionFiles(name string) []string
 }
 
 // ScopeFunctioner is implemented by targets that say which of the functions a name names

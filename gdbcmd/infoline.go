@@ -32,6 +32,14 @@ func (d *Debugger) infoLine(arg string) {
 			return
 		}
 		file, line := spec.File, spec.Line
+		if fl, ok := d.s.Target().(engine.FunctionLocator); ok && spec.Kind == engine.FunctionBreakpoint && singleColon(spec.Function) < 0 {
+			if files := fl.FunctionFiles(spec.Function); len(files) > 1 { // a name two files define: each, as gdb's
+				for _, f := range files {
+					d.infoLine(f + ":" + spec.Function)
+				}
+				return
+			}
+		}
 		if spec.Kind == engine.FunctionBreakpoint {
 			fn, ferr := d.functionStart(spec.Function)
 			if ferr != nil {

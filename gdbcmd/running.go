@@ -300,9 +300,24 @@ func cmdJump(d *Debugger, args string) bool {
 		d.fail("%s\n", explain(err))
 		return false
 	}
-	if len(targets) == 0 {
+	if len(targets) == 0 && d.indexedPCs() { // Kite's frame would not fit another function
 		d.printf("Line %d is not a statement of the function being run: jump moves within it only.\n", spec.Line)
 		return false
+	}
+	if len(targets) == 0 { // a line of another function: gdb asks first, then jumps there
+		loc, err := d.s.Target().ResolveLine(spec.File, spec.Line)
+		if err != nil {
+			d.fail("%s\n", explain(err))
+			return false
+		}
+		fn := d.lastFrame.fn
+		if frames, err := d.s.Stack(); err == nil && d.frame < len(frames) {
+			fn = frames[d.frame].Func
+		}
+		if !d.query(fmt.Sprintf("Line %d is not in `%s'.  Jump anyway? ", spec.Line, fn)) {
+			return false
+		}
+		targets = append(targets, loc)
 	}
 	if err := d.s.Goto(targets[0]); err != nil {
 		d.fail("%s\n", explain(err))

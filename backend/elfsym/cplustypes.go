@@ -285,7 +285,7 @@ func (f *File) structValue(v *Value, st *dwarf.StructType, b []byte, addr uint64
 	}
 	for i, fld := range st.Field {
 		statics(i)
-		off := int(fld.ByteOffset)
+		off := int(fieldOffset(fld))
 		sz := int(fld.Type.Size())
 		if off < 0 || sz < 0 || off+sz > len(b) {
 			continue

@@ -96,7 +96,7 @@ func (f *File) Member(p Place, key string, fr *Frame, mem Memory) (Place, error)
 	case *dwarf.StructType:
 		for _, fld := range tt.Field {
 			if fld.Name == key {
-				q := Place{Name: name, Loc: p.Loc, Off: p.Off + int(fld.ByteOffset), Type: fld.Type, frame: p.frame}
+				q := Place{Name: name, Loc: p.Loc, Off: p.Off + int(fieldOffset(fld)), Type: fld.Type, frame: p.frame}
 				if fld.BitSize > 0 {
 					q.Field = fld
 				}
@@ -213,12 +213,7 @@ func (f *File) Store(p Place, text string, fr *Frame, mem Memory, w Storer) erro
 
 // insertBits puts the low bits of u into the bit field fld of the unit old.
 func (f *File) insertBits(fld *dwarf.StructField, old []byte, u uint64) ([]byte, error) {
-	var shift int64
-	if fld.DataBitOffset > 0 || fld.BitOffset == 0 {
-		shift = fld.DataBitOffset - 8*fld.ByteOffset
-	} else {
-		shift = 8*int64(len(old)) - fld.BitOffset - fld.BitSize
-	}
+	shift := bitShift(fld, len(old))
 	if shift < 0 || shift+fld.BitSize > 64 {
 		return nil, fmt.Errorf("bit field %s is laid out beyond 64 bits", fld.Name)
 	}

@@ -27,7 +27,7 @@ func DescribeOffsets(t dwarf.Type) (string, bool) {
 		b.WriteString("/* offset      |    size */  ")
 	}
 	b.WriteString("type = " + st.Kind + structName(st) + header + " {\n")
-	writeLayout(&b, st, 0, 1, with)
+	writeLayout(&b, st, 0, 0, 1, with, false)
 	fmt.Fprintf(&b, "\n%s/* total size (bytes): %4d */\n", strings.Repeat(" ", offsetColumn+4), st.ByteSize)
 	b.WriteString(strings.Repeat(" ", offsetColumn+2) + "}")
 	return b.String(), true
@@ -53,12 +53,17 @@ func templateNamesOf(st *dwarf.StructType) (with map[string]string, header strin
 }
 
 // writeLayout writes the members of st, which starts at byte base of the outermost type,
-// depth levels in; with names the template parameters of its type (templateNames).
-func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int, with map[string]string) {
+// depth levels in, after what ended at bit end; with names the template parameters of its
+// type (templateNames). pointed says st is a struct without a name that a member points to
+// or holds an array of, expanded as gdb's show level allows once: its offsets are gdb's,
+// counted from the last struct member laid out before it, without its padding or total
+// size. It returns where its last member ended.
+func writeLayout(b *strings.Builder, st *dwarf.StructType, base, end int64, depth int, with map[string]string, pointed bool) int64 {
 	indent := strings.Repeat("    ", depth)
 	union := st.Kind == "union"
-	endBits := base * 8           // where the last member ended
-	cl := layoutMembers(st, with) // a C++ class's access labels, static members and hidden fields
+	endBits := end                          // where the last member ended
+	lastBase, lastEnd := int64(0), int64(0) // gdb's offsets for a pointed struct: those of the last struct member
+	cl := layoutMembers(st, with)           // a C++ class's access labels, static members and hidden fields
 	labels := cl != nil && cl.labelled()
 	section := int64(0)
 	label := func(access int64) {
@@ -110,12 +115,19 @@ func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int
 		}
 		typ := TypeName(f.Type)
 		named := cxxname.Substitute(typ, with) // a template's parameter: named, not laid out, as gdb
+		anon, isAnon := declaredBase(f.Type).(*dwarf.StructType)
+		isAnon = isAnon && anon.StructName == "" && !anon.Incomplete && !pointed && named == typ
 		if inner, ok := resolve(f.Type).(*dwarf.StructType); ok && !inner.Incomplete && named == typ {
 			innerWith, header := templateNamesOf(inner)
 			fmt.Fprintf(b, "%s%s%s%s {\n", indent, inner.Kind, structName(inner), header)
-			writeLayout(b, inner, startBits/8, depth+1, innerWith)
+			lastBase, lastEnd = startBits/8, writeLayout(b, inner, startBits/8, startBits, depth+1, innerWith, pointed)
 			fmt.Fprintf(b, "\n%s/* total size (bytes): %4d */\n", strings.Repeat(" ", offsetColumn+4*(depth+1)), inner.ByteSize)
 			fmt.Fprintf(b, "%s%s;\n", strings.Repeat(" ", offsetColumn+4*depth), strings.TrimSuffix("} "+f.Name, " "))
+		} else if isAnon { // struct { char c; } *p: expanded, with gdb's offsets
+			fmt.Fprintf(b, "%s%s {\n", indent, anon.Kind)
+			lastEnd = writeLayout(b, anon, lastBase, lastEnd, depth+1, nil, true)
+			decl := strings.Replace(Declare(typ, f.Name), TypeName(anon), "}", 1)
+			fmt.Fprintf(b, "%s%s;\n", strings.Repeat(" ", offsetColumn+4*depth), decl)
 		} else {
 			decl := Declare(named, f.Name)
 			if named == typ {
@@ -126,16 +138,20 @@ func writeLayout(b *strings.Builder, st *dwarf.StructType, base int64, depth int
 			}
 			fmt.Fprintf(b, "%s%s;\n", indent, decl)
 		}
-		if f.BitSize > 0 {
+		switch {
+		case pointed && size > 0: // (gdb's count goes on from this member, wherever the last ended)
+			endBits = startBits + size*8
+		case f.BitSize > 0:
 			endBits = max(endBits, startBits+f.BitSize)
-		} else if size > 0 {
+		case size > 0:
 			endBits = max(endBits, startBits+size*8)
 		}
 	}
 	statics(len(st.Field))
-	if !union && len(st.Field) > 0 { // (an empty class's one byte is no padding, as gdb says)
+	if !union && len(st.Field) > 0 && !pointed { // (an empty class's one byte is no padding, as gdb says)
 		writeHole(b, (base+st.ByteSize)*8-endBits, "padding")
 	}
+	return endBits
 }
 
 // expandAnonymousEnum is decl, the declaration of a member of type t, with an enum

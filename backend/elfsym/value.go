@@ -424,21 +424,59 @@ func flagsText(t *dwarf.EnumType, x uint64) string {
 
 func (f *File) bitfield(fld *dwarf.StructField, b []byte, c Value) Value {
 	u := uintFrom(b, f.Arch)
-	var shift int64
-	if fld.DataBitOffset > 0 || fld.BitOffset == 0 {
-		shift = fld.DataBitOffset - 8*fld.ByteOffset
-	} else {
-		shift = 8*int64(len(b)) - fld.BitOffset - fld.BitSize
-	}
+	shift := bitShift(fld, len(b))
 	if shift < 0 || shift >= 64 {
 		return c
 	}
 	u = (u >> uint(shift)) & (1<<uint(fld.BitSize) - 1)
-	c.Text = strconv.FormatUint(u, 10)
-	if _, signed := resolve(fld.Type).(*dwarf.IntType); signed && u&(1<<uint(fld.BitSize-1)) != 0 {
-		c.Text = strconv.FormatInt(int64(u)-1<<uint(fld.BitSize), 10)
+	if signedBits(fld.Type) && u&(1<<uint(fld.BitSize-1)) != 0 {
+		u |= ^uint64(0) << uint(fld.BitSize) // sign-extended
 	}
-	return c
+	// the member's value alone, in bytes of its type: arithmetic reads them (b.big + 1), an
+	// enum's is named, a bool's true
+	out := f.FormatValue(fld.Type, f.wordBytes(u, len(b)), c.Addr, c.InMemory, nil, 0)
+	out.Name = c.Name
+	return out
+}
+
+// fieldOffset is where member fld's bytes start in its struct: its byte offset, or for a
+// bit field placed by its bit offset alone (DWARF 4's data_bit_offset) the first byte of a
+// unit of its type's size that holds all its bits (int neg : 4 at bit 58 is read from
+// byte 4, bits 26 to 29).
+func fieldOffset(fld *dwarf.StructField) int64 {
+	size := fld.Type.Size()
+	if fld.BitSize == 0 || size <= 0 || !(fld.DataBitOffset > 0 || fld.BitOffset == 0) {
+		return fld.ByteOffset
+	}
+	if shift := fld.DataBitOffset - 8*fld.ByteOffset; shift >= 0 && shift+fld.BitSize <= 8*size {
+		return fld.ByteOffset
+	}
+	return min(max((fld.DataBitOffset+fld.BitSize-8*size+7)/8, 0), fld.DataBitOffset/8)
+}
+
+// bitShift is how far bit field fld's lowest bit is from the lowest of the unit of n bytes
+// at fieldOffset that holds it.
+func bitShift(fld *dwarf.StructField, n int) int64 {
+	if fld.DataBitOffset > 0 || fld.BitOffset == 0 {
+		return fld.DataBitOffset - 8*fieldOffset(fld)
+	}
+	return 8*int64(n) - fld.BitOffset - fld.BitSize
+}
+
+// signedBits reports whether a bit field of type t holds a signed number: an int, a char,
+// an enum with a negative value.
+func signedBits(t dwarf.Type) bool {
+	switch tt := resolve(t).(type) {
+	case *dwarf.IntType, *dwarf.CharType:
+		return true
+	case *dwarf.EnumType:
+		for _, v := range tt.Val {
+			if v.Val < 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wideInt is a 128-bit integer in decimal (a target's uint128 register part, __int128).

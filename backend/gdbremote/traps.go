@@ -44,6 +44,18 @@ func (t *Target) FunctionLocation(name string) (engine.Location, error) {
 	return t.resolveFunction(name, false)
 }
 
+// FunctionFiles implements engine.FunctionLocator: the files of the program's functions
+// named name, in the order of its debug information.
+func (t *Target) FunctionFiles(name string) []string {
+	var files []string
+	for _, fn := range t.sym.FuncsNamed(name) {
+		if f := t.location(fn.Start()).File; f != "" && !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
 // resolveFunction is ResolveFunction; record says a breakpoint will be bound there, its
 // other copies to be covered by the trap (addSites).
 func (t *Target) resolveFunction(name string, record bool) (engine.Location, error) {

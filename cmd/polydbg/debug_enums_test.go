@@ -34,3 +34,26 @@ func TestFlagEnumsAsGDB(t *testing.T) {
 		"break main", "run", "set var f2 = F_EXEC | F_WRITE", "p f2", "p/x f2"))
 	compareLines(t, "flag enums", dir, ours, theirs)
 }
+
+// bitsProg has bit fields of enums, bools, signed chars, a wide one, and an int whose bits
+// lie past its type's size from the struct's start.
+const bitsProg = `#include <stdbool.h>
+enum color { RED, GREEN, BLUE };
+enum sgn { NEG = -2, POS = 1 };
+struct bits { enum color c : 2; bool on : 1; enum sgn s : 2; signed char sc : 3; unsigned long long wide : 50; int neg : 4; };
+struct bits bb = { BLUE, true, NEG, -3, 0x3ffffffffffffULL, -8 };
+int main(void) { return bb.c + bb.on; }
+`
+
+// A bit field's value is its bits alone, in arithmetic too (bb.wide + 1, -bb.sc, bb.neg *
+// 2), an enum's named, a bool's true; one placed by its bit offset past its type's size from
+// the struct's start (int neg : 4 at bit 58) is read and written where it is. Against gdb.
+func TestBitFieldsAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "bits", bitsProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, exCommands("p bb", "p bb.c", "p bb.on", "p bb.s", "p bb.sc",
+		"p bb.wide", "p bb.neg", "p bb.c == BLUE", "p bb.wide + 1", "p bb.neg * 2", "p/x bb", "p -bb.sc", "p !bb.on",
+		"p ~bb.on", "output bb", "p/d bb.c", "p bb.c + 1", "break main", "run", "set var bb.neg = 5", "p bb",
+		"set var bb.c = GREEN", "set var bb.wide = 7", "p bb", "p sizeof(bb)", "ptype/o struct bits"))
+	compareLines(t, "bit fields", dir, ours, theirs)
+}

@@ -108,7 +108,8 @@ func TestStaticsOfTwoFilesAsGDB(t *testing.T) {
 	}
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, exCommands("break b.c:helper", "break a.c:helper",
 		"info breakpoints", "run", "bt", "p counter", "p 'a.c'::counter", "p 'b.c'::counter", "p helper",
-		"p 'a.c'::helper", "p 'b.c'::helper", "list a.c:helper", "list b.c:helper", "list helper", "up", "p counter", "p helper",
+		"p 'a.c'::helper", "p 'b.c'::helper", "list a.c:helper", "list b.c:helper", "list helper",
+		"info line helper", "info line b.c:helper", "up", "p counter", "p helper",
 		"p helper(1)", "info source", "continue", "p counter", "info breakpoints"))
 	compareLines(t, "statics of two files", dir, ours, theirs)
 }

@@ -38,3 +38,27 @@ func TestStepOutIntoMidLineAsGDB(t *testing.T) {
 		"step", "step", "step", "step", "step", "step", "step", "step", "step", "step", "bt", "p b", "until", "p c"))
 	compareLines(t, "steps out into the middle of a line", dir, ours, theirs)
 }
+
+// jumpProg has two leaf functions alike, to jump from one into the other.
+const jumpProg = `static int hits;
+static void mark(void) { hits++; }
+static void other(void) {
+	hits += 10;
+}
+int main(void) {
+	mark();
+	mark();
+	other();
+	return hits;
+}
+`
+
+// jump to a line of another function asks first, as gdb's does (Line 4 is not in `mark'.
+// Jump anyway?), and jumps there when answered yes. Against gdb.
+func TestJumpIntoAnotherFunctionAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "jump", jumpProg)
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, exCommands("break mark", "run", "jump 4", "p hits",
+		"info breakpoints"))
+	compareLines(t, "jump into another function", dir, ours, theirs)
+}

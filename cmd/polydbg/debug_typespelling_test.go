@@ -53,15 +53,25 @@ struct flat {
 	union { int q; struct { short s1, s2; }; };
 	enum { FOUR, FIVE } e;
 } f;
+struct holes {
+	char k;
+	struct { char c; int x; } *p2;
+	struct { short a; } in;
+	struct { char c2; long y; } arr[2];
+	union { int q; } *up;
+	enum { E1 } *ep;
+} h;
 typedef struct { int n; struct { int m; } sub; } tdef;
 tdef td;
 struct { int z; } anon_var;
-int main(void) { return o.k + td.n + anon_var.z + f.k; }
+int main(void) { return o.k + td.n + anon_var.z + f.k + h.k; }
 `
 
 // ptype expands a type without a name where gdb does: a member's, also pointed to or in an
 // array, one level down (union {...} below it), an enum's constants; an expression of one
-// before the program runs; ptype/o heads a typedef's layout without the column names.
+// before the program runs; ptype/o heads a typedef's layout without the column names and
+// lays out a struct without a name that a member points to with gdb's offsets (counted from
+// the last struct member before it, without padding or total size).
 // Against gdb.
 func TestAnonymousTypesAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
@@ -69,7 +79,8 @@ func TestAnonymousTypesAsGDB(t *testing.T) {
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, exCommands(
 		"ptype struct outer", "ptype o.in", "ptype td", "ptype tdef", "whatis o.in", "whatis o.arr", "ptype o.arr",
 		"ptype o.ptr", "whatis o.ptr", "ptype anon_var", "whatis anon_var", "ptype o.e", "whatis o.e", "ptype o.ep",
-		"ptype/o struct flat", "ptype/o tdef", "ptype/o td", "p o", "p sizeof(o)", "break main", "run",
+		"ptype/o struct flat", "ptype/o tdef", "ptype/o td", "ptype/o struct outer", "ptype/o struct holes", "ptype/o o.in",
+		"p o", "p sizeof(o)", "break main", "run",
 		"ptype o.in", "ptype o.arr", "ptype/o struct flat", "p f"))
 	compareLines(t, "types without names", dir, ours, theirs)
 }
