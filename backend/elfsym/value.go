@@ -249,8 +249,8 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 				v.Text, named = e.Name, true
 			}
 		}
-		if !named && flagEnum(tt) {
-			v.Text = flagsText(tt, uint64(x))
+		if !named && flagEnum(tt) { // (its bits as they are: no value of a flag enum is negative)
+			v.Text = flagsText(tt, u)
 		}
 	case *dwarf.PtrType:
 		v.Kind = "pointer"

@@ -229,7 +229,15 @@ func (p *arithParser) unary() (arithOperand, error) {
 			a, err := p.e.t.sym.AddressOf(*v.obj, cachedMem{p.e.t})
 			return arithOperand{obj: &a}, err
 		}
-		return p.apply(op, arithOperand{kind: "int"}, v)
+		r, err := p.apply(op, arithOperand{kind: "int"}, v)
+		if e := v.referred().obj; err == nil && op != "!" && e != nil && e.Kind == "enum" && e.Typed() && len(e.Bytes) >= 4 {
+			// gdb keeps an enum as wide as int its type: -f of a flag enum is flags still
+			if c, cerr := p.e.t.sym.Convert(e.DWARFType(), int64(r.uint()), 0, false, cachedMem{p.e.t}); cerr == nil {
+				c.Name = op + e.Name
+				return arithOperand{obj: &c}, nil
+			}
+		}
+		return r, err
 	case "sizeof":
 		p.pos++
 		return p.sizeof()

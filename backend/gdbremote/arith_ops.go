@@ -6,6 +6,7 @@ package gdbremote
 
 import (
 	"cmp"
+	"debug/dwarf"
 	"errors"
 	"fmt"
 	"math"
@@ -56,8 +57,11 @@ func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 		}
 		shift := uint(64 - 8*len(o.Bytes))
 		ct := intType(o.Type, len(o.Bytes), true, longBits)
-		if o.Kind == "enum" {
-			ct = tInt
+		if o.Kind == "enum" { // of its size, unsigned when no value is negative, as gdb types an enum
+			if unsignedEnum(*o) {
+				return arithOperand{kind: "uint", u: u, ct: intType("", len(o.Bytes), false, longBits)}, nil
+			}
+			ct = intType("", len(o.Bytes), true, longBits)
 		}
 		return arithOperand{kind: "int", i: int64(u<<shift) >> shift, ct: ct}, nil
 	case "func": // gdb's arithmetic on a function is on its address, byte by byte (main+20)
@@ -88,6 +92,20 @@ func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 		return v, errors.New("Argument to arithmetic operation not a number or boolean.") // gdb's
 	}
 	return v, fmt.Errorf("%s (%s) is not a number", o.Name, o.Type)
+}
+
+// unsignedEnum reports whether v is of an enum without negative values.
+func unsignedEnum(v elfsym.Value) bool {
+	et, ok := elfsym.Underlying(v.DWARFType()).(*dwarf.EnumType)
+	if !ok {
+		return false
+	}
+	for _, e := range et.Val {
+		if e.Val < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // truth is v as a condition.

@@ -60,3 +60,29 @@ func TestFormatsOfRunsAndBoolsAsGDB(t *testing.T) {
 		"set print repeats 10", "set print array-indexes on", "p/x shorts", "p/x text"))
 	compareLines(t, "formats of runs and bools", dir, ours, theirs)
 }
+
+// escapesProg has quotes, backslashes, C's named escapes and a UTF-8 character in strings
+// and chars.
+const escapesProg = `char s[] = "q\"uo\\te \xc3\xa9 tab\t bell\a back\b feed\f ret\r vt\v del\x7f";
+char c = 0x7f, e = 0x1b, bs = '\\';
+int main(void) { return s[0] + c + e + bs; }
+`
+
+// Strings and characters are escaped as gdb escapes them: \" \\ and C's named escapes (\a
+// \b \f \r \v), '\\' for a backslash, others in octal, a UTF-8 character as itself where the
+// locale's character set is UTF-8 (in print, output and x/s). Against gdb, under C.UTF-8
+// and under C.
+func TestEscapesAsGDB(t *testing.T) {
+	realparts.Need(t, "gdb")
+	dir, exe := buildNative(t, "escapes", escapesProg)
+	t.Setenv("LANG", "C.UTF-8")
+	t.Setenv("LC_ALL", "C.UTF-8")
+	cmds := exCommands("p s", "p c", "p e", "p bs", `p '\\'`, `p '\''`, `p '"'`, `p "a\"b"`, "x/s s", "p/c 200",
+		"output s", "p/c 7", "p/c 8", `p "\a\r"`, "p s[16]")
+	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "escapes under C.UTF-8", dir, ours, theirs)
+	t.Setenv("LANG", "C")
+	t.Setenv("LC_ALL", "C")
+	ours, theirs = batchAndGDB(t, polydbgBinary(t), exe, cmds)
+	compareLines(t, "escapes under C", dir, ours, theirs)
+}

@@ -23,15 +23,18 @@ int main(void) { return f1 + f2 + f3 + f0 + c1 + c2 + v1 + v3 + v3b + v3c + v4; 
 
 // An enum whose values are single bits is one of flags, as gdb takes it: a value no
 // enumerator names is written as the names of its bits, (F_READ | F_WRITE), with what is
-// left (unknown: 0x10); a format prints its number. Other enums print the number. Against
-// gdb.
+// left (unknown: 0x10); a format prints its number. Other enums print the number. An enum
+// is as wide as its type and unsigned without negative values in arithmetic (f1 - 5 is
+// 4294967294), and -f, ~f, +f keep its type, as gdb's. Against gdb.
 func TestFlagEnumsAsGDB(t *testing.T) {
 	realparts.Need(t, "gdb")
 	dir, exe := buildNative(t, "enums", enumsProg)
 	ours, theirs := batchAndGDB(t, polydbgBinary(t), exe, exCommands("p f1", "p f2", "p f3", "p f0", "p c1", "p c2",
 		"p v1", "p v3", "p v3b", "p v3c", "p v4", "p/x f1", "p/x f3", "p/d f2", "p (enum flags)3", "p (enum flags)5",
 		"p (enum color)7", "p F_READ | F_EXEC", "p f1 + 1", "p f1 & F_READ", "output f1", "output/x f3", "p (int)f3",
-		"break main", "run", "set var f2 = F_EXEC | F_WRITE", "p f2", "p/x f2"))
+		"p -f1", "p ~f1", "p +f1", "p !f1", "p -c1", "p ~RED", "p -F_READ", "p -f1 + 1", "whatis -f1", "p/x -f1",
+		"p f1 - 5", "p c1 - 10", "whatis f1 - 5", "whatis c1 - 10", "p F_READ - 2", "whatis F_READ - 2", "p RED - 1",
+		"p v4 * 2", "break main", "run", "set var f2 = F_EXEC | F_WRITE", "p f2", "p/x f2"))
 	compareLines(t, "flag enums", dir, ours, theirs)
 }
 

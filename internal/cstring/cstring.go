@@ -4,31 +4,56 @@ package cstring
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
-// Escape escapes bytes for a C string literal as gdb prints them: \" \\ \n \t, the
-// printable ASCII characters as they are, anything else as an octal escape (\310).
+// Escape escapes bytes for a C string literal as gdb prints them: \" \\ and C's named
+// escapes (\n \t \a \b \f \r \v), the printable ASCII characters as they are, a printable
+// character encoded in UTF-8 as itself where the host's character set is UTF-8 (as gdb's
+// follows the locale), anything else as an octal escape (\310).
 func Escape(b []byte) string {
 	var sb strings.Builder
-	for _, c := range b {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
 		switch {
 		case c == '"' || c == '\\':
 			sb.WriteByte('\\')
 			sb.WriteByte(c)
-		case c == '\n':
-			sb.WriteString(`\n`)
-		case c == '\t':
-			sb.WriteString(`\t`)
+		case named[c] != "":
+			sb.WriteString(named[c])
 		case c >= 0x20 && c < 0x7f:
 			sb.WriteByte(c)
+		case c >= 0x80 && hostUTF8:
+			if r, n := utf8.DecodeRune(b[i:]); r != utf8.RuneError && unicode.IsPrint(r) {
+				sb.Write(b[i : i+n])
+				i += n - 1
+				continue
+			}
+			fmt.Fprintf(&sb, "\\%03o", c)
 		default:
 			fmt.Fprintf(&sb, "\\%03o", c)
 		}
 	}
 	return sb.String()
 }
+
+// named are C's named escapes, as gdb writes them.
+var named = [256]string{'\n': `\n`, '\t': `\t`, '\a': `\a`, '\b': `\b`, '\f': `\f`, '\r': `\r`, '\v': `\v`}
+
+// hostUTF8 says the locale's character set is UTF-8 (LC_ALL, else LC_CTYPE, else LANG), as
+// gdb's host character set follows it.
+var hostUTF8 = func() bool {
+	for _, name := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := os.Getenv(name); v != "" {
+			v = strings.ToLower(v)
+			return strings.Contains(v, "utf-8") || strings.Contains(v, "utf8")
+		}
+	}
+	return false
+}()
 
 // Quote is b as a quoted C string: "hi\tthere".
 func Quote(b []byte) string { return `"` + Escape(b) + `"` }
@@ -106,16 +131,12 @@ func Unescape(s string) string {
 // '\310', a quote escaped.
 func CharLit(c byte) string {
 	switch {
-	case c == '\'':
-		return `'\''`
+	case c == '\'' || c == '\\':
+		return `'\` + string(rune(c)) + `'`
 	case c >= 0x20 && c < 0x7f:
 		return "'" + string(rune(c)) + "'"
-	case c == 0:
-		return `'\000'`
-	case c == '\n':
-		return `'\n'`
-	case c == '\t':
-		return `'\t'`
+	case named[c] != "":
+		return "'" + named[c] + "'"
 	}
 	return fmt.Sprintf(`'\%03o'`, c)
 }

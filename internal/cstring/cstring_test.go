@@ -67,3 +67,25 @@ func FuzzEscapeUnescape(f *testing.F) {
 		_ = UnitsText([]uint32{uint32(len(s)), 0, 0x10ffff}, "L", len(s)%2 == 0, len(s)+1, 1)
 	})
 }
+
+// C's named escapes are written by name; a UTF-8 character as itself where the host's
+// character set is UTF-8, else byte by byte in octal, as gdb's follows the locale.
+func TestEscapeNamesAndUTF8(t *testing.T) {
+	defer func(was bool) { hostUTF8 = was }(hostUTF8)
+	for _, utf := range []bool{true, false} {
+		hostUTF8 = utf
+		want := `q\"\\ \a\b\f\r\v\t\n \033 é \303`
+		if !utf {
+			want = `q\"\\ \a\b\f\r\v\t\n \033 \303\251 \303`
+		}
+		if got := Escape([]byte("q\"\\ \a\b\f\r\v\t\n \x1b é \xc3")); got != want {
+			t.Errorf("UTF-8 host %v: Escape = %s, want %s", utf, got, want)
+		}
+	}
+	if got := CharLit('\\'); got != `'\\'` {
+		t.Errorf("CharLit(backslash) = %s", got)
+	}
+	if got := CharLit('\a'); got != `'\a'` {
+		t.Errorf("CharLit(bell) = %s", got)
+	}
+}
