@@ -496,8 +496,8 @@ func (d *Debugger) showDisplays(only int) {
 // displayValuesIn is the displays' values read again in the selected frame, and that
 // frame's function.
 func (d *Debugger) displayValuesIn(values []engine.WatchValue) ([]engine.WatchValue, string) {
-	frames, err := d.s.Stack()
-	if err != nil || d.frame >= len(frames) {
+	fn, ok := d.selectedFunc()
+	if !ok {
 		return values, d.lastFrame.fn
 	}
 	out := slices.Clone(values)
@@ -511,7 +511,7 @@ func (d *Debugger) displayValuesIn(values []engine.WatchValue) ([]engine.WatchVa
 		v.Value = d.s.FormatValue(v, w.Format)
 		out[i].Value = v
 	}
-	return out, frames[d.frame].Func
+	return out, fn
 }
 
 // displaySpec is a display as typed: "[/F ]EXPR".

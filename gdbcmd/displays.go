@@ -191,12 +191,20 @@ func (d *Debugger) outOfScope(w engine.Watch) bool {
 	if scope == "" {
 		return false
 	}
-	frames, err := d.s.Stack()
-	if err != nil || d.frame >= len(frames) || frames[d.frame].Func != scope {
+	if fn, ok := d.selectedFunc(); !ok || fn != scope {
 		return true
 	}
-	_, err = d.s.Evaluate(d.frame, w.Expr, engine.EvalMode{Pure: true})
+	_, err := d.s.Evaluate(d.frame, w.Expr, engine.EvalMode{Pure: true})
 	return err != nil && strings.HasPrefix(err.Error(), "No symbol ")
+}
+
+// selectedFunc is the function of the selected frame; ok is false without a stack.
+func (d *Debugger) selectedFunc() (string, bool) {
+	frames, err := d.s.Stack()
+	if err != nil || d.frame >= len(frames) {
+		return "", false
+	}
+	return frames[d.frame].Func, true
 }
 
 // isNameStart reports whether c may start a C name.

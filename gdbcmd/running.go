@@ -310,9 +310,9 @@ func cmdJump(d *Debugger, args string) bool {
 			d.fail("%s\n", explain(err))
 			return false
 		}
-		fn := d.lastFrame.fn
-		if frames, err := d.s.Stack(); err == nil && d.frame < len(frames) {
-			fn = frames[d.frame].Func
+		fn, ok := d.selectedFunc()
+		if !ok {
+			fn = d.lastFrame.fn
 		}
 		if !d.query(fmt.Sprintf("Line %d is not in `%s'.  Jump anyway? ", spec.Line, fn)) {
 			return false

@@ -231,7 +231,7 @@ func (p *arithParser) unary() (arithOperand, error) {
 		}
 		r, err := p.apply(op, arithOperand{kind: "int"}, v)
 		if e := v.referred().obj; err == nil && op != "!" && e != nil && e.Kind == "enum" && e.Typed() && len(e.Bytes) >= 4 {
-			// gdb keeps an enum as wide as int its type: -f of a flag enum is flags still
+			// gdb keeps the type of an enum at least as wide as int: -f of a flag enum is flags still
 			if c, cerr := p.e.t.sym.Convert(e.DWARFType(), int64(r.uint()), 0, false, cachedMem{p.e.t}); cerr == nil {
 				c.Name = op + e.Name
 				return arithOperand{obj: &c}, nil
