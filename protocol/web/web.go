@@ -73,7 +73,7 @@ func New(opts Options) *Server {
 		s.token = hex.EncodeToString(b)
 	}
 	s.routes()
-	go s.prune()
+	go s.prune(s.reg.Changed()) // (subscribed before the goroutine runs: a change made at once is not missed)
 	return s
 }
 
@@ -124,9 +124,9 @@ func (s *Server) hubFor(id string) *hub {
 	return h
 }
 
-// prune drops the hubs of sessions that left the registry.
-func (s *Server) prune() {
-	ch := s.reg.Changed()
+// prune drops the hubs of sessions that left the registry or were replaced, at each change
+// ch tells.
+func (s *Server) prune(ch <-chan struct{}) {
 	for {
 		select {
 		case <-s.stop:
