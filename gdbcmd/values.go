@@ -165,13 +165,12 @@ func pointerType(t string) bool {
 // string (char *), which shows its text instead, and under a format letter.
 func pointerPrefix(v engine.Variable, format byte) string {
 	t := strings.TrimSpace(v.Type)
-	if hidden := pointerType(t) && !strings.HasPrefix(v.Value, "0x") && !strings.HasPrefix(v.Value, "{"); hidden {
-		v.Value = "0x" + v.Value // print address off: the type before it still, as gdb's ((struct rect *) )
-	}
 	if format == 0 && t != "" && strings.HasPrefix(v.Value, "@0x") { // a C++ reference: (int &) @0x7ffe...: 5
 		return "(" + t + ") "
 	}
-	if format != 0 || !strings.HasPrefix(v.Value, "0x") || t == "" || strings.HasSuffix(t, "]") && !strings.Contains(t, "(*") { // (a flexible array member shows its address alone)
+	// shown as an address; under print address off, a pointer's text without it keeps the type: (struct rect *)
+	address := strings.HasPrefix(v.Value, "0x") || pointerType(t) && !strings.HasPrefix(v.Value, "{")
+	if format != 0 || !address || t == "" || strings.HasSuffix(t, "]") && !strings.Contains(t, "(*") { // (a flexible array member shows its address alone)
 		return ""
 	}
 	// gdb leaves it out for a pointer to char alone (const or not), whose string says what

@@ -201,10 +201,10 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 		v.Text = strconv.FormatBool(u != 0)
 	case *dwarf.CharType:
 		v.Kind = "char"
-		v.Text = fmt.Sprintf("%d %s", sext(), charLit(byte(u)))
+		v.Text = fmt.Sprintf("%d %s", sext(), cstring.CharLit(byte(u)))
 	case *dwarf.UcharType:
 		v.Kind = "char"
-		v.Text = fmt.Sprintf("%d %s", u, charLit(byte(u)))
+		v.Text = fmt.Sprintf("%d %s", u, cstring.CharLit(byte(u)))
 	case *dwarf.IntType:
 		v.Kind = "int"
 		v.Text = strconv.FormatInt(sext(), 10)
@@ -212,7 +212,7 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 			v.Text = f.wideInt(b, true)
 		}
 		if p, ok := wideChar(t); ok && n <= 4 { // 81 L'Q'
-			v.Text += " " + unitLit(p, uint32(u))
+			v.Text += " " + cstring.UnitLit(p, uint32(u))
 		}
 	case *dwarf.UintType:
 		v.Kind = "uint"
@@ -221,7 +221,7 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 			v.Text = f.wideInt(b, false)
 		}
 		if p, ok := wideChar(t); ok && n <= 4 { // 90 U'Z'
-			v.Text += " " + unitLit(p, uint32(u))
+			v.Text += " " + cstring.UnitLit(p, uint32(u))
 		}
 	case *dwarf.FloatType:
 		v.Kind = "float"
@@ -507,8 +507,6 @@ func (f *File) charArray(b []byte) string {
 	}
 	return f.charsText(b, false)
 }
-
-func charLit(c byte) string { return cstring.CharLit(c) }
 
 // ReadCString reads the NUL-terminated string at addr, at most max bytes of it.
 func (f *File) ReadCString(mem Memory, addr uint64, max int) (string, error) {

@@ -7,8 +7,6 @@ package elfsym
 import (
 	"debug/dwarf"
 	"fmt"
-
-	"github.com/polydbg/polydbg/internal/cstring"
 )
 
 // widePrefixes are the quote prefixes of the wide character types, by name.
@@ -89,9 +87,6 @@ func (f *File) readWideString(mem Memory, addr uint64, size, max int) (units []u
 	}
 	return units, true, nil
 }
-
-// unitLit is one character as a C literal with its prefix (cstring.UnitLit).
-func unitLit(prefix string, u uint32) string { return cstring.UnitLit(prefix, u) }
 
 // wideTypeOf is the type a literal's prefix (L, u, U) gives its characters: the program's
 // wchar_t, char16_t or char32_t, else C's int, unsigned short or unsigned int of gdb's own.
