@@ -37,16 +37,24 @@ func (s *Session) Vtable(frame int, expr string) (Vtable, error) {
 // DynamicClasses is implemented by targets whose objects may be of a class derived from
 // their declared one (C++, by its vtable): gdb's set print object.
 type DynamicClasses interface {
-	// DynamicClass is the class of the object expr is or points to ("" for one without a
-	// vtable); pointer says expr is a pointer.
-	DynamicClass(frame int, expr string) (class string, pointer bool, err error)
+	// DynamicClass is the object expr is or points to, by its class as its vtable says.
+	DynamicClass(frame int, expr string) (DynamicObject, error)
+}
+
+// DynamicObject is a C++ object as its vtable says it is.
+type DynamicObject struct {
+	Class   string // its class; "" for an object without a vtable
+	Pointer bool   // the expression points to it
+	// Top is what to add to the object's address for the whole object's: negative when
+	// the expression is (or points to) a base that does not begin the object.
+	Top int64
 }
 
 // DynamicClass asks the target which class the object expr is or points to really is.
-func (s *Session) DynamicClass(frame int, expr string) (class string, pointer bool, err error) {
+func (s *Session) DynamicClass(frame int, expr string) (DynamicObject, error) {
 	dc, ok := s.t.(DynamicClasses)
 	if !ok {
-		return "", false, ErrUnsupported
+		return DynamicObject{}, ErrUnsupported
 	}
 	return dc.DynamicClass(frame, expr)
 }

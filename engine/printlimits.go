@@ -13,6 +13,9 @@ type PrintLimits struct {
 	// HideSymbols (print symbol off) the symbol a data pointer points into, HideUnions
 	// (print union off) the members of a union inside a struct or union ({...}).
 	HideAddresses, HideSymbols, HideUnions bool
+	// Object (print object on) shows a C++ object by the class its vtable says, and finds
+	// the members named through a pointer to one in that class (p base->derived_member).
+	Object bool
 }
 
 // PrintLimiter is implemented by targets whose values' texts follow PrintLimits.

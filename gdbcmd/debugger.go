@@ -118,7 +118,6 @@ type Debugger struct {
 	values             engine.ValueHistory              // gdb's $1, $2...
 	context            bool                             // set context on|off
 	pretty             bool                             // set print pretty on|off
-	printObject        bool                             // set print object on|off: a C++ object by its dynamic class
 	limits             engine.PrintLimits               // set print elements|repeats N
 	examined           examineState                     // x's last format, unit and the address after it
 	listLines          int                              // set listsize N

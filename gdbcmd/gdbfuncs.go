@@ -116,7 +116,7 @@ func (d *Debugger) settingValue(setting string) (words string, num int, isNum, o
 		case is(1, "pretty", 2):
 			return onOffNum(d.pretty)
 		case is(1, "object", 2):
-			return onOffNum(d.printObject)
+			return onOffNum(d.limits.Object)
 		case is(1, "array-indexes", 7):
 			return onOffNum(d.limits.ArrayIndexes)
 		case is(1, "null-stop", 2):

@@ -379,7 +379,9 @@ func (d *Debugger) setting(name, val string) bool {
 		case opt != "" && strings.HasPrefix("pretty", opt):
 			d.setOnOff(&d.pretty, arg)
 		case len(opt) >= 2 && strings.HasPrefix("object", opt):
-			d.setOnOff(&d.printObject, arg)
+			if d.setOnOff(&d.limits.Object, arg); !d.failed {
+				d.s.SetPrintLimits(d.limits)
+			}
 		case len(opt) >= 2 && strings.HasPrefix("elements", opt):
 			d.setLimit(&d.limits.Elements, arg)
 		case len(opt) >= 2 && strings.HasPrefix("repeats", opt):

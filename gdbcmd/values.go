@@ -130,10 +130,10 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	if o, ok := d.values.LookupObject(expr); ok && format == 0 { // a history value recorded with its object's class
 		static := v
 		record = func(engine.Variable) int { return d.values.RecordObject(static, o) }
-		if d.printObject {
+		if d.limits.Object {
 			v, prefix = o.Value, "("+o.Class+") "
 		}
-	} else if d.printObject && format == 0 {
+	} else if d.limits.Object && format == 0 {
 		static := v
 		var class string
 		v, prefix, class = d.dynamicObject(expr, v, prefix)
@@ -141,6 +141,8 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 			record = func(engine.Variable) int {
 				return d.values.RecordObject(static, engine.HistoryObject{Class: class, Value: v})
 			}
+		} else { // a pointer: as declared (the whole object's address is what print shows)
+			record = func(engine.Variable) int { return d.values.Record(static) }
 		}
 	}
 	d.printf("$%d = %s%s\n", record(v), prefix, d.fileText(d.layoutValue(d.s.FormatValue(v, format), expr, v.Type)))
@@ -304,10 +306,10 @@ func (d *Debugger) showType(expr string, expand bool) {
 	}
 	lead := "type = "
 	v, err := d.evalWith(expr, engine.EvalMode{Pure: true, TypeOnly: true}) // a call is not run, as gdb's
-	if err == nil && d.printObject {                                        // a pointer to an object of a derived class: gdb's note first
-		if class, pointer, derr := d.s.DynamicClass(d.frame, expr); derr == nil && pointer && class != "" &&
-			class != strings.TrimSuffix(strings.TrimPrefix(cxxname.ShortType(v.Type), "const "), " *") {
-			d.printf("type = /* real type = %s * */\n", class)
+	if err == nil && d.limits.Object {                                      // a pointer to an object of a derived class: gdb's note first
+		if o, derr := d.s.DynamicClass(d.frame, expr); derr == nil && o.Pointer && o.Class != "" &&
+			o.Class != strings.TrimSuffix(strings.TrimPrefix(cxxname.ShortType(v.Type), "const "), " *") {
+			d.printf("type = /* real type = %s * */\n", o.Class)
 			lead = "" // what follows is the type itself, on a line of its own
 		}
 	}
@@ -399,7 +401,7 @@ func cmdShow(d *Debugger, args string) bool {
 		case opt == "frame-arguments" || opt == "frame-info":
 			d.showFrameMode(opt)
 		case len(opt) >= 2 && strings.HasPrefix("object", opt):
-			d.printf("Printing of object's derived type based on vtable info is %s.\n", onOff(d.printObject))
+			d.printf("Printing of object's derived type based on vtable info is %s.\n", onOff(d.limits.Object))
 		case len(opt) >= 3 && strings.HasPrefix("address", opt):
 			d.printf("Printing of addresses is %s.\n", onOff(!d.limits.HideAddresses))
 		case len(opt) >= 3 && strings.HasPrefix("symbol", opt):
@@ -441,19 +443,37 @@ func taggedType(expr string) bool {
 // *) 0x7ffe..., (geo::Square) {...}. Other values come back as they are.
 // object is the object's class when v was read as one (not for a pointer).
 func (d *Debugger) dynamicObject(expr string, v engine.Variable, prefix string) (shown engine.Variable, newPrefix, object string) {
-	class, pointer, err := d.s.DynamicClass(d.frame, expr)
-	switch {
-	case err != nil || class == "":
-		return v, prefix, ""
-	case pointer:
-		return v, "(" + class + " *) ", ""
-	}
-	dv, err := d.eval("*("+class+" *)&("+expr+")", true)
+	expr, err := d.values.Substitute(expr) // a history value's object ($, $3) as recorded
 	if err != nil {
-		return v, "(" + class + ") ", ""
+		return v, prefix, ""
+	}
+	o, err := d.s.DynamicClass(d.frame, expr)
+	if err != nil || o.Class == "" {
+		return v, prefix, ""
+	}
+	ptr := "(" + expr + ")"
+	if !o.Pointer {
+		ptr = "&" + ptr
+	}
+	if o.Top != 0 { // a base inside the object: the whole object's address, as a cast down finds it
+		ptr = fmt.Sprintf("(char *)%s + %d", ptr, o.Top)
+	}
+	ptr = "(" + o.Class + " *)(" + ptr + ")"
+	if o.Pointer {
+		if o.Top != 0 {
+			if dv, err := d.eval(ptr, true); err == nil {
+				dv.Name = v.Name
+				v = dv
+			}
+		}
+		return v, "(" + o.Class + " *) ", ""
+	}
+	dv, err := d.eval("*"+ptr, true)
+	if err != nil {
+		return v, "(" + o.Class + ") ", ""
 	}
 	dv.Name = v.Name
-	return dv, "(" + class + ") ", class
+	return dv, "(" + o.Class + ") ", o.Class
 }
 
 // layout is a value as print shows it: as it is, or laid out as gdb's set print pretty on.

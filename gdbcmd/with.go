@@ -15,7 +15,6 @@ import (
 type shownSettings struct {
 	frameArgs, frameInfo string
 	pretty, context      bool
-	printObject          bool
 	listLines            int
 	limits               engine.PrintLimits
 	quiet                settings
@@ -70,12 +69,11 @@ func (d *Debugger) withSet(sets []string, do func() bool) bool {
 
 func (d *Debugger) saveShown() shownSettings {
 	return shownSettings{frameArgs: d.frameArgs, frameInfo: d.frameInfo, pretty: d.pretty, context: d.context, listLines: d.listLines,
-		limits: d.limits, quiet: d.settings, printObject: d.printObject}
+		limits: d.limits, quiet: d.settings}
 }
 
 func (d *Debugger) restoreShown(s shownSettings) {
 	d.pretty, d.context, d.listLines, d.settings = s.pretty, s.context, s.listLines, s.quiet
-	d.printObject = s.printObject
 	d.frameArgs, d.frameInfo = s.frameArgs, s.frameInfo
 	if s.limits != d.limits {
 		d.limits = s.limits

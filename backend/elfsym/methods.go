@@ -20,7 +20,7 @@ func (f *File) MethodClasses(v Value, mem Memory) []string {
 		return nil
 	}
 	var out []string
-	if dyn := f.dynamicClass(st, v, mem); dyn != "" && dyn != st.StructName {
+	if dyn, _ := f.dynamicClass(st, v, mem); dyn != "" && dyn != st.StructName {
 		out = append(out, dyn)
 	}
 	var walk func(st *dwarf.StructType)
@@ -37,38 +37,46 @@ func (f *File) MethodClasses(v Value, mem Memory) []string {
 }
 
 // DynamicClass is the class the C++ object v really is, as its vtable pointer says
-// (a geo::Shape that is a geo::Square); "" for an object without one.
-func (f *File) DynamicClass(v Value, mem Memory) string {
+// (a geo::Shape that is a geo::Square), and top, what to add to v's address for the
+// whole object's (negative for a base that is not the first); "" for an object without one.
+func (f *File) DynamicClass(v Value, mem Memory) (class string, top int64) {
 	st, ok := f.HasVtable(v)
 	if !ok {
-		return ""
+		return "", 0
 	}
-	if dyn := f.dynamicClass(st, v.Referred(), mem); dyn != "" {
-		return dyn
+	if dyn, top := f.dynamicClass(st, v.Referred(), mem); dyn != "" {
+		return dyn, top
 	}
-	return st.StructName
+	return st.StructName, 0
 }
 
 // dynamicClass is the class whose vtable the object's vtable pointer (its first word, when
-// it or a base at offset 0 has one) points into; "" when it has none.
-func (f *File) dynamicClass(st *dwarf.StructType, v Value, mem Memory) string {
+// it or a base at offset 0 has one) points into, with the offset to the whole object's
+// start the vtable holds two words before where the pointer points (the Itanium C++ ABI's
+// offset-to-top); "" when it has none.
+func (f *File) dynamicClass(st *dwarf.StructType, v Value, mem Memory) (class string, top int64) {
 	if !f.hasVptr(st) || !v.InMemory || mem == nil {
-		return ""
+		return "", 0
 	}
-	w, err := mem.ReadMemory(v.Addr, f.Arch.PtrSize)
+	ptr := f.Arch.PtrSize
+	w, err := mem.ReadMemory(v.Addr, ptr)
 	if err != nil {
-		return ""
+		return "", 0
 	}
-	sym, ok := f.SymbolAt(uintFrom(w, f.Arch))
+	vptr := uintFrom(w, f.Arch)
+	sym, ok := f.SymbolAt(vptr)
 	if !ok {
-		return ""
+		return "", 0
 	}
 	name, _, _ := strings.Cut(cxxname.Symbol(sym), "+")
-	class, ok := strings.CutPrefix(name, "vtable for ")
+	class, ok = strings.CutPrefix(name, "vtable for ")
 	if !ok {
-		return ""
+		return "", 0
 	}
-	return class
+	if w, err := mem.ReadMemory(vptr-2*uint64(ptr), ptr); err == nil {
+		top = signExtend(uintFrom(w, f.Arch), ptr)
+	}
+	return class, top
 }
 
 // hasVptr reports whether st, or the base class at its start, has a vtable pointer.
@@ -210,4 +218,24 @@ func constThis(ft *dwarf.FuncType) bool {
 	}
 	q, ok := pt.Type.(*dwarf.QualType)
 	return ok && q.Qual == "const"
+}
+
+// WholeObject is the C++ object v, a class object or a base inside one, read whole as the
+// class its vtable says (gdb's print object: the members of base->member are looked up in
+// it); false when v has no vtable or already is of that class.
+func (f *File) WholeObject(v Value, mem Memory) (Value, bool) {
+	st, ok := f.HasVtable(v)
+	if !ok || !v.InMemory {
+		return v, false
+	}
+	class, top := f.dynamicClass(st, v, mem)
+	if class == "" || class == st.StructName && top == 0 {
+		return v, false
+	}
+	t, err := f.ParseType(class)
+	if err != nil || t.Size() <= 0 {
+		return v, false
+	}
+	whole, err := f.readAt(v.Name, t, uint64(int64(v.Addr)+top), int(t.Size()), mem)
+	return whole, err == nil
 }

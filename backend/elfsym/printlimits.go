@@ -20,6 +20,9 @@ type PrintLimits struct {
 	// HideSymbols (print symbol off) the symbol a data pointer points into, HideUnions
 	// (print union off) the members of a union inside a struct or union ({...}).
 	HideAddresses, HideSymbols, HideUnions bool
+	// Object (print object on): members through a pointer to a C++ object are its dynamic
+	// class's.
+	Object bool
 }
 
 // DefaultPrintLimits are gdb's defaults.

@@ -242,7 +242,11 @@ func describeFields(st *dwarf.StructType, indent string, show int) string {
 // level show (describeFields): a struct, union or enum without a name, also one pointed to
 // or in an array, expanded in place while show >= 0.
 func declareMember(t dwarf.Type, name, indent string, show int) string {
-	decl := strings.TrimSuffix(Declare(TypeName(t), name), " ") // (an anonymous member: "union {...}")
+	// (an anonymous member: "union {...}")
+	decl := strings.TrimSuffix(Declare(TypeName(t), name), " ")
+	if needsParens(t) { // the name inside the parentheses: char (*rows)[4], int (&arr)[3]
+		decl = declare(t, name, TypeName)
+	}
 	if show < 0 {
 		return decl
 	}

@@ -60,6 +60,9 @@ func TypeName(t dwarf.Type) string {
 		}
 		return "enum " + tt.EnumName
 	case *RefType: // const geo::Point &
+		if needsParens(tt) { // int (&)[3]
+			return declare(tt, "", TypeName)
+		}
 		amp := " &"
 		if tt.RValue {
 			amp = " &&"
@@ -149,8 +152,12 @@ func needsParens(t dwarf.Type) bool {
 	for range 64 {
 		switch tt := t.(type) {
 		case *dwarf.PtrType:
-			switch tt.Type.(type) {
-			case *dwarf.FuncType, *dwarf.ArrayType:
+			if suffixedType(tt.Type) {
+				return true
+			}
+			t = tt.Type
+		case *RefType:
+			if suffixedType(tt.Type) {
 				return true
 			}
 			t = tt.Type
@@ -161,6 +168,25 @@ func needsParens(t dwarf.Type) bool {
 		}
 	}
 	return false
+}
+
+// suffixedType reports whether t's declarator ends in a suffix (a function's parameters, an
+// array's bound), which binds tighter than a pointer's star.
+func suffixedType(t dwarf.Type) bool {
+	switch t.(type) {
+	case *dwarf.FuncType, *dwarf.ArrayType:
+		return true
+	}
+	return false
+}
+
+// pointerDeclarator is inner made a pointer (op "*") or a reference ("&", "&&") to
+// pointee: in parentheses when pointee's declarator ends in a suffix, (*inner)[4].
+func pointerDeclarator(op, inner string, pointee dwarf.Type) string {
+	if suffixedType(pointee) {
+		return "(" + op + inner + ")"
+	}
+	return op + inner
 }
 
 // declare is C's declaration of inner as type t, the way gdb spells it: pointers, arrays
@@ -174,11 +200,15 @@ func declare(t dwarf.Type, inner string, name func(dwarf.Type) string) string {
 			if tt.Type == nil {
 				return declarator("void", "*"+inner, "")
 			}
-			inner = "*" + inner
-			switch tt.Type.(type) {
-			case *dwarf.FuncType, *dwarf.ArrayType:
-				inner = "(" + inner + ")"
+			inner = pointerDeclarator("*", inner, tt.Type)
+			t = tt.Type
+			continue
+		case *RefType: // int (&)[3], as a pointer's star
+			amp := "&"
+			if tt.RValue {
+				amp = "&&"
 			}
+			inner = pointerDeclarator(amp, inner, tt.Type)
 			t = tt.Type
 			continue
 		case *dwarf.ArrayType:

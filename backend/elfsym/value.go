@@ -188,13 +188,7 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 	v.Type = TypeName(t)
 	u := uintFrom(b, f.Arch)
 	n := len(b)
-	sext := func() int64 {
-		if n == 0 || n >= 8 {
-			return int64(u)
-		}
-		shift := uint(64 - 8*n)
-		return int64(u<<shift) >> shift
-	}
+	sext := func() int64 { return signExtend(u, n) }
 	switch tt := resolve(t).(type) {
 	case *dwarf.BoolType:
 		v.Kind = "bool"
@@ -534,4 +528,13 @@ func (f *File) readCString(mem Memory, addr uint64, max int) (string, error) {
 		}
 	}
 	return string(out), nil
+}
+
+// signExtend is u, an n-byte two's complement number, as a signed one.
+func signExtend(u uint64, n int) int64 {
+	if n == 0 || n >= 8 {
+		return int64(u)
+	}
+	shift := uint(64 - 8*n)
+	return int64(u<<shift) >> shift
 }

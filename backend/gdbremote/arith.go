@@ -271,7 +271,13 @@ func (p *arithParser) unary() (arithOperand, error) {
 					return d, derr
 				}
 				if derr == nil {
-					v = d
+					v = p.wholeObject(d)
+				}
+			}
+			if !p.skip { // C++: obj.Base::member
+				if r, ok, qerr := p.qualifiedMember(v, field); ok {
+					v, err = r, qerr
+					continue
 				}
 			}
 			if p.peek() == "(" && !p.skip { // C++: obj.method(...)
@@ -562,6 +568,19 @@ func isStruct(v arithOperand) bool {
 }
 
 // isPointerToStruct reports whether v is a pointer to a struct, union or class.
+// wholeObject is, under print object on, the C++ object a pointer points to read whole as
+// its vtable's class, for the members named through the pointer (gdb's p base->member);
+// any other operand is itself.
+func (p *arithParser) wholeObject(v arithOperand) arithOperand {
+	if p.skip || v.obj == nil || !p.e.t.sym.PrintLimits().Object {
+		return v
+	}
+	if whole, ok := p.e.t.sym.WholeObject(*v.obj, cachedMem{p.e.t}); ok {
+		return arithOperand{obj: &whole}
+	}
+	return v
+}
+
 func isPointerToStruct(v arithOperand) bool {
 	if v.obj == nil || v.obj.Kind != "pointer" {
 		return false

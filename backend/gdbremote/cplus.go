@@ -13,14 +13,15 @@ import (
 	"github.com/polydbg/polydbg/internal/cxxname"
 )
 
-// DynamicClass implements engine.DynamicClasses: the class of the C++ object expr is, or
-// points to, as its vtable pointer says; pointer says expr is a pointer.
-func (t *Target) DynamicClass(frame int, expr string) (class string, pointer bool, err error) {
+// DynamicClass implements engine.DynamicClasses: the C++ object expr is, or points to, as
+// its vtable pointer says.
+func (t *Target) DynamicClass(frame int, expr string) (engine.DynamicObject, error) {
 	v, err := t.objectOf(frame, expr)
 	if err != nil {
-		return "", false, err
+		return engine.DynamicObject{}, err
 	}
-	return t.sym.DynamicClass(v.obj, cachedMem{t}), v.pointer, nil
+	class, top := t.sym.DynamicClass(v.obj, cachedMem{t})
+	return engine.DynamicObject{Class: class, Pointer: v.pointer, Top: top}, nil
 }
 
 // object is a C++ object an expression is or points to.

@@ -284,3 +284,60 @@ func (p *arithParser) framePC() uint64 {
 func (p *arithParser) cplusFrame() bool {
 	return p.e != nil && p.e.t != nil && p.e.t.sym.CXXAt(p.framePC())
 }
+
+// qualifiedMember is obj.CLASS::name: the member (or method) name of the part of obj that
+// is of class CLASS — obj itself, one of its bases (mu.Base1::b1), or, when obj is a base
+// of a larger object its vtable tells, that object or another of its bases
+// (b2p->Multi::m); ok is false when field is not qualified.
+func (p *arithParser) qualifiedMember(obj arithOperand, field string) (r arithOperand, ok bool, err error) {
+	i := strings.LastIndex(field, "::")
+	if i <= 0 || strings.HasPrefix(field, "operator") {
+		return obj, false, nil
+	}
+	class, name := field[:i], field[i+2:]
+	obj = obj.referred()
+	if obj.obj == nil || obj.obj.Kind != "struct" {
+		return obj, true, fmt.Errorf("Attempt to extract a component of a value that is not a structure.")
+	}
+	part, found := classPart(*obj.obj, class)
+	if !found {
+		if whole, ok := p.e.t.sym.WholeObject(*obj.obj, cachedMem{p.e.t}); ok {
+			part, found = classPart(whole, class)
+		}
+	}
+	if !found {
+		if _, err := p.e.t.sym.ParseType(class); err != nil { // not a type's name: gdb's parser stops
+			return obj, true, syntaxError("")
+		}
+		return obj, true, fmt.Errorf("There is no member named %s.", field)
+	}
+	sub := arithOperand{obj: &part}
+	if m, err := child(part, name); err == nil {
+		return arithOperand{obj: &m}, true, nil
+	}
+	if m, ok, err := p.methodValue(sub, name); ok {
+		return m, true, err
+	}
+	return obj, true, fmt.Errorf("There is no field named %s", name) // gdb's words
+}
+
+// classPart is the part of the C++ object v that is of class class: v itself or a base
+// class's part, searched depth first.
+func classPart(v elfsym.Value, class string) (elfsym.Value, bool) {
+	if cxxname.ShortType(strings.TrimPrefix(v.Type, "const ")) == class || strings.TrimPrefix(v.Type, "const ") == class {
+		return v, true
+	}
+	for _, c := range v.Children {
+		if c.Name == "<"+class+">" {
+			return c, true
+		}
+	}
+	for _, c := range v.Children {
+		if strings.HasPrefix(c.Name, "<") && c.Kind == "struct" {
+			if part, ok := classPart(c, class); ok {
+				return part, true
+			}
+		}
+	}
+	return elfsym.Value{}, false
+}

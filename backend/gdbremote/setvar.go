@@ -61,6 +61,11 @@ func (t *Target) SetVariable(frame, ref int, name, valueExpr string) (engine.Var
 	}
 	p, err := t.place(fr, path, global)
 	if err != nil {
+		if ref == 0 && t.sym.PrintLimits().Object { // base->derived_member: the evaluator finds it
+			if v, serr := t.setThroughPointer(frame, name, valueExpr); serr == nil {
+				return v, nil
+			}
+		}
 		return engine.Variable{}, err
 	}
 	if err := t.store(fr, p, valueExpr); err != nil {

@@ -95,6 +95,9 @@ func debugCmd(args []string) int {
 		return 1
 	}
 	defer stopWeb()
+	if spec.Kind == launch.Native {
+		exportScreenSize(os.Stdin)
+	}
 	withArgs := registeredWithArgs(spec, "debug")
 	newSession := func() (*engine.Session, error) { return withArgs(gdbcmd.Run{Args: spec.Args, Env: spec.Env}) }
 	cfg := cli.Config{In: os.Stdin, Echo: *echo, Interrupts: withInterrupt, Commands: commands,
@@ -121,6 +124,23 @@ func debugCmd(args []string) int {
 		}
 	}
 	return cli.Run(cfg)
+}
+
+// exportScreenSize sets LINES and COLUMNS in polydbg's environment, which the program
+// inherits, when they are not set: to the terminal's size, 24 by 80 without one. gdb's
+// readline does the same, so a program sees the same environment (and its stack begins
+// at the same address) under either debugger.
+func exportScreenSize(f *os.File) {
+	lines, columns := 24, 80
+	if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Row > 0 && ws.Col > 0 {
+		lines, columns = int(ws.Row), int(ws.Col)
+	}
+	if _, ok := os.LookupEnv("LINES"); !ok {
+		os.Setenv("LINES", strconv.Itoa(lines))
+	}
+	if _, ok := os.LookupEnv("COLUMNS"); !ok {
+		os.Setenv("COLUMNS", strconv.Itoa(columns))
+	}
 }
 
 // isTerminal reports whether f is a terminal (it answers the termios request).

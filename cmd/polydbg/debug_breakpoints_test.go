@@ -106,7 +106,7 @@ func pipedAndGDB(t *testing.T, input, exe string, args ...string) (ours, theirs 
 		t.Fatalf("polydbg: %v\n%s", err, ours)
 	}
 	cmd = exec.Command("gdb", append([]string{"-nx", "-q", "-iex", "set debug-file-directory /nonexistent", "-ex", "set width 0",
-		"-ex", "unset environment LINES", "-ex", "unset environment COLUMNS", "--args", exe}, args...)...)
+		"--args", exe}, args...)...)
 	cmd.Stdin = strings.NewReader(input)
 	theirs, err = cmd.CombinedOutput()
 	if err != nil {

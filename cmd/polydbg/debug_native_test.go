@@ -279,7 +279,7 @@ func TestProgramEndsAsGDB(t *testing.T) {
 }
 
 // batchAndGDB runs the -ex commands with -batch on exe and its arguments in polydbg and in
-// gdb (the program's environment without gdb's LINES and COLUMNS) and returns both outputs.
+// gdb and returns both outputs.
 func batchAndGDB(t *testing.T, bin, exe string, exCmds []string, args ...string) (ours, theirs []byte) {
 	t.Helper()
 	return batchAndGDBWith(t, bin, exe, nil, exCmds, args...)
@@ -302,11 +302,11 @@ func runBatch(t *testing.T, bin, exe string, settings, exCmds []string, args ...
 	return ours
 }
 
-// runGDB is gdb -batch with settings and the commands, in polydbg's environment (no LINES
-// or COLUMNS in the program's).
+// runGDB is gdb -batch with settings and the commands (the program's environment as
+// polydbg's, LINES and COLUMNS set by both).
 func runGDB(t *testing.T, exe string, settings, exCmds []string, args ...string) []byte {
 	t.Helper()
-	gdbArgs := append(append([]string{"-nx"}, settings...), "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS", "-batch")
+	gdbArgs := append(append([]string{"-nx"}, settings...), "-batch")
 	gdbArgs = append(gdbArgs, exCmds...)
 	theirs, err := exec.Command("gdb", append(append(gdbArgs, "--args", exe), args...)...).CombinedOutput()
 	if err != nil {
@@ -481,7 +481,7 @@ func TestScriptErrorsAsGDB(t *testing.T) {
 	} {
 		cmds := append([]string{"-batch"}, args...)
 		ours, ourErr := exec.Command(polydbgBinary(t), append(append([]string{"debug"}, cmds...), exe)...).CombinedOutput()
-		theirs, theirErr := exec.Command("gdb", append(append([]string{"-nx", "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS"}, cmds...), exe)...).CombinedOutput()
+		theirs, theirErr := exec.Command("gdb", append(append([]string{"-nx"}, cmds...), exe)...).CombinedOutput()
 		if (ourErr == nil) != (theirErr == nil) {
 			t.Errorf("%v: polydbg ended with %v, gdb with %v", args, ourErr, theirErr)
 		}

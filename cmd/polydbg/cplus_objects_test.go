@@ -1,0 +1,88 @@
+package main
+
+// C++ objects of more than one base class, as gdb shows and finds them: print object's
+// whole object behind a pointer to a second base, members named through a base's pointer
+// in the class the vtable says, members qualified by a base class, and a lambda's captured
+// reference to an array.
+
+import "testing"
+
+// multiProg has a class of two bases, each with a vtable, a hierarchy reached through a
+// base pointer, and a lambda capturing an array by reference.
+const multiProg = `#include <cstdio>
+namespace geo {
+struct Point { int x, y; Point(int a, int b) : x(a), y(b) {} int sum() const { return x + y; } };
+class Shape {
+public:
+  Shape(const char *n) : name(n), id(++count) {}
+  virtual ~Shape() {}
+  virtual double area() const = 0;
+  const char *name;
+  int id;
+  static int count;
+};
+int Shape::count = 0;
+class Circle : public Shape {
+public:
+  Circle(double r) : Shape("circle"), r(r) {}
+  double area() const override { return 3.0 * r * r; }
+  double r;
+};
+class Rect : public Shape {
+public:
+  Rect(int w, int h) : Shape("rect"), corner(w, h) {}
+  double area() const override { return corner.x * corner.y; }
+  Point corner;
+};
+}
+struct Base1 { int b1 = 11; virtual void f() {} };
+struct Base2 { int b2 = 22; virtual void g() {} };
+struct Multi : Base1, Base2 { int m = 33; };
+int use(geo::Shape &s, const geo::Point &p, int *arr) {
+  int total = (int)s.area() + p.sum() + arr[1];
+  return total;
+}
+int main() {
+  geo::Circle c(2.0);
+  geo::Rect r(3, 4);
+  geo::Shape *sp = &r;
+  geo::Point pt(5, 6);
+  Multi mu;
+  Base2 *b2p = &mu;
+  int arr[3] = {1, 2, 3};
+  auto lam = [&](int k) { return k + arr[0]; };
+  int t = use(*sp, pt, arr) + lam(1);
+  printf("%d %d\n", t, b2p->b2);
+  return 0;
+}
+`
+
+// Under set print object on, a pointer to an object's second base shows the whole object
+// and its address, as the vtable's offset to the object's top says ((Multi *) 0x... 16
+// below the pointer; was the Base2 part read as a Multi); the history keeps the pointer as
+// declared. Members named through a base's pointer are looked up in the object's class
+// (sp->corner of a Shape *, b2p->m), also to be set; off, they are not.
+func TestSecondBaseObjectsAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ second bases", "multi", multiProg,
+		"break use", "run", "up", "set print object on",
+		"p *b2p", "p b2p", "p *sp", "p sp", "ptype b2p", "whatis b2p", "p $", "p *$", "p $$3", "p b2p->b2",
+		"p $1", "p $1.m", "p $2->m", "p sp->corner", "p sp->corner.x + 1", "whatis sp->corner", "p b2p->m",
+		"p (*sp).corner", "p sp[0]", "p $.corner", "p &sp->corner", "p b2p == &mu",
+		"set var sp->corner.x = 10", "p r", "set var b2p->m = 44", "p mu.m", "print b2p->m = 45", "p sp->corner.y++",
+		"set print object off", "p *b2p", "p b2p", "p $2", "p *$2", "p $1", "p sp->corner", "p b2p->m", "p mu")
+}
+
+// A member qualified by its class (obj.CLASS::member) is the member of that part of the
+// object: a base's (mu.Base1::b1, r.geo::Shape::id), a method (mu.Base1::f), the whole
+// object's through a base pointer (b2p->Multi::m); gdb's errors for a class that is no
+// type and a member the class lacks. A lambda's captured array reference is declared as
+// C++ declares it: int (&__arr)[3].
+func TestQualifiedMembersAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ qualified members", "multi", multiProg,
+		"break use", "run", "up",
+		"p b2p->Base2::b2", "p mu.Base1::b1", "p mu.Base2::b2", "p r.geo::Shape::id", "p r.Shape::id",
+		"p mu.Base1::nosuch", "p mu.Nosuch::b1", "p &mu.Base2::b2", "p sizeof(mu.Base1::b1)",
+		"set var mu.Base1::b1 = 5", "p mu.b1", "p c.geo::Shape::id", "p c.geo::Circle::r", "p mu.Multi::m",
+		"p mu.Base1::f", "p sp->geo::Shape::name", "p b2p->Multi::m", "whatis mu.Base1::b1", "p mu.Base1::b1 + 1",
+		"ptype lam", "whatis lam.__arr", "p lam.__arr", "whatis lam")
+}
