@@ -221,6 +221,8 @@ func (p prettyWriter) group(items []prettyItem, depth int, path, class string, p
 		case i == bases-1 && bases < len(items) && p.ownClass(class, path) != "": // gdb's: "}, " then the class's own members
 			b.WriteString(", \n" + indent + "members of " + p.ownClass(class, path) + ":\n")
 			continue
+		case i < bases: // gdb's ", " after each base class
+			b.WriteString(", ")
 		case i < len(items)-1:
 			b.WriteByte(',')
 		}

@@ -253,9 +253,8 @@ func (s *Session) formatMembers(v Variable, format byte, depth int) string {
 			text = s.formatMembers(k, format, depth+1)
 		case printerHead(k.Value) != "": // a library printer's: its elements formatted
 			text = s.formatPrinted(k, format, depth+1)
-		case strings.HasPrefix(k.Name, "_vptr.") && strings.Contains(k.Value, " <"): // gdb keeps the vtable's symbol
-			n, sym, _ := strings.Cut(k.Value, " <")
-			text = formatLeaf(Variable{Value: n, Type: k.Type}, format) + " <" + sym
+		case strings.HasPrefix(k.Name, "_vptr.") && strings.Contains(k.Value, " <"): // gdb keeps it as it is, in any format
+			text = k.Value
 		default:
 			text = formatLeaf(s.enumNumber(k), format)
 		}

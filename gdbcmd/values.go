@@ -133,10 +133,10 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 		if d.limits.Object {
 			v, prefix = o.Value, "("+o.Class+") "
 		}
-	} else if d.limits.Object && format == 0 {
+	} else if d.limits.Object {
 		static := v
 		var class string
-		v, prefix, class = d.dynamicObject(expr, v, prefix)
+		v, prefix, class = d.dynamicObject(expr, v, prefix, format)
 		if class != "" { // recorded by its static type too, as gdb's history keeps it
 			record = func(engine.Variable) int {
 				return d.values.RecordObject(static, engine.HistoryObject{Class: class, Value: v})
@@ -442,13 +442,13 @@ func taggedType(expr string) bool {
 // the C++ object it is or points to (its vtable says it), with gdb's prefix: (geo::Square
 // *) 0x7ffe..., (geo::Square) {...}. Other values come back as they are.
 // object is the object's class when v was read as one (not for a pointer).
-func (d *Debugger) dynamicObject(expr string, v engine.Variable, prefix string) (shown engine.Variable, newPrefix, object string) {
+func (d *Debugger) dynamicObject(expr string, v engine.Variable, prefix string, format byte) (shown engine.Variable, newPrefix, object string) {
 	expr, err := d.values.Substitute(expr) // a history value's object ($, $3) as recorded
 	if err != nil {
 		return v, prefix, ""
 	}
 	o, err := d.s.DynamicClass(d.frame, expr)
-	if err != nil || o.Class == "" {
+	if err != nil || o.Class == "" || o.Pointer && format != 0 { // p/x of a pointer: its own value
 		return v, prefix, ""
 	}
 	ptr := "(" + expr + ")"

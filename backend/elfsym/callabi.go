@@ -197,7 +197,7 @@ func (f *File) declaresSpecialMembers(st *dwarf.StructType) bool {
 		if name == "~"+short {
 			return true
 		}
-		if ft := f.funcType(kid, r); len(ft.ParamType) >= 2 {
+		if ft, _ := f.funcType(kid, r); len(ft.ParamType) >= 2 {
 			if ref, ok := ft.ParamType[1].(*RefType); ok {
 				if target, ok := resolve(ref.Type).(*dwarf.StructType); ok && target.StructName == st.StructName {
 					return true

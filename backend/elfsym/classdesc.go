@@ -87,7 +87,11 @@ func membersOf(st *dwarf.StructType, d cxxDecl, with map[string]string) *classMe
 		switch kid.Tag {
 		case dwarf.TagInheritance:
 			if t := f.entryType(kid); t != nil {
-				m.bases = append(m.bases, accessWords[access]+" "+typeName(t))
+				virtual := ""
+				if v, _ := kid.Val(dwarf.AttrVirtuality).(int64); v != 0 {
+					virtual = "virtual "
+				}
+				m.bases = append(m.bases, accessWords[access]+" "+virtual+typeName(t))
 			}
 		case dwarf.TagMember, dwarf.TagVariable:
 			if decl, _ := kid.Val(dwarf.AttrDeclaration).(bool); kid.Tag == dwarf.TagVariable || decl {
@@ -231,7 +235,7 @@ func (f *File) entryType(e *dwarf.Entry) dwarf.Type {
 func (f *File) methodDecl(e *dwarf.Entry, r *dwarf.Reader, class string, with map[string]string) string {
 	name, _ := e.Val(dwarf.AttrName).(string)
 	var params []string
-	isConst := false
+	isConst, hasThis := false, false
 	for e.Children {
 		kid, err := r.Next()
 		if err != nil || kid == nil || kid.Tag == 0 {
@@ -240,6 +244,7 @@ func (f *File) methodDecl(e *dwarf.Entry, r *dwarf.Reader, class string, with ma
 		if kid.Tag == dwarf.TagFormalParameter {
 			t := f.entryType(kid)
 			if art, _ := kid.Val(dwarf.AttrArtificial).(bool); art {
+				hasThis = hasThis || len(params) == 0
 				if pt, ok := t.(*dwarf.PtrType); ok && len(params) == 0 { // this: a const method's points to const
 					if q, ok := pt.Type.(*dwarf.QualType); ok && q.Qual == "const" {
 						isConst = true
@@ -266,6 +271,9 @@ func (f *File) methodDecl(e *dwarf.Entry, r *dwarf.Reader, class string, with ma
 	}
 	if e.Val(dwarf.AttrVtableElemLoc) != nil { // (gdb's test: a destructor has none)
 		text = "virtual " + text
+	}
+	if !hasThis { // a static member function: no this
+		text = "static " + text
 	}
 	if isConst {
 		text += " const"

@@ -73,9 +73,9 @@ func (f *File) FuncValue(name string) (Value, bool) {
 
 // funcType is the type of the function whose entry e r has just read: its return type
 // (a C++ method's, on its declaration) and its parameters' (this first, for a method),
-// read with r.
-func (f *File) funcType(e *dwarf.Entry, r *dwarf.Reader) *dwarf.FuncType {
-	ft := &dwarf.FuncType{ReturnType: f.entryType(e)}
+// read with r; hasThis says the first is a method's this (artificial).
+func (f *File) funcType(e *dwarf.Entry, r *dwarf.Reader) (ft *dwarf.FuncType, hasThis bool) {
+	ft = &dwarf.FuncType{ReturnType: f.entryType(e)}
 	for e.Children {
 		c, err := r.Next()
 		if err != nil || c == nil || c.Tag == 0 {
@@ -83,6 +83,9 @@ func (f *File) funcType(e *dwarf.Entry, r *dwarf.Reader) *dwarf.FuncType {
 		}
 		switch c.Tag {
 		case dwarf.TagFormalParameter:
+			if art, _ := c.Val(dwarf.AttrArtificial).(bool); art && len(ft.ParamType) == 0 {
+				hasThis = true
+			}
 			if t := f.entryType(c); t != nil {
 				ft.ParamType = append(ft.ParamType, t)
 			}
@@ -93,7 +96,7 @@ func (f *File) funcType(e *dwarf.Entry, r *dwarf.Reader) *dwarf.FuncType {
 			r.SkipChildren()
 		}
 	}
-	return ft
+	return ft, hasThis
 }
 
 // funcValue is FuncValue, with the function and its DWARF entry.
@@ -116,14 +119,14 @@ func (f *File) valueOfFunc(fn *Func, name string) (Value, *Func, *dwarf.Entry, b
 	if err != nil || e == nil {
 		return Value{}, nil, nil, false
 	}
-	ft := f.funcType(e, r)
+	ft, hasThis := f.funcType(e, r)
 	addr := fn.Low + f.Bias
 	sig := funcTypeName(ft)
 	text := fmt.Sprintf("{%s} %#x <%s>", sig, addr, f.Signature(fn))
 	if f.PrintLimits().HideAddresses { // print address off: {int (int)} <fact>
 		text = fmt.Sprintf("{%s} <%s>", sig, f.Signature(fn))
 	}
-	return Value{Name: name, Type: sig, Kind: "func", Addr: addr, InMemory: true, Text: text, typ: ft}, fn, e, true
+	return Value{Name: name, Type: sig, Kind: "func", Addr: addr, InMemory: true, Text: text, typ: ft, staticFunc: !hasThis}, fn, e, true
 }
 
 // FuncDecl is a function of the program as C declares it, and where: its declaration line
@@ -207,6 +210,10 @@ func (v Value) FuncType() (*dwarf.FuncType, bool) {
 	ft, ok := v.typ.(*dwarf.FuncType)
 	return ft, ok && v.Kind == "func"
 }
+
+// TakesThis reports whether the function value v is a C++ method run on an object (its
+// first parameter this), not a static member function or a free one.
+func (v Value) TakesThis() bool { return v.Kind == "func" && !v.staticFunc }
 
 // SetFuncType gives the function value v the type ft: a function without debug
 // information, whose call a cast says the return type of.

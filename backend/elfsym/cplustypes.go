@@ -45,10 +45,14 @@ type Class struct {
 	Statics []Static
 }
 
-// Base is a base class at an offset in the derived one.
+// Base is a base class at an offset in the derived one. A virtual base has no fixed
+// offset (-1): where it is, the object's vtable says, as Loc computes from the address of
+// the object that derives from it.
 type Base struct {
-	Type   *dwarf.StructType
-	Offset int64
+	Type    *dwarf.StructType
+	Offset  int64
+	Virtual bool
+	Loc     []byte // a virtual base's DWARF location expression
 }
 
 // Static is a static data member, read from the variable that defines it (linkage name).
@@ -215,8 +219,14 @@ func (f *File) fixMembers(r *dwarf.Reader, st *dwarf.StructType) {
 			if it := typeOf(); it != nil {
 				if bt, ok := f.fixCXXType(to, it).(*dwarf.StructType); ok {
 					b := Base{Type: bt}
-					if o, ok := kid.Val(dwarf.AttrDataMemberLoc).(int64); ok {
+					switch o := kid.Val(dwarf.AttrDataMemberLoc).(type) {
+					case int64:
 						b.Offset = o
+					case []byte: // computed: a virtual base
+						b.Offset, b.Loc = -1, o
+					}
+					if v, _ := kid.Val(dwarf.AttrVirtuality).(int64); v != 0 {
+						b.Offset, b.Virtual = -1, true
 					}
 					cl.Bases = append(cl.Bases, b)
 				}
@@ -244,6 +254,12 @@ func (f *File) static(e *dwarf.Entry, t dwarf.Type, before int) Static {
 // ({<geo::Shape> = {...}, side = 3}), then its members with its static ones among them
 // where they are declared (static count = 0).
 func (f *File) structValue(v *Value, st *dwarf.StructType, b []byte, addr uint64, inMem bool, mem Memory, depth int) {
+	f.classValue(v, st, b, addr, inMem, mem, depth, nil)
+}
+
+// classValue is structValue with the virtual bases already shown elsewhere in the object
+// (shown), which gdb shows once, where they are first met.
+func (f *File) classValue(v *Value, st *dwarf.StructType, b []byte, addr uint64, inMem bool, mem Memory, depth int, shown map[*dwarf.StructType]bool) {
 	var parts []string
 	add := func(c Value, label string) {
 		v.Children = append(v.Children, c)
@@ -274,13 +290,12 @@ func (f *File) structValue(v *Value, st *dwarf.StructType, b []byte, addr uint64
 	}
 	if cl != nil {
 		for _, base := range cl.Bases {
-			off, sz := int(base.Offset), int(base.Type.Size())
-			if off < 0 || sz < 0 || off+sz > len(b) {
-				continue
+			if shown == nil {
+				shown = map[*dwarf.StructType]bool{}
 			}
-			c := f.FormatValue(base.Type, b[off:off+sz], addr+uint64(off), inMem, mem, depth+1)
-			c.Name = "<" + base.Type.StructName + ">"
-			add(c, c.Name)
+			if c, ok := f.baseValue(base, b, addr, inMem, mem, depth+1, shown); ok {
+				add(c, c.Name)
+			}
 		}
 	}
 	for i, fld := range st.Field {
@@ -302,6 +317,43 @@ func (f *File) structValue(v *Value, st *dwarf.StructType, b []byte, addr uint64
 		parts = append(parts, "<No data fields>")
 	}
 	v.Text = "{" + strings.Join(parts, ", ") + "}"
+}
+
+// baseValue is the part of a class object (its bytes b, at addr) that is its base class
+// base, as gdb shows it (<geo::Shape> = {...}); false for a virtual base already shown, or
+// one whose place is not known (the object is not in memory).
+func (f *File) baseValue(base Base, b []byte, addr uint64, inMem bool, mem Memory, depth int, shown map[*dwarf.StructType]bool) (Value, bool) {
+	sz := int(base.Type.Size())
+	if sz < 0 || base.Virtual && shown[base.Type] {
+		return Value{}, false
+	}
+	var part []byte
+	at := addr + uint64(base.Offset)
+	switch {
+	case base.Offset >= 0 && int(base.Offset)+sz <= len(b):
+		part = b[base.Offset : int(base.Offset)+sz]
+	case base.Loc == nil || !inMem || mem == nil:
+		return Value{}, false
+	default: // where the vtable says
+		loc, err := f.evalExpr(base.Loc, &exprEnv{mem: mem}, []uint64{addr})
+		if err != nil || loc.Kind != LocMemory {
+			return Value{}, false
+		}
+		at = loc.Addr
+		if part, err = mem.ReadMemory(at, sz); err != nil || len(part) < sz {
+			return Value{}, false
+		}
+	}
+	if base.Virtual {
+		shown[base.Type] = true
+	}
+	c := Value{Bytes: part, Addr: at, InMemory: inMem, typ: base.Type, Type: TypeName(base.Type), Kind: "struct"}
+	f.classValue(&c, base.Type, part, at, inMem, mem, depth, shown)
+	if isCXX(base.Type) && !f.PrintLimits().Raw {
+		c.printed = f.stdValue(&c, base.Type, part, at, mem, depth)
+	}
+	c.Name = "<" + base.Type.StructName + ">"
+	return c, true
 }
 
 // staticValue reads a static member from the storage its symbol names.

@@ -191,7 +191,7 @@ func (f *File) declaredIn(st *dwarf.StructType, name string, where func(string) 
 		}
 		declared = true
 		addr, defined := where(link)
-		ft := f.funcType(kid, r)
+		ft, _ := f.funcType(kid, r)
 		if !defined {
 			continue
 		}

@@ -211,6 +211,14 @@ func (f *File) Store(p Place, text string, fr *Frame, mem Memory, w Storer) erro
 	return f.writeLoc(p, p.Loc, p.Off, data, fr, w)
 }
 
+// StoreBytes writes data, a whole value of p's type (a struct, a union, an array), to p.
+func (f *File) StoreBytes(p Place, data []byte, fr *Frame, w Storer) error {
+	if len(data) != p.Size() || p.Field != nil {
+		return fmt.Errorf("%d bytes do not fit %s", len(data), p.Name)
+	}
+	return f.writeLoc(p, p.Loc, p.Off, data, fr, w)
+}
+
 // insertBits puts the low bits of u into the bit field fld of the unit old.
 func (f *File) insertBits(fld *dwarf.StructField, old []byte, u uint64) ([]byte, error) {
 	shift := bitShift(fld, len(old))

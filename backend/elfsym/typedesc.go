@@ -146,7 +146,11 @@ func DescribeType(t dwarf.Type, expand bool) string {
 		if tt.RValue {
 			amp = " &&"
 		}
-		return quals + DescribeType(tt.Type, true) + amp
+		inner := DescribeType(tt.Type, true)
+		if strings.HasSuffix(inner, "*") { // int *&
+			amp = amp[1:]
+		}
+		return quals + inner + amp
 	case *dwarf.FuncType: // struct node {...} *(int): its return type expanded
 		return quals + describeAround(tt, "")
 	case *dwarf.PtrType: // struct pt {...} *, as gdb expands what a pointer points to

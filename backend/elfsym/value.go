@@ -33,6 +33,8 @@ type Value struct {
 	Referent *Value
 
 	typ dwarf.Type // what it was read as (pointers.go), nil for a value not from the program
+	// staticFunc says a function value has no this: not a method called on an object.
+	staticFunc bool
 	// printed says it is shown as a library's printer shows it (stdprint.go): a reference
 	// to it shows it alone.
 	printed bool

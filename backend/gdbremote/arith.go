@@ -266,6 +266,9 @@ func (p *arithParser) unary() (arithOperand, error) {
 			p.pos++
 			field += p.operatorSymbol(field)   // a.operator+(b)
 			if arrow || isPointerToStruct(v) { // (gdb's p.f of a pointer is p->f)
+				if arrow && !p.skip && pointsToNoStruct(v.referred()) { // gdb's words for x->f, px->f of an int
+					return v, errors.New("Attempt to extract a component of a value that is not a structure pointer.")
+				}
 				d, derr := p.child(v, "*")
 				if derr != nil && (!arrow || !isStruct(v)) { // and s->f of a struct s.f
 					return d, derr
@@ -567,7 +570,6 @@ func isStruct(v arithOperand) bool {
 	return v.obj != nil && (v.obj.Kind == "struct" || v.obj.Kind == "union")
 }
 
-// isPointerToStruct reports whether v is a pointer to a struct, union or class.
 // wholeObject is, under print object on, the C++ object a pointer points to read whole as
 // its vtable's class, for the members named through the pointer (gdb's p base->member);
 // any other operand is itself.
@@ -581,6 +583,24 @@ func (p *arithParser) wholeObject(v arithOperand) arithOperand {
 	return v
 }
 
+// pointsToNoStruct reports whether v, by its type, is neither a struct, union or class
+// nor a pointer to one (an int, a pointer to an int): what -> cannot take a member of.
+func pointsToNoStruct(v arithOperand) bool {
+	if v.obj == nil {
+		return true
+	}
+	if v.obj.DWARFType() == nil {
+		return false // (no type to tell by)
+	}
+	t := elfsym.Underlying(v.obj.DWARFType())
+	if pt, ok := t.(*dwarf.PtrType); ok {
+		t = elfsym.Underlying(pt.Type)
+	}
+	_, ok := t.(*dwarf.StructType)
+	return !ok
+}
+
+// isPointerToStruct reports whether v is a pointer to a struct, union or class.
 func isPointerToStruct(v arithOperand) bool {
 	if v.obj == nil || v.obj.Kind != "pointer" {
 		return false

@@ -37,8 +37,11 @@ func (p *arithParser) methodCall(obj arithOperand, name string, implicit bool) (
 		for i := range fvs {
 			fvs[i].Name = obj.obj.Name + "." + name
 		}
-		this := obj.obj.Addr
-		r, err := p.callOn(arithOperand{obj: &fvs[0], overloads: fvs}, &this)
+		this := &obj.obj.Addr
+		if !fvs[0].TakesThis() { // a static member function called through an object
+			this = nil
+		}
+		r, err := p.callOn(arithOperand{obj: &fvs[0], overloads: fvs}, this)
 		return r, true, err
 	}
 	if isClass && !implicit { // gdb's words, with the object's own class

@@ -3,6 +3,7 @@ package gdbremote
 // Changing variables of a stopped program: engine.VariableSetter over elfsym's places.
 
 import (
+	"debug/dwarf"
 	"errors"
 	"fmt"
 	"slices"
@@ -61,9 +62,10 @@ func (t *Target) SetVariable(frame, ref int, name, valueExpr string) (engine.Var
 	}
 	p, err := t.place(fr, path, global)
 	if err != nil {
-		if ref == 0 && t.sym.PrintLimits().Object { // base->derived_member: the evaluator finds it
-			if v, serr := t.setThroughPointer(frame, name, valueExpr); serr == nil {
-				return v, nil
+		if ref == 0 { // a base class's member (d.a), base->derived_member: the evaluator finds it
+			v, serr := t.setThroughPointer(frame, name, valueExpr)
+			if serr == nil || !errors.Is(serr, errNotLvalue) {
+				return v, serr // (the evaluator's error, in gdb's words)
 			}
 		}
 		return engine.Variable{}, err
@@ -123,6 +125,14 @@ func (t *Target) readBack(frame int, fr *elfsym.Frame, p elfsym.Place, name stri
 func (t *Target) store(fr *elfsym.Frame, p elfsym.Place, valueExpr string) error {
 	if v := strings.TrimSpace(valueExpr); v == "" || v[0] == '=' { // x =, x = = 1: gdb's parser stops there
 		return syntaxError(v)
+	}
+	switch elfsym.Underlying(p.Type).(type) {
+	case *dwarf.StructType, *dwarf.ArrayType: // set whole, as gdb's
+		data, err := t.wholeBytes(fr, p.Type, valueExpr)
+		if err != nil {
+			return err
+		}
+		return t.sym.StoreBytes(p, data, fr, storer{t})
 	}
 	text := valueExpr
 	if _, err := t.sym.Encode(p.Type, valueExpr); err != nil {

@@ -98,7 +98,7 @@ func TestSetVariableNative(t *testing.T) {
 		t.Fatalf("q->tag through its children: %+v %v", v, err)
 	}
 	for _, bad := range [][3]string{
-		{"pt", "1", "whole struct"}, {"nope", "1", `No symbol "nope" in current context.`},
+		{"pt", "1", "Invalid cast."}, {"nope", "1", `No symbol "nope" in current context.`},
 		{"ch", "'ab'", "Invalid character constant."}, {"len(x)", "1", "Left operand of assignment is not an lvalue."}, {"pp->nothing", "1", "no member"},
 		{"i32", "i32 / 0", "Division by zero"}, {"i32", "nosuch + 1", `No symbol "nosuch" in current context.`}, {"i32", "(1 + 2", "A syntax error in expression, near `'."}, {"i32", "F_NOSUCH | 1", `No symbol "F_NOSUCH" in current context.`},
 	} {

@@ -86,3 +86,53 @@ func TestQualifiedMembersAsGDB(t *testing.T) {
 		"p mu.Base1::f", "p sp->geo::Shape::name", "p b2p->Multi::m", "whatis mu.Base1::b1", "p mu.Base1::b1 + 1",
 		"ptype lam", "whatis lam.__arr", "p lam.__arr", "whatis lam")
 }
+
+// diamondProg has virtual bases (a diamond), a class with a nested type, an enum, an
+// anonymous union and a static member function, and reference parameters of each kind.
+const diamondProg = `#include <cstdio>
+struct A { int a = 1; virtual ~A() {} };
+struct B : virtual A { int b = 2; };
+struct C : virtual A { int c = 3; };
+struct D : B, C { int d = 4; };
+struct Outer {
+  struct Inner { int v; };
+  enum Mode { Off, On };
+  Inner in{5};
+  Mode mode = On;
+  union { int i; float f; } u{7};
+  int get() const { return in.v; }
+  static int twice(int x) { return 2 * x; }
+};
+int take(int &&r, int *&pr, const int &cr) { return r + *pr + cr; }
+int main() {
+  D d;
+  A *ap = &d;
+  B *bp = &d;
+  Outer o;
+  int x = 9, *px = &x;
+  int t = take(1, px, x) + o.get() + Outer::twice(2);
+  printf("%d %d\n", t, d.a);
+  return 0;
+}
+`
+
+// A virtual base is where the object's vtable says (it was read at offset 0: a = 2, the
+// B part's b) and shown once, where gdb first meets it (in <B>, not again in <C>), also
+// through a pointer to a base, set, and under print object; ptype says "public virtual
+// A" and "static" for a member function without this, which a call through an object
+// runs without one (o.twice(4) was -13592); a vtable pointer keeps its hex and symbol in
+// any format (p/d), an object its class's prefix under print object with a format;
+// references to pointers spelled int *&; print pretty's "}, " after each base class; a
+// whole object set from another or from a number of its size; gdb's words for -> on what
+// points to no structure.
+func TestVirtualBasesAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ virtual bases", "diamond", diamondProg,
+		"break take", "run", "info args", "ptype pr", "whatis cr", "up",
+		"p d", "p d.a", "p *ap", "p *bp", "p bp->a", "ptype D", "ptype B", "ptype C",
+		"p/d d", "p/x *bp", "p d.b", "p d.c", "set var d.a = 7", "p d", "p *bp", "p sizeof(B)", "p sizeof(D)",
+		"set print object on", "p *ap", "p ap", "p ap->d", "p *bp", "p/x d", "p &d.a",
+		"p/x *ap", "p/x ap", "p/d *bp", "p/x $", "set print object off",
+		"ptype Outer", "p o", "p o.get()", "p o.twice(4)", "p Outer::twice(4)", "p Outer::twice", "ptype Outer::twice",
+		"set var o.in = 3", "p o.in", "set var o.in = o.in", "set var d = d", "p o.in = 4", "p px->zz", "p x->zz", "p o->in",
+		"set print pretty on", "p o", "p *bp")
+}

@@ -79,9 +79,9 @@ c
 		"(polydbg) p/d p.c\n$2 = 16\n",
 		"(polydbg) p/t q->b\n$3 = 1111111111111101\n",
 		"(polydbg) set var r = 100\n(polydbg) set var q->b = -2\n(polydbg) set p.name[0] = 'H'\n",
-		"(polydbg) set var p.a = $1\n",                                             // a struct from the history is no number
-		"(polydbg) set var nosuch = 1\nNo symbol \"nosuch\" in current context.\n", // gdb's words
-		"(polydbg) set var p = 1\n", "cannot set a whole struct pair",
+		"(polydbg) set var p.a = $1\n",                                                               // a struct from the history is no number
+		"(polydbg) set var nosuch = 1\nNo symbol \"nosuch\" in current context.\n",                   // gdb's words
+		"(polydbg) set var p = 1\nInvalid cast.\n",                                                   // gdb's: an int is no struct pair
 		"(polydbg) set var r\nwarning: Expression is not an assignment (and might have no effect)\n", // gdb's
 		"(polydbg) print r\n$4 = 100\n",
 		"100 7 -2 Hi\n",
