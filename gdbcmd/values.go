@@ -151,6 +151,9 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 // pointerType reports whether a C type's name is a pointer's: int *, int (*)(int),
 // char (**)[4]; not an array of pointers, int (*[2])(int).
 func pointerType(t string) bool {
+	if strings.HasSuffix(t, "::*") { // a pointer to a data member: &Outer::b, no address
+		return false
+	}
 	if strings.HasSuffix(t, "*") {
 		return true
 	}

@@ -111,6 +111,10 @@ func (f *File) fixCXXType(off dwarf.Offset, t dwarf.Type) dwarf.Type {
 		ref.ByteSize = int64(f.Arch.PtrSize)
 		f.fixed[off] = ref
 		return ref
+	case dwarf.TagPtrToMemberType:
+		mp := f.memberPtrType(e, inner())
+		f.fixed[off] = mp
+		return mp
 	case dwarf.TagPointerType:
 		if pt, ok := t.(*dwarf.PtrType); ok {
 			if in := inner(); in != nil {

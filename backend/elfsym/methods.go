@@ -100,27 +100,10 @@ func (f *File) hasVptr(st *dwarf.StructType) bool {
 // past the last slot a virtual function of it or of its bases names (DW_AT_vtable_elem_location).
 func (f *File) VtableSize(st *dwarf.StructType) int {
 	n := 0
-	d, ok := cxxTypes.Load(st)
-	if ok {
-		r := f.DWARF.Reader()
-		r.Seek(d.(cxxDecl).off)
-		if e, err := r.Next(); err == nil && e != nil && e.Children {
-			for {
-				kid, err := r.Next()
-				if err != nil || kid == nil || kid.Tag == 0 {
-					break
-				}
-				if loc, ok := kid.Val(dwarf.AttrVtableElemLoc).([]byte); ok && len(loc) > 1 && loc[0] == 0x10 { // DW_OP_constu
-					if slot := (&cfiReader{b: loc[1:]}).uleb(); int(slot)+1 > n {
-						n = int(slot) + 1
-					}
-				}
-				if kid.Children {
-					r.SkipChildren()
-				}
-			}
-		}
-	}
+	f.virtualMethods(st, func(_ *dwarf.Entry, slot int) bool {
+		n = max(n, slot+1)
+		return true
+	})
 	if cl := f.ClassOf(st); cl != nil {
 		for _, b := range cl.Bases {
 			if b.Offset == 0 { // the primary base shares the vtable
@@ -218,6 +201,34 @@ func constThis(ft *dwarf.FuncType) bool {
 	}
 	q, ok := pt.Type.(*dwarf.QualType)
 	return ok && q.Qual == "const"
+}
+
+// virtualMethods calls visit with each virtual method class st declares itself, and its
+// slot in the vtable, until visit returns false.
+func (f *File) virtualMethods(st *dwarf.StructType, visit func(e *dwarf.Entry, slot int) bool) {
+	d, ok := cxxTypes.Load(st)
+	if !ok {
+		return
+	}
+	r := f.DWARF.Reader()
+	r.Seek(d.(cxxDecl).off)
+	if e, err := r.Next(); err != nil || e == nil || !e.Children {
+		return
+	}
+	for {
+		kid, err := r.Next()
+		if err != nil || kid == nil || kid.Tag == 0 {
+			return
+		}
+		if loc, ok := kid.Val(dwarf.AttrVtableElemLoc).([]byte); ok && len(loc) > 1 && loc[0] == 0x10 { // DW_OP_constu
+			if !visit(kid, int((&cfiReader{b: loc[1:]}).uleb())) {
+				return
+			}
+		}
+		if kid.Children {
+			r.SkipChildren()
+		}
+	}
 }
 
 // WholeObject is the C++ object v, a class object or a base inside one, read whole as the

@@ -59,6 +59,8 @@ func TypeName(t dwarf.Type) string {
 			return tt.EnumName
 		}
 		return "enum " + tt.EnumName
+	case *MemberPtrType: // int Outer::*, int (Outer::*)(Outer * const, int)
+		return declare(tt, "", TypeName)
 	case *RefType: // const geo::Point &
 		if needsParens(tt) { // int (&)[3]
 			return declare(tt, "", TypeName)
@@ -201,6 +203,10 @@ func declare(t dwarf.Type, inner string, name func(dwarf.Type) string) string {
 				return declarator("void", "*"+inner, "")
 			}
 			inner = pointerDeclarator("*", inner, tt.Type)
+			t = tt.Type
+			continue
+		case *MemberPtrType: // as a pointer's star, its class's before it
+			inner = pointerDeclarator(tt.className()+"::*", inner, tt.Type)
 			t = tt.Type
 			continue
 		case *RefType: // int (&)[3], as a pointer's star

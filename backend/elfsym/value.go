@@ -248,6 +248,8 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 		if !named && flagEnum(tt) { // (its bits as they are: no value of a flag enum is negative)
 			v.Text = flagsText(tt, u)
 		}
+	case *MemberPtrType:
+		v.Kind, v.Text = "memberptr", f.memberPtrText(tt, b)
 	case *dwarf.PtrType:
 		v.Kind = "pointer"
 		v.Text = fmt.Sprintf("%#x", u)

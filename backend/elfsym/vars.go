@@ -425,6 +425,9 @@ func (f *File) LookupVar(pc uint64, name string) (*Var, error) {
 	if v, ok := f.Global(name); ok {
 		return v, nil
 	}
+	if i := strings.LastIndex(name, "::"); i > 0 && f.isField(name[:i], name[i+2:]) { // Outer::b of a class's data member
+		return nil, fmt.Errorf("Cannot reference non-static field %q", name[i+2:]) // gdb's words
+	}
 	return nil, fmt.Errorf("No symbol %q in current context.", name) // gdb's words
 }
 

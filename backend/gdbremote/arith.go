@@ -26,8 +26,10 @@ type arithOperand struct {
 	i     int64
 	u     uint64
 	f     float64
-	isPtr bool  // a number taken from a pointer: no arithmetic on it
-	ct    cType // its C type (ctypes.go); zero for an int literal's 0 of a unary operator
+	isPtr bool // a number taken from a pointer: no arithmetic on it
+	// this is the object a member function is bound to ((o.*pmf)(), called with it)
+	this *uint64
+	ct   cType // its C type (ctypes.go); zero for an int literal's 0 of a unary operator
 	// overloads are the functions a C++ name names, obj the last; a call chooses among
 	// them by its arguments (chooseOverload).
 	overloads []elfsym.Value
@@ -142,6 +144,7 @@ func (p *arithParser) peek() string {
 var binaryPrec = map[string]int{
 	"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
 	"<": 7, "<=": 7, ">": 7, ">=": 7, "<<": 8, ">>": 8, "@": 9, "+": 10, "-": 10, "*": 11, "/": 11, "%": 11,
+	".*": 12, "->*": 12, // C++'s pointers to members
 }
 
 // conditional parses C's c ? a : b, the loosest of its operators (right to left): only the
@@ -209,6 +212,11 @@ func (p *arithParser) unary() (arithOperand, error) {
 	switch op := p.peek(); op {
 	case "-", "+", "!", "~", "*", "&":
 		p.pos++
+		if op == "&" { // &Outer::b: a pointer to a member
+			if mp, ok, err := p.memberPointer(); ok {
+				return mp, err
+			}
+		}
 		v, err := p.unary()
 		if err != nil || p.skip {
 			return v, err
@@ -297,6 +305,11 @@ func (p *arithParser) unary() (arithOperand, error) {
 			}
 			v, err = member, merr
 		case "(":
+			if v.this != nil && !p.skip { // (o.*pmf)(...): run with o as this
+				p.pos++
+				v, err = p.callOn(v, v.this)
+				continue
+			}
 			if p.skip && (v.obj == nil || v.obj.Kind == "func") && p.pos > 0 && isIdent(p.toks[p.pos-1]) { // f(...) only parsed
 				p.pos++
 				p.calls = true
@@ -568,19 +581,6 @@ func (p *arithParser) child(v arithOperand, key string) (arithOperand, error) {
 func isStruct(v arithOperand) bool {
 	v = v.referred()
 	return v.obj != nil && (v.obj.Kind == "struct" || v.obj.Kind == "union")
-}
-
-// wholeObject is, under print object on, the C++ object a pointer points to read whole as
-// its vtable's class, for the members named through the pointer (gdb's p base->member);
-// any other operand is itself.
-func (p *arithParser) wholeObject(v arithOperand) arithOperand {
-	if p.skip || v.obj == nil || !p.e.t.sym.PrintLimits().Object {
-		return v
-	}
-	if whole, ok := p.e.t.sym.WholeObject(*v.obj, cachedMem{p.e.t}); ok {
-		return arithOperand{obj: &whole}
-	}
-	return v
 }
 
 // pointsToNoStruct reports whether v, by its type, is neither a struct, union or class

@@ -73,9 +73,9 @@ func lexArithAt(s string) (toks []string, at []int, err error) {
 			i = j
 		default:
 			n := 1
-			for _, op := range []string{"<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "->"} {
+			for _, op := range []string{"<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "->", ".*", "->*"} {
 				if strings.HasPrefix(s[i:], op) {
-					n = 2
+					n = len(op)
 				}
 			}
 			if n == 1 && c == '=' { // an assignment gdb's parser would read the value of

@@ -122,6 +122,9 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 	if p.skip {
 		return arithOperand{kind: "int"}, nil
 	}
+	if op == ".*" || op == "->*" {
+		return p.memberPointed(op, l, r)
+	}
 	if v, ok, err := p.userOperator(op, l, r); ok { // C++: a class's operator+
 		return v, err
 	}

@@ -174,6 +174,9 @@ func (p *arithParser) deref(v arithOperand) (arithOperand, error) {
 	if v.obj != nil && v.obj.Kind == "func" { // *fact is fact, as in C
 		return v, nil
 	}
+	if v.obj != nil && v.obj.Kind == "memberptr" {
+		return v, errors.New("Attempt to dereference pointer to member without an object") // gdb's words
+	}
 	if v.obj != nil && v.obj.Kind == "array" {
 		c, err := p.e.t.sym.Element(*v.obj, 0, cachedMem{p.e.t})
 		if err == nil {
@@ -258,7 +261,15 @@ func (p *arithParser) pointedFunc(v arithOperand) (elfsym.Value, bool) {
 	if _, ok := elfsym.Underlying(pt.Type).(*dwarf.FuncType); !ok || len(v.obj.Bytes) == 0 {
 		return elfsym.Value{}, false
 	}
-	name, ok := p.e.t.sym.SymbolAt(Uint(v.obj.Bytes, p.e.t.order))
+	return p.funcAt(Uint(v.obj.Bytes, p.e.t.order))
+}
+
+// funcAt is the function whose code begins at addr.
+func (p *arithParser) funcAt(addr uint64) (elfsym.Value, bool) {
+	if fv, ok := p.e.t.sym.FuncValueOfCode(addr); ok {
+		return fv, true
+	}
+	name, ok := p.e.t.sym.SymbolAt(addr)
 	if !ok || strings.Contains(name, "+") {
 		return elfsym.Value{}, false
 	}

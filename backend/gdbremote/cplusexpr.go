@@ -344,3 +344,69 @@ func classPart(v elfsym.Value, class string) (elfsym.Value, bool) {
 	}
 	return elfsym.Value{}, false
 }
+
+// memberPointed is obj.*mp and ptr->*mp: the data member of obj a pointer to a member
+// points to, or the member function, bound to obj (and called on it by a "(" after it).
+func (p *arithParser) memberPointed(op string, obj, mp arithOperand) (arithOperand, error) {
+	obj, mp = obj.referred(), mp.referred()
+	if op == "->*" {
+		d, err := p.deref(obj)
+		if err != nil {
+			return obj, err
+		}
+		obj = d
+	}
+	if mp.obj == nil || mp.obj.Kind != "memberptr" {
+		return mp, errors.New("not implemented: member pointer of that type") // (gdb's own words)
+	}
+	if obj.obj == nil || !isStruct(obj) || !obj.obj.InMemory {
+		return obj, errors.New("Attempt to take address of value not located in memory.") // gdb's words
+	}
+	mem := cachedMem{p.e.t}
+	if v, err := p.e.t.sym.MemberOf(*obj.obj, *mp.obj, mem); err == nil || !strings.HasPrefix(err.Error(), "not a pointer to a data") {
+		return arithOperand{obj: &v}, err
+	}
+	fn, this, err := p.e.t.sym.MethodOf(*obj.obj, *mp.obj, mem)
+	if err != nil {
+		return obj, err
+	}
+	fv, ok := p.funcAt(fn)
+	if !ok {
+		return obj, fmt.Errorf("no function at %#x", fn)
+	}
+	return arithOperand{obj: &fv, this: &this}, nil
+}
+
+// wholeObject is, under print object on, the C++ object a pointer points to read whole as
+// its vtable's class, for the members named through the pointer (gdb's p base->member);
+// any other operand is itself.
+func (p *arithParser) wholeObject(v arithOperand) arithOperand {
+	if p.skip || v.obj == nil || !p.e.t.sym.PrintLimits().Object {
+		return v
+	}
+	if whole, ok := p.e.t.sym.WholeObject(*v.obj, cachedMem{p.e.t}); ok {
+		return arithOperand{obj: &whole}
+	}
+	return v
+}
+
+// memberPointer is &CLASS::member, read when the "&" has just been: a pointer to that
+// member (ok); gdb's error for a class without the member.
+func (p *arithParser) memberPointer() (mp arithOperand, ok bool, err error) {
+	name := p.peek()
+	if p.skip || p.e == nil || p.program() == nil || !strings.Contains(name, "::") ||
+		p.pos+1 < len(p.toks) && p.toks[p.pos+1] == "(" {
+		return mp, false, nil
+	}
+	i := strings.LastIndex(name, "::")
+	if v, found := p.e.t.sym.MemberPointer(name[:i], name[i+2:]); found {
+		p.pos++
+		return arithOperand{obj: &v}, true, nil
+	}
+	_, isVar := p.e.t.sym.Global(name)
+	_, isFunc := p.e.t.sym.FuncValue(name)
+	if !isVar && !isFunc && p.e.t.sym.IsClass(name[:i]) { // gdb's words for &Outer::nosuch
+		return mp, true, fmt.Errorf("There is no field named %s", name[i+2:])
+	}
+	return mp, false, nil
+}

@@ -46,7 +46,7 @@ func (t *Target) wholeBytes(fr *elfsym.Frame, typ dwarf.Type, expr string) ([]by
 	}
 	size := int(typ.Size())
 	op = op.referred()
-	if o := op.obj; o != nil && (o.Kind == "struct" || o.Kind == "union" || o.Kind == "array") {
+	if o := op.obj; o != nil && (o.Kind == "struct" || o.Kind == "union" || o.Kind == "array" || o.Kind == "memberptr") {
 		same := elfsym.TypeName(elfsym.Underlying(o.DWARFType())) == elfsym.TypeName(elfsym.Underlying(typ))
 		if o.Kind == "array" { // an array of another element type of one size, as gdb copies it
 			_, same = elfsym.Underlying(typ).(*dwarf.ArrayType)

@@ -50,7 +50,7 @@ func (t *Target) SetVariable(frame, ref int, name, valueExpr string) (engine.Var
 		}
 		var err error
 		if path, err = parsePath(name); err != nil {
-			if !strings.HasPrefix(strings.TrimSpace(name), "*") && !strings.Contains(name, "::") {
+			if !strings.HasPrefix(strings.TrimSpace(name), "*") && !strings.Contains(name, "::") && !strings.Contains(name, ".*") {
 				return engine.Variable{}, err
 			}
 			return t.setThroughPointer(frame, name, valueExpr) // *(int *)&counter = 2, fact::calls = 0 (in memory)
@@ -127,7 +127,7 @@ func (t *Target) store(fr *elfsym.Frame, p elfsym.Place, valueExpr string) error
 		return syntaxError(v)
 	}
 	switch elfsym.Underlying(p.Type).(type) {
-	case *dwarf.StructType, *dwarf.ArrayType: // set whole, as gdb's
+	case *dwarf.StructType, *dwarf.ArrayType, *elfsym.MemberPtrType: // set whole, as gdb's
 		data, err := t.wholeBytes(fr, p.Type, valueExpr)
 		if err != nil {
 			return err

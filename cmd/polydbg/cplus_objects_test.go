@@ -136,3 +136,44 @@ func TestVirtualBasesAsGDB(t *testing.T) {
 		"set var o.in = 3", "p o.in", "set var o.in = o.in", "set var d = d", "p o.in = 4", "p px->zz", "p x->zz", "p o->in",
 		"set print pretty on", "p o", "p *bp")
 }
+
+// memberPtrProg has pointers to data members and to member functions, virtual among them.
+const memberPtrProg = `#include <cstdio>
+struct Outer {
+  int a = 1, b = 2;
+  double d = 3.5;
+  int get() const { return a; }
+  int add(int k) { return a + k; }
+  virtual int vget() const { return b; }
+};
+int Outer::*pm = nullptr;
+int Outer::*pmb = &Outer::b;
+double Outer::*pmd = &Outer::d;
+int (Outer::*pmf)() const = nullptr;
+int (Outer::*pmadd)(int) = &Outer::add;
+int (Outer::*pmv)() const = &Outer::vget;
+int main() {
+  Outer o;
+  Outer *op = &o;
+  pmf = &Outer::get;
+  int t = (o.*pmf)() + o.*pmb + (op->*pmadd)(2) + (o.*pmv)();
+  printf("%d\n", t);
+  return 0;
+}
+`
+
+// Pointers to members as gdb shows them (NULL, &Outer::b, a member function's code and
+// symbol under its type int (Outer::*)(const Outer * const), &virtual Outer::vget() const)
+// and uses them: o.*pmb, op->*pmd, (o.*pmf)() and (op->*pmadd)(5) run with o as this, a
+// virtual one through o's vtable; &Outer::b and &Outer::get make them; set var through one
+// and of one. (Were: (unsupported type PtrToMemberType), cc55555555550000.)
+func TestMemberPointersAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ pointers to members", "memberptr", memberPtrProg,
+		"break 20", "run", "p pm", "p pmb", "p pmd", "p pmf", "p pmadd", "p pmv", "ptype pm", "whatis pmb", "ptype pmf",
+		"whatis pmadd", "p sizeof(pmf)", "p sizeof(pm)", "info locals",
+		"p o.*pmb", "p op->*pmd", "p (o.*pmf)()", "p (op->*pmadd)(5)", "p (o.*pmv)()", "p &Outer::b", "p &Outer::get",
+		"p &Outer::vget", "p &Outer::add", "p *pmb", "p o.*pmf", "whatis o.*pmb", "p &(o.*pmb)", "set var o.*pmb = 7",
+		"p o.b", "p o.*pmb + 1", "p 3 .* pmb", "whatis &Outer::b", "ptype &Outer::get", "p o.*(&Outer::d)",
+		"p (o.*(&Outer::add))(1)", "p sizeof(&Outer::b)", "p &Outer::nosuch", "p Outer::b", "set var pmb = &Outer::a",
+		"p o.*pmb", "p pmb", "set var pmf = pmv", "p pmf", "p (o.*pmf)()")
+}
