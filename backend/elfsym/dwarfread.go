@@ -89,10 +89,15 @@ func (c *rowChunks) table() []LineRow {
 // depth and inlined copies (with their nesting). It reports whether any entry has a
 // location list.
 func (f *File) walkCU(r *dwarf.Reader, cuOff dwarf.Offset, files []*dwarf.LineFile) (hasLoclist bool, err error) {
-	var open []dwarf.Tag // tags of the entries whose children are being read
+	var open []dwarf.Tag      // tags of the entries whose children are being read
+	var bodies []dwarf.Offset // the functions whose bodies are being read, innermost last
+	var usings []usingFound   // C++'s using directives, declarations and namespace aliases
 	var scopes scopeNames
 	firstFunc, firstInline := len(f.funcs), len(f.inlines)
-	defer func() { f.qualifyUnit(&scopes, firstFunc, firstInline) }()
+	defer func() {
+		f.qualifyUnit(&scopes, firstFunc, firstInline)
+		f.resolveUsings(usings, scopes.scopeOf)
+	}()
 	inlineDepth := 0
 	flat := f.cus[cuOff] != nil && f.cus[cuOff].lang == "c" // (no scopes: a struct's members are all plain)
 	for {
@@ -107,8 +112,11 @@ func (f *File) walkCU(r *dwarf.Reader, cuOff dwarf.Offset, files []*dwarf.LineFi
 			if len(open) == 0 {
 				return hasLoclist, nil
 			}
-			if open[len(open)-1] == dwarf.TagInlinedSubroutine {
+			switch open[len(open)-1] {
+			case dwarf.TagInlinedSubroutine:
 				inlineDepth--
+			case dwarf.TagSubprogram:
+				bodies = bodies[:len(bodies)-1]
 			}
 			open = open[:len(open)-1]
 			scopes.close()
@@ -123,6 +131,14 @@ func (f *File) walkCU(r *dwarf.Reader, cuOff dwarf.Offset, files []*dwarf.LineFi
 		case dwarf.TagVariable, dwarf.TagMember:
 			if len(open) > 0 && open[len(open)-1] != dwarf.TagSubprogram && open[len(open)-1] != dwarf.TagLexDwarfBlock {
 				f.noteVar(&scopes, e)
+			}
+		case dwarf.TagImportedModule, dwarf.TagImportedDeclaration:
+			if scopes.current() == "" { // (the ones in a namespace, libstdc++'s many in std, serve code in it)
+				var body dwarf.Offset
+				if len(bodies) > 0 {
+					body = bodies[len(bodies)-1]
+				}
+				noteUsing(&usings, e, cuOff, body)
 			}
 		case dwarf.TagInlinedSubroutine:
 			if in := f.inlineFromEntry(e, files, inlineDepth+1); in != nil {
@@ -139,8 +155,11 @@ func (f *File) walkCU(r *dwarf.Reader, cuOff dwarf.Offset, files []*dwarf.LineFi
 		if e.Children {
 			open = append(open, e.Tag)
 			scopes.open(e)
-			if e.Tag == dwarf.TagInlinedSubroutine {
+			switch e.Tag {
+			case dwarf.TagInlinedSubroutine:
 				inlineDepth++
+			case dwarf.TagSubprogram:
+				bodies = append(bodies, e.Offset)
 			}
 		}
 	}

@@ -169,6 +169,7 @@ type File struct {
 	// static members.
 	cplus     bool
 	typeScope map[dwarf.Offset]string
+	usings    []usingEntry            // C++'s using directives, declarations and namespace aliases (using.go)
 	varScope  map[dwarf.Offset]string // variables declared in namespaces and classes
 	fixed     map[dwarf.Offset]dwarf.Type
 	classes   map[*dwarf.StructType]*Class

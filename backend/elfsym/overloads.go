@@ -12,6 +12,20 @@ import "strings"
 // function (innermost first); overloads in the order the program defines them. nil when
 // none is.
 func (f *File) FuncValuesInScope(name string, pc uint64) []Value {
+	if vs := f.funcValuesInScope(name, pc); len(vs) > 0 {
+		return vs
+	}
+	for _, alt := range f.usingNames(name, pc) { // twice of using namespace lib: lib::twice
+		if vs := f.funcValuesInScope(alt, pc); len(vs) > 0 {
+			return vs
+		}
+	}
+	return nil
+}
+
+// funcValuesInScope is FuncValuesInScope without the names using directives and
+// declarations add.
+func (f *File) funcValuesInScope(name string, pc uint64) []Value {
 	if lf := f.debugLibraryAt(pc); lf != nil {
 		if vs := lf.FuncValuesInScope(name, pc); len(vs) > 0 {
 			return vs

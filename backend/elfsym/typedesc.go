@@ -16,6 +16,13 @@ import (
 // of the loaded libraries with debug information (FILE, from libc's).
 func (f *File) LookupType(name string) (dwarf.Type, error) {
 	t, err := f.ownType(name)
+	if err != nil {
+		for _, alt := range f.usingNames(name, 0) { // Pt of using lib::Pt: lib::Pt
+			if ut, uerr := f.ownType(alt); uerr == nil {
+				return ut, nil
+			}
+		}
+	}
 	if err != nil && !f.isLibrary && !f.namesCode(name) {
 		if lt, ok := inLibraries(f, func(lf *File) (dwarf.Type, bool) {
 			t, err := lf.ownType(name)

@@ -425,6 +425,11 @@ func (f *File) LookupVar(pc uint64, name string) (*Var, error) {
 	if v, ok := f.Global(name); ok {
 		return v, nil
 	}
+	for _, alt := range f.usingNames(name, pc) { // counter of using namespace lib: lib::counter
+		if v, ok := f.Global(alt); ok {
+			return v, nil
+		}
+	}
 	if i := strings.LastIndex(name, "::"); i > 0 && f.isField(name[:i], name[i+2:]) { // Outer::b of a class's data member
 		return nil, fmt.Errorf("Cannot reference non-static field %q", name[i+2:]) // gdb's words
 	}

@@ -177,3 +177,31 @@ func TestMemberPointersAsGDB(t *testing.T) {
 		"p (o.*(&Outer::add))(1)", "p sizeof(&Outer::b)", "p &Outer::nosuch", "p Outer::b", "set var pmb = &Outer::a",
 		"p o.*pmb", "p pmb", "set var pmf = pmv", "p pmf", "p (o.*pmf)()")
 }
+
+// usingProg names a namespace's variable, type, function and enumerators through a using
+// directive in main, a using declaration and a namespace alias at the file's level.
+const usingProg = `#include <cstdio>
+namespace lib { int counter = 3; struct Pt { int x, y; }; int twice(int v) { return 2 * v; } enum Mode { Slow, Fast }; }
+namespace deep { namespace inner { int level = 9; } }
+using lib::Pt;
+namespace di = deep::inner;
+int main() {
+  using namespace lib;
+  Pt p{1, 2};
+  Mode m = Fast;
+  int r = twice(counter) + di::level + p.x + m;
+  printf("%d\n", r);
+  return 0;
+}
+`
+
+// Names as C++'s using directives, using declarations and namespace aliases make them, as
+// gdb follows them: counter and twice of using namespace lib in main (read, set, called),
+// Pt of using lib::Pt (ptype, sizeof, a cast), di::level of namespace di = deep::inner.
+// (Were: No symbol "counter" in current context.)
+func TestUsingDirectivesAsGDB(t *testing.T) {
+	cxxAsGDB(t, "C++ using", "using", usingProg,
+		"break 11", "run", "p counter", "p twice(3)", "p twice", "p di::level", "p deep::inner::level", "ptype Pt",
+		"p sizeof(Pt)", "p (Pt *)&p", "whatis (Pt *)0", "ptype Mode", "p Fast", "p m == Fast", "p &counter",
+		"whatis counter", "set var counter = 5", "p lib::counter", "p counter + di::level", "info locals")
+}
