@@ -7,6 +7,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode"
@@ -332,6 +333,11 @@ func memberLabels(text string, n int) (labels []string, more string) {
 // dropped for the number; /c shows the low byte as a signed number and gdb's character
 // literal ('\a', '\375'); /o shows zero as 0.
 func formatLeaf(v Variable, format byte) string {
+	if strings.Contains(v.Type, "__int128") { // wider than a uint64
+		if n, ok := new(big.Int).SetString(strings.TrimSpace(v.Value), 10); ok {
+			return formatWide(n, format, 128)
+		}
+	}
 	if f := strings.Fields(v.Value); len(f) > 1 && (f[0][0] >= '0' && f[0][0] <= '9' || f[0][0] == '-') {
 		v.Value = f[0]
 	}
@@ -531,4 +537,32 @@ func gdbChar(c byte) string {
 		return "'" + string(rune(c)) + "'"
 	}
 	return fmt.Sprintf(`'\%03o'`, c)
+}
+
+// formatWide is integer n of a bits-wide type (__int128) in format, as gdb's: x, o, t
+// and z of its two's complement bits, d signed and u unsigned.
+func formatWide(n *big.Int, format byte, bits uint) string {
+	mod := new(big.Int).Lsh(big.NewInt(1), bits)
+	u := new(big.Int).Mod(n, mod) // its bits, as unsigned
+	switch format {
+	case 'x':
+		return "0x" + u.Text(16)
+	case 'z':
+		return fmt.Sprintf("0x%0*s", bits/4, u.Text(16))
+	case 'o':
+		if u.Sign() == 0 {
+			return "0"
+		}
+		return "0" + u.Text(8)
+	case 't':
+		return u.Text(2)
+	case 'u':
+		return u.String()
+	case 'd':
+		if u.Cmp(new(big.Int).Rsh(mod, 1)) >= 0 {
+			u.Sub(u, mod)
+		}
+		return u.String()
+	}
+	return n.String()
 }

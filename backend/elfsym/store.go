@@ -5,9 +5,12 @@ package elfsym
 
 import (
 	"debug/dwarf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -46,7 +49,10 @@ func (f *File) PlaceOf(v *Var, fr *Frame, mem Memory) (Place, error) {
 	if err != nil {
 		return Place{}, err
 	}
-	p := Place{Name: v.Name, Loc: loc, Type: v.Type}
+	p := Place{Name: v.Name, Loc: loc, Type: f.frameType(v, fr, mem)}
+	if big, ok := p.Type.(*tooLarge); ok {
+		return Place{}, big.tooLargeError()
+	}
 	if fr != nil {
 		p.frame = fr.Index
 	}
@@ -287,6 +293,12 @@ func (f *File) Encode(t dwarf.Type, text string) ([]byte, error) {
 	case *dwarf.StructType, *dwarf.ArrayType:
 		return nil, fmt.Errorf("cannot set a whole %s: set its members or elements", TypeName(t))
 	}
+	if size == 16 { // __int128: a number of up to 128 bits, in two's complement
+		switch resolve(t).(type) {
+		case *dwarf.IntType, *dwarf.UintType:
+			return f.encodeWide(text, size)
+		}
+	}
 	if size <= 0 || size > 8 { // every scalar below is written as one word of its size
 		return nil, fmt.Errorf("cannot write a %d-byte %s", size, TypeName(t))
 	}
@@ -378,4 +390,20 @@ func CharLiteral(s string) (byte, bool) {
 		return 0, false
 	}
 	return byte(v), true
+}
+
+// encodeWide is the decimal (or 0x) integer text in size bytes, two's complement, in the
+// target's byte order.
+func (f *File) encodeWide(text string, size int) ([]byte, error) {
+	n, ok := new(big.Int).SetString(strings.TrimSpace(text), 0)
+	if !ok {
+		return nil, fmt.Errorf("Invalid number %q.", text)
+	}
+	mod := new(big.Int).Lsh(big.NewInt(1), uint(8*size))
+	n.Mod(n, mod)
+	b := n.FillBytes(make([]byte, size)) // big-endian
+	if f.Arch.ByteOrder == binary.LittleEndian {
+		slices.Reverse(b)
+	}
+	return b, nil
 }

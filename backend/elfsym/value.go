@@ -95,7 +95,16 @@ func (f *File) ReadVar(v *Var, fr *Frame, mem Memory) (Value, error) {
 		val.Kind, val.Text = "pointer", "<synthetic pointer>"
 		return val, nil
 	}
-	size := v.Size()
+	typ := f.frameType(v, fr, mem)      // (a variable-length array's bounds, read in the frame)
+	if big, ok := typ.(*tooLarge); ok { // as gdb lists it among the locals
+		err := big.tooLargeError()
+		val.Text = fmt.Sprintf("<error reading variable %s (%v)>", v.Name, err)
+		return val, err
+	}
+	size := -1
+	if typ != nil {
+		size = int(typ.Size())
+	}
 	if size < 0 {
 		size = f.Arch.PtrSize
 	}
@@ -108,7 +117,7 @@ func (f *File) ReadVar(v *Var, fr *Frame, mem Memory) (Value, error) {
 		return val, err
 	}
 	inMem := loc.Kind == LocMemory
-	out := f.FormatValue(v.Type, b, loc.Addr, inMem, mem, 0)
+	out := f.FormatValue(typ, b, loc.Addr, inMem, mem, 0)
 	out.Name, out.InMemory = v.Name, inMem
 	if inMem {
 		out.Addr = loc.Addr
@@ -221,18 +230,15 @@ func (f *File) FormatValue(t dwarf.Type, b []byte, addr uint64, inMem bool, mem 
 		}
 	case *dwarf.FloatType:
 		v.Kind = "float"
-		switch { // as gdb: %.9g and %.17g, the digits that always read back the same value (floattext.go)
-		case n == 2 && strings.Contains(tt.Name, "bfloat16"): // a target's vector element (x86's vec128)
-			v.Text = FloatText(BFloat16, 0, u)
-		case n == 2: // _Float16, a half
-			v.Text = FloatText(Half, 0, u)
-		case n == 4:
-			v.Text = FloatText(Single, 0, u)
-		case n == 8:
-			v.Text = FloatText(Double, 0, u)
-		case (n == 10 || n == 16) && (f.Arch.Machine == elf.EM_X86_64 || f.Arch.Machine == elf.EM_386): // long double: x87's
-			v.Text = FloatText(Extended, uint64(f.Arch.ByteOrder.Uint16(b[8:10])), f.Arch.ByteOrder.Uint64(b[:8]))
-		default:
+		var ok bool
+		if v.Text, ok = f.floatText(b, strings.Contains(tt.Name, "bfloat16")); !ok {
+			v.Kind, v.Text = "raw", fmt.Sprintf("%x", b)
+		}
+	case *dwarf.ComplexType: // as gdb: 1.5 + 2i, its parts each as a float of half its size
+		re, okRe := f.floatText(b[:n/2], false)
+		im, okIm := f.floatText(b[n/2:], false)
+		v.Kind, v.Text = "complex", re+" + "+im+"i"
+		if !okRe || !okIm {
 			v.Kind, v.Text = "raw", fmt.Sprintf("%x", b)
 		}
 	case *dwarf.EnumType:
@@ -541,4 +547,43 @@ func signExtend(u uint64, n int) int64 {
 	}
 	shift := uint(64 - 8*n)
 	return int64(u<<shift) >> shift
+}
+
+// floatText is the float in bytes b as gdb prints it: %.9g and %.17g, the digits that
+// always read back the same value (floattext.go); false for a size it does not know.
+func (f *File) floatText(b []byte, bfloat bool) (string, bool) {
+	u := uintFrom(b, f.Arch)
+	switch n := len(b); {
+	case n == 2 && bfloat: // a target's vector element (x86's vec128)
+		return FloatText(BFloat16, 0, u), true
+	case n == 2: // _Float16, a half
+		return FloatText(Half, 0, u), true
+	case n == 4:
+		return FloatText(Single, 0, u), true
+	case n == 8:
+		return FloatText(Double, 0, u), true
+	case (n == 10 || n == 16) && (f.Arch.Machine == elf.EM_X86_64 || f.Arch.Machine == elf.EM_386): // long double: x87's
+		return FloatText(Extended, uint64(f.Arch.ByteOrder.Uint16(b[8:10])), f.Arch.ByteOrder.Uint64(b[:8])), true
+	}
+	return "", false
+}
+
+// ComplexPart is the real part of complex value v, or its imaginary part (imag): a float
+// of half v's size, as gdb's $_creal and $_cimag give it.
+func (f *File) ComplexPart(v Value, imag bool) (Value, error) {
+	_, ok := resolve(v.typ).(*dwarf.ComplexType)
+	n := len(v.Bytes)
+	if !ok || n == 0 || n%2 != 0 {
+		return Value{}, fmt.Errorf("expected a complex number") // gdb's words
+	}
+	name := map[int]string{4: "float", 8: "double"}[n/2]
+	if name == "" {
+		name = "long double"
+	}
+	part := &dwarf.FloatType{BasicType: dwarf.BasicType{CommonType: dwarf.CommonType{ByteSize: int64(n / 2), Name: name}}}
+	b := v.Bytes[:n/2]
+	if imag {
+		b = v.Bytes[n/2:]
+	}
+	return f.FormatValue(part, b, 0, false, nil, 0), nil
 }

@@ -15,8 +15,9 @@ type Var struct {
 	IsParam bool
 	Global  bool
 	Line    int
-	loc     []byte // DW_AT_location exprloc (nil: no location)
-	fn      *Func  // enclosing function (nil for globals)
+	loc     []byte       // DW_AT_location exprloc (nil: no location)
+	typeOff dwarf.Offset // its type's entry (a variable-length array's bounds are read from it)
+	fn      *Func        // enclosing function (nil for globals)
 	// constant: loc is DW_AT_const_value's (the compiler's constant), not where it lives;
 	// constBytes: given as bytes (a block or string form), gdb's LOC_CONST_BYTES
 	constant, constBytes bool
@@ -50,7 +51,7 @@ func (f *File) varFromEntry(e *dwarf.Entry, cu *cuInfo) *Var {
 	v.Name = name
 	if typ, ok := f.originVal(e, dwarf.AttrType).(dwarf.Offset); ok {
 		if t, err := f.dwarfType(typ); err == nil {
-			v.Type = t
+			v.Type, v.typeOff = t, typ
 		}
 	}
 	if l, ok := f.originVal(e, dwarf.AttrDeclLine).(int64); ok {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/polydbg/polydbg/backend/elfsym"
@@ -88,8 +89,11 @@ func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 			return arithOperand{kind: "float", f: f, ct: ct}, nil
 		}
 	}
-	if o.Kind == "void" {
+	switch {
+	case o.Kind == "void":
 		return v, errors.New("Argument to arithmetic operation not a number or boolean.") // gdb's
+	case (o.Kind == "int" || o.Kind == "uint") && len(o.Bytes) > 8: // __int128
+		return v, errors.New("That operation is not available on integers of more than 8 bytes.") // gdb's
 	}
 	return v, fmt.Errorf("%s (%s) is not a number", o.Name, o.Type)
 }
@@ -113,6 +117,9 @@ func (p *arithParser) truth(v arithOperand) (bool, error) {
 	if p.skip {
 		return false, nil
 	}
+	if o := v.referred().obj; o != nil && (o.Kind == "int" || o.Kind == "uint") && len(o.Bytes) > 8 { // __int128: any bit set
+		return slices.ContainsFunc(o.Bytes, func(b byte) bool { return b != 0 }), nil
+	}
 	n, err := p.number(v)
 	return n.nonzero(), err
 }
@@ -124,6 +131,18 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 	}
 	if op == ".*" || op == "->*" {
 		return p.memberPointed(op, l, r)
+	}
+	switch op { // (of any number, __int128 too)
+	case "!":
+		t, err := p.truth(r)
+		return p.truthValue(!t), err
+	case "&&", "||":
+		lt, err := p.truth(l)
+		if err != nil {
+			return l, err
+		}
+		rt, err := p.truth(r)
+		return p.truthValue(op == "&&" && lt && rt || op == "||" && (lt || rt)), err
 	}
 	if v, ok, err := p.userOperator(op, l, r); ok { // C++: a class's operator+
 		return v, err
@@ -137,14 +156,6 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 	}
 	if r, err = p.number(r); err != nil {
 		return r, err
-	}
-	switch op {
-	case "!":
-		return p.truthValue(!r.nonzero()), nil
-	case "&&":
-		return p.truthValue(l.nonzero() && r.nonzero()), nil
-	case "||":
-		return p.truthValue(l.nonzero() || r.nonzero()), nil
 	}
 	if (l.isPtr || r.isPtr) && strings.Contains("*/%", op) {
 		return l, fmt.Errorf("invalid operands to %s: a pointer", op)

@@ -70,6 +70,12 @@ var convenienceFuncs = map[string]func(p *arithParser, args []arithOperand) (ari
 		}
 		return truthOperand(bytes.Equal(b[0], b[1])), nil
 	},
+	"$_creal": func(p *arithParser, args []arithOperand) (arithOperand, error) {
+		return p.complexPart("$_creal", args, false)
+	},
+	"$_cimag": func(p *arithParser, args []arithOperand) (arithOperand, error) {
+		return p.complexPart("$_cimag", args, true)
+	},
 	"$_isvoid": func(p *arithParser, args []arithOperand) (arithOperand, error) {
 		if len(args) != 1 {
 			return arithOperand{}, fmt.Errorf("You must provide one argument for $_isvoid.")
@@ -123,4 +129,18 @@ func truthOperand(b bool) arithOperand {
 		v.i = 1
 	}
 	return v
+}
+
+// complexPart is $_creal(z) or $_cimag(z) (imag): a part of a complex number.
+func (p *arithParser) complexPart(name string, args []arithOperand, imag bool) (arithOperand, error) {
+	if len(args) != 1 {
+		return arithOperand{}, fmt.Errorf("%s takes 1 argument, not %d", name, len(args))
+	}
+	z := args[0].referred()
+	if z.obj == nil {
+		return arithOperand{}, fmt.Errorf("expected a complex number") // gdb's words
+	}
+	v, err := p.e.t.sym.ComplexPart(*z.obj, imag)
+	v.Name = name + "(" + z.obj.Name + ")"
+	return arithOperand{obj: &v}, err
 }

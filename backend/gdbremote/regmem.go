@@ -128,10 +128,17 @@ func (c *Client) WriteRegister(ctx context.Context, n int, val []byte) error {
 	return c.WriteRegisters(ctx, g)
 }
 
+// maxMemoryRead bounds one read of the target's memory (a garbage array bound is not
+// allocated for).
+const maxMemoryRead = 1 << 28
+
 // ReadMemory reads n bytes at addr with 'm', in packets that fit PacketSize. A stub that
 // returns fewer bytes than asked ends the read there: the result may be short, with an
 // error only if nothing could be read.
 func (c *Client) ReadMemory(ctx context.Context, addr uint64, n int) ([]byte, error) {
+	if n < 0 || n > maxMemoryRead {
+		return nil, fmt.Errorf("gdbremote: a read of %d bytes at %#x is more than the %d one read may take", n, addr, maxMemoryRead)
+	}
 	out := make([]byte, 0, n)
 	chunk := max((c.packetSize-8)/2, 16)
 	for len(out) < n {

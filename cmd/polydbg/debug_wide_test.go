@@ -1,0 +1,47 @@
+package main
+
+// Values C has beyond the plain scalars, as gdb shows them: variable-length arrays,
+// complex numbers and 128-bit integers.
+
+import "testing"
+
+// vlaProg has a variable-length array of two dimensions and one of one, complex numbers
+// of float and double, and __int128 integers.
+const vlaProg = `#include <stdio.h>
+#include <complex.h>
+static double work(int n, int m) {
+  double grid[n][m];
+  int row[n];
+  for (int i = 0; i < n; i++) { row[i] = i * 2; for (int j = 0; j < m; j++) grid[i][j] = i + j / 10.0; }
+  return grid[n - 1][m - 1] + row[n - 1];
+}
+int main(void) {
+  double complex z = 1.5 + 2.0 * I;
+  float complex fz = 0.5f - 1.0f * I;
+  __int128 big = (__int128)1 << 100;
+  unsigned __int128 ubig = ~(unsigned __int128)0;
+  _Bool flag = 1;
+  double w = work(3, 4);
+  printf("%f %f %f %d\n", creal(z), cimag(fz), w, flag);
+  return (int)(big >> 100) + (int)(ubig & 1);
+}
+`
+
+// A variable-length array is read with the bounds its frame gives it (double [3][4]; was
+// an empty value and double [][0]), indexed, sized, set and listed; complex numbers print
+// as 1.5 + 2i, with gdb's $_creal and $_cimag; __int128 values in every format, set, and
+// refused in arithmetic in gdb's words (but not in && || !).
+func TestWideValuesAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildNative(t, "wide", vlaProg)
+	ours, theirs := batchAndGDB(t, bin, exe, exCommands("break 7", "break 16", "run",
+		"p grid", "p row", "p sizeof(grid)", "ptype grid", "whatis row", "whatis grid[1]", "p grid[1]", "p row[1]@2",
+		"p *grid@2", "info locals", "p grid[2][3]", "set var grid[2][3] = 7.5", "p grid[2]", "set var row[2] = 9",
+		"p row", "p &row", "p &grid[1]", "p sizeof(row)/sizeof(row[0])", "p grid[1][2] + row[1]", "output row",
+		"p/x row", "finish", "continue",
+		"p z", "p fz", "ptype z", "whatis fz", "p sizeof(z)", "p $_cimag(z)", "p $_creal(fz)", "p $_cimag(z) * 2",
+		"output z", "p big", "p ubig", "p/x big", "p/x ubig", "p/d ubig", "p/o big", "p/t big", "p/z big", "p/u big",
+		"set var big = -5", "p big", "p/x big", "p/u big", "p/d big", "p big + 1", "p -big", "p ubig / 3", "p big == 0",
+		"p big && 1", "p !big", "p 0 || big", "p sizeof(big)", "whatis big", "info locals"))
+	compareLines(t, "wide values", dir, ours, theirs)
+}
