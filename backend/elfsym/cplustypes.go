@@ -111,6 +111,12 @@ func (f *File) fixCXXType(off dwarf.Offset, t dwarf.Type) dwarf.Type {
 		ref.ByteSize = int64(f.Arch.PtrSize)
 		f.fixed[off] = ref
 		return ref
+	case dwarf.TagAtomicType: // C11's _Atomic, which debug/dwarf leaves unsupported
+		if in := inner(); in != nil {
+			q := &dwarf.QualType{CommonType: dwarf.CommonType{ByteSize: in.Size()}, Qual: "_Atomic", Type: in}
+			f.fixed[off] = q
+			return q
+		}
 	case dwarf.TagPtrToMemberType:
 		mp := f.memberPtrType(e, inner())
 		f.fixed[off] = mp

@@ -169,8 +169,9 @@ type File struct {
 	// static members.
 	cplus     bool
 	typeScope map[dwarf.Offset]string
-	usings    []usingEntry            // C++'s using directives, declarations and namespace aliases (using.go)
-	varScope  map[dwarf.Offset]string // variables declared in namespaces and classes
+	usings    []usingEntry                // C++'s using directives, declarations and namespace aliases (using.go)
+	atomics   map[dwarf.Offset]dwarf.Type // C11's _Atomic types, restored (flexible.go)
+	varScope  map[dwarf.Offset]string     // variables declared in namespaces and classes
 	fixed     map[dwarf.Offset]dwarf.Type
 	classes   map[*dwarf.StructType]*Class
 	flexDone  map[dwarf.Offset]bool // the type entries whose flexible array members are restored (flexible.go)

@@ -5,8 +5,10 @@ import "debug/dwarf"
 // restoreFlexible gives the flexible array members (int data[]) of the structs that t, read
 // at off, reaches their unknown bound back. debug/dwarf counts a struct member that takes
 // no room as an array of 0, which names int data[] int data[0]; gdb keeps the two apart
-// (char tag[0] is a GNU zero-length array). Once per entry, under f.lazy. C++'s types get
-// theirs from fixCXXType, which takes each member's type as its entry has it.
+// (char tag[0] is a GNU zero-length array). It also gives C11's _Atomic types, which
+// debug/dwarf leaves unsupported, their qualified type (_Atomic int). Once per entry, under
+// f.lazy. C++'s types get theirs from fixCXXType, which takes each member's type as its
+// entry has it.
 func (f *File) restoreFlexible(off dwarf.Offset, t dwarf.Type) {
 	if f.flexDone[off] {
 		return
@@ -14,37 +16,81 @@ func (f *File) restoreFlexible(off dwarf.Offset, t dwarf.Type) {
 	if f.flexDone == nil {
 		f.flexDone = map[dwarf.Offset]bool{}
 	}
-	if !reachesEmptyArray(t, map[dwarf.Type]bool{}) {
+	if !needsRestoring(t, map[dwarf.Type]bool{}) {
 		f.flexDone[off] = true
 		return
 	}
 	f.restoreFlexibleAt(off)
 }
 
-// reachesEmptyArray reports whether t is or leads to a struct with a member that is an
-// array of 0 elements (the ones debug/dwarf may have counted so).
-func reachesEmptyArray(t dwarf.Type, seen map[dwarf.Type]bool) bool {
+// needsRestoring reports whether t is or leads to a struct with a member that is an
+// array of 0 elements (the ones debug/dwarf may have counted so), or to a type debug/dwarf
+// does not support (_Atomic).
+func needsRestoring(t dwarf.Type, seen map[dwarf.Type]bool) bool {
 	if t == nil || seen[t] {
 		return false
 	}
 	seen[t] = true
 	switch tt := t.(type) {
 	case *dwarf.PtrType:
-		return reachesEmptyArray(tt.Type, seen)
+		return needsRestoring(tt.Type, seen)
 	case *dwarf.TypedefType:
-		return reachesEmptyArray(tt.Type, seen)
+		return needsRestoring(tt.Type, seen)
 	case *dwarf.QualType:
-		return reachesEmptyArray(tt.Type, seen)
+		return needsRestoring(tt.Type, seen)
 	case *dwarf.ArrayType:
-		return reachesEmptyArray(tt.Type, seen)
+		return needsRestoring(tt.Type, seen)
 	case *dwarf.StructType:
 		for _, fld := range tt.Field {
-			if at, ok := fld.Type.(*dwarf.ArrayType); ok && at.Count == 0 || reachesEmptyArray(fld.Type, seen) {
+			if at, ok := fld.Type.(*dwarf.ArrayType); ok && at.Count == 0 || needsRestoring(fld.Type, seen) {
 				return true
 			}
 		}
+	case *dwarf.UnsupportedType:
+		return true
 	}
 	return false
+}
+
+// atomicAt is the _Atomic type whose entry is at off, as a qualified type (the same one
+// each time); nil for any other entry.
+func (f *File) atomicAt(off dwarf.Offset) dwarf.Type {
+	if q, ok := f.atomics[off]; ok {
+		return q
+	}
+	r := f.DWARF.Reader()
+	r.Seek(off)
+	e, err := r.Next()
+	if err != nil || e == nil || e.Tag != dwarf.TagAtomicType {
+		return nil
+	}
+	to, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
+	if !ok {
+		return nil
+	}
+	in, err := f.DWARF.Type(to)
+	if err != nil {
+		return nil
+	}
+	f.restoreFlexibleAt(to)
+	if u, ok := in.(*dwarf.UnsupportedType); ok && u.Tag == dwarf.TagAtomicType {
+		return nil
+	}
+	q := &dwarf.QualType{CommonType: dwarf.CommonType{ByteSize: in.Size()}, Qual: "_Atomic", Type: in}
+	if f.atomics == nil {
+		f.atomics = map[dwarf.Offset]dwarf.Type{}
+	}
+	f.atomics[off] = q
+	return q
+}
+
+// restoredInner is what the type entry at to is, when debug/dwarf left it unsupported
+// (an _Atomic type): the type to put in its place; nil to keep it.
+func (f *File) restoredInner(in dwarf.Type, to dwarf.Offset) dwarf.Type {
+	if _, ok := in.(*dwarf.UnsupportedType); !ok {
+		return nil
+	}
+	return f.atomicAt(to)
 }
 
 // restoreFlexibleAt walks the type entry at off and the entries it leads to, each once,
@@ -66,6 +112,9 @@ func (f *File) restoreFlexibleAt(off dwarf.Offset) {
 		dwarf.TagRestrictType, dwarf.TagArrayType:
 		if to, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
 			f.restoreFlexibleAt(to)
+			if t, err := f.DWARF.Type(off); err == nil {
+				f.restoreInnerOf(t, to)
+			}
 		}
 		return
 	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType:
@@ -99,10 +148,36 @@ func (f *File) restoreFlexibleAt(off dwarf.Offset) {
 			continue
 		}
 		f.restoreFlexibleAt(to)
+		if in := f.restoredInner(st.Field[i].Type, to); in != nil {
+			st.Field[i].Type = in
+		}
 		if at, ok := st.Field[i].Type.(*dwarf.ArrayType); ok && at.Count == 0 {
 			if own, err := f.DWARF.Type(to); err == nil {
 				st.Field[i].Type = own
 			}
+		}
+	}
+}
+
+// restoreInnerOf puts the restored type of the entry at to (an _Atomic one) inside t, a
+// pointer, typedef, qualifier or array of it.
+func (f *File) restoreInnerOf(t dwarf.Type, to dwarf.Offset) {
+	switch tt := t.(type) {
+	case *dwarf.PtrType:
+		if in := f.restoredInner(tt.Type, to); in != nil {
+			tt.Type = in
+		}
+	case *dwarf.TypedefType:
+		if in := f.restoredInner(tt.Type, to); in != nil {
+			tt.Type = in
+		}
+	case *dwarf.QualType:
+		if in := f.restoredInner(tt.Type, to); in != nil {
+			tt.Type = in
+		}
+	case *dwarf.ArrayType:
+		if in := f.restoredInner(tt.Type, to); in != nil {
+			tt.Type = in
 		}
 	}
 }

@@ -50,6 +50,9 @@ func (f *File) dwarfType(off dwarf.Offset) (dwarf.Type, error) {
 		t = f.fixCXXType(off, t)
 	} else if err == nil {
 		f.restoreFlexible(off, t)
+		if q := f.restoredInner(t, off); q != nil { // _Atomic int x
+			t = q
+		}
 	}
 	return t, err
 }

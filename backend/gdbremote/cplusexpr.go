@@ -356,14 +356,19 @@ func (p *arithParser) memberPointed(op string, obj, mp arithOperand) (arithOpera
 		}
 		obj = d
 	}
-	if mp.obj == nil || mp.obj.Kind != "memberptr" {
-		return mp, errors.New("not implemented: member pointer of that type") // (gdb's own words)
+	var mt *elfsym.MemberPtrType
+	if mp.obj != nil {
+		mt, _ = elfsym.Underlying(mp.obj.DWARFType()).(*elfsym.MemberPtrType)
+	}
+	if mt == nil {
+		return mp, errors.New("non-pointer-to-member value used in pointer-to-member construct") // gdb's words
 	}
 	if obj.obj == nil || !isStruct(obj) || !obj.obj.InMemory {
 		return obj, errors.New("Attempt to take address of value not located in memory.") // gdb's words
 	}
 	mem := cachedMem{p.e.t}
-	if v, err := p.e.t.sym.MemberOf(*obj.obj, *mp.obj, mem); err == nil || !strings.HasPrefix(err.Error(), "not a pointer to a data") {
+	if !mt.Method() {
+		v, err := p.e.t.sym.MemberOf(*obj.obj, *mp.obj, mem)
 		return arithOperand{obj: &v}, err
 	}
 	fn, this, err := p.e.t.sym.MethodOf(*obj.obj, *mp.obj, mem)

@@ -173,7 +173,7 @@ func TestMemberPointersAsGDB(t *testing.T) {
 		"whatis pmadd", "p sizeof(pmf)", "p sizeof(pm)", "info locals",
 		"p o.*pmb", "p op->*pmd", "p (o.*pmf)()", "p (op->*pmadd)(5)", "p (o.*pmv)()", "p &Outer::b", "p &Outer::get",
 		"p &Outer::vget", "p &Outer::add", "p *pmb", "p o.*pmf", "whatis o.*pmb", "p &(o.*pmb)", "set var o.*pmb = 7",
-		"p o.b", "p o.*pmb + 1", "p 3 .* pmb", "whatis &Outer::b", "ptype &Outer::get", "p o.*(&Outer::d)",
+		"p o.b", "p o.*pmb + 1", "p 3 .* pmb", "p o.*3", "p o.*o", "whatis &Outer::b", "ptype &Outer::get", "p o.*(&Outer::d)",
 		"p (o.*(&Outer::add))(1)", "p sizeof(&Outer::b)", "p &Outer::nosuch", "p Outer::b", "set var pmb = &Outer::a",
 		"p o.*pmb", "p pmb", "set var pmf = pmv", "p pmf", "p (o.*pmf)()")
 }

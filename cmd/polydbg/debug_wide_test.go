@@ -45,3 +45,32 @@ func TestWideValuesAsGDB(t *testing.T) {
 		"p big && 1", "p !big", "p 0 || big", "p sizeof(big)", "whatis big", "info locals"))
 	compareLines(t, "wide values", dir, ours, theirs)
 }
+
+// atomicProg has C11 _Atomic variables: plain, through stdatomic.h's typedefs, as struct
+// members and pointed to.
+const atomicProg = `#include <stdatomic.h>
+#include <stdio.h>
+struct counters { _Atomic int hits; atomic_long total; int plain; };
+atomic_int shared = 3;
+_Atomic(unsigned char) flag = 1;
+struct counters cs = {1, 2, 3};
+_Atomic int *ap = &cs.hits;
+int main(void) {
+  atomic_fetch_add(&shared, 2);
+  printf("%d %d\n", atomic_load(&shared), cs.plain);
+  return 0;
+}
+`
+
+// C11's _Atomic types, which debug/dwarf leaves unsupported, as gdb names and reads them
+// (type = _Atomic int; was (unsupported type AtomicType) and the value's raw bytes), before
+// the run and during it, set too.
+func TestAtomicTypesAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildNative(t, "atomics", atomicProg)
+	ours, theirs := batchAndGDB(t, bin, exe, exCommands("p shared", "ptype shared", "whatis shared", "p flag",
+		"whatis flag", "p cs", "ptype cs", "whatis ap", "ptype ap", "p sizeof(cs)", "whatis cs.total",
+		"ptype struct counters", "break main", "run", "p *ap", "p shared + 1", "set var shared = 9", "p shared",
+		"p cs.hits", "set var cs.total = 7", "p cs", "p/x flag", "output cs"))
+	compareLines(t, "atomic types", dir, ours, theirs)
+}
