@@ -113,7 +113,7 @@ func (f *File) fixCXXType(off dwarf.Offset, t dwarf.Type) dwarf.Type {
 		return ref
 	case dwarf.TagAtomicType: // C11's _Atomic, which debug/dwarf leaves unsupported
 		if in := inner(); in != nil {
-			q := &dwarf.QualType{CommonType: dwarf.CommonType{ByteSize: in.Size()}, Qual: "_Atomic", Type: in}
+			q := atomicOf(in)
 			f.fixed[off] = q
 			return q
 		}

@@ -76,12 +76,17 @@ func (f *File) atomicAt(off dwarf.Offset) dwarf.Type {
 	if u, ok := in.(*dwarf.UnsupportedType); ok && u.Tag == dwarf.TagAtomicType {
 		return nil
 	}
-	q := &dwarf.QualType{CommonType: dwarf.CommonType{ByteSize: in.Size()}, Qual: "_Atomic", Type: in}
+	q := atomicOf(in)
 	if f.atomics == nil {
 		f.atomics = map[dwarf.Offset]dwarf.Type{}
 	}
 	f.atomics[off] = q
 	return q
+}
+
+// atomicOf is C11's _Atomic in, as a qualified type: _Atomic int.
+func atomicOf(in dwarf.Type) *dwarf.QualType {
+	return &dwarf.QualType{CommonType: dwarf.CommonType{ByteSize: in.Size()}, Qual: "_Atomic", Type: in}
 }
 
 // restoredInner is what the type entry at to is, when debug/dwarf left it unsupported
