@@ -22,11 +22,12 @@ import (
 // arithOperand is a value during evaluation: a piece of the program (obj), or a number.
 type arithOperand struct {
 	obj   *elfsym.Value // a variable or a part of one, until arithmetic makes a number of it
-	kind  string        // "int", "uint" or "float" once a number
+	kind  string        // "int", "uint", "float" or "complex" once a number
 	i     int64
 	u     uint64
 	f     float64
-	isPtr bool // a number taken from a pointer: no arithmetic on it
+	im    float64 // a complex number's imaginary part (kind "complex"; f its real part)
+	isPtr bool    // a number taken from a pointer: no arithmetic on it
 	// this is the object a member function is bound to ((o.*pmf)(), called with it)
 	this *uint64
 	ct   cType // its C type (ctypes.go); zero for an int literal's 0 of a unary operator
@@ -110,6 +111,8 @@ func (e *evaluator) truth(expr string) (bool, error) {
 func (v arithOperand) value(name string) elfsym.Value {
 	typ := v.ct.name
 	switch v.kind {
+	case "complex":
+		return v.complexValue(name)
 	case "float":
 		if typ == "" {
 			typ = "double"

@@ -73,6 +73,10 @@ func (p *arithParser) number(v arithOperand) (arithOperand, error) {
 		if o.InMemory {
 			return arithOperand{kind: "uint", u: o.Addr, isPtr: true, ct: cType{"unsigned long", longBits, false, false}}, nil
 		}
+	case "complex":
+		if c, ok := p.complexOperand(*o); ok {
+			return c, nil
+		}
 	case "float":
 		f, err := elfsym.ParseFloatText(o.Text)
 		switch len(o.Bytes) { // exactly, a NaN's bits too
@@ -157,6 +161,9 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 	if r, err = p.number(r); err != nil {
 		return r, err
 	}
+	if l.kind == "complex" || r.kind == "complex" {
+		return complexArith(op, l, r)
+	}
 	if (l.isPtr || r.isPtr) && strings.Contains("*/%", op) {
 		return l, fmt.Errorf("invalid operands to %s: a pointer", op)
 	}
@@ -176,17 +183,8 @@ func (p *arithParser) apply(op string, l, r arithOperand) (arithOperand, error) 
 		if c, ok := compare(op, a, b); ok {
 			return p.truthValue(c), nil
 		}
-		var f float64
-		switch op {
-		case "+":
-			f = a + b
-		case "-":
-			f = a - b
-		case "*":
-			f = a * b
-		case "/":
-			f = a / b
-		default:
+		f, ok := fieldOp(op, a, b)
+		if !ok {
 			return l, errors.New("Integer-only operation on floating point number.") // gdb's words
 		}
 		return arithOperand{kind: "float", f: f}.to(t), nil
@@ -225,7 +223,23 @@ func bool01(b bool) arithOperand {
 	return arithOperand{kind: "int", ct: tInt}
 }
 
-func (v arithOperand) nonzero() bool { return v.i != 0 || v.u != 0 || v.f != 0 }
+func (v arithOperand) nonzero() bool { return v.i != 0 || v.u != 0 || v.f != 0 || v.im != 0 }
+
+// fieldOp is a op b for + - * / of real or complex numbers; false for another operator.
+func fieldOp[T float64 | complex128](op string, a, b T) (T, bool) {
+	switch op {
+	case "+":
+		return a + b, true
+	case "-":
+		return a - b, true
+	case "*":
+		return a * b, true
+	case "/":
+		return a / b, true
+	}
+	var zero T
+	return zero, false
+}
 
 // compare is a op b for a comparison operator; ok is false for another operator.
 func compare[T cmp.Ordered](op string, a, b T) (result, ok bool) {

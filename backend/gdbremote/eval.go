@@ -278,6 +278,9 @@ func member(v elfsym.Value, key string) (elfsym.Value, bool) {
 
 // number extracts an integer from a formatted value ("42", "112 'p'", "true", "0x10").
 func number(v elfsym.Value) (int64, error) {
+	if v.Kind == "complex" { // C's arithmetic evaluates it
+		return 0, errNotInteger
+	}
 	if (v.Kind == "int" || v.Kind == "uint") && len(v.Bytes) > 8 { // __int128
 		return 0, errors.New("That operation is not available on integers of more than 8 bytes.") // gdb's
 	}

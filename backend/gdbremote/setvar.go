@@ -133,6 +133,12 @@ func (t *Target) store(fr *elfsym.Frame, p elfsym.Place, valueExpr string) error
 			return err
 		}
 		return t.sym.StoreBytes(p, data, fr, storer{t})
+	case *dwarf.ComplexType:
+		data, err := t.complexBytes(fr, p.Size(), valueExpr)
+		if err != nil {
+			return err
+		}
+		return t.sym.StoreBytes(p, data, fr, storer{t})
 	}
 	text := valueExpr
 	if _, err := t.sym.Encode(p.Type, valueExpr); err != nil {

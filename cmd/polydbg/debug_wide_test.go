@@ -29,7 +29,8 @@ int main(void) {
 
 // A variable-length array is read with the bounds its frame gives it (double [3][4]; was
 // an empty value and double [][0]), indexed, sized, set and listed; complex numbers print
-// as 1.5 + 2i, with gdb's $_creal and $_cimag; __int128 values in every format, set, and
+// as 1.5 + 2i, with gdb's $_creal and $_cimag, computed with (z * z, z - fz, whose type is
+// the wider operand's) and set; __int128 values in every format, set, and
 // refused in arithmetic in gdb's words (but not in && || !).
 func TestWideValuesAsGDB(t *testing.T) {
 	bin := polydbgBinary(t)
@@ -40,7 +41,8 @@ func TestWideValuesAsGDB(t *testing.T) {
 		"p row", "p &row", "p &grid[1]", "p sizeof(row)/sizeof(row[0])", "p grid[1][2] + row[1]", "output row",
 		"p/x row", "finish", "continue",
 		"p z", "p fz", "ptype z", "whatis fz", "p sizeof(z)", "p $_cimag(z)", "p $_creal(fz)", "p $_cimag(z) * 2",
-		"output z", "p big", "p ubig", "p/x big", "p/x ubig", "p/d ubig", "p/o big", "p/t big", "p/z big", "p/u big",
+		"output z", "p z + 1", "p -z", "p z * z", "p z / 2", "p z - fz", "p fz * 2.5", "whatis z + 1", "whatis fz + 1",
+		"whatis fz + 1.0", "p z == z", "p z != fz", "p z < 1", "p !z", "set var z = fz", "p z", "set var fz = 2", "p fz", "p big", "p ubig", "p/x big", "p/x ubig", "p/d ubig", "p/o big", "p/t big", "p/z big", "p/u big",
 		"set var big = -5", "p big", "p/x big", "p/u big", "p/d big", "p big + 1", "p -big", "p ubig / 3", "p big == 0",
 		"p big && 1", "p !big", "p 0 || big", "p sizeof(big)", "whatis big", "info locals"))
 	compareLines(t, "wide values", dir, ours, theirs)
