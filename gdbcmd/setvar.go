@@ -21,10 +21,11 @@ func cmdSetVar(d *Debugger, args string) bool {
 		rest, explicit = strings.TrimSpace(tail), true
 	}
 	lhs, rhs, ok := cutAssign(rest)
-	if ok && historyRef(lhs) { // $1 = ..., $$2.x = ...: gdb's history is not assigned to
+	if ok && historyRef(lhs) && historyPlace(lhs) == lhs { // $1 = ...: gdb's history is not assigned to
 		d.fail("Left operand of assignment is not a modifiable lvalue.\n")
 		return false
 	}
+	lhs = historyPlace(lhs)
 	if !ok || (!explicit && strings.HasPrefix(lhs, "$")) {
 		if explicit {
 			d.setVarExpression(rest, lhs)
@@ -51,6 +52,15 @@ func historyRef(expr string) bool {
 	rest = strings.TrimPrefix(rest, "$")
 	rest = strings.TrimLeft(rest, "0123456789")
 	return rest == "" || strings.IndexByte(".[- ", rest[0]) >= 0
+}
+
+// historyPlace is lvalue as gdb assigns to it: a member or element of a history value
+// ($1.lo.x) is where that value was read from (*&($1.lo.x)); any other lvalue is itself.
+func historyPlace(lvalue string) string {
+	if historyRef(lvalue) && strings.ContainsAny(lvalue, ".[-") {
+		return "*&(" + lvalue + ")"
+	}
+	return lvalue
 }
 
 // setVarExpression is set var of what is not "X = V", as gdb runs it: "X =" is a syntax

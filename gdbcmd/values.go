@@ -87,6 +87,7 @@ func (d *Debugger) evaluate(args string, pure, isCall bool) {
 	}
 	var old engine.Variable
 	se, effect := parseSideEffect(expr)
+	se.lvalue = historyPlace(se.lvalue)
 	if effect {
 		if se.old {
 			var err error

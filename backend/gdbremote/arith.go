@@ -235,7 +235,7 @@ func (p *arithParser) unary() (arithOperand, error) {
 		case "&":
 			v = v.referred()
 			if v.obj == nil {
-				return v, errors.New("attempt to take address of value not located in memory")
+				return v, errors.New("Attempt to take address of value not located in memory.") // gdb's words
 			}
 			a, err := p.e.t.sym.AddressOf(*v.obj, cachedMem{p.e.t})
 			return arithOperand{obj: &a}, err

@@ -49,3 +49,17 @@ func TestWholeAssignmentAsGDB(t *testing.T) {
 		"set var grid[0] = $g", "p grid[0]", "p r"))
 	compareLines(t, "whole assignment", dir, ours, theirs)
 }
+
+// A member or element of a history value read from memory is assigned where it was read,
+// as gdb writes it ($1.lo.x = 9 changes r; was gdb's refusal for $1 itself, and print's
+// $1.hi.y = 7 a register's name): the program's variable changes, the history value not;
+// $1 itself is not assigned to.
+func TestHistoryMembersWrittenThroughAsGDB(t *testing.T) {
+	bin := polydbgBinary(t)
+	dir, exe := buildNative(t, "whole", wholeProg)
+	ours, theirs := batchAndGDB(t, bin, exe, exCommands("break 22", "run",
+		"p r", "set var $1.lo.x = 9", "p r", "p $1", "p $1.hi.y = 7", "p r.hi", "set var $1.name = 0", "p r",
+		"p 5", "set var $6 = 1", "p &$7", "p &$1", "p $1.lo.y++", "p r.lo", "p grid", "set var $11[1][2] = 99",
+		"p grid[1]", "p $11[2][0] = -1", "p grid[2]", "p *m", "set var $15.len = 3", "p m->len"))
+	compareLines(t, "history members written through", dir, ours, theirs)
+}
