@@ -167,22 +167,20 @@ func (f *File) restoreFlexibleAt(off dwarf.Offset) {
 // restoreInnerOf puts the restored type of the entry at to (an _Atomic one) inside t, a
 // pointer, typedef, qualifier or array of it.
 func (f *File) restoreInnerOf(t dwarf.Type, to dwarf.Offset) {
+	var slot *dwarf.Type // where t holds the type it is built on
 	switch tt := t.(type) {
 	case *dwarf.PtrType:
-		if in := f.restoredInner(tt.Type, to); in != nil {
-			tt.Type = in
-		}
+		slot = &tt.Type
 	case *dwarf.TypedefType:
-		if in := f.restoredInner(tt.Type, to); in != nil {
-			tt.Type = in
-		}
+		slot = &tt.Type
 	case *dwarf.QualType:
-		if in := f.restoredInner(tt.Type, to); in != nil {
-			tt.Type = in
-		}
+		slot = &tt.Type
 	case *dwarf.ArrayType:
-		if in := f.restoredInner(tt.Type, to); in != nil {
-			tt.Type = in
-		}
+		slot = &tt.Type
+	default:
+		return
+	}
+	if in := f.restoredInner(*slot, to); in != nil {
+		*slot = in
 	}
 }

@@ -49,10 +49,11 @@ func (f *File) PlaceOf(v *Var, fr *Frame, mem Memory) (Place, error) {
 	if err != nil {
 		return Place{}, err
 	}
-	p := Place{Name: v.Name, Loc: loc, Type: f.frameType(v, fr, mem)}
-	if big, ok := p.Type.(*tooLarge); ok {
-		return Place{}, big.tooLargeError()
+	typ, err := f.frameType(v, fr, mem)
+	if err != nil {
+		return Place{}, err
 	}
+	p := Place{Name: v.Name, Loc: loc, Type: typ}
 	if fr != nil {
 		p.frame = fr.Index
 	}

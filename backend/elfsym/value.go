@@ -95,9 +95,8 @@ func (f *File) ReadVar(v *Var, fr *Frame, mem Memory) (Value, error) {
 		val.Kind, val.Text = "pointer", "<synthetic pointer>"
 		return val, nil
 	}
-	typ := f.frameType(v, fr, mem)      // (a variable-length array's bounds, read in the frame)
-	if big, ok := typ.(*tooLarge); ok { // as gdb lists it among the locals
-		err := big.tooLargeError()
+	typ, err := f.frameType(v, fr, mem) // (a variable-length array's bounds, read in the frame)
+	if err != nil {                     // as gdb lists it among the locals
 		val.Text = fmt.Sprintf("<error reading variable %s (%v)>", v.Name, err)
 		return val, err
 	}
@@ -111,8 +110,12 @@ func (f *File) ReadVar(v *Var, fr *Frame, mem Memory) (Value, error) {
 	b, err := f.locBytes(v.Name, loc, size, fr, mem)
 	if err != nil {
 		val.Text = "<" + err.Error() + ">"
-		if errors.Is(err, ErrOptimizedOut) {
+		var merr *memoryError
+		switch {
+		case errors.Is(err, ErrOptimizedOut):
 			val.Text = "<optimized out>"
+		case errors.As(err, &merr): // as gdb lists it among the locals
+			val.Text = fmt.Sprintf("<error reading variable %s (%v)>", v.Name, err)
 		}
 		return val, err
 	}
@@ -135,10 +138,10 @@ func (f *File) locBytes(name string, loc Loc, size int, fr *Frame, mem Memory) (
 			return nil, fmt.Errorf("elfsym: no memory here")
 		}
 		b, err := mem.ReadMemory(loc.Addr, size)
-		if err == nil && len(b) < size {
-			err = fmt.Errorf("elfsym: short read at %#x", loc.Addr)
+		if err != nil || len(b) < size { // gdb's words
+			return nil, &memoryError{loc.Addr}
 		}
-		return b, err
+		return b, nil
 	case LocRegister:
 		if fr == nil {
 			return nil, fmt.Errorf("elfsym: %s is in a register but there is no frame", name)
@@ -586,4 +589,11 @@ func (f *File) ComplexPart(v Value, imag bool) (Value, error) {
 		b = v.Bytes[n/2:]
 	}
 	return f.FormatValue(part, b, 0, false, nil, 0), nil
+}
+
+// memoryError is gdb's error for a variable whose memory cannot be read.
+type memoryError struct{ addr uint64 }
+
+func (e *memoryError) Error() string {
+	return fmt.Sprintf("Cannot access memory at address %#x", e.addr)
 }

@@ -16,22 +16,23 @@ const maxValueSize = 65536
 
 // frameType is v's type as frame fr has it: a variable-length array's with its bounds
 // read in the frame; v's own type for any other variable (or when a bound cannot be read).
-func (f *File) frameType(v *Var, fr *Frame, mem Memory) dwarf.Type {
+// An array its bounds make larger than maxValueSize is gdb's error.
+func (f *File) frameType(v *Var, fr *Frame, mem Memory) (dwarf.Type, error) {
 	if v.typeOff == 0 || fr == nil {
-		return v.Type
+		return v.Type, nil
 	}
 	if at, ok := v.Type.(*dwarf.ArrayType); !ok || at.Count > 0 && at.Size() > 0 {
-		return v.Type
+		return v.Type, nil
 	}
 	r := f.DWARF.Reader()
 	r.Seek(v.typeOff)
 	e, err := r.Next()
 	if err != nil || e == nil || e.Tag != dwarf.TagArrayType || !e.Children {
-		return v.Type
+		return v.Type, nil
 	}
 	elemOff, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
 	if !ok {
-		return v.Type
+		return v.Type, nil
 	}
 	var counts []int64
 	dynamic := false
@@ -45,23 +46,23 @@ func (f *File) frameType(v *Var, fr *Frame, mem Memory) dwarf.Type {
 		}
 		n, isExpr, err := f.subrangeCount(kid, v, fr, mem)
 		if err != nil {
-			return v.Type
+			return v.Type, nil
 		}
 		dynamic = dynamic || isExpr
 		counts = append(counts, n)
 	}
 	elem, err := f.dwarfType(elemOff)
 	if !dynamic || err != nil || elem.Size() <= 0 {
-		return v.Type
+		return v.Type, nil
 	}
 	t := elem
 	for i := len(counts) - 1; i >= 0; i-- {
 		if counts[i] > maxValueSize || counts[i]*t.Size() > maxValueSize {
-			return &tooLarge{v.Type, counts[i] * t.Size()}
+			return nil, fmt.Errorf("value requires %d bytes, which is more than max-value-size", counts[i]*t.Size()) // gdb's words
 		}
 		t = &dwarf.ArrayType{CommonType: dwarf.CommonType{ByteSize: counts[i] * t.Size()}, Type: t, Count: counts[i]}
 	}
-	return t
+	return t, nil
 }
 
 // subrangeCount is how many elements the subrange entry e gives its dimension, reading
@@ -117,16 +118,4 @@ func (f *File) subrangeCount(e *dwarf.Entry, v *Var, fr *Frame, mem Memory) (n i
 		return 0, isExpr, err
 	}
 	return max(upper-lower+1, 0), isExpr, nil
-}
-
-// tooLarge is the type of a variable-length array whose bounds make it larger than
-// maxValueSize.
-type tooLarge struct {
-	dwarf.Type
-	size int64
-}
-
-// tooLargeError is gdb's words for such an array.
-func (t *tooLarge) tooLargeError() error {
-	return fmt.Errorf("value requires %d bytes, which is more than max-value-size", t.size)
 }

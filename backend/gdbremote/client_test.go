@@ -561,3 +561,14 @@ func TestClientStaleInterruptNotReported(t *testing.T) {
 		t.Errorf("%d continues sent, want 5: %q", n, s.commands())
 	}
 }
+
+// A read larger than one read may take (a garbage array bound's) is refused before any
+// packet is sent or any buffer allocated.
+func TestReadMemoryRefusesHugeReads(t *testing.T) {
+	var c Client
+	for _, n := range []int{-1, maxMemoryRead + 1, 1 << 62} {
+		if b, err := c.ReadMemory(context.Background(), 0x1000, n); err == nil || b != nil {
+			t.Errorf("ReadMemory of %d bytes: %d bytes, %v; want an error", n, len(b), err)
+		}
+	}
+}

@@ -3,7 +3,10 @@ package main
 // Values C has beyond the plain scalars, as gdb shows them: variable-length arrays,
 // complex numbers and 128-bit integers.
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // vlaProg has a variable-length array of two dimensions and one of one, complex numbers
 // of float and double, and __int128 integers.
@@ -75,4 +78,20 @@ func TestAtomicTypesAsGDB(t *testing.T) {
 		"ptype struct counters", "break main", "run", "p *ap", "p shared + 1", "set var shared = 9", "p shared",
 		"p cs.hits", "set var cs.total = 7", "p cs", "p/x flag", "output cs"))
 	compareLines(t, "atomic types", dir, ours, theirs)
+}
+
+// At a function's start a variable-length array's bounds hold whatever the stack held:
+// listing the locals there answers (their values, gdb's error reading one, or gdb's
+// max-value-size error for one whose garbage bounds make it too large) and the program
+// runs on. (A garbage bound made
+// polydbg allocate the read until it crashed.)
+func TestUnsetArrayBoundsAnswer(t *testing.T) {
+	bin := polydbgBinary(t)
+	_, exe := buildNative(t, "wide", vlaProg)
+	out := string(runBatch(t, bin, exe, nil, exCommands("break work", "run", "info locals", "p sizeof(row)", "continue")))
+	for _, want := range []string{"grid = ", "row = ", "exited with code"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
 }
